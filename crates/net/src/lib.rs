@@ -1,1 +1,26 @@
-//! placeholder
+//! dcnsim network model.
+//!
+//! A packet travels a chain of stages, htsim-style: host NIC queue -> link ->
+//! switch ingress -> forwarding -> egress queue -> link -> ... -> host. Each
+//! stage knows only the next. Packets live in one [`PacketArena`] and travel
+//! by [`PacketId`]; a link keeps a FIFO of packets in flight and one pending
+//! event for its head; a port schedules its next transmission only when it is
+//! busy. The [`fabric::Fabric`] owns all of it and turns [`NetEvent`]s into
+//! [`Outcome`]s for the layer above (transports and workloads).
+//!
+//! Plugins see the switch through the [`aqm::EgressAqm`] hook, never its internals.
+
+pub mod aqm;
+pub mod fabric;
+pub mod ids;
+pub mod packet;
+pub mod port;
+pub mod routing;
+pub mod topology;
+
+pub use aqm::{EgressAqm, QueueState, Verdict};
+pub use fabric::{Fabric, FabricConfig, NetEvent, Outcome};
+pub use ids::{FlowId, HostId, NodeId, PortId};
+pub use packet::{Ecn, Packet, PacketArena, PacketId, Protocol, TcpFlags, WireFormat};
+pub use port::{DropCause, PortStats};
+pub use topology::{Cable, NodeKind, TopologyGraph, TopologyError};

@@ -1,0 +1,39 @@
+//! The egress AQM hook: the policy object an output queue consults.
+//!
+//! `net` defines the seam; the `aqm` crate implements the plugins (DropTail,
+//! step ECN, and later RED, MQ-ECN, ...). A plugin sees the queue through a
+//! read-only [`QueueState`] and returns a [`Verdict`]; it never owns packets.
+//! Buffer overflow is decided by the port before the plugin is asked.
+
+use crate::packet::Packet;
+use sim_core::SimTime;
+
+/// What a plugin may read of the queue it guards, at the moment of the hook.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueState {
+    /// Bytes queued, not counting the packet being decided.
+    pub bytes: u64,
+    /// Packets queued, not counting the packet being decided.
+    pub packets: u64,
+}
+
+/// A plugin's decision about an arriving packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Enqueue unchanged.
+    Accept,
+    /// Enqueue with the ECN field set to CE.
+    Mark,
+    /// Drop (an early drop, counted apart from buffer overflow).
+    Drop,
+}
+
+/// An active-queue-management policy for one egress queue.
+pub trait EgressAqm: Send {
+    /// Decides the fate of `pkt` arriving at a queue in state `q` at `now`.
+    fn on_enqueue(&mut self, now: SimTime, q: QueueState, pkt: &Packet) -> Verdict;
+
+    /// Called as `pkt` leaves the queue for the wire (dequeue marking, state
+    /// updates); the default does nothing.
+    fn on_dequeue(&mut self, _now: SimTime, _q: QueueState, _pkt: &mut Packet) {}
+}

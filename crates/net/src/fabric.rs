@@ -1,0 +1,452 @@
+//! The fabric: every node, port and link, the packet arena, and routing.
+//!
+//! The layer above (transports, workloads) hands packets to a host's NIC with
+//! [`Fabric::host_send`] and feeds [`NetEvent`]s back through
+//! [`Fabric::handle`], which answers with an [`Outcome`]: a packet delivered
+//! to a host, or a NIC that has room again. Two events drive everything:
+//!
+//! - `TxDone(port)`: the port finished serialising a packet; it starts the next.
+//! - `Deliver(port)`: the head packet of the port's link reaches the peer.
+//!
+//! A switch passes each arriving packet through its ingress stage (forwarding
+//! for now; the ingress hooks come with the switch issue) to an egress queue.
+//! Hosts never drop their own packets: a NIC accepts everything it is given
+//! and tells the caller whether it has room ([`Fabric::nic_has_room`]), so
+//! transports hold data back instead (back-pressure).
+
+use crate::aqm::{EgressAqm, Verdict};
+use crate::ids::{HostId, NodeId, PortId};
+use crate::packet::{Ecn, Packet, PacketArena, PacketId, WireFormat};
+use crate::port::{DropCause, EgressQueue, Port, PortStats};
+use crate::routing::RoutingTable;
+use crate::topology::{NodeKind, TopologyError, TopologyGraph};
+use sim_core::{EventQueue, QueueSize, SimTime};
+use std::collections::VecDeque;
+
+/// An event of the network model, addressed by port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NetEvent {
+    /// The port finished serialising its current packet.
+    TxDone(PortId),
+    /// The head packet of the port's link arrives at the peer.
+    Deliver(PortId),
+}
+
+/// What the layer above must act on after an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing for the layer above.
+    Nothing,
+    /// A packet reached its destination host. The receiver must `free` it.
+    Delivered {
+        /// The host it arrived at.
+        host: HostId,
+        /// The packet.
+        pkt: PacketId,
+    },
+    /// A host's NIC started a transmission and may have room for more data.
+    NicReady {
+        /// The host.
+        host: HostId,
+    },
+}
+
+/// Where the fabric schedules its events: any event queue whose event type
+/// can carry a [`NetEvent`].
+pub trait Scheduler {
+    /// The current time.
+    fn now(&self) -> SimTime;
+    /// Schedules a network event.
+    fn schedule_net(&mut self, at: SimTime, ev: NetEvent);
+}
+
+impl<E: Copy + From<NetEvent>> Scheduler for EventQueue<E> {
+    #[inline]
+    fn now(&self) -> SimTime {
+        EventQueue::now(self)
+    }
+    #[inline]
+    fn schedule_net(&mut self, at: SimTime, ev: NetEvent) {
+        self.schedule(at, E::from(ev));
+    }
+}
+
+/// Fabric-wide settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FabricConfig {
+    /// Framing on the wire.
+    pub wire: WireFormat,
+    /// Each switch port's buffer (DropTail limit), bytes or packets.
+    pub switch_buffer: QueueSize,
+    /// A host NIC accepts more transport data only while it holds fewer than
+    /// this many bytes (back-pressure; control packets are always accepted).
+    pub nic_buffer_bytes: u64,
+}
+
+struct Node {
+    kind: NodeKind,
+}
+
+/// The whole network.
+pub struct Fabric {
+    /// Every live packet.
+    pub packets: PacketArena,
+    ports: Vec<Port>,
+    nodes: Vec<Node>,
+    host_nodes: Vec<NodeId>,
+    host_ports: Vec<PortId>,
+    routes: RoutingTable,
+    config: FabricConfig,
+    /// Packets delivered at a link's far end, of any kind.
+    pub hops: u64,
+}
+
+impl Fabric {
+    /// Builds the fabric for `graph`. `aqm_for` gives the AQM plugin of each
+    /// switch egress port (called once per port, in port order).
+    pub fn new(
+        graph: &TopologyGraph,
+        config: FabricConfig,
+        mut aqm_for: impl FnMut(PortId) -> Option<Box<dyn EgressAqm>>,
+    ) -> Result<Fabric, TopologyError> {
+        let n = graph.nodes.len();
+        let host_nodes: Vec<NodeId> =
+            (0..n).filter(|&i| graph.nodes[i] == NodeKind::Host).map(|i| NodeId(i as u32)).collect();
+        if host_nodes.is_empty() {
+            return Err(TopologyError::NoHosts);
+        }
+        let mut adjacency: Vec<Vec<(PortId, NodeId)>> = vec![Vec::new(); n];
+        let mut ports = Vec::with_capacity(graph.cables.len() * 2);
+        for (i, c) in graph.cables.iter().enumerate() {
+            if c.a.idx() >= n || c.b.idx() >= n || c.a == c.b {
+                let why = format!("joins {} and {} in a graph of {n} nodes", c.a, c.b);
+                return Err(TopologyError::BadCable { index: i, why });
+            }
+            let pa = PortId(ports.len() as u32);
+            let pb = PortId(pa.0 + 1);
+            for (node, peer) in [(c.a, pb), (c.b, pa)] {
+                let is_switch = graph.nodes[node.idx()] != NodeKind::Host;
+                let me = PortId(ports.len() as u32);
+                ports.push(Port {
+                    node,
+                    peer,
+                    rate: c.rate,
+                    delay: c.delay,
+                    buffer: if is_switch {
+                        config.switch_buffer
+                    } else {
+                        QueueSize::Bytes(u64::MAX)
+                    },
+                    aqm: if is_switch { aqm_for(me) } else { None },
+                    queue: EgressQueue::default(),
+                    busy: false,
+                    in_flight: VecDeque::new(),
+                    stats: PortStats::default(),
+                });
+            }
+            adjacency[c.a.idx()].push((pa, c.b));
+            adjacency[c.b.idx()].push((pb, c.a));
+        }
+        let mut host_ports = Vec::with_capacity(host_nodes.len());
+        for (h, hn) in host_nodes.iter().enumerate() {
+            match adjacency[hn.idx()].as_slice() {
+                [(p, _)] => host_ports.push(*p),
+                other => return Err(TopologyError::HostDegree { host: h as u32, cables: other.len() }),
+            }
+        }
+        let routes = RoutingTable::build(&graph.nodes, &adjacency, &host_nodes)?;
+        let nodes = graph.nodes.iter().map(|&kind| Node { kind }).collect();
+        Ok(Fabric {
+            packets: PacketArena::with_capacity(4096),
+            ports,
+            nodes,
+            host_nodes,
+            host_ports,
+            routes,
+            config,
+            hops: 0,
+        })
+    }
+
+    /// The number of hosts.
+    pub fn host_count(&self) -> usize {
+        self.host_nodes.len()
+    }
+
+    /// Every port, indexed by `PortId`.
+    pub fn ports(&self) -> &[Port] {
+        &self.ports
+    }
+
+    /// One port.
+    pub fn port(&self, p: PortId) -> &Port {
+        &self.ports[p.idx()]
+    }
+
+    /// The NIC (egress) port of a host.
+    pub fn host_port(&self, h: HostId) -> PortId {
+        self.host_ports[h.idx()]
+    }
+
+    /// The egress port that delivers to host `h` (the last hop's switch port).
+    pub fn port_towards_host(&self, h: HostId) -> PortId {
+        self.ports[self.host_ports[h.idx()].idx()].peer
+    }
+
+    /// The configuration the fabric was built with.
+    pub fn config(&self) -> &FabricConfig {
+        &self.config
+    }
+
+    /// The node's kind.
+    pub fn node_kind(&self, n: NodeId) -> NodeKind {
+        self.nodes[n.idx()].kind
+    }
+
+    /// Routing (for tests of path properties).
+    pub fn routes(&self) -> &RoutingTable {
+        &self.routes
+    }
+
+    /// Whether host `h`'s NIC accepts more transport data now.
+    #[inline]
+    pub fn nic_has_room(&self, h: HostId) -> bool {
+        self.ports[self.host_ports[h.idx()].idx()].queue.state().bytes < self.config.nic_buffer_bytes
+    }
+
+    /// Hands a packet to host `h`'s NIC. Hosts never drop their own packets.
+    #[inline]
+    pub fn host_send<S: Scheduler>(&mut self, h: HostId, pkt: Packet, sched: &mut S) -> PacketId {
+        let id = self.packets.alloc(pkt);
+        let port = self.host_ports[h.idx()];
+        self.enqueue(port, id, sched);
+        id
+    }
+
+    /// Processes one network event.
+    #[inline]
+    pub fn handle<S: Scheduler>(&mut self, ev: NetEvent, sched: &mut S) -> Outcome {
+        match ev {
+            NetEvent::TxDone(p) => {
+                let port = &mut self.ports[p.idx()];
+                debug_assert!(port.busy, "TxDone on idle {p}");
+                port.busy = false;
+                if !port.queue.is_empty() {
+                    self.start_tx(p, sched);
+                }
+                let node = self.ports[p.idx()].node;
+                match self.nodes[node.idx()].kind {
+                    NodeKind::Host => Outcome::NicReady { host: self.host_of(node) },
+                    NodeKind::Switch { .. } => Outcome::Nothing,
+                }
+            }
+            NetEvent::Deliver(p) => self.deliver(p, sched),
+        }
+    }
+
+    fn host_of(&self, node: NodeId) -> HostId {
+        // Host nodes are few relative to events only at NIC completions; a
+        // binary search keeps this allocation-free and exact.
+        let i = self.host_nodes.binary_search(&node).expect("node is a host");
+        HostId(i as u32)
+    }
+
+    fn deliver<S: Scheduler>(&mut self, p: PortId, sched: &mut S) -> Outcome {
+        let now = sched.now();
+        let port = &mut self.ports[p.idx()];
+        let (at, id) = port.in_flight.pop_front().expect("Deliver with nothing in flight");
+        assert_eq!(at, now, "link {p} delivered out of time");
+        if let Some(&(next, _)) = port.in_flight.front() {
+            sched.schedule_net(next, NetEvent::Deliver(p));
+        }
+        let in_port = port.peer;
+        self.hops += 1;
+        let pkt = self.packets.get_mut(id);
+        pkt.hops = pkt.hops.saturating_add(1);
+        let node = self.ports[in_port.idx()].node;
+        match self.nodes[node.idx()].kind {
+            NodeKind::Host => Outcome::Delivered { host: self.host_of(node), pkt: id },
+            NodeKind::Switch { tier } => {
+                self.ingress(node, tier, id, sched);
+                Outcome::Nothing
+            }
+        }
+    }
+
+    /// The switch ingress stage: forwarding to the egress queue chosen by routing.
+    #[inline]
+    fn ingress<S: Scheduler>(&mut self, node: NodeId, tier: u8, id: PacketId, sched: &mut S) {
+        let out = self.routes.select(node, tier, self.packets.get(id));
+        self.enqueue(out, id, sched);
+    }
+
+    /// Admits a packet to an egress queue (buffer check, then the AQM's verdict)
+    /// and starts transmission if the port is idle.
+    #[inline]
+    fn enqueue<S: Scheduler>(&mut self, p: PortId, id: PacketId, sched: &mut S) {
+        let now = sched.now();
+        let port = &mut self.ports[p.idx()];
+        let pkt = self.packets.get_mut(id);
+        let size = pkt.size_bytes;
+        if !port.fits(size) {
+            return self.drop_packet(p, id, DropCause::BufferOverflow);
+        }
+        if let Some(aqm) = port.aqm.as_mut() {
+            match aqm.on_enqueue(now, port.queue.state(), pkt) {
+                Verdict::Accept => {}
+                Verdict::Mark => {
+                    assert_ne!(pkt.ecn, Ecn::NotEct, "AQM marked a non-ECT packet");
+                    if pkt.ecn != Ecn::Ce {
+                        pkt.ecn = Ecn::Ce;
+                        port.stats.ecn_marks += 1;
+                    }
+                }
+                Verdict::Drop => return self.drop_packet(p, id, DropCause::Aqm),
+            }
+        }
+        pkt.enqueued_at = now;
+        port.queue.push(id, size);
+        port.note_occupancy(now);
+        if !port.busy {
+            self.start_tx(p, sched);
+        }
+    }
+
+    fn drop_packet(&mut self, p: PortId, id: PacketId, cause: DropCause) {
+        let stats = &mut self.ports[p.idx()].stats;
+        match cause {
+            DropCause::BufferOverflow => stats.drops_overflow += 1,
+            DropCause::Aqm => stats.drops_aqm += 1,
+        }
+        self.packets.free(id);
+    }
+
+    /// Takes the head of the queue onto the wire.
+    #[inline]
+    fn start_tx<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
+        let now = sched.now();
+        let wire = self.config.wire;
+        let port = &mut self.ports[p.idx()];
+        let id = port.queue.pop().expect("start_tx on an empty queue");
+        let pkt = self.packets.get_mut(id);
+        port.queue.release(pkt.size_bytes);
+        if let Some(aqm) = port.aqm.as_mut() {
+            aqm.on_dequeue(now, port.queue.state(), pkt);
+        }
+        port.note_occupancy(now);
+        port.stats.tx_packets += 1;
+        port.stats.tx_bytes += pkt.size_bytes as u64;
+        port.stats.wait_sum_ps += now.since(pkt.enqueued_at).ps() as u128;
+        port.stats.wait_count += 1;
+        let tx_end = now + port.rate.tx_time(wire.wire_bytes(pkt.size_bytes));
+        port.busy = true;
+        sched.schedule_net(tx_end, NetEvent::TxDone(p));
+        let arrival = tx_end + port.delay;
+        port.in_flight.push_back((arrival, id));
+        if port.in_flight.len() == 1 {
+            sched.schedule_net(arrival, NetEvent::Deliver(p));
+        }
+    }
+
+    /// Packets queued or in flight anywhere (for conservation checks).
+    pub fn packets_in_network(&self) -> usize {
+        self.ports.iter().map(|p| p.queue.state().packets as usize + p.in_flight.len()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::FlowId;
+    use sim_core::{Bandwidth, SimDuration};
+
+    #[derive(Clone, Copy, Debug)]
+    struct Ev(NetEvent);
+    impl From<NetEvent> for Ev {
+        fn from(e: NetEvent) -> Self {
+            Ev(e)
+        }
+    }
+
+    fn fabric(graph: &TopologyGraph, buffer: QueueSize) -> Fabric {
+        let cfg = FabricConfig { wire: WireFormat::ETHERNET, switch_buffer: buffer, nic_buffer_bytes: 1 << 20 };
+        Fabric::new(graph, cfg, |_| None).unwrap()
+    }
+
+    fn data(src: u32, dst: u32, size: u32) -> Packet {
+        Packet { src: HostId(src), dst: HostId(dst), size_bytes: size, flow: FlowId(0), ..Default::default() }
+    }
+
+    /// Runs to completion, returning (arrival time, host, seq) per delivery.
+    fn drain(f: &mut Fabric, q: &mut EventQueue<Ev>) -> Vec<(SimTime, HostId, u64)> {
+        let mut out = Vec::new();
+        while let Some((t, Ev(e))) = q.pop() {
+            if let Outcome::Delivered { host, pkt } = f.handle(e, q) {
+                out.push((t, host, f.packets.get(pkt).seq));
+                f.packets.free(pkt);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn store_and_forward_timing_is_exact() {
+        let g = TopologyGraph::star(2, Bandwidth::from_gbps(10), SimDuration::from_us(1));
+        let mut f = fabric(&g, QueueSize::Packets(100));
+        let mut q = EventQueue::new();
+        f.host_send(HostId(0), Packet { seq: 1, ..data(0, 1, 1500) }, &mut q);
+        f.host_send(HostId(0), Packet { seq: 2, ..data(0, 1, 1500) }, &mut q);
+        let got = drain(&mut f, &mut q);
+        // 1538 wire bytes at 10 Gb/s = 1230.4 ns per hop, + 1 us per link, two hops.
+        let hop = 1_230_400 + 1_000_000;
+        assert_eq!(got, vec![(SimTime(2 * hop), HostId(1), 1), (SimTime(2 * hop + 1_230_400), HostId(1), 2)]);
+        assert_eq!(f.hops, 4);
+        assert_eq!(f.packets.live(), 0);
+    }
+
+    #[test]
+    fn droptail_drops_beyond_the_buffer() {
+        // Two senders into one receiver: the switch port to host 2 overflows.
+        let g = TopologyGraph::star(3, Bandwidth::from_gbps(10), SimDuration::from_us(1));
+        let mut f = fabric(&g, QueueSize::Packets(3));
+        let mut q = EventQueue::new();
+        for s in 0..10 {
+            f.host_send(HostId(0), Packet { seq: s, ..data(0, 2, 1500) }, &mut q);
+            f.host_send(HostId(1), Packet { seq: 100 + s, ..data(1, 2, 1500) }, &mut q);
+        }
+        let got = drain(&mut f, &mut q);
+        let out = f.port_towards_host(HostId(2));
+        let st = &f.port(out).stats;
+        assert!(st.drops_overflow > 0);
+        assert_eq!(got.len() as u64 + st.drops_overflow, 20);
+        assert!(st.max_packets <= 3);
+        assert_eq!(f.packets.live(), 0);
+    }
+
+    #[test]
+    fn disconnected_topology_is_an_error() {
+        let mut g = TopologyGraph::star(2, Bandwidth::from_gbps(10), SimDuration::from_us(1));
+        let h = g.add_node(NodeKind::Host);
+        let s = g.add_node(NodeKind::Switch { tier: 1 });
+        g.connect(h, s, Bandwidth::from_gbps(10), SimDuration::from_us(1));
+        let cfg = FabricConfig { wire: WireFormat::NONE, switch_buffer: QueueSize::Packets(1), nic_buffer_bytes: 1 };
+        let e = Fabric::new(&g, cfg, |_| None).err().unwrap();
+        assert!(matches!(e, TopologyError::Disconnected { .. }), "{e}");
+    }
+
+    #[test]
+    fn dumbbell_routes_over_the_bottleneck() {
+        let r = Bandwidth::from_gbps(10);
+        let d = SimDuration::from_us(1);
+        let g = TopologyGraph::dumbbell(2, 2, r, d, Bandwidth::from_gbps(1), d);
+        let mut f = fabric(&g, QueueSize::Packets(100));
+        let mut q = EventQueue::new();
+        f.host_send(HostId(0), data(0, 3, 1500), &mut q);
+        f.host_send(HostId(3), data(3, 1, 1500), &mut q);
+        let got = drain(&mut f, &mut q);
+        let hosts: Vec<HostId> = got.iter().map(|g| g.1).collect();
+        assert_eq!(hosts.len(), 2);
+        assert!(hosts.contains(&HostId(3)) && hosts.contains(&HostId(1)));
+        assert_eq!(f.hops, 6);
+    }
+}

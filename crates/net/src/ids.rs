@@ -1,0 +1,40 @@
+//! Typed indices into the fabric's arenas. All are `u32`: events stay small.
+
+use std::fmt;
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+        pub struct $name(pub u32);
+        impl $name {
+            /// The index as `usize`, for slicing arenas.
+            #[inline]
+            pub const fn idx(self) -> usize {
+                self.0 as usize
+            }
+        }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!($prefix, "{}"), self.0)
+            }
+        }
+    };
+}
+
+id_type!(
+    /// A node (host or switch) of the topology.
+    NodeId, "node"
+);
+id_type!(
+    /// An egress port: one end of a unidirectional link. A cable is two ports.
+    PortId, "port"
+);
+id_type!(
+    /// A host, numbered 0..N in topology order (the index scenarios use).
+    HostId, "host"
+);
+id_type!(
+    /// A transport flow (connection) or packet source.
+    FlowId, "flow"
+);

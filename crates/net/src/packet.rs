@@ -1,0 +1,275 @@
+//! Packets, their header fields, the wire format, and the packet arena.
+//!
+//! A packet is created once, stored in the [`PacketArena`], and moved between
+//! queues and links as a 4-byte [`PacketId`]; it is never copied on the hot path.
+//!
+//! Sizes: `size_bytes` is the IP packet (IP + TCP headers + payload), which is
+//! what queues and buffers count. Links serialise the Ethernet frame on the
+//! wire, `size_bytes` padded to the 46-byte minimum plus 38 bytes of framing
+//! (preamble+SFD 8, MAC header 14, FCS 4, inter-frame gap 12), unless the
+//! scenario turns framing off ([`WireFormat`]).
+//!
+//! Sequence numbers are 64-bit byte offsets that never wrap (a run never
+//! sends 2^64 bytes); the receive window is the on-wire 16-bit field with its
+//! scale, because switch plugins (FairQ, HSCC, R-AQM) rewrite it.
+
+use crate::ids::{FlowId, HostId};
+use sim_core::SimTime;
+
+/// IP + TCP header bytes without options (RFC 791 + RFC 9293: 20 + 20).
+pub const TCP_IP_HEADER_BYTES: u32 = 40;
+/// IP + UDP header bytes (20 + 8).
+pub const UDP_IP_HEADER_BYTES: u32 = 28;
+
+/// How an IP packet is framed on a link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WireFormat {
+    /// Bytes added to every frame on the wire (Ethernet: 38).
+    pub overhead_bytes: u32,
+    /// Smallest IP payload of a frame; shorter packets are padded (Ethernet: 46).
+    pub min_packet_bytes: u32,
+}
+
+impl WireFormat {
+    /// IEEE 802.3: 8 preamble+SFD, 14 MAC header, 4 FCS, 12 inter-frame gap;
+    /// minimum frame 64 B, i.e. at least 46 B of IP packet.
+    pub const ETHERNET: WireFormat = WireFormat { overhead_bytes: 38, min_packet_bytes: 46 };
+    /// No framing: the IP packet alone is serialised.
+    pub const NONE: WireFormat = WireFormat { overhead_bytes: 0, min_packet_bytes: 0 };
+
+    /// Bytes serialised on the wire for an IP packet of `ip_bytes`.
+    #[inline]
+    pub fn wire_bytes(self, ip_bytes: u32) -> u64 {
+        (ip_bytes.max(self.min_packet_bytes) + self.overhead_bytes) as u64
+    }
+}
+
+/// The two-bit ECN field of the IP header (RFC 3168 section 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum Ecn {
+    /// Not ECN-capable transport.
+    #[default]
+    NotEct = 0,
+    /// ECN-capable transport, ECT(0).
+    Ect0 = 2,
+    /// Congestion experienced.
+    Ce = 3,
+}
+
+/// TCP header flags (RFC 9293 section 3.1; ECE and CWR from RFC 3168).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct TcpFlags(pub u8);
+
+impl TcpFlags {
+    /// FIN: no more data from sender.
+    pub const FIN: TcpFlags = TcpFlags(0x01);
+    /// SYN: synchronise sequence numbers.
+    pub const SYN: TcpFlags = TcpFlags(0x02);
+    /// RST: reset the connection.
+    pub const RST: TcpFlags = TcpFlags(0x04);
+    /// PSH.
+    pub const PSH: TcpFlags = TcpFlags(0x08);
+    /// ACK: the acknowledgment field is significant.
+    pub const ACK: TcpFlags = TcpFlags(0x10);
+    /// ECE: ECN-Echo.
+    pub const ECE: TcpFlags = TcpFlags(0x40);
+    /// CWR: congestion window reduced.
+    pub const CWR: TcpFlags = TcpFlags(0x80);
+    /// No flags.
+    pub const NONE: TcpFlags = TcpFlags(0);
+
+    /// Whether all flags of `other` are set.
+    #[inline]
+    pub const fn has(self, other: TcpFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+    /// `self` with the flags of `other` set.
+    #[inline]
+    pub const fn with(self, other: TcpFlags) -> TcpFlags {
+        TcpFlags(self.0 | other.0)
+    }
+    /// `self` with the flags of `other` cleared.
+    #[inline]
+    pub const fn without(self, other: TcpFlags) -> TcpFlags {
+        TcpFlags(self.0 & !other.0)
+    }
+}
+
+impl std::ops::BitOr for TcpFlags {
+    type Output = TcpFlags;
+    fn bitor(self, rhs: TcpFlags) -> TcpFlags {
+        self.with(rhs)
+    }
+}
+
+/// The transport protocol carried by a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum Protocol {
+    /// TCP: the header fields below are meaningful.
+    #[default]
+    Tcp,
+    /// A UDP-like datagram (packet sources); TCP fields are zero.
+    Udp,
+}
+
+/// One packet. Header fields are those of DESIGN.md's network model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Packet {
+    /// The flow (connection or source) the packet belongs to.
+    pub flow: FlowId,
+    /// IP source host.
+    pub src: HostId,
+    /// IP destination host.
+    pub dst: HostId,
+    /// Transport source port (part of the ECMP 5-tuple).
+    pub sport: u16,
+    /// Transport destination port.
+    pub dport: u16,
+    /// IP packet size in bytes (headers + payload): what queues count.
+    pub size_bytes: u32,
+    /// Transport payload bytes.
+    pub payload_bytes: u32,
+    /// TCP sequence number of the first payload byte (64-bit, never wraps).
+    pub seq: u64,
+    /// TCP cumulative acknowledgment number.
+    pub ack: u64,
+    /// Sender's timestamp (TSval, RFC 7323); also RCC's send timestamp.
+    pub ts_val: SimTime,
+    /// Echoed timestamp (TSecr).
+    pub ts_ecr: SimTime,
+    /// When the packet was created (for delay statistics).
+    pub created_at: SimTime,
+    /// When the packet entered the queue it is in now (waiting-time statistics).
+    pub enqueued_at: SimTime,
+    /// The 16-bit receive-window field, in units of 2^`wscale_shift` bytes.
+    pub window: u16,
+    /// TCP flags.
+    pub flags: TcpFlags,
+    /// ECN codepoint.
+    pub ecn: Ecn,
+    /// Service class / DSCP priority (0 = default).
+    pub priority: u8,
+    /// Window-scale option value, meaningful on SYN and SYN-ACK (RFC 7323 2.2).
+    pub wscale_option: u8,
+    /// The TCP header's reserved bits (FairQ's host shim writes the sender's
+    /// window-scale exponent here, fairq.txt section V-A).
+    pub reserved: u8,
+    /// Transport protocol.
+    pub protocol: Protocol,
+    /// Hops taken so far.
+    pub hops: u8,
+    /// Direction within the flow: false = from the flow's source (data),
+    /// true = from its destination (ACKs).
+    pub reverse: bool,
+}
+
+impl Packet {
+    /// A pure ACK: TCP, no payload, no SYN/FIN/RST (R-AQM and ABQ hold only these).
+    #[inline]
+    pub fn is_pure_ack(&self) -> bool {
+        self.protocol == Protocol::Tcp
+            && self.payload_bytes == 0
+            && self.flags.has(TcpFlags::ACK)
+            && self.flags.0 & (TcpFlags::SYN.0 | TcpFlags::FIN.0 | TcpFlags::RST.0) == 0
+    }
+}
+
+/// Index of a packet in the [`PacketArena`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PacketId(pub u32);
+
+/// Storage for every live packet, with a free list so that steady-state runs
+/// never allocate: a freed slot is reused by the next packet.
+#[derive(Debug, Default)]
+pub struct PacketArena {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+impl PacketArena {
+    /// An empty arena with room for `cap` packets.
+    pub fn with_capacity(cap: usize) -> Self {
+        PacketArena { slots: Vec::with_capacity(cap), free: Vec::with_capacity(cap) }
+    }
+
+    /// Stores `p` and returns its id.
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> PacketId {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = p;
+                PacketId(i)
+            }
+            None => {
+                let i = u32::try_from(self.slots.len()).expect("more than 2^32 live packets");
+                self.slots.push(p);
+                PacketId(i)
+            }
+        }
+    }
+
+    /// Releases a packet's slot. The id must not be used again.
+    #[inline]
+    pub fn free(&mut self, id: PacketId) {
+        debug_assert!((id.0 as usize) < self.slots.len());
+        self.free.push(id.0);
+    }
+
+    /// The packet behind `id`.
+    #[inline]
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.slots[id.0 as usize]
+    }
+
+    /// The packet behind `id`, mutably (ECN marking, rwnd rewriting).
+    #[inline]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id.0 as usize]
+    }
+
+    /// Packets currently stored (allocated and not freed).
+    pub fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+
+    /// The largest number of packets ever stored at once.
+    pub fn high_water(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arena_reuses_slots() {
+        let mut a = PacketArena::with_capacity(2);
+        let x = a.alloc(Packet { seq: 1, ..Default::default() });
+        let y = a.alloc(Packet { seq: 2, ..Default::default() });
+        a.free(x);
+        let z = a.alloc(Packet { seq: 3, ..Default::default() });
+        assert_eq!(z, x);
+        assert_eq!(a.get(z).seq, 3);
+        assert_eq!(a.get(y).seq, 2);
+        assert_eq!((a.live(), a.high_water()), (2, 2));
+    }
+
+    #[test]
+    fn wire_bytes_pad_and_frame() {
+        assert_eq!(WireFormat::ETHERNET.wire_bytes(1500), 1538);
+        assert_eq!(WireFormat::ETHERNET.wire_bytes(40), 84);
+        assert_eq!(WireFormat::NONE.wire_bytes(40), 40);
+    }
+
+    #[test]
+    fn pure_ack_classification() {
+        let ack = Packet { flags: TcpFlags::ACK, ..Default::default() };
+        assert!(ack.is_pure_ack());
+        assert!(!Packet { flags: TcpFlags::ACK | TcpFlags::FIN, ..ack }.is_pure_ack());
+        assert!(!Packet { payload_bytes: 1, ..ack }.is_pure_ack());
+        assert!(!Packet { flags: TcpFlags::SYN | TcpFlags::ACK, ..ack }.is_pure_ack());
+    }
+}

@@ -1,0 +1,145 @@
+//! An egress port: its output queue, the link it drives, and its counters.
+//!
+//! The port transmits one packet at a time at its link rate. It holds exactly
+//! one pending `TxDone` event while busy and none while idle (htsim's queue
+//! rule). The link it drives has a constant propagation delay, so packets in
+//! flight form a FIFO ordered by arrival time and need one pending event for
+//! the head only.
+
+use crate::aqm::{EgressAqm, QueueState};
+use crate::ids::{NodeId, PortId};
+use crate::packet::PacketId;
+use sim_core::stats::TimeIntegral;
+use sim_core::{Bandwidth, QueueSize, SimDuration, SimTime};
+use std::collections::VecDeque;
+
+/// Why a port dropped a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropCause {
+    /// The buffer had no room (DropTail).
+    BufferOverflow,
+    /// The AQM plugin dropped it early.
+    Aqm,
+}
+
+/// Counters of one egress port. Occupancy integrals give time averages over
+/// any window by differencing two snapshots.
+#[derive(Clone, Debug, Default)]
+pub struct PortStats {
+    /// Packets that started transmission.
+    pub tx_packets: u64,
+    /// IP bytes that started transmission.
+    pub tx_bytes: u64,
+    /// Packets dropped because the buffer was full.
+    pub drops_overflow: u64,
+    /// Packets dropped early by the AQM.
+    pub drops_aqm: u64,
+    /// Packets marked CE at this port.
+    pub ecn_marks: u64,
+    /// Largest queue seen, in bytes.
+    pub max_bytes: u64,
+    /// Largest queue seen, in packets.
+    pub max_packets: u64,
+    /// Queue length in bytes integrated over time (bytes x ps).
+    pub queue_bytes_area: TimeIntegral,
+    /// Queue length in packets integrated over time (packets x ps).
+    pub queue_packets_area: TimeIntegral,
+    /// Sum of waiting times, arrival to start of transmission (ps).
+    pub wait_sum_ps: u128,
+    /// Number of waiting times summed.
+    pub wait_count: u64,
+}
+
+impl PortStats {
+    /// All drops, whatever the cause.
+    pub fn drops(&self) -> u64 {
+        self.drops_overflow + self.drops_aqm
+    }
+    /// Mean waiting time (arrival to start of transmission), in ps.
+    pub fn mean_wait_ps(&self) -> f64 {
+        if self.wait_count == 0 { 0.0 } else { self.wait_sum_ps as f64 / self.wait_count as f64 }
+    }
+}
+
+/// A FIFO output queue that counts bytes and packets.
+#[derive(Debug, Default)]
+pub struct EgressQueue {
+    fifo: VecDeque<PacketId>,
+    bytes: u64,
+}
+
+impl EgressQueue {
+    /// The queue's length now.
+    #[inline]
+    pub fn state(&self) -> QueueState {
+        QueueState { bytes: self.bytes, packets: self.fifo.len() as u64 }
+    }
+    /// Appends a packet of `size` bytes.
+    #[inline]
+    pub fn push(&mut self, id: PacketId, size: u32) {
+        self.fifo.push_back(id);
+        self.bytes += size as u64;
+    }
+    /// Removes the head; the caller passes its size back for accounting.
+    #[inline]
+    pub fn pop(&mut self) -> Option<PacketId> {
+        self.fifo.pop_front()
+    }
+    /// Removes `size` bytes from the byte count (after `pop`).
+    #[inline]
+    pub fn release(&mut self, size: u32) {
+        self.bytes -= size as u64;
+    }
+    /// Whether no packet is queued.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.fifo.is_empty()
+    }
+    /// Iterates the queued packets, head first.
+    pub fn iter(&self) -> impl Iterator<Item = PacketId> + '_ {
+        self.fifo.iter().copied()
+    }
+}
+
+/// One egress port and the unidirectional link it drives.
+pub struct Port {
+    /// The node this port belongs to.
+    pub node: NodeId,
+    /// The port at the far end of the cable (its egress drives the reverse link).
+    pub peer: PortId,
+    /// Link rate.
+    pub rate: Bandwidth,
+    /// Link propagation delay.
+    pub delay: SimDuration,
+    /// The buffer limit of this port's queue (DropTail): compared in its own unit.
+    pub buffer: QueueSize,
+    /// The AQM plugin guarding the queue (`None` at host NICs).
+    pub aqm: Option<Box<dyn EgressAqm>>,
+    /// The output queue.
+    pub queue: EgressQueue,
+    /// Whether a packet is being serialised (a `TxDone` event is pending).
+    pub busy: bool,
+    /// Packets on the wire with their arrival times at the peer, oldest first.
+    pub in_flight: VecDeque<(SimTime, PacketId)>,
+    /// Counters.
+    pub stats: PortStats,
+}
+
+impl Port {
+    /// Records the queue length after a change at `now`.
+    #[inline]
+    pub fn note_occupancy(&mut self, now: SimTime) {
+        let q = self.queue.state();
+        self.stats.queue_bytes_area.set(now.ps(), q.bytes);
+        self.stats.queue_packets_area.set(now.ps(), q.packets);
+        self.stats.max_bytes = self.stats.max_bytes.max(q.bytes);
+        self.stats.max_packets = self.stats.max_packets.max(q.packets);
+    }
+
+    /// Whether a packet of `size` bytes fits in the buffer now.
+    #[inline]
+    pub fn fits(&self, size: u32) -> bool {
+        let q = self.queue.state();
+        !self.buffer.exceeded_by(q.bytes + size as u64, q.packets + 1)
+    }
+}
