@@ -1,1 +1,71 @@
-//! placeholder
+//! dcnsim switch plugins: implementations of `net`'s [`EgressAqm`] hook.
+//!
+//! - [`DropTail`]: accept everything; the port's buffer limit does the dropping.
+//! - [`StepEcn`]: DCTCP's switch rule (DCTCP paper section 3.1, RFC 8257 section
+//!   3.1): mark CE when the instantaneous queue exceeds K.
+//!
+//! Each plugin has a serde config with the paper's defaults that builds it.
+
+use net::{EgressAqm, Ecn, Packet, QueueState, Verdict};
+use serde::Deserialize;
+use sim_core::{QueueSize, SimTime};
+
+/// Accepts every packet: buffer overflow is the only loss.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DropTail;
+
+impl EgressAqm for DropTail {
+    #[inline]
+    fn on_enqueue(&mut self, _now: SimTime, _q: QueueState, _pkt: &Packet) -> Verdict {
+        Verdict::Accept
+    }
+}
+
+/// Step marking at enqueue: an ECN-capable packet is marked CE when the queue,
+/// counting the arriving packet, exceeds K; packets that are not ECN-capable
+/// are accepted unmarked (only the buffer limit drops them), so that SYNs and
+/// pure ACKs of an ECN flow are never dropped early.
+///
+/// K compares in its own unit: `"65pkt"` counts packets, `"97.5KB"` bytes.
+/// With K = 65 packets, the 66th queued packet (and every later one while the
+/// queue stays above 65) is marked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepEcn {
+    /// The marking threshold K.
+    pub k: QueueSize,
+}
+
+impl EgressAqm for StepEcn {
+    #[inline]
+    fn on_enqueue(&mut self, _now: SimTime, q: QueueState, pkt: &Packet) -> Verdict {
+        let above = self.k.exceeded_by(q.bytes + pkt.size_bytes as u64, q.packets + 1);
+        if above && pkt.ecn != Ecn::NotEct { Verdict::Mark } else { Verdict::Accept }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ect(size: u32) -> Packet {
+        Packet { size_bytes: size, ecn: Ecn::Ect0, ..Default::default() }
+    }
+
+    #[test]
+    fn step_marks_only_above_k_packets() {
+        let mut a = StepEcn { k: QueueSize::Packets(65) };
+        let q = |n| QueueState { bytes: n * 1500, packets: n };
+        assert_eq!(a.on_enqueue(SimTime::ZERO, q(64), &ect(1500)), Verdict::Accept);
+        assert_eq!(a.on_enqueue(SimTime::ZERO, q(65), &ect(1500)), Verdict::Mark);
+        assert_eq!(a.on_enqueue(SimTime::ZERO, q(200), &Packet::default()), Verdict::Accept);
+    }
+
+    #[test]
+    fn step_marks_in_bytes_when_k_is_bytes() {
+        let mut a = StepEcn { k: QueueSize::Bytes(3000) };
+        let q = QueueState { bytes: 1500, packets: 1 };
+        assert_eq!(a.on_enqueue(SimTime::ZERO, q, &ect(1500)), Verdict::Accept);
+        assert_eq!(a.on_enqueue(SimTime::ZERO, q, &ect(1501)), Verdict::Mark);
+    }
+}

@@ -18,6 +18,8 @@ use sim_core::SimTime;
 
 /// IP + TCP header bytes without options (RFC 791 + RFC 9293: 20 + 20).
 pub const TCP_IP_HEADER_BYTES: u32 = 40;
+/// `Packet::wscale_option` value meaning "no window-scale option".
+pub const WSCALE_NONE: u8 = u8::MAX;
 /// IP + UDP header bytes (20 + 8).
 pub const UDP_IP_HEADER_BYTES: u32 = 28;
 
@@ -151,7 +153,8 @@ pub struct Packet {
     pub ecn: Ecn,
     /// Service class / DSCP priority (0 = default).
     pub priority: u8,
-    /// Window-scale option value, meaningful on SYN and SYN-ACK (RFC 7323 2.2).
+    /// Window-scale option on SYN and SYN-ACK (RFC 7323 2.2): the shift, or
+    /// [`WSCALE_NONE`] when the option is absent.
     pub wscale_option: u8,
     /// The TCP header's reserved bits (FairQ's host shim writes the sender's
     /// window-scale exponent here, fairq.txt section V-A).

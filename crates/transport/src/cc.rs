@@ -1,0 +1,155 @@
+//! Congestion control behind one small trait.
+//!
+//! The sender owns loss recovery (fast retransmit, NewReno's recovery
+//! episode, RTO); a controller only decides how the window grows on ACKs and
+//! how it shrinks on a congestion [`Signal`]. The hot path dispatches through
+//! the [`Controller`] enum, not a trait object.
+
+mod dctcp;
+mod ecn_star;
+mod newreno;
+
+pub use dctcp::Dctcp;
+pub use ecn_star::EcnStar;
+pub use newreno::NewReno;
+
+use sim_core::SimTime;
+
+/// The congestion window and slow-start threshold, in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// Congestion window.
+    pub cwnd: u64,
+    /// Slow-start threshold.
+    pub ssthresh: u64,
+    /// Sender maximum segment size.
+    pub mss: u64,
+    /// Bytes acknowledged toward the next congestion-avoidance increase.
+    pub ca_acked: u64,
+}
+
+impl Window {
+    /// Initial window of `iw` segments; ssthresh starts "arbitrarily high" (RFC 5681 3.1).
+    pub fn new(mss: u64, iw: u32) -> Self {
+        Window { cwnd: mss * iw as u64, ssthresh: u64::MAX, mss, ca_acked: 0 }
+    }
+
+    /// Whether the sender is in slow start.
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// RFC 5681 growth with appropriate byte counting (RFC 3465): in slow
+    /// start cwnd grows by the bytes acknowledged, at most 2 SMSS per ACK
+    /// (L = 2, so delayed ACKs keep exponential growth); in congestion
+    /// avoidance by one SMSS per cwnd of acknowledged bytes.
+    pub fn reno_increase(&mut self, acked: u64) {
+        if self.in_slow_start() {
+            self.cwnd += acked.min(2 * self.mss);
+        } else {
+            self.ca_acked += acked;
+            if self.ca_acked >= self.cwnd {
+                self.ca_acked -= self.cwnd;
+                self.cwnd += self.mss;
+            }
+        }
+    }
+
+    /// ssthresh = max(FlightSize / 2, 2 SMSS) (RFC 5681 eq. (4)).
+    pub fn half_flight(&self, flight: u64) -> u64 {
+        (flight / 2).max(2 * self.mss)
+    }
+}
+
+/// What an acknowledgment of new data tells the controller.
+#[derive(Clone, Copy, Debug)]
+pub struct AckSample {
+    /// When the ACK arrived.
+    pub now: SimTime,
+    /// Bytes newly acknowledged by this ACK.
+    pub acked_bytes: u64,
+    /// Whether the ACK carried ECN-Echo.
+    pub ece: bool,
+    /// SND.UNA after this ACK.
+    pub snd_una: u64,
+    /// The highest sequence number sent so far.
+    pub snd_max: u64,
+    /// Whether the sender is in a loss-recovery episode (no growth then).
+    pub in_recovery: bool,
+}
+
+/// A congestion signal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// Three duplicate ACKs: entering fast recovery (RFC 6582 section 3.2 step 2).
+    Loss,
+    /// The retransmission timer expired (RFC 5681 eq. (4), RFC 6298 (5.5)).
+    Timeout,
+    /// An ECN-Echo, at most once per window (RFC 3168 section 6.1.2).
+    Ecn,
+}
+
+/// A congestion controller.
+pub trait CongestionControl {
+    /// An ACK acknowledged new data.
+    fn on_ack(&mut self, w: &mut Window, s: &AckSample) {
+        if !s.in_recovery {
+            w.reno_increase(s.acked_bytes);
+        }
+    }
+
+    /// A congestion signal; `flight` is the data outstanding (FlightSize).
+    /// Sets ssthresh and cwnd for `Ecn` and `Timeout`; for `Loss` sets
+    /// ssthresh only (the sender inflates cwnd for fast recovery).
+    fn on_congestion(&mut self, w: &mut Window, signal: Signal, flight: u64);
+}
+
+/// Loss reaction shared by the TCP family (RFC 5681 section 3.1-3.2).
+fn loss_reaction(w: &mut Window, signal: Signal, flight: u64) {
+    w.ssthresh = w.half_flight(flight);
+    if signal == Signal::Timeout {
+        // RFC 5681: the loss window is one segment.
+        w.cwnd = w.mss;
+    }
+    w.ca_acked = 0;
+}
+
+/// The known controllers, for enum dispatch.
+#[derive(Clone, Debug)]
+pub enum Controller {
+    /// NewReno.
+    NewReno(NewReno),
+    /// ECN*.
+    EcnStar(EcnStar),
+    /// DCTCP.
+    Dctcp(Dctcp),
+}
+
+impl CongestionControl for Controller {
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, s: &AckSample) {
+        match self {
+            Controller::NewReno(c) => c.on_ack(w, s),
+            Controller::EcnStar(c) => c.on_ack(w, s),
+            Controller::Dctcp(c) => c.on_ack(w, s),
+        }
+    }
+    #[inline]
+    fn on_congestion(&mut self, w: &mut Window, signal: Signal, flight: u64) {
+        match self {
+            Controller::NewReno(c) => c.on_congestion(w, signal, flight),
+            Controller::EcnStar(c) => c.on_congestion(w, signal, flight),
+            Controller::Dctcp(c) => c.on_congestion(w, signal, flight),
+        }
+    }
+}
+
+impl Controller {
+    /// DCTCP's alpha, for reports (None for the others).
+    pub fn dctcp_alpha(&self) -> Option<f64> {
+        match self {
+            Controller::Dctcp(d) => Some(d.alpha()),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! The receiving half of a TCP flow: passive open, cumulative ACKs, FIN-ACK.
+//!
+//! - ACK policy: one ACK per data segment by default; with `delayed_ack`, an
+//!   ACK for every second segment or when the delayed-ACK timer fires, and an
+//!   immediate ACK for out-of-order data or data that fills a gap (RFC 9293
+//!   3.8.6.3, RFC 5681 section 4.2).
+//! - ECN echo: ECN* receivers latch ECE from a CE mark until a CWR arrives
+//!   (RFC 3168 6.1.3); DCTCP receivers echo CE exactly, ECE = CE of the last
+//!   data packet, and with delayed ACKs send an immediate ACK when the CE state
+//!   changes (RFC 8257 section 3.2's two-state machine).
+//! - Window: the application reads instantly, so the advertised window is
+//!   the receive buffer less out-of-order bytes, scaled by our shift
+//!   (RFC 7323), capped to 16 bits. Data beyond the window is still accepted
+//!   (the buffer is the window; only switch rewrites make them differ).
+//! - Timestamps: an ACK echoes the TSval of the segment that last advanced
+//!   RCV.NXT (the earliest unacknowledged one when ACKs are delayed; RFC 7323 4.3).
+
+use crate::config::TcpConfig;
+use crate::{CcKind, Emit, FlowAddr, wscale_for};
+use net::packet::WSCALE_NONE;
+use net::{Ecn, Packet, TcpFlags};
+use sim_core::{SimDuration, SimTime};
+
+/// Where the receiver is in the connection's life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReceiverState {
+    /// Waiting for the SYN.
+    Listen,
+    /// SYN received; data flows.
+    Established,
+    /// FIN received, our FIN sent with the ACK; waiting for the last ACK.
+    LastAck,
+    /// Closed.
+    Closed,
+}
+
+/// The receiving half of one flow.
+#[derive(Clone, Debug)]
+pub struct TcpReceiver {
+    addr: FlowAddr,
+    state: ReceiverState,
+    use_ecn: bool,
+    dctcp_echo: bool,
+    window_scaling: bool,
+    buffer_bytes: u64,
+    wscale: u8,
+    delayed_ack: bool,
+    delayed_ack_timeout: SimDuration,
+    rcv_nxt: u64,
+    /// Out-of-order ranges `[start, end)`, sorted and disjoint.
+    ooo: Vec<(u64, u64)>,
+    ecn_ok: bool,
+    ece_latched: bool,
+    ce_state: bool,
+    unacked_segments: u32,
+    delack_at: Option<SimTime>,
+    ts_recent: SimTime,
+    acks_sent: u64,
+}
+
+impl TcpReceiver {
+    /// A receiver for the flow at `addr`.
+    pub fn new(addr: FlowAddr, cfg: &TcpConfig) -> Self {
+        TcpReceiver {
+            addr,
+            state: ReceiverState::Listen,
+            use_ecn: cfg.cc.uses_ecn(),
+            dctcp_echo: cfg.cc == CcKind::Dctcp,
+            window_scaling: cfg.window_scaling,
+            buffer_bytes: cfg.receive_window.0,
+            wscale: 0,
+            delayed_ack: cfg.delayed_ack,
+            delayed_ack_timeout: cfg.delayed_ack_timeout,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            ecn_ok: false,
+            ece_latched: false,
+            ce_state: false,
+            unacked_segments: 0,
+            delack_at: None,
+            ts_recent: SimTime::ZERO,
+            acks_sent: 0,
+        }
+    }
+
+    /// Processes a packet from the sender.
+    pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
+        if pkt.flags.has(TcpFlags::SYN) {
+            return self.on_syn(now, pkt, out);
+        }
+        match self.state {
+            ReceiverState::Listen => {}
+            ReceiverState::Established => {
+                if pkt.payload_bytes > 0 {
+                    self.on_data(now, pkt, out);
+                }
+                if pkt.flags.has(TcpFlags::FIN) && pkt.seq == self.rcv_nxt {
+                    self.rcv_nxt += 1;
+                    self.state = ReceiverState::LastAck;
+                    self.delack_at = None;
+                    self.send_fin_ack(now, pkt, out);
+                }
+            }
+            ReceiverState::LastAck | ReceiverState::Closed => {
+                if pkt.flags.has(TcpFlags::FIN) {
+                    self.send_fin_ack(now, pkt, out); // our FIN-ACK was lost
+                } else if pkt.flags.has(TcpFlags::ACK) && pkt.ack == 2 {
+                    self.state = ReceiverState::Closed;
+                }
+            }
+        }
+    }
+
+    fn on_syn(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
+        if self.state == ReceiverState::Listen {
+            self.state = ReceiverState::Established;
+            self.rcv_nxt = pkt.seq + 1;
+            // RFC 3168 6.1.1: ECN-setup SYN has ECE and CWR.
+            self.ecn_ok = self.use_ecn && pkt.flags.has(TcpFlags::ECE | TcpFlags::CWR);
+            let scaling = self.window_scaling && pkt.wscale_option != WSCALE_NONE;
+            self.wscale = if scaling { wscale_for(self.buffer_bytes) } else { 0 };
+        } else if self.state != ReceiverState::Established {
+            return;
+        }
+        self.ts_recent = pkt.ts_val;
+        let mut p = self.addr.header(true);
+        p.flags = TcpFlags::SYN | TcpFlags::ACK;
+        if self.ecn_ok {
+            p.flags = p.flags | TcpFlags::ECE; // RFC 3168 6.1.1: ECN-setup SYN-ACK
+        }
+        if self.window_scaling && pkt.wscale_option != WSCALE_NONE {
+            p.wscale_option = self.wscale;
+        }
+        p.seq = 0;
+        p.ack = self.rcv_nxt;
+        // RFC 7323 2.2: the window in a SYN-ACK is never scaled.
+        p.window = self.buffer_bytes.min(u16::MAX as u64) as u16;
+        p.ts_val = now;
+        p.ts_ecr = pkt.ts_val;
+        p.created_at = now;
+        out.emit(p);
+    }
+
+    fn on_data(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
+        let ce = pkt.ecn == Ecn::Ce;
+        if self.ecn_ok && self.dctcp_echo && ce != self.ce_state {
+            // RFC 8257 3.2: on a CE-state change, first ACK what was received
+            // with the old state, then switch.
+            if self.unacked_segments > 0 {
+                self.send_ack(now, out);
+            }
+            self.ce_state = ce;
+        } else if self.ecn_ok && !self.dctcp_echo {
+            if pkt.flags.has(TcpFlags::CWR) {
+                self.ece_latched = false; // RFC 3168 6.1.3
+            }
+            if ce {
+                self.ece_latched = true;
+            }
+        }
+        let start = pkt.seq;
+        let end = pkt.seq + pkt.payload_bytes as u64;
+        let immediate = if start <= self.rcv_nxt && end > self.rcv_nxt {
+            if self.unacked_segments == 0 {
+                self.ts_recent = pkt.ts_val;
+            }
+            self.rcv_nxt = end;
+            let had_ooo = !self.ooo.is_empty();
+            self.absorb_ooo();
+            had_ooo // filled (part of) a gap: ACK at once
+        } else if start > self.rcv_nxt {
+            self.insert_ooo(start, end);
+            true
+        } else {
+            true // entirely old: a retransmission we already have
+        };
+        self.unacked_segments += 1;
+        if !self.delayed_ack || immediate || self.unacked_segments >= 2 {
+            self.send_ack(now, out);
+        } else if self.delack_at.is_none() {
+            self.delack_at = Some(now + self.delayed_ack_timeout);
+        }
+    }
+
+    fn insert_ooo(&mut self, start: u64, end: u64) {
+        let i = self.ooo.partition_point(|r| r.1 < start);
+        let mut s = start;
+        let mut e = end;
+        let mut j = i;
+        while j < self.ooo.len() && self.ooo[j].0 <= e {
+            s = s.min(self.ooo[j].0);
+            e = e.max(self.ooo[j].1);
+            j += 1;
+        }
+        self.ooo.splice(i..j, std::iter::once((s, e)));
+    }
+
+    fn absorb_ooo(&mut self) {
+        let mut k = 0;
+        while k < self.ooo.len() && self.ooo[k].0 <= self.rcv_nxt {
+            self.rcv_nxt = self.rcv_nxt.max(self.ooo[k].1);
+            k += 1;
+        }
+        self.ooo.drain(..k);
+    }
+
+    fn window_field(&self) -> u16 {
+        let held: u64 = self.ooo.iter().map(|r| r.1 - r.0).sum();
+        let wnd = self.buffer_bytes.saturating_sub(held);
+        (wnd >> self.wscale).min(u16::MAX as u64) as u16
+    }
+
+    fn send_ack(&mut self, now: SimTime, out: &mut impl Emit) {
+        let mut p = self.addr.header(true);
+        p.seq = 1;
+        p.ack = self.rcv_nxt;
+        p.flags = TcpFlags::ACK;
+        let ece = if self.dctcp_echo { self.ce_state } else { self.ece_latched };
+        if self.ecn_ok && ece {
+            p.flags = p.flags | TcpFlags::ECE;
+        }
+        p.window = self.window_field();
+        p.ts_val = now;
+        p.ts_ecr = self.ts_recent;
+        p.created_at = now;
+        out.emit(p);
+        self.unacked_segments = 0;
+        self.delack_at = None;
+        self.acks_sent += 1;
+    }
+
+    fn send_fin_ack(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
+        let mut p = self.addr.header(true);
+        p.seq = 1;
+        p.ack = pkt.seq + 1;
+        p.flags = TcpFlags::FIN | TcpFlags::ACK;
+        p.window = self.window_field();
+        p.ts_val = now;
+        p.ts_ecr = pkt.ts_val;
+        p.created_at = now;
+        out.emit(p);
+    }
+
+    /// The earliest time [`TcpReceiver::on_timer`] must run.
+    #[inline]
+    pub fn deadline(&self) -> Option<SimTime> {
+        self.delack_at
+    }
+
+    /// Runs the delayed-ACK timer.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
+        if self.delack_at.is_some_and(|t| t <= now) {
+            self.delack_at = None;
+            if self.unacked_segments > 0 {
+                self.send_ack(now, out);
+            }
+        }
+    }
+
+    /// Data bytes received in order.
+    pub fn bytes_received(&self) -> u64 {
+        let fin = matches!(self.state, ReceiverState::LastAck | ReceiverState::Closed) as u64;
+        self.rcv_nxt.saturating_sub(1 + fin)
+    }
+    /// The connection state.
+    pub fn state(&self) -> ReceiverState {
+        self.state
+    }
+    /// ACKs sent (not counting SYN-ACK and FIN-ACK).
+    pub fn acks_sent(&self) -> u64 {
+        self.acks_sent
+    }
+    /// The window-scale shift this receiver advertises with.
+    pub fn wscale(&self) -> u8 {
+        self.wscale
+    }
+}
