@@ -1,0 +1,13 @@
+//! dcnsim: a discrete-event, packet-level simulator of datacenter networks.
+//!
+//! This crate is the top of the workspace: it reads scenarios
+//! ([`scenario`]), builds and runs the simulated world ([`world`]) from the
+//! `net`, `aqm` and `transport` crates, and writes results ([`report`]).
+//! Only this crate knows every plugin.
+
+/// Run summaries, per-flow tables and atomic output files.
+pub mod report;
+/// Scenario files.
+pub mod scenario;
+/// The simulated world and its event loop.
+pub mod world;

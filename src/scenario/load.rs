@@ -1,0 +1,286 @@
+//! Reading a scenario: parse the document once with spans, dispatch the
+//! tagged tables (`topology`, `switch.aqm`, `[[workload]]`) on their `kind`,
+//! deserialize each variant from its own spanned table, then check what the
+//! types cannot (host indices against the topology, run bounds).
+
+use super::error::{ScenarioError, Source};
+use super::types::*;
+use aqm::StepEcn;
+use serde::de::DeserializeOwned;
+use std::ops::Range;
+use std::path::Path;
+use toml::Spanned;
+use toml::de::{DeTable, DeValue, ValueDeserializer};
+
+type SpannedValue<'a> = Spanned<DeValue<'a>>;
+
+/// Reads and validates the scenario at `path`.
+pub fn load_file(path: &Path) -> Result<Scenario, ScenarioError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: file.clone(),
+        line: 0,
+        col: 0,
+        key: String::new(),
+        message: format!("cannot read the scenario: {e}"),
+    })?;
+    let name = path.file_stem().map_or("scenario".into(), |s| s.to_string_lossy().into_owned());
+    let mut sc = parse_str(&file, &text)?;
+    sc.name = name;
+    Ok(sc)
+}
+
+/// Parses and validates scenario text; `file` names it in errors.
+pub fn parse_str(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
+    let src = Source { file, text };
+    let root = DeTable::parse(text).map_err(|e| src.from_toml(&e, ""))?;
+    let base: ScenarioBase = <ScenarioBase as serde::Deserialize>::deserialize(toml::de::Deserializer::from(root.clone()))
+        .map_err(|e| src.from_toml(&e, ""))?;
+    let table = root.get_ref();
+
+    let topo = table.get("topology").ok_or_else(|| src.error(None, "topology", "missing table [topology]"))?;
+    let topology = topology(&src, topo)?;
+
+    let switch_v = table.get("switch").ok_or_else(|| src.error(None, "switch", "missing table [switch]"))?;
+    let switch = switch(&src, switch_v)?;
+
+    let workloads = match table.get("workload") {
+        None => Vec::new(),
+        Some(v) => match v.get_ref() {
+            DeValue::Array(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, w)| workload(&src, w, &format!("workload[{i}]")))
+                .collect::<Result<_, _>>()?,
+            _ => return Err(src.error(Some(v.span()), "workload", "expected [[workload]] tables")),
+        },
+    };
+    if let Err(e) = base.transport.validate() {
+        return Err(src.error(key_span(table, &["transport", e.key]), &format!("transport.{}", e.key), e.message));
+    }
+
+    let sc = Scenario {
+        name: "scenario".into(),
+        simulation: base.simulation,
+        topology,
+        switch,
+        transport: base.transport,
+        workloads,
+        output: base.output,
+    };
+    check(&src, table, &sc)?;
+    Ok(sc)
+}
+
+/// Deserializes `T` from a spanned table, keeping the spans for errors.
+fn de<T: DeserializeOwned>(src: &Source, span: Range<usize>, table: DeTable, prefix: &str) -> Result<T, ScenarioError> {
+    T::deserialize(ValueDeserializer::from(Spanned::new(span, DeValue::Table(table))))
+        .map_err(|e| src.from_toml(&e, prefix))
+}
+
+/// Splits a tagged table into its `kind` (checked against `valid`) and the rest.
+fn split_kind<'a>(
+    src: &Source,
+    v: &SpannedValue<'a>,
+    prefix: &str,
+    valid: &[&str],
+) -> Result<(String, DeTable<'a>), ScenarioError> {
+    let DeValue::Table(t) = v.get_ref() else {
+        return Err(src.error(Some(v.span()), prefix, "expected a table"));
+    };
+    let mut t = t.clone();
+    let list = valid.iter().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ");
+    let kind_key = format!("{prefix}.kind");
+    let Some(kind) = t.remove("kind") else {
+        return Err(src.error(Some(v.span()), &kind_key, format!("missing `kind`: one of {list}")));
+    };
+    let Some(name) = kind.get_ref().as_str() else {
+        return Err(src.error(Some(kind.span()), &kind_key, format!("`kind` must be a string: one of {list}")));
+    };
+    if !valid.contains(&name) {
+        let msg = format!("unknown kind \"{name}\": valid kinds are {list}");
+        return Err(src.error(Some(kind.span()), &kind_key, msg));
+    }
+    Ok((name.to_string(), t))
+}
+
+fn topology(src: &Source, v: &SpannedValue) -> Result<TopologyConfig, ScenarioError> {
+    let (kind, mut rest) = split_kind(src, v, "topology", &["star", "dumbbell"])?;
+    let mut common = DeTable::new();
+    for k in TOPOLOGY_COMMON_KEYS {
+        if let Some((key, val)) = rest.remove_entry(*k) {
+            common.insert(key, val);
+        }
+    }
+    let common: TopologyCommon = de(src, v.span(), common, "topology")?;
+    let kind = match kind.as_str() {
+        "star" => TopologyKind::Star(de(src, v.span(), rest, "topology")?),
+        _ => TopologyKind::Dumbbell(de(src, v.span(), rest, "topology")?),
+    };
+    Ok(TopologyConfig { kind, framing: common.framing, nic_buffer: common.nic_buffer })
+}
+
+fn switch(src: &Source, v: &SpannedValue) -> Result<SwitchConfig, ScenarioError> {
+    let DeValue::Table(t) = v.get_ref() else {
+        return Err(src.error(Some(v.span()), "switch", "expected a table"));
+    };
+    let base: SwitchBase = de(src, v.span(), t.clone(), "switch")?;
+    let aqm = match t.get("aqm") {
+        None => AqmSpec::DropTail,
+        Some(a) => {
+            let (kind, rest) = split_kind(src, a, "switch.aqm", &["droptail", "step-ecn"])?;
+            match kind.as_str() {
+                "droptail" => {
+                    let _: NoKeys = de(src, a.span(), rest, "switch.aqm")?;
+                    AqmSpec::DropTail
+                }
+                _ => AqmSpec::StepEcn(de::<StepEcn>(src, a.span(), rest, "switch.aqm")?),
+            }
+        }
+    };
+    Ok(SwitchConfig { buffer: base.buffer, aqm })
+}
+
+fn workload(src: &Source, v: &SpannedValue, prefix: &str) -> Result<WorkloadSpec, ScenarioError> {
+    let (kind, rest) = split_kind(src, v, prefix, &["incast", "long-flows", "poisson-packets"])?;
+    Ok(match kind.as_str() {
+        "incast" => WorkloadSpec::Incast(de(src, v.span(), rest, prefix)?),
+        "long-flows" => WorkloadSpec::LongFlows(de(src, v.span(), rest, prefix)?),
+        _ => WorkloadSpec::PoissonPackets(de(src, v.span(), rest, prefix)?),
+    })
+}
+
+/// The span of a nested key, e.g. `["transport", "mss"]`.
+fn key_span(table: &DeTable, path: &[&str]) -> Option<Range<usize>> {
+    let (first, rest) = path.split_first()?;
+    let v = table.get(*first)?;
+    match (rest.is_empty(), v.get_ref()) {
+        (true, _) => Some(v.span()),
+        (false, DeValue::Table(t)) => key_span(t, rest).or(Some(v.span())),
+        _ => Some(v.span()),
+    }
+}
+
+/// Checks that need more than one table: hosts exist, sizes are positive,
+/// every run is bounded.
+fn check(src: &Source, table: &DeTable, sc: &Scenario) -> Result<(), ScenarioError> {
+    let hosts = match &sc.topology.kind {
+        TopologyKind::Star(s) => {
+            if *s.hosts.get_ref() < 2 {
+                return Err(src.error(Some(s.hosts.span()), "topology.hosts", "a star needs at least 2 hosts"));
+            }
+            *s.hosts.get_ref()
+        }
+        TopologyKind::Dumbbell(d) => {
+            for (n, key) in [(&d.left, "topology.left"), (&d.right, "topology.right")] {
+                if *n.get_ref() == 0 {
+                    return Err(src.error(Some(n.span()), key, "each side of a dumbbell needs at least 1 host"));
+                }
+            }
+            d.left.get_ref() + d.right.get_ref()
+        }
+    };
+    let host_err = |span: Range<usize>, key: &str, h: u32| {
+        let msg = format!("host {h} does not exist: the topology has hosts 0 to {}", hosts - 1);
+        src.error(Some(span), key, msg)
+    };
+    let mut unbounded = None;
+    let workloads = table.get("workload").and_then(|w| match w.get_ref() {
+        DeValue::Array(a) => Some(a),
+        _ => None,
+    });
+    for (i, w) in sc.workloads.iter().enumerate() {
+        let p = format!("workload[{i}]");
+        let table_span = workloads.and_then(|a| a.get(i)).map(|v| v.span());
+        match w {
+            WorkloadSpec::Incast(s) => {
+                let r = *s.receiver.get_ref();
+                if r >= hosts {
+                    return Err(host_err(s.receiver.span(), &format!("{p}.receiver"), r));
+                }
+                let senders = &s.senders.get_ref().0;
+                if senders.is_empty() {
+                    return Err(src.error(Some(s.senders.span()), &format!("{p}.senders"), "no senders"));
+                }
+                for &h in senders {
+                    if h >= hosts {
+                        return Err(host_err(s.senders.span(), &format!("{p}.senders"), h));
+                    }
+                    if h == r {
+                        let msg = format!("host {h} is both a sender and the receiver");
+                        return Err(src.error(Some(s.senders.span()), &format!("{p}.senders"), msg));
+                    }
+                }
+                if s.size.get_ref().0 == 0 {
+                    return Err(src.error(Some(s.size.span()), &format!("{p}.size"), "a flow size must be positive"));
+                }
+            }
+            WorkloadSpec::LongFlows(s) => {
+                if s.pairs.get_ref().is_empty() {
+                    return Err(src.error(Some(s.pairs.span()), &format!("{p}.pairs"), "no pairs"));
+                }
+                for &[a, b] in s.pairs.get_ref() {
+                    for h in [a, b] {
+                        if h >= hosts {
+                            return Err(host_err(s.pairs.span(), &format!("{p}.pairs"), h));
+                        }
+                    }
+                    if a == b {
+                        let msg = format!("pair [{a}, {b}] sends from a host to itself");
+                        return Err(src.error(Some(s.pairs.span()), &format!("{p}.pairs"), msg));
+                    }
+                }
+                if let Some(size) = &s.size {
+                    if size.get_ref().0 == 0 {
+                        return Err(src.error(Some(size.span()), &format!("{p}.size"), "a flow size must be positive"));
+                    }
+                }
+                if let Some(stop) = &s.stop {
+                    if *stop.get_ref() <= s.start {
+                        return Err(src.error(Some(stop.span()), &format!("{p}.stop"), "stop must be after start"));
+                    }
+                }
+                if s.stop.is_none() && s.size.is_none() {
+                    unbounded.get_or_insert((table_span.clone(), p.clone(), "long flows with neither stop nor size"));
+                }
+            }
+            WorkloadSpec::PoissonPackets(s) => {
+                for (h, key) in [(&s.src, "src"), (&s.dst, "dst")] {
+                    if *h.get_ref() >= hosts {
+                        return Err(host_err(h.span(), &format!("{p}.{key}"), *h.get_ref()));
+                    }
+                }
+                if s.src.get_ref() == s.dst.get_ref() {
+                    return Err(src.error(Some(s.dst.span()), &format!("{p}.dst"), "dst must differ from src"));
+                }
+                let load = *s.load.get_ref();
+                if !(load > 0.0 && load < 1.0) {
+                    let msg = format!("load {load} is out of range: it must be above 0 and below 1");
+                    return Err(src.error(Some(s.load.span()), &format!("{p}.load"), msg));
+                }
+                let size = s.packet_size.get_ref().0;
+                if !(net::packet::UDP_IP_HEADER_BYTES as u64..=65_535).contains(&size) {
+                    let msg = format!("packet_size {size}B must be between 28B (IP+UDP headers) and 65535B");
+                    return Err(src.error(Some(s.packet_size.span()), &format!("{p}.packet_size"), msg));
+                }
+                if let Some(stop) = &s.stop {
+                    if *stop.get_ref() <= s.start {
+                        return Err(src.error(Some(stop.span()), &format!("{p}.stop"), "stop must be after start"));
+                    }
+                }
+                if s.stop.is_none() && s.packets.is_none() {
+                    unbounded.get_or_insert((table_span.clone(), p.clone(), "a packet source with neither stop nor packets"));
+                }
+            }
+        }
+    }
+    if let (Some((span, key, what)), None) = (unbounded, sc.simulation.stop_time) {
+        let msg = format!("{what} never ends: set simulation.stop_time, or give the workload a stop");
+        return Err(src.error(span, &key, msg));
+    }
+    if sc.simulation.max_events == 0 {
+        let span = key_span(table, &["simulation", "max_events"]);
+        return Err(src.error(span, "simulation.max_events", "must be at least 1"));
+    }
+    Ok(())
+}

@@ -1,0 +1,298 @@
+//! The validated scenario, and the serde shapes of each table.
+
+use aqm::StepEcn;
+use serde::Deserialize;
+use sim_core::{Bandwidth, Bytes, QueueSize, SimDuration};
+use std::fmt;
+use toml::Spanned;
+use transport::TcpConfig;
+
+/// A whole scenario, validated.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// A short name (the file stem), used for the default output folder.
+    pub name: String,
+    /// `[simulation]`.
+    pub simulation: SimulationConfig,
+    /// `[topology]`.
+    pub topology: TopologyConfig,
+    /// `[switch]`.
+    pub switch: SwitchConfig,
+    /// `[transport]`.
+    pub transport: TcpConfig,
+    /// `[[workload]]`, in file order.
+    pub workloads: Vec<WorkloadSpec>,
+    /// `[output]`.
+    pub output: OutputConfig,
+}
+
+/// `[simulation]`: the run's seed and its bounds.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SimulationConfig {
+    /// Master seed; every random stream derives from it.
+    pub seed: u64,
+    /// Stop at this simulated time. Absent: run until no event remains
+    /// (every flow closed, every source finished).
+    pub stop_time: Option<SimDuration>,
+    /// Safety cap on the number of events (the run reports if it was hit).
+    pub max_events: u64,
+}
+
+impl Default for SimulationConfig {
+    fn default() -> Self {
+        SimulationConfig { seed: 1, stop_time: None, max_events: 10_000_000_000 }
+    }
+}
+
+/// How frames are serialised on links.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Framing {
+    /// Ethernet: 38 B per frame on the wire, 46 B minimum IP packet.
+    #[default]
+    Ethernet,
+    /// No framing: only the IP packet is serialised.
+    None,
+}
+
+/// `[topology]`: its `kind` and that kind's keys, plus keys common to all.
+#[derive(Debug, Clone)]
+pub struct TopologyConfig {
+    /// The shape.
+    pub kind: TopologyKind,
+    /// Framing on the wire (`framing`, default `ethernet`).
+    pub framing: Framing,
+    /// A host NIC stops accepting TCP data at this many queued bytes
+    /// (`nic_buffer`, default 1MB); transports wait instead of dropping.
+    pub nic_buffer: Bytes,
+}
+
+/// Keys every topology accepts.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub(crate) struct TopologyCommon {
+    pub framing: Framing,
+    pub nic_buffer: Bytes,
+}
+
+impl Default for TopologyCommon {
+    fn default() -> Self {
+        TopologyCommon { framing: Framing::Ethernet, nic_buffer: Bytes(1_000_000) }
+    }
+}
+
+/// The names of [`TopologyCommon`]'s keys.
+pub(crate) const TOPOLOGY_COMMON_KEYS: &[&str] = &["framing", "nic_buffer"];
+
+/// The topology shapes.
+#[derive(Debug, Clone)]
+pub enum TopologyKind {
+    /// `kind = "star"`.
+    Star(StarSpec),
+    /// `kind = "dumbbell"`.
+    Dumbbell(DumbbellSpec),
+}
+
+/// `kind = "star"`: `hosts` hosts on one switch.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StarSpec {
+    /// Number of hosts (at least 2).
+    pub hosts: Spanned<u32>,
+    /// Rate of every host link.
+    pub link_rate: Bandwidth,
+    /// Propagation delay of every host link.
+    pub link_delay: SimDuration,
+}
+
+/// `kind = "dumbbell"`: `left` and `right` hosts on two switches joined by a bottleneck.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellSpec {
+    /// Hosts on the left switch (numbered first).
+    pub left: Spanned<u32>,
+    /// Hosts on the right switch.
+    pub right: Spanned<u32>,
+    /// Rate of the host links.
+    pub host_rate: Bandwidth,
+    /// Delay of the host links.
+    pub host_delay: SimDuration,
+    /// Rate of the switch-to-switch link.
+    pub bottleneck_rate: Bandwidth,
+    /// Delay of the switch-to-switch link.
+    pub bottleneck_delay: SimDuration,
+}
+
+/// `[switch]`: the buffer and the AQM of every switch port.
+#[derive(Debug, Clone)]
+pub struct SwitchConfig {
+    /// Per-port buffer (DropTail limit), `"300pkt"` or `"450KB"`.
+    pub buffer: QueueSize,
+    /// `[switch.aqm]`.
+    pub aqm: AqmSpec,
+}
+
+/// `[switch]` without its `aqm` table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SwitchBase {
+    pub buffer: QueueSize,
+    /// Listed so that an unknown key's error names it as valid; read separately.
+    #[allow(dead_code)]
+    pub aqm: Option<serde::de::IgnoredAny>,
+}
+
+/// `[switch.aqm]`: the plugin and its keys.
+#[derive(Debug, Clone, Copy)]
+pub enum AqmSpec {
+    /// `kind = "droptail"`: no marking; overflow drops.
+    DropTail,
+    /// `kind = "step-ecn"` with `k`: DCTCP-style marking above K.
+    StepEcn(StepEcn),
+}
+
+/// `kind = "droptail"` takes no keys.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NoKeys {}
+
+/// A set of host indices: `[1, 2, 5]` or the inclusive range `"1-16"`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostSet(pub Vec<u32>);
+
+impl<'de> Deserialize<'de> for HostSet {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = HostSet;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list of host indices such as [1, 2, 3] or a range such as \"1-16\"")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<HostSet, A::Error> {
+                let mut v = Vec::new();
+                while let Some(h) = seq.next_element::<u32>()? {
+                    v.push(h);
+                }
+                Ok(HostSet(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<HostSet, E> {
+                let bad = || E::custom(format!("'{s}' is not a host range: expected \"FIRST-LAST\", e.g. \"1-16\""));
+                let (a, b) = s.split_once('-').ok_or_else(bad)?;
+                let a: u32 = a.trim().parse().map_err(|_| bad())?;
+                let b: u32 = b.trim().parse().map_err(|_| bad())?;
+                if a > b {
+                    return Err(bad());
+                }
+                Ok(HostSet((a..=b).collect()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One `[[workload]]` table.
+#[derive(Debug, Clone)]
+pub enum WorkloadSpec {
+    /// `kind = "incast"`.
+    Incast(IncastSpec),
+    /// `kind = "long-flows"`.
+    LongFlows(LongFlowsSpec),
+    /// `kind = "poisson-packets"`.
+    PoissonPackets(PoissonSpec),
+}
+
+impl WorkloadSpec {
+    /// The `kind` string.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            WorkloadSpec::Incast(_) => "incast",
+            WorkloadSpec::LongFlows(_) => "long-flows",
+            WorkloadSpec::PoissonPackets(_) => "poisson-packets",
+        }
+    }
+}
+
+/// Many senders to one receiver, all starting together.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IncastSpec {
+    /// The receiving host.
+    pub receiver: Spanned<u32>,
+    /// The sending hosts: a list or a range string.
+    pub senders: Spanned<HostSet>,
+    /// Bytes each sender sends.
+    pub size: Spanned<Bytes>,
+    /// When every flow starts (default 0).
+    #[serde(default)]
+    pub start: SimDuration,
+}
+
+/// Long-lived flows between given pairs.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LongFlowsSpec {
+    /// `[[src, dst], ...]`.
+    pub pairs: Spanned<Vec<[u32; 2]>>,
+    /// When the flows start (default 0).
+    #[serde(default)]
+    pub start: SimDuration,
+    /// When the flows stop sending new data; absent: at the end of the run.
+    pub stop: Option<Spanned<SimDuration>>,
+    /// A size limit per flow; absent: unbounded.
+    pub size: Option<Spanned<Bytes>>,
+}
+
+/// A UDP-like source with exponential inter-arrival times (an M/D/1 input
+/// when sizes are fixed), for validating the queue model.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoissonSpec {
+    /// The sending host.
+    pub src: Spanned<u32>,
+    /// The receiving host.
+    pub dst: Spanned<u32>,
+    /// IP size of every packet (default 1500B).
+    #[serde(default = "default_packet_size")]
+    pub packet_size: Spanned<Bytes>,
+    /// Offered load as a fraction of the source's link rate, counted on the
+    /// wire (framing included): 0 < load < 1.
+    pub load: Spanned<f64>,
+    /// When the first arrival may happen (default 0).
+    #[serde(default)]
+    pub start: SimDuration,
+    /// No arrival after this time.
+    pub stop: Option<Spanned<SimDuration>>,
+    /// Send this many packets, then stop.
+    pub packets: Option<Spanned<u64>>,
+}
+
+fn default_packet_size() -> Spanned<Bytes> {
+    Spanned::new(0..0, Bytes(1500))
+}
+
+/// `[output]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OutputConfig {
+    /// Output folder (default `results/<scenario name>`); `--out` overrides it.
+    pub dir: Option<String>,
+}
+
+/// The top-level tables, read in one go; tagged tables are read separately.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ScenarioBase {
+    #[serde(default)]
+    pub simulation: SimulationConfig,
+    #[allow(dead_code)]
+    pub topology: Option<serde::de::IgnoredAny>,
+    #[allow(dead_code)]
+    pub switch: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    pub transport: TcpConfig,
+    #[allow(dead_code)]
+    pub workload: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    pub output: OutputConfig,
+}

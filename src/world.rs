@@ -1,0 +1,453 @@
+//! The simulated world: the fabric, every flow's two endpoints, the packet
+//! sources, and the event loop that joins them.
+//!
+//! Events are a plain enum addressed by ids. Network events go to the fabric;
+//! what it hands back (a packet at a host, a NIC with room) goes to the
+//! transports. Each host keeps a round-robin list of flows that have data the
+//! windows allow; its NIC pulls from that list while it has room, so a
+//! transport waits when the NIC is full instead of dropping (back-pressure).
+//! Control packets (SYN, ACK, FIN) and open-loop sources always enter the NIC.
+//!
+//! Endpoint timers are lazy: one pending timer event per endpoint, scheduled
+//! at its earliest deadline; a timer that fires early (the deadline moved
+//! later) re-arms itself, a stale one is ignored.
+
+use crate::scenario::{AqmSpec, Framing, Scenario, TopologyKind, WorkloadSpec};
+use net::{EgressAqm, Fabric, FabricConfig, FlowId, HostId, NetEvent, Outcome, Packet, Protocol, TopologyGraph, WireFormat};
+use sim_core::queue::Stop;
+use sim_core::{EventQueue, RngStream, RunLimit, SimDuration, SimTime};
+use std::collections::VecDeque;
+use transport::{FlowAddr, TcpReceiver, TcpSender};
+
+/// RNG purpose: a packet source's inter-arrival times.
+const PURPOSE_ARRIVALS: u64 = 1;
+
+/// Every event of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A network event (link delivery or end of transmission).
+    Net(NetEvent),
+    /// A flow opens its connection.
+    FlowStart(u32),
+    /// A long flow's application stops sending new data.
+    FlowStop(u32),
+    /// An endpoint's timer: the flow, and whether it is the receiver's.
+    Timer {
+        /// The flow.
+        flow: u32,
+        /// True for the receiver, false for the sender.
+        receiver: bool,
+    },
+    /// A packet source's next arrival.
+    Arrival(u32),
+}
+
+impl From<NetEvent> for Event {
+    fn from(e: NetEvent) -> Self {
+        Event::Net(e)
+    }
+}
+
+/// One TCP flow: both endpoints and its bookkeeping.
+pub struct Flow {
+    /// Index of the `[[workload]]` that created it.
+    pub workload: u32,
+    /// The sender, at the source host.
+    pub sender: TcpSender,
+    /// The receiver, at the destination host.
+    pub receiver: TcpReceiver,
+    /// When the flow starts.
+    pub start: SimTime,
+    ready: bool,
+    timers: [Option<SimTime>; 2],
+}
+
+/// An open-loop packet source with exponential inter-arrival times.
+pub struct Source {
+    /// Index of the `[[workload]]` that created it.
+    pub workload: u32,
+    /// Sending host.
+    pub src: HostId,
+    /// Receiving host.
+    pub dst: HostId,
+    /// IP bytes per packet.
+    pub size_bytes: u32,
+    mean_gap: SimDuration,
+    stop: SimTime,
+    remaining: u64,
+    rng: RngStream,
+    /// Packets sent.
+    pub sent: u64,
+    /// Packets received at the destination.
+    pub received: u64,
+    /// Sum of one-way delays of received packets (ps).
+    pub delay_sum_ps: u128,
+}
+
+/// Why a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// No event remained: every flow closed and every source finished.
+    Completed,
+    /// The scenario's stop time was reached.
+    StopTime,
+    /// The event cap was reached (a safety net: results are partial).
+    EventLimit,
+}
+
+impl StopReason {
+    /// The name used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::Completed => "completed",
+            StopReason::StopTime => "stop_time",
+            StopReason::EventLimit => "event_limit",
+        }
+    }
+}
+
+/// The world could not be built from the scenario.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The topology is not a network.
+    #[error("topology: {0}")]
+    Topology(#[from] net::TopologyError),
+}
+
+/// The simulated world.
+pub struct World {
+    q: EventQueue<Event>,
+    /// The network.
+    pub fabric: Fabric,
+    /// Every TCP flow, indexed by flow id.
+    pub flows: Vec<Flow>,
+    /// Every packet source.
+    pub sources: Vec<Source>,
+    ready: Vec<VecDeque<u32>>,
+    scratch: Vec<Packet>,
+    limit: RunLimit,
+    /// Time of the last event that did work (stale timer events do none).
+    last_activity: SimTime,
+    stop: Option<StopReason>,
+}
+
+/// Builds the AQM plugin of a switch port: the one registry from a scenario's
+/// `kind` to a plugin.
+fn make_aqm(spec: &AqmSpec) -> Box<dyn EgressAqm> {
+    match spec {
+        AqmSpec::DropTail => Box::new(aqm::DropTail),
+        AqmSpec::StepEcn(s) => Box::new(*s),
+    }
+}
+
+/// The topology graph a scenario describes.
+pub fn build_graph(kind: &TopologyKind) -> TopologyGraph {
+    match kind {
+        TopologyKind::Star(s) => TopologyGraph::star(*s.hosts.get_ref(), s.link_rate, s.link_delay),
+        TopologyKind::Dumbbell(d) => TopologyGraph::dumbbell(
+            *d.left.get_ref(),
+            *d.right.get_ref(),
+            d.host_rate,
+            d.host_delay,
+            d.bottleneck_rate,
+            d.bottleneck_delay,
+        ),
+    }
+}
+
+impl World {
+    /// Builds the world for a validated scenario under `seed`.
+    pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
+        let graph = build_graph(&sc.topology.kind);
+        let wire = match sc.topology.framing {
+            Framing::Ethernet => WireFormat::ETHERNET,
+            Framing::None => WireFormat::NONE,
+        };
+        let cfg = FabricConfig { wire, switch_buffer: sc.switch.buffer, nic_buffer_bytes: sc.topology.nic_buffer.0 };
+        let fabric = Fabric::new(&graph, cfg, |_| Some(make_aqm(&sc.switch.aqm)))?;
+        let hosts = fabric.host_count();
+        let mut w = World {
+            q: EventQueue::with_capacity(4096),
+            fabric,
+            flows: Vec::new(),
+            sources: Vec::new(),
+            ready: vec![VecDeque::new(); hosts],
+            scratch: Vec::with_capacity(16),
+            limit: RunLimit {
+                end: sc.simulation.stop_time.map_or(SimTime::MAX, |d| SimTime::ZERO + d),
+                max_events: sc.simulation.max_events,
+            },
+            last_activity: SimTime::ZERO,
+            stop: None,
+        };
+        for (wi, spec) in sc.workloads.iter().enumerate() {
+            let wi = wi as u32;
+            match spec {
+                WorkloadSpec::Incast(s) => {
+                    let at = SimTime::ZERO + s.start;
+                    for &h in &s.senders.get_ref().0 {
+                        w.add_flow(sc, wi, HostId(h), HostId(*s.receiver.get_ref()), s.size.get_ref().0, at, None);
+                    }
+                }
+                WorkloadSpec::LongFlows(s) => {
+                    let at = SimTime::ZERO + s.start;
+                    let size = s.size.as_ref().map_or(u64::MAX - 2, |b| b.get_ref().0);
+                    let stop = s.stop.as_ref().map(|d| SimTime::ZERO + *d.get_ref());
+                    for &[a, b] in s.pairs.get_ref() {
+                        w.add_flow(sc, wi, HostId(a), HostId(b), size, at, stop);
+                    }
+                }
+                WorkloadSpec::PoissonPackets(s) => {
+                    let src = HostId(*s.src.get_ref());
+                    let size = s.packet_size.get_ref().0 as u32;
+                    let rate = w.fabric.port(w.fabric.host_port(src)).rate;
+                    let service = rate.tx_time(wire.wire_bytes(size));
+                    let mean_gap = SimDuration::from_ps_f64(service.ps() as f64 / *s.load.get_ref());
+                    let id = w.sources.len() as u32;
+                    let mut rng = RngStream::new(seed, wi as u64, PURPOSE_ARRIVALS);
+                    let first = SimTime::ZERO + s.start + rng.exp_duration(mean_gap);
+                    w.sources.push(Source {
+                        workload: wi,
+                        src,
+                        dst: HostId(*s.dst.get_ref()),
+                        size_bytes: size,
+                        mean_gap,
+                        stop: s.stop.as_ref().map_or(SimTime::MAX, |d| SimTime::ZERO + *d.get_ref()),
+                        remaining: s.packets.as_ref().map_or(u64::MAX, |n| *n.get_ref()),
+                        rng,
+                        sent: 0,
+                        received: 0,
+                        delay_sum_ps: 0,
+                    });
+                    w.schedule_arrival(id, first);
+                }
+            }
+        }
+        Ok(w)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add_flow(&mut self, sc: &Scenario, wi: u32, src: HostId, dst: HostId, size: u64, at: SimTime, stop: Option<SimTime>) {
+        let id = self.flows.len() as u32;
+        let addr = FlowAddr {
+            flow: FlowId(id),
+            src,
+            dst,
+            sport: 10_000 + (id % 50_000) as u16,
+            dport: 5001,
+            priority: 0,
+        };
+        self.flows.push(Flow {
+            workload: wi,
+            sender: TcpSender::new(addr, size, &sc.transport),
+            receiver: TcpReceiver::new(addr, &sc.transport),
+            start: at,
+            ready: false,
+            timers: [None, None],
+        });
+        self.q.schedule(at, Event::FlowStart(id));
+        if let Some(t) = stop {
+            self.q.schedule(t, Event::FlowStop(id));
+        }
+    }
+
+    fn schedule_arrival(&mut self, id: u32, at: SimTime) {
+        let s = &self.sources[id as usize];
+        if s.remaining > 0 && at <= s.stop {
+            self.q.schedule(at, Event::Arrival(id));
+        }
+    }
+
+    /// The current simulated time.
+    pub fn now(&self) -> SimTime {
+        self.q.now()
+    }
+
+    /// The end of the run as reported: the stop time if the run was cut
+    /// there, else the last event that did work (a completed run may leave
+    /// superseded timer events behind; they do not extend it).
+    pub fn end_time(&self) -> SimTime {
+        match self.stop {
+            Some(StopReason::Completed) => self.last_activity,
+            _ => self.q.now(),
+        }
+    }
+
+    /// Events processed so far.
+    pub fn events_processed(&self) -> u64 {
+        self.q.events_processed()
+    }
+
+    /// Runs to the scenario's end (stop time, completion, or the event cap).
+    pub fn run(&mut self) -> StopReason {
+        self.run_until(self.limit.end)
+    }
+
+    /// Runs until `t` (inclusive) or an earlier end; time-averages then cover
+    /// up to `t` if the run was cut there.
+    pub fn run_until(&mut self, t: SimTime) -> StopReason {
+        let lim = RunLimit { end: t.min(self.limit.end), max_events: self.limit.max_events };
+        let reason = loop {
+            match self.q.pop_within(&lim) {
+                Ok((now, ev)) => self.dispatch(now, ev),
+                Err(Stop::Drained) => break StopReason::Completed,
+                Err(Stop::EventLimit) => break StopReason::EventLimit,
+                Err(Stop::EndTime) => {
+                    self.q.advance_to(lim.end);
+                    break StopReason::StopTime;
+                }
+            }
+        };
+        self.stop = Some(reason);
+        reason
+    }
+
+    #[inline]
+    fn dispatch(&mut self, now: SimTime, ev: Event) {
+        if !matches!(ev, Event::Timer { .. }) {
+            self.last_activity = now;
+        }
+        match ev {
+            Event::Net(e) => match self.fabric.handle(e, &mut self.q) {
+                Outcome::Nothing => {}
+                Outcome::Delivered { host, pkt } => {
+                    let p = *self.fabric.packets.get(pkt);
+                    self.fabric.packets.free(pkt);
+                    self.on_host_packet(now, host, &p);
+                }
+                Outcome::NicReady { host } => self.pump(now, host),
+            },
+            Event::FlowStart(f) => {
+                self.flows[f as usize].sender.start(now, &mut self.scratch);
+                self.flush();
+                self.after_sender(now, f);
+            }
+            Event::FlowStop(f) => {
+                self.flows[f as usize].sender.stop_app(now, &mut self.scratch);
+                self.flush();
+                self.after_sender(now, f);
+            }
+            Event::Timer { flow, receiver } => {
+                let fl = &mut self.flows[flow as usize];
+                if fl.timers[receiver as usize] != Some(now) {
+                    return; // superseded by an earlier deadline
+                }
+                fl.timers[receiver as usize] = None;
+                self.last_activity = now;
+                if receiver {
+                    fl.receiver.on_timer(now, &mut self.scratch);
+                    self.flush();
+                    self.arm(flow, true);
+                } else {
+                    fl.sender.on_timer(now, &mut self.scratch);
+                    self.flush();
+                    self.after_sender(now, flow);
+                }
+            }
+            Event::Arrival(s) => self.on_arrival(now, s),
+        }
+    }
+
+    fn on_host_packet(&mut self, now: SimTime, host: HostId, p: &Packet) {
+        debug_assert_eq!(host, p.dst);
+        if p.protocol == Protocol::Udp {
+            let s = &mut self.sources[p.flow.idx()];
+            s.received += 1;
+            s.delay_sum_ps += now.since(p.created_at).ps() as u128;
+            return;
+        }
+        let f = p.flow.0;
+        let fl = &mut self.flows[f as usize];
+        if p.reverse {
+            fl.sender.on_packet(now, p, &mut self.scratch);
+            self.flush();
+            self.after_sender(now, f);
+        } else {
+            fl.receiver.on_packet(now, p, &mut self.scratch);
+            self.flush();
+            self.arm(f, true);
+        }
+    }
+
+    /// Hands every packet an endpoint emitted to its host's NIC.
+    #[inline]
+    fn flush(&mut self) {
+        let mut out = std::mem::take(&mut self.scratch);
+        for p in out.drain(..) {
+            self.fabric.host_send(p.src, p, &mut self.q);
+        }
+        self.scratch = out;
+    }
+
+    /// After a sender changed: re-arm its timer, queue it for the NIC if it
+    /// has data to send, and let the NIC pull.
+    #[inline]
+    fn after_sender(&mut self, now: SimTime, f: u32) {
+        self.arm(f, false);
+        let fl = &mut self.flows[f as usize];
+        let host = fl.sender.addr().src;
+        if !fl.ready && fl.sender.wants_transmit() {
+            fl.ready = true;
+            self.ready[host.idx()].push_back(f);
+        }
+        self.pump(now, host);
+    }
+
+    /// The NIC of `host` pulls data segments round-robin from ready flows.
+    #[inline]
+    fn pump(&mut self, now: SimTime, host: HostId) {
+        while self.fabric.nic_has_room(host) {
+            let Some(f) = self.ready[host.idx()].pop_front() else { break };
+            let fl = &mut self.flows[f as usize];
+            match fl.sender.poll_transmit(now) {
+                Some(p) => {
+                    if fl.sender.wants_transmit() {
+                        self.ready[host.idx()].push_back(f);
+                    } else {
+                        fl.ready = false;
+                    }
+                    self.fabric.host_send(host, p, &mut self.q);
+                    self.arm(f, false);
+                }
+                None => fl.ready = false,
+            }
+        }
+    }
+
+    /// Schedules the endpoint's timer event if its deadline is earlier than
+    /// the one already pending.
+    #[inline]
+    fn arm(&mut self, f: u32, receiver: bool) {
+        let fl = &mut self.flows[f as usize];
+        let deadline = if receiver { fl.receiver.deadline() } else { fl.sender.deadline() };
+        if let Some(d) = deadline {
+            let slot = &mut fl.timers[receiver as usize];
+            if slot.is_none_or(|t| d < t) {
+                *slot = Some(d);
+                self.q.schedule(d.max(self.q.now()), Event::Timer { flow: f, receiver });
+            }
+        }
+    }
+
+    fn on_arrival(&mut self, now: SimTime, id: u32) {
+        let s = &mut self.sources[id as usize];
+        s.sent += 1;
+        s.remaining -= 1;
+        let pkt = Packet {
+            flow: FlowId(id),
+            src: s.src,
+            dst: s.dst,
+            sport: 20_000 + (id % 40_000) as u16,
+            dport: 9,
+            size_bytes: s.size_bytes,
+            payload_bytes: s.size_bytes - net::packet::UDP_IP_HEADER_BYTES,
+            protocol: Protocol::Udp,
+            created_at: now,
+            ..Packet::default()
+        };
+        let next = now + s.rng.exp_duration(s.mean_gap);
+        let src = s.src;
+        self.fabric.host_send(src, pkt, &mut self.q);
+        self.schedule_arrival(id, next);
+    }
+}
