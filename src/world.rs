@@ -333,7 +333,10 @@ impl World {
                     return; // superseded by an earlier deadline
                 }
                 fl.timers[receiver as usize] = None;
-                self.last_activity = now;
+                let deadline = if receiver { fl.receiver.deadline() } else { fl.sender.deadline() };
+                if deadline.is_some_and(|d| d <= now) {
+                    self.last_activity = now; // a timer that expires does work
+                }
                 if receiver {
                     fl.receiver.on_timer(now, &mut self.scratch);
                     self.flush();

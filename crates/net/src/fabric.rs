@@ -338,7 +338,9 @@ impl Fabric {
         port.stats.tx_bytes += pkt.size_bytes as u64;
         port.stats.wait_sum_ps += now.since(pkt.enqueued_at).ps() as u128;
         port.stats.wait_count += 1;
-        let tx_end = now + port.rate.tx_time(wire.wire_bytes(pkt.size_bytes));
+        let wire_bytes = wire.wire_bytes(pkt.size_bytes);
+        port.stats.tx_wire_bytes += wire_bytes;
+        let tx_end = now + port.rate.tx_time(wire_bytes);
         port.busy = true;
         sched.schedule_net(tx_end, NetEvent::TxDone(p));
         let arrival = tx_end + port.delay;

@@ -30,6 +30,8 @@ pub struct PortStats {
     pub tx_packets: u64,
     /// IP bytes that started transmission.
     pub tx_bytes: u64,
+    /// Bytes serialised on the wire (framing and padding included).
+    pub tx_wire_bytes: u64,
     /// Packets dropped because the buffer was full.
     pub drops_overflow: u64,
     /// Packets dropped early by the AQM.

@@ -1,0 +1,46 @@
+//! The queue model against M/D/1 theory: Poisson arrivals of fixed-size
+//! packets at the sending host's NIC. Mean wait W = rho S / (2 (1 - rho)).
+mod common;
+
+fn md1(load: f64) -> (f64, f64) {
+    let (_, s) = common::run(&format!(
+        r#"
+        [simulation]
+        seed = 7
+        [topology]
+        kind = "star"
+        hosts = 2
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [switch]
+        buffer = "1000000pkt"
+        [[workload]]
+        kind = "poisson-packets"
+        src = 0
+        dst = 1
+        packet_size = "1500B"
+        load = {load}
+        packets = 1000000
+        "#
+    ));
+    let src = &s.sources[0];
+    assert_eq!(src.packets_sent, 1_000_000);
+    assert_eq!(src.packets_received, 1_000_000);
+    assert_eq!(s.drops, 0);
+    // S: 1538 wire bytes at 10 Gb/s.
+    let service_ns = 1538.0 * 8.0 / 10.0;
+    let theory = load * service_ns / (2.0 * (1.0 - load));
+    (src.mean_nic_wait_ns, theory)
+}
+
+#[test]
+fn md1_mean_wait_at_load_0_5_within_3_percent() {
+    let (got, want) = md1(0.5);
+    assert!((got / want - 1.0).abs() < 0.03, "W = {got:.2} ns, M/D/1 says {want:.2} ns");
+}
+
+#[test]
+fn md1_mean_wait_at_load_0_8_within_5_percent() {
+    let (got, want) = md1(0.8);
+    assert!((got / want - 1.0).abs() < 0.05, "W = {got:.2} ns, M/D/1 says {want:.2} ns");
+}
