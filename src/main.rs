@@ -40,7 +40,11 @@ fn main() {
 
 fn run() -> Result<()> {
     match Cli::parse().command {
-        Command::Run { scenario, out, seed } => run_one(scenario, out, seed),
+        Command::Run {
+            scenario,
+            out,
+            seed,
+        } => run_one(scenario, out, seed),
     }
 }
 

@@ -116,7 +116,11 @@ impl RunSummary {
             }
         }
         let span_ps = last_end.saturating_since(first_start).ps();
-        let goodput_gbps = if span_ps == 0 { 0.0 } else { bytes as f64 * 8.0 / span_ps as f64 * 1e3 };
+        let goodput_gbps = if span_ps == 0 {
+            0.0
+        } else {
+            bytes as f64 * 8.0 / span_ps as f64 * 1e3
+        };
         let switch_ports = world.fabric.ports().iter().filter(|p| p.aqm.is_some());
         let (mut drops, mut marks, mut maxq) = (0, 0, 0);
         for p in switch_ports {
@@ -136,7 +140,11 @@ impl RunSummary {
                     packets_sent: s.sent,
                     packets_received: s.received,
                     mean_nic_wait_ns: nic.mean_wait_ps() / 1e3,
-                    mean_delay_us: if s.received == 0 { 0.0 } else { s.delay_sum_ps as f64 / s.received as f64 / 1e6 },
+                    mean_delay_us: if s.received == 0 {
+                        0.0
+                    } else {
+                        s.delay_sum_ps as f64 / s.received as f64 / 1e6
+                    },
                 }
             })
             .collect();
@@ -168,16 +176,28 @@ impl RunSummary {
     pub fn human(&self) -> String {
         let f = &self.flows;
         let mut s = String::new();
-        let _ = writeln!(s, "scenario {} (seed {}): {}", self.scenario, self.seed, self.stop_reason);
+        let _ = writeln!(
+            s,
+            "scenario {} (seed {}): {}",
+            self.scenario, self.seed, self.stop_reason
+        );
         if f.total > 0 {
             let _ = writeln!(s, "  flows completed   {}/{}", f.completed, f.total);
-            let _ = writeln!(s, "  goodput           {:.3} Gb/s aggregate (Jain {:.3})", f.goodput_gbps, f.jain_index);
+            let _ = writeln!(
+                s,
+                "  goodput           {:.3} Gb/s aggregate (Jain {:.3})",
+                f.goodput_gbps, f.jain_index
+            );
             let _ = writeln!(
                 s,
                 "  FCT               mean {:.1} us, p50 {:.1} us, p99 {:.1} us, max {:.1} us",
                 f.fct_us.mean, f.fct_us.p50, f.fct_us.p99, f.fct_us.max
             );
-            let _ = writeln!(s, "  retransmissions   {} ({} timeouts)", f.retransmissions, f.timeouts);
+            let _ = writeln!(
+                s,
+                "  retransmissions   {} ({} timeouts)",
+                f.retransmissions, f.timeouts
+            );
         }
         for src in &self.sources {
             let _ = writeln!(
@@ -186,8 +206,18 @@ impl RunSummary {
                 src.src, src.dst, src.packets_sent, src.packets_received, src.mean_nic_wait_ns
             );
         }
-        let _ = writeln!(s, "  switch            {} drops, {} ECN marks, max queue {} pkt", self.drops, self.ecn_marks, self.max_switch_queue_packets);
-        let _ = write!(s, "  simulated         {:.3} ms, {} events, {} packet hops", self.simulated_time_us / 1e3, self.events, self.packet_hops);
+        let _ = writeln!(
+            s,
+            "  switch            {} drops, {} ECN marks, max queue {} pkt",
+            self.drops, self.ecn_marks, self.max_switch_queue_packets
+        );
+        let _ = write!(
+            s,
+            "  simulated         {:.3} ms, {} events, {} packet hops",
+            self.simulated_time_us / 1e3,
+            self.events,
+            self.packet_hops
+        );
         s
     }
 }
@@ -235,9 +265,15 @@ pub fn flows_csv(world: &World) -> String {
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder,
 /// flushed to disk, then renamed over the target.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     {
         let mut f = std::fs::File::create(&tmp)?;

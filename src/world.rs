@@ -13,7 +13,10 @@
 //! later) re-arms itself, a stale one is ignored.
 
 use crate::scenario::{AqmSpec, Framing, Scenario, TopologyKind, WorkloadSpec};
-use net::{EgressAqm, Fabric, FabricConfig, FlowId, HostId, NetEvent, Outcome, Packet, Protocol, TopologyGraph, WireFormat};
+use net::{
+    EgressAqm, Fabric, FabricConfig, FlowId, HostId, NetEvent, Outcome, Packet, Protocol,
+    TopologyGraph, WireFormat,
+};
 use sim_core::queue::Stop;
 use sim_core::{EventQueue, RngStream, RunLimit, SimDuration, SimTime};
 use std::collections::VecDeque;
@@ -163,7 +166,11 @@ impl World {
             Framing::Ethernet => WireFormat::ETHERNET,
             Framing::None => WireFormat::NONE,
         };
-        let cfg = FabricConfig { wire, switch_buffer: sc.switch.buffer, nic_buffer_bytes: sc.topology.nic_buffer.0 };
+        let cfg = FabricConfig {
+            wire,
+            switch_buffer: sc.switch.buffer,
+            nic_buffer_bytes: sc.topology.nic_buffer.0,
+        };
         let fabric = Fabric::new(&graph, cfg, |_| Some(make_aqm(&sc.switch.aqm)))?;
         let hosts = fabric.host_count();
         let mut w = World {
@@ -174,7 +181,10 @@ impl World {
             ready: vec![VecDeque::new(); hosts],
             scratch: Vec::with_capacity(16),
             limit: RunLimit {
-                end: sc.simulation.stop_time.map_or(SimTime::MAX, |d| SimTime::ZERO + d),
+                end: sc
+                    .simulation
+                    .stop_time
+                    .map_or(SimTime::MAX, |d| SimTime::ZERO + d),
                 max_events: sc.simulation.max_events,
             },
             last_activity: SimTime::ZERO,
@@ -186,7 +196,15 @@ impl World {
                 WorkloadSpec::Incast(s) => {
                     let at = SimTime::ZERO + s.start;
                     for &h in &s.senders.get_ref().0 {
-                        w.add_flow(sc, wi, HostId(h), HostId(*s.receiver.get_ref()), s.size.get_ref().0, at, None);
+                        w.add_flow(
+                            sc,
+                            wi,
+                            HostId(h),
+                            HostId(*s.receiver.get_ref()),
+                            s.size.get_ref().0,
+                            at,
+                            None,
+                        );
                     }
                 }
                 WorkloadSpec::LongFlows(s) => {
@@ -202,7 +220,8 @@ impl World {
                     let size = s.packet_size.get_ref().0 as u32;
                     let rate = w.fabric.port(w.fabric.host_port(src)).rate;
                     let service = rate.tx_time(wire.wire_bytes(size));
-                    let mean_gap = SimDuration::from_ps_f64(service.ps() as f64 / *s.load.get_ref());
+                    let mean_gap =
+                        SimDuration::from_ps_f64(service.ps() as f64 / *s.load.get_ref());
                     let id = w.sources.len() as u32;
                     let mut rng = RngStream::new(seed, wi as u64, PURPOSE_ARRIVALS);
                     let first = SimTime::ZERO + s.start + rng.exp_duration(mean_gap);
@@ -212,7 +231,10 @@ impl World {
                         dst: HostId(*s.dst.get_ref()),
                         size_bytes: size,
                         mean_gap,
-                        stop: s.stop.as_ref().map_or(SimTime::MAX, |d| SimTime::ZERO + *d.get_ref()),
+                        stop: s
+                            .stop
+                            .as_ref()
+                            .map_or(SimTime::MAX, |d| SimTime::ZERO + *d.get_ref()),
                         remaining: s.packets.as_ref().map_or(u64::MAX, |n| *n.get_ref()),
                         rng,
                         sent: 0,
@@ -227,7 +249,16 @@ impl World {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn add_flow(&mut self, sc: &Scenario, wi: u32, src: HostId, dst: HostId, size: u64, at: SimTime, stop: Option<SimTime>) {
+    fn add_flow(
+        &mut self,
+        sc: &Scenario,
+        wi: u32,
+        src: HostId,
+        dst: HostId,
+        size: u64,
+        at: SimTime,
+        stop: Option<SimTime>,
+    ) {
         let id = self.flows.len() as u32;
         let addr = FlowAddr {
             flow: FlowId(id),
@@ -286,7 +317,10 @@ impl World {
     /// Runs until `t` (inclusive) or an earlier end; time-averages then cover
     /// up to `t` if the run was cut there.
     pub fn run_until(&mut self, t: SimTime) -> StopReason {
-        let lim = RunLimit { end: t.min(self.limit.end), max_events: self.limit.max_events };
+        let lim = RunLimit {
+            end: t.min(self.limit.end),
+            max_events: self.limit.max_events,
+        };
         let reason = loop {
             match self.q.pop_within(&lim) {
                 Ok((now, ev)) => self.dispatch(now, ev),
@@ -323,7 +357,9 @@ impl World {
                 self.after_sender(now, f);
             }
             Event::FlowStop(f) => {
-                self.flows[f as usize].sender.stop_app(now, &mut self.scratch);
+                self.flows[f as usize]
+                    .sender
+                    .stop_app(now, &mut self.scratch);
                 self.flush();
                 self.after_sender(now, f);
             }
@@ -333,7 +369,11 @@ impl World {
                     return; // superseded by an earlier deadline
                 }
                 fl.timers[receiver as usize] = None;
-                let deadline = if receiver { fl.receiver.deadline() } else { fl.sender.deadline() };
+                let deadline = if receiver {
+                    fl.receiver.deadline()
+                } else {
+                    fl.sender.deadline()
+                };
                 if deadline.is_some_and(|d| d <= now) {
                     self.last_activity = now; // a timer that expires does work
                 }
@@ -400,7 +440,9 @@ impl World {
     #[inline]
     fn pump(&mut self, now: SimTime, host: HostId) {
         while self.fabric.nic_has_room(host) {
-            let Some(f) = self.ready[host.idx()].pop_front() else { break };
+            let Some(f) = self.ready[host.idx()].pop_front() else {
+                break;
+            };
             let fl = &mut self.flows[f as usize];
             match fl.sender.poll_transmit(now) {
                 Some(p) => {
@@ -422,12 +464,17 @@ impl World {
     #[inline]
     fn arm(&mut self, f: u32, receiver: bool) {
         let fl = &mut self.flows[f as usize];
-        let deadline = if receiver { fl.receiver.deadline() } else { fl.sender.deadline() };
+        let deadline = if receiver {
+            fl.receiver.deadline()
+        } else {
+            fl.sender.deadline()
+        };
         if let Some(d) = deadline {
             let slot = &mut fl.timers[receiver as usize];
             if slot.is_none_or(|t| d < t) {
                 *slot = Some(d);
-                self.q.schedule(d.max(self.q.now()), Event::Timer { flow: f, receiver });
+                self.q
+                    .schedule(d.max(self.q.now()), Event::Timer { flow: f, receiver });
             }
         }
     }

@@ -26,7 +26,10 @@ fn err(text: &str) -> ScenarioError {
 }
 
 fn line_of(text: &str, needle: &str) -> usize {
-    text.lines().position(|l| l.contains(needle)).expect("needle") + 1
+    text.lines()
+        .position(|l| l.contains(needle))
+        .expect("needle")
+        + 1
 }
 
 #[test]
@@ -58,7 +61,12 @@ fn unknown_kind_lists_the_kinds() {
     let s = e.to_string();
     assert_eq!(e.line, line_of(&text, "incest"));
     assert_eq!(e.key, "workload[0].kind");
-    assert!(s.contains("\"incast\"") && s.contains("\"long-flows\"") && s.contains("\"poisson-packets\""), "{s}");
+    assert!(
+        s.contains("\"incast\"")
+            && s.contains("\"long-flows\"")
+            && s.contains("\"poisson-packets\""),
+        "{s}"
+    );
     let e = err(&GOOD.replace("kind = \"star\"", "kind = \"ring\""));
     assert!(e.to_string().contains("\"star\", \"dumbbell\""), "{e}");
     let e = err(&format!("{GOOD}\n[switch.aqm]\nkind = \"codel\"\n"));
@@ -85,7 +93,10 @@ fn missing_host_is_named_with_the_valid_range() {
     let s = e.to_string();
     assert_eq!(e.line, line_of(&text, "senders"));
     assert_eq!(e.key, "workload[0].senders");
-    assert!(s.contains("host 7 does not exist") && s.contains("0 to 3"), "{s}");
+    assert!(
+        s.contains("host 7 does not exist") && s.contains("0 to 3"),
+        "{s}"
+    );
     let text = GOOD.replace("receiver = 0", "receiver = 4");
     assert_eq!(err(&text).line, line_of(&text, "receiver"));
 }
@@ -114,11 +125,16 @@ fn unbounded_runs_need_a_stop_time() {
 
 #[test]
 fn transport_ranges_are_checked() {
-    let e = err(&format!("{GOOD}\n[transport]\nrto_min = \"2s\"\nrto_max = \"1s\"\n"));
+    let e = err(&format!(
+        "{GOOD}\n[transport]\nrto_min = \"2s\"\nrto_max = \"1s\"\n"
+    ));
     assert_eq!(e.key, "transport.rto_min");
     assert!(e.line > 0, "{e}");
     let e = err(&format!("{GOOD}\n[transport]\ncc = \"cubic\"\n"));
-    assert!(e.to_string().contains("newreno") && e.to_string().contains("dctcp"), "{e}");
+    assert!(
+        e.to_string().contains("newreno") && e.to_string().contains("dctcp"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -133,10 +149,17 @@ fn cli_reports_errors_without_panicking() {
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("bad.toml");
     std::fs::write(&f, GOOD.replace("\"1us\"", "\"1 fortnight\"")).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dcnsim")).args(["run"]).arg(&f).output().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dcnsim"))
+        .args(["run"])
+        .arg(&f)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("bad.toml:5:") && err.contains("topology.link_delay"), "{err}");
+    assert!(
+        err.contains("bad.toml:5:") && err.contains("topology.link_delay"),
+        "{err}"
+    );
     assert!(!err.contains("panicked"));
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -36,7 +36,11 @@ fn dctcp_eight_long_flows_keep_queue_near_k() {
     let snap = |w: &World| {
         let st = &w.fabric.port(port).stats;
         let acked: Vec<u64> = w.flows.iter().map(|f| f.sender.bytes_acked()).collect();
-        (st.queue_packets_area.area_at(w.now().ps()), st.tx_wire_bytes, acked)
+        (
+            st.queue_packets_area.area_at(w.now().ps()),
+            st.tx_wire_bytes,
+            acked,
+        )
     };
     let (area0, wire0, acked0) = snap(&w);
     w.run();
@@ -45,10 +49,17 @@ fn dctcp_eight_long_flows_keep_queue_near_k() {
     let dt_ps = t1.since(t0).ps() as f64;
     let avg_q = (area1 - area0) as f64 / dt_ps;
     let util = (wire1 - wire0) as f64 * 8.0 / (10e9 * dt_ps / 1e12);
-    let shares: Vec<f64> = acked1.iter().zip(&acked0).map(|(a, b)| (a - b) as f64).collect();
+    let shares: Vec<f64> = acked1
+        .iter()
+        .zip(&acked0)
+        .map(|(a, b)| (a - b) as f64)
+        .collect();
     let jain = jain_index(&shares);
     let drops: u64 = w.fabric.ports().iter().map(|p| p.stats.drops()).sum();
-    assert!((32.5..=130.0).contains(&avg_q), "time-average queue {avg_q:.1} packets, K = 65");
+    assert!(
+        (32.5..=130.0).contains(&avg_q),
+        "time-average queue {avg_q:.1} packets, K = 65"
+    );
     assert!(util >= 0.95, "utilisation {util:.4}");
     assert_eq!(drops, 0);
     assert!(jain >= 0.95, "Jain {jain:.4}, shares {shares:?}");

@@ -9,7 +9,11 @@ fn run_cli(out: &PathBuf, seed: &str) {
         .args(["--seed", seed])
         .output()
         .expect("dcnsim runs");
-    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
 }
 
 #[test]

@@ -30,10 +30,17 @@ fn shallow_buffer_collapses_and_deep_buffer_does_not() {
     let deep = incast("100000pkt");
     assert_eq!(shallow.flows.completed, 64);
     assert_eq!(deep.flows.completed, 64);
-    assert!(shallow.flows.timeouts > 0, "no timeouts with a 100-packet buffer");
+    assert!(
+        shallow.flows.timeouts > 0,
+        "no timeouts with a 100-packet buffer"
+    );
     assert!(shallow.drops > 0);
     assert_eq!((deep.drops, deep.flows.timeouts), (0, 0));
-    assert!(deep.flows.goodput_gbps > 9.0, "deep-buffer goodput {}", deep.flows.goodput_gbps);
+    assert!(
+        deep.flows.goodput_gbps > 9.0,
+        "deep-buffer goodput {}",
+        deep.flows.goodput_gbps
+    );
     assert!(
         shallow.flows.goodput_gbps < 0.25 * deep.flows.goodput_gbps,
         "shallow {} Gb/s vs deep {} Gb/s",

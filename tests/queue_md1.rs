@@ -36,11 +36,17 @@ fn md1(load: f64) -> (f64, f64) {
 #[test]
 fn md1_mean_wait_at_load_0_5_within_3_percent() {
     let (got, want) = md1(0.5);
-    assert!((got / want - 1.0).abs() < 0.03, "W = {got:.2} ns, M/D/1 says {want:.2} ns");
+    assert!(
+        (got / want - 1.0).abs() < 0.03,
+        "W = {got:.2} ns, M/D/1 says {want:.2} ns"
+    );
 }
 
 #[test]
 fn md1_mean_wait_at_load_0_8_within_5_percent() {
     let (got, want) = md1(0.8);
-    assert!((got / want - 1.0).abs() < 0.05, "W = {got:.2} ns, M/D/1 says {want:.2} ns");
+    assert!(
+        (got / want - 1.0).abs() < 0.05,
+        "W = {got:.2} ns, M/D/1 says {want:.2} ns"
+    );
 }

@@ -30,13 +30,29 @@ fn newreno_single_flow_reaches_95_percent_of_header_adjusted_line_rate() {
     assert_eq!(s.flows.retransmissions, 0);
     let f = &w.flows[0];
     // From the SYN to the ACK of the last byte.
-    let secs = f.sender.completed_at().unwrap().since(f.start).as_secs_f64();
+    let secs = f
+        .sender
+        .completed_at()
+        .unwrap()
+        .since(f.start)
+        .as_secs_f64();
     let goodput = 100e6 * 8.0 / secs;
     // C x MSS / (bytes on the wire per full segment) = 10G x 1460 / 1538.
     let line = 10e9 * 1460.0 / 1538.0;
-    assert!(goodput >= 0.95 * line, "goodput {:.4} Gb/s < 95% of {:.4}", goodput / 1e9, line / 1e9);
+    assert!(
+        goodput >= 0.95 * line,
+        "goodput {:.4} Gb/s < 95% of {:.4}",
+        goodput / 1e9,
+        line / 1e9
+    );
     assert!(goodput <= line, "faster than the wire allows: {goodput}");
     // The receiver's window never limited the flow: scaling was negotiated.
     assert!(f.receiver.wscale() > 0);
-    assert!(w.fabric.port(w.fabric.port_towards_host(HostId(1))).stats.drops() == 0);
+    assert!(
+        w.fabric
+            .port(w.fabric.port_towards_host(HostId(1)))
+            .stats
+            .drops()
+            == 0
+    );
 }

@@ -41,7 +41,12 @@ pub(crate) struct Source<'a> {
 
 impl Source<'_> {
     /// An error at `span` (or at no place) about `key`.
-    pub fn error(&self, span: Option<Range<usize>>, key: &str, message: impl Into<String>) -> ScenarioError {
+    pub fn error(
+        &self,
+        span: Option<Range<usize>>,
+        key: &str,
+        message: impl Into<String>,
+    ) -> ScenarioError {
         let (line, col) = match span {
             Some(s) => {
                 let start = s.start.min(self.text.len());
@@ -52,15 +57,24 @@ impl Source<'_> {
             }
             None => (0, 0),
         };
-        ScenarioError { file: self.file.to_string(), line, col, key: key.to_string(), message: message.into() }
+        ScenarioError {
+            file: self.file.to_string(),
+            line,
+            col,
+            key: key.to_string(),
+            message: message.into(),
+        }
     }
 
     /// Converts a toml error; `prefix` is the dotted path of the table it came from.
-    pub fn from_toml(&self, e: &toml::de::Error, prefix: &str) -> ScenarioError {
+    pub fn toml_error(&self, e: &toml::de::Error, prefix: &str) -> ScenarioError {
         let msg = e.message().trim().to_string();
         // toml names the offending key in "unknown field `x`" and similar messages;
         // otherwise the key is the one at the span, which we read back from the text.
-        let key = e.span().and_then(|s| self.key_at(s.start)).unwrap_or_default();
+        let key = e
+            .span()
+            .and_then(|s| self.key_at(s.start))
+            .unwrap_or_default();
         let full = match (prefix.is_empty(), key.is_empty()) {
             (_, true) => prefix.to_string(),
             (true, false) => key,
@@ -71,7 +85,9 @@ impl Source<'_> {
 
     /// The key on the line containing byte `offset`, for `key = value` lines.
     fn key_at(&self, offset: usize) -> Option<String> {
-        let start = self.text[..offset.min(self.text.len())].rfind('\n').map_or(0, |i| i + 1);
+        let start = self.text[..offset.min(self.text.len())]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
         let line = self.text[start..].lines().next()?;
         let (k, _) = line.split_once('=')?;
         let k = k.trim();

@@ -24,7 +24,9 @@ pub fn load_file(path: &Path) -> Result<Scenario, ScenarioError> {
         key: String::new(),
         message: format!("cannot read the scenario: {e}"),
     })?;
-    let name = path.file_stem().map_or("scenario".into(), |s| s.to_string_lossy().into_owned());
+    let name = path
+        .file_stem()
+        .map_or("scenario".into(), |s| s.to_string_lossy().into_owned());
     let mut sc = parse_str(&file, &text)?;
     sc.name = name;
     Ok(sc)
@@ -33,15 +35,21 @@ pub fn load_file(path: &Path) -> Result<Scenario, ScenarioError> {
 /// Parses and validates scenario text; `file` names it in errors.
 pub fn parse_str(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
     let src = Source { file, text };
-    let root = DeTable::parse(text).map_err(|e| src.from_toml(&e, ""))?;
-    let base: ScenarioBase = <ScenarioBase as serde::Deserialize>::deserialize(toml::de::Deserializer::from(root.clone()))
-        .map_err(|e| src.from_toml(&e, ""))?;
+    let root = DeTable::parse(text).map_err(|e| src.toml_error(&e, ""))?;
+    let base: ScenarioBase = <ScenarioBase as serde::Deserialize>::deserialize(
+        toml::de::Deserializer::from(root.clone()),
+    )
+    .map_err(|e| src.toml_error(&e, ""))?;
     let table = root.get_ref();
 
-    let topo = table.get("topology").ok_or_else(|| src.error(None, "topology", "missing table [topology]"))?;
+    let topo = table
+        .get("topology")
+        .ok_or_else(|| src.error(None, "topology", "missing table [topology]"))?;
     let topology = topology(&src, topo)?;
 
-    let switch_v = table.get("switch").ok_or_else(|| src.error(None, "switch", "missing table [switch]"))?;
+    let switch_v = table
+        .get("switch")
+        .ok_or_else(|| src.error(None, "switch", "missing table [switch]"))?;
     let switch = switch(&src, switch_v)?;
 
     let workloads = match table.get("workload") {
@@ -56,7 +64,11 @@ pub fn parse_str(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
         },
     };
     if let Err(e) = base.transport.validate() {
-        return Err(src.error(key_span(table, &["transport", e.key]), &format!("transport.{}", e.key), e.message));
+        return Err(src.error(
+            key_span(table, &["transport", e.key]),
+            &format!("transport.{}", e.key),
+            e.message,
+        ));
     }
 
     let sc = Scenario {
@@ -73,9 +85,17 @@ pub fn parse_str(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
 }
 
 /// Deserializes `T` from a spanned table, keeping the spans for errors.
-fn de<T: DeserializeOwned>(src: &Source, span: Range<usize>, table: DeTable, prefix: &str) -> Result<T, ScenarioError> {
-    T::deserialize(ValueDeserializer::from(Spanned::new(span, DeValue::Table(table))))
-        .map_err(|e| src.from_toml(&e, prefix))
+fn de<T: DeserializeOwned>(
+    src: &Source,
+    span: Range<usize>,
+    table: DeTable,
+    prefix: &str,
+) -> Result<T, ScenarioError> {
+    T::deserialize(ValueDeserializer::from(Spanned::new(
+        span,
+        DeValue::Table(table),
+    )))
+    .map_err(|e| src.toml_error(&e, prefix))
 }
 
 /// Splits a tagged table into its `kind` (checked against `valid`) and the rest.
@@ -89,13 +109,25 @@ fn split_kind<'a>(
         return Err(src.error(Some(v.span()), prefix, "expected a table"));
     };
     let mut t = t.clone();
-    let list = valid.iter().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ");
+    let list = valid
+        .iter()
+        .map(|k| format!("\"{k}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
     let kind_key = format!("{prefix}.kind");
     let Some(kind) = t.remove("kind") else {
-        return Err(src.error(Some(v.span()), &kind_key, format!("missing `kind`: one of {list}")));
+        return Err(src.error(
+            Some(v.span()),
+            &kind_key,
+            format!("missing `kind`: one of {list}"),
+        ));
     };
     let Some(name) = kind.get_ref().as_str() else {
-        return Err(src.error(Some(kind.span()), &kind_key, format!("`kind` must be a string: one of {list}")));
+        return Err(src.error(
+            Some(kind.span()),
+            &kind_key,
+            format!("`kind` must be a string: one of {list}"),
+        ));
     };
     if !valid.contains(&name) {
         let msg = format!("unknown kind \"{name}\": valid kinds are {list}");
@@ -117,7 +149,11 @@ fn topology(src: &Source, v: &SpannedValue) -> Result<TopologyConfig, ScenarioEr
         "star" => TopologyKind::Star(de(src, v.span(), rest, "topology")?),
         _ => TopologyKind::Dumbbell(de(src, v.span(), rest, "topology")?),
     };
-    Ok(TopologyConfig { kind, framing: common.framing, nic_buffer: common.nic_buffer })
+    Ok(TopologyConfig {
+        kind,
+        framing: common.framing,
+        nic_buffer: common.nic_buffer,
+    })
 }
 
 fn switch(src: &Source, v: &SpannedValue) -> Result<SwitchConfig, ScenarioError> {
@@ -138,7 +174,10 @@ fn switch(src: &Source, v: &SpannedValue) -> Result<SwitchConfig, ScenarioError>
             }
         }
     };
-    Ok(SwitchConfig { buffer: base.buffer, aqm })
+    Ok(SwitchConfig {
+        buffer: base.buffer,
+        aqm,
+    })
 }
 
 fn workload(src: &Source, v: &SpannedValue, prefix: &str) -> Result<WorkloadSpec, ScenarioError> {
@@ -167,21 +206,32 @@ fn check(src: &Source, table: &DeTable, sc: &Scenario) -> Result<(), ScenarioErr
     let hosts = match &sc.topology.kind {
         TopologyKind::Star(s) => {
             if *s.hosts.get_ref() < 2 {
-                return Err(src.error(Some(s.hosts.span()), "topology.hosts", "a star needs at least 2 hosts"));
+                return Err(src.error(
+                    Some(s.hosts.span()),
+                    "topology.hosts",
+                    "a star needs at least 2 hosts",
+                ));
             }
             *s.hosts.get_ref()
         }
         TopologyKind::Dumbbell(d) => {
             for (n, key) in [(&d.left, "topology.left"), (&d.right, "topology.right")] {
                 if *n.get_ref() == 0 {
-                    return Err(src.error(Some(n.span()), key, "each side of a dumbbell needs at least 1 host"));
+                    return Err(src.error(
+                        Some(n.span()),
+                        key,
+                        "each side of a dumbbell needs at least 1 host",
+                    ));
                 }
             }
             d.left.get_ref() + d.right.get_ref()
         }
     };
     let host_err = |span: Range<usize>, key: &str, h: u32| {
-        let msg = format!("host {h} does not exist: the topology has hosts 0 to {}", hosts - 1);
+        let msg = format!(
+            "host {h} does not exist: the topology has hosts 0 to {}",
+            hosts - 1
+        );
         src.error(Some(span), key, msg)
     };
     let mut unbounded = None;
@@ -200,7 +250,11 @@ fn check(src: &Source, table: &DeTable, sc: &Scenario) -> Result<(), ScenarioErr
                 }
                 let senders = &s.senders.get_ref().0;
                 if senders.is_empty() {
-                    return Err(src.error(Some(s.senders.span()), &format!("{p}.senders"), "no senders"));
+                    return Err(src.error(
+                        Some(s.senders.span()),
+                        &format!("{p}.senders"),
+                        "no senders",
+                    ));
                 }
                 for &h in senders {
                     if h >= hosts {
@@ -208,11 +262,19 @@ fn check(src: &Source, table: &DeTable, sc: &Scenario) -> Result<(), ScenarioErr
                     }
                     if h == r {
                         let msg = format!("host {h} is both a sender and the receiver");
-                        return Err(src.error(Some(s.senders.span()), &format!("{p}.senders"), msg));
+                        return Err(src.error(
+                            Some(s.senders.span()),
+                            &format!("{p}.senders"),
+                            msg,
+                        ));
                     }
                 }
                 if s.size.get_ref().0 == 0 {
-                    return Err(src.error(Some(s.size.span()), &format!("{p}.size"), "a flow size must be positive"));
+                    return Err(src.error(
+                        Some(s.size.span()),
+                        &format!("{p}.size"),
+                        "a flow size must be positive",
+                    ));
                 }
             }
             WorkloadSpec::LongFlows(s) => {
@@ -232,16 +294,28 @@ fn check(src: &Source, table: &DeTable, sc: &Scenario) -> Result<(), ScenarioErr
                 }
                 if let Some(size) = &s.size {
                     if size.get_ref().0 == 0 {
-                        return Err(src.error(Some(size.span()), &format!("{p}.size"), "a flow size must be positive"));
+                        return Err(src.error(
+                            Some(size.span()),
+                            &format!("{p}.size"),
+                            "a flow size must be positive",
+                        ));
                     }
                 }
                 if let Some(stop) = &s.stop {
                     if *stop.get_ref() <= s.start {
-                        return Err(src.error(Some(stop.span()), &format!("{p}.stop"), "stop must be after start"));
+                        return Err(src.error(
+                            Some(stop.span()),
+                            &format!("{p}.stop"),
+                            "stop must be after start",
+                        ));
                     }
                 }
                 if s.stop.is_none() && s.size.is_none() {
-                    unbounded.get_or_insert((table_span.clone(), p.clone(), "long flows with neither stop nor size"));
+                    unbounded.get_or_insert((
+                        table_span.clone(),
+                        p.clone(),
+                        "long flows with neither stop nor size",
+                    ));
                 }
             }
             WorkloadSpec::PoissonPackets(s) => {
@@ -251,31 +325,51 @@ fn check(src: &Source, table: &DeTable, sc: &Scenario) -> Result<(), ScenarioErr
                     }
                 }
                 if s.src.get_ref() == s.dst.get_ref() {
-                    return Err(src.error(Some(s.dst.span()), &format!("{p}.dst"), "dst must differ from src"));
+                    return Err(src.error(
+                        Some(s.dst.span()),
+                        &format!("{p}.dst"),
+                        "dst must differ from src",
+                    ));
                 }
                 let load = *s.load.get_ref();
                 if !(load > 0.0 && load < 1.0) {
-                    let msg = format!("load {load} is out of range: it must be above 0 and below 1");
+                    let msg =
+                        format!("load {load} is out of range: it must be above 0 and below 1");
                     return Err(src.error(Some(s.load.span()), &format!("{p}.load"), msg));
                 }
                 let size = s.packet_size.get_ref().0;
                 if !(net::packet::UDP_IP_HEADER_BYTES as u64..=65_535).contains(&size) {
-                    let msg = format!("packet_size {size}B must be between 28B (IP+UDP headers) and 65535B");
-                    return Err(src.error(Some(s.packet_size.span()), &format!("{p}.packet_size"), msg));
+                    let msg = format!(
+                        "packet_size {size}B must be between 28B (IP+UDP headers) and 65535B"
+                    );
+                    return Err(src.error(
+                        Some(s.packet_size.span()),
+                        &format!("{p}.packet_size"),
+                        msg,
+                    ));
                 }
                 if let Some(stop) = &s.stop {
                     if *stop.get_ref() <= s.start {
-                        return Err(src.error(Some(stop.span()), &format!("{p}.stop"), "stop must be after start"));
+                        return Err(src.error(
+                            Some(stop.span()),
+                            &format!("{p}.stop"),
+                            "stop must be after start",
+                        ));
                     }
                 }
                 if s.stop.is_none() && s.packets.is_none() {
-                    unbounded.get_or_insert((table_span.clone(), p.clone(), "a packet source with neither stop nor packets"));
+                    unbounded.get_or_insert((
+                        table_span.clone(),
+                        p.clone(),
+                        "a packet source with neither stop nor packets",
+                    ));
                 }
             }
         }
     }
     if let (Some((span, key, what)), None) = (unbounded, sc.simulation.stop_time) {
-        let msg = format!("{what} never ends: set simulation.stop_time, or give the workload a stop");
+        let msg =
+            format!("{what} never ends: set simulation.stop_time, or give the workload a stop");
         return Err(src.error(span, &key, msg));
     }
     if sc.simulation.max_events == 0 {

@@ -41,7 +41,11 @@ pub struct SimulationConfig {
 
 impl Default for SimulationConfig {
     fn default() -> Self {
-        SimulationConfig { seed: 1, stop_time: None, max_events: 10_000_000_000 }
+        SimulationConfig {
+            seed: 1,
+            stop_time: None,
+            max_events: 10_000_000_000,
+        }
     }
 }
 
@@ -78,7 +82,10 @@ pub(crate) struct TopologyCommon {
 
 impl Default for TopologyCommon {
     fn default() -> Self {
-        TopologyCommon { framing: Framing::Ethernet, nic_buffer: Bytes(1_000_000) }
+        TopologyCommon {
+            framing: Framing::Ethernet,
+            nic_buffer: Bytes(1_000_000),
+        }
     }
 }
 
@@ -169,7 +176,10 @@ impl<'de> Deserialize<'de> for HostSet {
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a list of host indices such as [1, 2, 3] or a range such as \"1-16\"")
             }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<HostSet, A::Error> {
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<HostSet, A::Error> {
                 let mut v = Vec::new();
                 while let Some(h) = seq.next_element::<u32>()? {
                     v.push(h);
@@ -177,7 +187,11 @@ impl<'de> Deserialize<'de> for HostSet {
                 Ok(HostSet(v))
             }
             fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<HostSet, E> {
-                let bad = || E::custom(format!("'{s}' is not a host range: expected \"FIRST-LAST\", e.g. \"1-16\""));
+                let bad = || {
+                    E::custom(format!(
+                        "'{s}' is not a host range: expected \"FIRST-LAST\", e.g. \"1-16\""
+                    ))
+                };
                 let (a, b) = s.split_once('-').ok_or_else(bad)?;
                 let a: u32 = a.trim().parse().map_err(|_| bad())?;
                 let b: u32 = b.trim().parse().map_err(|_| bad())?;

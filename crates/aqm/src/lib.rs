@@ -6,7 +6,7 @@
 //!
 //! Each plugin has a serde config with the paper's defaults that builds it.
 
-use net::{EgressAqm, Ecn, Packet, QueueState, Verdict};
+use net::{Ecn, EgressAqm, Packet, QueueState, Verdict};
 use serde::Deserialize;
 use sim_core::{QueueSize, SimTime};
 
@@ -39,8 +39,14 @@ pub struct StepEcn {
 impl EgressAqm for StepEcn {
     #[inline]
     fn on_enqueue(&mut self, _now: SimTime, q: QueueState, pkt: &Packet) -> Verdict {
-        let above = self.k.exceeded_by(q.bytes + pkt.size_bytes as u64, q.packets + 1);
-        if above && pkt.ecn != Ecn::NotEct { Verdict::Mark } else { Verdict::Accept }
+        let above = self
+            .k
+            .exceeded_by(q.bytes + pkt.size_bytes as u64, q.packets + 1);
+        if above && pkt.ecn != Ecn::NotEct {
+            Verdict::Mark
+        } else {
+            Verdict::Accept
+        }
     }
 }
 
@@ -49,22 +55,45 @@ mod tests {
     use super::*;
 
     fn ect(size: u32) -> Packet {
-        Packet { size_bytes: size, ecn: Ecn::Ect0, ..Default::default() }
+        Packet {
+            size_bytes: size,
+            ecn: Ecn::Ect0,
+            ..Default::default()
+        }
     }
 
     #[test]
     fn step_marks_only_above_k_packets() {
-        let mut a = StepEcn { k: QueueSize::Packets(65) };
-        let q = |n| QueueState { bytes: n * 1500, packets: n };
-        assert_eq!(a.on_enqueue(SimTime::ZERO, q(64), &ect(1500)), Verdict::Accept);
-        assert_eq!(a.on_enqueue(SimTime::ZERO, q(65), &ect(1500)), Verdict::Mark);
-        assert_eq!(a.on_enqueue(SimTime::ZERO, q(200), &Packet::default()), Verdict::Accept);
+        let mut a = StepEcn {
+            k: QueueSize::Packets(65),
+        };
+        let q = |n| QueueState {
+            bytes: n * 1500,
+            packets: n,
+        };
+        assert_eq!(
+            a.on_enqueue(SimTime::ZERO, q(64), &ect(1500)),
+            Verdict::Accept
+        );
+        assert_eq!(
+            a.on_enqueue(SimTime::ZERO, q(65), &ect(1500)),
+            Verdict::Mark
+        );
+        assert_eq!(
+            a.on_enqueue(SimTime::ZERO, q(200), &Packet::default()),
+            Verdict::Accept
+        );
     }
 
     #[test]
     fn step_marks_in_bytes_when_k_is_bytes() {
-        let mut a = StepEcn { k: QueueSize::Bytes(3000) };
-        let q = QueueState { bytes: 1500, packets: 1 };
+        let mut a = StepEcn {
+            k: QueueSize::Bytes(3000),
+        };
+        let q = QueueState {
+            bytes: 1500,
+            packets: 1,
+        };
         assert_eq!(a.on_enqueue(SimTime::ZERO, q, &ect(1500)), Verdict::Accept);
         assert_eq!(a.on_enqueue(SimTime::ZERO, q, &ect(1501)), Verdict::Mark);
     }

@@ -110,8 +110,10 @@ impl Fabric {
         mut aqm_for: impl FnMut(PortId) -> Option<Box<dyn EgressAqm>>,
     ) -> Result<Fabric, TopologyError> {
         let n = graph.nodes.len();
-        let host_nodes: Vec<NodeId> =
-            (0..n).filter(|&i| graph.nodes[i] == NodeKind::Host).map(|i| NodeId(i as u32)).collect();
+        let host_nodes: Vec<NodeId> = (0..n)
+            .filter(|&i| graph.nodes[i] == NodeKind::Host)
+            .map(|i| NodeId(i as u32))
+            .collect();
         if host_nodes.is_empty() {
             return Err(TopologyError::NoHosts);
         }
@@ -151,7 +153,12 @@ impl Fabric {
         for (h, hn) in host_nodes.iter().enumerate() {
             match adjacency[hn.idx()].as_slice() {
                 [(p, _)] => host_ports.push(*p),
-                other => return Err(TopologyError::HostDegree { host: h as u32, cables: other.len() }),
+                other => {
+                    return Err(TopologyError::HostDegree {
+                        host: h as u32,
+                        cables: other.len(),
+                    });
+                }
             }
         }
         let routes = RoutingTable::build(&graph.nodes, &adjacency, &host_nodes)?;
@@ -211,7 +218,11 @@ impl Fabric {
     /// Whether host `h`'s NIC accepts more transport data now.
     #[inline]
     pub fn nic_has_room(&self, h: HostId) -> bool {
-        self.ports[self.host_ports[h.idx()].idx()].queue.state().bytes < self.config.nic_buffer_bytes
+        self.ports[self.host_ports[h.idx()].idx()]
+            .queue
+            .state()
+            .bytes
+            < self.config.nic_buffer_bytes
     }
 
     /// Hands a packet to host `h`'s NIC. Hosts never drop their own packets.
@@ -236,7 +247,9 @@ impl Fabric {
                 }
                 let node = self.ports[p.idx()].node;
                 match self.nodes[node.idx()].kind {
-                    NodeKind::Host => Outcome::NicReady { host: self.host_of(node) },
+                    NodeKind::Host => Outcome::NicReady {
+                        host: self.host_of(node),
+                    },
                     NodeKind::Switch { .. } => Outcome::Nothing,
                 }
             }
@@ -247,14 +260,20 @@ impl Fabric {
     fn host_of(&self, node: NodeId) -> HostId {
         // Host nodes are few relative to events only at NIC completions; a
         // binary search keeps this allocation-free and exact.
-        let i = self.host_nodes.binary_search(&node).expect("node is a host");
+        let i = self
+            .host_nodes
+            .binary_search(&node)
+            .expect("node is a host");
         HostId(i as u32)
     }
 
     fn deliver<S: Scheduler>(&mut self, p: PortId, sched: &mut S) -> Outcome {
         let now = sched.now();
         let port = &mut self.ports[p.idx()];
-        let (at, id) = port.in_flight.pop_front().expect("Deliver with nothing in flight");
+        let (at, id) = port
+            .in_flight
+            .pop_front()
+            .expect("Deliver with nothing in flight");
         assert_eq!(at, now, "link {p} delivered out of time");
         if let Some(&(next, _)) = port.in_flight.front() {
             sched.schedule_net(next, NetEvent::Deliver(p));
@@ -265,7 +284,10 @@ impl Fabric {
         pkt.hops = pkt.hops.saturating_add(1);
         let node = self.ports[in_port.idx()].node;
         match self.nodes[node.idx()].kind {
-            NodeKind::Host => Outcome::Delivered { host: self.host_of(node), pkt: id },
+            NodeKind::Host => Outcome::Delivered {
+                host: self.host_of(node),
+                pkt: id,
+            },
             NodeKind::Switch { tier } => {
                 self.ingress(node, tier, id, sched);
                 Outcome::Nothing
@@ -352,7 +374,10 @@ impl Fabric {
 
     /// Packets queued or in flight anywhere (for conservation checks).
     pub fn packets_in_network(&self) -> usize {
-        self.ports.iter().map(|p| p.queue.state().packets as usize + p.in_flight.len()).sum()
+        self.ports
+            .iter()
+            .map(|p| p.queue.state().packets as usize + p.in_flight.len())
+            .sum()
     }
 }
 
@@ -371,12 +396,22 @@ mod tests {
     }
 
     fn fabric(graph: &TopologyGraph, buffer: QueueSize) -> Fabric {
-        let cfg = FabricConfig { wire: WireFormat::ETHERNET, switch_buffer: buffer, nic_buffer_bytes: 1 << 20 };
+        let cfg = FabricConfig {
+            wire: WireFormat::ETHERNET,
+            switch_buffer: buffer,
+            nic_buffer_bytes: 1 << 20,
+        };
         Fabric::new(graph, cfg, |_| None).unwrap()
     }
 
     fn data(src: u32, dst: u32, size: u32) -> Packet {
-        Packet { src: HostId(src), dst: HostId(dst), size_bytes: size, flow: FlowId(0), ..Default::default() }
+        Packet {
+            src: HostId(src),
+            dst: HostId(dst),
+            size_bytes: size,
+            flow: FlowId(0),
+            ..Default::default()
+        }
     }
 
     /// Runs to completion, returning (arrival time, host, seq) per delivery.
@@ -396,12 +431,32 @@ mod tests {
         let g = TopologyGraph::star(2, Bandwidth::from_gbps(10), SimDuration::from_us(1));
         let mut f = fabric(&g, QueueSize::Packets(100));
         let mut q = EventQueue::new();
-        f.host_send(HostId(0), Packet { seq: 1, ..data(0, 1, 1500) }, &mut q);
-        f.host_send(HostId(0), Packet { seq: 2, ..data(0, 1, 1500) }, &mut q);
+        f.host_send(
+            HostId(0),
+            Packet {
+                seq: 1,
+                ..data(0, 1, 1500)
+            },
+            &mut q,
+        );
+        f.host_send(
+            HostId(0),
+            Packet {
+                seq: 2,
+                ..data(0, 1, 1500)
+            },
+            &mut q,
+        );
         let got = drain(&mut f, &mut q);
         // 1538 wire bytes at 10 Gb/s = 1230.4 ns per hop, + 1 us per link, two hops.
         let hop = 1_230_400 + 1_000_000;
-        assert_eq!(got, vec![(SimTime(2 * hop), HostId(1), 1), (SimTime(2 * hop + 1_230_400), HostId(1), 2)]);
+        assert_eq!(
+            got,
+            vec![
+                (SimTime(2 * hop), HostId(1), 1),
+                (SimTime(2 * hop + 1_230_400), HostId(1), 2)
+            ]
+        );
         assert_eq!(f.hops, 4);
         assert_eq!(f.packets.live(), 0);
     }
@@ -413,8 +468,22 @@ mod tests {
         let mut f = fabric(&g, QueueSize::Packets(3));
         let mut q = EventQueue::new();
         for s in 0..10 {
-            f.host_send(HostId(0), Packet { seq: s, ..data(0, 2, 1500) }, &mut q);
-            f.host_send(HostId(1), Packet { seq: 100 + s, ..data(1, 2, 1500) }, &mut q);
+            f.host_send(
+                HostId(0),
+                Packet {
+                    seq: s,
+                    ..data(0, 2, 1500)
+                },
+                &mut q,
+            );
+            f.host_send(
+                HostId(1),
+                Packet {
+                    seq: 100 + s,
+                    ..data(1, 2, 1500)
+                },
+                &mut q,
+            );
         }
         let got = drain(&mut f, &mut q);
         let out = f.port_towards_host(HostId(2));
@@ -431,7 +500,11 @@ mod tests {
         let h = g.add_node(NodeKind::Host);
         let s = g.add_node(NodeKind::Switch { tier: 1 });
         g.connect(h, s, Bandwidth::from_gbps(10), SimDuration::from_us(1));
-        let cfg = FabricConfig { wire: WireFormat::NONE, switch_buffer: QueueSize::Packets(1), nic_buffer_bytes: 1 };
+        let cfg = FabricConfig {
+            wire: WireFormat::NONE,
+            switch_buffer: QueueSize::Packets(1),
+            nic_buffer_bytes: 1,
+        };
         let e = Fabric::new(&g, cfg, |_| None).err().unwrap();
         assert!(matches!(e, TopologyError::Disconnected { .. }), "{e}");
     }

@@ -23,4 +23,4 @@ pub use fabric::{Fabric, FabricConfig, NetEvent, Outcome};
 pub use ids::{FlowId, HostId, NodeId, PortId};
 pub use packet::{Ecn, Packet, PacketArena, PacketId, Protocol, TcpFlags, WireFormat};
 pub use port::{DropCause, PortStats};
-pub use topology::{Cable, NodeKind, TopologyGraph, TopologyError};
+pub use topology::{Cable, NodeKind, TopologyError, TopologyGraph};

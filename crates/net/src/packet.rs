@@ -35,9 +35,15 @@ pub struct WireFormat {
 impl WireFormat {
     /// IEEE 802.3: 8 preamble+SFD, 14 MAC header, 4 FCS, 12 inter-frame gap;
     /// minimum frame 64 B, i.e. at least 46 B of IP packet.
-    pub const ETHERNET: WireFormat = WireFormat { overhead_bytes: 38, min_packet_bytes: 46 };
+    pub const ETHERNET: WireFormat = WireFormat {
+        overhead_bytes: 38,
+        min_packet_bytes: 46,
+    };
     /// No framing: the IP packet alone is serialised.
-    pub const NONE: WireFormat = WireFormat { overhead_bytes: 0, min_packet_bytes: 0 };
+    pub const NONE: WireFormat = WireFormat {
+        overhead_bytes: 0,
+        min_packet_bytes: 0,
+    };
 
     /// Bytes serialised on the wire for an IP packet of `ip_bytes`.
     #[inline]
@@ -194,7 +200,10 @@ pub struct PacketArena {
 impl PacketArena {
     /// An empty arena with room for `cap` packets.
     pub fn with_capacity(cap: usize) -> Self {
-        PacketArena { slots: Vec::with_capacity(cap), free: Vec::with_capacity(cap) }
+        PacketArena {
+            slots: Vec::with_capacity(cap),
+            free: Vec::with_capacity(cap),
+        }
     }
 
     /// Stores `p` and returns its id.
@@ -250,10 +259,19 @@ mod tests {
     #[test]
     fn arena_reuses_slots() {
         let mut a = PacketArena::with_capacity(2);
-        let x = a.alloc(Packet { seq: 1, ..Default::default() });
-        let y = a.alloc(Packet { seq: 2, ..Default::default() });
+        let x = a.alloc(Packet {
+            seq: 1,
+            ..Default::default()
+        });
+        let y = a.alloc(Packet {
+            seq: 2,
+            ..Default::default()
+        });
         a.free(x);
-        let z = a.alloc(Packet { seq: 3, ..Default::default() });
+        let z = a.alloc(Packet {
+            seq: 3,
+            ..Default::default()
+        });
         assert_eq!(z, x);
         assert_eq!(a.get(z).seq, 3);
         assert_eq!(a.get(y).seq, 2);
@@ -269,10 +287,31 @@ mod tests {
 
     #[test]
     fn pure_ack_classification() {
-        let ack = Packet { flags: TcpFlags::ACK, ..Default::default() };
+        let ack = Packet {
+            flags: TcpFlags::ACK,
+            ..Default::default()
+        };
         assert!(ack.is_pure_ack());
-        assert!(!Packet { flags: TcpFlags::ACK | TcpFlags::FIN, ..ack }.is_pure_ack());
-        assert!(!Packet { payload_bytes: 1, ..ack }.is_pure_ack());
-        assert!(!Packet { flags: TcpFlags::SYN | TcpFlags::ACK, ..ack }.is_pure_ack());
+        assert!(
+            !Packet {
+                flags: TcpFlags::ACK | TcpFlags::FIN,
+                ..ack
+            }
+            .is_pure_ack()
+        );
+        assert!(
+            !Packet {
+                payload_bytes: 1,
+                ..ack
+            }
+            .is_pure_ack()
+        );
+        assert!(
+            !Packet {
+                flags: TcpFlags::SYN | TcpFlags::ACK,
+                ..ack
+            }
+            .is_pure_ack()
+        );
     }
 }

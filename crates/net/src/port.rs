@@ -59,7 +59,11 @@ impl PortStats {
     }
     /// Mean waiting time (arrival to start of transmission), in ps.
     pub fn mean_wait_ps(&self) -> f64 {
-        if self.wait_count == 0 { 0.0 } else { self.wait_sum_ps as f64 / self.wait_count as f64 }
+        if self.wait_count == 0 {
+            0.0
+        } else {
+            self.wait_sum_ps as f64 / self.wait_count as f64
+        }
     }
 }
 
@@ -74,7 +78,10 @@ impl EgressQueue {
     /// The queue's length now.
     #[inline]
     pub fn state(&self) -> QueueState {
-        QueueState { bytes: self.bytes, packets: self.fifo.len() as u64 }
+        QueueState {
+            bytes: self.bytes,
+            packets: self.fifo.len() as u64,
+        }
     }
     /// Appends a packet of `size` bytes.
     #[inline]
@@ -142,6 +149,8 @@ impl Port {
     #[inline]
     pub fn fits(&self, size: u32) -> bool {
         let q = self.queue.state();
-        !self.buffer.exceeded_by(q.bytes + size as u64, q.packets + 1)
+        !self
+            .buffer
+            .exceeded_by(q.bytes + size as u64, q.packets + 1)
     }
 }

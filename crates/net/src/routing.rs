@@ -76,7 +76,11 @@ impl RoutingTable {
                 ports.extend(hops.into_iter().map(|(_, p)| p));
             }
         }
-        Ok(RoutingTable { host_count: hcount, spans, ports })
+        Ok(RoutingTable {
+            host_count: hcount,
+            spans,
+            ports,
+        })
     }
 
     /// The ordered equal-cost egress ports from `node` towards host `dst`.

@@ -53,7 +53,10 @@ impl Default for RunLimit {
     /// No end time but a cap of 10^10 events: a safety net, never a silent stop
     /// (the caller reports which limit ended the run).
     fn default() -> Self {
-        RunLimit { end: SimTime::MAX, max_events: 10_000_000_000 }
+        RunLimit {
+            end: SimTime::MAX,
+            max_events: 10_000_000_000,
+        }
     }
 }
 
@@ -90,7 +93,12 @@ impl<E: Copy> EventQueue<E> {
 
     /// An empty queue with room for `cap` pending events before it reallocates.
     pub fn with_capacity(cap: usize) -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(cap), now: SimTime::ZERO, next_seq: 0, popped: 0 }
+        EventQueue {
+            heap: BinaryHeap::with_capacity(cap),
+            now: SimTime::ZERO,
+            next_seq: 0,
+            popped: 0,
+        }
     }
 
     /// The time of the event being processed (the last one popped).
@@ -120,7 +128,11 @@ impl<E: Copy> EventQueue<E> {
     /// Schedules `event` at `at`, which must not be in the past.
     #[inline]
     pub fn schedule(&mut self, at: SimTime, event: E) {
-        assert!(at >= self.now, "event scheduled in the past: {at:?} < now {:?}", self.now);
+        assert!(
+            at >= self.now,
+            "event scheduled in the past: {at:?} < now {:?}",
+            self.now
+        );
         let key = ((at.ps() as u128) << 64) | self.next_seq as u128;
         self.next_seq += 1;
         self.heap.push(Entry { key, event });
@@ -199,7 +211,10 @@ mod tests {
         for t in 0..10 {
             q.schedule(SimTime(t), t);
         }
-        let lim = RunLimit { end: SimTime(4), max_events: 100 };
+        let lim = RunLimit {
+            end: SimTime(4),
+            max_events: 100,
+        };
         let mut n = 0;
         let stop = loop {
             match q.pop_within(&lim) {
@@ -208,7 +223,10 @@ mod tests {
             }
         };
         assert_eq!((n, stop), (5, Stop::EndTime));
-        let lim = RunLimit { end: SimTime::MAX, max_events: 7 };
+        let lim = RunLimit {
+            end: SimTime::MAX,
+            max_events: 7,
+        };
         while q.pop_within(&lim).is_ok() {}
         assert_eq!(q.events_processed(), 7);
         assert_eq!(q.pop_within(&lim), Err(Stop::EventLimit));

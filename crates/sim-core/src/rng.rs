@@ -37,12 +37,16 @@ impl RngStream {
         let b = mix64(a ^ component.wrapping_mul(0xD6E8_FEB8_6659_FD93));
         let c = mix64(b ^ purpose.wrapping_mul(0xA076_1D64_78BD_642F));
         let state = ((c as u128) << 64) | mix64(c ^ 0x5851_F42D_4C95_7F2D) as u128;
-        RngStream { rng: Pcg64Mcg::new(state | 1) }
+        RngStream {
+            rng: Pcg64Mcg::new(state | 1),
+        }
     }
 
     /// A stream seeded directly (tests).
     pub fn from_seed_u64(seed: u64) -> Self {
-        RngStream { rng: Pcg64Mcg::seed_from_u64(seed) }
+        RngStream {
+            rng: Pcg64Mcg::seed_from_u64(seed),
+        }
     }
 
     /// A uniform 64-bit integer.
@@ -85,10 +89,12 @@ mod tests {
 
     #[test]
     fn streams_are_reproducible_and_independent() {
-        let a: Vec<u64> = (0..4).map({
-            let mut r = RngStream::new(7, 1, 2);
-            move |_| r.next_u64()
-        }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = RngStream::new(7, 1, 2);
+                move |_| r.next_u64()
+            })
+            .collect();
         let mut r = RngStream::new(7, 1, 2);
         assert_eq!(a, (0..4).map(|_| r.next_u64()).collect::<Vec<_>>());
         let mut other = RngStream::new(7, 2, 2);

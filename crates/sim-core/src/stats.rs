@@ -48,7 +48,11 @@ pub fn percentile_sorted(sorted: &[f64], p: f64) -> f64 {
 
 /// Arithmetic mean (0 for an empty slice).
 pub fn mean(values: &[f64]) -> f64 {
-    if values.is_empty() { 0.0 } else { values.iter().sum::<f64>() / values.len() as f64 }
+    if values.is_empty() {
+        0.0
+    } else {
+        values.iter().sum::<f64>() / values.len() as f64
+    }
 }
 
 /// Jain's fairness index (sum x)^2 / (n * sum x^2): 1 when all equal, 1/n when
@@ -56,7 +60,11 @@ pub fn mean(values: &[f64]) -> f64 {
 pub fn jain_index(values: &[f64]) -> f64 {
     let sum: f64 = values.iter().sum();
     let sq: f64 = values.iter().map(|x| x * x).sum();
-    if values.is_empty() || sq == 0.0 { 1.0 } else { sum * sum / (values.len() as f64 * sq) }
+    if values.is_empty() || sq == 0.0 {
+        1.0
+    } else {
+        sum * sum / (values.len() as f64 * sq)
+    }
 }
 
 /// Integrates a piecewise-constant value over time, exactly, in integer units
@@ -102,7 +110,10 @@ mod tests {
     fn percentiles_nearest_rank() {
         let mut v: Vec<f64> = (1..=100).rev().map(f64::from).collect();
         let s = Summary::of(&mut v);
-        assert_eq!((s.count, s.min, s.p50, s.p99, s.max), (100, 1.0, 50.0, 99.0, 100.0));
+        assert_eq!(
+            (s.count, s.min, s.p50, s.p99, s.max),
+            (100, 1.0, 50.0, 99.0, 100.0)
+        );
         assert_eq!(s.mean, 50.5);
         assert_eq!(Summary::of(&mut []).count, 0);
     }

@@ -43,7 +43,10 @@ impl SimTime {
 
     /// The span from `earlier` to `self`; panics if `earlier` is later (an invariant breach).
     pub fn since(self, earlier: SimTime) -> SimDuration {
-        assert!(earlier <= self, "time went backwards: {earlier:?} > {self:?}");
+        assert!(
+            earlier <= self,
+            "time went backwards: {earlier:?} > {self:?}"
+        );
         SimDuration(self.0 - earlier.0)
     }
 

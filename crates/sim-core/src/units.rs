@@ -88,12 +88,21 @@ fn split_decimal<'a>(
 ) -> Result<(u128, u32, &'a str), UnitError> {
     let s = input.trim();
     if s.starts_with('-') {
-        return Err(UnitError::Negative { input: input.into(), what });
+        return Err(UnitError::Negative {
+            input: input.into(),
+            what,
+        });
     }
     let s = s.strip_prefix('+').unwrap_or(s);
-    let num_end = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
+    let num_end = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
     let (num, unit) = s.split_at(num_end);
-    let no_number = || UnitError::NoNumber { input: input.into(), what, units };
+    let no_number = || UnitError::NoNumber {
+        input: input.into(),
+        what,
+        units,
+    };
     let (int_part, frac_part) = match num.split_once('.') {
         Some((i, f)) => (i, f),
         None => (num, ""),
@@ -101,11 +110,16 @@ fn split_decimal<'a>(
     if int_part.is_empty() && frac_part.is_empty() {
         return Err(no_number());
     }
-    let overflow = || UnitError::Overflow { input: input.into() };
+    let overflow = || UnitError::Overflow {
+        input: input.into(),
+    };
     let mut mantissa: u128 = 0;
     for c in int_part.chars().chain(frac_part.chars()) {
         let d = c.to_digit(10).ok_or_else(no_number)?;
-        mantissa = mantissa.checked_mul(10).and_then(|m| m.checked_add(d as u128)).ok_or_else(overflow)?;
+        mantissa = mantissa
+            .checked_mul(10)
+            .and_then(|m| m.checked_add(d as u128))
+            .ok_or_else(overflow)?;
     }
     Ok((mantissa, frac_part.len() as u32, unit.trim()))
 }
@@ -118,11 +132,16 @@ fn scale(
     factor: u64,
     base: &'static str,
 ) -> Result<u64, UnitError> {
-    let overflow = || UnitError::Overflow { input: input.into() };
+    let overflow = || UnitError::Overflow {
+        input: input.into(),
+    };
     let num = mantissa.checked_mul(factor as u128).ok_or_else(overflow)?;
     let den = 10u128.checked_pow(frac_digits).ok_or_else(overflow)?;
     if num % den != 0 {
-        return Err(UnitError::Fractional { input: input.into(), base });
+        return Err(UnitError::Fractional {
+            input: input.into(),
+            base,
+        });
     }
     u64::try_from(num / den).map_err(|_| overflow())
 }
@@ -143,7 +162,12 @@ pub fn parse_duration(input: &str) -> Result<SimDuration, UnitError> {
 }
 
 fn unknown(input: &str, unit: &str, what: &'static str, units: &'static str) -> UnitError {
-    UnitError::UnknownUnit { input: input.into(), unit: unit.into(), what, units }
+    UnitError::UnknownUnit {
+        input: input.into(),
+        unit: unit.into(),
+        what,
+        units,
+    }
 }
 
 fn size_factor(unit: &str) -> Option<u64> {
@@ -203,7 +227,10 @@ impl Bandwidth {
         };
         let bps = scale(input, m, f, factor, "bits per second")?;
         if bps == 0 {
-            return Err(UnitError::Zero { input: input.into(), what });
+            return Err(UnitError::Zero {
+                input: input.into(),
+                what,
+            });
         }
         Ok(Bandwidth(bps))
     }
@@ -212,7 +239,12 @@ impl Bandwidth {
 impl fmt::Display for Bandwidth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        for (div, unit) in [(1_000_000_000_000, "Tbps"), (1_000_000_000, "Gbps"), (1_000_000, "Mbps"), (1_000, "Kbps")] {
+        for (div, unit) in [
+            (1_000_000_000_000, "Tbps"),
+            (1_000_000_000, "Gbps"),
+            (1_000_000, "Mbps"),
+            (1_000, "Kbps"),
+        ] {
             if b >= div && b % div == 0 {
                 return write!(f, "{}{unit}", b / div);
             }
@@ -308,10 +340,26 @@ macro_rules! string_serde {
     };
 }
 
-string_serde!(SimDuration, parse_duration, "a duration string such as \"1us\" or \"2.5ms\"");
-string_serde!(Bandwidth, Bandwidth::parse, "a rate string such as \"10Gbps\"");
-string_serde!(Bytes, Bytes::parse, "a size string such as \"1500B\" or \"400KB\"");
-string_serde!(QueueSize, QueueSize::parse, "a queue size such as \"65pkt\" or \"400KB\"");
+string_serde!(
+    SimDuration,
+    parse_duration,
+    "a duration string such as \"1us\" or \"2.5ms\""
+);
+string_serde!(
+    Bandwidth,
+    Bandwidth::parse,
+    "a rate string such as \"10Gbps\""
+);
+string_serde!(
+    Bytes,
+    Bytes::parse,
+    "a size string such as \"1500B\" or \"400KB\""
+);
+string_serde!(
+    QueueSize,
+    QueueSize::parse,
+    "a queue size such as \"65pkt\" or \"400KB\""
+);
 
 #[cfg(test)]
 mod tests {
@@ -323,10 +371,22 @@ mod tests {
         assert_eq!(parse_duration("2.5ms").unwrap().ps(), 2_500_000_000);
         assert_eq!(parse_duration("0.1ns").unwrap().ps(), 100);
         assert_eq!(parse_duration("3s").unwrap().ps(), 3 * PS_PER_S);
-        assert!(matches!(parse_duration("0.1ps"), Err(UnitError::Fractional { .. })));
-        assert!(matches!(parse_duration("1 hour"), Err(UnitError::UnknownUnit { .. })));
-        assert!(matches!(parse_duration("-1us"), Err(UnitError::Negative { .. })));
-        assert!(matches!(parse_duration("ms"), Err(UnitError::NoNumber { .. })));
+        assert!(matches!(
+            parse_duration("0.1ps"),
+            Err(UnitError::Fractional { .. })
+        ));
+        assert!(matches!(
+            parse_duration("1 hour"),
+            Err(UnitError::UnknownUnit { .. })
+        ));
+        assert!(matches!(
+            parse_duration("-1us"),
+            Err(UnitError::Negative { .. })
+        ));
+        assert!(matches!(
+            parse_duration("ms"),
+            Err(UnitError::NoNumber { .. })
+        ));
     }
 
     #[test]
@@ -336,8 +396,14 @@ mod tests {
         assert_eq!(r.tx_time(1500).ps(), 1_200_000); // 1.2 us
         assert_eq!(Bandwidth::parse("400Mbps").unwrap().bps(), 400_000_000);
         assert_eq!(Bandwidth::parse("2.5Gbps").unwrap().bps(), 2_500_000_000);
-        assert!(matches!(Bandwidth::parse("0Gbps"), Err(UnitError::Zero { .. })));
-        assert!(matches!(Bandwidth::parse("-1Gbps"), Err(UnitError::Negative { .. })));
+        assert!(matches!(
+            Bandwidth::parse("0Gbps"),
+            Err(UnitError::Zero { .. })
+        ));
+        assert!(matches!(
+            Bandwidth::parse("-1Gbps"),
+            Err(UnitError::Negative { .. })
+        ));
         let e = Bandwidth::parse("10GB/s").unwrap_err().to_string();
         assert!(e.contains("Gbps"), "{e}");
         // 3 bits at 1 Tbps is 3 ps; 1 byte at 3 bps rounds up.
@@ -354,7 +420,10 @@ mod tests {
         assert_eq!(Bytes::parse("64KiB").unwrap().0, 65_536);
         assert!(Bytes::parse("0.5B").is_err());
         assert_eq!(QueueSize::parse("65pkt").unwrap(), QueueSize::Packets(65));
-        assert_eq!(QueueSize::parse("400KB").unwrap(), QueueSize::Bytes(400_000));
+        assert_eq!(
+            QueueSize::parse("400KB").unwrap(),
+            QueueSize::Bytes(400_000)
+        );
         assert!(QueueSize::Packets(65).exceeded_by(0, 66));
         assert!(!QueueSize::Packets(65).exceeded_by(0, 65));
         assert!(QueueSize::Bytes(100).exceeded_by(101, 1));
@@ -362,7 +431,10 @@ mod tests {
 
     #[test]
     fn overflow_is_an_error() {
-        assert!(matches!(Bytes::parse("99999999999999999999GB"), Err(UnitError::Overflow { .. })));
+        assert!(matches!(
+            Bytes::parse("99999999999999999999GB"),
+            Err(UnitError::Overflow { .. })
+        ));
     }
 
     proptest::proptest! {

@@ -31,7 +31,12 @@ pub struct Window {
 impl Window {
     /// Initial window of `iw` segments; ssthresh starts "arbitrarily high" (RFC 5681 3.1).
     pub fn new(mss: u64, iw: u32) -> Self {
-        Window { cwnd: mss * iw as u64, ssthresh: u64::MAX, mss, ca_acked: 0 }
+        Window {
+            cwnd: mss * iw as u64,
+            ssthresh: u64::MAX,
+            mss,
+            ca_acked: 0,
+        }
     }
 
     /// Whether the sender is in slow start.

@@ -88,7 +88,12 @@ pub struct ConfigError {
 impl TcpConfig {
     /// Checks ranges the types cannot express.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let err = |key, message: &str| Err(ConfigError { key, message: message.into() });
+        let err = |key, message: &str| {
+            Err(ConfigError {
+                key,
+                message: message.into(),
+            })
+        };
         if self.mss.0 == 0 || self.mss.0 > 65_495 {
             return err("mss", "must be between 1B and 65495B");
         }
@@ -105,10 +110,16 @@ impl TcpConfig {
             return err("receive_window", "must be at least one mss");
         }
         if !self.window_scaling && self.receive_window.0 > u16::MAX as u64 {
-            return err("receive_window", "must be at most 65535B without window_scaling");
+            return err(
+                "receive_window",
+                "must be at most 65535B without window_scaling",
+            );
         }
         if self.receive_window.0 > (u16::MAX as u64) << 14 {
-            return err("receive_window", "must be at most 65535 x 2^14 bytes (RFC 7323)");
+            return err(
+                "receive_window",
+                "must be at most 65535 x 2^14 bytes (RFC 7323)",
+            );
         }
         if !(self.dctcp_g > 0.0 && self.dctcp_g <= 1.0) {
             return err("dctcp_g", "must be in (0, 1]");

@@ -34,7 +34,14 @@ pub struct Harness<'a> {
 
 impl<'a> Harness<'a> {
     pub fn new(cfg: &TcpConfig, size: u64) -> Self {
-        let addr = FlowAddr { flow: FlowId(0), src: HostId(0), dst: HostId(1), sport: 1000, dport: 80, priority: 0 };
+        let addr = FlowAddr {
+            flow: FlowId(0),
+            src: HostId(0),
+            dst: HostId(1),
+            sport: 1000,
+            dport: 80,
+            priority: 0,
+        };
         Harness {
             sender: TcpSender::new(addr, size, cfg),
             receiver: TcpReceiver::new(addr, cfg),
@@ -59,7 +66,10 @@ impl<'a> Harness<'a> {
         self.data_packets.push(p);
         if (self.data_filter)(now, &mut p) {
             self.store.push(p);
-            self.q.schedule(self.nic_free + self.delay, Ev::ToReceiver(self.store.len() - 1));
+            self.q.schedule(
+                self.nic_free + self.delay,
+                Ev::ToReceiver(self.store.len() - 1),
+            );
         }
     }
 
@@ -68,7 +78,8 @@ impl<'a> Harness<'a> {
         let mut p = p;
         if (self.ack_filter)(now, &mut p) {
             self.store.push(p);
-            self.q.schedule(now + self.delay, Ev::ToSender(self.store.len() - 1));
+            self.q
+                .schedule(now + self.delay, Ev::ToSender(self.store.len() - 1));
         }
     }
 
@@ -111,8 +122,13 @@ impl<'a> Harness<'a> {
             let mut to_recv = Vec::new();
             let mut to_send = Vec::new();
             match ev {
-                Ev::ToReceiver(i) => self.receiver.on_packet(now, &self.store[i].clone(), &mut to_send),
-                Ev::ToSender(i) => self.sender.on_packet(now, &self.store[i].clone(), &mut to_recv),
+                Ev::ToReceiver(i) => {
+                    self.receiver
+                        .on_packet(now, &self.store[i].clone(), &mut to_send)
+                }
+                Ev::ToSender(i) => self
+                    .sender
+                    .on_packet(now, &self.store[i].clone(), &mut to_recv),
                 Ev::SenderTimer => {
                     if self.sender_timer == Some(now) {
                         self.sender_timer = None;

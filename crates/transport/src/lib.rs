@@ -54,8 +54,11 @@ pub struct FlowAddr {
 impl FlowAddr {
     /// A header template for a packet of this flow in the given direction.
     fn header(&self, reverse: bool) -> Packet {
-        let (src, dst, sport, dport) =
-            if reverse { (self.dst, self.src, self.dport, self.sport) } else { (self.src, self.dst, self.sport, self.dport) };
+        let (src, dst, sport, dport) = if reverse {
+            (self.dst, self.src, self.dport, self.sport)
+        } else {
+            (self.src, self.dst, self.sport, self.dport)
+        };
         Packet {
             flow: self.flow,
             src,

@@ -118,7 +118,11 @@ impl TcpReceiver {
             // RFC 3168 6.1.1: ECN-setup SYN has ECE and CWR.
             self.ecn_ok = self.use_ecn && pkt.flags.has(TcpFlags::ECE | TcpFlags::CWR);
             let scaling = self.window_scaling && pkt.wscale_option != WSCALE_NONE;
-            self.wscale = if scaling { wscale_for(self.buffer_bytes) } else { 0 };
+            self.wscale = if scaling {
+                wscale_for(self.buffer_bytes)
+            } else {
+                0
+            };
         } else if self.state != ReceiverState::Established {
             return;
         }
@@ -215,7 +219,11 @@ impl TcpReceiver {
         p.seq = 1;
         p.ack = self.rcv_nxt;
         p.flags = TcpFlags::ACK;
-        let ece = if self.dctcp_echo { self.ce_state } else { self.ece_latched };
+        let ece = if self.dctcp_echo {
+            self.ce_state
+        } else {
+            self.ece_latched
+        };
         if self.ecn_ok && ece {
             p.flags = p.flags | TcpFlags::ECE;
         }

@@ -16,7 +16,14 @@ pub struct RttEstimator {
 impl RttEstimator {
     /// Before any sample the RTO is `initial` (RFC 6298 (2.1)).
     pub fn new(initial: SimDuration, min: SimDuration, max: SimDuration) -> Self {
-        RttEstimator { srtt_ps: 0, rttvar_ps: 0, rto: initial, has_sample: false, min, max }
+        RttEstimator {
+            srtt_ps: 0,
+            rttvar_ps: 0,
+            rto: initial,
+            has_sample: false,
+            min,
+            max,
+        }
     }
 
     /// Takes one RTT measurement.
@@ -62,7 +69,11 @@ mod tests {
 
     #[test]
     fn rfc6298_first_and_later_samples() {
-        let mut e = RttEstimator::new(SimDuration::from_secs(1), SimDuration::from_us(1), SimDuration::from_secs(60));
+        let mut e = RttEstimator::new(
+            SimDuration::from_secs(1),
+            SimDuration::from_us(1),
+            SimDuration::from_secs(60),
+        );
         assert_eq!(e.rto(), SimDuration::from_secs(1));
         e.on_sample(SimDuration::from_us(100));
         // SRTT 100us, RTTVAR 50us, RTO 300us.
@@ -75,7 +86,11 @@ mod tests {
 
     #[test]
     fn clamped_to_min_and_max() {
-        let mut e = RttEstimator::new(SimDuration::from_secs(1), SimDuration::from_ms(200), SimDuration::from_secs(60));
+        let mut e = RttEstimator::new(
+            SimDuration::from_secs(1),
+            SimDuration::from_ms(200),
+            SimDuration::from_secs(60),
+        );
         e.on_sample(SimDuration::from_us(10));
         assert_eq!(e.rto(), SimDuration::from_ms(200));
         assert_eq!(e.backed_off(20), SimDuration::from_secs(60));

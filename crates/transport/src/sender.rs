@@ -271,8 +271,11 @@ impl TcpSender {
         self.state = SenderState::Established;
         self.snd_una = 1;
         self.ecn_ok = self.use_ecn && pkt.flags.has(TcpFlags::ECE);
-        self.peer_wscale =
-            if self.window_scaling && pkt.wscale_option != WSCALE_NONE { pkt.wscale_option.min(14) } else { 0 };
+        self.peer_wscale = if self.window_scaling && pkt.wscale_option != WSCALE_NONE {
+            pkt.wscale_option.min(14)
+        } else {
+            0
+        };
         if !self.window_scaling || pkt.wscale_option == WSCALE_NONE {
             self.our_wscale = 0;
         }
@@ -370,7 +373,11 @@ impl TcpSender {
         };
         self.cc.on_ack(&mut self.win, &sample);
         // RFC 6298 (5.2)/(5.3).
-        self.rto_at = if self.snd_una >= self.snd_max { None } else { Some(now + self.rtt.rto()) };
+        self.rto_at = if self.snd_una >= self.snd_max {
+            None
+        } else {
+            Some(now + self.rtt.rto())
+        };
     }
 
     fn on_dup_ack(&mut self) {
@@ -455,7 +462,8 @@ impl TcpSender {
                 SenderState::FinSent => self.send_fin(now, out),
                 SenderState::Established => {
                     let flight = self.snd_max - self.snd_una;
-                    self.cc.on_congestion(&mut self.win, Signal::Timeout, flight);
+                    self.cc
+                        .on_congestion(&mut self.win, Signal::Timeout, flight);
                     self.recover = self.snd_max; // RFC 6582 3.2 step 4
                     self.ecn_recover = self.snd_max;
                     self.in_recovery = false;
@@ -519,13 +527,17 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::CcKind;
     use crate::harness::Harness;
     use crate::receiver::ReceiverState;
-    use crate::CcKind;
     use sim_core::SimDuration;
 
     fn cfg() -> TcpConfig {
-        TcpConfig { rto_min: SimDuration::from_ms(1), rto_initial: SimDuration::from_ms(10), ..TcpConfig::default() }
+        TcpConfig {
+            rto_min: SimDuration::from_ms(1),
+            rto_initial: SimDuration::from_ms(10),
+            ..TcpConfig::default()
+        }
     }
 
     const END: SimTime = SimTime(10 * sim_core::time::PS_PER_S);
@@ -540,7 +552,11 @@ mod tests {
         assert_eq!(h.sender.bytes_acked(), 1_000_000);
         assert_eq!(h.sender.stats(), SenderStats::default());
         // ceil(1e6 / 1460) data segments, nothing sent twice.
-        let data: Vec<_> = h.data_packets.iter().filter(|p| p.payload_bytes > 0).collect();
+        let data: Vec<_> = h
+            .data_packets
+            .iter()
+            .filter(|p| p.payload_bytes > 0)
+            .collect();
         assert_eq!(data.len(), 685);
         assert!(h.sender.completed_at().unwrap() < h.sender.closed_at().unwrap());
     }
@@ -552,7 +568,11 @@ mod tests {
         h.delay = SimDuration::from_ms(1);
         h.run(SimTime(3 * sim_core::time::PS_PER_MS - 1));
         // By 3 ms: SYN (RTT 2 ms) then one RTT of data: 10 segments, then 20 in flight.
-        let data = h.data_packets.iter().filter(|p| p.payload_bytes > 0).count();
+        let data = h
+            .data_packets
+            .iter()
+            .filter(|p| p.payload_bytes > 0)
+            .count();
         assert_eq!(data, 10);
     }
 
@@ -630,10 +650,18 @@ mod tests {
             }
             true
         });
-        h.run(SimTime(10 * sim_core::time::PS_PER_MS + 40 * sim_core::time::PS_PER_US + 1));
+        h.run(SimTime(
+            10 * sim_core::time::PS_PER_MS + 40 * sim_core::time::PS_PER_US + 1,
+        ));
         assert_eq!(h.sender.stats().timeouts, 1);
         // SYN-ACK arrived at 10 ms + 20 us; RFC 6298 (5.7) leaves one segment.
-        assert_eq!(h.data_packets.iter().filter(|p| p.payload_bytes > 0).count(), 1);
+        assert_eq!(
+            h.data_packets
+                .iter()
+                .filter(|p| p.payload_bytes > 0)
+                .count(),
+            1
+        );
     }
 
     #[test]
@@ -647,7 +675,11 @@ mod tests {
             true
         });
         h.run(END);
-        assert!(h.sender.stats().window_probes >= 2, "{:?}", h.sender.stats());
+        assert!(
+            h.sender.stats().window_probes >= 2,
+            "{:?}",
+            h.sender.stats()
+        );
         assert_eq!(h.receiver.bytes_received(), 20_000);
         assert_eq!(h.sender.state(), SenderState::Closed);
     }
@@ -667,9 +699,17 @@ mod tests {
         assert_eq!(h.receiver.bytes_received(), 20_000);
         // The first flight (IW = 10 MSS) used the SYN-ACK's unscaled window;
         // afterwards each segment fits the sub-MSS window, one at a time.
-        let sizes: Vec<u32> = h.data_packets.iter().filter(|p| p.payload_bytes > 0).map(|p| p.payload_bytes).collect();
+        let sizes: Vec<u32> = h
+            .data_packets
+            .iter()
+            .filter(|p| p.payload_bytes > 0)
+            .map(|p| p.payload_bytes)
+            .collect();
         assert!(sizes[..10].iter().all(|&s| s == 1460), "{sizes:?}");
-        assert!(sizes.len() > 20 && sizes[10..].iter().all(|&s| s <= 512), "{sizes:?}");
+        assert!(
+            sizes.len() > 20 && sizes[10..].iter().all(|&s| s <= 512),
+            "{sizes:?}"
+        );
     }
 
     #[test]
@@ -691,7 +731,11 @@ mod tests {
         });
         h.run(END);
         assert_eq!(h.sender.stats().ecn_reductions, 1);
-        assert!(h.data_packets.iter().any(|p| p.flags.has(TcpFlags::CWR) && p.payload_bytes > 0));
+        assert!(
+            h.data_packets
+                .iter()
+                .any(|p| p.flags.has(TcpFlags::CWR) && p.payload_bytes > 0)
+        );
         assert_eq!(h.sender.stats().retransmits, 0);
     }
 

@@ -23,7 +23,13 @@ pub struct Dctcp {
 impl Dctcp {
     /// With gain `g` and initial alpha `alpha0` (Linux starts at 1).
     pub fn new(g: f64, alpha0: f64) -> Self {
-        Dctcp { g, alpha: alpha0, bytes_acked: 0, bytes_marked: 0, window_end: 0 }
+        Dctcp {
+            g,
+            alpha: alpha0,
+            bytes_acked: 0,
+            bytes_marked: 0,
+            window_end: 0,
+        }
     }
 
     /// The current alpha.
@@ -74,7 +80,14 @@ mod tests {
     use sim_core::SimTime;
 
     fn ack(acked: u64, ece: bool, una: u64, max: u64) -> AckSample {
-        AckSample { now: SimTime::ZERO, acked_bytes: acked, ece, snd_una: una, snd_max: max, in_recovery: false }
+        AckSample {
+            now: SimTime::ZERO,
+            acked_bytes: acked,
+            ece,
+            snd_una: una,
+            snd_max: max,
+            in_recovery: false,
+        }
     }
 
     #[test]
