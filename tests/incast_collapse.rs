@@ -28,6 +28,14 @@ fn incast(buffer: &str) -> dcnsim::report::RunSummary {
 fn shallow_buffer_collapses_and_deep_buffer_does_not() {
     let shallow = incast("100pkt");
     let deep = incast("100000pkt");
+    eprintln!(
+        "shallow: {:.3} Gb/s, {} timeouts, {} drops; deep: {:.3} Gb/s, {} timeouts",
+        shallow.flows.goodput_gbps,
+        shallow.flows.timeouts,
+        shallow.drops,
+        deep.flows.goodput_gbps,
+        deep.flows.timeouts
+    );
     assert_eq!(shallow.flows.completed, 64);
     assert_eq!(deep.flows.completed, 64);
     assert!(
