@@ -163,3 +163,13 @@ fn cli_reports_errors_without_panicking() {
     assert!(!err.contains("panicked"));
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn stop_before_start_is_refused() {
+    let text = format!(
+        "{GOOD}\n[[workload]]\nkind = \"long-flows\"\npairs = [[1, 0]]\nstart = \"2ms\"\nstop = \"1ms\"\n"
+    );
+    let e = err(&text);
+    assert_eq!(e.key, "workload[1].stop");
+    assert_eq!(e.line, line_of(&text, "stop = "));
+}

@@ -39,6 +39,12 @@ fn newreno_single_flow_reaches_95_percent_of_header_adjusted_line_rate() {
     let goodput = 100e6 * 8.0 / secs;
     // C x MSS / (bytes on the wire per full segment) = 10G x 1460 / 1538.
     let line = 10e9 * 1460.0 / 1538.0;
+    eprintln!(
+        "goodput {:.4} Gb/s = {:.2}% of {:.4}",
+        goodput / 1e9,
+        100.0 * goodput / line,
+        line / 1e9
+    );
     assert!(
         goodput >= 0.95 * line,
         "goodput {:.4} Gb/s < 95% of {:.4}",

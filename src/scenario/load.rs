@@ -7,6 +7,7 @@ use super::error::{ScenarioError, Source};
 use super::types::*;
 use aqm::StepEcn;
 use serde::de::DeserializeOwned;
+use sim_core::SimDuration;
 use std::ops::Range;
 use std::path::Path;
 use toml::Spanned;
@@ -200,6 +201,23 @@ fn key_span(table: &DeTable, path: &[&str]) -> Option<Range<usize>> {
     }
 }
 
+/// A workload's `stop`, if given, must come after its `start`.
+fn check_stop(
+    src: &Source,
+    prefix: &str,
+    start: SimDuration,
+    stop: Option<&Spanned<SimDuration>>,
+) -> Result<(), ScenarioError> {
+    match stop {
+        Some(t) if *t.get_ref() <= start => Err(src.error(
+            Some(t.span()),
+            &format!("{prefix}.stop"),
+            "stop must be after start",
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Checks that need more than one table: hosts exist, sizes are positive,
 /// every run is bounded.
 fn check(src: &Source, table: &DeTable, sc: &Scenario) -> Result<(), ScenarioError> {
@@ -301,15 +319,7 @@ fn check(src: &Source, table: &DeTable, sc: &Scenario) -> Result<(), ScenarioErr
                         ));
                     }
                 }
-                if let Some(stop) = &s.stop {
-                    if *stop.get_ref() <= s.start {
-                        return Err(src.error(
-                            Some(stop.span()),
-                            &format!("{p}.stop"),
-                            "stop must be after start",
-                        ));
-                    }
-                }
+                check_stop(src, &p, s.start, s.stop.as_ref())?;
                 if s.stop.is_none() && s.size.is_none() {
                     unbounded.get_or_insert((
                         table_span.clone(),
@@ -348,15 +358,7 @@ fn check(src: &Source, table: &DeTable, sc: &Scenario) -> Result<(), ScenarioErr
                         msg,
                     ));
                 }
-                if let Some(stop) = &s.stop {
-                    if *stop.get_ref() <= s.start {
-                        return Err(src.error(
-                            Some(stop.span()),
-                            &format!("{p}.stop"),
-                            "stop must be after start",
-                        ));
-                    }
-                }
+                check_stop(src, &p, s.start, s.stop.as_ref())?;
                 if s.stop.is_none() && s.packets.is_none() {
                     unbounded.get_or_insert((
                         table_span.clone(),
