@@ -470,11 +470,13 @@ impl World {
             fl.sender.deadline()
         };
         if let Some(d) = deadline {
+            // A deadline already due fires now; the slot records the event's
+            // own time, which is how a firing event recognises itself.
+            let at = d.max(self.q.now());
             let slot = &mut fl.timers[receiver as usize];
-            if slot.is_none_or(|t| d < t) {
-                *slot = Some(d);
-                self.q
-                    .schedule(d.max(self.q.now()), Event::Timer { flow: f, receiver });
+            if slot.is_none_or(|t| at < t) {
+                *slot = Some(at);
+                self.q.schedule(at, Event::Timer { flow: f, receiver });
             }
         }
     }
