@@ -1,10 +1,19 @@
 //! The deterministic event queue.
 //!
-//! A binary min-heap of small fixed-size entries ordered by `(time, seq)`,
-//! where `seq` is a counter that only increases: two events at the same
-//! picosecond pop in the order they were scheduled, on every machine. The
-//! payload `E` is a small `Copy` value (ids, never packets: packets live in an
-//! arena and travel by id). Scheduling in the past is an invariant breach.
+//! Events are ordered by `(time, seq)`, where `seq` is a counter that only
+//! increases: two events at the same picosecond pop in the order they were
+//! scheduled, on every machine. The payload `E` is a small `Copy` value (ids,
+//! never packets: packets live in an arena and travel by id). Scheduling in
+//! the past is an invariant breach.
+//!
+//! Two levels. Events due within the wheel's horizon (`WHEEL_SLOTS` slots of
+//! `2^SLOT_SHIFT` ps, about 1 ms) go to a timing wheel: one unsorted bucket per
+//! slot and a bitmap of non-empty slots. Link, port and packet events are
+//! always a few microseconds ahead, so nearly every event lands there with an
+//! O(1) push. Later events (RTO timers, flow starts) go to a binary heap. A
+//! pop takes the earliest slot's minimum by the full key and compares it with
+//! the heap's top, so the order is exact whichever level holds an event; the
+//! wheel's base only moves forward, to the slot of `now`.
 //!
 //! Every run is bounded: [`RunLimit`] carries an end time and an event cap,
 //! checked by [`EventQueue::pop_within`], so even run-to-completion mode stops.
@@ -13,12 +22,24 @@ use crate::time::SimTime;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-/// One pending event: the sort key packs `(time, seq)` into one `u128` so a
-/// comparison is a single integer compare.
+/// log2 of a wheel slot's width in picoseconds (262 ns).
+const SLOT_SHIFT: u32 = 18;
+/// Slots in the wheel (a power of two): the horizon is about 1.07 ms.
+const WHEEL_SLOTS: usize = 4096;
+const WORDS: usize = WHEEL_SLOTS / 64;
+
+/// One pending event: the sort key packs `(time, seq)` into one `u128`.
 #[derive(Clone, Copy)]
 struct Entry<E> {
     key: u128,
     event: E,
+}
+
+impl<E> Entry<E> {
+    #[inline(always)]
+    fn time(&self) -> u64 {
+        (self.key >> 64) as u64
+    }
 }
 
 impl<E> PartialEq for Entry<E> {
@@ -37,6 +58,13 @@ impl<E> Ord for Entry<E> {
     fn cmp(&self, other: &Self) -> Ordering {
         other.key.cmp(&self.key)
     }
+}
+
+/// Where the earliest event is.
+#[derive(Clone, Copy)]
+enum Loc {
+    Wheel { slot: usize, index: usize },
+    Heap,
 }
 
 /// Where a run stops: at `end` (inclusive: events at `end` still run) or after
@@ -73,7 +101,12 @@ pub enum Stop {
 
 /// A deterministic priority queue of events keyed by simulated time.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    slots: Vec<Vec<Entry<E>>>,
+    occupied: [u64; WORDS],
+    /// Start of the slot holding `now`; wheel events lie in `[base, base + horizon)`.
+    base: u64,
+    in_wheel: usize,
+    far: BinaryHeap<Entry<E>>,
     now: SimTime,
     next_seq: u64,
     popped: u64,
@@ -91,10 +124,14 @@ impl<E: Copy> EventQueue<E> {
         Self::with_capacity(1024)
     }
 
-    /// An empty queue with room for `cap` pending events before it reallocates.
+    /// An empty queue; `cap` sizes the far-event heap.
     pub fn with_capacity(cap: usize) -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(cap),
+            slots: (0..WHEEL_SLOTS).map(|_| Vec::new()).collect(),
+            occupied: [0; WORDS],
+            base: 0,
+            in_wheel: 0,
+            far: BinaryHeap::with_capacity(cap),
             now: SimTime::ZERO,
             next_seq: 0,
             popped: 0,
@@ -116,13 +153,18 @@ impl<E: Copy> EventQueue<E> {
     /// How many events are pending.
     #[inline]
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.in_wheel + self.far.len()
     }
 
     /// Whether no event is pending.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
+    }
+
+    #[inline(always)]
+    fn slot_of(time: u64) -> usize {
+        ((time >> SLOT_SHIFT) as usize) & (WHEEL_SLOTS - 1)
     }
 
     /// Schedules `event` at `at`, which must not be in the past.
@@ -133,26 +175,103 @@ impl<E: Copy> EventQueue<E> {
             "event scheduled in the past: {at:?} < now {:?}",
             self.now
         );
-        let key = ((at.ps() as u128) << 64) | self.next_seq as u128;
+        let e = Entry {
+            key: ((at.ps() as u128) << 64) | self.next_seq as u128,
+            event,
+        };
         self.next_seq += 1;
-        self.heap.push(Entry { key, event });
+        let horizon_end = self.base as u128 + ((WHEEL_SLOTS as u128) << SLOT_SHIFT);
+        if (at.ps() as u128) < horizon_end {
+            let s = Self::slot_of(at.ps());
+            self.slots[s].push(e);
+            self.occupied[s / 64] |= 1 << (s % 64);
+            self.in_wheel += 1;
+        } else {
+            self.far.push(e);
+        }
+    }
+
+    /// The first non-empty slot at or after the base's slot, in time order.
+    #[inline]
+    fn first_slot(&self) -> Option<usize> {
+        if self.in_wheel == 0 {
+            return None;
+        }
+        let start = Self::slot_of(self.base);
+        let (w0, b0) = (start / 64, start % 64);
+        let head = self.occupied[w0] & (!0u64 << b0);
+        if head != 0 {
+            return Some(w0 * 64 + head.trailing_zeros() as usize);
+        }
+        for k in 1..=WORDS {
+            let w = (w0 + k) % WORDS;
+            let bits = if w == w0 {
+                self.occupied[w] & !(!0u64 << b0)
+            } else {
+                self.occupied[w]
+            };
+            if bits != 0 {
+                return Some(w * 64 + bits.trailing_zeros() as usize);
+            }
+        }
+        None
+    }
+
+    /// Finds the earliest event and its key.
+    #[inline]
+    fn find_min(&self) -> Option<(Loc, u128)> {
+        let wheel = self.first_slot().map(|slot| {
+            let bucket = &self.slots[slot];
+            let mut index = 0;
+            for i in 1..bucket.len() {
+                if bucket[i].key < bucket[index].key {
+                    index = i;
+                }
+            }
+            (Loc::Wheel { slot, index }, bucket[index].key)
+        });
+        match (wheel, self.far.peek()) {
+            (Some(w), Some(f)) if f.key < w.1 => Some((Loc::Heap, f.key)),
+            (Some(w), _) => Some(w),
+            (None, Some(f)) => Some((Loc::Heap, f.key)),
+            (None, None) => None,
+        }
+    }
+
+    #[inline]
+    fn take(&mut self, loc: Loc) -> Entry<E> {
+        let e = match loc {
+            Loc::Heap => self.far.pop().expect("heap top was found"),
+            Loc::Wheel { slot, index } => {
+                let bucket = &mut self.slots[slot];
+                let e = bucket.swap_remove(index);
+                if bucket.is_empty() {
+                    self.occupied[slot / 64] &= !(1 << (slot % 64));
+                }
+                self.in_wheel -= 1;
+                e
+            }
+        };
+        let t = e.time();
+        debug_assert!(t >= self.now.ps());
+        self.now = SimTime(t);
+        self.base = (t >> SLOT_SHIFT) << SLOT_SHIFT;
+        self.popped += 1;
+        e
     }
 
     /// The time of the earliest pending event.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| SimTime((e.key >> 64) as u64))
+        self.find_min().map(|(_, k)| SimTime((k >> 64) as u64))
     }
 
     /// Pops the earliest event and advances `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let e = self.heap.pop()?;
-        let t = SimTime((e.key >> 64) as u64);
-        debug_assert!(t >= self.now);
-        self.now = t;
-        self.popped += 1;
-        Some((t, e.event))
+        let (loc, _) = self.find_min()?;
+        let e = self.take(loc);
+        Some((SimTime(e.time()), e.event))
     }
 
     /// Pops the earliest event if it lies within `limit`; otherwise says why not.
@@ -161,11 +280,14 @@ impl<E: Copy> EventQueue<E> {
         if self.popped >= limit.max_events {
             return Err(Stop::EventLimit);
         }
-        match self.peek_time() {
-            None => Err(Stop::Drained),
-            Some(t) if t > limit.end => Err(Stop::EndTime),
-            Some(_) => self.pop().ok_or(Stop::Drained),
+        let Some((loc, key)) = self.find_min() else {
+            return Err(Stop::Drained);
+        };
+        if SimTime((key >> 64) as u64) > limit.end {
+            return Err(Stop::EndTime);
         }
+        let e = self.take(loc);
+        Ok((SimTime(e.time()), e.event))
     }
 
     /// Moves `now` forward to `t` without an event (used when a run ends at
@@ -175,6 +297,7 @@ impl<E: Copy> EventQueue<E> {
         if let Some(next) = self.peek_time() {
             assert!(t <= next, "cannot skip over a pending event");
         }
+        // The wheel's base stays: events already in it keep their slots.
         self.now = t;
     }
 }
@@ -230,6 +353,51 @@ mod tests {
         while q.pop_within(&lim).is_ok() {}
         assert_eq!(q.events_processed(), 7);
         assert_eq!(q.pop_within(&lim), Err(Stop::EventLimit));
+    }
+
+    #[test]
+    fn far_and_near_events_interleave_exactly() {
+        // Near events (wheel) and events beyond the ~1 ms horizon (heap),
+        // including ties across the two levels.
+        let mut q = EventQueue::new();
+        let far = 5 * crate::time::PS_PER_MS;
+        q.schedule(SimTime(far), 'c');
+        q.schedule(SimTime(10), 'a');
+        q.schedule(SimTime(far + 1), 'e');
+        let (t, e) = q.pop().unwrap();
+        assert_eq!((t, e), (SimTime(10), 'a'));
+        // Now schedule a tie with the far event, from closer in.
+        q.schedule(SimTime(far), 'd');
+        q.schedule(SimTime(20), 'b');
+        let order: String = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, "bcde");
+    }
+
+    proptest::proptest! {
+        /// Mixed near and far times, pushed while popping, come out in exact
+        /// (time, insertion) order.
+        #[test]
+        fn interleaved_pushes_and_pops_are_ordered(
+            ops in proptest::collection::vec((0u64..4_000_000_000, 0u8..3), 1..300)
+        ) {
+            let mut q = EventQueue::new();
+            let mut model: Vec<(u64, usize)> = Vec::new();
+            for (i, &(dt, pops)) in ops.iter().enumerate() {
+                let t = q.now().ps() + dt;
+                q.schedule(SimTime(t), i);
+                model.push((t, i));
+                for _ in 0..pops {
+                    model.sort();
+                    if model.is_empty() { break; }
+                    let want = model.remove(0);
+                    let (t, e) = q.pop().unwrap();
+                    proptest::prop_assert_eq!((t.ps(), e), want);
+                }
+            }
+            model.sort();
+            let rest: Vec<(u64, usize)> = std::iter::from_fn(|| q.pop().map(|(t, e)| (t.ps(), e))).collect();
+            proptest::prop_assert_eq!(rest, model);
+        }
     }
 
     proptest::proptest! {
