@@ -16,6 +16,7 @@ pub mod ids;
 pub mod packet;
 pub mod port;
 pub mod routing;
+pub mod sched;
 pub mod topology;
 
 pub use aqm::{EgressAqm, QueueState, Verdict};
