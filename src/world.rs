@@ -75,6 +75,8 @@ pub struct Source {
     pub dst: HostId,
     /// IP bytes per packet.
     pub size_bytes: u32,
+    /// Service class of the packets.
+    pub priority: u8,
     mean_gap: SimDuration,
     stop: SimTime,
     remaining: u64,
@@ -167,6 +169,9 @@ impl World {
             Framing::None => WireFormat::NONE,
         };
         let cfg = FabricConfig {
+            discipline: sc.switch.scheduler.clone(),
+            classes: sc.switch.classes,
+            class_of_priority: sc.switch.class_of_priority,
             wire,
             switch_buffer: sc.switch.buffer,
             nic_buffer_bytes: sc.topology.nic_buffer.0,
@@ -230,6 +235,7 @@ impl World {
                         src,
                         dst: HostId(*s.dst.get_ref()),
                         size_bytes: size,
+                        priority: *s.priority.get_ref(),
                         mean_gap,
                         stop: s
                             .stop
@@ -266,7 +272,7 @@ impl World {
             dst,
             sport: 10_000 + (id % 50_000) as u16,
             dport: 5001,
-            priority: 0,
+            priority: *sc.workloads[wi as usize].priority().get_ref(),
         };
         self.flows.push(Flow {
             workload: wi,
@@ -494,6 +500,7 @@ impl World {
             size_bytes: s.size_bytes,
             payload_bytes: s.size_bytes - net::packet::UDP_IP_HEADER_BYTES,
             protocol: Protocol::Udp,
+            priority: s.priority,
             created_at: now,
             ..Packet::default()
         };

@@ -6,7 +6,9 @@
 use super::error::{ScenarioError, Source};
 use super::types::*;
 use aqm::StepEcn;
+use net::sched::{Discipline, MAX_CLASSES};
 use serde::de::DeserializeOwned;
+use sim_core::Bytes;
 use sim_core::SimDuration;
 use std::ops::Range;
 use std::path::Path;
@@ -175,9 +177,107 @@ fn switch(src: &Source, v: &SpannedValue) -> Result<SwitchConfig, ScenarioError>
             }
         }
     };
+    let classes = *base.classes.get_ref() as usize;
+    if !(1..=MAX_CLASSES).contains(&classes) {
+        let msg = format!("{classes} classes: a port has 1 to {MAX_CLASSES} class queues");
+        return Err(src.error(Some(base.classes.span()), "switch.classes", msg));
+    }
+    let class_of_priority = match &base.class_of_priority {
+        // Default: priority p goes to class p, the last class taking the rest.
+        None => std::array::from_fn(|p| p.min(classes - 1) as u8),
+        Some(m) => {
+            let key = "switch.class_of_priority";
+            let map: [u8; 8] = m.get_ref().as_slice().try_into().map_err(|_| {
+                src.error(
+                    Some(m.span()),
+                    key,
+                    "needs 8 entries: the class of priorities 0 to 7",
+                )
+            })?;
+            if let Some(c) = map.iter().find(|&&c| c as usize >= classes) {
+                let msg = format!("class {c} does not exist: classes are 0 to {}", classes - 1);
+                return Err(src.error(Some(m.span()), key, msg));
+            }
+            map
+        }
+    };
+    let scheduler = match t.get("scheduler") {
+        None => Discipline::StrictPriority,
+        Some(sv) => scheduler(src, sv, classes)?,
+    };
     Ok(SwitchConfig {
         buffer: base.buffer,
+        classes,
+        class_of_priority,
+        scheduler,
         aqm,
+    })
+}
+
+/// `[switch.scheduler]`.
+fn scheduler(src: &Source, v: &SpannedValue, classes: usize) -> Result<Discipline, ScenarioError> {
+    let p = "switch.scheduler";
+    let (kind, rest) = split_kind(src, v, p, &["strict-priority", "dwrr", "wrr", "sp-dwrr"])?;
+    let quanta = |one: &Option<Spanned<Bytes>>, many: &Option<Spanned<Vec<Bytes>>>, min: u64| {
+        let q: Vec<u64> = match (one, many) {
+            (Some(q), None) => vec![q.get_ref().0; classes],
+            (None, Some(qs)) if qs.get_ref().len() == classes => {
+                qs.get_ref().iter().map(|b| b.0).collect()
+            }
+            (None, Some(qs)) => {
+                let msg = format!(
+                    "{} quanta for {classes} classes: give one per class",
+                    qs.get_ref().len()
+                );
+                return Err(src.error(Some(qs.span()), &format!("{p}.quanta"), msg));
+            }
+            _ => {
+                let msg =
+                    "give either `quantum` (the same for every class) or `quanta` (one per class)";
+                return Err(src.error(Some(v.span()), &format!("{p}.quantum"), msg));
+            }
+        };
+        if let Some(&bad) = q.iter().find(|&&x| x < min) {
+            let span = one
+                .as_ref()
+                .map(|s| s.span())
+                .or(many.as_ref().map(|s| s.span()));
+            let msg = format!("quantum {bad}B is below {min}B");
+            return Err(src.error(span, &format!("{p}.quantum"), msg));
+        }
+        Ok(q)
+    };
+    Ok(match kind.as_str() {
+        "strict-priority" => {
+            let _: NoKeys = de(src, v.span(), rest, p)?;
+            Discipline::StrictPriority
+        }
+        "dwrr" => {
+            let s: RoundRobinSpec = de(src, v.span(), rest, p)?;
+            Discipline::Dwrr {
+                quanta: quanta(&s.quantum, &s.quanta, 1)?,
+            }
+        }
+        "wrr" => {
+            // MQ-ECN 3.3.2: a WRR class sends at most its quantum per round, so
+            // a quantum below one MTU (1500 B) could never send a full packet.
+            let s: RoundRobinSpec = de(src, v.span(), rest, p)?;
+            Discipline::Wrr {
+                quanta: quanta(&s.quantum, &s.quanta, 1500)?,
+            }
+        }
+        _ => {
+            let s: SpDwrrSpec = de(src, v.span(), rest, p)?;
+            let strict = *s.strict.get_ref() as usize;
+            if strict >= classes {
+                let msg = format!("{strict} strict classes leave none of the {classes} for DWRR");
+                return Err(src.error(Some(s.strict.span()), &format!("{p}.strict"), msg));
+            }
+            Discipline::SpDwrr {
+                strict,
+                quanta: quanta(&s.quantum, &s.quanta, 1)?,
+            }
+        }
     })
 }
 
@@ -259,6 +359,14 @@ fn check(src: &Source, table: &DeTable, sc: &Scenario) -> Result<(), ScenarioErr
     });
     for (i, w) in sc.workloads.iter().enumerate() {
         let p = format!("workload[{i}]");
+        let prio = w.priority();
+        if *prio.get_ref() >= 8 {
+            let msg = format!(
+                "priority {} does not exist: priorities are 0 to 7",
+                prio.get_ref()
+            );
+            return Err(src.error(Some(prio.span()), &format!("{p}.priority"), msg));
+        }
         let table_span = workloads.and_then(|a| a.get(i)).map(|v| v.span());
         match w {
             WorkloadSpec::Incast(s) => {

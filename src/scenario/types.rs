@@ -131,23 +131,56 @@ pub struct DumbbellSpec {
     pub bottleneck_delay: SimDuration,
 }
 
-/// `[switch]`: the buffer and the AQM of every switch port.
+/// `[switch]`: the buffer, class queues, scheduler and AQM of every switch port.
 #[derive(Debug, Clone)]
 pub struct SwitchConfig {
-    /// Per-port buffer (DropTail limit), `"300pkt"` or `"450KB"`.
+    /// Per-port buffer (DropTail limit over all class queues), `"300pkt"` or `"450KB"`.
     pub buffer: QueueSize,
+    /// Class queues per port, 1 to 8 (class 0 has the highest priority).
+    pub classes: usize,
+    /// The class queue of each packet priority 0..8.
+    pub class_of_priority: [u8; 8],
+    /// `[switch.scheduler]`.
+    pub scheduler: net::sched::Discipline,
     /// `[switch.aqm]`.
     pub aqm: AqmSpec,
 }
 
-/// `[switch]` without its `aqm` table.
+/// `[switch]` without its tagged tables.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SwitchBase {
     pub buffer: QueueSize,
+    #[serde(default = "one")]
+    pub classes: Spanned<u32>,
+    pub class_of_priority: Option<Spanned<Vec<u8>>>,
     /// Listed so that an unknown key's error names it as valid; read separately.
     #[allow(dead_code)]
     pub aqm: Option<serde::de::IgnoredAny>,
+    /// Listed so that an unknown key's error names it as valid; read separately.
+    #[allow(dead_code)]
+    pub scheduler: Option<serde::de::IgnoredAny>,
+}
+
+fn one() -> Spanned<u32> {
+    Spanned::new(0..0, 1)
+}
+
+/// `kind = "dwrr"` or `"wrr"`: one quantum for every class, or one per class.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RoundRobinSpec {
+    pub quantum: Option<Spanned<Bytes>>,
+    pub quanta: Option<Spanned<Vec<Bytes>>>,
+}
+
+/// `kind = "sp-dwrr"`: `strict` classes above DWRR among the rest.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SpDwrrSpec {
+    pub strict: Spanned<u32>,
+    pub quantum: Option<Spanned<Bytes>>,
+    pub quanta: Option<Spanned<Vec<Bytes>>>,
 }
 
 /// `[switch.aqm]`: the plugin and its keys.
@@ -217,6 +250,15 @@ pub enum WorkloadSpec {
 }
 
 impl WorkloadSpec {
+    /// The service class its packets carry.
+    pub fn priority(&self) -> &Spanned<u8> {
+        match self {
+            WorkloadSpec::Incast(s) => &s.priority,
+            WorkloadSpec::LongFlows(s) => &s.priority,
+            WorkloadSpec::PoissonPackets(s) => &s.priority,
+        }
+    }
+
     /// The `kind` string.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -240,6 +282,9 @@ pub struct IncastSpec {
     /// When every flow starts (default 0).
     #[serde(default)]
     pub start: SimDuration,
+    /// Service class (packet priority 0..8) of the flows (default 0).
+    #[serde(default = "priority_zero")]
+    pub priority: Spanned<u8>,
 }
 
 /// Long-lived flows between given pairs.
@@ -255,6 +300,9 @@ pub struct LongFlowsSpec {
     pub stop: Option<Spanned<SimDuration>>,
     /// A size limit per flow; absent: unbounded.
     pub size: Option<Spanned<Bytes>>,
+    /// Service class (packet priority 0..8) of the flows (default 0).
+    #[serde(default = "priority_zero")]
+    pub priority: Spanned<u8>,
 }
 
 /// A UDP-like source with exponential inter-arrival times (an M/D/1 input
@@ -279,6 +327,13 @@ pub struct PoissonSpec {
     pub stop: Option<Spanned<SimDuration>>,
     /// Send this many packets, then stop.
     pub packets: Option<Spanned<u64>>,
+    /// Service class (packet priority 0..8) of the packets (default 0).
+    #[serde(default = "priority_zero")]
+    pub priority: Spanned<u8>,
+}
+
+fn priority_zero() -> Spanned<u8> {
+    Spanned::new(0..0, 0)
 }
 
 fn default_packet_size() -> Spanned<Bytes> {

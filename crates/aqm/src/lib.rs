@@ -70,6 +70,7 @@ mod tests {
         let q = |n| QueueState {
             bytes: n * 1500,
             packets: n,
+            ..Default::default()
         };
         assert_eq!(
             a.on_enqueue(SimTime::ZERO, q(64), &ect(1500)),
@@ -93,6 +94,7 @@ mod tests {
         let q = QueueState {
             bytes: 1500,
             packets: 1,
+            ..Default::default()
         };
         assert_eq!(a.on_enqueue(SimTime::ZERO, q, &ect(1500)), Verdict::Accept);
         assert_eq!(a.on_enqueue(SimTime::ZERO, q, &ect(1501)), Verdict::Mark);

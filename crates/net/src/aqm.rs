@@ -11,10 +11,16 @@ use sim_core::SimTime;
 /// What a plugin may read of the queue it guards, at the moment of the hook.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct QueueState {
-    /// Bytes queued, not counting the packet being decided.
+    /// Bytes in the packet's class queue, not counting the packet being decided.
     pub bytes: u64,
-    /// Packets queued, not counting the packet being decided.
+    /// Packets in the packet's class queue, not counting the packet being decided.
     pub packets: u64,
+    /// Bytes in all class queues of the port.
+    pub port_bytes: u64,
+    /// Packets in all class queues of the port.
+    pub port_packets: u64,
+    /// The packet's class queue (0 = highest priority).
+    pub class: u8,
 }
 
 /// A plugin's decision about an arriving packet.

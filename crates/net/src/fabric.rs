@@ -17,8 +17,9 @@
 use crate::aqm::{EgressAqm, Verdict};
 use crate::ids::{HostId, NodeId, PortId};
 use crate::packet::{Ecn, Packet, PacketArena, PacketId, WireFormat};
-use crate::port::{DropCause, EgressQueue, Port, PortStats};
+use crate::port::{ClassStats, DropCause, EgressQueue, Port, PortStats};
 use crate::routing::RoutingTable;
+use crate::sched::{Discipline, Scheduler as SchedState};
 use crate::topology::{NodeKind, TopologyError, TopologyGraph};
 use sim_core::{EventQueue, QueueSize, SimTime};
 use std::collections::VecDeque;
@@ -72,7 +73,7 @@ impl<E: Copy + From<NetEvent>> Scheduler for EventQueue<E> {
 }
 
 /// Fabric-wide settings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FabricConfig {
     /// Framing on the wire.
     pub wire: WireFormat,
@@ -81,6 +82,26 @@ pub struct FabricConfig {
     /// A host NIC accepts more transport data only while it holds fewer than
     /// this many bytes (back-pressure; control packets are always accepted).
     pub nic_buffer_bytes: u64,
+    /// Class queues per switch port (1 to 8) and how they are scheduled.
+    pub discipline: Discipline,
+    /// Number of class queues per switch port.
+    pub classes: usize,
+    /// The class queue of each packet priority (DSCP class) 0..8.
+    pub class_of_priority: [u8; 8],
+}
+
+impl FabricConfig {
+    /// One FIFO per switch port: the simplest switch.
+    pub fn fifo(wire: WireFormat, switch_buffer: QueueSize, nic_buffer_bytes: u64) -> Self {
+        FabricConfig {
+            wire,
+            switch_buffer,
+            nic_buffer_bytes,
+            discipline: Discipline::StrictPriority,
+            classes: 1,
+            class_of_priority: [0; 8],
+        }
+    }
 }
 
 struct Node {
@@ -128,6 +149,7 @@ impl Fabric {
             let pb = PortId(pa.0 + 1);
             for (node, peer) in [(c.a, pb), (c.b, pa)] {
                 let is_switch = graph.nodes[node.idx()] != NodeKind::Host;
+                let classes = if is_switch { config.classes } else { 1 };
                 let me = PortId(ports.len() as u32);
                 ports.push(Port {
                     node,
@@ -140,7 +162,15 @@ impl Fabric {
                         QueueSize::Bytes(u64::MAX)
                     },
                     aqm: if is_switch { aqm_for(me) } else { None },
-                    queue: EgressQueue::default(),
+                    queues: (0..classes).map(|_| EgressQueue::default()).collect(),
+                    sched: if is_switch {
+                        SchedState::new(config.discipline.clone(), classes)
+                    } else {
+                        SchedState::fifo()
+                    },
+                    bytes: 0,
+                    packets: 0,
+                    class_stats: vec![ClassStats::default(); classes],
                     busy: false,
                     in_flight: VecDeque::new(),
                     stats: PortStats::default(),
@@ -218,11 +248,7 @@ impl Fabric {
     /// Whether host `h`'s NIC accepts more transport data now.
     #[inline]
     pub fn nic_has_room(&self, h: HostId) -> bool {
-        self.ports[self.host_ports[h.idx()].idx()]
-            .queue
-            .state()
-            .bytes
-            < self.config.nic_buffer_bytes
+        self.ports[self.host_ports[h.idx()].idx()].bytes < self.config.nic_buffer_bytes
     }
 
     /// Hands a packet to host `h`'s NIC. Hosts never drop their own packets.
@@ -242,7 +268,7 @@ impl Fabric {
                 let port = &mut self.ports[p.idx()];
                 debug_assert!(port.busy, "TxDone on idle {p}");
                 port.busy = false;
-                if !port.queue.is_empty() {
+                if port.packets > 0 {
                     self.start_tx(p, sched);
                 }
                 let node = self.ports[p.idx()].node;
@@ -302,40 +328,52 @@ impl Fabric {
         self.enqueue(out, id, sched);
     }
 
-    /// Admits a packet to an egress queue (buffer check, then the AQM's verdict)
-    /// and starts transmission if the port is idle.
+    /// Admits a packet to its class queue (buffer check on the port's
+    /// total, then the AQM's verdict) and starts transmission if the port is idle.
     #[inline]
     fn enqueue<S: Scheduler>(&mut self, p: PortId, id: PacketId, sched: &mut S) {
         let now = sched.now();
         let port = &mut self.ports[p.idx()];
         let pkt = self.packets.get_mut(id);
         let size = pkt.size_bytes;
+        let class = if port.queues.len() == 1 {
+            0
+        } else {
+            self.config.class_of_priority[(pkt.priority as usize) % 8] as usize
+        };
+        debug_assert!(class < port.queues.len());
         if !port.fits(size) {
-            return self.drop_packet(p, id, DropCause::BufferOverflow);
+            return self.drop_packet(p, class, id, DropCause::BufferOverflow);
         }
+        let state = port.state(class);
         if let Some(aqm) = port.aqm.as_mut() {
-            match aqm.on_enqueue(now, port.queue.state(), pkt) {
+            match aqm.on_enqueue(now, state, pkt) {
                 Verdict::Accept => {}
                 Verdict::Mark => {
                     assert_ne!(pkt.ecn, Ecn::NotEct, "AQM marked a non-ECT packet");
                     if pkt.ecn != Ecn::Ce {
                         pkt.ecn = Ecn::Ce;
                         port.stats.ecn_marks += 1;
+                        port.class_stats[class].ecn_marks += 1;
                     }
                 }
-                Verdict::Drop => return self.drop_packet(p, id, DropCause::Aqm),
+                Verdict::Drop => return self.drop_packet(p, class, id, DropCause::Aqm),
             }
         }
         pkt.enqueued_at = now;
-        port.queue.push(id, size);
-        port.note_occupancy(now);
+        port.queues[class].push(id, size);
+        port.bytes += size as u64;
+        port.packets += 1;
+        port.note_occupancy(now, class);
         if !port.busy {
             self.start_tx(p, sched);
         }
     }
 
-    fn drop_packet(&mut self, p: PortId, id: PacketId, cause: DropCause) {
-        let stats = &mut self.ports[p.idx()].stats;
+    fn drop_packet(&mut self, p: PortId, class: usize, id: PacketId, cause: DropCause) {
+        let port = &mut self.ports[p.idx()];
+        port.class_stats[class].drops += 1;
+        let stats = &mut port.stats;
         match cause {
             DropCause::BufferOverflow => stats.drops_overflow += 1,
             DropCause::Aqm => stats.drops_aqm += 1,
@@ -349,13 +387,32 @@ impl Fabric {
         let now = sched.now();
         let wire = self.config.wire;
         let port = &mut self.ports[p.idx()];
-        let id = port.queue.pop().expect("start_tx on an empty queue");
+        let class = if port.queues.len() == 1 {
+            0 // one FIFO: nothing to schedule
+        } else {
+            let packets = &self.packets;
+            let queues = &port.queues;
+            port.sched
+                .pick(|c| queues[c].head().map(|h| packets.get(h).size_bytes))
+                .expect("start_tx on an empty port")
+        };
+        let id = port.queues[class]
+            .pop()
+            .expect("the scheduler picked a backlogged class");
         let pkt = self.packets.get_mut(id);
-        port.queue.release(pkt.size_bytes);
+        let size = pkt.size_bytes;
+        port.queues[class].release(size);
+        port.bytes -= size as u64;
+        port.packets -= 1;
+        port.sched
+            .on_sent(class, size, port.queues[class].is_empty());
+        let state = port.state(class);
         if let Some(aqm) = port.aqm.as_mut() {
-            aqm.on_dequeue(now, port.queue.state(), pkt);
+            aqm.on_dequeue(now, state, pkt);
         }
-        port.note_occupancy(now);
+        port.note_occupancy(now, class);
+        port.class_stats[class].tx_packets += 1;
+        port.class_stats[class].tx_bytes += size as u64;
         port.stats.tx_packets += 1;
         port.stats.tx_bytes += pkt.size_bytes as u64;
         port.stats.wait_sum_ps += now.since(pkt.enqueued_at).ps() as u128;
@@ -376,7 +433,7 @@ impl Fabric {
     pub fn packets_in_network(&self) -> usize {
         self.ports
             .iter()
-            .map(|p| p.queue.state().packets as usize + p.in_flight.len())
+            .map(|p| p.packets as usize + p.in_flight.len())
             .sum()
     }
 }
@@ -396,11 +453,7 @@ mod tests {
     }
 
     fn fabric(graph: &TopologyGraph, buffer: QueueSize) -> Fabric {
-        let cfg = FabricConfig {
-            wire: WireFormat::ETHERNET,
-            switch_buffer: buffer,
-            nic_buffer_bytes: 1 << 20,
-        };
+        let cfg = FabricConfig::fifo(WireFormat::ETHERNET, buffer, 1 << 20);
         Fabric::new(graph, cfg, |_| None).unwrap()
     }
 
@@ -500,11 +553,7 @@ mod tests {
         let h = g.add_node(NodeKind::Host);
         let s = g.add_node(NodeKind::Switch { tier: 1 });
         g.connect(h, s, Bandwidth::from_gbps(10), SimDuration::from_us(1));
-        let cfg = FabricConfig {
-            wire: WireFormat::NONE,
-            switch_buffer: QueueSize::Packets(1),
-            nic_buffer_bytes: 1,
-        };
+        let cfg = FabricConfig::fifo(WireFormat::NONE, QueueSize::Packets(1), 1);
         let e = Fabric::new(&g, cfg, |_| None).err().unwrap();
         assert!(matches!(e, TopologyError::Disconnected { .. }), "{e}");
     }

@@ -9,6 +9,7 @@
 use crate::aqm::{EgressAqm, QueueState};
 use crate::ids::{NodeId, PortId};
 use crate::packet::PacketId;
+use crate::sched::Scheduler;
 use sim_core::stats::TimeIntegral;
 use sim_core::{Bandwidth, QueueSize, SimDuration, SimTime};
 use std::collections::VecDeque;
@@ -67,7 +68,24 @@ impl PortStats {
     }
 }
 
-/// A FIFO output queue that counts bytes and packets.
+/// Counters of one class queue of a port.
+#[derive(Clone, Debug, Default)]
+pub struct ClassStats {
+    /// Packets that started transmission.
+    pub tx_packets: u64,
+    /// IP bytes that started transmission.
+    pub tx_bytes: u64,
+    /// Drops of this class's packets (overflow and AQM).
+    pub drops: u64,
+    /// CE marks on this class's packets.
+    pub ecn_marks: u64,
+    /// Largest length, in packets.
+    pub max_packets: u64,
+    /// Length in bytes integrated over time (bytes x ps).
+    pub queue_bytes_area: TimeIntegral,
+}
+
+/// A FIFO class queue that counts bytes and packets.
 #[derive(Debug, Default)]
 pub struct EgressQueue {
     fifo: VecDeque<PacketId>,
@@ -75,13 +93,20 @@ pub struct EgressQueue {
 }
 
 impl EgressQueue {
-    /// The queue's length now.
+    /// Bytes queued.
     #[inline]
-    pub fn state(&self) -> QueueState {
-        QueueState {
-            bytes: self.bytes,
-            packets: self.fifo.len() as u64,
-        }
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+    /// Packets queued.
+    #[inline]
+    pub fn packets(&self) -> u64 {
+        self.fifo.len() as u64
+    }
+    /// The head packet, if any.
+    #[inline]
+    pub fn head(&self) -> Option<PacketId> {
+        self.fifo.front().copied()
     }
     /// Appends a packet of `size` bytes.
     #[inline]
@@ -122,35 +147,57 @@ pub struct Port {
     pub delay: SimDuration,
     /// The buffer limit of this port's queue (DropTail): compared in its own unit.
     pub buffer: QueueSize,
-    /// The AQM plugin guarding the queue (`None` at host NICs).
+    /// The AQM plugin guarding the queues (`None` at host NICs).
     pub aqm: Option<Box<dyn EgressAqm>>,
-    /// The output queue.
-    pub queue: EgressQueue,
+    /// The class queues (one at host NICs).
+    pub queues: Vec<EgressQueue>,
+    /// Chooses which class queue sends next.
+    pub sched: Scheduler,
+    /// Bytes in all class queues.
+    pub bytes: u64,
+    /// Packets in all class queues.
+    pub packets: u64,
     /// Whether a packet is being serialised (a `TxDone` event is pending).
     pub busy: bool,
     /// Packets on the wire with their arrival times at the peer, oldest first.
     pub in_flight: VecDeque<(SimTime, PacketId)>,
-    /// Counters.
+    /// Counters of the whole port.
     pub stats: PortStats,
+    /// Counters per class queue.
+    pub class_stats: Vec<ClassStats>,
 }
 
 impl Port {
-    /// Records the queue length after a change at `now`.
+    /// What an AQM sees of class `class` and the port.
     #[inline]
-    pub fn note_occupancy(&mut self, now: SimTime) {
-        let q = self.queue.state();
-        self.stats.queue_bytes_area.set(now.ps(), q.bytes);
-        self.stats.queue_packets_area.set(now.ps(), q.packets);
-        self.stats.max_bytes = self.stats.max_bytes.max(q.bytes);
-        self.stats.max_packets = self.stats.max_packets.max(q.packets);
+    pub fn state(&self, class: usize) -> QueueState {
+        let q = &self.queues[class];
+        QueueState {
+            bytes: q.bytes(),
+            packets: q.packets(),
+            port_bytes: self.bytes,
+            port_packets: self.packets,
+            class: class as u8,
+        }
     }
 
-    /// Whether a packet of `size` bytes fits in the buffer now.
+    /// Records the lengths after a change of class `class` at `now`.
+    #[inline]
+    pub fn note_occupancy(&mut self, now: SimTime, class: usize) {
+        self.stats.queue_bytes_area.set(now.ps(), self.bytes);
+        self.stats.queue_packets_area.set(now.ps(), self.packets);
+        self.stats.max_bytes = self.stats.max_bytes.max(self.bytes);
+        self.stats.max_packets = self.stats.max_packets.max(self.packets);
+        let (q, cs) = (&self.queues[class], &mut self.class_stats[class]);
+        cs.queue_bytes_area.set(now.ps(), q.bytes());
+        cs.max_packets = cs.max_packets.max(q.packets());
+    }
+
+    /// Whether a packet of `size` bytes fits in the port's buffer now.
     #[inline]
     pub fn fits(&self, size: u32) -> bool {
-        let q = self.queue.state();
         !self
             .buffer
-            .exceeded_by(q.bytes + size as u64, q.packets + 1)
+            .exceeded_by(self.bytes + size as u64, self.packets + 1)
     }
 }

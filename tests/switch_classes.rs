@@ -1,0 +1,120 @@
+//! Class queues and schedulers end to end: shares follow the scheduler, not
+//! the number of flows.
+mod common;
+
+use dcnsim::world::World;
+use net::HostId;
+
+/// 1 flow in class 0 and 4 flows in class 1 into host 0 over a 10 Gb/s star.
+fn shares(scheduler: &str) -> (f64, f64, World) {
+    let text = format!(
+        r#"
+        [simulation]
+        stop_time = "30ms"
+        [topology]
+        kind = "star"
+        hosts = 6
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [switch]
+        buffer = "200pkt"
+        classes = 2
+        {scheduler}
+        [transport]
+        cc = "newreno"
+        rto_min = "1ms"
+        [[workload]]
+        kind = "long-flows"
+        pairs = [[1, 0]]
+        priority = 0
+        [[workload]]
+        kind = "long-flows"
+        pairs = [[2, 0], [3, 0], [4, 0], [5, 0]]
+        priority = 1
+        "#
+    );
+    let (w, _) = common::run(&text);
+    let port = w.fabric.port(w.fabric.port_towards_host(HostId(0)));
+    let (a, b) = (
+        port.class_stats[0].tx_bytes as f64,
+        port.class_stats[1].tx_bytes as f64,
+    );
+    (a / (a + b), b / (a + b), w)
+}
+
+#[test]
+fn dwrr_with_equal_quanta_splits_the_link_per_class() {
+    let (a, b, w) = shares("[switch.scheduler]\nkind = \"dwrr\"\nquantum = \"1500B\"");
+    eprintln!("DWRR shares: class 0 {a:.3}, class 1 {b:.3}");
+    assert!((0.45..=0.55).contains(&a), "class 0 (1 flow) got {a:.3}");
+    // Packets were classified by priority: each class saw only its flows.
+    let port = w.fabric.port(w.fabric.port_towards_host(HostId(0)));
+    assert!(port.class_stats[0].tx_packets > 0 && port.class_stats[1].tx_packets > 0);
+}
+
+#[test]
+fn dwrr_quanta_set_the_ratio() {
+    let (a, _, _) = shares("[switch.scheduler]\nkind = \"dwrr\"\nquanta = [\"4500B\", \"1500B\"]");
+    eprintln!("DWRR 3:1 share of class 0: {a:.3}");
+    assert!((0.70..=0.80).contains(&a), "class 0 got {a:.3}, want ~0.75");
+}
+
+#[test]
+fn wrr_with_equal_quanta_also_splits_evenly() {
+    let (a, _, _) = shares("[switch.scheduler]\nkind = \"wrr\"\nquantum = \"1500B\"");
+    assert!((0.45..=0.55).contains(&a), "class 0 got {a:.3}");
+}
+
+#[test]
+fn strict_priority_gives_class_zero_what_it_wants() {
+    let (a, _, _) = shares("[switch.scheduler]\nkind = \"strict-priority\"");
+    eprintln!("SP share of class 0: {a:.3}");
+    assert!(a > 0.9, "class 0 got only {a:.3}");
+}
+
+#[test]
+fn a_single_fifo_shares_per_flow() {
+    // Every priority in class 0: one FIFO, so the lone flow gets about a
+    // fifth (per-flow sharing), not half.
+    let (_, _, w) = shares("class_of_priority = [0, 0, 0, 0, 0, 0, 0, 0]");
+    let acked: Vec<f64> = w
+        .flows
+        .iter()
+        .map(|f| f.sender.bytes_acked() as f64)
+        .collect();
+    let lone = acked[0] / acked.iter().sum::<f64>();
+    eprintln!("FIFO share of the lone flow: {lone:.3}");
+    assert!(lone < 0.4, "the lone flow got {lone:.3} of a shared FIFO");
+    let port = w.fabric.port(w.fabric.port_towards_host(HostId(0)));
+    assert_eq!(port.class_stats[1].tx_packets, 0);
+}
+
+#[test]
+fn scheduler_errors_are_located() {
+    let base = "[topology]\nkind = \"star\"\nhosts = 2\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n[switch]\nbuffer = \"100pkt\"\n";
+    let err =
+        |extra: &str| dcnsim::scenario::parse_str("s.toml", &format!("{base}{extra}")).unwrap_err();
+    let e = err("classes = 9\n");
+    assert_eq!((e.key.as_str(), e.line), ("switch.classes", 8), "{e}");
+    let e = err("classes = 2\nclass_of_priority = [0, 1]\n");
+    assert!(e.to_string().contains("8 entries"), "{e}");
+    let e = err("classes = 2\nclass_of_priority = [0, 1, 2, 0, 0, 0, 0, 0]\n");
+    assert!(e.to_string().contains("class 2 does not exist"), "{e}");
+    let e = err("classes = 2\n[switch.scheduler]\nkind = \"wrr\"\nquantum = \"1000B\"\n");
+    assert!(e.to_string().contains("below 1500B"), "{e}");
+    let e = err("classes = 2\n[switch.scheduler]\nkind = \"dwrr\"\n");
+    assert!(e.to_string().contains("`quantum`"), "{e}");
+    let e = err("classes = 2\n[switch.scheduler]\nkind = \"fq\"\n");
+    assert!(
+        e.to_string().contains("\"dwrr\", \"wrr\", \"sp-dwrr\""),
+        "{e}"
+    );
+    let e = err(
+        "classes = 2\n[switch.scheduler]\nkind = \"sp-dwrr\"\nstrict = 2\nquantum = \"1500B\"\n",
+    );
+    assert_eq!(e.key, "switch.scheduler.strict", "{e}");
+    let e = err(
+        "[[workload]]\nkind = \"incast\"\nreceiver = 0\nsenders = [1]\nsize = \"1MB\"\npriority = 8\n",
+    );
+    assert_eq!(e.key, "workload[0].priority", "{e}");
+}
