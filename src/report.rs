@@ -121,7 +121,7 @@ impl RunSummary {
         } else {
             bytes as f64 * 8.0 / span_ps as f64 * 1e3
         };
-        let switch_ports = world.fabric.ports().iter().filter(|p| p.aqm.is_some());
+        let switch_ports = world.fabric.ports().iter().filter(|p| p.at_switch);
         let (mut drops, mut marks, mut maxq) = (0, 0, 0);
         for p in switch_ports {
             drops += p.stats.drops();

@@ -173,7 +173,7 @@ impl World {
             classes: sc.switch.classes,
             class_of_priority: sc.switch.class_of_priority,
             wire,
-            switch_buffer: sc.switch.buffer,
+            buffer: sc.switch.buffer,
             nic_buffer_bytes: sc.topology.nic_buffer.0,
         };
         let fabric = Fabric::new(&graph, cfg, |_| Some(make_aqm(&sc.switch.aqm)))?;

@@ -6,6 +6,7 @@
 use super::error::{ScenarioError, Source};
 use super::types::*;
 use aqm::StepEcn;
+use net::buffer::BufferPolicy;
 use net::sched::{Discipline, MAX_CLASSES};
 use serde::de::DeserializeOwned;
 use sim_core::Bytes;
@@ -205,8 +206,41 @@ fn switch(src: &Source, v: &SpannedValue) -> Result<SwitchConfig, ScenarioError>
         None => Discipline::StrictPriority,
         Some(sv) => scheduler(src, sv, classes)?,
     };
+    let buffer = match (&base.buffer, &base.shared_buffer) {
+        (Some(b), None) => {
+            if let Some(a) = &base.dt_alpha {
+                let msg = "dt_alpha applies to a shared_buffer, not to per-port buffers";
+                return Err(src.error(Some(a.span()), "switch.dt_alpha", msg));
+            }
+            BufferPolicy::PerPort(*b)
+        }
+        (None, Some(sb)) => {
+            let dt_alpha = base.dt_alpha.as_ref().map_or(1.0, |a| *a.get_ref());
+            if !(dt_alpha > 0.0 && dt_alpha.is_finite()) {
+                let span = base.dt_alpha.as_ref().map(|a| a.span());
+                let msg = "must be a positive number (e.g. 1, 0.5, 2)";
+                return Err(src.error(span, "switch.dt_alpha", msg));
+            }
+            if sb.get_ref().0 < 1500 {
+                let msg = "must hold at least one 1500B packet";
+                return Err(src.error(Some(sb.span()), "switch.shared_buffer", msg));
+            }
+            BufferPolicy::Shared {
+                bytes: sb.get_ref().0,
+                dt_alpha,
+            }
+        }
+        (Some(_), Some(sb)) => {
+            let msg = "give either `buffer` (per port) or `shared_buffer` (per switch), not both";
+            return Err(src.error(Some(sb.span()), "switch.shared_buffer", msg));
+        }
+        (None, None) => {
+            let msg = "missing `buffer` (per-port limit, e.g. \"300pkt\") or `shared_buffer` (per switch, e.g. \"9MB\")";
+            return Err(src.error(Some(v.span()), "switch.buffer", msg));
+        }
+    };
     Ok(SwitchConfig {
-        buffer: base.buffer,
+        buffer,
         classes,
         class_of_priority,
         scheduler,

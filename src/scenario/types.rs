@@ -134,8 +134,9 @@ pub struct DumbbellSpec {
 /// `[switch]`: the buffer, class queues, scheduler and AQM of every switch port.
 #[derive(Debug, Clone)]
 pub struct SwitchConfig {
-    /// Per-port buffer (DropTail limit over all class queues), `"300pkt"` or `"450KB"`.
-    pub buffer: QueueSize,
+    /// Per-port buffers (`buffer`) or one shared buffer per switch
+    /// (`shared_buffer` with `dt_alpha`).
+    pub buffer: net::buffer::BufferPolicy,
     /// Class queues per port, 1 to 8 (class 0 has the highest priority).
     pub classes: usize,
     /// The class queue of each packet priority 0..8.
@@ -150,7 +151,9 @@ pub struct SwitchConfig {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SwitchBase {
-    pub buffer: QueueSize,
+    pub buffer: Option<QueueSize>,
+    pub shared_buffer: Option<Spanned<Bytes>>,
+    pub dt_alpha: Option<Spanned<f64>>,
     #[serde(default = "one")]
     pub classes: Spanned<u32>,
     pub class_of_priority: Option<Spanned<Vec<u8>>>,

@@ -15,6 +15,7 @@
 //! transports hold data back instead (back-pressure).
 
 use crate::aqm::{EgressAqm, Verdict};
+use crate::buffer::{BufferPolicy, SharedBuffer};
 use crate::ids::{HostId, NodeId, PortId};
 use crate::packet::{Ecn, Packet, PacketArena, PacketId, WireFormat};
 use crate::port::{ClassStats, DropCause, EgressQueue, Port, PortStats};
@@ -73,12 +74,12 @@ impl<E: Copy + From<NetEvent>> Scheduler for EventQueue<E> {
 }
 
 /// Fabric-wide settings.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FabricConfig {
     /// Framing on the wire.
     pub wire: WireFormat,
-    /// Each switch port's buffer (DropTail limit), bytes or packets.
-    pub switch_buffer: QueueSize,
+    /// How switch buffers are divided: per-port limits or a shared buffer.
+    pub buffer: BufferPolicy,
     /// A host NIC accepts more transport data only while it holds fewer than
     /// this many bytes (back-pressure; control packets are always accepted).
     pub nic_buffer_bytes: u64,
@@ -95,7 +96,7 @@ impl FabricConfig {
     pub fn fifo(wire: WireFormat, switch_buffer: QueueSize, nic_buffer_bytes: u64) -> Self {
         FabricConfig {
             wire,
-            switch_buffer,
+            buffer: BufferPolicy::PerPort(switch_buffer),
             nic_buffer_bytes,
             discipline: Discipline::StrictPriority,
             classes: 1,
@@ -118,6 +119,8 @@ pub struct Fabric {
     host_ports: Vec<PortId>,
     routes: RoutingTable,
     config: FabricConfig,
+    /// One shared buffer per node (used at switches under `BufferPolicy::Shared`).
+    shared: Vec<SharedBuffer>,
     /// Packets delivered at a link's far end, of any kind.
     pub hops: u64,
 }
@@ -153,13 +156,14 @@ impl Fabric {
                 let me = PortId(ports.len() as u32);
                 ports.push(Port {
                     node,
+                    at_switch: is_switch,
                     peer,
                     rate: c.rate,
                     delay: c.delay,
-                    buffer: if is_switch {
-                        config.switch_buffer
-                    } else {
-                        QueueSize::Bytes(u64::MAX)
+                    buffer: match (is_switch, config.buffer) {
+                        (true, BufferPolicy::PerPort(limit)) => limit,
+                        // NICs never drop; a shared buffer admits at the switch level.
+                        _ => QueueSize::Bytes(u64::MAX),
                     },
                     aqm: if is_switch { aqm_for(me) } else { None },
                     queues: (0..classes).map(|_| EgressQueue::default()).collect(),
@@ -193,6 +197,11 @@ impl Fabric {
         }
         let routes = RoutingTable::build(&graph.nodes, &adjacency, &host_nodes)?;
         let nodes = graph.nodes.iter().map(|&kind| Node { kind }).collect();
+        let shared_bytes = match config.buffer {
+            BufferPolicy::Shared { bytes, .. } => bytes,
+            BufferPolicy::PerPort(_) => 0,
+        };
+        let shared = vec![SharedBuffer::new(shared_bytes); n];
         Ok(Fabric {
             packets: PacketArena::with_capacity(4096),
             ports,
@@ -201,6 +210,7 @@ impl Fabric {
             host_ports,
             routes,
             config,
+            shared,
             hops: 0,
         })
     }
@@ -342,7 +352,13 @@ impl Fabric {
             self.config.class_of_priority[(pkt.priority as usize) % 8] as usize
         };
         debug_assert!(class < port.queues.len());
-        if !port.fits(size) {
+        let fits = match self.config.buffer {
+            BufferPolicy::Shared { dt_alpha, .. } if port.at_switch => {
+                self.shared[port.node.idx()].admits(port.queues[class].bytes(), size, dt_alpha)
+            }
+            _ => port.fits(size),
+        };
+        if !fits {
             return self.drop_packet(p, class, id, DropCause::BufferOverflow);
         }
         let state = port.state(class);
@@ -361,6 +377,9 @@ impl Fabric {
             }
         }
         pkt.enqueued_at = now;
+        if matches!(self.config.buffer, BufferPolicy::Shared { .. }) && port.at_switch {
+            self.shared[port.node.idx()].take(size);
+        }
         port.queues[class].push(id, size);
         port.bytes += size as u64;
         port.packets += 1;
@@ -368,6 +387,11 @@ impl Fabric {
         if !port.busy {
             self.start_tx(p, sched);
         }
+    }
+
+    /// The shared buffer of a switch (empty under per-port buffers).
+    pub fn shared_buffer(&self, node: NodeId) -> &SharedBuffer {
+        &self.shared[node.idx()]
     }
 
     fn drop_packet(&mut self, p: PortId, class: usize, id: PacketId, cause: DropCause) {
@@ -402,6 +426,9 @@ impl Fabric {
         let pkt = self.packets.get_mut(id);
         let size = pkt.size_bytes;
         port.queues[class].release(size);
+        if matches!(self.config.buffer, BufferPolicy::Shared { .. }) && port.at_switch {
+            self.shared[port.node.idx()].release(size);
+        }
         port.bytes -= size as u64;
         port.packets -= 1;
         port.sched

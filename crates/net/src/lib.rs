@@ -11,6 +11,7 @@
 //! Plugins see the switch through the [`aqm::EgressAqm`] hook, never its internals.
 
 pub mod aqm;
+pub mod buffer;
 pub mod fabric;
 pub mod ids;
 pub mod packet;

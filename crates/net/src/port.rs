@@ -139,6 +139,8 @@ impl EgressQueue {
 pub struct Port {
     /// The node this port belongs to.
     pub node: NodeId,
+    /// Whether the node is a switch (false: a host's NIC).
+    pub at_switch: bool,
     /// The port at the far end of the cable (its egress drives the reverse link).
     pub peer: PortId,
     /// Link rate.

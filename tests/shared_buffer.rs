@@ -1,0 +1,70 @@
+//! The shared buffer under the dynamic threshold, end to end.
+mod common;
+
+use net::HostId;
+
+/// A 32-to-1 NewReno incast into a switch with a 150 KB shared buffer.
+fn incast(dt_alpha: f64) -> (u64, u64, u64) {
+    let (w, s) = common::run(&format!(
+        r#"
+        [topology]
+        kind = "star"
+        hosts = 33
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [switch]
+        shared_buffer = "150KB"
+        dt_alpha = {dt_alpha}
+        [transport]
+        rto_min = "1ms"
+        [[workload]]
+        kind = "incast"
+        receiver = 0
+        senders = "1-32"
+        size = "200KB"
+        "#
+    ));
+    assert_eq!(s.flows.completed, 32);
+    let hot = w.fabric.port(w.fabric.port_towards_host(HostId(0)));
+    let switch = hot.node;
+    (
+        hot.stats.max_bytes,
+        w.fabric.shared_buffer(switch).max_used,
+        s.drops,
+    )
+}
+
+#[test]
+fn one_congested_queue_stops_at_alpha_over_one_plus_alpha_of_the_buffer() {
+    for (alpha, bound) in [(1.0, 75_000u64), (4.0, 120_000)] {
+        let (max_q, max_used, drops) = incast(alpha);
+        eprintln!(
+            "dt_alpha {alpha}: max queue {max_q} B, max buffer use {max_used} B, {drops} drops"
+        );
+        // Admission compares before adding the packet: at most one MTU over.
+        assert!(
+            max_q <= bound + 1500,
+            "alpha {alpha}: queue reached {max_q} B"
+        );
+        assert!(
+            max_q >= bound - 3000,
+            "alpha {alpha}: queue only reached {max_q} B"
+        );
+        assert!(max_used <= 150_000);
+        assert!(drops > 0);
+    }
+}
+
+#[test]
+fn buffer_keys_are_checked() {
+    let base = "[topology]\nkind = \"star\"\nhosts = 2\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n[switch]\n";
+    let err =
+        |extra: &str| dcnsim::scenario::parse_str("b.toml", &format!("{base}{extra}")).unwrap_err();
+    assert!(err("").to_string().contains("missing `buffer`"));
+    let e = err("buffer = \"100pkt\"\nshared_buffer = \"1MB\"\n");
+    assert!(e.to_string().contains("not both"), "{e}");
+    let e = err("buffer = \"100pkt\"\ndt_alpha = 2.0\n");
+    assert_eq!(e.key, "switch.dt_alpha");
+    let e = err("shared_buffer = \"1MB\"\ndt_alpha = -1.0\n");
+    assert!(e.to_string().contains("positive"), "{e}");
+}
