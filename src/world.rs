@@ -157,6 +157,49 @@ pub fn build_graph(kind: &TopologyKind) -> TopologyGraph {
             d.bottleneck_rate,
             d.bottleneck_delay,
         ),
+        TopologyKind::LeafSpine(l) => TopologyGraph::leaf_spine(
+            *l.leaves.get_ref(),
+            *l.spines.get_ref(),
+            *l.hosts_per_leaf.get_ref(),
+            l.host_rate,
+            l.fabric_rate,
+            l.link_delay,
+        ),
+        TopologyKind::FatTree(f) => TopologyGraph::three_tier(
+            *f.pods.get_ref(),
+            *f.tors_per_pod.get_ref(),
+            *f.aggs_per_pod.get_ref(),
+            *f.cores.get_ref(),
+            *f.hosts_per_tor.get_ref(),
+            f.host_rate,
+            f.fabric_rate,
+            f.link_delay,
+        ),
+        TopologyKind::KAryFatTree(k) => {
+            TopologyGraph::k_ary_fat_tree(*k.k.get_ref(), k.link_rate, k.link_delay)
+        }
+        TopologyKind::Explicit(e) => {
+            let (hosts, switches) = (*e.hosts.get_ref(), *e.switches.get_ref());
+            let mut g = TopologyGraph::default();
+            for _ in 0..hosts {
+                g.add_node(net::NodeKind::Host);
+            }
+            for i in 0..switches as usize {
+                let tier = e.switch_tiers.as_ref().map_or(1, |t| t.get_ref()[i]);
+                g.add_node(net::NodeKind::Switch { tier });
+            }
+            for l in &e.links {
+                let l = l.get_ref();
+                let node = |n: &str| {
+                    net::NodeId(
+                        crate::scenario::explicit_node(n, hosts, switches)
+                            .expect("validated when loading"),
+                    )
+                };
+                g.connect(node(l.a.get_ref()), node(l.b.get_ref()), l.rate, l.delay);
+            }
+            g
+        }
     }
 }
 

@@ -141,7 +141,19 @@ fn split_kind<'a>(
 }
 
 fn topology(src: &Source, v: &SpannedValue) -> Result<TopologyConfig, ScenarioError> {
-    let (kind, mut rest) = split_kind(src, v, "topology", &["star", "dumbbell"])?;
+    let (kind, mut rest) = split_kind(
+        src,
+        v,
+        "topology",
+        &[
+            "star",
+            "dumbbell",
+            "leaf-spine",
+            "fat-tree",
+            "k-ary-fat-tree",
+            "explicit",
+        ],
+    )?;
     let mut common = DeTable::new();
     for k in TOPOLOGY_COMMON_KEYS {
         if let Some((key, val)) = rest.remove_entry(*k) {
@@ -151,7 +163,11 @@ fn topology(src: &Source, v: &SpannedValue) -> Result<TopologyConfig, ScenarioEr
     let common: TopologyCommon = de(src, v.span(), common, "topology")?;
     let kind = match kind.as_str() {
         "star" => TopologyKind::Star(de(src, v.span(), rest, "topology")?),
-        _ => TopologyKind::Dumbbell(de(src, v.span(), rest, "topology")?),
+        "dumbbell" => TopologyKind::Dumbbell(de(src, v.span(), rest, "topology")?),
+        "leaf-spine" => TopologyKind::LeafSpine(de(src, v.span(), rest, "topology")?),
+        "fat-tree" => TopologyKind::FatTree(de(src, v.span(), rest, "topology")?),
+        "k-ary-fat-tree" => TopologyKind::KAryFatTree(de(src, v.span(), rest, "topology")?),
+        _ => TopologyKind::Explicit(de(src, v.span(), rest, "topology")?),
     };
     Ok(TopologyConfig {
         kind,
@@ -335,6 +351,91 @@ fn key_span(table: &DeTable, path: &[&str]) -> Option<Range<usize>> {
     }
 }
 
+/// Checks a topology's sizes and returns its host count.
+fn topology_hosts(src: &Source, kind: &TopologyKind) -> Result<u32, ScenarioError> {
+    let at_least = |n: &Spanned<u32>, min: u32, key: &str| {
+        if *n.get_ref() < min {
+            Err(src.error(Some(n.span()), key, format!("must be at least {min}")))
+        } else {
+            Ok(*n.get_ref())
+        }
+    };
+    Ok(match kind {
+        TopologyKind::Star(s) => at_least(&s.hosts, 2, "topology.hosts")?,
+        TopologyKind::Dumbbell(d) => {
+            at_least(&d.left, 1, "topology.left")? + at_least(&d.right, 1, "topology.right")?
+        }
+        TopologyKind::LeafSpine(l) => {
+            at_least(&l.spines, 1, "topology.spines")?;
+            at_least(&l.leaves, 1, "topology.leaves")?
+                * at_least(&l.hosts_per_leaf, 1, "topology.hosts_per_leaf")?
+        }
+        TopologyKind::FatTree(f) => {
+            let aggs = at_least(&f.aggs_per_pod, 1, "topology.aggs_per_pod")?;
+            let cores = at_least(&f.cores, 1, "topology.cores")?;
+            if cores % aggs != 0 {
+                let msg = format!(
+                    "{cores} cores cannot be split evenly over {aggs} aggregation switches per pod"
+                );
+                return Err(src.error(Some(f.cores.span()), "topology.cores", msg));
+            }
+            at_least(&f.pods, 1, "topology.pods")?
+                * at_least(&f.tors_per_pod, 1, "topology.tors_per_pod")?
+                * at_least(&f.hosts_per_tor, 1, "topology.hosts_per_tor")?
+        }
+        TopologyKind::KAryFatTree(k) => {
+            let n = *k.k.get_ref();
+            if n < 2 || n % 2 != 0 || n > 64 {
+                return Err(src.error(
+                    Some(k.k.span()),
+                    "topology.k",
+                    "k must be even, from 2 to 64",
+                ));
+            }
+            n * n * n / 4
+        }
+        TopologyKind::Explicit(e) => {
+            let hosts = at_least(&e.hosts, 1, "topology.hosts")?;
+            let switches = *e.switches.get_ref();
+            if let Some(t) = &e.switch_tiers {
+                if t.get_ref().len() != switches as usize || t.get_ref().iter().any(|&x| x == 0) {
+                    let msg = format!("needs {switches} tiers, one per switch, each at least 1");
+                    return Err(src.error(Some(t.span()), "topology.switch_tiers", msg));
+                }
+            }
+            for (i, l) in e.links.iter().enumerate() {
+                for end in [&l.get_ref().a, &l.get_ref().b] {
+                    if explicit_node(end.get_ref(), hosts, switches).is_none() {
+                        let msg = format!(
+                            "'{}' is not a node: hosts are h0 to h{}, switches s0 to s{}",
+                            end.get_ref(),
+                            hosts - 1,
+                            switches.saturating_sub(1)
+                        );
+                        return Err(src.error(
+                            Some(end.span()),
+                            &format!("topology.links[{i}]"),
+                            msg,
+                        ));
+                    }
+                }
+            }
+            hosts
+        }
+    })
+}
+
+/// The node index of an explicit topology's `"hN"` or `"sM"` (hosts first).
+pub(crate) fn explicit_node(name: &str, hosts: u32, switches: u32) -> Option<u32> {
+    let (kind, num) = name.split_at_checked(1)?;
+    let n: u32 = num.parse().ok()?;
+    match kind {
+        "h" if n < hosts => Some(n),
+        "s" if n < switches => Some(hosts + n),
+        _ => None,
+    }
+}
+
 /// A workload's `stop`, if given, must come after its `start`.
 fn check_stop(
     src: &Source,
@@ -355,30 +456,7 @@ fn check_stop(
 /// Checks that need more than one table: hosts exist, sizes are positive,
 /// every run is bounded.
 fn check(src: &Source, table: &DeTable, sc: &Scenario) -> Result<(), ScenarioError> {
-    let hosts = match &sc.topology.kind {
-        TopologyKind::Star(s) => {
-            if *s.hosts.get_ref() < 2 {
-                return Err(src.error(
-                    Some(s.hosts.span()),
-                    "topology.hosts",
-                    "a star needs at least 2 hosts",
-                ));
-            }
-            *s.hosts.get_ref()
-        }
-        TopologyKind::Dumbbell(d) => {
-            for (n, key) in [(&d.left, "topology.left"), (&d.right, "topology.right")] {
-                if *n.get_ref() == 0 {
-                    return Err(src.error(
-                        Some(n.span()),
-                        key,
-                        "each side of a dumbbell needs at least 1 host",
-                    ));
-                }
-            }
-            d.left.get_ref() + d.right.get_ref()
-        }
-    };
+    let hosts = topology_hosts(src, &sc.topology.kind)?;
     let host_err = |span: Range<usize>, key: &str, h: u32| {
         let msg = format!(
             "host {h} does not exist: the topology has hosts 0 to {}",

@@ -19,5 +19,6 @@ mod load;
 mod types;
 
 pub use error::ScenarioError;
+pub(crate) use load::explicit_node;
 pub use load::{load_file, parse_str};
 pub use types::*;

@@ -99,6 +99,112 @@ pub enum TopologyKind {
     Star(StarSpec),
     /// `kind = "dumbbell"`.
     Dumbbell(DumbbellSpec),
+    /// `kind = "leaf-spine"`.
+    LeafSpine(LeafSpineSpec),
+    /// `kind = "fat-tree"`: the three-tier tree of R-AQM and RCC.
+    FatTree(FatTreeSpec),
+    /// `kind = "k-ary-fat-tree"`.
+    KAryFatTree(KAryFatTreeSpec),
+    /// `kind = "explicit"`: a node and link list.
+    Explicit(ExplicitSpec),
+}
+
+/// `kind = "leaf-spine"`: every leaf linked to every spine.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeafSpineSpec {
+    /// Leaf (ToR) switches.
+    pub leaves: Spanned<u32>,
+    /// Spine switches.
+    pub spines: Spanned<u32>,
+    /// Hosts under each leaf (hosts are numbered leaf by leaf).
+    pub hosts_per_leaf: Spanned<u32>,
+    /// Host link rate.
+    pub host_rate: Bandwidth,
+    /// Leaf-spine link rate.
+    pub fabric_rate: Bandwidth,
+    /// Propagation delay of every link.
+    pub link_delay: SimDuration,
+}
+
+/// `kind = "fat-tree"`: pods of ToR and aggregation switches fully meshed,
+/// aggregation switch j of each pod linked to cores j x cores/aggs ...
+/// Defaults are the 320-host tree of R-AQM and RCC.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FatTreeSpec {
+    /// Pods (default 5).
+    #[serde(default = "ft_pods")]
+    pub pods: Spanned<u32>,
+    /// ToR switches per pod (default 4).
+    #[serde(default = "ft_four")]
+    pub tors_per_pod: Spanned<u32>,
+    /// Aggregation switches per pod (default 4).
+    #[serde(default = "ft_four")]
+    pub aggs_per_pod: Spanned<u32>,
+    /// Core switches, a multiple of `aggs_per_pod` (default 16).
+    #[serde(default = "ft_sixteen")]
+    pub cores: Spanned<u32>,
+    /// Hosts per ToR (default 16).
+    #[serde(default = "ft_sixteen")]
+    pub hosts_per_tor: Spanned<u32>,
+    /// Host link rate.
+    pub host_rate: Bandwidth,
+    /// Rate of ToR-aggregation and aggregation-core links.
+    pub fabric_rate: Bandwidth,
+    /// Propagation delay of every link.
+    pub link_delay: SimDuration,
+}
+
+fn ft_pods() -> Spanned<u32> {
+    Spanned::new(0..0, 5)
+}
+fn ft_four() -> Spanned<u32> {
+    Spanned::new(0..0, 4)
+}
+fn ft_sixteen() -> Spanned<u32> {
+    Spanned::new(0..0, 16)
+}
+
+/// `kind = "k-ary-fat-tree"`: Al-Fares et al.'s fat-tree of even arity k.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KAryFatTreeSpec {
+    /// The arity (even, at least 2): k^3/4 hosts.
+    pub k: Spanned<u32>,
+    /// Rate of every link.
+    pub link_rate: Bandwidth,
+    /// Propagation delay of every link.
+    pub link_delay: SimDuration,
+}
+
+/// `kind = "explicit"`: hosts `h0..`, switches `s0..`, and the cables between them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExplicitSpec {
+    /// Number of hosts, named `h0`, `h1`, ...
+    pub hosts: Spanned<u32>,
+    /// Number of switches, named `s0`, `s1`, ...
+    pub switches: Spanned<u32>,
+    /// Tier of each switch (1 = ToR, 2 = aggregation, 3 = core), used to salt
+    /// ECMP; default 1 for all.
+    pub switch_tiers: Option<Spanned<Vec<u8>>>,
+    /// The cables.
+    pub links: Vec<Spanned<LinkSpec>>,
+}
+
+/// One cable of an explicit topology.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// One end: `"h3"` or `"s0"`.
+    pub a: Spanned<String>,
+    /// The other end.
+    pub b: Spanned<String>,
+    /// Rate of each direction.
+    pub rate: Bandwidth,
+    /// Propagation delay of each direction.
+    pub delay: SimDuration,
 }
 
 /// `kind = "star"`: `hosts` hosts on one switch.

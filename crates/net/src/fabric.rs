@@ -456,6 +456,23 @@ impl Fabric {
         }
     }
 
+    /// The egress ports a packet would take from its source host to its
+    /// destination, by routing alone (no queues involved).
+    pub fn path(&self, pkt: &Packet) -> Vec<PortId> {
+        let mut out = vec![self.host_ports[pkt.src.idx()]];
+        loop {
+            let last = *out.last().expect("non-empty");
+            let node = self.ports[self.ports[last.idx()].peer.idx()].node;
+            match self.nodes[node.idx()].kind {
+                NodeKind::Host => return out,
+                NodeKind::Switch { tier } => {
+                    assert!(out.len() <= self.nodes.len(), "routing loop");
+                    out.push(self.routes.select(node, tier, pkt));
+                }
+            }
+        }
+    }
+
     /// Packets queued or in flight anywhere (for conservation checks).
     pub fn packets_in_network(&self) -> usize {
         self.ports
@@ -572,6 +589,95 @@ mod tests {
         assert_eq!(got.len() as u64 + st.drops_overflow, 20);
         assert!(st.max_packets <= 3);
         assert_eq!(f.packets.live(), 0);
+    }
+
+    /// Data and ACKs of every flow take exactly reverse paths (R-AQM, ABQ and
+    /// FairQ depend on it), on every topology shape.
+    #[test]
+    fn acks_take_the_reverse_of_the_data_path_on_every_topology() {
+        let r = Bandwidth::from_gbps(10);
+        let d = SimDuration::from_us(1);
+        let graphs = [
+            ("star", TopologyGraph::star(8, r, d)),
+            ("dumbbell", TopologyGraph::dumbbell(3, 3, r, d, r, d)),
+            ("leaf-spine", TopologyGraph::leaf_spine(4, 3, 3, r, r, d)),
+            (
+                "fat-tree",
+                TopologyGraph::three_tier(5, 4, 4, 16, 2, r, Bandwidth::from_gbps(40), d),
+            ),
+            ("k-ary", TopologyGraph::k_ary_fat_tree(4, r, d)),
+        ];
+        for (name, g) in graphs {
+            let f = fabric(&g, QueueSize::Packets(10));
+            let n = f.host_count() as u32;
+            let mut cores_used = std::collections::BTreeSet::new();
+            for i in 0..400u32 {
+                let (src, dst) = (i % n, (i * 7 + 3) % n);
+                if src == dst {
+                    continue;
+                }
+                let data = Packet {
+                    sport: 1000 + i as u16,
+                    dport: 80,
+                    ..data(src, dst, 1500)
+                };
+                let ack = Packet {
+                    src: data.dst,
+                    dst: data.src,
+                    sport: data.dport,
+                    dport: data.sport,
+                    ..data
+                };
+                let fwd = f.path(&data);
+                let back = f.path(&ack);
+                let mirrored: Vec<PortId> = fwd.iter().rev().map(|p| f.port(*p).peer).collect();
+                assert_eq!(
+                    back, mirrored,
+                    "{name}: flow {src}->{dst} port {}",
+                    data.sport
+                );
+                if fwd.len() == 6 {
+                    cores_used.insert(f.port(fwd[2]).peer); // the core-facing hop
+                }
+            }
+            if name == "fat-tree" {
+                // Path diversity: the tier-salted hash spreads flows over the cores.
+                assert!(
+                    cores_used.len() >= 12,
+                    "only {} of 16 cores used",
+                    cores_used.len()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn fat_tree_shapes_are_as_documented() {
+        let r = Bandwidth::from_gbps(10);
+        let g = TopologyGraph::three_tier(
+            5,
+            4,
+            4,
+            16,
+            16,
+            r,
+            Bandwidth::from_gbps(40),
+            SimDuration::from_us(1),
+        );
+        assert_eq!(g.host_count(), 320);
+        assert_eq!(g.nodes.len(), 320 + 20 + 20 + 16);
+        let f = fabric(&g, QueueSize::Packets(10));
+        // Hosts in different pods: host-ToR-agg-core-agg-ToR-host, 6 links,
+        // so the base RTT is 12 us of propagation at 1 us per link.
+        let p = Packet {
+            sport: 5,
+            dport: 6,
+            ..data(0, 319, 1500)
+        };
+        assert_eq!(f.path(&p).len(), 6);
+        let k = TopologyGraph::k_ary_fat_tree(8, r, SimDuration::from_us(1));
+        assert_eq!(k.host_count(), 128);
+        assert_eq!(k.nodes.len() - 128, 8 * 8 + 16);
     }
 
     #[test]

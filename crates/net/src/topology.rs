@@ -5,6 +5,13 @@
 //! Hosts are numbered in the order they are added; that number is the host
 //! index scenarios use. Each host has exactly one cable (its NIC).
 //!
+//! Multipath shapes: `leaf_spine` (every leaf to every spine), `three_tier`
+//! (pods of ToR and aggregation switches fully meshed, aggregation switch j
+//! of every pod linked to its own group of cores), and `k_ary_fat_tree`
+//! (the three-tier shape with k pods of k/2 + k/2 switches, (k/2)^2 cores
+//! and k/2 hosts per ToR). Nodes are created hosts first, then switches tier
+//! by tier, pod by pod, so equal-cost neighbours are ordered alike everywhere.
+//!
 //! ```text
 //! star (N hosts, 1 switch)        dumbbell (L left, R right hosts)
 //!   h0  h1 ... hN-1                 h0 ..hL-1            hL .. hL+R-1
@@ -134,5 +141,110 @@ impl TopologyGraph {
         }
         g.connect(s0, s1, bottleneck_rate, bottleneck_delay);
         g
+    }
+
+    /// `leaves` leaf switches with `hosts_per_leaf` hosts each, every leaf
+    /// linked to every one of `spines` spines (MQ-ECN 5.2 uses 12 x 12, 144 hosts).
+    /// Hosts are numbered leaf by leaf.
+    pub fn leaf_spine(
+        leaves: u32,
+        spines: u32,
+        hosts_per_leaf: u32,
+        host_rate: Bandwidth,
+        fabric_rate: Bandwidth,
+        delay: SimDuration,
+    ) -> Self {
+        let mut g = TopologyGraph::default();
+        let hosts: Vec<NodeId> = (0..leaves * hosts_per_leaf)
+            .map(|_| g.add_node(NodeKind::Host))
+            .collect();
+        let leaf: Vec<NodeId> = (0..leaves)
+            .map(|_| g.add_node(NodeKind::Switch { tier: 1 }))
+            .collect();
+        let spine: Vec<NodeId> = (0..spines)
+            .map(|_| g.add_node(NodeKind::Switch { tier: 2 }))
+            .collect();
+        for (i, h) in hosts.iter().enumerate() {
+            g.connect(*h, leaf[i / hosts_per_leaf as usize], host_rate, delay);
+        }
+        for &l in &leaf {
+            for &s in &spine {
+                g.connect(l, s, fabric_rate, delay);
+            }
+        }
+        g
+    }
+
+    /// A three-tier fat-tree: `pods` pods of `tors` ToR and `aggs` aggregation
+    /// switches, fully meshed inside the pod; aggregation switch j of every
+    /// pod links to cores `j x cores/aggs .. (j + 1) x cores/aggs - 1`;
+    /// `hosts_per_tor` hosts per ToR, numbered ToR by ToR. Non-blocking when
+    /// the fabric rate makes up for the fan-in (R-AQM's and RCC's 320-host
+    /// tree: 5 pods of 4 + 4, 16 cores, 16 hosts per ToR, 10/40 Gb/s).
+    /// `cores` must be a multiple of `aggs`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn three_tier(
+        pods: u32,
+        tors: u32,
+        aggs: u32,
+        cores: u32,
+        hosts_per_tor: u32,
+        host_rate: Bandwidth,
+        fabric_rate: Bandwidth,
+        delay: SimDuration,
+    ) -> Self {
+        assert!(
+            aggs > 0 && cores % aggs == 0,
+            "cores must be a multiple of aggs"
+        );
+        let mut g = TopologyGraph::default();
+        let hosts: Vec<NodeId> = (0..pods * tors * hosts_per_tor)
+            .map(|_| g.add_node(NodeKind::Host))
+            .collect();
+        let tor: Vec<NodeId> = (0..pods * tors)
+            .map(|_| g.add_node(NodeKind::Switch { tier: 1 }))
+            .collect();
+        let agg: Vec<NodeId> = (0..pods * aggs)
+            .map(|_| g.add_node(NodeKind::Switch { tier: 2 }))
+            .collect();
+        let core: Vec<NodeId> = (0..cores)
+            .map(|_| g.add_node(NodeKind::Switch { tier: 3 }))
+            .collect();
+        for (i, h) in hosts.iter().enumerate() {
+            g.connect(*h, tor[i / hosts_per_tor as usize], host_rate, delay);
+        }
+        let per_agg = cores / aggs;
+        for p in 0..pods {
+            for t in 0..tors {
+                for a in 0..aggs {
+                    g.connect(
+                        tor[(p * tors + t) as usize],
+                        agg[(p * aggs + a) as usize],
+                        fabric_rate,
+                        delay,
+                    );
+                }
+            }
+            for a in 0..aggs {
+                for c in 0..per_agg {
+                    g.connect(
+                        agg[(p * aggs + a) as usize],
+                        core[(a * per_agg + c) as usize],
+                        fabric_rate,
+                        delay,
+                    );
+                }
+            }
+        }
+        g
+    }
+
+    /// The k-ary fat-tree (Al-Fares et al. 2008): k pods of k/2 edge and k/2
+    /// aggregation switches, (k/2)^2 cores, k/2 hosts per edge switch (k^3/4
+    /// hosts). `k` must be even.
+    pub fn k_ary_fat_tree(k: u32, rate: Bandwidth, delay: SimDuration) -> Self {
+        assert!(k >= 2 && k % 2 == 0, "k must be even");
+        let h = k / 2;
+        Self::three_tier(k, h, h, h * h, h, rate, rate, delay)
     }
 }

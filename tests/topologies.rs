@@ -1,0 +1,123 @@
+//! Multipath and explicit topologies end to end from TOML.
+mod common;
+
+use dcnsim::world::World;
+
+#[test]
+fn default_fat_tree_has_320_hosts_and_a_12us_base_rtt() {
+    let (w, s) = common::run(
+        r#"
+        [topology]
+        kind = "fat-tree"
+        host_rate = "10Gbps"
+        fabric_rate = "40Gbps"
+        link_delay = "1us"
+        [switch]
+        buffer = "300pkt"
+        [[workload]]
+        kind = "incast"
+        receiver = 319
+        senders = [0, 64, 128, 192]
+        size = "1460B"
+        "#,
+    );
+    assert_eq!(w.fabric.host_count(), 320);
+    assert_eq!(s.flows.completed, 4);
+    // Senders in other pods (a pod holds 64 hosts): 6 links each way, so one
+    // round trip is 12 us of propagation. A one-segment flow takes two round
+    // trips (SYN/SYN-ACK, data/ACK): 24 us plus a few us of serialisation.
+    let fct = s.flows.fct_us.min;
+    assert!(fct > 24.0 && fct < 34.0, "FCT {fct} us");
+}
+
+#[test]
+fn leaf_spine_12x12_carries_cross_rack_flows() {
+    let (w, s) = common::run(
+        r#"
+        [topology]
+        kind = "leaf-spine"
+        leaves = 12
+        spines = 12
+        hosts_per_leaf = 12
+        host_rate = "10Gbps"
+        fabric_rate = "10Gbps"
+        link_delay = "1us"
+        [switch]
+        buffer = "200pkt"
+        [switch.aqm]
+        kind = "step-ecn"
+        k = "65pkt"
+        [transport]
+        cc = "dctcp"
+        [[workload]]
+        kind = "long-flows"
+        pairs = [[0, 143], [13, 130], [26, 117], [39, 104]]
+        size = "2MB"
+        "#,
+    );
+    assert_eq!(w.fabric.host_count(), 144);
+    assert_eq!((s.flows.completed, s.drops), (4, 0));
+}
+
+#[test]
+fn an_explicit_dumbbell_matches_the_built_in_one() {
+    let workload = r#"
+        [switch]
+        buffer = "50pkt"
+        [[workload]]
+        kind = "incast"
+        receiver = 3
+        senders = [0, 1, 2]
+        size = "300KB"
+    "#;
+    let builtin = format!(
+        "[topology]\nkind = \"dumbbell\"\nleft = 3\nright = 1\nhost_rate = \"10Gbps\"\nhost_delay = \"1us\"\n\
+         bottleneck_rate = \"1Gbps\"\nbottleneck_delay = \"5us\"\n{workload}"
+    );
+    let explicit = format!(
+        r#"
+        [topology]
+        kind = "explicit"
+        hosts = 4
+        switches = 2
+        links = [
+          {{ a = "h0", b = "s0", rate = "10Gbps", delay = "1us" }},
+          {{ a = "h1", b = "s0", rate = "10Gbps", delay = "1us" }},
+          {{ a = "h2", b = "s0", rate = "10Gbps", delay = "1us" }},
+          {{ a = "h3", b = "s1", rate = "10Gbps", delay = "1us" }},
+          {{ a = "s0", b = "s1", rate = "1Gbps", delay = "5us" }},
+        ]
+        {workload}"#
+    );
+    let (_, a) = common::run(&builtin);
+    let (_, b) = common::run(&explicit);
+    assert_eq!(a.flows.completed, 3);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn explicit_topology_errors_name_the_problem() {
+    let base =
+        "[switch]\nbuffer = \"10pkt\"\n[topology]\nkind = \"explicit\"\nhosts = 2\nswitches = 1\n";
+    let e = dcnsim::scenario::parse_str(
+        "x.toml",
+        &format!(
+            "{base}links = [{{ a = \"h0\", b = \"s1\", rate = \"1Gbps\", delay = \"1us\" }}]\n"
+        ),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("'s1' is not a node") && e.line == 7,
+        "{e}"
+    );
+    // h1 has no cable: the world refuses to build.
+    let sc = dcnsim::scenario::parse_str(
+        "x.toml",
+        &format!(
+            "{base}links = [{{ a = \"h0\", b = \"s0\", rate = \"1Gbps\", delay = \"1us\" }}]\n"
+        ),
+    )
+    .unwrap();
+    let e = World::build(&sc, 1).err().expect("a host without a cable");
+    assert!(e.to_string().contains("host 1 has 0 cables"), "{e}");
+}
