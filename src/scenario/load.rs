@@ -398,7 +398,7 @@ fn topology_hosts(src: &Source, kind: &TopologyKind) -> Result<u32, ScenarioErro
             let hosts = at_least(&e.hosts, 1, "topology.hosts")?;
             let switches = *e.switches.get_ref();
             if let Some(t) = &e.switch_tiers {
-                if t.get_ref().len() != switches as usize || t.get_ref().iter().any(|&x| x == 0) {
+                if t.get_ref().len() != switches as usize || t.get_ref().contains(&0) {
                     let msg = format!("needs {switches} tiers, one per switch, each at least 1");
                     return Err(src.error(Some(t.span()), "topology.switch_tiers", msg));
                 }
