@@ -138,10 +138,22 @@ pub struct World {
 
 /// Builds the AQM plugin of a switch port: the one registry from a scenario's
 /// `kind` to a plugin.
-fn make_aqm(spec: &AqmSpec) -> Box<dyn EgressAqm> {
+fn make_aqm(spec: &AqmSpec, ctx: &aqm::PortContext) -> Box<dyn EgressAqm> {
     match spec {
         AqmSpec::DropTail => Box::new(aqm::DropTail),
         AqmSpec::StepEcn(s) => Box::new(*s),
+        AqmSpec::Red(r) => Box::new(r.build(ctx)),
+    }
+}
+
+/// Each class queue's scheduling weight: its quantum, or 1 under strict priority.
+fn class_weights(d: &net::sched::Discipline, classes: usize) -> Vec<u64> {
+    use net::sched::Discipline;
+    match d {
+        Discipline::StrictPriority => vec![1; classes],
+        Discipline::Dwrr { quanta }
+        | Discipline::Wrr { quanta }
+        | Discipline::SpDwrr { quanta, .. } => quanta.clone(),
     }
 }
 
@@ -219,7 +231,16 @@ impl World {
             buffer: sc.switch.buffer,
             nic_buffer_bytes: sc.topology.nic_buffer.0,
         };
-        let fabric = Fabric::new(&graph, cfg, |_| Some(make_aqm(&sc.switch.aqm)))?;
+        let weights = class_weights(&sc.switch.scheduler, sc.switch.classes);
+        let fabric = Fabric::new(&graph, cfg, |p, rate| {
+            let ctx = aqm::PortContext {
+                seed,
+                port: p.0,
+                rate,
+                weights: weights.clone(),
+            };
+            Some(make_aqm(&sc.switch.aqm, &ctx))
+        })?;
         let hosts = fabric.host_count();
         let mut w = World {
             q: EventQueue::with_capacity(4096),

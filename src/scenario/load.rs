@@ -184,13 +184,22 @@ fn switch(src: &Source, v: &SpannedValue) -> Result<SwitchConfig, ScenarioError>
     let aqm = match t.get("aqm") {
         None => AqmSpec::DropTail,
         Some(a) => {
-            let (kind, rest) = split_kind(src, a, "switch.aqm", &["droptail", "step-ecn"])?;
+            let (kind, rest) = split_kind(src, a, "switch.aqm", &["droptail", "step-ecn", "red"])?;
             match kind.as_str() {
                 "droptail" => {
                     let _: NoKeys = de(src, a.span(), rest, "switch.aqm")?;
                     AqmSpec::DropTail
                 }
-                _ => AqmSpec::StepEcn(de::<StepEcn>(src, a.span(), rest, "switch.aqm")?),
+                "step-ecn" => AqmSpec::StepEcn(de::<StepEcn>(src, a.span(), rest, "switch.aqm")?),
+                _ => {
+                    let table = rest.clone();
+                    let red: aqm::red::RedConfig = de(src, a.span(), rest, "switch.aqm")?;
+                    if let Err((key, msg)) = red.validate() {
+                        let span = table.get(key).map(|v| v.span()).or(Some(a.span()));
+                        return Err(src.error(span, &format!("switch.aqm.{key}"), msg));
+                    }
+                    AqmSpec::Red(red)
+                }
             }
         }
     };

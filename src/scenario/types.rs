@@ -293,12 +293,14 @@ pub(crate) struct SpDwrrSpec {
 }
 
 /// `[switch.aqm]`: the plugin and its keys.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum AqmSpec {
     /// `kind = "droptail"`: no marking; overflow drops.
     DropTail,
     /// `kind = "step-ecn"` with `k`: DCTCP-style marking above K.
     StepEcn(StepEcn),
+    /// `kind = "red"`: RED/ECN and MQ-ECN's per-queue presets.
+    Red(aqm::red::RedConfig),
 }
 
 /// `kind = "droptail"` takes no keys.

@@ -4,11 +4,30 @@
 //! - [`StepEcn`]: DCTCP's switch rule (DCTCP paper section 3.1, RFC 8257 section
 //!   3.1): mark CE when the instantaneous queue exceeds K.
 //!
+//! - [`red::Red`]: RED with ECN, per-queue / per-port / per-pool, with MQ-ECN's
+//!   "standard" and "minimum" presets.
+//!
 //! Each plugin has a serde config with the paper's defaults that builds it.
+
+pub mod red;
 
 use net::{Ecn, EgressAqm, Packet, QueueState, Verdict};
 use serde::Deserialize;
-use sim_core::{QueueSize, SimTime};
+use sim_core::{Bandwidth, QueueSize, SimTime};
+
+/// What a plugin may know of the port it guards when it is built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PortContext {
+    /// The run's master seed (plugins derive their RNG streams from it).
+    pub seed: u64,
+    /// The port's index (the RNG stream's component).
+    pub port: u32,
+    /// The port's link rate.
+    pub rate: Bandwidth,
+    /// The scheduling weight of each class queue (its quantum; equal
+    /// weights under strict priority).
+    pub weights: Vec<u64>,
+}
 
 /// Accepts every packet: buffer overflow is the only loss.
 #[derive(Clone, Copy, Debug, Default)]

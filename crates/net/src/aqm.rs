@@ -19,6 +19,10 @@ pub struct QueueState {
     pub port_bytes: u64,
     /// Packets in all class queues of the port.
     pub port_packets: u64,
+    /// Bytes in all egress queues of the switch (its service pool).
+    pub pool_bytes: u64,
+    /// Packets in all egress queues of the switch.
+    pub pool_packets: u64,
     /// The packet's class queue (0 = highest priority).
     pub class: u8,
 }
@@ -39,7 +43,10 @@ pub trait EgressAqm: Send {
     /// Decides the fate of `pkt` arriving at a queue in state `q` at `now`.
     fn on_enqueue(&mut self, now: SimTime, q: QueueState, pkt: &Packet) -> Verdict;
 
-    /// Called as `pkt` leaves the queue for the wire (dequeue marking, state
-    /// updates); the default does nothing.
-    fn on_dequeue(&mut self, _now: SimTime, _q: QueueState, _pkt: &mut Packet) {}
+    /// Called as `pkt` leaves its queue for the wire (`q` is the state after
+    /// it left). May return `Mark` (dequeue marking); `Drop` is not allowed
+    /// here. The default accepts.
+    fn on_dequeue(&mut self, _now: SimTime, _q: QueueState, _pkt: &Packet) -> Verdict {
+        Verdict::Accept
+    }
 }

@@ -22,7 +22,7 @@ use crate::port::{ClassStats, DropCause, EgressQueue, Port, PortStats};
 use crate::routing::RoutingTable;
 use crate::sched::{Discipline, Scheduler as SchedState};
 use crate::topology::{NodeKind, TopologyError, TopologyGraph};
-use sim_core::{EventQueue, QueueSize, SimTime};
+use sim_core::{Bandwidth, EventQueue, QueueSize, SimTime};
 use std::collections::VecDeque;
 
 /// An event of the network model, addressed by port.
@@ -121,17 +121,20 @@ pub struct Fabric {
     config: FabricConfig,
     /// One shared buffer per node (used at switches under `BufferPolicy::Shared`).
     shared: Vec<SharedBuffer>,
+    /// Bytes and packets in all egress queues of each node (its service pool).
+    pool: Vec<(u64, u64)>,
     /// Packets delivered at a link's far end, of any kind.
     pub hops: u64,
 }
 
 impl Fabric {
     /// Builds the fabric for `graph`. `aqm_for` gives the AQM plugin of each
-    /// switch egress port (called once per port, in port order).
+    /// switch egress port from its id and link rate (called once per port,
+    /// in port order).
     pub fn new(
         graph: &TopologyGraph,
         config: FabricConfig,
-        mut aqm_for: impl FnMut(PortId) -> Option<Box<dyn EgressAqm>>,
+        mut aqm_for: impl FnMut(PortId, Bandwidth) -> Option<Box<dyn EgressAqm>>,
     ) -> Result<Fabric, TopologyError> {
         let n = graph.nodes.len();
         let host_nodes: Vec<NodeId> = (0..n)
@@ -165,7 +168,7 @@ impl Fabric {
                         // NICs never drop; a shared buffer admits at the switch level.
                         _ => QueueSize::Bytes(u64::MAX),
                     },
-                    aqm: if is_switch { aqm_for(me) } else { None },
+                    aqm: if is_switch { aqm_for(me, c.rate) } else { None },
                     queues: (0..classes).map(|_| EgressQueue::default()).collect(),
                     sched: if is_switch {
                         SchedState::new(config.discipline.clone(), classes)
@@ -211,6 +214,7 @@ impl Fabric {
             routes,
             config,
             shared,
+            pool: vec![(0, 0); n],
             hops: 0,
         })
     }
@@ -361,7 +365,7 @@ impl Fabric {
         if !fits {
             return self.drop_packet(p, class, id, DropCause::BufferOverflow);
         }
-        let state = port.state(class);
+        let state = port.state(class, self.pool[port.node.idx()]);
         if let Some(aqm) = port.aqm.as_mut() {
             match aqm.on_enqueue(now, state, pkt) {
                 Verdict::Accept => {}
@@ -383,6 +387,9 @@ impl Fabric {
         port.queues[class].push(id, size);
         port.bytes += size as u64;
         port.packets += 1;
+        let pool = &mut self.pool[port.node.idx()];
+        pool.0 += size as u64;
+        pool.1 += 1;
         port.note_occupancy(now, class);
         if !port.busy {
             self.start_tx(p, sched);
@@ -431,11 +438,27 @@ impl Fabric {
         }
         port.bytes -= size as u64;
         port.packets -= 1;
+        let pool = &mut self.pool[port.node.idx()];
+        pool.0 -= size as u64;
+        pool.1 -= 1;
         port.sched
             .on_sent(class, size, port.queues[class].is_empty());
-        let state = port.state(class);
+        let state = port.state(class, *pool);
         if let Some(aqm) = port.aqm.as_mut() {
-            aqm.on_dequeue(now, state, pkt);
+            match aqm.on_dequeue(now, state, pkt) {
+                Verdict::Accept => {}
+                Verdict::Mark => {
+                    assert_ne!(pkt.ecn, Ecn::NotEct, "AQM marked a non-ECT packet");
+                    if pkt.ecn != Ecn::Ce {
+                        pkt.ecn = Ecn::Ce;
+                        port.stats.ecn_marks += 1;
+                        port.class_stats[class].ecn_marks += 1;
+                    }
+                }
+                Verdict::Drop => {
+                    panic!("an AQM may not drop at dequeue: the packet is on the wire")
+                }
+            }
         }
         port.note_occupancy(now, class);
         port.class_stats[class].tx_packets += 1;
@@ -486,7 +509,7 @@ impl Fabric {
 mod tests {
     use super::*;
     use crate::ids::FlowId;
-    use sim_core::{Bandwidth, SimDuration};
+    use sim_core::SimDuration;
 
     #[derive(Clone, Copy, Debug)]
     struct Ev(NetEvent);
@@ -498,7 +521,7 @@ mod tests {
 
     fn fabric(graph: &TopologyGraph, buffer: QueueSize) -> Fabric {
         let cfg = FabricConfig::fifo(WireFormat::ETHERNET, buffer, 1 << 20);
-        Fabric::new(graph, cfg, |_| None).unwrap()
+        Fabric::new(graph, cfg, |_, _| None).unwrap()
     }
 
     fn data(src: u32, dst: u32, size: u32) -> Packet {
@@ -687,7 +710,7 @@ mod tests {
         let s = g.add_node(NodeKind::Switch { tier: 1 });
         g.connect(h, s, Bandwidth::from_gbps(10), SimDuration::from_us(1));
         let cfg = FabricConfig::fifo(WireFormat::NONE, QueueSize::Packets(1), 1);
-        let e = Fabric::new(&g, cfg, |_| None).err().unwrap();
+        let e = Fabric::new(&g, cfg, |_, _| None).err().unwrap();
         assert!(matches!(e, TopologyError::Disconnected { .. }), "{e}");
     }
 

@@ -170,15 +170,18 @@ pub struct Port {
 }
 
 impl Port {
-    /// What an AQM sees of class `class` and the port.
+    /// What an AQM sees of class `class`, the port, and the switch's pool
+    /// (`pool` = bytes and packets in all of the switch's egress queues).
     #[inline]
-    pub fn state(&self, class: usize) -> QueueState {
+    pub fn state(&self, class: usize, pool: (u64, u64)) -> QueueState {
         let q = &self.queues[class];
         QueueState {
             bytes: q.bytes(),
             packets: q.packets(),
             port_bytes: self.bytes,
             port_packets: self.packets,
+            pool_bytes: pool.0,
+            pool_packets: pool.1,
             class: class as u8,
         }
     }

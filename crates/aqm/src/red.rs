@@ -1,0 +1,574 @@
+//! RED with ECN (Floyd and Jacobson, "Random Early Detection Gateways for
+//! Congestion Avoidance", ToN 1993; RFC 3168 for marking instead of dropping).
+//!
+//! - Thresholds `k_min`, `k_max` and `p_max`: below `k_min` nothing happens;
+//!   from `k_min` to `k_max` a packet is marked with probability
+//!   `p_b = p_max (avg - k_min) / (k_max - k_min)`, spread out by RED's count
+//!   (`p_a = p_b / (1 - count p_b)`, so the gaps between marks are uniform);
+//!   at or above `k_max` every packet is marked. ECT packets are marked CE;
+//!   non-ECT packets (or all packets, with `ecn = false`) are dropped instead.
+//!   With `k_min = k_max` this is step marking at K, but note that RED marks at
+//!   `avg >= k_max` where `step-ecn` marks when the queue exceeds K.
+//! - `average`: the instantaneous length (datacenter practice) or RED's EWMA
+//!   with weight `weight` (RED's w_q = 0.002), decayed over idle time as
+//!   `(1 - w)^m`, m = idle time / the port's time to send a 1500 B packet.
+//! - `mark_at`: at enqueue (default; the arriving packet counted) or at
+//!   dequeue (the leaving packet, judged by the queue it leaves behind).
+//!   Dequeue mode only marks: the packet is already on its way.
+//! - `scope`: the packet's class queue (per-queue ECN), its port (per-port),
+//!   or the switch's whole egress pool (per-service-pool), MQ-ECN section 2.2.
+//! - Presets of MQ-ECN section 2.2: `"standard"`, K = C x RTT x lambda (eq. 1)
+//!   on every queue; `"minimum"`, K_i = W_i / sum W x C x RTT x lambda (eq. 2),
+//!   with the scheduler's quanta as the weights W (equal under strict
+//!   priority). Both are per-queue step thresholds (`k_min = k_max = K_i`,
+//!   `p_max = 1`). The standard K may also be given directly (`k_standard`).
+
+use crate::PortContext;
+use net::{Ecn, EgressAqm, Packet, QueueState, Verdict};
+use serde::Deserialize;
+use sim_core::{Bandwidth, QueueSize, RngStream, SimDuration, SimTime};
+
+/// RED's average.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Average {
+    /// The instantaneous length.
+    #[default]
+    Instantaneous,
+    /// RED's exponentially weighted moving average.
+    Ewma,
+}
+
+/// Where packets are judged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MarkAt {
+    /// As a packet arrives.
+    #[default]
+    Enqueue,
+    /// As a packet leaves.
+    Dequeue,
+}
+
+/// Which occupancy the thresholds compare.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scope {
+    /// The packet's class queue.
+    #[default]
+    Queue,
+    /// All class queues of the port.
+    Port,
+    /// All egress queues of the switch.
+    Pool,
+}
+
+/// MQ-ECN section 2.2's per-queue thresholds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Preset {
+    /// K = C x RTT x lambda on every queue.
+    Standard,
+    /// K_i = W_i / sum W x C x RTT x lambda.
+    Minimum,
+}
+
+/// `kind = "red"`: the keys and their defaults.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedConfig {
+    /// Lower threshold.
+    pub k_min: Option<QueueSize>,
+    /// Upper threshold (same unit as `k_min`).
+    pub k_max: Option<QueueSize>,
+    /// Marking probability at `k_max` (default 0.1, RED's max_p).
+    #[serde(default = "default_p_max")]
+    pub p_max: f64,
+    /// `"instantaneous"` (default) or `"ewma"`.
+    #[serde(default)]
+    pub average: Average,
+    /// EWMA weight w_q (default 0.002, RED's recommendation).
+    #[serde(default = "default_weight")]
+    pub weight: f64,
+    /// `"enqueue"` (default) or `"dequeue"`.
+    #[serde(default)]
+    pub mark_at: MarkAt,
+    /// `"queue"` (default), `"port"` or `"pool"`.
+    #[serde(default)]
+    pub scope: Scope,
+    /// Mark ECT packets (default true); false: drop instead.
+    #[serde(default = "default_true")]
+    pub ecn: bool,
+    /// `"standard"` or `"minimum"` (MQ-ECN 2.2), instead of `k_min`/`k_max`.
+    pub preset: Option<Preset>,
+    /// The standard threshold K, for a preset.
+    pub k_standard: Option<QueueSize>,
+    /// The RTT of K = C x RTT x lambda, for a preset without `k_standard`.
+    pub rtt: Option<SimDuration>,
+    /// The lambda of K = C x RTT x lambda (default 1).
+    pub lambda: Option<f64>,
+}
+
+fn default_p_max() -> f64 {
+    0.1
+}
+fn default_weight() -> f64 {
+    0.002
+}
+fn default_true() -> bool {
+    true
+}
+
+impl RedConfig {
+    /// Checks the keys together: `(key, message)` for the first problem.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        let e = |k, m: &str| Err((k, m.to_string()));
+        if !(self.p_max > 0.0 && self.p_max <= 1.0) {
+            return e("p_max", "must be in (0, 1]");
+        }
+        if !(self.weight > 0.0 && self.weight <= 1.0) {
+            return e("weight", "must be in (0, 1]");
+        }
+        match (self.preset, self.k_min, self.k_max) {
+            (None, Some(lo), Some(hi)) => {
+                let same_unit = matches!(
+                    (lo, hi),
+                    (QueueSize::Bytes(_), QueueSize::Bytes(_))
+                        | (QueueSize::Packets(_), QueueSize::Packets(_))
+                );
+                if !same_unit {
+                    return e(
+                        "k_max",
+                        "k_min and k_max must use the same unit (both bytes or both pkt)",
+                    );
+                }
+                if value(lo) > value(hi) {
+                    return e("k_max", "must be at least k_min");
+                }
+            }
+            (None, _, _) => {
+                return e(
+                    "k_min",
+                    "give k_min and k_max, or a preset (\"standard\" or \"minimum\")",
+                );
+            }
+            (Some(_), None, None) => match (self.k_standard, self.rtt) {
+                (Some(_), None) | (None, Some(_)) => {}
+                _ => {
+                    return e(
+                        "k_standard",
+                        "a preset needs either k_standard or rtt (with lambda)",
+                    );
+                }
+            },
+            (Some(_), _, _) => {
+                return e(
+                    "preset",
+                    "a preset sets the thresholds: drop k_min and k_max",
+                );
+            }
+        }
+        if self.lambda.is_some_and(|l| !(l > 0.0)) {
+            return e("lambda", "must be positive");
+        }
+        Ok(())
+    }
+
+    /// Builds the plugin for one port.
+    pub fn build(&self, ctx: &PortContext) -> Red {
+        let classes = ctx.weights.len().max(1);
+        let mut k_min = [0u64; 8];
+        let mut k_max = [0u64; 8];
+        let mut p_max = self.p_max;
+        let bytes_unit;
+        match self.preset {
+            None => {
+                let (lo, hi) = (
+                    self.k_min.expect("validated"),
+                    self.k_max.expect("validated"),
+                );
+                bytes_unit = matches!(lo, QueueSize::Bytes(_));
+                k_min = [value(lo); 8];
+                k_max = [value(hi); 8];
+            }
+            Some(preset) => {
+                // MQ-ECN eq. (1): the standard threshold K.
+                let (k, unit_bytes) = match (self.k_standard, self.rtt) {
+                    (Some(k), _) => (value(k) as f64, matches!(k, QueueSize::Bytes(_))),
+                    (None, Some(rtt)) => {
+                        let lambda = self.lambda.unwrap_or(1.0);
+                        (
+                            ctx.rate.bps() as f64 / 8.0 * rtt.as_secs_f64() * lambda,
+                            true,
+                        )
+                    }
+                    (None, None) => unreachable!("validated"),
+                };
+                bytes_unit = unit_bytes;
+                let total: u64 = ctx.weights.iter().sum::<u64>().max(1);
+                for c in 0..classes.min(8) {
+                    // MQ-ECN eq. (2) for "minimum": share by weight.
+                    let share = match preset {
+                        Preset::Standard => 1.0,
+                        Preset::Minimum => ctx.weights[c] as f64 / total as f64,
+                    };
+                    let kc = libm::round(k * share) as u64;
+                    k_min[c] = kc;
+                    k_max[c] = kc;
+                }
+                p_max = 1.0;
+            }
+        }
+        Red {
+            k_min,
+            k_max,
+            bytes_unit,
+            p_max,
+            average: self.average,
+            weight: self.weight,
+            mark_at: self.mark_at,
+            scope: self.scope,
+            ecn: self.ecn,
+            avg: [0.0; 8],
+            count: [0; 8],
+            idle_since: [None; 8],
+            small_packet_ps: ctx.rate.tx_time(1538).ps().max(1) as f64,
+            rng: RngStream::new(ctx.seed, ctx.port as u64, PURPOSE_RED),
+        }
+    }
+}
+
+/// RNG purpose for RED's coin.
+const PURPOSE_RED: u64 = 0x52_45_44;
+
+fn value(q: QueueSize) -> u64 {
+    match q {
+        QueueSize::Bytes(b) | QueueSize::Packets(b) => b,
+    }
+}
+
+/// The RED plugin of one port (state per class queue, or one for port/pool scope).
+#[derive(Clone, Debug)]
+pub struct Red {
+    k_min: [u64; 8],
+    k_max: [u64; 8],
+    bytes_unit: bool,
+    p_max: f64,
+    average: Average,
+    weight: f64,
+    mark_at: MarkAt,
+    scope: Scope,
+    ecn: bool,
+    avg: [f64; 8],
+    count: [u32; 8],
+    idle_since: [Option<SimTime>; 8],
+    small_packet_ps: f64,
+    rng: RngStream,
+}
+
+impl Red {
+    /// The thresholds of class `c`, in the configured unit.
+    pub fn thresholds(&self, c: usize) -> (u64, u64) {
+        (self.k_min[c], self.k_max[c])
+    }
+
+    /// The current average of state slot `c`.
+    pub fn average(&self, c: usize) -> f64 {
+        self.avg[c]
+    }
+
+    /// The length the thresholds compare, in their unit.
+    fn length(&self, bytes: u64, packets: u64) -> u64 {
+        if self.bytes_unit { bytes } else { packets }
+    }
+
+    fn judge(
+        &mut self,
+        now: SimTime,
+        slot: usize,
+        class: usize,
+        len: u64,
+        pkt: &Packet,
+    ) -> Verdict {
+        let avg = match self.average {
+            Average::Instantaneous => len as f64,
+            Average::Ewma => {
+                if let Some(t) = self.idle_since[slot].take() {
+                    // RED: after an idle period, decay as if m small packets left.
+                    let m = now.saturating_since(t).ps() as f64 / self.small_packet_ps;
+                    self.avg[slot] *= libm::pow(1.0 - self.weight, m);
+                }
+                self.avg[slot] = (1.0 - self.weight) * self.avg[slot] + self.weight * len as f64;
+                if len == 0 {
+                    self.idle_since[slot] = Some(now);
+                }
+                self.avg[slot]
+            }
+        };
+        let (lo, hi) = (self.k_min[class] as f64, self.k_max[class] as f64);
+        let congested = if avg < lo {
+            self.count[slot] = 0;
+            false
+        } else if avg >= hi {
+            self.count[slot] = 0;
+            true
+        } else {
+            let p_b = self.p_max * (avg - lo) / (hi - lo);
+            self.count[slot] += 1;
+            let denom = 1.0 - self.count[slot] as f64 * p_b;
+            let p_a = if denom <= 0.0 {
+                1.0
+            } else {
+                (p_b / denom).min(1.0)
+            };
+            let hit = self.rng.uniform_open01() < p_a;
+            if hit {
+                self.count[slot] = 0;
+            }
+            hit
+        };
+        match (congested, self.ecn && pkt.ecn != Ecn::NotEct) {
+            (false, _) => Verdict::Accept,
+            (true, true) => Verdict::Mark,
+            (true, false) => Verdict::Drop,
+        }
+    }
+
+    fn slot(&self, class: usize) -> usize {
+        if self.scope == Scope::Queue { class } else { 0 }
+    }
+}
+
+impl EgressAqm for Red {
+    fn on_enqueue(&mut self, now: SimTime, q: QueueState, pkt: &Packet) -> Verdict {
+        if self.mark_at != MarkAt::Enqueue {
+            return Verdict::Accept;
+        }
+        let size = pkt.size_bytes as u64;
+        let len = match self.scope {
+            Scope::Queue => self.length(q.bytes + size, q.packets + 1),
+            Scope::Port => self.length(q.port_bytes + size, q.port_packets + 1),
+            Scope::Pool => self.length(q.pool_bytes + size, q.pool_packets + 1),
+        };
+        let class = q.class as usize;
+        self.judge(now, self.slot(class), class, len, pkt)
+    }
+
+    fn on_dequeue(&mut self, now: SimTime, q: QueueState, pkt: &Packet) -> Verdict {
+        if self.mark_at != MarkAt::Dequeue {
+            return Verdict::Accept;
+        }
+        let len = match self.scope {
+            Scope::Queue => self.length(q.bytes, q.packets),
+            Scope::Port => self.length(q.port_bytes, q.port_packets),
+            Scope::Pool => self.length(q.pool_bytes, q.pool_packets),
+        };
+        let class = q.class as usize;
+        match self.judge(now, self.slot(class), class, len, pkt) {
+            Verdict::Drop => Verdict::Accept, // dequeue mode only marks
+            v => v,
+        }
+    }
+}
+
+/// The port a RED plugin is built for (rates for presets and idle decay).
+pub fn context_for_tests(rate: Bandwidth, weights: Vec<u64>) -> PortContext {
+    PortContext {
+        seed: 1,
+        port: 0,
+        rate,
+        weights,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(lo: u64, hi: u64, p: f64) -> RedConfig {
+        RedConfig {
+            k_min: Some(QueueSize::Packets(lo)),
+            k_max: Some(QueueSize::Packets(hi)),
+            p_max: p,
+            average: Average::Instantaneous,
+            weight: 0.002,
+            mark_at: MarkAt::Enqueue,
+            scope: Scope::Queue,
+            ecn: true,
+            preset: None,
+            k_standard: None,
+            rtt: None,
+            lambda: None,
+        }
+    }
+
+    fn q(n: u64) -> QueueState {
+        QueueState {
+            bytes: n * 1500,
+            packets: n,
+            port_bytes: n * 1500,
+            port_packets: n,
+            ..Default::default()
+        }
+    }
+
+    fn ect() -> Packet {
+        Packet {
+            size_bytes: 1500,
+            ecn: Ecn::Ect0,
+            ..Default::default()
+        }
+    }
+
+    fn ctx() -> PortContext {
+        context_for_tests(Bandwidth::from_gbps(10), vec![1])
+    }
+
+    #[test]
+    fn never_below_k_min_always_at_k_max() {
+        let mut r = cfg(20, 40, 0.5).build(&ctx());
+        for _ in 0..1000 {
+            assert_eq!(r.on_enqueue(SimTime::ZERO, q(18), &ect()), Verdict::Accept); // 19 with the packet
+            assert_eq!(r.on_enqueue(SimTime::ZERO, q(39), &ect()), Verdict::Mark); // 40
+        }
+        // Not ECN-capable: dropped where ECT would be marked.
+        assert_eq!(
+            r.on_enqueue(SimTime::ZERO, q(39), &Packet::default()),
+            Verdict::Drop
+        );
+    }
+
+    #[test]
+    fn between_thresholds_the_gaps_are_uniform() {
+        // p_b = 0.5 x (30 - 20) / 20 = 0.25. Floyd and Jacobson's Figure 2
+        // increments count before p_a = p_b / (1 - count p_b), so after a mark
+        // the next packets are marked with probability 1/3, 1/2, 1: gaps are
+        // uniform on {1, 2, 3} and the mark fraction is 2 p_b = 0.5.
+        let mut r = cfg(20, 40, 0.5).build(&ctx());
+        let n = 100_000;
+        let marks = (0..n)
+            .filter(|_| r.on_enqueue(SimTime::ZERO, q(29), &ect()) == Verdict::Mark)
+            .count();
+        let f = marks as f64 / n as f64;
+        assert!((f - 0.5).abs() < 0.01, "mark fraction {f}");
+        // And never two gaps longer than 3.
+        let mut r = cfg(20, 40, 0.5).build(&ctx());
+        let mut gap = 0;
+        for _ in 0..10_000 {
+            gap += 1;
+            if r.on_enqueue(SimTime::ZERO, q(29), &ect()) == Verdict::Mark {
+                assert!(gap <= 3, "gap {gap}");
+                gap = 0;
+            }
+        }
+    }
+
+    #[test]
+    fn ewma_follows_slowly_and_decays_when_idle() {
+        let mut c = cfg(20, 40, 1.0);
+        c.average = Average::Ewma;
+        c.weight = 0.5;
+        let mut r = c.build(&ctx());
+        r.on_enqueue(SimTime::ZERO, q(99), &ect()); // len 100
+        assert_eq!(r.average(0), 50.0);
+        r.on_enqueue(SimTime::ZERO, q(99), &ect());
+        assert_eq!(r.average(0), 75.0);
+        // Enqueue into an empty queue starts an idle clock only for len 0; a
+        // dequeue-time view is not involved here. Idle decay: m = 2 packets.
+        let mut c = cfg(20, 40, 1.0);
+        c.average = Average::Ewma;
+        c.weight = 0.5;
+        c.mark_at = MarkAt::Dequeue;
+        let mut r = c.build(&ctx());
+        r.on_dequeue(SimTime::ZERO, q(100), &ect());
+        assert_eq!(r.average(0), 50.0);
+        r.on_dequeue(SimTime::ZERO, q(0), &ect()); // 25, queue now idle
+        let two_packets = SimTime(2 * Bandwidth::from_gbps(10).tx_time(1538).ps());
+        r.on_dequeue(two_packets, q(0), &ect());
+        // 25 x 0.5^2 = 6.25, then the EWMA step with len 0: 3.125.
+        assert!((r.average(0) - 3.125).abs() < 1e-9, "{}", r.average(0));
+    }
+
+    #[test]
+    fn dequeue_marking_judges_the_queue_left_behind_and_never_drops() {
+        let mut c = cfg(10, 10, 1.0);
+        c.mark_at = MarkAt::Dequeue;
+        let mut r = c.build(&ctx());
+        assert_eq!(r.on_enqueue(SimTime::ZERO, q(50), &ect()), Verdict::Accept);
+        assert_eq!(r.on_dequeue(SimTime::ZERO, q(10), &ect()), Verdict::Mark);
+        assert_eq!(r.on_dequeue(SimTime::ZERO, q(9), &ect()), Verdict::Accept);
+        assert_eq!(
+            r.on_dequeue(SimTime::ZERO, q(10), &Packet::default()),
+            Verdict::Accept
+        );
+    }
+
+    #[test]
+    fn port_scope_counts_the_other_queues() {
+        let mut c = cfg(16, 16, 1.0);
+        c.scope = Scope::Port;
+        let mut r = c.build(&ctx());
+        let s = QueueState {
+            bytes: 0,
+            packets: 0,
+            port_bytes: 15 * 1500,
+            port_packets: 15,
+            class: 1,
+            ..Default::default()
+        };
+        assert_eq!(r.on_enqueue(SimTime::ZERO, s, &ect()), Verdict::Mark);
+        let mut c = cfg(16, 16, 1.0);
+        c.scope = Scope::Queue;
+        assert_eq!(
+            c.build(&ctx()).on_enqueue(SimTime::ZERO, s, &ect()),
+            Verdict::Accept
+        );
+    }
+
+    #[test]
+    fn presets_follow_mq_ecn_equations_1_and_2() {
+        // 1 Gb/s x 250 us x lambda 1 = 31,250 B standard; minimum with
+        // weights 1:3 gives 7,812.5 -> 7,813 B and 23,438 B.
+        let mut c = cfg(0, 0, 1.0);
+        c.k_min = None;
+        c.k_max = None;
+        c.preset = Some(Preset::Minimum);
+        c.rtt = Some(SimDuration::from_us(250));
+        c.validate().unwrap();
+        let r = c.build(&context_for_tests(
+            Bandwidth::from_gbps(1),
+            vec![1500, 4500],
+        ));
+        assert_eq!(r.thresholds(0), (7_813, 7_813));
+        assert_eq!(r.thresholds(1), (23_438, 23_438));
+        c.preset = Some(Preset::Standard);
+        let r = c.build(&context_for_tests(
+            Bandwidth::from_gbps(1),
+            vec![1500, 4500],
+        ));
+        assert_eq!(r.thresholds(1), (31_250, 31_250));
+        // k_standard in packets, minimum over 4 equal queues: 16 pkt -> 4 pkt.
+        c.rtt = None;
+        c.preset = Some(Preset::Minimum);
+        c.k_standard = Some(QueueSize::Packets(16));
+        let r = c.build(&context_for_tests(
+            Bandwidth::from_gbps(1),
+            vec![1, 1, 1, 1],
+        ));
+        assert_eq!(r.thresholds(3), (4, 4));
+    }
+
+    #[test]
+    fn validation_names_the_key() {
+        let mut c = cfg(40, 20, 0.1);
+        assert_eq!(c.validate().unwrap_err().0, "k_max");
+        c = cfg(20, 40, 1.5);
+        assert_eq!(c.validate().unwrap_err().0, "p_max");
+        c = cfg(20, 40, 0.1);
+        c.k_max = Some(QueueSize::Bytes(60_000));
+        assert_eq!(c.validate().unwrap_err().0, "k_max");
+        c = cfg(20, 40, 0.1);
+        c.k_min = None;
+        assert_eq!(c.validate().unwrap_err().0, "k_min");
+    }
+}
