@@ -168,7 +168,7 @@ impl RedConfig {
                 );
             }
         }
-        if self.lambda.is_some_and(|l| !(l > 0.0)) {
+        if self.lambda.is_some_and(|l| l.is_nan() || l <= 0.0) {
             return e("lambda", "must be positive");
         }
         Ok(())
