@@ -40,7 +40,7 @@ fn mq_ecn_regime(aqm: &str) -> (f64, f64) {
         priority = 1
         "#
     ));
-    let mut w = World::build(&sc, 1).unwrap();
+    let mut w = World::build(&sc, 1).expect("world builds");
     let t0 = SimTime::ZERO + SimDuration::from_ms(100);
     w.run_until(t0);
     let port = w.fabric.port_towards_host(HostId(0));
