@@ -143,17 +143,18 @@ fn make_aqm(spec: &AqmSpec, ctx: &aqm::PortContext) -> Box<dyn EgressAqm> {
         AqmSpec::DropTail => Box::new(aqm::DropTail),
         AqmSpec::StepEcn(s) => Box::new(*s),
         AqmSpec::Red(r) => Box::new(r.build(ctx)),
+        AqmSpec::MqEcn(m) => Box::new(m.build(ctx)),
     }
 }
 
-/// Each class queue's scheduling weight: its quantum, or 1 under strict priority.
-fn class_weights(d: &net::sched::Discipline, classes: usize) -> Vec<u64> {
+/// Each class queue's scheduling weight (its quantum, or 1 under strict
+/// priority) and how many classes are strict.
+fn class_weights(d: &net::sched::Discipline, classes: usize) -> (Vec<u64>, usize) {
     use net::sched::Discipline;
     match d {
-        Discipline::StrictPriority => vec![1; classes],
-        Discipline::Dwrr { quanta }
-        | Discipline::Wrr { quanta }
-        | Discipline::SpDwrr { quanta, .. } => quanta.clone(),
+        Discipline::StrictPriority => (vec![1; classes], classes),
+        Discipline::Dwrr { quanta } | Discipline::Wrr { quanta } => (quanta.clone(), 0),
+        Discipline::SpDwrr { quanta, strict } => (quanta.clone(), *strict),
     }
 }
 
@@ -231,13 +232,14 @@ impl World {
             buffer: sc.switch.buffer,
             nic_buffer_bytes: sc.topology.nic_buffer.0,
         };
-        let weights = class_weights(&sc.switch.scheduler, sc.switch.classes);
+        let (weights, strict_classes) = class_weights(&sc.switch.scheduler, sc.switch.classes);
         let fabric = Fabric::new(&graph, cfg, |p, rate| {
             let ctx = aqm::PortContext {
                 seed,
                 port: p.0,
                 rate,
                 weights: weights.clone(),
+                strict_classes,
             };
             Some(make_aqm(&sc.switch.aqm, &ctx))
         })?;

@@ -8,7 +8,11 @@ use sim_core::{SimDuration, SimTime};
 /// 1 flow (class 0) vs 4 flows (class 1) through two equal-quantum DWRR
 /// queues, in MQ-ECN's regime (2.2.3 and 5.1): 1 Gb/s, base RTT 250 us
 /// (4 links of 62.5 us), DCTCP, K = 16 packets.
-fn mq_ecn_regime(aqm: &str) -> (f64, f64) {
+fn mq_ecn_regime(red_keys: &str) -> (f64, f64) {
+    mq_ecn_regime_with(&format!("[switch.aqm]\nkind = \"red\"\n{red_keys}"))
+}
+
+fn mq_ecn_regime_with(aqm_table: &str) -> (f64, f64) {
     let sc = common::scenario(&format!(
         r#"
         [simulation]
@@ -24,9 +28,7 @@ fn mq_ecn_regime(aqm: &str) -> (f64, f64) {
         [switch.scheduler]
         kind = "dwrr"
         quantum = "1500B"
-        [switch.aqm]
-        kind = "red"
-        {aqm}
+        {aqm_table}
         [transport]
         cc = "dctcp"
         rto_min = "5ms"
@@ -79,6 +81,23 @@ fn per_port_ecn_breaks_weighted_fair_sharing_per_queue_keeps_it() {
     assert!(
         queue_q > port_q,
         "per-queue {queue_q:.1} vs per-port {port_q:.1}"
+    );
+}
+
+/// MQ-ECN's headline effect (mq-ecn.txt 2.2.3, 5.1): in the same regime,
+/// MQ-ECN shares evenly like per-queue standard thresholds, with a shorter
+/// total queue.
+#[test]
+fn mq_ecn_shares_evenly_with_less_queueing_than_per_queue_standard() {
+    let (share, q) = mq_ecn_regime_with("[switch.aqm]\nkind = \"mq-ecn\"\nk_standard = \"16pkt\"");
+    let (_, q_std) = mq_ecn_regime("preset = \"standard\"\nk_standard = \"16pkt\"");
+    eprintln!(
+        "MQ-ECN: 4-flow class share {share:.3}, avg queue {q:.1} pkt; per-queue standard {q_std:.1} pkt"
+    );
+    assert!((0.45..=0.55).contains(&share), "MQ-ECN share {share:.3}");
+    assert!(
+        q < q_std,
+        "MQ-ECN queue {q:.1} vs per-queue standard {q_std:.1}"
     );
 }
 

@@ -184,13 +184,27 @@ fn switch(src: &Source, v: &SpannedValue) -> Result<SwitchConfig, ScenarioError>
     let aqm = match t.get("aqm") {
         None => AqmSpec::DropTail,
         Some(a) => {
-            let (kind, rest) = split_kind(src, a, "switch.aqm", &["droptail", "step-ecn", "red"])?;
+            let (kind, rest) = split_kind(
+                src,
+                a,
+                "switch.aqm",
+                &["droptail", "step-ecn", "red", "mq-ecn"],
+            )?;
             match kind.as_str() {
                 "droptail" => {
                     let _: NoKeys = de(src, a.span(), rest, "switch.aqm")?;
                     AqmSpec::DropTail
                 }
                 "step-ecn" => AqmSpec::StepEcn(de::<StepEcn>(src, a.span(), rest, "switch.aqm")?),
+                "mq-ecn" => {
+                    let table = rest.clone();
+                    let mq: aqm::mq_ecn::MqEcnConfig = de(src, a.span(), rest, "switch.aqm")?;
+                    if let Err((key, msg)) = mq.validate() {
+                        let span = table.get(key).map(|v| v.span()).or(Some(a.span()));
+                        return Err(src.error(span, &format!("switch.aqm.{key}"), msg));
+                    }
+                    AqmSpec::MqEcn(mq)
+                }
                 _ => {
                     let table = rest.clone();
                     let red: aqm::red::RedConfig = de(src, a.span(), rest, "switch.aqm")?;

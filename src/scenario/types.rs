@@ -301,6 +301,8 @@ pub enum AqmSpec {
     StepEcn(StepEcn),
     /// `kind = "red"`: RED/ECN and MQ-ECN's per-queue presets.
     Red(aqm::red::RedConfig),
+    /// `kind = "mq-ecn"`: MQ-ECN's round-time thresholds.
+    MqEcn(aqm::mq_ecn::MqEcnConfig),
 }
 
 /// `kind = "droptail"` takes no keys.

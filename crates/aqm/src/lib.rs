@@ -4,11 +4,13 @@
 //! - [`StepEcn`]: DCTCP's switch rule (DCTCP paper section 3.1, RFC 8257 section
 //!   3.1): mark CE when the instantaneous queue exceeds K.
 //!
+//! - [`mq_ecn::MqEcn`]: MQ-ECN's per-queue thresholds from the round time.
 //! - [`red::Red`]: RED with ECN, per-queue / per-port / per-pool, with MQ-ECN's
 //!   "standard" and "minimum" presets.
 //!
 //! Each plugin has a serde config with the paper's defaults that builds it.
 
+pub mod mq_ecn;
 pub mod red;
 
 use net::{Ecn, EgressAqm, Packet, QueueState, Verdict};
@@ -27,6 +29,9 @@ pub struct PortContext {
     /// The scheduling weight of each class queue (its quantum; equal
     /// weights under strict priority).
     pub weights: Vec<u64>,
+    /// Classes `0..strict_classes` are served in strict priority (all of
+    /// them under a strict-priority scheduler, none under DWRR or WRR).
+    pub strict_classes: usize,
 }
 
 /// Accepts every packet: buffer overflow is the only loss.

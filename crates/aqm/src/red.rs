@@ -26,7 +26,7 @@
 use crate::PortContext;
 use net::{Ecn, EgressAqm, Packet, QueueState, Verdict};
 use serde::Deserialize;
-use sim_core::{Bandwidth, QueueSize, RngStream, SimDuration, SimTime};
+use sim_core::{QueueSize, RngStream, SimDuration, SimTime};
 
 /// RED's average.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -371,19 +371,20 @@ impl EgressAqm for Red {
     }
 }
 
-/// The port a RED plugin is built for (rates for presets and idle decay).
-pub fn context_for_tests(rate: Bandwidth, weights: Vec<u64>) -> PortContext {
-    PortContext {
-        seed: 1,
-        port: 0,
-        rate,
-        weights,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_core::Bandwidth;
+
+    fn context_for_tests(rate: Bandwidth, weights: Vec<u64>) -> PortContext {
+        PortContext {
+            seed: 1,
+            port: 0,
+            rate,
+            weights,
+            strict_classes: 0,
+        }
+    }
 
     fn cfg(lo: u64, hi: u64, p: f64) -> RedConfig {
         RedConfig {

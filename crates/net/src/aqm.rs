@@ -49,4 +49,9 @@ pub trait EgressAqm: Send {
     fn on_dequeue(&mut self, _now: SimTime, _q: QueueState, _pkt: &Packet) -> Verdict {
         Verdict::Accept
     }
+
+    /// The round-robin scheduler ended class `class`'s turn: `active` if the
+    /// class was served in it, not if its turn found it empty. The default
+    /// does nothing (MQ-ECN samples its round time here).
+    fn on_round(&mut self, _now: SimTime, _class: usize, _active: bool) {}
 }

@@ -422,9 +422,22 @@ impl Fabric {
             0 // one FIFO: nothing to schedule
         } else {
             let packets = &self.packets;
-            let queues = &port.queues;
-            port.sched
-                .pick(|c| queues[c].head().map(|h| packets.get(h).size_bytes))
+            let Port {
+                queues,
+                sched: scheduler,
+                aqm,
+                ..
+            } = port;
+            let queues = &*queues;
+            scheduler
+                .pick(
+                    |c| queues[c].head().map(|h| packets.get(h).size_bytes),
+                    |c, active| {
+                        if let Some(a) = aqm.as_mut() {
+                            a.on_round(now, c, active);
+                        }
+                    },
+                )
                 .expect("start_tx on an empty port")
         };
         let id = port.queues[class]

@@ -123,9 +123,15 @@ impl Scheduler {
 
     /// Picks the class that sends next. `head(c)` is the size in bytes of
     /// class `c`'s head packet, or `None` if it is empty. Returns `None` only
-    /// when every class is empty.
+    /// when every class is empty. `on_turn(c, active)` hears every turn that
+    /// ends: `active` when the class was served in it, not when its turn
+    /// found it empty (MQ-ECN 3.3.1 samples T_round on active queues only).
     #[inline]
-    pub fn pick(&mut self, head: impl Fn(usize) -> Option<u32>) -> Option<usize> {
+    pub fn pick(
+        &mut self,
+        head: impl Fn(usize) -> Option<u32>,
+        mut on_turn: impl FnMut(usize, bool),
+    ) -> Option<usize> {
         let strict = self.strict;
         if let Some(c) = (0..strict).find(|&c| head(c).is_some()) {
             return Some(c);
@@ -149,6 +155,7 @@ impl Scheduler {
                     // An empty class keeps no deficit (DWRR) and yields its turn.
                     self.deficit[c] = 0;
                     self.end_turn(strict);
+                    on_turn(c, false);
                 }
                 Some(size) => {
                     if !self.in_turn {
@@ -163,6 +170,7 @@ impl Scheduler {
                     }
                     self.turns[c] += 1;
                     self.end_turn(strict);
+                    on_turn(c, true);
                 }
             }
         }
@@ -179,12 +187,13 @@ impl Scheduler {
     }
 
     /// Tells the scheduler that `class` sent a packet of `size` bytes and
-    /// whether its queue is now empty.
+    /// whether its queue is now empty; returns true when that ended the
+    /// class's (active) turn.
     #[inline]
-    pub fn on_sent(&mut self, class: usize, size: u32, now_empty: bool) {
+    pub fn on_sent(&mut self, class: usize, size: u32, now_empty: bool) -> bool {
         let strict = self.strict;
         if class < strict {
-            return;
+            return false;
         }
         self.deficit[class] -= size as u64;
         if now_empty {
@@ -193,8 +202,10 @@ impl Scheduler {
             if self.cur == class && self.in_turn {
                 self.turns[class] += 1;
                 self.end_turn(strict);
+                return true;
             }
         }
+        false
     }
 }
 
@@ -209,7 +220,7 @@ mod tests {
     fn serve(s: &mut Scheduler, queues: &mut [VecDeque<u32>], n: usize) -> Vec<usize> {
         let mut out = Vec::new();
         for _ in 0..n {
-            let Some(c) = s.pick(|c| queues[c].front().copied()) else {
+            let Some(c) = s.pick(|c| queues[c].front().copied(), |_, _| {}) else {
                 break;
             };
             let size = queues[c].pop_front().unwrap();
@@ -292,7 +303,7 @@ mod tests {
                 (0..n).map(|c| sizes.iter().cycle().skip(c).take(sizes.len()).copied().collect()).collect();
             let mut sent = vec![0u64; n];
             for _ in 0..600 {
-                let c = s.pick(|c| q[c].front().copied()).unwrap();
+                let c = s.pick(|c| q[c].front().copied(), |_, _| {}).unwrap();
                 let size = q[c].pop_front().unwrap();
                 q[c].push_back(size);
                 s.on_sent(c, size, false);
@@ -317,7 +328,7 @@ mod tests {
             for (i, &(c, size)) in arrivals.iter().enumerate() {
                 q[c].push_back(size);
                 if i % 2 == 1 {
-                    let got = s.pick(|c| q[c].front().copied()).unwrap();
+                    let got = s.pick(|c| q[c].front().copied(), |_, _| {}).unwrap();
                     prop_assert!((0..got).all(|h| q[h].is_empty()));
                     q[got].pop_front();
                 }
