@@ -1,0 +1,141 @@
+//! Property tests of switch invariants over random packet sequences, sizes,
+//! classes and configurations, on a real fabric (star: 4 senders, 1 receiver).
+use aqm::StepEcn;
+use net::buffer::BufferPolicy;
+use net::sched::Discipline;
+use net::{
+    Ecn, EgressAqm, Fabric, FabricConfig, FlowId, HostId, NetEvent, Outcome, Packet, Protocol,
+    TopologyGraph, WireFormat,
+};
+use proptest::prelude::*;
+use sim_core::{Bandwidth, EventQueue, QueueSize, SimDuration, SimTime};
+
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    Net(NetEvent),
+    Inject(usize),
+}
+impl From<NetEvent> for Ev {
+    fn from(e: NetEvent) -> Self {
+        Ev::Net(e)
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Case {
+    packets: Vec<(u32, u32, u8, u64)>, // (src 1..=4, size, priority, gap ps)
+    classes: usize,
+    discipline: u8,
+    shared: bool,
+    buffer_pkts: u64,
+    k_pkts: u64,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    (
+        proptest::collection::vec((1u32..=4, 64u32..=1500, 0u8..8, 0u64..500_000), 1..300),
+        1usize..=4,
+        0u8..3,
+        any::<bool>(),
+        4u64..60,
+        1u64..40,
+    )
+        .prop_map(
+            |(packets, classes, discipline, shared, buffer_pkts, k_pkts)| Case {
+                packets,
+                classes,
+                discipline,
+                shared,
+                buffer_pkts,
+                k_pkts,
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn switch_invariants_hold(c in case()) {
+        let g = TopologyGraph::star(5, Bandwidth::from_gbps(10), SimDuration::from_us(1));
+        let discipline = match c.discipline {
+            0 => Discipline::StrictPriority,
+            1 => Discipline::Dwrr { quanta: vec![1500; c.classes] },
+            _ => Discipline::Wrr { quanta: vec![1500; c.classes] },
+        };
+        let capacity = c.buffer_pkts * 1500;
+        let buffer = if c.shared {
+            BufferPolicy::Shared { bytes: capacity, dt_alpha: 1.0 }
+        } else {
+            BufferPolicy::PerPort(QueueSize::Packets(c.buffer_pkts))
+        };
+        let cfg = FabricConfig {
+            buffer,
+            discipline,
+            classes: c.classes,
+            class_of_priority: std::array::from_fn(|p| (p % c.classes) as u8),
+            ..FabricConfig::fifo(WireFormat::ETHERNET, QueueSize::Packets(1), u64::MAX)
+        };
+        let k = c.k_pkts;
+        let mut f = Fabric::new(&g, cfg, |_, _| Some(Box::new(StepEcn { k: QueueSize::Packets(k) }) as Box<dyn EgressAqm>)).unwrap();
+        let mut q: EventQueue<Ev> = EventQueue::new();
+        let mut t = 0;
+        for (i, p) in c.packets.iter().enumerate() {
+            t += p.3;
+            q.schedule(SimTime(t), Ev::Inject(i));
+        }
+        let out = f.port_towards_host(HostId(0));
+        let (mut injected, mut delivered) = (0u64, 0u64);
+        let mut last_seq = std::collections::BTreeMap::new();
+        while let Some((now, ev)) = q.pop() {
+            match ev {
+                Ev::Inject(i) => {
+                    let (src, size, prio, _) = c.packets[i];
+                    let pkt = Packet {
+                        flow: FlowId(src),
+                        src: HostId(src),
+                        dst: HostId(0),
+                        size_bytes: size,
+                        priority: prio,
+                        seq: i as u64,
+                        protocol: Protocol::Udp,
+                        ecn: Ecn::Ect0,
+                        created_at: now,
+                        ..Packet::default()
+                    };
+                    f.host_send(HostId(src), pkt, &mut q);
+                    injected += 1;
+                }
+                Ev::Net(e) => {
+                    if let Outcome::Delivered { pkt, .. } = f.handle(e, &mut q) {
+                        let p = *f.packets.get(pkt);
+                        f.packets.free(pkt);
+                        delivered += 1;
+                        // FIFO within a class: one source's packets of one class
+                        // leave in the order they arrived.
+                        let key = (p.src, p.priority as usize % c.classes);
+                        if let Some(prev) = last_seq.insert(key, p.seq) {
+                            prop_assert!(p.seq > prev, "{key:?}: {} after {prev}", p.seq);
+                        }
+                    }
+                }
+            }
+            // Conservation at every instant: nothing appears or vanishes.
+            let dropped: u64 = f.ports().iter().map(|p| p.stats.drops()).sum();
+            let in_network = f.packets_in_network() as u64;
+            prop_assert_eq!(injected, delivered + dropped + in_network);
+            prop_assert_eq!(f.packets.live() as u64, in_network);
+            // Occupancy never exceeds the buffer.
+            let port = f.port(out);
+            if c.shared {
+                prop_assert!(f.shared_buffer(port.node).used <= capacity);
+            } else {
+                prop_assert!(port.packets <= c.buffer_pkts);
+            }
+            // Step ECN: at most (packets - K) marks can have been made above K.
+            let marks = port.stats.ecn_marks;
+            prop_assert!(port.stats.max_packets > k || marks == 0, "marked at or below K = {k}");
+        }
+        prop_assert_eq!(injected as usize, c.packets.len());
+    }
+}
