@@ -262,6 +262,24 @@ pub fn flows_csv(world: &World) -> String {
     s
 }
 
+/// `queues.csv`: one row per sampled class queue per sampling instant.
+pub fn queues_csv(world: &World) -> String {
+    let mut s = String::from("time_us,port,node,class,bytes,packets\n");
+    for q in &world.queue_samples {
+        let node = world.fabric.port(net::PortId(q.port)).node.0;
+        let _ = writeln!(
+            s,
+            "{},{},{node},{},{},{}",
+            us(q.time_ps),
+            q.port,
+            q.class,
+            q.bytes,
+            q.packets
+        );
+    }
+    s
+}
+
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder,
 /// flushed to disk, then renamed over the target.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {

@@ -43,6 +43,23 @@ pub enum Event {
     },
     /// A packet source's next arrival.
     Arrival(u32),
+    /// Sample queue occupancy for `queues.csv`.
+    Sample,
+}
+
+/// One `queues.csv` row: a class queue's occupancy at a sampling instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueSample {
+    /// When (ps).
+    pub time_ps: u64,
+    /// The egress port.
+    pub port: u32,
+    /// Its class queue.
+    pub class: u8,
+    /// Bytes queued.
+    pub bytes: u64,
+    /// Packets queued.
+    pub packets: u64,
 }
 
 impl From<NetEvent> for Event {
@@ -133,6 +150,11 @@ pub struct World {
     limit: RunLimit,
     /// Time of the last event that did work (stale timer events do none).
     last_activity: SimTime,
+    /// Ports sampled for `queues.csv`, and how often.
+    sampled_ports: Vec<net::PortId>,
+    sample_interval: Option<SimDuration>,
+    /// The samples taken so far.
+    pub queue_samples: Vec<QueueSample>,
     stop: Option<StopReason>,
 }
 
@@ -260,7 +282,24 @@ impl World {
             },
             last_activity: SimTime::ZERO,
             stop: None,
+            sampled_ports: Vec::new(),
+            sample_interval: sc.output.queue_interval.as_ref().map(|i| *i.get_ref()),
+            queue_samples: Vec::new(),
         };
+        if w.sample_interval.is_some() {
+            let all = crate::scenario::QueuePorts::AllSwitch;
+            w.sampled_ports = match sc.output.queue_ports.as_ref().map_or(&all, |p| p.get_ref()) {
+                crate::scenario::QueuePorts::AllSwitch => (0..w.fabric.ports().len() as u32)
+                    .map(net::PortId)
+                    .filter(|p| w.fabric.port(*p).at_switch)
+                    .collect(),
+                crate::scenario::QueuePorts::TowardsHosts(hs) => hs
+                    .iter()
+                    .map(|&h| w.fabric.port_towards_host(HostId(h)))
+                    .collect(),
+            };
+            w.q.schedule(SimTime::ZERO, Event::Sample);
+        }
         for (wi, spec) in sc.workloads.iter().enumerate() {
             let wi = wi as u32;
             match spec {
@@ -410,7 +449,7 @@ impl World {
 
     #[inline]
     fn dispatch(&mut self, now: SimTime, ev: Event) {
-        if !matches!(ev, Event::Timer { .. }) {
+        if !matches!(ev, Event::Timer { .. } | Event::Sample) {
             self.last_activity = now;
         }
         match ev {
@@ -460,6 +499,30 @@ impl World {
                 }
             }
             Event::Arrival(s) => self.on_arrival(now, s),
+            Event::Sample => self.sample(now),
+        }
+    }
+
+    /// Records every sampled class queue, then samples again one interval
+    /// later, unless nothing else is left to happen (so that a run to
+    /// completion still ends).
+    fn sample(&mut self, now: SimTime) {
+        for &p in &self.sampled_ports {
+            let port = self.fabric.port(p);
+            for (c, q) in port.queues.iter().enumerate() {
+                self.queue_samples.push(QueueSample {
+                    time_ps: now.ps(),
+                    port: p.0,
+                    class: c as u8,
+                    bytes: q.bytes(),
+                    packets: q.packets(),
+                });
+            }
+        }
+        if let Some(i) = self.sample_interval {
+            if !self.q.is_empty() {
+                self.q.schedule(now + i, Event::Sample);
+            }
         }
     }
 

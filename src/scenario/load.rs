@@ -617,6 +617,22 @@ fn check(src: &Source, table: &DeTable, sc: &Scenario) -> Result<(), ScenarioErr
             format!("{what} never ends: set simulation.stop_time, or give the workload a stop");
         return Err(src.error(span, &key, msg));
     }
+    if let Some(i) = &sc.output.queue_interval {
+        if i.get_ref().ps() == 0 {
+            return Err(src.error(Some(i.span()), "output.queue_interval", "must be positive"));
+        }
+    }
+    if let Some(p) = &sc.output.queue_ports {
+        if sc.output.queue_interval.is_none() {
+            let msg = "queue_ports needs queue_interval (sampling is off without it)";
+            return Err(src.error(Some(p.span()), "output.queue_ports", msg));
+        }
+        if let QueuePorts::TowardsHosts(hs) = p.get_ref() {
+            if let Some(&h) = hs.iter().find(|&&h| h >= hosts) {
+                return Err(host_err(p.span(), "output.queue_ports", h));
+            }
+        }
+    }
     if sc.simulation.max_events == 0 {
         let span = key_span(table, &["simulation", "max_events"]);
         return Err(src.error(span, "simulation.max_events", "must be at least 1"));

@@ -459,6 +459,51 @@ fn default_packet_size() -> Spanned<Bytes> {
 pub struct OutputConfig {
     /// Output folder (default `results/<scenario name>`); `--out` overrides it.
     pub dir: Option<String>,
+    /// Sample queue occupancy into `queues.csv` every this long (absent: off).
+    pub queue_interval: Option<Spanned<SimDuration>>,
+    /// Which ports to sample: `"switch"` (every switch egress port, the
+    /// default) or a list of hosts, meaning the switch port delivering to each.
+    pub queue_ports: Option<Spanned<QueuePorts>>,
+}
+
+/// The ports `queues.csv` samples.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QueuePorts {
+    /// Every switch egress port.
+    AllSwitch,
+    /// The last-hop port towards each listed host.
+    TowardsHosts(Vec<u32>),
+}
+
+impl<'de> Deserialize<'de> for QueuePorts {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = QueuePorts;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("\"switch\" or a list of host indices")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<QueuePorts, E> {
+                match s {
+                    "switch" => Ok(QueuePorts::AllSwitch),
+                    _ => Err(E::custom(format!(
+                        "'{s}': expected \"switch\" or a list of host indices"
+                    ))),
+                }
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<QueuePorts, A::Error> {
+                let mut v = Vec::new();
+                while let Some(h) = seq.next_element::<u32>()? {
+                    v.push(h);
+                }
+                Ok(QueuePorts::TowardsHosts(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// The top-level tables, read in one go; tagged tables are read separately.

@@ -1,0 +1,112 @@
+//! `queues.csv`: time-sampled occupancy, without disturbing the run.
+mod common;
+
+use net::HostId;
+
+const INCAST: &str = r#"
+[topology]
+kind = "star"
+hosts = 9
+link_rate = "10Gbps"
+link_delay = "1us"
+[switch]
+buffer = "300pkt"
+[switch.aqm]
+kind = "step-ecn"
+k = "65pkt"
+[transport]
+cc = "dctcp"
+[[workload]]
+kind = "incast"
+receiver = 0
+senders = "1-8"
+size = "500KB"
+"#;
+
+#[test]
+fn sampling_records_the_queue_and_changes_nothing_else() {
+    let (plain, a) = common::run(INCAST);
+    let sampled_text =
+        format!("{INCAST}\n[output]\nqueue_interval = \"10us\"\nqueue_ports = [0]\n");
+    let (w, b) = common::run(&sampled_text);
+    // Same flows, same finish times: sampling only observes.
+    assert_eq!(a.flows, b.flows);
+    assert_eq!(
+        dcnsim::report::flows_csv(&plain),
+        dcnsim::report::flows_csv(&w)
+    );
+    let port = w.fabric.port_towards_host(HostId(0));
+    let rows = &w.queue_samples;
+    assert!(rows.iter().all(|r| r.port == port.0 && r.class == 0));
+    // One row per 10 us over the ~3.3 ms run.
+    let span = w.end_time().ps();
+    assert!(
+        rows.len() as u64 >= span / 10_000_000,
+        "{} rows over {span} ps",
+        rows.len()
+    );
+    let max = rows.iter().map(|r| r.packets).max().unwrap();
+    let st = &w.fabric.port(port).stats;
+    assert!(
+        max > 0 && max <= st.max_packets,
+        "sampled max {max}, true max {}",
+        st.max_packets
+    );
+    assert!(
+        rows.windows(2)
+            .all(|p| p[1].time_ps - p[0].time_ps == 10_000_000)
+    );
+    let csv = dcnsim::report::queues_csv(&w);
+    assert!(
+        csv.starts_with("time_us,port,node,class,bytes,packets\n0.000000,"),
+        "{}",
+        &csv[..80]
+    );
+}
+
+#[test]
+fn the_cli_writes_queues_csv_for_every_switch_port() {
+    let dir = std::env::temp_dir().join(format!("dcnsim-queues-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("q.toml");
+    std::fs::write(
+        &f,
+        format!("{INCAST}\n[output]\nqueue_interval = \"100us\"\n"),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dcnsim"))
+        .args(["run"])
+        .arg(&f)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = std::fs::read_to_string(dir.join("out/queues.csv")).unwrap();
+    // Nine switch ports sampled at t = 0.
+    assert_eq!(
+        csv.lines().filter(|l| l.starts_with("0.000000,")).count(),
+        9
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn queue_ports_need_an_interval_and_real_hosts() {
+    let e = dcnsim::scenario::parse_str(
+        "q.toml",
+        &format!("{INCAST}\n[output]\nqueue_ports = [0]\n"),
+    )
+    .unwrap_err();
+    assert_eq!(e.key, "output.queue_ports", "{e}");
+    let e = dcnsim::scenario::parse_str(
+        "q.toml",
+        &format!("{INCAST}\n[output]\nqueue_interval = \"1us\"\nqueue_ports = [9]\n"),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("host 9 does not exist"), "{e}");
+}
