@@ -274,6 +274,14 @@ impl Fabric {
         id
     }
 
+    /// Admits a packet at a switch egress port as if it had just come
+    /// through the ingress stage (benchmarks and tests of one port).
+    pub fn inject<S: Scheduler>(&mut self, port: PortId, pkt: Packet, sched: &mut S) {
+        assert!(self.ports[port.idx()].at_switch, "inject at a switch port");
+        let id = self.packets.alloc(pkt);
+        self.enqueue(port, id, sched);
+    }
+
     /// Processes one network event.
     #[inline]
     pub fn handle<S: Scheduler>(&mut self, ev: NetEvent, sched: &mut S) -> Outcome {

@@ -1,0 +1,111 @@
+//! One switch port's enqueue + dequeue path: DWRR over 8 class queues, with
+//! each AQM plugin. Packets are injected at the port (8 classes in turn, kept
+//! 64 deep) and drained through its transmissions; each packet costs an
+//! enqueue (buffer check + AQM verdict), a dequeue (scheduler + AQM), and the
+//! port's and link's two events. Reported per packet (criterion "elements").
+use aqm::mq_ecn::MqEcnConfig;
+use aqm::red::RedConfig;
+use aqm::{DropTail, PortContext, StepEcn};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use net::buffer::BufferPolicy;
+use net::sched::Discipline;
+use net::{
+    Ecn, EgressAqm, Fabric, FabricConfig, HostId, NetEvent, Outcome, Packet, TopologyGraph,
+    WireFormat,
+};
+use sim_core::{Bandwidth, EventQueue, QueueSize, SimDuration};
+
+const PACKETS: u64 = 100_000;
+
+#[derive(Clone, Copy)]
+struct Ev(NetEvent);
+impl From<NetEvent> for Ev {
+    fn from(e: NetEvent) -> Self {
+        Ev(e)
+    }
+}
+
+fn plugin(name: &str, ctx: &PortContext) -> Box<dyn EgressAqm> {
+    let toml = |s: &str| toml::from_str::<toml::Table>(s).expect("valid");
+    match name {
+        "droptail" => Box::new(DropTail),
+        "step-ecn" => Box::new(StepEcn {
+            k: QueueSize::Packets(65),
+        }),
+        "red" => {
+            let c: RedConfig =
+                toml("k_min = \"20pkt\"\nk_max = \"60pkt\"\np_max = 0.1\naverage = \"ewma\"")
+                    .try_into()
+                    .expect("red config");
+            Box::new(c.build(ctx))
+        }
+        _ => {
+            let c: MqEcnConfig = toml("k_standard = \"65pkt\"")
+                .try_into()
+                .expect("mq-ecn config");
+            Box::new(c.build(ctx))
+        }
+    }
+}
+
+fn run(name: &str) {
+    let g = TopologyGraph::star(2, Bandwidth::from_gbps(10), SimDuration::from_us(1));
+    let cfg = FabricConfig {
+        buffer: BufferPolicy::PerPort(QueueSize::Packets(1000)),
+        discipline: Discipline::Dwrr {
+            quanta: vec![1500; 8],
+        },
+        classes: 8,
+        class_of_priority: [0, 1, 2, 3, 4, 5, 6, 7],
+        ..FabricConfig::fifo(WireFormat::ETHERNET, QueueSize::Packets(1), u64::MAX)
+    };
+    let mut f = Fabric::new(&g, cfg, |p, rate| {
+        let ctx = PortContext {
+            seed: 1,
+            port: p.0,
+            rate,
+            weights: vec![1500; 8],
+            strict_classes: 0,
+        };
+        Some(plugin(name, &ctx))
+    })
+    .expect("fabric");
+    let port = f.port_towards_host(HostId(1));
+    let mut q: EventQueue<Ev> = EventQueue::with_capacity(1024);
+    let mut sent = 0u64;
+    let pkt = |i: u64| Packet {
+        src: HostId(0),
+        dst: HostId(1),
+        size_bytes: 1500,
+        priority: (i % 8) as u8,
+        ecn: Ecn::Ect0,
+        ..Packet::default()
+    };
+    while sent < 512 {
+        f.inject(port, pkt(sent), &mut q);
+        sent += 1;
+    }
+    while let Some((_, Ev(e))) = q.pop() {
+        if let Outcome::Delivered { pkt: id, .. } = f.handle(e, &mut q) {
+            f.packets.free(id);
+            if sent < PACKETS {
+                f.inject(port, pkt(sent), &mut q);
+                sent += 1;
+            }
+        }
+    }
+    assert_eq!(f.port(port).stats.tx_packets, PACKETS);
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("switch_port_dwrr8");
+    g.throughput(Throughput::Elements(PACKETS));
+    g.sample_size(20);
+    for name in ["droptail", "step-ecn", "red", "mq-ecn"] {
+        g.bench_function(name, |b| b.iter(|| run(name)));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
