@@ -462,8 +462,18 @@ impl Fabric {
         let pool = &mut self.pool[port.node.idx()];
         pool.0 -= size as u64;
         pool.1 -= 1;
-        port.sched
-            .on_sent(class, size, port.queues[class].is_empty());
+        // One class: no scheduling happened, so no scheduler bookkeeping either.
+        let single = port.queues.len() == 1;
+        if !single
+            && port
+                .sched
+                .on_sent(class, size, port.queues[class].is_empty())
+        {
+            // The class emptied and so ended an active turn (MQ-ECN samples it).
+            if let Some(a) = port.aqm.as_mut() {
+                a.on_round(now, class, true);
+            }
+        }
         let state = port.state(class, *pool);
         if let Some(aqm) = port.aqm.as_mut() {
             match aqm.on_dequeue(now, state, pkt) {

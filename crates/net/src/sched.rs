@@ -195,7 +195,10 @@ impl Scheduler {
         if class < strict {
             return false;
         }
-        self.deficit[class] -= size as u64;
+        // `pick` chose this class because its head fitted the deficit.
+        self.deficit[class] = self.deficit[class]
+            .checked_sub(size as u64)
+            .expect("a class sent more than its deficit: on_sent without pick");
         if now_empty {
             // DWRR: an emptied queue's deficit resets; its turn ends.
             self.deficit[class] = 0;
@@ -243,6 +246,36 @@ mod tests {
         // Class 0: 1500 credit sends one 1000 B packet (500 left), then 2000
         // sends two, then 1500 (500 + 1500 = 2000, minus ...), class 1 one per turn.
         assert_eq!(got, vec![0, 1, 0, 0, 1, 0, 1, 0, 0, 1]);
+    }
+
+    #[test]
+    fn a_queue_that_empties_ends_its_active_turn() {
+        let mut s = Scheduler::new(
+            Discipline::Dwrr {
+                quanta: vec![3000, 3000],
+            },
+            2,
+        );
+        let mut turns = Vec::new();
+        let mut q = [
+            VecDeque::from(vec![1000u32]),
+            VecDeque::from(vec![1000u32; 2]),
+        ];
+        let c = s
+            .pick(|c| q[c].front().copied(), |c, a| turns.push((c, a)))
+            .unwrap();
+        assert_eq!(c, 0);
+        q[0].pop_front();
+        // Class 0 sent its only packet: the turn ends, actively.
+        assert!(s.on_sent(0, 1000, true));
+        assert_eq!(s.deficit(0), 0);
+        let c = s
+            .pick(|c| q[c].front().copied(), |c, a| turns.push((c, a)))
+            .unwrap();
+        assert_eq!(c, 1);
+        q[1].pop_front();
+        assert!(!s.on_sent(1, 1000, false)); // still 2000 of credit: the turn goes on
+        assert!(turns.is_empty(), "{turns:?}");
     }
 
     #[test]
