@@ -109,6 +109,18 @@ struct Node {
     kind: NodeKind,
 }
 
+/// Sets CE on a packet an AQM chose to mark, counting the mark once (a
+/// packet already CE from an earlier hop is not counted again).
+#[inline]
+fn mark_ce(port: &mut Port, class: usize, pkt: &mut Packet) {
+    assert_ne!(pkt.ecn, Ecn::NotEct, "AQM marked a non-ECT packet");
+    if pkt.ecn != Ecn::Ce {
+        pkt.ecn = Ecn::Ce;
+        port.stats.ecn_marks += 1;
+        port.class_stats[class].ecn_marks += 1;
+    }
+}
+
 /// The whole network.
 pub struct Fabric {
     /// Every live packet.
@@ -377,14 +389,7 @@ impl Fabric {
         if let Some(aqm) = port.aqm.as_mut() {
             match aqm.on_enqueue(now, state, pkt) {
                 Verdict::Accept => {}
-                Verdict::Mark => {
-                    assert_ne!(pkt.ecn, Ecn::NotEct, "AQM marked a non-ECT packet");
-                    if pkt.ecn != Ecn::Ce {
-                        pkt.ecn = Ecn::Ce;
-                        port.stats.ecn_marks += 1;
-                        port.class_stats[class].ecn_marks += 1;
-                    }
-                }
+                Verdict::Mark => mark_ce(port, class, pkt),
                 Verdict::Drop => return self.drop_packet(p, class, id, DropCause::Aqm),
             }
         }
@@ -478,14 +483,7 @@ impl Fabric {
         if let Some(aqm) = port.aqm.as_mut() {
             match aqm.on_dequeue(now, state, pkt) {
                 Verdict::Accept => {}
-                Verdict::Mark => {
-                    assert_ne!(pkt.ecn, Ecn::NotEct, "AQM marked a non-ECT packet");
-                    if pkt.ecn != Ecn::Ce {
-                        pkt.ecn = Ecn::Ce;
-                        port.stats.ecn_marks += 1;
-                        port.class_stats[class].ecn_marks += 1;
-                    }
-                }
+                Verdict::Mark => mark_ce(port, class, pkt),
                 Verdict::Drop => {
                     panic!("an AQM may not drop at dequeue: the packet is on the wire")
                 }
