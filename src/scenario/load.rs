@@ -102,6 +102,29 @@ fn de<T: DeserializeOwned>(
     .map_err(|e| src.toml_error(&e, prefix))
 }
 
+/// Deserializes a plugin's table, then runs its cross-key `validate`, whose
+/// `(key, message)` error is located at that key (or at the table).
+fn validated<T: DeserializeOwned>(
+    src: &Source,
+    span: Range<usize>,
+    table: DeTable,
+    validate: impl Fn(&T) -> Result<(), (&'static str, String)>,
+) -> Result<T, ScenarioError> {
+    let spans: Vec<(String, Range<usize>)> = table
+        .iter()
+        .map(|(k, v)| (k.get_ref().to_string(), v.span()))
+        .collect();
+    let value: T = de(src, span.clone(), table, "switch.aqm")?;
+    if let Err((key, msg)) = validate(&value) {
+        let at = spans
+            .iter()
+            .find(|(k, _)| k == key)
+            .map_or(span, |(_, s)| s.clone());
+        return Err(src.error(Some(at), &format!("switch.aqm.{key}"), msg));
+    }
+    Ok(value)
+}
+
 /// Splits a tagged table into its `kind` (checked against `valid`) and the rest.
 fn split_kind<'a>(
     src: &Source,
@@ -196,24 +219,18 @@ fn switch(src: &Source, v: &SpannedValue) -> Result<SwitchConfig, ScenarioError>
                     AqmSpec::DropTail
                 }
                 "step-ecn" => AqmSpec::StepEcn(de::<StepEcn>(src, a.span(), rest, "switch.aqm")?),
-                "mq-ecn" => {
-                    let table = rest.clone();
-                    let mq: aqm::mq_ecn::MqEcnConfig = de(src, a.span(), rest, "switch.aqm")?;
-                    if let Err((key, msg)) = mq.validate() {
-                        let span = table.get(key).map(|v| v.span()).or(Some(a.span()));
-                        return Err(src.error(span, &format!("switch.aqm.{key}"), msg));
-                    }
-                    AqmSpec::MqEcn(mq)
-                }
-                _ => {
-                    let table = rest.clone();
-                    let red: aqm::red::RedConfig = de(src, a.span(), rest, "switch.aqm")?;
-                    if let Err((key, msg)) = red.validate() {
-                        let span = table.get(key).map(|v| v.span()).or(Some(a.span()));
-                        return Err(src.error(span, &format!("switch.aqm.{key}"), msg));
-                    }
-                    AqmSpec::Red(red)
-                }
+                "mq-ecn" => AqmSpec::MqEcn(validated(
+                    src,
+                    a.span(),
+                    rest,
+                    aqm::mq_ecn::MqEcnConfig::validate,
+                )?),
+                _ => AqmSpec::Red(validated(
+                    src,
+                    a.span(),
+                    rest,
+                    aqm::red::RedConfig::validate,
+                )?),
             }
         }
     };

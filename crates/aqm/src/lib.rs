@@ -15,7 +15,44 @@ pub mod red;
 
 use net::{Ecn, EgressAqm, Packet, QueueState, Verdict};
 use serde::Deserialize;
-use sim_core::{Bandwidth, QueueSize, SimTime};
+use sim_core::{Bandwidth, QueueSize, SimDuration, SimTime};
+
+/// Checks a threshold pair the way every plugin needs it: one unit, ordered.
+/// Errors are `(key, message)`.
+pub(crate) fn check_threshold_pair(
+    lo: QueueSize,
+    hi: QueueSize,
+) -> Result<(), (&'static str, String)> {
+    if !lo.same_unit(hi) {
+        return Err((
+            "k_max",
+            "k_min and k_max must use the same unit (both bytes or both pkt)".into(),
+        ));
+    }
+    if lo.amount() > hi.amount() {
+        return Err(("k_max", "must be at least k_min".into()));
+    }
+    Ok(())
+}
+
+/// MQ-ECN eq. (1)'s standard threshold: `k` as given, or `C x RTT x lambda`
+/// bytes (lambda defaulting to 1). Returns the threshold and whether it
+/// counts bytes (else packets); `None` when neither `k` nor `rtt` is given.
+pub(crate) fn standard_threshold(
+    k: Option<QueueSize>,
+    rtt: Option<SimDuration>,
+    lambda: Option<f64>,
+    rate: Bandwidth,
+) -> Option<(f64, bool)> {
+    match (k, rtt) {
+        (Some(k), _) => Some((k.amount() as f64, k.is_bytes())),
+        (None, Some(rtt)) => Some((
+            rate.bps() as f64 / 8.0 * rtt.as_secs_f64() * lambda.unwrap_or(1.0),
+            true,
+        )),
+        (None, None) => None,
+    }
+}
 
 /// What a plugin may know of the port it guards when it is built.
 #[derive(Clone, Debug, PartialEq, Eq)]

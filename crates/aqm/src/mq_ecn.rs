@@ -89,16 +89,7 @@ impl MqEcnConfig {
                         "the probabilistic variant needs k_min, k_max and p_max",
                     );
                 };
-                if !matches!(
-                    (lo, hi),
-                    (QueueSize::Bytes(_), QueueSize::Bytes(_))
-                        | (QueueSize::Packets(_), QueueSize::Packets(_))
-                ) {
-                    return e("k_max", "k_min and k_max must use the same unit");
-                }
-                if unit_value(lo) > unit_value(hi) {
-                    return e("k_max", "must be at least k_min");
-                }
+                crate::check_threshold_pair(lo, hi)?;
                 if !(p > 0.0 && p <= 1.0) {
                     return e("p_max", "must be in (0, 1]");
                 }
@@ -117,26 +108,21 @@ impl MqEcnConfig {
     /// Builds the plugin for one port.
     pub fn build(&self, ctx: &PortContext) -> MqEcn {
         let classes = ctx.weights.len().clamp(1, 8);
-        let rate_bytes_per_s = ctx.rate.bps() as f64 / 8.0;
         let (k_lo, k_hi, p_max, bytes_unit) =
-            match (self.k_standard, self.rtt, self.k_min, self.k_max) {
-                (Some(k), _, _, _) => (
-                    unit_value(k) as f64,
-                    unit_value(k) as f64,
-                    1.0,
-                    matches!(k, QueueSize::Bytes(_)),
-                ),
-                (None, Some(rtt), _, _) => {
-                    let k = rate_bytes_per_s * rtt.as_secs_f64() * self.lambda.unwrap_or(1.0);
-                    (k, k, 1.0, true)
+            match crate::standard_threshold(self.k_standard, self.rtt, self.lambda, ctx.rate) {
+                Some((k, bytes)) => (k, k, 1.0, bytes),
+                None => {
+                    let (lo, hi) = (
+                        self.k_min.expect("validated"),
+                        self.k_max.expect("validated"),
+                    );
+                    (
+                        lo.amount() as f64,
+                        hi.amount() as f64,
+                        self.p_max.unwrap_or(1.0),
+                        lo.is_bytes(),
+                    )
                 }
-                (None, None, Some(lo), Some(hi)) => (
-                    unit_value(lo) as f64,
-                    unit_value(hi) as f64,
-                    self.p_max.unwrap_or(1.0),
-                    matches!(lo, QueueSize::Bytes(_)),
-                ),
-                _ => unreachable!("validated"),
             };
         let mut quantum = [0u64; 8];
         quantum[..classes].copy_from_slice(&ctx.weights[..classes]);
@@ -147,7 +133,7 @@ impl MqEcnConfig {
             bytes_unit,
             beta: self.beta,
             t_idle_ps: self.t_idle.unwrap_or(ctx.rate.tx_time(1538)).ps().max(1),
-            rate_bytes_per_ps: rate_bytes_per_s / 1e12,
+            rate_bytes_per_ps: ctx.rate.bps() as f64 / 8.0 / 1e12,
             quantum,
             strict: ctx.strict_classes.min(classes),
             t_round_ps: 0.0,
@@ -159,12 +145,6 @@ impl MqEcnConfig {
 }
 
 const PURPOSE_MQ_ECN: u64 = 0x4d_51;
-
-fn unit_value(q: QueueSize) -> u64 {
-    match q {
-        QueueSize::Bytes(b) | QueueSize::Packets(b) => b,
-    }
-}
 
 /// MQ-ECN state of one port.
 #[derive(Clone, Debug)]

@@ -130,22 +130,7 @@ impl RedConfig {
             return e("weight", "must be in (0, 1]");
         }
         match (self.preset, self.k_min, self.k_max) {
-            (None, Some(lo), Some(hi)) => {
-                let same_unit = matches!(
-                    (lo, hi),
-                    (QueueSize::Bytes(_), QueueSize::Bytes(_))
-                        | (QueueSize::Packets(_), QueueSize::Packets(_))
-                );
-                if !same_unit {
-                    return e(
-                        "k_max",
-                        "k_min and k_max must use the same unit (both bytes or both pkt)",
-                    );
-                }
-                if value(lo) > value(hi) {
-                    return e("k_max", "must be at least k_min");
-                }
-            }
+            (None, Some(lo), Some(hi)) => crate::check_threshold_pair(lo, hi)?,
             (None, _, _) => {
                 return e(
                     "k_min",
@@ -187,23 +172,15 @@ impl RedConfig {
                     self.k_min.expect("validated"),
                     self.k_max.expect("validated"),
                 );
-                bytes_unit = matches!(lo, QueueSize::Bytes(_));
-                k_min = [value(lo); 8];
-                k_max = [value(hi); 8];
+                bytes_unit = lo.is_bytes();
+                k_min = [lo.amount(); 8];
+                k_max = [hi.amount(); 8];
             }
             Some(preset) => {
                 // MQ-ECN eq. (1): the standard threshold K.
-                let (k, unit_bytes) = match (self.k_standard, self.rtt) {
-                    (Some(k), _) => (value(k) as f64, matches!(k, QueueSize::Bytes(_))),
-                    (None, Some(rtt)) => {
-                        let lambda = self.lambda.unwrap_or(1.0);
-                        (
-                            ctx.rate.bps() as f64 / 8.0 * rtt.as_secs_f64() * lambda,
-                            true,
-                        )
-                    }
-                    (None, None) => unreachable!("validated"),
-                };
+                let (k, unit_bytes) =
+                    crate::standard_threshold(self.k_standard, self.rtt, self.lambda, ctx.rate)
+                        .expect("validated: a preset has k_standard or rtt");
                 bytes_unit = unit_bytes;
                 let total: u64 = ctx.weights.iter().sum::<u64>().max(1);
                 for c in 0..classes.min(8) {
@@ -240,12 +217,6 @@ impl RedConfig {
 
 /// RNG purpose for RED's coin.
 const PURPOSE_RED: u64 = 0x52_45_44;
-
-fn value(q: QueueSize) -> u64 {
-    match q {
-        QueueSize::Bytes(b) | QueueSize::Packets(b) => b,
-    }
-}
 
 /// The RED plugin of one port (state per class queue, or one for port/pool scope).
 #[derive(Clone, Debug)]

@@ -296,6 +296,26 @@ impl QueueSize {
         scale(input, m, f, factor, "bytes").map(QueueSize::Bytes)
     }
 
+    /// The number, in this size's own unit (bytes or packets).
+    #[inline]
+    pub fn amount(self) -> u64 {
+        match self {
+            QueueSize::Bytes(n) | QueueSize::Packets(n) => n,
+        }
+    }
+
+    /// Whether this size counts bytes (else packets).
+    #[inline]
+    pub fn is_bytes(self) -> bool {
+        matches!(self, QueueSize::Bytes(_))
+    }
+
+    /// Whether two sizes count in the same unit.
+    #[inline]
+    pub fn same_unit(self, other: QueueSize) -> bool {
+        self.is_bytes() == other.is_bytes()
+    }
+
     /// Whether a queue holding `bytes` bytes in `packets` packets is strictly above this size.
     #[inline]
     pub fn exceeded_by(self, bytes: u64, packets: u64) -> bool {
@@ -427,6 +447,9 @@ mod tests {
         assert!(QueueSize::Packets(65).exceeded_by(0, 66));
         assert!(!QueueSize::Packets(65).exceeded_by(0, 65));
         assert!(QueueSize::Bytes(100).exceeded_by(101, 1));
+        assert_eq!(QueueSize::Packets(65).amount(), 65);
+        assert!(QueueSize::Bytes(1).same_unit(QueueSize::Bytes(9)));
+        assert!(!QueueSize::Bytes(1).same_unit(QueueSize::Packets(1)));
     }
 
     #[test]
