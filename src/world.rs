@@ -216,9 +216,7 @@ pub fn build_graph(kind: &TopologyKind) -> TopologyGraph {
         TopologyKind::Explicit(e) => {
             let (hosts, switches) = (*e.hosts.get_ref(), *e.switches.get_ref());
             let mut g = TopologyGraph::default();
-            for _ in 0..hosts {
-                g.add_node(net::NodeKind::Host);
-            }
+            g.add_nodes(hosts, net::NodeKind::Host);
             for i in 0..switches as usize {
                 let tier = e.switch_tiers.as_ref().map_or(1, |t| t.get_ref()[i]);
                 g.add_node(net::NodeKind::Switch { tier });

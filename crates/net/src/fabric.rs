@@ -121,6 +121,16 @@ fn mark_ce(port: &mut Port, class: usize, pkt: &mut Packet) {
     }
 }
 
+/// The dynamic-threshold factor when `port` draws on its switch's shared
+/// buffer (a switch port under `BufferPolicy::Shared`), else `None`.
+#[inline]
+fn shared_alpha(policy: &BufferPolicy, port: &Port) -> Option<f64> {
+    match policy {
+        BufferPolicy::Shared { dt_alpha, .. } if port.at_switch => Some(*dt_alpha),
+        _ => None,
+    }
+}
+
 /// The whole network.
 pub struct Fabric {
     /// Every live packet.
@@ -376,11 +386,12 @@ impl Fabric {
             self.config.class_of_priority[(pkt.priority as usize) % 8] as usize
         };
         debug_assert!(class < port.queues.len());
-        let fits = match self.config.buffer {
-            BufferPolicy::Shared { dt_alpha, .. } if port.at_switch => {
+        let shared = shared_alpha(&self.config.buffer, port);
+        let fits = match shared {
+            Some(dt_alpha) => {
                 self.shared[port.node.idx()].admits(port.queues[class].bytes(), size, dt_alpha)
             }
-            _ => port.fits(size),
+            None => port.fits(size),
         };
         if !fits {
             return self.drop_packet(p, class, id, DropCause::BufferOverflow);
@@ -394,7 +405,7 @@ impl Fabric {
             }
         }
         pkt.enqueued_at = now;
-        if matches!(self.config.buffer, BufferPolicy::Shared { .. }) && port.at_switch {
+        if shared.is_some() {
             self.shared[port.node.idx()].take(size);
         }
         port.queues[class].push(id, size);
@@ -459,7 +470,7 @@ impl Fabric {
         let pkt = self.packets.get_mut(id);
         let size = pkt.size_bytes;
         port.queues[class].release(size);
-        if matches!(self.config.buffer, BufferPolicy::Shared { .. }) && port.at_switch {
+        if shared_alpha(&self.config.buffer, port).is_some() {
             self.shared[port.node.idx()].release(size);
         }
         port.bytes -= size as u64;

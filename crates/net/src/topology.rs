@@ -102,6 +102,25 @@ impl TopologyGraph {
         self.cables.push(Cable { a, b, rate, delay });
     }
 
+    /// Adds `n` nodes of one kind and returns their ids, in order.
+    pub fn add_nodes(&mut self, n: u32, kind: NodeKind) -> Vec<NodeId> {
+        (0..n).map(|_| self.add_node(kind)).collect()
+    }
+
+    /// Cables `hosts` to `switches`, `per_switch` hosts each, in order.
+    fn attach_hosts(
+        &mut self,
+        hosts: &[NodeId],
+        switches: &[NodeId],
+        per_switch: u32,
+        rate: Bandwidth,
+        delay: SimDuration,
+    ) {
+        for (i, h) in hosts.iter().enumerate() {
+            self.connect(*h, switches[i / per_switch as usize], rate, delay);
+        }
+    }
+
     /// The number of hosts.
     pub fn host_count(&self) -> usize {
         self.nodes.iter().filter(|k| **k == NodeKind::Host).count()
@@ -110,11 +129,9 @@ impl TopologyGraph {
     /// `n` hosts on one switch.
     pub fn star(n: u32, rate: Bandwidth, delay: SimDuration) -> Self {
         let mut g = TopologyGraph::default();
-        let hosts: Vec<NodeId> = (0..n).map(|_| g.add_node(NodeKind::Host)).collect();
+        let hosts: Vec<NodeId> = g.add_nodes(n, NodeKind::Host);
         let sw = g.add_node(NodeKind::Switch { tier: 1 });
-        for h in hosts {
-            g.connect(h, sw, rate, delay);
-        }
+        g.attach_hosts(&hosts, &[sw], n.max(1), rate, delay);
         g
     }
 
@@ -129,16 +146,12 @@ impl TopologyGraph {
         bottleneck_delay: SimDuration,
     ) -> Self {
         let mut g = TopologyGraph::default();
-        let l: Vec<NodeId> = (0..left).map(|_| g.add_node(NodeKind::Host)).collect();
-        let r: Vec<NodeId> = (0..right).map(|_| g.add_node(NodeKind::Host)).collect();
+        let l: Vec<NodeId> = g.add_nodes(left, NodeKind::Host);
+        let r: Vec<NodeId> = g.add_nodes(right, NodeKind::Host);
         let s0 = g.add_node(NodeKind::Switch { tier: 1 });
         let s1 = g.add_node(NodeKind::Switch { tier: 1 });
-        for h in l {
-            g.connect(h, s0, host_rate, host_delay);
-        }
-        for h in r {
-            g.connect(h, s1, host_rate, host_delay);
-        }
+        g.attach_hosts(&l, &[s0], left.max(1), host_rate, host_delay);
+        g.attach_hosts(&r, &[s1], right.max(1), host_rate, host_delay);
         g.connect(s0, s1, bottleneck_rate, bottleneck_delay);
         g
     }
@@ -155,18 +168,10 @@ impl TopologyGraph {
         delay: SimDuration,
     ) -> Self {
         let mut g = TopologyGraph::default();
-        let hosts: Vec<NodeId> = (0..leaves * hosts_per_leaf)
-            .map(|_| g.add_node(NodeKind::Host))
-            .collect();
-        let leaf: Vec<NodeId> = (0..leaves)
-            .map(|_| g.add_node(NodeKind::Switch { tier: 1 }))
-            .collect();
-        let spine: Vec<NodeId> = (0..spines)
-            .map(|_| g.add_node(NodeKind::Switch { tier: 2 }))
-            .collect();
-        for (i, h) in hosts.iter().enumerate() {
-            g.connect(*h, leaf[i / hosts_per_leaf as usize], host_rate, delay);
-        }
+        let hosts: Vec<NodeId> = g.add_nodes(leaves * hosts_per_leaf, NodeKind::Host);
+        let leaf: Vec<NodeId> = g.add_nodes(leaves, NodeKind::Switch { tier: 1 });
+        let spine: Vec<NodeId> = g.add_nodes(spines, NodeKind::Switch { tier: 2 });
+        g.attach_hosts(&hosts, &leaf, hosts_per_leaf, host_rate, delay);
         for &l in &leaf {
             for &s in &spine {
                 g.connect(l, s, fabric_rate, delay);
@@ -198,21 +203,11 @@ impl TopologyGraph {
             "cores must be a multiple of aggs"
         );
         let mut g = TopologyGraph::default();
-        let hosts: Vec<NodeId> = (0..pods * tors * hosts_per_tor)
-            .map(|_| g.add_node(NodeKind::Host))
-            .collect();
-        let tor: Vec<NodeId> = (0..pods * tors)
-            .map(|_| g.add_node(NodeKind::Switch { tier: 1 }))
-            .collect();
-        let agg: Vec<NodeId> = (0..pods * aggs)
-            .map(|_| g.add_node(NodeKind::Switch { tier: 2 }))
-            .collect();
-        let core: Vec<NodeId> = (0..cores)
-            .map(|_| g.add_node(NodeKind::Switch { tier: 3 }))
-            .collect();
-        for (i, h) in hosts.iter().enumerate() {
-            g.connect(*h, tor[i / hosts_per_tor as usize], host_rate, delay);
-        }
+        let hosts: Vec<NodeId> = g.add_nodes(pods * tors * hosts_per_tor, NodeKind::Host);
+        let tor: Vec<NodeId> = g.add_nodes(pods * tors, NodeKind::Switch { tier: 1 });
+        let agg: Vec<NodeId> = g.add_nodes(pods * aggs, NodeKind::Switch { tier: 2 });
+        let core: Vec<NodeId> = g.add_nodes(cores, NodeKind::Switch { tier: 3 });
+        g.attach_hosts(&hosts, &tor, hosts_per_tor, host_rate, delay);
         let per_agg = cores / aggs;
         for p in 0..pods {
             for t in 0..tors {
