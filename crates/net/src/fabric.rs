@@ -8,8 +8,11 @@
 //! - `TxDone(port)`: the port finished serialising a packet; it starts the next.
 //! - `Deliver(port)`: the head packet of the port's link reaches the peer.
 //!
-//! A switch passes each arriving packet through its ingress stage (forwarding
-//! for now; the ingress hooks come with the switch issue) to an egress queue.
+//! - `IngressTimer(port)`: the port's ingress hook asked to be woken.
+//!
+//! A switch passes each arriving packet through the ingress stage of the port
+//! it arrives on ([`crate::ingress`]: accounting, the hook, the VIQ) and then
+//! forwards it to an egress queue.
 //! Hosts never drop their own packets: a NIC accepts everything it is given
 //! and tells the caller whether it has room ([`Fabric::nic_has_room`]), so
 //! transports hold data back instead (back-pressure).
@@ -17,7 +20,8 @@
 use crate::aqm::{EgressAqm, Verdict};
 use crate::buffer::{BufferPolicy, SharedBuffer};
 use crate::ids::{HostId, NodeId, PortId};
-use crate::packet::{Ecn, Packet, PacketArena, PacketId, WireFormat};
+use crate::ingress::{Arrival, Ingress, IngressHook, IngressView, ViqAction};
+use crate::packet::{Ecn, NO_PORT, Packet, PacketArena, PacketId, WireFormat};
 use crate::port::{ClassStats, DropCause, EgressQueue, Port, PortStats};
 use crate::routing::RoutingTable;
 use crate::sched::{Discipline, Scheduler as SchedState};
@@ -32,6 +36,8 @@ pub enum NetEvent {
     TxDone(PortId),
     /// The head packet of the port's link arrives at the peer.
     Deliver(PortId),
+    /// The ingress hook of the port asked for its timer (stale ones are ignored).
+    IngressTimer(PortId),
 }
 
 /// What the layer above must act on after an event.
@@ -203,6 +209,7 @@ impl Fabric {
                     busy: false,
                     in_flight: VecDeque::new(),
                     stats: PortStats::default(),
+                    ingress: Ingress::default(),
                 });
             }
             adjacency[c.a.idx()].push((pa, c.b));
@@ -239,6 +246,19 @@ impl Fabric {
             pool: vec![(0, 0); n],
             hops: 0,
         })
+    }
+
+    /// Installs an ingress hook at switch ports: `hook_for` gets each switch
+    /// port's id and link rate, in port order, and may answer `None`.
+    pub fn install_ingress(
+        &mut self,
+        mut hook_for: impl FnMut(PortId, Bandwidth) -> Option<Box<dyn IngressHook>>,
+    ) {
+        for (i, port) in self.ports.iter_mut().enumerate() {
+            if port.at_switch {
+                port.ingress.hook = hook_for(PortId(i as u32), port.rate);
+            }
+        }
     }
 
     /// The number of hosts.
@@ -290,7 +310,10 @@ impl Fabric {
     /// Hands a packet to host `h`'s NIC. Hosts never drop their own packets.
     #[inline]
     pub fn host_send<S: Scheduler>(&mut self, h: HostId, pkt: Packet, sched: &mut S) -> PacketId {
-        let id = self.packets.alloc(pkt);
+        let id = self.packets.alloc(Packet {
+            ingress_port: NO_PORT,
+            ..pkt
+        });
         let port = self.host_ports[h.idx()];
         self.enqueue(port, id, sched);
         id
@@ -300,7 +323,10 @@ impl Fabric {
     /// through the ingress stage (benchmarks and tests of one port).
     pub fn inject<S: Scheduler>(&mut self, port: PortId, pkt: Packet, sched: &mut S) {
         assert!(self.ports[port.idx()].at_switch, "inject at a switch port");
-        let id = self.packets.alloc(pkt);
+        let id = self.packets.alloc(Packet {
+            ingress_port: NO_PORT,
+            ..pkt
+        });
         self.enqueue(port, id, sched);
     }
 
@@ -324,6 +350,19 @@ impl Fabric {
                 }
             }
             NetEvent::Deliver(p) => self.deliver(p, sched),
+            NetEvent::IngressTimer(p) => {
+                let now = sched.now();
+                let ingress = &mut self.ports[p.idx()].ingress;
+                if ingress.timer_at == Some(now) {
+                    ingress.timer_at = None;
+                    let view = self.ingress_view(p);
+                    if let Some(h) = self.ports[p.idx()].ingress.hook.as_mut() {
+                        h.on_timer(now, &view);
+                    }
+                    self.service_viq(p, sched);
+                }
+                Outcome::Nothing
+            }
         }
     }
 
@@ -358,18 +397,124 @@ impl Fabric {
                 host: self.host_of(node),
                 pkt: id,
             },
-            NodeKind::Switch { tier } => {
-                self.ingress(node, tier, id, sched);
+            NodeKind::Switch { .. } => {
+                self.ingress(in_port, id, sched);
                 Outcome::Nothing
             }
         }
     }
 
-    /// The switch ingress stage: forwarding to the egress queue chosen by routing.
+    /// The switch ingress stage of port `p`: accounting per (port, priority),
+    /// the hook's verdict, then forwarding or holding.
     #[inline]
-    fn ingress<S: Scheduler>(&mut self, node: NodeId, tier: u8, id: PacketId, sched: &mut S) {
+    fn ingress<S: Scheduler>(&mut self, p: PortId, id: PacketId, sched: &mut S) {
+        let now = sched.now();
+        let pkt = self.packets.get_mut(id);
+        pkt.ingress_port = p.0;
+        pkt.ingress_priority = pkt.priority;
+        let ingress = &mut self.ports[p.idx()].ingress;
+        ingress.account(pkt.priority, pkt.size_bytes);
+        ingress.stats.arrived += 1;
+        if ingress.hook.is_none() {
+            return self.forward(p, id, sched);
+        }
+        let view = self.ingress_view(p);
+        let ingress = &mut self.ports[p.idx()].ingress;
+        let hook = ingress.hook.as_mut().expect("checked above");
+        let pkt = self.packets.get_mut(id);
+        match hook.on_arrival(now, &view, pkt) {
+            Arrival::Forward => self.forward(p, id, sched),
+            Arrival::Hold => {
+                let size = pkt.size_bytes;
+                let capacity = hook.viq_capacity();
+                if ingress.viq_fits(capacity, size) {
+                    pkt.enqueued_at = now;
+                    ingress.viq.push(id, size);
+                    ingress.stats.held += 1;
+                    ingress.note_viq(now);
+                } else {
+                    ingress.stats.viq_drops_full += 1;
+                    self.leave_switch(id);
+                    self.packets.free(id);
+                }
+            }
+        }
+        self.service_viq(p, sched);
+    }
+
+    /// Forwards a packet that passed port `p`'s ingress to its egress queue.
+    #[inline]
+    fn forward<S: Scheduler>(&mut self, p: PortId, id: PacketId, sched: &mut S) {
+        let node = self.ports[p.idx()].node;
+        let NodeKind::Switch { tier } = self.nodes[node.idx()].kind else {
+            unreachable!("ingress stage at a host")
+        };
         let out = self.routes.select(node, tier, self.packets.get(id));
         self.enqueue(out, id, sched);
+    }
+
+    /// What port `p`'s ingress hook sees now.
+    #[inline]
+    fn ingress_view(&self, p: PortId) -> IngressView {
+        let port = &self.ports[p.idx()];
+        let head = port.ingress.viq.head().map(|h| self.packets.get(h).enqueued_at);
+        port.view(head)
+    }
+
+    /// A packet leaves its switch (transmitted or dropped): its ingress
+    /// port stops counting it.
+    #[inline]
+    fn leave_switch(&mut self, id: PacketId) {
+        let pkt = self.packets.get(id);
+        if pkt.ingress_port != NO_PORT {
+            let (ip, prio, size) = (pkt.ingress_port, pkt.ingress_priority, pkt.size_bytes);
+            self.ports[ip as usize].ingress.unaccount(prio, size);
+            self.packets.get_mut(id).ingress_port = NO_PORT;
+        }
+    }
+
+    /// Lets port `p`'s hook release or drop held packets until it waits,
+    /// then re-arms its timer. Releases forward at once (which may run other
+    /// ports' hooks: each call re-reads the state it needs).
+    fn service_viq<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
+        let now = sched.now();
+        if self.ports[p.idx()].ingress.hook.is_none() {
+            return;
+        }
+        while let Some(head) = self.ports[p.idx()].ingress.viq.head() {
+            let view = self.ingress_view(p);
+            let ingress = &mut self.ports[p.idx()].ingress;
+            let hook = ingress.hook.as_mut().expect("checked above");
+            let action = hook.poll(now, &view);
+            if action == ViqAction::Wait {
+                break;
+            }
+            let size = self.packets.get(head).size_bytes;
+            ingress.viq.pop(size);
+            ingress.note_viq(now);
+            if action == ViqAction::DropAged {
+                ingress.stats.viq_drops_aged += 1;
+                self.leave_switch(head);
+                self.packets.free(head);
+                continue;
+            }
+            ingress.stats.released += 1;
+            let view = self.ingress_view(p);
+            let ingress = &mut self.ports[p.idx()].ingress;
+            let hook = ingress.hook.as_mut().expect("checked above");
+            hook.on_release(now, &view, self.packets.get_mut(head));
+            self.forward(p, head, sched);
+        }
+        let view = self.ingress_view(p);
+        let ingress = &mut self.ports[p.idx()].ingress;
+        let next = ingress.hook.as_ref().and_then(|h| h.next_timer(&view));
+        if next != ingress.timer_at {
+            ingress.timer_at = next;
+            if let Some(t) = next {
+                assert!(t >= now, "ingress hook at {p} asked for a timer in the past");
+                sched.schedule_net(t, NetEvent::IngressTimer(p));
+            }
+        }
     }
 
     /// Admits a packet to its class queue (buffer check on the port's
@@ -415,9 +560,17 @@ impl Fabric {
         pool.0 += size as u64;
         pool.1 += 1;
         port.note_occupancy(now, class);
+        if port.ingress.hook.is_some() {
+            let view = port.view(None);
+            let hook = port.ingress.hook.as_mut().expect("checked above");
+            if hook.on_egress_enqueue(now, &view, pkt) {
+                mark_ce(port, class, pkt);
+            }
+        }
         if !port.busy {
             self.start_tx(p, sched);
         }
+        self.service_viq(p, sched);
     }
 
     /// The shared buffer of a switch (empty under per-port buffers).
@@ -426,6 +579,7 @@ impl Fabric {
     }
 
     fn drop_packet(&mut self, p: PortId, class: usize, id: PacketId, cause: DropCause) {
+        self.leave_switch(id);
         let port = &mut self.ports[p.idx()];
         port.class_stats[class].drops += 1;
         let stats = &mut port.stats;
@@ -501,6 +655,11 @@ impl Fabric {
             }
         }
         port.note_occupancy(now, class);
+        if port.ingress.hook.is_some() {
+            let view = port.view(None);
+            let hook = port.ingress.hook.as_mut().expect("checked above");
+            hook.on_egress_departure(now, &view, pkt);
+        }
         port.class_stats[class].tx_packets += 1;
         port.class_stats[class].tx_bytes += size as u64;
         port.stats.tx_packets += 1;
@@ -517,6 +676,8 @@ impl Fabric {
         if port.in_flight.len() == 1 {
             sched.schedule_net(arrival, NetEvent::Deliver(p));
         }
+        self.leave_switch(id);
+        self.service_viq(p, sched);
     }
 
     /// The egress ports a packet would take from its source host to its
@@ -536,11 +697,11 @@ impl Fabric {
         }
     }
 
-    /// Packets queued or in flight anywhere (for conservation checks).
+    /// Packets queued, held or in flight anywhere (for conservation checks).
     pub fn packets_in_network(&self) -> usize {
         self.ports
             .iter()
-            .map(|p| p.packets as usize + p.in_flight.len())
+            .map(|p| p.packets as usize + p.in_flight.len() + p.ingress.viq.packets() as usize)
             .sum()
     }
 }

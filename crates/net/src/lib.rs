@@ -8,12 +8,15 @@
 //! busy. The [`fabric::Fabric`] owns all of it and turns [`NetEvent`]s into
 //! [`Outcome`]s for the layer above (transports and workloads).
 //!
-//! Plugins see the switch through the [`aqm::EgressAqm`] hook, never its internals.
+//! Plugins see the switch through two hooks, never its internals: the
+//! [`aqm::EgressAqm`] of an output queue and the [`ingress::IngressHook`] of a
+//! port's ingress stage.
 
 pub mod aqm;
 pub mod buffer;
 pub mod fabric;
 pub mod ids;
+pub mod ingress;
 pub mod packet;
 pub mod port;
 pub mod routing;
@@ -23,6 +26,7 @@ pub mod topology;
 pub use aqm::{EgressAqm, QueueState, Verdict};
 pub use fabric::{Fabric, FabricConfig, NetEvent, Outcome};
 pub use ids::{FlowId, HostId, NodeId, PortId};
+pub use ingress::{Arrival, IngressHook, IngressView, ViqAction};
 pub use packet::{Ecn, Packet, PacketArena, PacketId, Protocol, TcpFlags, WireFormat};
 pub use port::{DropCause, PortStats};
 pub use topology::{Cable, NodeKind, TopologyError, TopologyGraph};

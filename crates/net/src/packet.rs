@@ -172,7 +172,16 @@ pub struct Packet {
     /// Direction within the flow: false = from the flow's source (data),
     /// true = from its destination (ACKs).
     pub reverse: bool,
+    /// The priority the packet was counted under at its switch's ingress
+    /// (hooks may rewrite `priority` afterwards).
+    pub ingress_priority: u8,
+    /// The switch port the packet arrived on at the switch it is in now
+    /// (`NO_PORT` at hosts and on links).
+    pub ingress_port: u32,
 }
+
+/// `Packet::ingress_port` outside a switch.
+pub const NO_PORT: u32 = u32::MAX;
 
 impl Packet {
     /// A pure ACK: TCP, no payload, no SYN/FIN/RST (R-AQM and ABQ hold only these).

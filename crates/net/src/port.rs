@@ -8,6 +8,7 @@
 
 use crate::aqm::{EgressAqm, QueueState};
 use crate::ids::{NodeId, PortId};
+use crate::ingress::{Ingress, IngressView};
 use crate::packet::PacketId;
 use crate::sched::Scheduler;
 use sim_core::stats::TimeIntegral;
@@ -167,6 +168,8 @@ pub struct Port {
     pub stats: PortStats,
     /// Counters per class queue.
     pub class_stats: Vec<ClassStats>,
+    /// The ingress stage of the same physical port (used at switches).
+    pub ingress: Ingress,
 }
 
 impl Port {
@@ -183,6 +186,20 @@ impl Port {
             pool_bytes: pool.0,
             pool_packets: pool.1,
             class: class as u8,
+        }
+    }
+
+    /// What the port's ingress hook sees of it now; `head_held_at` is the
+    /// VIQ head's hold time (the caller reads it from the packet arena).
+    #[inline]
+    pub fn view(&self, head_held_at: Option<SimTime>) -> IngressView {
+        IngressView {
+            out_bytes: self.bytes,
+            out_packets: self.packets,
+            viq_packets: self.ingress.viq.packets(),
+            viq_bytes: self.ingress.viq.bytes(),
+            head_held_at,
+            rate: self.rate,
         }
     }
 

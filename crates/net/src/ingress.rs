@@ -1,0 +1,256 @@
+//! The switch ingress stage: per-(ingress port, priority) buffer accounting,
+//! the ingress hook, and the virtual input queue (VIQ) it may hold packets in.
+//!
+//! Every packet that reaches a switch passes the ingress stage of the port it
+//! arrives on before forwarding. The stage
+//!
+//! 1. counts the packet against its (ingress port, priority) until it leaves
+//!    the switch (an egress transmission or a drop): the accounting PFC needs;
+//! 2. asks the port's [`IngressHook`], if any, which may rewrite the packet
+//!    (FairQ's rwnd, the HSCC clamp) and forward it, or hold it in the port's
+//!    [`Viq`] (R-AQM, ABQ) to release it later;
+//! 3. forwards the packet to its egress queue.
+//!
+//! One hook serves one physical port: it sees the packets arriving at the
+//! port's ingress *and* the events of the same port's egress queue. That is
+//! the coupling the seed papers rely on: with symmetric routing, the ACKs that
+//! arrive at port X belong to the flows whose data leave through port X's
+//! output queue (r-aqm.txt IV-A, abq.txt "Queueing discipline").
+//!
+//! Holding is real buffering. The VIQ is memory apart from the data buffer
+//! (r-aqm.txt IV-A: "in memory separate from the data buffer"); its capacity
+//! is the hook's, and a packet that finds it full is dropped and counted
+//! ([`IngressStats::viq_drops_full`]). The fabric owns the VIQ; the hook only
+//! decides, through [`IngressHook::poll`], when its head leaves and how.
+
+use crate::packet::{Packet, PacketId};
+use sim_core::stats::TimeIntegral;
+use sim_core::{Bandwidth, QueueSize, SimTime};
+use std::collections::VecDeque;
+
+/// What an ingress hook may read of its port at the moment of a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IngressView {
+    /// Bytes in the port's egress (output) queues, all classes.
+    pub out_bytes: u64,
+    /// Packets in the port's egress queues, all classes.
+    pub out_packets: u64,
+    /// Packets held in the port's VIQ.
+    pub viq_packets: u64,
+    /// Bytes held in the port's VIQ.
+    pub viq_bytes: u64,
+    /// When the VIQ's head (its oldest packet) was held, if the VIQ is not empty.
+    pub head_held_at: Option<SimTime>,
+    /// The port's link rate.
+    pub rate: Bandwidth,
+}
+
+/// A hook's decision about a packet arriving at its port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// Forward it now (possibly rewritten).
+    Forward,
+    /// Hold it at the tail of the port's VIQ (dropped and counted if the VIQ is full).
+    Hold,
+}
+
+/// What the hook wants done with the VIQ's head, asked after every event of
+/// the port until it answers [`ViqAction::Wait`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViqAction {
+    /// Nothing more now.
+    Wait,
+    /// Release the head: the fabric passes it to [`IngressHook::on_release`]
+    /// (which may rewrite it) and forwards it.
+    Release,
+    /// Drop the head as too old (counted in [`IngressStats::viq_drops_aged`]).
+    DropAged,
+}
+
+/// A switch plugin at one port's ingress (see the module docs).
+///
+/// All methods get the port's [`IngressView`]. Calls are made in event order;
+/// a hook never owns a packet.
+pub trait IngressHook: Send {
+    /// The VIQ's capacity (packets or bytes).
+    fn viq_capacity(&self) -> QueueSize;
+
+    /// A packet arrives at the port. `pkt` may be rewritten.
+    fn on_arrival(&mut self, now: SimTime, view: &IngressView, pkt: &mut Packet) -> Arrival;
+
+    /// A packet was admitted to the port's egress queue (`view` counts it).
+    /// The answer `true` marks it CE (it must then be ECN-capable).
+    fn on_egress_enqueue(&mut self, _now: SimTime, _view: &IngressView, _pkt: &Packet) -> bool {
+        false
+    }
+
+    /// A packet left the port's egress queue for the wire (`view` no longer counts it).
+    fn on_egress_departure(&mut self, _now: SimTime, _view: &IngressView, _pkt: &Packet) {}
+
+    /// What to do with the VIQ's head now (only asked while the VIQ holds packets).
+    fn poll(&mut self, _now: SimTime, _view: &IngressView) -> ViqAction {
+        ViqAction::Release
+    }
+
+    /// The held packet at the VIQ's head is leaving it; it may be rewritten
+    /// (ECN-Echo, rwnd clamp, priority).
+    fn on_release(&mut self, _now: SimTime, _view: &IngressView, _pkt: &mut Packet) {}
+
+    /// When the hook next needs [`IngressHook::on_timer`], if ever. Asked
+    /// after every call; an earlier answer replaces a later one.
+    fn next_timer(&self, _view: &IngressView) -> Option<SimTime> {
+        None
+    }
+
+    /// The time returned by `next_timer` has come.
+    fn on_timer(&mut self, _now: SimTime, _view: &IngressView) {}
+}
+
+/// A virtual input queue: FIFO of held packets, counted in bytes and packets.
+#[derive(Debug, Default)]
+pub struct Viq {
+    fifo: VecDeque<PacketId>,
+    bytes: u64,
+}
+
+impl Viq {
+    /// Packets held.
+    #[inline]
+    pub fn packets(&self) -> u64 {
+        self.fifo.len() as u64
+    }
+    /// Bytes held.
+    #[inline]
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+    /// The oldest held packet.
+    #[inline]
+    pub fn head(&self) -> Option<PacketId> {
+        self.fifo.front().copied()
+    }
+    /// Holds a packet of `size` bytes at the tail.
+    #[inline]
+    pub fn push(&mut self, id: PacketId, size: u32) {
+        self.fifo.push_back(id);
+        self.bytes += size as u64;
+    }
+    /// Removes the head, given its size.
+    #[inline]
+    pub fn pop(&mut self, size: u32) -> Option<PacketId> {
+        let id = self.fifo.pop_front()?;
+        self.bytes -= size as u64;
+        Some(id)
+    }
+    /// Iterates the held packets, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = PacketId> + '_ {
+        self.fifo.iter().copied()
+    }
+}
+
+/// Counters of one port's ingress stage.
+#[derive(Clone, Debug, Default)]
+pub struct IngressStats {
+    /// Packets that arrived at the port from its link.
+    pub arrived: u64,
+    /// Packets the hook held in the VIQ.
+    pub held: u64,
+    /// Held packets released to forwarding.
+    pub released: u64,
+    /// Packets dropped because the VIQ was full.
+    pub viq_drops_full: u64,
+    /// Held packets dropped as too old.
+    pub viq_drops_aged: u64,
+    /// Largest VIQ length, in packets.
+    pub viq_max_packets: u64,
+    /// Largest VIQ length, in bytes.
+    pub viq_max_bytes: u64,
+    /// VIQ length in packets integrated over time (packets x ps).
+    pub viq_packets_area: TimeIntegral,
+    /// Largest bytes counted against one priority of this ingress port.
+    pub max_priority_bytes: [u64; 8],
+}
+
+/// The ingress stage of one switch port.
+#[derive(Default)]
+pub struct Ingress {
+    /// The port's hook, if a plugin is installed.
+    pub hook: Option<Box<dyn IngressHook>>,
+    /// Held packets.
+    pub viq: Viq,
+    /// Bytes now in the switch (queued or held) that arrived here, per priority.
+    pub priority_bytes: [u64; 8],
+    /// Counters.
+    pub stats: IngressStats,
+    /// The hook's timer as scheduled (the event queue may hold stale ones).
+    pub timer_at: Option<SimTime>,
+}
+
+impl Ingress {
+    /// Whether holding `size` more bytes keeps the VIQ within `capacity`.
+    #[inline]
+    pub fn viq_fits(&self, capacity: QueueSize, size: u32) -> bool {
+        !capacity.exceeded_by(self.viq.bytes + size as u64, self.viq.packets() + 1)
+    }
+
+    /// Records the VIQ's length after a change at `now`.
+    #[inline]
+    pub fn note_viq(&mut self, now: SimTime) {
+        let s = &mut self.stats;
+        s.viq_packets_area.set(now.ps(), self.viq.packets());
+        s.viq_max_packets = s.viq_max_packets.max(self.viq.packets());
+        s.viq_max_bytes = s.viq_max_bytes.max(self.viq.bytes);
+    }
+
+    /// Counts `size` bytes of priority `prio` against this ingress port.
+    #[inline]
+    pub fn account(&mut self, prio: u8, size: u32) {
+        let i = (prio % 8) as usize;
+        self.priority_bytes[i] += size as u64;
+        let m = &mut self.stats.max_priority_bytes[i];
+        *m = (*m).max(self.priority_bytes[i]);
+    }
+
+    /// Releases `size` bytes of priority `prio` (the packet left the switch).
+    #[inline]
+    pub fn unaccount(&mut self, prio: u8, size: u32) {
+        self.priority_bytes[(prio % 8) as usize] -= size as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn viq_is_fifo_and_counts_bytes() {
+        let mut v = Viq::default();
+        v.push(PacketId(3), 40);
+        v.push(PacketId(1), 60);
+        assert_eq!((v.packets(), v.bytes()), (2, 100));
+        assert_eq!(v.pop(40), Some(PacketId(3)));
+        assert_eq!(v.head(), Some(PacketId(1)));
+        assert_eq!(v.bytes(), 60);
+    }
+
+    #[test]
+    fn capacity_is_checked_in_its_own_unit() {
+        let mut i = Ingress::default();
+        i.viq.push(PacketId(0), 40);
+        assert!(i.viq_fits(QueueSize::Packets(2), 1500));
+        assert!(!i.viq_fits(QueueSize::Packets(1), 40));
+        assert!(!i.viq_fits(QueueSize::Bytes(79), 40));
+        assert!(i.viq_fits(QueueSize::Bytes(80), 40));
+    }
+
+    #[test]
+    fn priority_accounting_tracks_the_maximum() {
+        let mut i = Ingress::default();
+        i.account(3, 1500);
+        i.account(3, 1500);
+        i.unaccount(3, 1500);
+        i.account(11, 40); // priorities wrap into 0..8 like the class table
+        assert_eq!(i.priority_bytes[3], 1540);
+        assert_eq!(i.stats.max_priority_bytes[3], 3000);
+    }
+}
