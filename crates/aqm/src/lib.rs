@@ -8,10 +8,23 @@
 //! - [`red::Red`]: RED with ECN, per-queue / per-port / per-pool, with MQ-ECN's
 //!   "standard" and "minimum" presets.
 //!
+//!
+//! And of `net`'s [`net::IngressHook`] (the ingress stage of a port):
+//!
+//! - [`r_aqm::RAqm`]: R-AQM's ACK shaping with a token bucket (r-aqm.txt IV-V).
+//! - [`abq::Abq`]: ABQ's ACK holding with the X-halving release (abq.txt).
+//! - [`fairq::FairQ`]: FairQ's per-port fair-share rwnd (fairq.txt III, V).
+//! - [`hscc::Hscc`]: the HSCC-style rwnd clamp to one MSS under congestion.
+//!
 //! Each plugin has a serde config with the paper's defaults that builds it.
 
+pub mod abq;
+pub mod fairq;
+pub mod hscc;
 pub mod mq_ecn;
+pub mod r_aqm;
 pub mod red;
+pub mod rwnd;
 
 use net::{Ecn, EgressAqm, Packet, QueueState, Verdict};
 use serde::Deserialize;
@@ -69,6 +82,10 @@ pub struct PortContext {
     /// Classes `0..strict_classes` are served in strict priority (all of
     /// them under a strict-priority scheduler, none under DWRR or WRR).
     pub strict_classes: usize,
+    /// The most one queue of the port may hold: the per-port limit, or under
+    /// a shared buffer of S bytes with factor a, `S x a / (1 + a)` (the
+    /// dynamic threshold of a queue that is alone in the buffer).
+    pub buffer: QueueSize,
 }
 
 /// Accepts every packet: buffer overflow is the only loss.

@@ -261,6 +261,7 @@ mod tests {
             rate: Bandwidth::from_gbps(1),
             weights,
             strict_classes: strict,
+            buffer: QueueSize::Packets(100),
         }
     }
 

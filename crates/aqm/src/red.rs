@@ -354,6 +354,7 @@ mod tests {
             rate,
             weights,
             strict_classes: 0,
+            buffer: QueueSize::Packets(100),
         }
     }
 

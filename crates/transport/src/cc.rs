@@ -81,6 +81,20 @@ pub struct AckSample {
     pub snd_max: u64,
     /// Whether the sender is in a loss-recovery episode (no growth then).
     pub in_recovery: bool,
+    /// Whether cwnd, not the peer's rwnd, limited the sender when the ACK
+    /// arrived. An rwnd-limited sender does not grow cwnd (RFC 7661's
+    /// principle, and Linux's `tcp_is_cwnd_limited`): switches that clamp
+    /// rwnd (HSCC, R-AQM, FairQ) would otherwise leave a window that bursts
+    /// when the clamp lifts.
+    pub cwnd_limited: bool,
+}
+
+impl AckSample {
+    /// Whether this ACK may grow cwnd.
+    #[inline]
+    pub fn may_grow(&self) -> bool {
+        !self.in_recovery && self.cwnd_limited
+    }
 }
 
 /// A congestion signal.
@@ -98,7 +112,7 @@ pub enum Signal {
 pub trait CongestionControl {
     /// An ACK acknowledged new data.
     fn on_ack(&mut self, w: &mut Window, s: &AckSample) {
-        if !s.in_recovery {
+        if s.may_grow() {
             w.reno_increase(s.acked_bytes);
         }
     }

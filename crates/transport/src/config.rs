@@ -51,6 +51,13 @@ pub struct TcpConfig {
     pub receive_window: Bytes,
     /// Negotiate window scaling (RFC 7323). Off: windows cap at 65,535 B.
     pub window_scaling: bool,
+    /// FairQ's host shim (fairq.txt section V-A): every segment after the
+    /// handshake carries in the TCP reserved bits the window-scale exponent
+    /// its sender applies to the window field it advertises, so that switches
+    /// can rewrite rwnd without per-flow state. `None` (the default): on
+    /// exactly when the scenario's switches rewrite rwnd (FairQ, the HSCC
+    /// clamp, R-AQM's rwnd compensation).
+    pub window_scale_shim: Option<bool>,
     /// DCTCP's EWMA gain g (RFC 8257 section 3.3: 1/16).
     pub dctcp_g: f64,
     /// DCTCP's initial alpha (Linux: 1, i.e. the first marks halve the window).
@@ -70,6 +77,7 @@ impl Default for TcpConfig {
             delayed_ack_timeout: SimDuration::from_ms(40),
             receive_window: Bytes(6_000_000),
             window_scaling: true,
+            window_scale_shim: None,
             dctcp_g: 1.0 / 16.0,
             dctcp_alpha_initial: 1.0,
         }

@@ -42,6 +42,7 @@ pub struct TcpReceiver {
     use_ecn: bool,
     dctcp_echo: bool,
     window_scaling: bool,
+    shim: bool,
     buffer_bytes: u64,
     wscale: u8,
     delayed_ack: bool,
@@ -67,6 +68,7 @@ impl TcpReceiver {
             use_ecn: cfg.cc.uses_ecn(),
             dctcp_echo: cfg.cc == CcKind::Dctcp,
             window_scaling: cfg.window_scaling,
+            shim: cfg.window_scale_shim == Some(true),
             buffer_bytes: cfg.receive_window.0,
             wscale: 0,
             delayed_ack: cfg.delayed_ack,
@@ -214,6 +216,14 @@ impl TcpReceiver {
         (wnd >> self.wscale).min(u16::MAX as u64) as u16
     }
 
+    /// FairQ's host shim (fairq.txt V-A): the window field's scale exponent
+    /// in the reserved bits.
+    fn shim(&self, p: &mut Packet) {
+        if self.shim {
+            p.reserved = self.wscale;
+        }
+    }
+
     fn send_ack(&mut self, now: SimTime, out: &mut impl Emit) {
         let mut p = self.addr.header(true);
         p.seq = 1;
@@ -228,6 +238,7 @@ impl TcpReceiver {
             p.flags = p.flags | TcpFlags::ECE;
         }
         p.window = self.window_field();
+        self.shim(&mut p);
         p.ts_val = now;
         p.ts_ecr = self.ts_recent;
         p.created_at = now;
@@ -243,6 +254,7 @@ impl TcpReceiver {
         p.ack = pkt.seq + 1;
         p.flags = TcpFlags::FIN | TcpFlags::ACK;
         p.window = self.window_field();
+        self.shim(&mut p);
         p.ts_val = now;
         p.ts_ecr = pkt.ts_val;
         p.created_at = now;

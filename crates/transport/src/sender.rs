@@ -73,6 +73,8 @@ pub struct TcpSender {
     ect_on_retransmit: bool,
     our_wscale: u8,
     window_scaling: bool,
+    /// FairQ's host shim (fairq.txt V-A): our window's scale exponent in the reserved bits.
+    shim: bool,
     state: SenderState,
     /// One past the last data byte's sequence number.
     data_end: u64,
@@ -117,6 +119,7 @@ impl TcpSender {
             ect_on_retransmit: cfg.cc == crate::CcKind::Dctcp,
             our_wscale: wscale_for(cfg.receive_window.0),
             window_scaling: cfg.window_scaling,
+            shim: cfg.window_scale_shim == Some(true),
             state: SenderState::Idle,
             data_end: 1u64.saturating_add(size_bytes),
             snd_una: 0,
@@ -225,6 +228,9 @@ impl TcpSender {
     fn make_segment(&mut self, now: SimTime, seq: u64, len: u64) -> Packet {
         let retransmission = seq < self.snd_max;
         let mut p = self.addr.header(false);
+        if self.shim {
+            p.reserved = self.our_wscale;
+        }
         p.seq = seq;
         p.ack = 1;
         p.payload_bytes = len as u32;
@@ -293,6 +299,9 @@ impl TcpSender {
 
     fn send_final_ack(&self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
         let mut p = self.addr.header(false);
+        if self.shim {
+            p.reserved = self.our_wscale;
+        }
         p.seq = self.data_end + 1;
         p.ack = pkt.seq + 1;
         p.flags = TcpFlags::ACK;
@@ -311,6 +320,7 @@ impl TcpSender {
         if ack > self.snd_max && !fin_acked {
             return; // acknowledges something never sent
         }
+        let cwnd_limited = self.win.cwnd < self.peer_wnd;
         self.peer_wnd = (pkt.window as u64) << self.peer_wscale;
         if self.state == SenderState::FinSent {
             if fin_acked && pkt.flags.has(TcpFlags::FIN) {
@@ -324,7 +334,7 @@ impl TcpSender {
         }
         let ece = self.ecn_ok && pkt.flags.has(TcpFlags::ECE);
         if ack > self.snd_una {
-            self.on_new_ack(now, pkt, ece);
+            self.on_new_ack(now, pkt, ece, cwnd_limited);
         } else if ack == self.snd_una && pkt.payload_bytes == 0 && self.snd_max > self.snd_una {
             self.on_dup_ack();
         }
@@ -340,7 +350,7 @@ impl TcpSender {
         self.update_persist(now);
     }
 
-    fn on_new_ack(&mut self, now: SimTime, pkt: &Packet, ece: bool) {
+    fn on_new_ack(&mut self, now: SimTime, pkt: &Packet, ece: bool, cwnd_limited: bool) {
         let ack = pkt.ack;
         let acked = ack - self.snd_una;
         self.snd_una = ack;
@@ -370,6 +380,7 @@ impl TcpSender {
             snd_una: self.snd_una,
             snd_max: self.snd_max,
             in_recovery: was_in_recovery,
+            cwnd_limited,
         };
         self.cc.on_ack(&mut self.win, &sample);
         // RFC 6298 (5.2)/(5.3).
@@ -410,6 +421,9 @@ impl TcpSender {
 
     fn send_fin(&self, now: SimTime, out: &mut impl Emit) {
         let mut p = self.addr.header(false);
+        if self.shim {
+            p.reserved = self.our_wscale;
+        }
         p.seq = self.data_end;
         p.ack = 1;
         p.flags = TcpFlags::FIN | TcpFlags::ACK;

@@ -55,7 +55,7 @@ impl CongestionControl for Dctcp {
             self.bytes_marked = 0;
             self.window_end = s.snd_max;
         }
-        if !s.in_recovery {
+        if s.may_grow() {
             w.reno_increase(s.acked_bytes);
         }
     }
@@ -87,6 +87,7 @@ mod tests {
             snd_una: una,
             snd_max: max,
             in_recovery: false,
+            cwnd_limited: true,
         }
     }
 

@@ -1,0 +1,525 @@
+//! R-AQM (Du et al., r-aqm.txt sections IV-V): reverse-ACK active queue
+//! management. The ingress of port X holds the pure ACKs that arrive there
+//! in a VIQ and releases them at a rate set by the congestion state of X's
+//! own output queue, which (with symmetric routing) carries those flows' data.
+//!
+//! What is modelled, and how the paper was read:
+//!
+//! - **VIQ** (IV-A): every pure ACK (no payload, no SYN/FIN/RST) is held;
+//!   everything else passes. The VIQ is memory apart from the data buffer,
+//!   `viq_capacity` (default 500 pkt, VI-A); a full VIQ drops. Released ACKs
+//!   get priority `ack_priority` (default 0, the highest class under the
+//!   default class table): "VIQ sets the highest priority of each ACK".
+//! - **Token bucket** (IV-B): one token per data packet (payload > 0) that
+//!   leaves X's output queue, up to `bucket_depth` tokens (default: the
+//!   largest alpha_i). Tokens are kept while the VIQ is empty.
+//! - **Algorithm 1** (`viq_send`): run once per new token and once per
+//!   arriving ACK (so that an ACK finding tokens in the bucket leaves at
+//!   once): in state s, if tokens >= alpha_s, take alpha_s tokens and release
+//!   up to n_s ACKs. Defaults (IV-F, VI-A): Normal (1, 1), Draining (1, 2),
+//!   Congest (10, 1), i.e. alpha/n = 1, 0.5 and 10.
+//! - **State machine** (IV-C, Fig. 5, whose drawing is not in the text). The
+//!   state is re-evaluated at every event of the port once at least `t`
+//!   (default 3 us) has passed since the last evaluation, from the output
+//!   queue q (all classes, in `k_min`'s unit) and its change d since that
+//!   last evaluation. Our reading of the three parts of the figure:
+//!     - d > 0, the queue kept growing over T: a burst, Congest "no matter
+//!       how long the current queue is" (left part);
+//!     - d < 0, the queue kept falling: the burst is over, Draining "rather
+//!       than waiting for the queue to decrease to a certain value" (right);
+//!     - d = 0, stable: by threshold, Congest above `k_max`, Draining below
+//!       `k_min`, Normal in between (middle part).
+//! - **No starvation**: tokens come from departures, so an output queue
+//!   that drains would leave ACKs held until they age out. While X's output
+//!   queue is empty and ACKs are held, the bucket gains one token per
+//!   transmission time of a 1500 B packet at the link rate (the departures
+//!   the idle link could have made), by timer.
+//! - **Old ACKs** (IV-D): an ACK held for `max_age` (default 5 ms) is
+//!   dropped, by timer at its deadline, not only when a token arrives.
+//! - **Compensation** (IV-D, VI-B): when X's output queue plus the VIQ,
+//!   counting the ACK being released, exceed `compensation_threshold`
+//!   (default 65 pkt, the ECN threshold of VI-A), a released ACK gets
+//!   ECN-Echo (`compensation = "ece"`) or its window clamped to one `mss`
+//!   rounded up to the window-scale unit (`"rwnd"`, the default: it also
+//!   limits NewReno senders, which ignore ECE). `"none"` disables it.
+
+use crate::PortContext;
+use crate::rwnd::{carries_window, clamp_window};
+use net::{Arrival, IngressHook, IngressView, Packet, TcpFlags, ViqAction};
+use serde::Deserialize;
+use sim_core::{Bytes, QueueSize, SimDuration, SimTime};
+
+/// How R-AQM compensates for the senders' window growth (IV-D).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Compensation {
+    /// Set ECN-Echo on released ACKs (a BECN-like signal).
+    Ece,
+    /// Clamp released ACKs' rwnd to one MSS (HSCC-like).
+    Rwnd,
+    /// No compensation.
+    None,
+}
+
+/// `[switch.ingress] kind = "r-aqm"`: keys and defaults (r-aqm.txt VI-A).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RAqmConfig {
+    /// Lower queue threshold K_min (default 20 pkt).
+    pub k_min: QueueSize,
+    /// Upper queue threshold K_max (default 40 pkt).
+    pub k_max: QueueSize,
+    /// The gradient period T (default 3 us).
+    pub t: SimDuration,
+    /// (alpha_1, n_1) of the Normal state: tokens taken, ACKs released (default [1, 1]).
+    pub normal: [u32; 2],
+    /// (alpha_2, n_2) of the Draining state (default [1, 2]).
+    pub draining: [u32; 2],
+    /// (alpha_3, n_3) of the Congest state (default [10, 1]).
+    pub congest: [u32; 2],
+    /// Token bucket depth (default: the largest alpha).
+    pub bucket_depth: Option<u32>,
+    /// VIQ capacity (default 500 pkt).
+    pub viq_capacity: QueueSize,
+    /// Held ACKs older than this are dropped (default 5 ms).
+    pub max_age: SimDuration,
+    /// Compensation mode: "rwnd" (default), "ece" or "none".
+    pub compensation: Compensation,
+    /// Output queue + VIQ above which released ACKs are compensated (default 65 pkt).
+    pub compensation_threshold: QueueSize,
+    /// The window of the rwnd compensation (default 1460 B).
+    pub mss: Bytes,
+    /// The priority released ACKs carry (default 0).
+    pub ack_priority: u8,
+}
+
+impl Default for RAqmConfig {
+    fn default() -> Self {
+        RAqmConfig {
+            k_min: QueueSize::Packets(20),
+            k_max: QueueSize::Packets(40),
+            t: SimDuration::from_us(3),
+            normal: [1, 1],
+            draining: [1, 2],
+            congest: [10, 1],
+            bucket_depth: None,
+            viq_capacity: QueueSize::Packets(500),
+            max_age: SimDuration::from_ms(5),
+            compensation: Compensation::Rwnd,
+            compensation_threshold: QueueSize::Packets(65),
+            mss: Bytes(1460),
+            ack_priority: 0,
+        }
+    }
+}
+
+impl RAqmConfig {
+    /// Checks the keys together: `(key, message)` for the first problem.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        crate::check_threshold_pair(self.k_min, self.k_max)?;
+        for (key, [a, n]) in [
+            ("normal", self.normal),
+            ("draining", self.draining),
+            ("congest", self.congest),
+        ] {
+            if a == 0 || n == 0 {
+                return Err((key, "alpha and n must both be at least 1".into()));
+            }
+        }
+        if self.bucket_depth.is_some_and(|d| d < self.max_alpha()) {
+            return Err(("bucket_depth", "must be at least the largest alpha".into()));
+        }
+        if self.t.ps() == 0 || self.max_age.ps() == 0 {
+            return Err(("t", "t and max_age must be positive".into()));
+        }
+        if self.viq_capacity.amount() == 0 {
+            return Err(("viq_capacity", "must be positive".into()));
+        }
+        if self.ack_priority > 7 {
+            return Err(("ack_priority", "must be 0..7".into()));
+        }
+        Ok(())
+    }
+
+    fn max_alpha(&self) -> u32 {
+        self.normal[0].max(self.draining[0]).max(self.congest[0])
+    }
+}
+
+/// R-AQM's congestion state (IV-C).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    /// NS: uniform ACK response.
+    Normal,
+    /// DS: the forward queue is about to empty; speed the ACKs up.
+    Draining,
+    /// CS: congestion; release ACKs slowly, never stop.
+    Congest,
+}
+
+/// R-AQM at one port.
+#[derive(Clone, Debug)]
+pub struct RAqm {
+    cfg: RAqmConfig,
+    depth: u32,
+    /// One 1500 B packet's transmission time at the port's rate.
+    idle_token_interval: SimDuration,
+    state: State,
+    tokens: u32,
+    /// A `viq_send` is owed (a token or an ACK arrived since the last one).
+    pending_send: bool,
+    /// ACKs still to release from the last `viq_send`.
+    credit: u32,
+    q_sample: u64,
+    sampled_at: Option<SimTime>,
+    /// When the bucket last gained a token (departures and idle tokens).
+    last_token_at: SimTime,
+    /// ACKs released with compensation.
+    pub compensated: u64,
+}
+
+impl RAqm {
+    /// R-AQM for the port described by `ctx`. The config must be valid.
+    pub fn new(cfg: RAqmConfig, ctx: &PortContext) -> Self {
+        let depth = cfg.bucket_depth.unwrap_or(cfg.max_alpha());
+        RAqm {
+            depth,
+            idle_token_interval: ctx.rate.tx_time(1500),
+            cfg,
+            state: State::Normal,
+            tokens: 0,
+            pending_send: false,
+            credit: 0,
+            q_sample: 0,
+            sampled_at: None,
+            last_token_at: SimTime::ZERO,
+            compensated: 0,
+        }
+    }
+
+    /// The current state.
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    /// Tokens in the bucket.
+    pub fn tokens(&self) -> u32 {
+        self.tokens
+    }
+
+    fn queue(&self, view: &IngressView) -> u64 {
+        if self.cfg.k_min.is_bytes() {
+            view.out_bytes
+        } else {
+            view.out_packets
+        }
+    }
+
+    /// Re-evaluates the state once `t` has passed since the last evaluation.
+    fn update_state(&mut self, now: SimTime, view: &IngressView) {
+        let q = self.queue(view);
+        let Some(at) = self.sampled_at else {
+            self.sampled_at = Some(now);
+            self.q_sample = q;
+            return;
+        };
+        if now.since(at) < self.cfg.t {
+            return;
+        }
+        self.state = match q.cmp(&self.q_sample) {
+            std::cmp::Ordering::Greater => State::Congest,
+            std::cmp::Ordering::Less => State::Draining,
+            std::cmp::Ordering::Equal if q > self.cfg.k_max.amount() => State::Congest,
+            std::cmp::Ordering::Equal if q < self.cfg.k_min.amount() => State::Draining,
+            std::cmp::Ordering::Equal => State::Normal,
+        };
+        self.q_sample = q;
+        self.sampled_at = Some(now);
+    }
+
+    fn add_token(&mut self, now: SimTime) {
+        self.tokens = (self.tokens + 1).min(self.depth);
+        self.last_token_at = now;
+        self.pending_send = true;
+        self.credit = 0;
+    }
+
+    /// Algorithm 1: (alpha, n) of the current state.
+    fn cost(&self) -> [u32; 2] {
+        match self.state {
+            State::Normal => self.cfg.normal,
+            State::Draining => self.cfg.draining,
+            State::Congest => self.cfg.congest,
+        }
+    }
+}
+
+impl IngressHook for RAqm {
+    fn viq_capacity(&self) -> QueueSize {
+        self.cfg.viq_capacity
+    }
+
+    fn on_arrival(&mut self, now: SimTime, view: &IngressView, pkt: &mut Packet) -> Arrival {
+        self.update_state(now, view);
+        if !pkt.is_pure_ack() {
+            return Arrival::Forward;
+        }
+        self.pending_send = true;
+        self.credit = 0;
+        Arrival::Hold
+    }
+
+    fn on_egress_enqueue(&mut self, now: SimTime, view: &IngressView, _pkt: &Packet) -> bool {
+        self.update_state(now, view);
+        false
+    }
+
+    fn on_egress_departure(&mut self, now: SimTime, view: &IngressView, pkt: &Packet) {
+        self.update_state(now, view);
+        if pkt.payload_bytes > 0 {
+            self.add_token(now);
+        }
+    }
+
+    fn poll(&mut self, now: SimTime, view: &IngressView) -> ViqAction {
+        if let Some(held) = view.head_held_at
+            && now.since(held) >= self.cfg.max_age
+        {
+            return ViqAction::DropAged;
+        }
+        if self.credit > 0 {
+            self.credit -= 1;
+            return ViqAction::Release;
+        }
+        if !self.pending_send {
+            return ViqAction::Wait;
+        }
+        self.pending_send = false;
+        let [alpha, n] = self.cost();
+        if self.tokens < alpha {
+            return ViqAction::Wait;
+        }
+        self.tokens -= alpha;
+        self.credit = n - 1;
+        ViqAction::Release
+    }
+
+    fn on_release(&mut self, _now: SimTime, view: &IngressView, pkt: &mut Packet) {
+        pkt.priority = self.cfg.ack_priority;
+        let total_bytes = view.out_bytes + view.viq_bytes + pkt.size_bytes as u64;
+        let total_packets = view.out_packets + view.viq_packets + 1;
+        if !self
+            .cfg
+            .compensation_threshold
+            .exceeded_by(total_bytes, total_packets)
+        {
+            return;
+        }
+        let done = match self.cfg.compensation {
+            Compensation::Ece => {
+                pkt.flags = pkt.flags | TcpFlags::ECE;
+                true
+            }
+            Compensation::Rwnd => carries_window(pkt) && clamp_window(pkt, self.cfg.mss.0),
+            Compensation::None => false,
+        };
+        self.compensated += done as u64;
+    }
+
+    fn next_timer(&self, view: &IngressView) -> Option<SimTime> {
+        let held = view.head_held_at?;
+        let aged = held + self.cfg.max_age;
+        if view.out_packets == 0 {
+            let idle = self.last_token_at.max(held) + self.idle_token_interval;
+            Some(aged.min(idle))
+        } else {
+            Some(aged)
+        }
+    }
+
+    fn on_timer(&mut self, now: SimTime, view: &IngressView) {
+        self.update_state(now, view);
+        let idle_due = self.last_token_at.max(view.head_held_at.unwrap_or(now))
+            + self.idle_token_interval;
+        if view.out_packets == 0 && view.viq_packets > 0 && now >= idle_due {
+            self.add_token(now);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_core::Bandwidth;
+
+    fn ctx() -> PortContext {
+        PortContext {
+            seed: 1,
+            port: 0,
+            rate: Bandwidth::from_gbps(10),
+            weights: vec![1],
+            strict_classes: 1,
+            buffer: QueueSize::Packets(300),
+        }
+    }
+
+    fn view(out: u64, viq: u64, held: Option<u64>) -> IngressView {
+        IngressView {
+            out_bytes: out * 1500,
+            out_packets: out,
+            viq_packets: viq,
+            viq_bytes: viq * 40,
+            head_held_at: held.map(SimTime),
+            rate: Bandwidth::from_gbps(10),
+        }
+    }
+
+    fn ack() -> Packet {
+        Packet {
+            flags: TcpFlags::ACK,
+            size_bytes: 40,
+            window: 46_875,
+            reserved: 7,
+            ..Default::default()
+        }
+    }
+
+    fn data() -> Packet {
+        Packet {
+            flags: TcpFlags::ACK,
+            size_bytes: 1500,
+            payload_bytes: 1460,
+            ..Default::default()
+        }
+    }
+
+    /// Releases as the fabric would: poll until Wait, counting releases.
+    fn drain(r: &mut RAqm, now: u64, v: &IngressView, held: &mut u64) -> u64 {
+        let mut n = 0;
+        while *held > 0 {
+            match r.poll(SimTime(now), v) {
+                ViqAction::Wait => break,
+                ViqAction::Release => {
+                    n += 1;
+                    *held -= 1;
+                }
+                ViqAction::DropAged => *held -= 1,
+            }
+        }
+        n
+    }
+
+    #[test]
+    fn only_pure_acks_are_held() {
+        let mut r = RAqm::new(RAqmConfig::default(), &ctx());
+        let v = view(0, 0, None);
+        assert_eq!(r.on_arrival(SimTime(0), &v, &mut ack()), Arrival::Hold);
+        assert_eq!(r.on_arrival(SimTime(0), &v, &mut data()), Arrival::Forward);
+        let mut fin = Packet {
+            flags: TcpFlags::ACK | TcpFlags::FIN,
+            ..ack()
+        };
+        assert_eq!(r.on_arrival(SimTime(0), &v, &mut fin), Arrival::Forward);
+    }
+
+    #[test]
+    fn state_follows_gradient_then_thresholds() {
+        let mut r = RAqm::new(RAqmConfig::default(), &ctx());
+        let us = 1_000_000;
+        r.update_state(SimTime(0), &view(10, 0, None));
+        r.update_state(SimTime(2 * us), &view(30, 0, None)); // before T: no change
+        assert_eq!(r.state(), State::Normal);
+        r.update_state(SimTime(3 * us), &view(12, 0, None));
+        assert_eq!(r.state(), State::Congest, "rising, even below k_min");
+        r.update_state(SimTime(6 * us), &view(11, 0, None));
+        assert_eq!(r.state(), State::Draining, "falling");
+        r.update_state(SimTime(9 * us), &view(11, 0, None));
+        assert_eq!(r.state(), State::Draining, "stable below k_min");
+        r.update_state(SimTime(12 * us), &view(30, 0, None));
+        r.update_state(SimTime(15 * us), &view(30, 0, None));
+        assert_eq!(r.state(), State::Normal, "stable between thresholds");
+        r.update_state(SimTime(18 * us), &view(50, 0, None));
+        r.update_state(SimTime(21 * us), &view(50, 0, None));
+        assert_eq!(r.state(), State::Congest, "stable above k_max");
+    }
+
+    #[test]
+    fn algorithm_1_token_costs() {
+        let mut r = RAqm::new(RAqmConfig::default(), &ctx());
+        let v = view(50, 100, Some(0));
+        // Congest: 10 tokens buy one ACK; the bucket holds at most 10.
+        r.state = State::Congest;
+        let mut held = 100;
+        let mut released = 0;
+        for _ in 0..30 {
+            r.on_egress_departure(SimTime(0), &v, &data());
+            r.state = State::Congest;
+            released += drain(&mut r, 0, &v, &mut held);
+        }
+        assert_eq!(released, 3, "30 departures at alpha/n = 10");
+        // Draining: one token buys two ACKs.
+        r.state = State::Draining;
+        r.tokens = 0;
+        r.on_egress_departure(SimTime(0), &v, &data());
+        r.state = State::Draining;
+        assert_eq!(drain(&mut r, 0, &v, &mut held), 2);
+        // Normal: one for one; pure ACK departures make no tokens.
+        r.state = State::Normal;
+        r.on_egress_departure(SimTime(0), &v, &ack());
+        assert_eq!(drain(&mut r, 0, &v, &mut held), 0);
+        r.on_egress_departure(SimTime(0), &v, &data());
+        r.state = State::Normal;
+        assert_eq!(drain(&mut r, 0, &v, &mut held), 1);
+    }
+
+    #[test]
+    fn stored_tokens_release_an_arriving_ack_at_once() {
+        let mut r = RAqm::new(RAqmConfig::default(), &ctx());
+        let empty = view(0, 0, None);
+        for _ in 0..3 {
+            r.on_egress_departure(SimTime(0), &empty, &data());
+        }
+        assert_eq!(r.tokens(), 3, "tokens are kept while the VIQ is empty");
+        assert_eq!(r.on_arrival(SimTime(1), &empty, &mut ack()), Arrival::Hold);
+        let mut held = 1;
+        r.state = State::Normal;
+        assert_eq!(drain(&mut r, 1, &view(0, 1, Some(1)), &mut held), 1);
+    }
+
+    #[test]
+    fn old_acks_are_dropped_and_idle_ports_make_tokens() {
+        let mut r = RAqm::new(RAqmConfig::default(), &ctx());
+        let v = view(0, 1, Some(0));
+        // An empty output queue: a token per 1500 B time (1.2 us at 10G).
+        let t = r.next_timer(&v).expect("timer while holding");
+        assert_eq!(t, SimTime(1_200_000));
+        r.on_timer(t, &v);
+        assert_eq!(r.tokens(), 1);
+        // A busy queue makes no idle tokens; the ACK ages out at 5 ms.
+        let busy = view(5, 1, Some(0));
+        let t = r.next_timer(&busy).expect("age timer");
+        assert_eq!(t, SimTime(5_000_000_000));
+        assert_eq!(r.poll(t, &busy), ViqAction::DropAged);
+    }
+
+    #[test]
+    fn compensation_clamps_rwnd_above_the_threshold() {
+        let mut r = RAqm::new(RAqmConfig::default(), &ctx());
+        let mut a = ack();
+        r.on_release(SimTime(0), &view(40, 24, None), &mut a); // 40 + 24 + 1 = 65
+        assert_eq!(a.window, 46_875);
+        r.on_release(SimTime(0), &view(40, 25, None), &mut a);
+        assert_eq!(a.window, 12);
+        let mut r = RAqm::new(
+            RAqmConfig {
+                compensation: Compensation::Ece,
+                ..RAqmConfig::default()
+            },
+            &ctx(),
+        );
+        let mut a = ack();
+        r.on_release(SimTime(0), &view(100, 0, None), &mut a);
+        assert!(a.flags.has(TcpFlags::ECE));
+        assert_eq!(a.window, 46_875);
+    }
+}
