@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use dcnsim::report::{Perf, RunSummary, flows_csv, queues_csv, write_atomic};
+use dcnsim::report::{Perf, RunSummary, flows_csv, ports_csv, queues_csv, write_atomic};
 use dcnsim::scenario::load_file;
 use dcnsim::world::World;
 use std::path::PathBuf;
@@ -70,6 +70,7 @@ fn run_one(path: PathBuf, out: Option<PathBuf>, seed: Option<u64>) -> Result<()>
     };
     write("summary.json", serde_json::to_vec_pretty(&summary)?)?;
     write("flows.csv", flows_csv(&world).into_bytes())?;
+    write("ports.csv", ports_csv(&world).into_bytes())?;
     write("perf.json", serde_json::to_vec_pretty(&perf)?)?;
     if sc.output.queue_interval.is_some() {
         write("queues.csv", queues_csv(&world).into_bytes())?;

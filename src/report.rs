@@ -36,14 +36,42 @@ pub struct RunSummary {
     pub packet_hops: u64,
     /// TCP flows.
     pub flows: FlowSummary,
-    /// Drops at switch ports (buffer overflow plus AQM).
+    /// Drops at switch ports, all causes (`drops_by_cause` splits them).
     pub drops: u64,
+    /// Drops at switch ports by cause.
+    pub drops_by_cause: DropsByCause,
+    /// The switches' ingress stages (VIQs of R-AQM and ABQ).
+    pub ingress: IngressSummary,
     /// CE marks at switch ports.
     pub ecn_marks: u64,
     /// Largest queue any switch port reached, in packets.
     pub max_switch_queue_packets: u64,
     /// Packet sources.
     pub sources: Vec<SourceSummary>,
+}
+
+/// Switch drops by cause.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct DropsByCause {
+    /// Egress buffer full.
+    pub overflow: u64,
+    /// Early drops by the egress AQM.
+    pub aqm: u64,
+    /// A VIQ was full.
+    pub viq_full: u64,
+    /// Held too long in a VIQ (R-AQM's old ACKs).
+    pub viq_aged: u64,
+}
+
+/// What the switches' ingress stages did.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct IngressSummary {
+    /// Packets held in a VIQ.
+    pub held: u64,
+    /// Held packets released to forwarding.
+    pub released: u64,
+    /// Largest VIQ, in packets, over all ports.
+    pub max_viq_packets: u64,
 }
 
 /// TCP flow statistics.
@@ -122,12 +150,22 @@ impl RunSummary {
             bytes as f64 * 8.0 / span_ps as f64 * 1e3
         };
         let switch_ports = world.fabric.ports().iter().filter(|p| p.at_switch);
-        let (mut drops, mut marks, mut maxq) = (0, 0, 0);
+        let (mut marks, mut maxq) = (0, 0);
+        let mut by_cause = DropsByCause::default();
+        let mut ingress = IngressSummary::default();
         for p in switch_ports {
-            drops += p.stats.drops();
+            by_cause.overflow += p.stats.drops_overflow;
+            by_cause.aqm += p.stats.drops_aqm;
+            let i = &p.ingress.stats;
+            by_cause.viq_full += i.viq_drops_full;
+            by_cause.viq_aged += i.viq_drops_aged;
+            ingress.held += i.held;
+            ingress.released += i.released;
+            ingress.max_viq_packets = ingress.max_viq_packets.max(i.viq_max_packets);
             marks += p.stats.ecn_marks;
             maxq = maxq.max(p.stats.max_packets);
         }
+        let drops = by_cause.overflow + by_cause.aqm + by_cause.viq_full + by_cause.viq_aged;
         let sources = world
             .sources
             .iter()
@@ -166,6 +204,8 @@ impl RunSummary {
                 timeouts: tos,
             },
             drops,
+            drops_by_cause: by_cause,
+            ingress,
             ecn_marks: marks,
             max_switch_queue_packets: maxq,
             sources,
@@ -211,6 +251,17 @@ impl RunSummary {
             "  switch            {} drops, {} ECN marks, max queue {} pkt",
             self.drops, self.ecn_marks, self.max_switch_queue_packets
         );
+        if self.ingress.held > 0 {
+            let _ = writeln!(
+                s,
+                "  VIQ               {} held, {} released, max {} pkt, {} dropped full, {} aged",
+                self.ingress.held,
+                self.ingress.released,
+                self.ingress.max_viq_packets,
+                self.drops_by_cause.viq_full,
+                self.drops_by_cause.viq_aged
+            );
+        }
         let _ = write!(
             s,
             "  simulated         {:.3} ms, {} events, {} packet hops",
@@ -262,20 +313,84 @@ pub fn flows_csv(world: &World) -> String {
     s
 }
 
-/// `queues.csv`: one row per sampled class queue per sampling instant.
+/// `queues.csv`: one row per sampled class queue per sampling instant, and
+/// one with class `viq` for the VIQ of each sampled port that has an ingress plugin.
 pub fn queues_csv(world: &World) -> String {
     let mut s = String::from("time_us,port,node,class,bytes,packets\n");
     for q in &world.queue_samples {
         let node = world.fabric.port(net::PortId(q.port)).node.0;
+        let class = if q.class == crate::world::VIQ_CLASS {
+            "viq".to_string()
+        } else {
+            q.class.to_string()
+        };
         let _ = writeln!(
             s,
-            "{},{},{node},{},{},{}",
+            "{},{},{node},{class},{},{}",
             us(q.time_ps),
             q.port,
-            q.class,
             q.bytes,
             q.packets
         );
+    }
+    s
+}
+
+/// `ports.csv`: one row per switch port and class queue, plus a row with
+/// class `all` for the port as a whole (which also carries its ingress
+/// stage's VIQ counters). Averages are over the whole run.
+pub fn ports_csv(world: &World) -> String {
+    let mut s = String::from(
+        "port,node,peer_node,class,tx_packets,tx_bytes,drops_overflow,drops_aqm,drops,ecn_marks,\
+         max_packets,avg_bytes,viq_held,viq_released,viq_drops_full,viq_drops_aged,viq_max_packets,avg_viq_packets\n",
+    );
+    let end = world.end_time().ps();
+    let avg = |area: &sim_core::stats::TimeIntegral| {
+        if end == 0 {
+            0.0
+        } else {
+            area.area_at(end) as f64 / end as f64
+        }
+    };
+    for (i, p) in world.fabric.ports().iter().enumerate() {
+        if !p.at_switch {
+            continue;
+        }
+        let peer = world.fabric.port(p.peer).node.0;
+        let node = p.node.0;
+        let (st, ing) = (&p.stats, &p.ingress.stats);
+        let _ = writeln!(
+            s,
+            "{i},{node},{peer},all,{},{},{},{},{},{},{},{:.3},{},{},{},{},{},{:.3}",
+            st.tx_packets,
+            st.tx_bytes,
+            st.drops_overflow,
+            st.drops_aqm,
+            st.drops(),
+            st.ecn_marks,
+            st.max_packets,
+            avg(&st.queue_bytes_area),
+            ing.held,
+            ing.released,
+            ing.viq_drops_full,
+            ing.viq_drops_aged,
+            ing.viq_max_packets,
+            avg(&ing.viq_packets_area),
+        );
+        if p.class_stats.len() > 1 {
+            for (c, cs) in p.class_stats.iter().enumerate() {
+                let _ = writeln!(
+                    s,
+                    "{i},{node},{peer},{c},{},{},,,{},{},{},{:.3},,,,,,",
+                    cs.tx_packets,
+                    cs.tx_bytes,
+                    cs.drops,
+                    cs.ecn_marks,
+                    cs.max_packets,
+                    avg(&cs.queue_bytes_area),
+                );
+            }
+        }
     }
     s
 }

@@ -12,9 +12,9 @@
 //! at its earliest deadline; a timer that fires early (the deadline moved
 //! later) re-arms itself, a stale one is ignored.
 
-use crate::scenario::{AqmSpec, Framing, Scenario, TopologyKind, WorkloadSpec};
+use crate::scenario::{AqmSpec, Framing, IngressSpec, Scenario, TopologyKind, WorkloadSpec};
 use net::{
-    EgressAqm, Fabric, FabricConfig, FlowId, HostId, NetEvent, Outcome, Packet, Protocol,
+    EgressAqm, Fabric, FabricConfig, FlowId, HostId, IngressHook, NetEvent, Outcome, Packet, Protocol,
     TopologyGraph, WireFormat,
 };
 use sim_core::queue::Stop;
@@ -54,13 +54,16 @@ pub struct QueueSample {
     pub time_ps: u64,
     /// The egress port.
     pub port: u32,
-    /// Its class queue.
+    /// Its class queue, or [`VIQ_CLASS`] for the port's virtual input queue.
     pub class: u8,
     /// Bytes queued.
     pub bytes: u64,
     /// Packets queued.
     pub packets: u64,
 }
+
+/// `QueueSample::class` of a sample of a port's VIQ (its ingress stage).
+pub const VIQ_CLASS: u8 = u8::MAX;
 
 impl From<NetEvent> for Event {
     fn from(e: NetEvent) -> Self {
@@ -169,6 +172,17 @@ fn make_aqm(spec: &AqmSpec, ctx: &aqm::PortContext) -> Box<dyn EgressAqm> {
     }
 }
 
+/// The ingress plugin of one switch port (the registry for `[switch.ingress]`).
+fn make_ingress(spec: &IngressSpec, ctx: &aqm::PortContext) -> Option<Box<dyn IngressHook>> {
+    Some(match spec {
+        IngressSpec::None => return None,
+        IngressSpec::RAqm(c) => Box::new(aqm::r_aqm::RAqm::new(c.clone(), ctx)),
+        IngressSpec::Abq(c) => Box::new(aqm::abq::Abq::new(c.clone(), ctx)),
+        IngressSpec::Fairq(c) => Box::new(aqm::fairq::FairQ::new(c.clone(), ctx)),
+        IngressSpec::Hscc(c) => Box::new(aqm::hscc::Hscc::new(*c)),
+    })
+}
+
 /// Each class queue's scheduling weight (its quantum, or 1 under strict
 /// priority) and how many classes are strict.
 fn class_weights(d: &net::sched::Discipline, classes: usize) -> (Vec<u64>, usize) {
@@ -253,16 +267,18 @@ impl World {
             nic_buffer_bytes: sc.topology.nic_buffer.0,
         };
         let (weights, strict_classes) = class_weights(&sc.switch.scheduler, sc.switch.classes);
-        let fabric = Fabric::new(&graph, cfg, |p, rate| {
-            let ctx = aqm::PortContext {
-                seed,
-                port: p.0,
-                rate,
-                weights: weights.clone(),
-                strict_classes,
-            };
-            Some(make_aqm(&sc.switch.aqm, &ctx))
+        let ctx = |p: net::PortId, rate| aqm::PortContext {
+            seed,
+            port: p.0,
+            rate,
+            weights: weights.clone(),
+            strict_classes,
+            buffer: sc.switch.queue_limit(),
+        };
+        let mut fabric = Fabric::new(&graph, cfg, |p, rate| {
+            Some(make_aqm(&sc.switch.aqm, &ctx(p, rate)))
         })?;
+        fabric.install_ingress(|p, rate| make_ingress(&sc.switch.ingress, &ctx(p, rate)));
         let hosts = fabric.host_count();
         let mut w = World {
             q: EventQueue::with_capacity(4096),
@@ -514,6 +530,15 @@ impl World {
                     class: c as u8,
                     bytes: q.bytes(),
                     packets: q.packets(),
+                });
+            }
+            if port.ingress.hook.is_some() {
+                self.queue_samples.push(QueueSample {
+                    time_ps: now.ps(),
+                    port: p.0,
+                    class: VIQ_CLASS,
+                    bytes: port.ingress.viq.bytes(),
+                    packets: port.ingress.viq.packets(),
                 });
             }
         }

@@ -9,7 +9,7 @@ use aqm::StepEcn;
 use net::buffer::BufferPolicy;
 use net::sched::{Discipline, MAX_CLASSES};
 use serde::de::DeserializeOwned;
-use sim_core::Bytes;
+use sim_core::{Bytes, QueueSize};
 use sim_core::SimDuration;
 use std::ops::Range;
 use std::path::Path;
@@ -75,12 +75,19 @@ pub fn parse_str(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
         ));
     }
 
+    let mut transport = base.transport;
+    // The host shim is on exactly when switches rewrite rwnd, unless set.
+    transport.window_scale_shim = Some(
+        transport
+            .window_scale_shim
+            .unwrap_or(switch.ingress.rewrites_rwnd()),
+    );
     let sc = Scenario {
         name: "scenario".into(),
         simulation: base.simulation,
         topology,
         switch,
-        transport: base.transport,
+        transport,
         workloads,
         output: base.output,
     };
@@ -108,19 +115,20 @@ fn validated<T: DeserializeOwned>(
     src: &Source,
     span: Range<usize>,
     table: DeTable,
+    prefix: &str,
     validate: impl Fn(&T) -> Result<(), (&'static str, String)>,
 ) -> Result<T, ScenarioError> {
     let spans: Vec<(String, Range<usize>)> = table
         .iter()
         .map(|(k, v)| (k.get_ref().to_string(), v.span()))
         .collect();
-    let value: T = de(src, span.clone(), table, "switch.aqm")?;
+    let value: T = de(src, span.clone(), table, prefix)?;
     if let Err((key, msg)) = validate(&value) {
         let at = spans
             .iter()
             .find(|(k, _)| k == key)
             .map_or(span, |(_, s)| s.clone());
-        return Err(src.error(Some(at), &format!("switch.aqm.{key}"), msg));
+        return Err(src.error(Some(at), &format!("{prefix}.{key}"), msg));
     }
     Ok(value)
 }
@@ -223,12 +231,14 @@ fn switch(src: &Source, v: &SpannedValue) -> Result<SwitchConfig, ScenarioError>
                     src,
                     a.span(),
                     rest,
+                    "switch.aqm",
                     aqm::mq_ecn::MqEcnConfig::validate,
                 )?),
                 _ => AqmSpec::Red(validated(
                     src,
                     a.span(),
                     rest,
+                    "switch.aqm",
                     aqm::red::RedConfig::validate,
                 )?),
             }
@@ -295,12 +305,58 @@ fn switch(src: &Source, v: &SpannedValue) -> Result<SwitchConfig, ScenarioError>
             return Err(src.error(Some(v.span()), "switch.buffer", msg));
         }
     };
-    Ok(SwitchConfig {
+    let mut sc = SwitchConfig {
         buffer,
         classes,
         class_of_priority,
         scheduler,
         aqm,
+        ingress: IngressSpec::None,
+    };
+    if let Some(iv) = t.get("ingress") {
+        sc.ingress = ingress(src, iv, sc.queue_limit())?;
+    }
+    Ok(sc)
+}
+
+/// `[switch.ingress]`.
+fn ingress(
+    src: &Source,
+    v: &SpannedValue,
+    queue_limit: QueueSize,
+) -> Result<IngressSpec, ScenarioError> {
+    let p = "switch.ingress";
+    let (kind, rest) = split_kind(src, v, p, &["none", "r-aqm", "abq", "fairq", "hscc"])?;
+    let span = v.span();
+    Ok(match kind.as_str() {
+        "none" => {
+            let _: NoKeys = de(src, span, rest, p)?;
+            IngressSpec::None
+        }
+        "r-aqm" => IngressSpec::RAqm(validated(
+            src,
+            span,
+            rest,
+            p,
+            aqm::r_aqm::RAqmConfig::validate,
+        )?),
+        "abq" => IngressSpec::Abq(validated(src, span, rest, p, |c: &aqm::abq::AbqConfig| {
+            c.validate(queue_limit)
+        })?),
+        "fairq" => IngressSpec::Fairq(validated(
+            src,
+            span,
+            rest,
+            p,
+            aqm::fairq::FairqConfig::validate,
+        )?),
+        _ => IngressSpec::Hscc(validated(
+            src,
+            span,
+            rest,
+            p,
+            aqm::hscc::HsccConfig::validate,
+        )?),
     })
 }
 

@@ -251,6 +251,22 @@ pub struct SwitchConfig {
     pub scheduler: net::sched::Discipline,
     /// `[switch.aqm]`.
     pub aqm: AqmSpec,
+    /// `[switch.ingress]`.
+    pub ingress: IngressSpec,
+}
+
+impl SwitchConfig {
+    /// The most one queue of a port may hold: the per-port limit, or under a
+    /// shared buffer of S bytes with factor a, `S x a / (1 + a)` (the dynamic
+    /// threshold of a queue alone in the buffer). What plugins call B or Q_max.
+    pub fn queue_limit(&self) -> QueueSize {
+        match self.buffer {
+            net::buffer::BufferPolicy::PerPort(q) => q,
+            net::buffer::BufferPolicy::Shared { bytes, dt_alpha } => {
+                QueueSize::Bytes((bytes as f64 * dt_alpha / (1.0 + dt_alpha)) as u64)
+            }
+        }
+    }
 }
 
 /// `[switch]` without its tagged tables.
@@ -269,6 +285,9 @@ pub(crate) struct SwitchBase {
     /// Listed so that an unknown key's error names it as valid; read separately.
     #[allow(dead_code)]
     pub scheduler: Option<serde::de::IgnoredAny>,
+    /// Listed so that an unknown key's error names it as valid; read separately.
+    #[allow(dead_code)]
+    pub ingress: Option<serde::de::IgnoredAny>,
 }
 
 fn one() -> Spanned<u32> {
@@ -303,6 +322,32 @@ pub enum AqmSpec {
     Red(aqm::red::RedConfig),
     /// `kind = "mq-ecn"`: MQ-ECN's round-time thresholds.
     MqEcn(aqm::mq_ecn::MqEcnConfig),
+}
+
+/// `[switch.ingress]`: the plugin at every switch port's ingress stage.
+#[derive(Debug, Clone)]
+pub enum IngressSpec {
+    /// `kind = "none"` (the default): accounting and forwarding only.
+    None,
+    /// `kind = "r-aqm"`: R-AQM's ACK shaping.
+    RAqm(aqm::r_aqm::RAqmConfig),
+    /// `kind = "abq"`: ABQ's ACK holding.
+    Abq(aqm::abq::AbqConfig),
+    /// `kind = "fairq"`: FairQ's fair-share rwnd.
+    Fairq(aqm::fairq::FairqConfig),
+    /// `kind = "hscc"`: the rwnd clamp to one MSS under congestion.
+    Hscc(aqm::hscc::HsccConfig),
+}
+
+impl IngressSpec {
+    /// Whether the plugin rewrites rwnd (and so needs the hosts' window-scale shim).
+    pub fn rewrites_rwnd(&self) -> bool {
+        match self {
+            IngressSpec::Fairq(_) | IngressSpec::Hscc(_) => true,
+            IngressSpec::RAqm(c) => c.compensation == aqm::r_aqm::Compensation::Rwnd,
+            IngressSpec::None | IngressSpec::Abq(_) => false,
+        }
+    }
 }
 
 /// `kind = "droptail"` takes no keys.
