@@ -463,7 +463,12 @@ impl World {
 
     #[inline]
     fn dispatch(&mut self, now: SimTime, ev: Event) {
-        if !matches!(ev, Event::Timer { .. } | Event::Sample) {
+        let live = match ev {
+            Event::Timer { .. } | Event::Sample => false,
+            Event::Net(NetEvent::IngressTimer(p)) => self.fabric.ingress_timer_due(p, now),
+            _ => true,
+        };
+        if live {
             self.last_activity = now;
         }
         match ev {

@@ -23,12 +23,25 @@
 //!   (default 3 us) has passed since the last evaluation, from the output
 //!   queue q (all classes, in `k_min`'s unit) and its change d since that
 //!   last evaluation. Our reading of the three parts of the figure:
-//!     - d > 0, the queue kept growing over T: a burst, Congest "no matter
-//!       how long the current queue is" (left part);
-//!     - d < 0, the queue kept falling: the burst is over, Draining "rather
-//!       than waiting for the queue to decrease to a certain value" (right);
-//!     - d = 0, stable: by threshold, Congest above `k_max`, Draining below
-//!       `k_min`, Normal in between (middle part).
+//!   last evaluation. Our reading of the three parts of the figure, with the
+//!   fluid model of IV-E (R-AQM delays ACKs while q > K) as the tie-breaker:
+//!
+//!   | change d over T  | q < K_min | K_min <= q <= K_max | q > K_max |
+//!   |------------------|-----------|---------------------|-----------|
+//!   | rising (d > 0)   | Normal    | Congest             | Congest   |
+//!   | stable (d = 0)   | Draining  | Normal              | Congest   |
+//!   | falling (d < 0)  | Draining  | Draining            | Congest   |
+//!
+//!   Rising is a burst: buffer ACKs actively (left part). Falling means the
+//!   burst is over: speed the ACKs up before the queue reaches a threshold
+//!   (right part). Stable: thresholds, like a classic AQM (middle part).
+//!   Two choices where the text and the figure pull apart: above K_max the
+//!   state is Congest whatever the trend (the fluid model's r(t) = 1{q > K};
+//!   taking "falling" to mean Draining there lets the queue re-grow every
+//!   T, which at 10 Gb/s is 2.4 packet times, and the VIQ never fills); and
+//!   a queue rising below K_min is the pipe filling, not a burst, so it is
+//!   Normal, not Congest (else a lone flow's ACKs would be throttled 10:1
+//!   every time its queue ticks up from zero).
 //! - **No starvation**: tokens come from departures, so an output queue
 //!   that drains would leave ACKs held until they age out. While X's output
 //!   queue is empty and ACKs are held, the bucket gains one token per
@@ -226,13 +239,7 @@ impl RAqm {
         if now.since(at) < self.cfg.t {
             return;
         }
-        self.state = match q.cmp(&self.q_sample) {
-            std::cmp::Ordering::Greater => State::Congest,
-            std::cmp::Ordering::Less => State::Draining,
-            std::cmp::Ordering::Equal if q > self.cfg.k_max.amount() => State::Congest,
-            std::cmp::Ordering::Equal if q < self.cfg.k_min.amount() => State::Draining,
-            std::cmp::Ordering::Equal => State::Normal,
-        };
+        self.state = classify(q, q.cmp(&self.q_sample), &self.cfg);
         self.q_sample = q;
         self.sampled_at = Some(now);
     }
@@ -251,6 +258,21 @@ impl RAqm {
             State::Draining => self.cfg.draining,
             State::Congest => self.cfg.congest,
         }
+    }
+}
+
+/// Our reading of Fig. 5 (see the module docs): the state for queue `q`
+/// whose change over the last period is `trend`.
+fn classify(q: u64, trend: std::cmp::Ordering, cfg: &RAqmConfig) -> State {
+    use std::cmp::Ordering::*;
+    let (lo, hi) = (cfg.k_min.amount(), cfg.k_max.amount());
+    match trend {
+        _ if q > hi => State::Congest,
+        Greater if q >= lo => State::Congest,
+        Greater => State::Normal,
+        Less => State::Draining,
+        Equal if q < lo => State::Draining,
+        Equal => State::Normal,
     }
 }
 
@@ -422,25 +444,41 @@ mod tests {
         assert_eq!(r.on_arrival(SimTime(0), &v, &mut fin), Arrival::Forward);
     }
 
+    /// The whole table of our reading of Fig. 5 (K_min 20, K_max 40).
     #[test]
-    fn state_follows_gradient_then_thresholds() {
+    fn state_table() {
+        use std::cmp::Ordering::*;
+        let c = RAqmConfig::default();
+        let table = [
+            // (q, trend, state)
+            (10, Greater, State::Normal),
+            (10, Equal, State::Draining),
+            (10, Less, State::Draining),
+            (20, Greater, State::Congest),
+            (30, Equal, State::Normal),
+            (40, Less, State::Draining),
+            (41, Greater, State::Congest),
+            (41, Equal, State::Congest),
+            (41, Less, State::Congest),
+        ];
+        for (q, trend, want) in table {
+            assert_eq!(classify(q, trend, &c), want, "q = {q}, {trend:?}");
+        }
+    }
+
+    #[test]
+    fn state_is_sampled_once_per_t() {
         let mut r = RAqm::new(RAqmConfig::default(), &ctx());
         let us = 1_000_000;
-        r.update_state(SimTime(0), &view(10, 0, None));
-        r.update_state(SimTime(2 * us), &view(30, 0, None)); // before T: no change
+        r.update_state(SimTime(0), &view(25, 0, None));
+        r.update_state(SimTime(2 * us), &view(35, 0, None)); // before T: no change
         assert_eq!(r.state(), State::Normal);
-        r.update_state(SimTime(3 * us), &view(12, 0, None));
-        assert_eq!(r.state(), State::Congest, "rising, even below k_min");
-        r.update_state(SimTime(6 * us), &view(11, 0, None));
-        assert_eq!(r.state(), State::Draining, "falling");
-        r.update_state(SimTime(9 * us), &view(11, 0, None));
-        assert_eq!(r.state(), State::Draining, "stable below k_min");
-        r.update_state(SimTime(12 * us), &view(30, 0, None));
-        r.update_state(SimTime(15 * us), &view(30, 0, None));
-        assert_eq!(r.state(), State::Normal, "stable between thresholds");
-        r.update_state(SimTime(18 * us), &view(50, 0, None));
-        r.update_state(SimTime(21 * us), &view(50, 0, None));
-        assert_eq!(r.state(), State::Congest, "stable above k_max");
+        r.update_state(SimTime(3 * us), &view(30, 0, None));
+        assert_eq!(r.state(), State::Congest, "rose 25 -> 30 over T");
+        r.update_state(SimTime(6 * us), &view(29, 0, None));
+        assert_eq!(r.state(), State::Draining, "fell over T");
+        r.update_state(SimTime(9 * us), &view(29, 0, None));
+        assert_eq!(r.state(), State::Normal, "stable between the thresholds");
     }
 
     #[test]

@@ -97,7 +97,8 @@ pub trait IngressHook: Send {
     fn on_release(&mut self, _now: SimTime, _view: &IngressView, _pkt: &mut Packet) {}
 
     /// When the hook next needs [`IngressHook::on_timer`], if ever. Asked
-    /// after every call; an earlier answer replaces a later one.
+    /// after every call; the latest answer replaces earlier ones, and a time
+    /// already past means "now".
     fn next_timer(&self, _view: &IngressView) -> Option<SimTime> {
         None
     }
