@@ -86,6 +86,7 @@ proptest! {
         }
         let out = f.port_towards_host(HostId(0));
         let (mut injected, mut delivered) = (0u64, 0u64);
+        let (mut injected_bytes, mut delivered_bytes) = (0u64, 0u64);
         let mut last_seq = std::collections::BTreeMap::new();
         while let Some((now, ev)) = q.pop() {
             match ev {
@@ -105,12 +106,14 @@ proptest! {
                     };
                     f.host_send(HostId(src), pkt, &mut q);
                     injected += 1;
+                    injected_bytes += size as u64;
                 }
                 Ev::Net(e) => {
                     if let Outcome::Delivered { pkt, .. } = f.handle(e, &mut q) {
                         let p = *f.packets.get(pkt);
                         f.packets.free(pkt);
                         delivered += 1;
+                        delivered_bytes += p.size_bytes as u64;
                         // FIFO within a class: one source's packets of one class
                         // leave in the order they arrived.
                         let key = (p.src, p.priority as usize % c.classes);
@@ -125,6 +128,8 @@ proptest! {
             let in_network = f.packets_in_network() as u64;
             prop_assert_eq!(injected, delivered + dropped + in_network);
             prop_assert_eq!(f.packets.live() as u64, in_network);
+            let dropped_bytes: u64 = f.ports().iter().map(|p| p.stats.dropped_bytes).sum();
+            prop_assert_eq!(injected_bytes, delivered_bytes + dropped_bytes + f.bytes_in_network());
             // Occupancy never exceeds the buffer.
             let port = f.port(out);
             if c.shared {

@@ -440,6 +440,7 @@ impl Fabric {
                     ingress.note_viq(now);
                 } else {
                     ingress.stats.viq_drops_full += 1;
+                    ingress.stats.dropped_bytes += size as u64;
                     self.leave_switch(id);
                     self.packets.free(id);
                 }
@@ -500,6 +501,7 @@ impl Fabric {
             ingress.note_viq(now);
             if action == ViqAction::DropAged {
                 ingress.stats.viq_drops_aged += 1;
+                ingress.stats.dropped_bytes += size as u64;
                 self.leave_switch(head);
                 self.packets.free(head);
                 continue;
@@ -591,6 +593,7 @@ impl Fabric {
     fn drop_packet(&mut self, p: PortId, class: usize, id: PacketId, cause: DropCause) {
         self.leave_switch(id);
         let port = &mut self.ports[p.idx()];
+        port.stats.dropped_bytes += self.packets.get(id).size_bytes as u64;
         port.class_stats[class].drops += 1;
         let stats = &mut port.stats;
         match cause {
@@ -705,6 +708,21 @@ impl Fabric {
                 }
             }
         }
+    }
+
+    /// Bytes queued, held or in flight anywhere (for conservation checks).
+    pub fn bytes_in_network(&self) -> u64 {
+        self.ports
+            .iter()
+            .map(|p| {
+                let flying: u64 = p
+                    .in_flight
+                    .iter()
+                    .map(|&(_, id)| self.packets.get(id).size_bytes as u64)
+                    .sum();
+                p.bytes + p.ingress.viq.bytes() + flying
+            })
+            .sum()
     }
 
     /// Packets queued, held or in flight anywhere (for conservation checks).

@@ -162,6 +162,8 @@ pub struct IngressStats {
     pub viq_drops_full: u64,
     /// Held packets dropped as too old.
     pub viq_drops_aged: u64,
+    /// Bytes of the packets dropped at this ingress stage (both causes).
+    pub dropped_bytes: u64,
     /// Largest VIQ length, in packets.
     pub viq_max_packets: u64,
     /// Largest VIQ length, in bytes.

@@ -38,6 +38,8 @@ pub struct PortStats {
     pub drops_overflow: u64,
     /// Packets dropped early by the AQM.
     pub drops_aqm: u64,
+    /// Bytes of the packets dropped at this egress port, all causes.
+    pub dropped_bytes: u64,
     /// Packets marked CE at this port.
     pub ecn_marks: u64,
     /// Largest queue seen, in bytes.
