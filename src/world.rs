@@ -14,8 +14,8 @@
 
 use crate::scenario::{AqmSpec, Framing, IngressSpec, Scenario, TopologyKind, WorkloadSpec};
 use net::{
-    EgressAqm, Fabric, FabricConfig, FlowId, HostId, IngressHook, NetEvent, Outcome, Packet, Protocol,
-    TopologyGraph, WireFormat,
+    EgressAqm, Fabric, FabricConfig, FlowId, HostId, IngressHook, NetEvent, Outcome, Packet,
+    Protocol, TopologyGraph, WireFormat,
 };
 use sim_core::queue::Stop;
 use sim_core::{EventQueue, RngStream, RunLimit, SimDuration, SimTime};

@@ -45,7 +45,9 @@ fn incast(ingress: &str) -> (u64, f64, u64) {
 fn abq_drops_less_and_queues_less_than_dctcp_alone() {
     let (d0, q0, _) = incast(r#"kind = "none""#);
     let (d1, q1, viq) = incast(r#"kind = "abq""#);
-    eprintln!("DCTCP: {d0} drops, avg queue {q0:.0} B; DCTCP+ABQ: {d1} drops, avg queue {q1:.0} B, max VIQ {viq}");
+    eprintln!(
+        "DCTCP: {d0} drops, avg queue {q0:.0} B; DCTCP+ABQ: {d1} drops, avg queue {q1:.0} B, max VIQ {viq}"
+    );
     assert!(d1 < d0, "drops: ABQ {d1} vs DCTCP {d0}");
     assert!(q1 < q0, "avg queue: ABQ {q1:.0} vs DCTCP {q0:.0}");
     assert!(viq > 0, "ABQ held no ACK");

@@ -37,7 +37,11 @@ fn run(ingress: &str) -> (f64, f64, u64, f64) {
     let snap = |w: &World| {
         let st = &w.fabric.port(port).stats;
         let acked: Vec<u64> = w.flows.iter().map(|f| f.sender.bytes_acked()).collect();
-        (st.queue_bytes_area.area_at(w.now().ps()), st.tx_wire_bytes, acked)
+        (
+            st.queue_bytes_area.area_at(w.now().ps()),
+            st.tx_wire_bytes,
+            acked,
+        )
     };
     let (area0, wire0, acked0) = snap(&w);
     w.run();
@@ -45,7 +49,11 @@ fn run(ingress: &str) -> (f64, f64, u64, f64) {
     let dt_ps = w.now().since(t0).ps() as f64;
     let avg_q = (area1 - area0) as f64 / dt_ps;
     let util = (wire1 - wire0) as f64 * 8.0 / (1e9 * dt_ps / 1e12);
-    let shares: Vec<f64> = acked1.iter().zip(&acked0).map(|(a, b)| (a - b) as f64).collect();
+    let shares: Vec<f64> = acked1
+        .iter()
+        .zip(&acked0)
+        .map(|(a, b)| (a - b) as f64)
+        .collect();
     let drops: u64 = w.fabric.ports().iter().map(|p| p.stats.drops()).sum();
     (avg_q, jain_index(&shares), drops, util)
 }
@@ -65,5 +73,8 @@ fn fairq_holds_the_queue_at_target_with_fair_shares() {
     assert_eq!(drops, 0, "FairQ keeps the queue below the buffer");
     assert!(util >= 0.98, "utilisation {util:.4}");
     // Without FairQ the same flows fill the buffer and lose packets.
-    assert!(q0 > 2.0 * target && drops0 > 0, "DropTail: {q0:.0} B, {drops0} drops");
+    assert!(
+        q0 > 2.0 * target && drops0 > 0,
+        "DropTail: {q0:.0} B, {drops0} drops"
+    );
 }

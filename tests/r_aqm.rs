@@ -70,6 +70,9 @@ fn r_aqm_without_compensation_does_not_save_newreno() {
         r#"kind = "r-aqm"
         compensation = "none""#,
     );
-    eprintln!("R-AQM, no compensation: {} timeouts, {:?}", s.flows.timeouts, s.drops_by_cause);
+    eprintln!(
+        "R-AQM, no compensation: {} timeouts, {:?}",
+        s.flows.timeouts, s.drops_by_cause
+    );
     assert!(s.flows.timeouts > 0);
 }

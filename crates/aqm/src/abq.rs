@@ -296,7 +296,10 @@ mod tests {
             Arrival::Forward
         );
         a.on_egress_enqueue(SimTime(0), &view(21), &ack());
-        assert_eq!(a.on_arrival(SimTime(0), &view(21), &mut ack()), Arrival::Hold);
+        assert_eq!(
+            a.on_arrival(SimTime(0), &view(21), &mut ack()),
+            Arrival::Hold
+        );
         let mut held = view(21);
         held.viq_packets = 3;
         held.head_held_at = Some(SimTime(0));

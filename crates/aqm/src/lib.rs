@@ -164,6 +164,29 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// Step ECN never marks at or below K and always marks an ECT packet
+        /// above it, in either unit; it never marks a non-ECT packet.
+        #[test]
+        fn step_ecn_marks_exactly_above_k(
+            k in 1u64..200,
+            bytes_unit in proptest::bool::ANY,
+            packets in 0u64..300,
+            size in 40u32..=1500,
+            ect in proptest::bool::ANY,
+        ) {
+            let k = if bytes_unit { QueueSize::Bytes(k * 1000) } else { QueueSize::Packets(k) };
+            let mut a = StepEcn { k };
+            let q = QueueState { bytes: packets * 1000, packets, ..Default::default() };
+            let pkt = Packet { size_bytes: size, ecn: if ect { Ecn::Ect0 } else { Ecn::NotEct }, ..Default::default() };
+            let after = if bytes_unit { q.bytes + size as u64 } else { packets + 1 };
+            let above = after > k.amount();
+            let v = a.on_enqueue(SimTime::ZERO, q, &pkt);
+            proptest::prop_assert_eq!(v == Verdict::Mark, above && ect);
+            proptest::prop_assert!(v != Verdict::Drop);
+        }
+    }
+
     #[test]
     fn step_marks_in_bytes_when_k_is_bytes() {
         let mut a = StepEcn {

@@ -361,8 +361,8 @@ impl IngressHook for RAqm {
 
     fn on_timer(&mut self, now: SimTime, view: &IngressView) {
         self.update_state(now, view);
-        let idle_due = self.last_token_at.max(view.head_held_at.unwrap_or(now))
-            + self.idle_token_interval;
+        let idle_due =
+            self.last_token_at.max(view.head_held_at.unwrap_or(now)) + self.idle_token_interval;
         if view.out_packets == 0 && view.viq_packets > 0 && now >= idle_due {
             self.add_token(now);
         }

@@ -16,9 +16,7 @@ pub const MAX_WINDOW_BYTES: u64 = (u16::MAX as u64) << 14;
 /// is never scaled).
 #[inline]
 pub fn carries_window(pkt: &Packet) -> bool {
-    pkt.protocol == Protocol::Tcp
-        && pkt.flags.has(TcpFlags::ACK)
-        && !pkt.flags.has(TcpFlags::SYN)
+    pkt.protocol == Protocol::Tcp && pkt.flags.has(TcpFlags::ACK) && !pkt.flags.has(TcpFlags::SYN)
 }
 
 /// The window the segment advertises, in bytes.

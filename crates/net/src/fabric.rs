@@ -464,7 +464,11 @@ impl Fabric {
     #[inline]
     fn ingress_view(&self, p: PortId) -> IngressView {
         let port = &self.ports[p.idx()];
-        let head = port.ingress.viq.head().map(|h| self.packets.get(h).enqueued_at);
+        let head = port
+            .ingress
+            .viq
+            .head()
+            .map(|h| self.packets.get(h).enqueued_at);
         port.view(head)
     }
 
@@ -572,12 +576,13 @@ impl Fabric {
         pool.0 += size as u64;
         pool.1 += 1;
         port.note_occupancy(now, class);
-        if port.ingress.hook.is_some() {
-            let view = port.view(None);
-            let hook = port.ingress.hook.as_mut().expect("checked above");
-            if hook.on_egress_enqueue(now, &view, pkt) {
-                mark_ce(port, class, pkt);
-            }
+        let view = port.view(None);
+        let mark = match port.ingress.hook.as_mut() {
+            Some(hook) => hook.on_egress_enqueue(now, &view, pkt),
+            None => false,
+        };
+        if mark {
+            mark_ce(port, class, pkt);
         }
         if !port.busy {
             self.start_tx(p, sched);
@@ -668,9 +673,8 @@ impl Fabric {
             }
         }
         port.note_occupancy(now, class);
-        if port.ingress.hook.is_some() {
-            let view = port.view(None);
-            let hook = port.ingress.hook.as_mut().expect("checked above");
+        let view = port.view(None);
+        if let Some(hook) = port.ingress.hook.as_mut() {
             hook.on_egress_departure(now, &view, pkt);
         }
         port.class_stats[class].tx_packets += 1;

@@ -699,6 +699,55 @@ mod tests {
     }
 
     #[test]
+    fn rwnd_limited_sender_does_not_grow_cwnd() {
+        // A switch clamps every ACK's window to one MSS (HSCC, R-AQM): cwnd
+        // must not grow behind the clamp, or it would burst when it lifts.
+        let mut h = Harness::new(&cfg(), 300_000);
+        let shift = wscale_for(cfg().receive_window.0);
+        h.ack_filter = Box::new(move |_, p| {
+            if !p.flags.has(TcpFlags::SYN) {
+                p.window = 1460u64.div_ceil(1 << shift) as u16;
+            }
+            true
+        });
+        h.run(END);
+        assert_eq!(h.receiver.bytes_received(), 300_000);
+        // One growth only: the first ACK found the SYN-ACK's (unclamped) window.
+        assert_eq!(h.sender.cwnd(), 11 * 1460, "cwnd grew while rwnd-limited");
+        // Unclamped, the same transfer grows cwnd (slow start).
+        let mut free = Harness::new(&cfg(), 300_000);
+        free.run(END);
+        assert!(free.sender.cwnd() > 10 * 1460);
+    }
+
+    #[test]
+    fn the_shim_writes_the_window_scale_into_the_reserved_bits() {
+        for (shim, want) in [
+            (Some(true), wscale_for(6_000_000)),
+            (Some(false), 0),
+            (None, 0),
+        ] {
+            let c = TcpConfig {
+                window_scale_shim: shim,
+                ..cfg()
+            };
+            let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+            let log = seen.clone();
+            let mut h = Harness::new(&c, 10_000);
+            h.ack_filter = Box::new(move |_, p| {
+                if !p.flags.has(TcpFlags::SYN) {
+                    log.borrow_mut().push(p.reserved);
+                }
+                true
+            });
+            h.run(END);
+            let seen = seen.borrow();
+            assert!(!seen.is_empty());
+            assert!(seen.iter().all(|&r| r == want), "shim {shim:?}: {seen:?}");
+        }
+    }
+
+    #[test]
     fn window_below_one_mss_sends_small_segments() {
         // Every ACK's window says 500 bytes (scale applied by the sender).
         let mut h = Harness::new(&cfg(), 20_000);
