@@ -173,3 +173,45 @@ fn stop_before_start_is_refused() {
     assert_eq!(e.key, "workload[1].stop");
     assert_eq!(e.line, line_of(&text, "stop = "));
 }
+
+#[test]
+fn unknown_ingress_plugin_lists_the_plugins() {
+    let text = format!("{GOOD}\n[switch.ingress]\nkind = \"r_aqm\"\n");
+    let e = err(&text);
+    let s = e.to_string();
+    assert_eq!(e.line, line_of(&text, "r_aqm"), "{s}");
+    assert!(s.contains("switch.ingress.kind"), "{s}");
+    for k in ["none", "r-aqm", "abq", "fairq", "hscc"] {
+        assert!(s.contains(k), "{s}");
+    }
+}
+
+#[test]
+fn ingress_plugin_keys_are_checked_with_their_line() {
+    let text = format!(
+        "{GOOD}\n[switch.ingress]\nkind = \"r-aqm\"\nk_min = \"50pkt\"\nk_max = \"40pkt\"\n"
+    );
+    let e = err(&text);
+    let s = e.to_string();
+    assert_eq!(e.line, line_of(&text, "k_max"), "{s}");
+    assert!(s.contains("switch.ingress.k_max") && s.contains("k_min"), "{s}");
+    let text = format!("{GOOD}\n[switch.ingress]\nkind = \"fairq\"\nalpha = 1.5\n");
+    let s = err(&text).to_string();
+    assert!(s.contains("switch.ingress.alpha") && s.contains("(0, 1]"), "{s}");
+    let text = format!("{GOOD}\n[switch.ingress]\nkind = \"hscc\"\nthreshold = \"65pkt\"\n");
+    let s = err(&text).to_string();
+    assert!(s.contains("threshold") && s.contains("mss"), "{s}");
+}
+
+/// ABQ's Q_max defaults to the port buffer; a K in another unit is an
+/// error that says so, not a silent conversion.
+#[test]
+fn abq_units_must_match_the_buffer() {
+    let text = GOOD.replace("buffer = \"100pkt\"", "buffer = \"150KB\"")
+        + "\n[switch.ingress]\nkind = \"abq\"\n";
+    let s = err(&text).to_string();
+    assert!(s.contains("switch.ingress.k") && s.contains("q_max"), "{s}");
+    let ok = GOOD.replace("buffer = \"100pkt\"", "buffer = \"150KB\"")
+        + "\n[switch.ingress]\nkind = \"abq\"\nk = \"30KB\"\n";
+    assert!(parse_str("ok.toml", &ok).is_ok());
+}
