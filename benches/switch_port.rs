@@ -16,8 +16,8 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use net::buffer::BufferPolicy;
 use net::sched::Discipline;
 use net::{
-    Ecn, EgressAqm, Fabric, FabricConfig, HostId, IngressHook, NetEvent, Outcome, Packet,
-    TcpFlags, TopologyGraph, WireFormat,
+    Ecn, EgressAqm, Fabric, FabricConfig, HostId, IngressHook, NetEvent, Outcome, Packet, TcpFlags,
+    TopologyGraph, WireFormat,
 };
 use sim_core::{Bandwidth, EventQueue, QueueSize, SimDuration};
 
@@ -90,8 +90,8 @@ fn run_with(name: &str, ingress_name: &str, acks: bool) {
         class_of_priority: [0, 1, 2, 3, 4, 5, 6, 7],
         ..FabricConfig::fifo(WireFormat::ETHERNET, QueueSize::Packets(1), u64::MAX)
     };
-    let mut f = Fabric::new(&g, cfg, |p, rate| Some(plugin(name, &context(p, rate))))
-        .expect("fabric");
+    let mut f =
+        Fabric::new(&g, cfg, |p, rate| Some(plugin(name, &context(p, rate)))).expect("fabric");
     f.install_ingress(|p, rate| ingress(ingress_name, &context(p, rate)));
     let port = f.port_towards_host(HostId(1));
     let mut q: EventQueue<Ev> = EventQueue::with_capacity(1024);

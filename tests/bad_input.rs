@@ -194,10 +194,16 @@ fn ingress_plugin_keys_are_checked_with_their_line() {
     let e = err(&text);
     let s = e.to_string();
     assert_eq!(e.line, line_of(&text, "k_max"), "{s}");
-    assert!(s.contains("switch.ingress.k_max") && s.contains("k_min"), "{s}");
+    assert!(
+        s.contains("switch.ingress.k_max") && s.contains("k_min"),
+        "{s}"
+    );
     let text = format!("{GOOD}\n[switch.ingress]\nkind = \"fairq\"\nalpha = 1.5\n");
     let s = err(&text).to_string();
-    assert!(s.contains("switch.ingress.alpha") && s.contains("(0, 1]"), "{s}");
+    assert!(
+        s.contains("switch.ingress.alpha") && s.contains("(0, 1]"),
+        "{s}"
+    );
     let text = format!("{GOOD}\n[switch.ingress]\nkind = \"hscc\"\nthreshold = \"65pkt\"\n");
     let s = err(&text).to_string();
     assert!(s.contains("threshold") && s.contains("mss"), "{s}");
