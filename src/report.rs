@@ -381,9 +381,11 @@ pub fn ports_csv(world: &World) -> String {
             for (c, cs) in p.class_stats.iter().enumerate() {
                 let _ = writeln!(
                     s,
-                    "{i},{node},{peer},{c},{},{},,,{},{},{},{:.3},,,,,,",
+                    "{i},{node},{peer},{c},{},{},{},{},{},{},{},{:.3},,,,,,",
                     cs.tx_packets,
                     cs.tx_bytes,
+                    cs.drops - cs.drops_aqm,
+                    cs.drops_aqm,
                     cs.drops,
                     cs.ecn_marks,
                     cs.max_packets,

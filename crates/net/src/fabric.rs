@@ -603,7 +603,10 @@ impl Fabric {
         let stats = &mut port.stats;
         match cause {
             DropCause::BufferOverflow => stats.drops_overflow += 1,
-            DropCause::Aqm => stats.drops_aqm += 1,
+            DropCause::Aqm => {
+                stats.drops_aqm += 1;
+                port.class_stats[class].drops_aqm += 1;
+            }
         }
         self.packets.free(id);
     }

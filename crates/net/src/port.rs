@@ -80,6 +80,8 @@ pub struct ClassStats {
     pub tx_bytes: u64,
     /// Drops of this class's packets (overflow and AQM).
     pub drops: u64,
+    /// Of those, early drops by the AQM (the rest are buffer overflow).
+    pub drops_aqm: u64,
     /// CE marks on this class's packets.
     pub ecn_marks: u64,
     /// Largest length, in packets.
