@@ -1,0 +1,153 @@
+//! The fabric's side of the switch ingress stage ([`crate::ingress`]):
+//! accounting, the hook's verdicts, the VIQ's service and the hook's timer.
+
+use super::{Fabric, NetEvent, Scheduler};
+use crate::ids::PortId;
+use crate::ingress::{Arrival, IngressHook, IngressView, ViqAction};
+use crate::packet::{NO_PORT, PacketId};
+use crate::topology::NodeKind;
+use sim_core::{Bandwidth, SimTime};
+
+impl Fabric {
+    /// Installs an ingress hook at switch ports: `hook_for` gets each switch
+    /// port's id and link rate, in port order, and may answer `None`.
+    pub fn install_ingress(
+        &mut self,
+        mut hook_for: impl FnMut(PortId, Bandwidth) -> Option<Box<dyn IngressHook>>,
+    ) {
+        for (i, port) in self.ports.iter_mut().enumerate() {
+            if port.at_switch {
+                port.ingress.hook = hook_for(PortId(i as u32), port.rate);
+            }
+        }
+    }
+
+    /// Whether an `IngressTimer(p)` event at `now` is the live one (not
+    /// superseded by a later request of the hook).
+    pub fn ingress_timer_due(&self, p: PortId, now: SimTime) -> bool {
+        self.ports[p.idx()].ingress.timer_at == Some(now)
+    }
+
+    /// The switch ingress stage of port `p`: accounting per (port, priority),
+    /// the hook's verdict, then forwarding or holding.
+    #[inline]
+    pub(super) fn ingress<S: Scheduler>(&mut self, p: PortId, id: PacketId, sched: &mut S) {
+        let now = sched.now();
+        let pkt = self.packets.get_mut(id);
+        pkt.ingress_port = p.0;
+        pkt.ingress_priority = pkt.priority;
+        let ingress = &mut self.ports[p.idx()].ingress;
+        ingress.account(pkt.priority, pkt.size_bytes);
+        ingress.stats.arrived += 1;
+        if ingress.hook.is_none() {
+            return self.forward(p, id, sched);
+        }
+        let view = self.ingress_view(p);
+        let ingress = &mut self.ports[p.idx()].ingress;
+        let hook = ingress.hook.as_mut().expect("checked above");
+        let pkt = self.packets.get_mut(id);
+        match hook.on_arrival(now, &view, pkt) {
+            Arrival::Forward => self.forward(p, id, sched),
+            Arrival::Hold => {
+                let size = pkt.size_bytes;
+                let capacity = hook.viq_capacity();
+                if ingress.viq_fits(capacity, size) {
+                    pkt.enqueued_at = now;
+                    ingress.viq.push(id, size);
+                    ingress.stats.held += 1;
+                    ingress.note_viq(now);
+                } else {
+                    ingress.stats.viq_drops_full += 1;
+                    ingress.stats.dropped_bytes += size as u64;
+                    self.leave_switch(id);
+                    self.packets.free(id);
+                }
+            }
+        }
+        self.service_viq(p, sched);
+    }
+
+    /// Forwards a packet that passed port `p`'s ingress to its egress queue.
+    #[inline]
+    pub(super) fn forward<S: Scheduler>(&mut self, p: PortId, id: PacketId, sched: &mut S) {
+        let node = self.ports[p.idx()].node;
+        let NodeKind::Switch { tier } = self.nodes[node.idx()].kind else {
+            unreachable!("ingress stage at a host")
+        };
+        let out = self.routes.select(node, tier, self.packets.get(id));
+        self.enqueue(out, id, sched);
+    }
+
+    /// What port `p`'s ingress hook sees now.
+    #[inline]
+    pub(super) fn ingress_view(&self, p: PortId) -> IngressView {
+        let port = &self.ports[p.idx()];
+        let head = port
+            .ingress
+            .viq
+            .head()
+            .map(|h| self.packets.get(h).enqueued_at);
+        port.view(head)
+    }
+
+    /// A packet leaves its switch (transmitted or dropped): its ingress
+    /// port stops counting it.
+    #[inline]
+    pub(super) fn leave_switch(&mut self, id: PacketId) {
+        let pkt = self.packets.get(id);
+        if pkt.ingress_port != NO_PORT {
+            let (ip, prio, size) = (pkt.ingress_port, pkt.ingress_priority, pkt.size_bytes);
+            self.ports[ip as usize].ingress.unaccount(prio, size);
+            self.packets.get_mut(id).ingress_port = NO_PORT;
+        }
+    }
+
+    /// Lets port `p`'s hook release or drop held packets until it waits,
+    /// then re-arms its timer. Releases forward at once (which may run other
+    /// ports' hooks: each call re-reads the state it needs).
+    pub(super) fn service_viq<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
+        let now = sched.now();
+        if self.ports[p.idx()].ingress.hook.is_none() {
+            return;
+        }
+        while let Some(head) = self.ports[p.idx()].ingress.viq.head() {
+            let view = self.ingress_view(p);
+            let ingress = &mut self.ports[p.idx()].ingress;
+            let hook = ingress.hook.as_mut().expect("checked above");
+            let action = hook.poll(now, &view);
+            if action == ViqAction::Wait {
+                break;
+            }
+            let size = self.packets.get(head).size_bytes;
+            ingress.viq.pop(size);
+            ingress.note_viq(now);
+            if action == ViqAction::DropAged {
+                ingress.stats.viq_drops_aged += 1;
+                ingress.stats.dropped_bytes += size as u64;
+                self.leave_switch(head);
+                self.packets.free(head);
+                continue;
+            }
+            ingress.stats.released += 1;
+            let view = self.ingress_view(p);
+            let ingress = &mut self.ports[p.idx()].ingress;
+            let hook = ingress.hook.as_mut().expect("checked above");
+            hook.on_release(now, &view, self.packets.get_mut(head));
+            self.forward(p, head, sched);
+        }
+        let view = self.ingress_view(p);
+        let ingress = &mut self.ports[p.idx()].ingress;
+        // A time already past means "as soon as possible".
+        let next = ingress
+            .hook
+            .as_ref()
+            .and_then(|h| h.next_timer(&view))
+            .map(|t| t.max(now));
+        if next != ingress.timer_at {
+            ingress.timer_at = next;
+            if let Some(t) = next {
+                sched.schedule_net(t, NetEvent::IngressTimer(p));
+            }
+        }
+    }
+}

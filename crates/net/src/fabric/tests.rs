@@ -1,0 +1,223 @@
+//! Tests of the fabric: timing, drops, routing shapes.
+use super::*;
+use crate::ids::FlowId;
+use sim_core::SimDuration;
+
+#[derive(Clone, Copy, Debug)]
+struct Ev(NetEvent);
+impl From<NetEvent> for Ev {
+    fn from(e: NetEvent) -> Self {
+        Ev(e)
+    }
+}
+
+fn fabric(graph: &TopologyGraph, buffer: QueueSize) -> Fabric {
+    let cfg = FabricConfig::fifo(WireFormat::ETHERNET, buffer, 1 << 20);
+    Fabric::new(graph, cfg, |_, _| None).unwrap()
+}
+
+fn data(src: u32, dst: u32, size: u32) -> Packet {
+    Packet {
+        src: HostId(src),
+        dst: HostId(dst),
+        size_bytes: size,
+        flow: FlowId(0),
+        ..Default::default()
+    }
+}
+
+/// Runs to completion, returning (arrival time, host, seq) per delivery.
+fn drain(f: &mut Fabric, q: &mut EventQueue<Ev>) -> Vec<(SimTime, HostId, u64)> {
+    let mut out = Vec::new();
+    while let Some((t, Ev(e))) = q.pop() {
+        if let Outcome::Delivered { host, pkt } = f.handle(e, q) {
+            out.push((t, host, f.packets.get(pkt).seq));
+            f.packets.free(pkt);
+        }
+    }
+    out
+}
+
+#[test]
+fn store_and_forward_timing_is_exact() {
+    let g = TopologyGraph::star(2, Bandwidth::from_gbps(10), SimDuration::from_us(1));
+    let mut f = fabric(&g, QueueSize::Packets(100));
+    let mut q = EventQueue::new();
+    f.host_send(
+        HostId(0),
+        Packet {
+            seq: 1,
+            ..data(0, 1, 1500)
+        },
+        &mut q,
+    );
+    f.host_send(
+        HostId(0),
+        Packet {
+            seq: 2,
+            ..data(0, 1, 1500)
+        },
+        &mut q,
+    );
+    let got = drain(&mut f, &mut q);
+    // 1538 wire bytes at 10 Gb/s = 1230.4 ns per hop, + 1 us per link, two hops.
+    let hop = 1_230_400 + 1_000_000;
+    assert_eq!(
+        got,
+        vec![
+            (SimTime(2 * hop), HostId(1), 1),
+            (SimTime(2 * hop + 1_230_400), HostId(1), 2)
+        ]
+    );
+    assert_eq!(f.hops, 4);
+    assert_eq!(f.packets.live(), 0);
+}
+
+#[test]
+fn droptail_drops_beyond_the_buffer() {
+    // Two senders into one receiver: the switch port to host 2 overflows.
+    let g = TopologyGraph::star(3, Bandwidth::from_gbps(10), SimDuration::from_us(1));
+    let mut f = fabric(&g, QueueSize::Packets(3));
+    let mut q = EventQueue::new();
+    for s in 0..10 {
+        f.host_send(
+            HostId(0),
+            Packet {
+                seq: s,
+                ..data(0, 2, 1500)
+            },
+            &mut q,
+        );
+        f.host_send(
+            HostId(1),
+            Packet {
+                seq: 100 + s,
+                ..data(1, 2, 1500)
+            },
+            &mut q,
+        );
+    }
+    let got = drain(&mut f, &mut q);
+    let out = f.port_towards_host(HostId(2));
+    let st = &f.port(out).stats;
+    assert!(st.drops_overflow > 0);
+    assert_eq!(got.len() as u64 + st.drops_overflow, 20);
+    assert!(st.max_packets <= 3);
+    assert_eq!(f.packets.live(), 0);
+}
+
+/// Data and ACKs of every flow take exactly reverse paths (R-AQM, ABQ and
+/// FairQ depend on it), on every topology shape.
+#[test]
+fn acks_take_the_reverse_of_the_data_path_on_every_topology() {
+    let r = Bandwidth::from_gbps(10);
+    let d = SimDuration::from_us(1);
+    let graphs = [
+        ("star", TopologyGraph::star(8, r, d)),
+        ("dumbbell", TopologyGraph::dumbbell(3, 3, r, d, r, d)),
+        ("leaf-spine", TopologyGraph::leaf_spine(4, 3, 3, r, r, d)),
+        (
+            "fat-tree",
+            TopologyGraph::three_tier(5, 4, 4, 16, 2, r, Bandwidth::from_gbps(40), d),
+        ),
+        ("k-ary", TopologyGraph::k_ary_fat_tree(4, r, d)),
+    ];
+    for (name, g) in graphs {
+        let f = fabric(&g, QueueSize::Packets(10));
+        let n = f.host_count() as u32;
+        let mut cores_used = std::collections::BTreeSet::new();
+        for i in 0..400u32 {
+            let (src, dst) = (i % n, (i * 7 + 3) % n);
+            if src == dst {
+                continue;
+            }
+            let data = Packet {
+                sport: 1000 + i as u16,
+                dport: 80,
+                ..data(src, dst, 1500)
+            };
+            let ack = Packet {
+                src: data.dst,
+                dst: data.src,
+                sport: data.dport,
+                dport: data.sport,
+                ..data
+            };
+            let fwd = f.path(&data);
+            let back = f.path(&ack);
+            let mirrored: Vec<PortId> = fwd.iter().rev().map(|p| f.port(*p).peer).collect();
+            assert_eq!(
+                back, mirrored,
+                "{name}: flow {src}->{dst} port {}",
+                data.sport
+            );
+            if fwd.len() == 6 {
+                cores_used.insert(f.port(fwd[2]).peer); // the core-facing hop
+            }
+        }
+        if name == "fat-tree" {
+            // Path diversity: the tier-salted hash spreads flows over the cores.
+            assert!(
+                cores_used.len() >= 12,
+                "only {} of 16 cores used",
+                cores_used.len()
+            );
+        }
+    }
+}
+
+#[test]
+fn fat_tree_shapes_are_as_documented() {
+    let r = Bandwidth::from_gbps(10);
+    let g = TopologyGraph::three_tier(
+        5,
+        4,
+        4,
+        16,
+        16,
+        r,
+        Bandwidth::from_gbps(40),
+        SimDuration::from_us(1),
+    );
+    assert_eq!(g.host_count(), 320);
+    assert_eq!(g.nodes.len(), 320 + 20 + 20 + 16);
+    let f = fabric(&g, QueueSize::Packets(10));
+    // Hosts in different pods: host-ToR-agg-core-agg-ToR-host, 6 links,
+    // so the base RTT is 12 us of propagation at 1 us per link.
+    let p = Packet {
+        sport: 5,
+        dport: 6,
+        ..data(0, 319, 1500)
+    };
+    assert_eq!(f.path(&p).len(), 6);
+    let k = TopologyGraph::k_ary_fat_tree(8, r, SimDuration::from_us(1));
+    assert_eq!(k.host_count(), 128);
+    assert_eq!(k.nodes.len() - 128, 8 * 8 + 16);
+}
+
+#[test]
+fn disconnected_topology_is_an_error() {
+    let mut g = TopologyGraph::star(2, Bandwidth::from_gbps(10), SimDuration::from_us(1));
+    let h = g.add_node(NodeKind::Host);
+    let s = g.add_node(NodeKind::Switch { tier: 1 });
+    g.connect(h, s, Bandwidth::from_gbps(10), SimDuration::from_us(1));
+    let cfg = FabricConfig::fifo(WireFormat::NONE, QueueSize::Packets(1), 1);
+    let e = Fabric::new(&g, cfg, |_, _| None).err().unwrap();
+    assert!(matches!(e, TopologyError::Disconnected { .. }), "{e}");
+}
+
+#[test]
+fn dumbbell_routes_over_the_bottleneck() {
+    let r = Bandwidth::from_gbps(10);
+    let d = SimDuration::from_us(1);
+    let g = TopologyGraph::dumbbell(2, 2, r, d, Bandwidth::from_gbps(1), d);
+    let mut f = fabric(&g, QueueSize::Packets(100));
+    let mut q = EventQueue::new();
+    f.host_send(HostId(0), data(0, 3, 1500), &mut q);
+    f.host_send(HostId(3), data(3, 1, 1500), &mut q);
+    let got = drain(&mut f, &mut q);
+    let hosts: Vec<HostId> = got.iter().map(|g| g.1).collect();
+    assert_eq!(hosts.len(), 2);
+    assert!(hosts.contains(&HostId(3)) && hosts.contains(&HostId(1)));
+    assert_eq!(f.hops, 6);
+}
