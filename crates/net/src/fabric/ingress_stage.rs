@@ -28,6 +28,21 @@ impl Fabric {
         self.ports[p.idx()].ingress.timer_at == Some(now)
     }
 
+    /// Port `p`'s hook timer fired: runs the hook if the timer is still the
+    /// live one (a superseded event is ignored), then serves the VIQ.
+    pub(super) fn on_ingress_timer<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
+        let now = sched.now();
+        if !self.ingress_timer_due(p, now) {
+            return;
+        }
+        self.ports[p.idx()].ingress.timer_at = None;
+        let view = self.ingress_view(p);
+        if let Some(h) = self.ports[p.idx()].ingress.hook.as_mut() {
+            h.on_timer(now, &view);
+        }
+        self.service_viq(p, sched);
+    }
+
     /// The switch ingress stage of port `p`: accounting per (port, priority),
     /// the hook's verdict, then forwarding or holding.
     #[inline]

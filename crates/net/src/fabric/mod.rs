@@ -338,16 +338,7 @@ impl Fabric {
             }
             NetEvent::Deliver(p) => self.deliver(p, sched),
             NetEvent::IngressTimer(p) => {
-                let now = sched.now();
-                let ingress = &mut self.ports[p.idx()].ingress;
-                if ingress.timer_at == Some(now) {
-                    ingress.timer_at = None;
-                    let view = self.ingress_view(p);
-                    if let Some(h) = self.ports[p.idx()].ingress.hook.as_mut() {
-                        h.on_timer(now, &view);
-                    }
-                    self.service_viq(p, sched);
-                }
+                self.on_ingress_timer(p, sched);
                 Outcome::Nothing
             }
         }
