@@ -59,7 +59,10 @@ fn poisson_arrivals_depend_on_the_seed_only() {
 #[test]
 fn ingress_plugins_give_byte_identical_outputs() {
     let base = std::env::temp_dir().join(format!("dcnsim-det-ingress-{}", std::process::id()));
-    for scenario in ["scenarios/r-aqm/incast-newreno.toml", "scenarios/abq/incast-dctcp.toml"] {
+    for scenario in [
+        "scenarios/r-aqm/incast-newreno.toml",
+        "scenarios/abq/incast-dctcp.toml",
+    ] {
         let (a, b) = (base.join("a"), base.join("b"));
         run_scenario(scenario, &a, "5");
         run_scenario(scenario, &b, "5");

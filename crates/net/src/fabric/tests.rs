@@ -221,3 +221,83 @@ fn dumbbell_routes_over_the_bottleneck() {
     assert!(hosts.contains(&HostId(3)) && hosts.contains(&HostId(1)));
     assert_eq!(f.hops, 6);
 }
+
+/// A scripted ingress hook: holds pure ACKs until `release_at`, in a VIQ of
+/// two packets, and marks ECE on release.
+struct HoldUntil {
+    release_at: SimTime,
+}
+
+impl crate::ingress::IngressHook for HoldUntil {
+    fn viq_capacity(&self) -> QueueSize {
+        QueueSize::Packets(2)
+    }
+    fn on_arrival(
+        &mut self,
+        _now: SimTime,
+        _view: &crate::ingress::IngressView,
+        pkt: &mut Packet,
+    ) -> crate::ingress::Arrival {
+        if pkt.is_pure_ack() {
+            crate::ingress::Arrival::Hold
+        } else {
+            crate::ingress::Arrival::Forward
+        }
+    }
+    fn poll(
+        &mut self,
+        now: SimTime,
+        _view: &crate::ingress::IngressView,
+    ) -> crate::ingress::ViqAction {
+        if now >= self.release_at {
+            crate::ingress::ViqAction::Release
+        } else {
+            crate::ingress::ViqAction::Wait
+        }
+    }
+    fn on_release(&mut self, _now: SimTime, _view: &crate::ingress::IngressView, pkt: &mut Packet) {
+        pkt.flags = pkt.flags | crate::packet::TcpFlags::ECE;
+    }
+    fn next_timer(&self, view: &crate::ingress::IngressView) -> Option<SimTime> {
+        view.head_held_at.map(|_| self.release_at)
+    }
+}
+
+#[test]
+fn ingress_hook_holds_releases_by_timer_and_drops_when_full() {
+    let g = TopologyGraph::star(2, Bandwidth::from_gbps(10), SimDuration::from_us(1));
+    let mut f = fabric(&g, QueueSize::Packets(100));
+    let release_at = SimTime(50_000_000); // 50 us
+    f.install_ingress(|_, _| Some(Box::new(HoldUntil { release_at })));
+    let mut q = EventQueue::new();
+    let ack = |seq| Packet {
+        seq,
+        flags: crate::packet::TcpFlags::ACK,
+        size_bytes: 40,
+        ..data(1, 0, 40)
+    };
+    for s in 0..3 {
+        f.host_send(HostId(1), ack(s), &mut q);
+    }
+    f.host_send(HostId(1), data(1, 0, 1500), &mut q); // not an ACK: passes
+    let mut got = Vec::new();
+    while let Some((t, Ev(e))) = q.pop() {
+        if let Outcome::Delivered { pkt, .. } = f.handle(e, &mut q) {
+            let p = *f.packets.get(pkt);
+            got.push((t, p.seq, p.flags.has(crate::packet::TcpFlags::ECE)));
+            f.packets.free(pkt);
+        }
+    }
+    // The data packet first; then the two held ACKs, in order, with ECE, one
+    // 84 B frame time (67.2 ns) apart after the release at 50 us + 1 hop.
+    let hop = 67_200 + 1_000_000;
+    assert_eq!(got.len(), 3, "{got:?}");
+    assert_eq!((got[0].1, got[0].2), (0, false));
+    assert_eq!(got[1], (SimTime(release_at.0 + hop), 0, true));
+    assert_eq!(got[2], (SimTime(release_at.0 + hop + 67_200), 1, true));
+    let port = f.port_towards_host(HostId(1));
+    let st = &f.port(port).ingress.stats;
+    assert_eq!((st.held, st.released, st.viq_drops_full), (2, 2, 1));
+    assert_eq!(f.port(port).ingress.priority_bytes, [0; 8]);
+    assert_eq!(f.packets.live(), 0);
+}
