@@ -215,29 +215,12 @@ impl IngressHook for Abq {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_core::Bandwidth;
 
     fn ctx() -> PortContext {
-        PortContext {
-            seed: 1,
-            port: 0,
-            rate: Bandwidth::from_gbps(1),
-            weights: vec![1],
-            strict_classes: 1,
-            buffer: QueueSize::Packets(80),
-        }
+        crate::testing::ctx(1, QueueSize::Packets(80))
     }
 
-    fn view(out: u64) -> IngressView {
-        IngressView {
-            out_bytes: out * 1500,
-            out_packets: out,
-            viq_packets: 0,
-            viq_bytes: 0,
-            head_held_at: None,
-            rate: Bandwidth::from_gbps(1),
-        }
-    }
+    use crate::testing::view;
 
     fn ack() -> Packet {
         Packet {

@@ -285,27 +285,16 @@ impl IngressHook for FairQ {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_core::Bandwidth;
 
     fn ctx() -> PortContext {
-        PortContext {
-            seed: 1,
-            port: 0,
-            rate: Bandwidth::from_gbps(1),
-            weights: vec![1],
-            strict_classes: 1,
-            buffer: QueueSize::Bytes(100_000),
-        }
+        crate::testing::ctx(1, QueueSize::Bytes(100_000))
     }
 
     fn view(out_bytes: u64) -> IngressView {
         IngressView {
             out_bytes,
             out_packets: out_bytes / 1500,
-            viq_packets: 0,
-            viq_bytes: 0,
-            head_held_at: None,
-            rate: Bandwidth::from_gbps(1),
+            ..crate::testing::view(0)
         }
     }
 

@@ -78,18 +78,8 @@ impl IngressHook for Hscc {
 mod tests {
     use super::*;
     use net::TcpFlags;
-    use sim_core::Bandwidth;
 
-    fn view(out_packets: u64) -> IngressView {
-        IngressView {
-            out_bytes: out_packets * 1500,
-            out_packets,
-            viq_packets: 0,
-            viq_bytes: 0,
-            head_held_at: None,
-            rate: Bandwidth::from_gbps(10),
-        }
-    }
+    use crate::testing::view;
 
     #[test]
     fn clamps_to_one_mss_only_above_k() {

@@ -128,6 +128,39 @@ impl EgressAqm for StepEcn {
     }
 }
 
+/// Fixtures shared by the plugins' unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::PortContext;
+    use net::IngressView;
+    use sim_core::{Bandwidth, QueueSize};
+
+    /// A one-class port of `gbps` Gb/s with `buffer`.
+    pub fn ctx(gbps: u64, buffer: QueueSize) -> PortContext {
+        PortContext {
+            seed: 1,
+            port: 0,
+            rate: Bandwidth::from_gbps(gbps),
+            weights: vec![1],
+            strict_classes: 1,
+            buffer,
+        }
+    }
+
+    /// What an ingress hook sees of a port with `out_packets` 1500 B packets
+    /// in its output queue and an empty VIQ.
+    pub fn view(out_packets: u64) -> IngressView {
+        IngressView {
+            out_bytes: out_packets * 1500,
+            out_packets,
+            viq_packets: 0,
+            viq_bytes: 0,
+            head_held_at: None,
+            rate: Bandwidth::from_gbps(10),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

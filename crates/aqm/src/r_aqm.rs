@@ -372,27 +372,17 @@ impl IngressHook for RAqm {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_core::Bandwidth;
 
     fn ctx() -> PortContext {
-        PortContext {
-            seed: 1,
-            port: 0,
-            rate: Bandwidth::from_gbps(10),
-            weights: vec![1],
-            strict_classes: 1,
-            buffer: QueueSize::Packets(300),
-        }
+        crate::testing::ctx(10, QueueSize::Packets(300))
     }
 
     fn view(out: u64, viq: u64, held: Option<u64>) -> IngressView {
         IngressView {
-            out_bytes: out * 1500,
-            out_packets: out,
             viq_packets: viq,
             viq_bytes: viq * 40,
             head_held_at: held.map(SimTime),
-            rate: Bandwidth::from_gbps(10),
+            ..crate::testing::view(out)
         }
     }
 

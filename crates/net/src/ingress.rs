@@ -8,7 +8,7 @@
 //!    the switch (an egress transmission or a drop): the accounting PFC needs;
 //! 2. asks the port's [`IngressHook`], if any, which may rewrite the packet
 //!    (FairQ's rwnd, the HSCC clamp) and forward it, or hold it in the port's
-//!    [`Viq`] (R-AQM, ABQ) to release it later;
+//!    virtual input queue (R-AQM, ABQ) to release it later;
 //! 3. forwards the packet to its egress queue.
 //!
 //! One hook serves one physical port: it sees the packets arriving at the
@@ -23,10 +23,10 @@
 //! ([`IngressStats::viq_drops_full`]). The fabric owns the VIQ; the hook only
 //! decides, through [`IngressHook::poll`], when its head leaves and how.
 
-use crate::packet::{Packet, PacketId};
+use crate::packet::Packet;
+use crate::port::PacketQueue;
 use sim_core::stats::TimeIntegral;
 use sim_core::{Bandwidth, QueueSize, SimTime};
-use std::collections::VecDeque;
 
 /// What an ingress hook may read of its port at the moment of a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,48 +107,6 @@ pub trait IngressHook: Send {
     fn on_timer(&mut self, _now: SimTime, _view: &IngressView) {}
 }
 
-/// A virtual input queue: FIFO of held packets, counted in bytes and packets.
-#[derive(Debug, Default)]
-pub struct Viq {
-    fifo: VecDeque<PacketId>,
-    bytes: u64,
-}
-
-impl Viq {
-    /// Packets held.
-    #[inline]
-    pub fn packets(&self) -> u64 {
-        self.fifo.len() as u64
-    }
-    /// Bytes held.
-    #[inline]
-    pub fn bytes(&self) -> u64 {
-        self.bytes
-    }
-    /// The oldest held packet.
-    #[inline]
-    pub fn head(&self) -> Option<PacketId> {
-        self.fifo.front().copied()
-    }
-    /// Holds a packet of `size` bytes at the tail.
-    #[inline]
-    pub fn push(&mut self, id: PacketId, size: u32) {
-        self.fifo.push_back(id);
-        self.bytes += size as u64;
-    }
-    /// Removes the head, given its size.
-    #[inline]
-    pub fn pop(&mut self, size: u32) -> Option<PacketId> {
-        let id = self.fifo.pop_front()?;
-        self.bytes -= size as u64;
-        Some(id)
-    }
-    /// Iterates the held packets, oldest first.
-    pub fn iter(&self) -> impl Iterator<Item = PacketId> + '_ {
-        self.fifo.iter().copied()
-    }
-}
-
 /// Counters of one port's ingress stage.
 #[derive(Clone, Debug, Default)]
 pub struct IngressStats {
@@ -179,8 +137,8 @@ pub struct IngressStats {
 pub struct Ingress {
     /// The port's hook, if a plugin is installed.
     pub hook: Option<Box<dyn IngressHook>>,
-    /// Held packets.
-    pub viq: Viq,
+    /// Held packets: the port's VIQ.
+    pub viq: PacketQueue,
     /// Bytes now in the switch (queued or held) that arrived here, per priority.
     pub priority_bytes: [u64; 8],
     /// Counters.
@@ -193,7 +151,7 @@ impl Ingress {
     /// Whether holding `size` more bytes keeps the VIQ within `capacity`.
     #[inline]
     pub fn viq_fits(&self, capacity: QueueSize, size: u32) -> bool {
-        !capacity.exceeded_by(self.viq.bytes + size as u64, self.viq.packets() + 1)
+        !capacity.exceeded_by(self.viq.bytes() + size as u64, self.viq.packets() + 1)
     }
 
     /// Records the VIQ's length after a change at `now`.
@@ -202,7 +160,7 @@ impl Ingress {
         let s = &mut self.stats;
         s.viq_packets_area.set(now.ps(), self.viq.packets());
         s.viq_max_packets = s.viq_max_packets.max(self.viq.packets());
-        s.viq_max_bytes = s.viq_max_bytes.max(self.viq.bytes);
+        s.viq_max_bytes = s.viq_max_bytes.max(self.viq.bytes());
     }
 
     /// Counts `size` bytes of priority `prio` against this ingress port.
@@ -224,17 +182,7 @@ impl Ingress {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn viq_is_fifo_and_counts_bytes() {
-        let mut v = Viq::default();
-        v.push(PacketId(3), 40);
-        v.push(PacketId(1), 60);
-        assert_eq!((v.packets(), v.bytes()), (2, 100));
-        assert_eq!(v.pop(40), Some(PacketId(3)));
-        assert_eq!(v.head(), Some(PacketId(1)));
-        assert_eq!(v.bytes(), 60);
-    }
+    use crate::packet::PacketId;
 
     #[test]
     fn capacity_is_checked_in_its_own_unit() {

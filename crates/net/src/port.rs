@@ -90,14 +90,15 @@ pub struct ClassStats {
     pub queue_bytes_area: TimeIntegral,
 }
 
-/// A FIFO class queue that counts bytes and packets.
+/// A FIFO of packet ids that counts bytes and packets: a class queue of an
+/// egress port, or a port's virtual input queue ([`crate::ingress`]).
 #[derive(Debug, Default)]
-pub struct EgressQueue {
+pub struct PacketQueue {
     fifo: VecDeque<PacketId>,
     bytes: u64,
 }
 
-impl EgressQueue {
+impl PacketQueue {
     /// Bytes queued.
     #[inline]
     pub fn bytes(&self) -> u64 {
@@ -157,7 +158,7 @@ pub struct Port {
     /// The AQM plugin guarding the queues (`None` at host NICs).
     pub aqm: Option<Box<dyn EgressAqm>>,
     /// The class queues (one at host NICs).
-    pub queues: Vec<EgressQueue>,
+    pub queues: Vec<PacketQueue>,
     /// Chooses which class queue sends next.
     pub sched: Scheduler,
     /// Bytes in all class queues.

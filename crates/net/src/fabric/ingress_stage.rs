@@ -134,7 +134,8 @@ impl Fabric {
                 break;
             }
             let size = self.packets.get(head).size_bytes;
-            ingress.viq.pop(size);
+            ingress.viq.pop();
+            ingress.viq.release(size);
             ingress.note_viq(now);
             if action == ViqAction::DropAged {
                 ingress.stats.viq_drops_aged += 1;

@@ -22,7 +22,7 @@ use crate::buffer::{BufferPolicy, SharedBuffer};
 use crate::ids::{HostId, NodeId, PortId};
 use crate::ingress::Ingress;
 use crate::packet::{Ecn, NO_PORT, Packet, PacketArena, PacketId, WireFormat};
-use crate::port::{ClassStats, DropCause, EgressQueue, Port, PortStats};
+use crate::port::{ClassStats, DropCause, PacketQueue, Port, PortStats};
 use crate::routing::RoutingTable;
 use crate::sched::{Discipline, Scheduler as SchedState};
 use crate::topology::{NodeKind, TopologyError, TopologyGraph};
@@ -197,7 +197,7 @@ impl Fabric {
                         _ => QueueSize::Bytes(u64::MAX),
                     },
                     aqm: if is_switch { aqm_for(me, c.rate) } else { None },
-                    queues: (0..classes).map(|_| EgressQueue::default()).collect(),
+                    queues: (0..classes).map(|_| PacketQueue::default()).collect(),
                     sched: if is_switch {
                         SchedState::new(config.discipline.clone(), classes)
                     } else {
