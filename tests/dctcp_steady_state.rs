@@ -30,31 +30,10 @@ fn dctcp_eight_long_flows_keep_queue_near_k() {
         "#,
     );
     let mut w = World::build(&sc, 1).unwrap();
-    let t0 = SimTime::ZERO + SimDuration::from_ms(10);
-    w.run_until(t0);
     let port = w.fabric.port_towards_host(HostId(0));
-    let snap = |w: &World| {
-        let st = &w.fabric.port(port).stats;
-        let acked: Vec<u64> = w.flows.iter().map(|f| f.sender.bytes_acked()).collect();
-        (
-            st.queue_packets_area.area_at(w.now().ps()),
-            st.tx_wire_bytes,
-            acked,
-        )
-    };
-    let (area0, wire0, acked0) = snap(&w);
-    w.run();
-    let t1 = w.now();
-    let (area1, wire1, acked1) = snap(&w);
-    let dt_ps = t1.since(t0).ps() as f64;
-    let avg_q = (area1 - area0) as f64 / dt_ps;
-    let util = (wire1 - wire0) as f64 * 8.0 / (10e9 * dt_ps / 1e12);
-    let shares: Vec<f64> = acked1
-        .iter()
-        .zip(&acked0)
-        .map(|(a, b)| (a - b) as f64)
-        .collect();
-    let jain = jain_index(&shares);
+    let m = common::measure_window(&mut w, port, SimTime::ZERO + SimDuration::from_ms(10));
+    let (avg_q, util, jain) = (m.avg_packets, m.utilisation, jain_index(&m.shares));
+    let shares = m.shares;
     let drops: u64 = w.fabric.ports().iter().map(|p| p.stats.drops()).sum();
     eprintln!("avg queue {avg_q:.2} pkt, utilisation {util:.4}, Jain {jain:.5}, drops {drops}");
     assert!(

@@ -31,31 +31,10 @@ fn run(ingress: &str) -> (f64, f64, u64, f64) {
         "#
     ));
     let mut w = World::build(&sc, 1).expect("builds");
-    let t0 = SimTime::ZERO + SimDuration::from_ms(100);
-    w.run_until(t0);
     let port = w.fabric.port_towards_host(HostId(0));
-    let snap = |w: &World| {
-        let st = &w.fabric.port(port).stats;
-        let acked: Vec<u64> = w.flows.iter().map(|f| f.sender.bytes_acked()).collect();
-        (
-            st.queue_bytes_area.area_at(w.now().ps()),
-            st.tx_wire_bytes,
-            acked,
-        )
-    };
-    let (area0, wire0, acked0) = snap(&w);
-    w.run();
-    let (area1, wire1, acked1) = snap(&w);
-    let dt_ps = w.now().since(t0).ps() as f64;
-    let avg_q = (area1 - area0) as f64 / dt_ps;
-    let util = (wire1 - wire0) as f64 * 8.0 / (1e9 * dt_ps / 1e12);
-    let shares: Vec<f64> = acked1
-        .iter()
-        .zip(&acked0)
-        .map(|(a, b)| (a - b) as f64)
-        .collect();
+    let m = common::measure_window(&mut w, port, SimTime::ZERO + SimDuration::from_ms(100));
     let drops: u64 = w.fabric.ports().iter().map(|p| p.stats.drops()).sum();
-    (avg_q, jain_index(&shares), drops, util)
+    (m.avg_bytes, jain_index(&m.shares), drops, m.utilisation)
 }
 
 #[test]

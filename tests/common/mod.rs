@@ -18,3 +18,47 @@ pub fn run(text: &str) -> (World, RunSummary) {
     let s = RunSummary::of(&w, "test", sc.simulation.seed, stop);
     (w, s)
 }
+
+/// What a port and the flows did over a window of a run.
+pub struct Window {
+    /// Time-average queue of the port, packets.
+    pub avg_packets: f64,
+    /// Time-average queue of the port, bytes.
+    pub avg_bytes: f64,
+    /// The port's link utilisation on the wire (1.0 = line rate).
+    pub utilisation: f64,
+    /// Bytes acknowledged per flow in the window.
+    pub shares: Vec<f64>,
+}
+
+/// Runs `w` to `from`, then to its end, and measures port `port` and the
+/// flows over that window.
+pub fn measure_window(w: &mut World, port: net::PortId, from: sim_core::SimTime) -> Window {
+    w.run_until(from);
+    let snap = |w: &World| {
+        let st = &w.fabric.port(port).stats;
+        let now = w.now().ps();
+        let acked: Vec<u64> = w.flows.iter().map(|f| f.sender.bytes_acked()).collect();
+        (
+            st.queue_packets_area.area_at(now),
+            st.queue_bytes_area.area_at(now),
+            st.tx_wire_bytes,
+            acked,
+        )
+    };
+    let (p0, b0, wire0, acked0) = snap(w);
+    w.run();
+    let (p1, b1, wire1, acked1) = snap(w);
+    let dt_ps = w.now().since(from).ps() as f64;
+    let rate_bps = w.fabric.port(port).rate.bps() as f64;
+    Window {
+        avg_packets: (p1 - p0) as f64 / dt_ps,
+        avg_bytes: (b1 - b0) as f64 / dt_ps,
+        utilisation: (wire1 - wire0) as f64 * 8.0 / (rate_bps * dt_ps / 1e12),
+        shares: acked1
+            .iter()
+            .zip(&acked0)
+            .map(|(a, b)| (a - b) as f64)
+            .collect(),
+    }
+}
