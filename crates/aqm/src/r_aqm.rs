@@ -251,6 +251,14 @@ impl RAqm {
         self.credit = 0;
     }
 
+    /// When an idle output queue next earns a token for the held ACKs: one
+    /// 1500 B transmission time after the last token or the head's arrival,
+    /// whichever is later; `None` while the queue is busy or nothing is held.
+    fn idle_token_due(&self, view: &IngressView) -> Option<SimTime> {
+        let held = view.head_held_at?;
+        (view.out_packets == 0).then(|| self.last_token_at.max(held) + self.idle_token_interval)
+    }
+
     /// Algorithm 1: (alpha, n) of the current state.
     fn cost(&self) -> [u32; 2] {
         match self.state {
@@ -349,21 +357,16 @@ impl IngressHook for RAqm {
     }
 
     fn next_timer(&self, view: &IngressView) -> Option<SimTime> {
-        let held = view.head_held_at?;
-        let aged = held + self.cfg.max_age;
-        if view.out_packets == 0 {
-            let idle = self.last_token_at.max(held) + self.idle_token_interval;
-            Some(aged.min(idle))
-        } else {
-            Some(aged)
-        }
+        let aged = view.head_held_at? + self.cfg.max_age;
+        Some(
+            self.idle_token_due(view)
+                .map_or(aged, |idle| aged.min(idle)),
+        )
     }
 
     fn on_timer(&mut self, now: SimTime, view: &IngressView) {
         self.update_state(now, view);
-        let idle_due =
-            self.last_token_at.max(view.head_held_at.unwrap_or(now)) + self.idle_token_interval;
-        if view.out_packets == 0 && view.viq_packets > 0 && now >= idle_due {
+        if self.idle_token_due(view).is_some_and(|t| now >= t) {
             self.add_token(now);
         }
     }

@@ -160,6 +160,16 @@ impl TcpSender {
         self.rto_at = Some(now + self.rtt.backed_off(0));
     }
 
+    /// The header of a segment after the SYN: with FairQ's host shim on,
+    /// our window-scale exponent goes in the reserved bits (fairq.txt V-A).
+    fn segment_header(&self) -> Packet {
+        let mut p = self.addr.header(false);
+        if self.shim {
+            p.reserved = self.our_wscale;
+        }
+        p
+    }
+
     fn send_syn(&self, now: SimTime, out: &mut impl Emit) {
         let mut p = self.addr.header(false);
         p.flags = TcpFlags::SYN;
@@ -227,10 +237,7 @@ impl TcpSender {
 
     fn make_segment(&mut self, now: SimTime, seq: u64, len: u64) -> Packet {
         let retransmission = seq < self.snd_max;
-        let mut p = self.addr.header(false);
-        if self.shim {
-            p.reserved = self.our_wscale;
-        }
+        let mut p = self.segment_header();
         p.seq = seq;
         p.ack = 1;
         p.payload_bytes = len as u32;
@@ -298,10 +305,7 @@ impl TcpSender {
     }
 
     fn send_final_ack(&self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
-        let mut p = self.addr.header(false);
-        if self.shim {
-            p.reserved = self.our_wscale;
-        }
+        let mut p = self.segment_header();
         p.seq = self.data_end + 1;
         p.ack = pkt.seq + 1;
         p.flags = TcpFlags::ACK;
@@ -420,10 +424,7 @@ impl TcpSender {
     }
 
     fn send_fin(&self, now: SimTime, out: &mut impl Emit) {
-        let mut p = self.addr.header(false);
-        if self.shim {
-            p.reserved = self.our_wscale;
-        }
+        let mut p = self.segment_header();
         p.seq = self.data_end;
         p.ack = 1;
         p.flags = TcpFlags::FIN | TcpFlags::ACK;

@@ -3,11 +3,10 @@
 //! The layer above (transports, workloads) hands packets to a host's NIC with
 //! [`Fabric::host_send`] and feeds [`NetEvent`]s back through
 //! [`Fabric::handle`], which answers with an [`Outcome`]: a packet delivered
-//! to a host, or a NIC that has room again. Two events drive everything:
+//! to a host, or a NIC that has room again. Three events drive everything:
 //!
 //! - `TxDone(port)`: the port finished serialising a packet; it starts the next.
 //! - `Deliver(port)`: the head packet of the port's link reaches the peer.
-//!
 //! - `IngressTimer(port)`: the port's ingress hook asked to be woken.
 //!
 //! A switch passes each arriving packet through the ingress stage of the port
@@ -433,10 +432,11 @@ impl Fabric {
         if mark {
             mark_ce(port, class, pkt);
         }
-        if !port.busy {
-            self.start_tx(p, sched);
+        if port.busy {
+            self.service_viq(p, sched);
+        } else {
+            self.start_tx(p, sched); // serves the VIQ after the departure
         }
-        self.service_viq(p, sched);
     }
 
     /// The shared buffer of a switch (empty under per-port buffers).
