@@ -1,5 +1,5 @@
 //! `queues.csv`: time-sampled occupancy, without disturbing the run.
-mod common;
+use crate::common;
 
 use net::HostId;
 

@@ -4,7 +4,7 @@
 //! clamp it builds on. The initial window is 2 MSS so that the first flight
 //! (200 packets) fits the buffer: R-AQM shapes the ACK clock, it cannot
 //! shrink a first flight (IV-F).
-mod common;
+use crate::common;
 
 use dcnsim::report::RunSummary;
 

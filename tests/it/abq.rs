@@ -3,7 +3,7 @@
 //! buffer, ECN at K_ECN = 40 and ABQ's K = 20; RTO_min 10 ms and an initial
 //! window of one segment so that the first flight fits. ABQ drops fewer
 //! packets and keeps a lower time-averaged output queue than DCTCP alone.
-mod common;
+use crate::common;
 
 use net::HostId;
 

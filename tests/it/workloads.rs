@@ -1,5 +1,5 @@
 //! Workloads and topologies end to end from TOML.
-mod common;
+use crate::common;
 
 #[test]
 fn dumbbell_long_flows_stop_and_close_with_delayed_acks() {

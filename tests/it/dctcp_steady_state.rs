@@ -1,5 +1,5 @@
 //! DCTCP holds the queue near K with full utilisation and fair shares.
-mod common;
+use crate::common;
 
 use dcnsim::world::World;
 use net::HostId;

@@ -1,5 +1,5 @@
 //! TCP incast collapse: shallow DropTail buffers and a 200 ms RTO_min.
-mod common;
+use crate::common;
 
 fn incast(buffer: &str) -> dcnsim::report::RunSummary {
     common::run(&format!(

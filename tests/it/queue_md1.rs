@@ -1,6 +1,6 @@
 //! The queue model against M/D/1 theory: Poisson arrivals of fixed-size
 //! packets at the sending host's NIC. Mean wait W = rho S / (2 (1 - rho)).
-mod common;
+use crate::common;
 
 fn md1(load: f64) -> (f64, f64) {
     let (_, s) = common::run(&format!(

@@ -1,5 +1,5 @@
 //! A single NewReno flow fills a 10 Gb/s path.
-mod common;
+use crate::common;
 
 use net::HostId;
 

@@ -1,5 +1,5 @@
 //! The shared buffer under the dynamic threshold, end to end.
-mod common;
+use crate::common;
 
 use net::HostId;
 

@@ -1,5 +1,5 @@
 //! RED/ECN end to end.
-mod common;
+use crate::common;
 
 use dcnsim::world::World;
 use net::HostId;

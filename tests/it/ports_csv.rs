@@ -1,5 +1,5 @@
 //! `ports.csv` and the VIQ rows of `queues.csv` report what the switch did.
-mod common;
+use crate::common;
 
 use net::HostId;
 

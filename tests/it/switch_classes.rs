@@ -1,6 +1,6 @@
 //! Class queues and schedulers end to end: shares follow the scheduler, not
 //! the number of flows.
-mod common;
+use crate::common;
 
 use dcnsim::world::World;
 use net::HostId;

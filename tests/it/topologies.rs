@@ -1,5 +1,5 @@
 //! Multipath and explicit topologies end to end from TOML.
-mod common;
+use crate::common;
 
 use dcnsim::world::World;
 

@@ -1,6 +1,6 @@
 //! FairQ (fairq.txt III): long flows converge to equal windows and the
 //! queue settles at the target alpha x B.
-mod common;
+use crate::common;
 
 use dcnsim::world::World;
 use net::HostId;

@@ -1,0 +1,22 @@
+//! The end-to-end tests: one binary (one link step) with a module per topic.
+
+mod abq;
+mod bad_input;
+mod common;
+mod dctcp_steady_state;
+mod determinism;
+mod fairq;
+mod incast_collapse;
+mod ports_csv;
+mod queue_md1;
+mod queue_sampling;
+mod r_aqm;
+mod red_ecn;
+mod scenario_files;
+mod shared_buffer;
+mod switch_classes;
+mod switch_invariants;
+mod tcp_throughput;
+mod topologies;
+mod viq_invariants;
+mod workloads;
