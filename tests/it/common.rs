@@ -62,3 +62,59 @@ pub fn measure_window(w: &mut World, port: net::PortId, from: sim_core::SimTime)
             .collect(),
     }
 }
+
+/// Every file below `dir` named exactly `name`, appended to `out`.
+pub fn files_named(dir: &std::path::Path, name: &str, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries {
+        let p = e.expect("dir entry").path();
+        if p.is_dir() {
+            files_named(&p, name, out);
+        } else if p.file_name().is_some_and(|f| f == name) {
+            out.push(p);
+        }
+    }
+}
+
+/// Every scenario shipped in `scenarios/`, sorted.
+pub fn shipped_scenarios() -> Vec<std::path::PathBuf> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).expect("scenarios/ exists") {
+            let p = e.expect("dir entry").path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "toml") {
+                out.push(p);
+            }
+        }
+    }
+    let mut v = Vec::new();
+    walk(std::path::Path::new("scenarios"), &mut v);
+    v.sort();
+    v
+}
+
+/// A fresh, empty folder for one test's files.
+pub fn temp_dir(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("dcnsim-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp folder");
+    d
+}
+
+/// Runs the `dcnsim` binary with `args`; panics with its stderr unless it succeeds.
+pub fn run_cli<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Output {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dcnsim"))
+        .args(args)
+        .output()
+        .expect("dcnsim runs");
+    assert!(
+        out.status.success(),
+        "dcnsim {:?} failed:\n{}",
+        args.iter().map(|a| a.as_ref()).collect::<Vec<_>>(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}

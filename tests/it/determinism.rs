@@ -1,23 +1,20 @@
 //! Same scenario and seed: byte-identical outputs, through the real CLI.
-use std::path::PathBuf;
-use std::process::Command;
+use crate::common;
+use std::path::Path;
 
-fn run_cli(out: &PathBuf, seed: &str) {
+fn run_cli(out: &Path, seed: &str) {
     run_scenario("scenarios/quickstart.toml", out, seed)
 }
 
-fn run_scenario(scenario: &str, out: &PathBuf, seed: &str) {
-    let status = Command::new(env!("CARGO_BIN_EXE_dcnsim"))
-        .args(["run", scenario, "--out"])
-        .arg(out)
-        .args(["--seed", seed])
-        .output()
-        .expect("dcnsim runs");
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+fn run_scenario(scenario: &str, out: &Path, seed: &str) {
+    common::run_cli(&[
+        "run".as_ref(),
+        scenario.as_ref(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--seed".as_ref(),
+        seed.as_ref(),
+    ]);
 }
 
 #[test]

@@ -6,6 +6,7 @@ mod common;
 mod dctcp_steady_state;
 mod determinism;
 mod fairq;
+mod golden;
 mod incast_collapse;
 mod ports_csv;
 mod queue_md1;

@@ -1,0 +1,104 @@
+//! Golden outputs: every shipped scenario, run through the real CLI at a
+//! pinned seed, gives byte for byte the `summary.json`, `flows.csv` and
+//! `ports.csv` stored in `tests/golden/<scenario path>/`.
+//!
+//! A change that moves results fails here. If the change is meant to move
+//! them, rerun with `UPDATE_GOLDEN=1 cargo test golden` and say in the
+//! commit message why the results changed.
+
+use crate::common;
+use std::path::{Path, PathBuf};
+
+/// The seed every golden run uses.
+const GOLDEN_SEED: &str = "1";
+/// The files compared.
+const GOLDEN_FILES: [&str; 3] = ["summary.json", "flows.csv", "ports.csv"];
+
+/// `scenarios/r-aqm/incast-newreno.toml` -> `tests/golden/r-aqm/incast-newreno`.
+fn golden_dir(scenario: &Path) -> PathBuf {
+    let rel = scenario
+        .strip_prefix("scenarios")
+        .expect("under scenarios/")
+        .with_extension("");
+    Path::new("tests/golden").join(rel)
+}
+
+/// The first line where two texts differ, for a readable failure.
+fn first_difference(want: &str, got: &str) -> String {
+    let (mut w, mut g) = (want.lines(), got.lines());
+    for n in 1.. {
+        match (w.next(), g.next()) {
+            (None, None) => break,
+            (a, b) if a == b => continue,
+            (a, b) => {
+                return format!(
+                    "line {n}:\n  golden: {}\n  now:    {}",
+                    a.unwrap_or("<end>"),
+                    b.unwrap_or("<end>")
+                );
+            }
+        }
+    }
+    "bytes differ (line endings?)".into()
+}
+
+#[test]
+fn shipped_scenarios_match_their_golden_outputs() {
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let scenarios = common::shipped_scenarios();
+    let tmp = common::temp_dir("golden");
+    let mut failures = Vec::new();
+    for sc in &scenarios {
+        let out = tmp.join(golden_dir(sc).strip_prefix("tests/golden").expect("prefix"));
+        common::run_cli(&[
+            "run".as_ref(),
+            sc.as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+            "--seed".as_ref(),
+            GOLDEN_SEED.as_ref(),
+        ]);
+        let golden = golden_dir(sc);
+        for f in GOLDEN_FILES {
+            let got = std::fs::read_to_string(out.join(f)).expect("the run wrote it");
+            let path = golden.join(f);
+            if update {
+                std::fs::create_dir_all(&golden).expect("golden folder");
+                std::fs::write(&path, &got).expect("golden written");
+                continue;
+            }
+            match std::fs::read_to_string(&path) {
+                Ok(want) if want == got => {}
+                Ok(want) => failures.push(format!(
+                    "{}: {}",
+                    path.display(),
+                    first_difference(&want, &got)
+                )),
+                Err(e) => failures.push(format!(
+                    "{}: {e} (run with UPDATE_GOLDEN=1 to create it)",
+                    path.display()
+                )),
+            }
+        }
+    }
+    std::fs::remove_dir_all(&tmp).ok();
+    assert!(
+        failures.is_empty(),
+        "results changed (if meant, rerun with UPDATE_GOLDEN=1 and say why in the commit):\n{}",
+        failures.join("\n")
+    );
+    // Every golden folder belongs to a shipped scenario (none left behind by a rename).
+    let mut stale = Vec::new();
+    common::files_named(Path::new("tests/golden"), "summary.json", &mut stale);
+    for s in stale {
+        let dir = s.parent().expect("folder");
+        let rel = dir.strip_prefix("tests/golden").expect("prefix");
+        let scenario = Path::new("scenarios").join(rel).with_extension("toml");
+        assert!(
+            scenarios.contains(&scenario),
+            "{} has no scenario {}",
+            dir.display(),
+            scenario.display()
+        );
+    }
+}
