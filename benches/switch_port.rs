@@ -72,6 +72,7 @@ fn context(p: net::PortId, rate: Bandwidth) -> PortContext {
         weights: vec![1500; 8],
         strict_classes: 0,
         buffer: QueueSize::Packets(1000),
+        packet_time: net::WireFormat::ETHERNET.packet_time(rate),
     }
 }
 

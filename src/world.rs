@@ -274,6 +274,7 @@ impl World {
             weights: weights.clone(),
             strict_classes,
             buffer: sc.switch.queue_limit(),
+            packet_time: wire.packet_time(rate),
         };
         let mut fabric = Fabric::new(&graph, cfg, |p, rate| {
             Some(make_aqm(&sc.switch.aqm, &ctx(p, rate)))

@@ -68,6 +68,7 @@ fn hook(c: &Case, rate: Bandwidth) -> Box<dyn IngressHook> {
         weights: vec![1],
         strict_classes: 1,
         buffer: QueueSize::Packets(c.buffer_pkts),
+        packet_time: net::WireFormat::ETHERNET.packet_time(rate),
     };
     if c.raqm {
         Box::new(RAqm::new(

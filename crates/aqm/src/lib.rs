@@ -86,6 +86,8 @@ pub struct PortContext {
     /// a shared buffer of S bytes with factor a, `S x a / (1 + a)` (the
     /// dynamic threshold of a queue that is alone in the buffer).
     pub buffer: QueueSize,
+    /// One packet time on this port: [`net::WireFormat::packet_time`].
+    pub packet_time: SimDuration,
 }
 
 /// Accepts every packet: buffer overflow is the only loss.
@@ -144,6 +146,7 @@ pub(crate) mod testing {
             weights: vec![1],
             strict_classes: 1,
             buffer,
+            packet_time: net::WireFormat::ETHERNET.packet_time(Bandwidth::from_gbps(gbps)),
         }
     }
 

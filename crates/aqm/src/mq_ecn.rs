@@ -12,7 +12,7 @@
 //!   sample `now - T_pre[i]` enters `T_round = beta T_round + (1 - beta)
 //!   sample` (eq. 6), and `T_pre[i] = now`; a turn that finds the class empty
 //!   only resets `T_pre[i]`. While the port is idle, `T_round` decays to
-//!   `beta x T_round` every `t_idle` (default: one 1500 B packet's wire time).
+//!   `beta x T_round` every `t_idle` (default: one packet time, a 1500 B packet on the wire).
 //!   Idleness is counted from the moment the port's queues empty (the last
 //!   packet then still takes one transmission time on the wire), and the
 //!   decays are applied lazily, all at once, when the next packet arrives.
@@ -42,8 +42,8 @@ pub struct MqEcnConfig {
     /// EWMA factor beta of eq. (6) (default 0.75).
     #[serde(default = "default_beta")]
     pub beta: f64,
-    /// Idle period after which T_round decays by beta (default: one 1500 B
-    /// packet's transmission time at the port's rate).
+    /// Idle period after which T_round decays by beta (default: one packet
+    /// time, a 1500 B packet on the port's wire).
     pub t_idle: Option<SimDuration>,
     /// Probabilistic variant (section 3.4): lower standard threshold.
     pub k_min: Option<QueueSize>,
@@ -132,7 +132,7 @@ impl MqEcnConfig {
             p_max,
             bytes_unit,
             beta: self.beta,
-            t_idle_ps: self.t_idle.unwrap_or(ctx.rate.tx_time(1538)).ps().max(1),
+            t_idle_ps: self.t_idle.unwrap_or(ctx.packet_time).ps().max(1),
             rate_bytes_per_ps: ctx.rate.bps() as f64 / 8.0 / 1e12,
             quantum,
             strict: ctx.strict_classes.min(classes),
@@ -262,6 +262,7 @@ mod tests {
             weights,
             strict_classes: strict,
             buffer: QueueSize::Packets(100),
+            packet_time: net::WireFormat::ETHERNET.packet_time(Bandwidth::from_gbps(1)),
         }
     }
 

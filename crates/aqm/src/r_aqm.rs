@@ -45,7 +45,7 @@
 //! - **No starvation**: tokens come from departures, so an output queue
 //!   that drains would leave ACKs held until they age out. While X's output
 //!   queue is empty and ACKs are held, the bucket gains one token per
-//!   transmission time of a 1500 B packet at the link rate (the departures
+//!   packet time (a 1500 B packet on the wire, framing included) (the departures
 //!   the idle link could have made), by timer.
 //! - **Old ACKs** (IV-D): an ACK held for `max_age` (default 5 ms) is
 //!   dropped, by timer at its deadline, not only when a token arrives.
@@ -175,7 +175,7 @@ pub enum State {
 pub struct RAqm {
     cfg: RAqmConfig,
     depth: u32,
-    /// One 1500 B packet's transmission time at the port's rate.
+    /// One packet time at the port (`PortContext::packet_time`).
     idle_token_interval: SimDuration,
     state: State,
     tokens: u32,
@@ -197,7 +197,7 @@ impl RAqm {
         let depth = cfg.bucket_depth.unwrap_or(cfg.max_alpha());
         RAqm {
             depth,
-            idle_token_interval: ctx.rate.tx_time(1500),
+            idle_token_interval: ctx.packet_time,
             cfg,
             state: State::Normal,
             tokens: 0,
@@ -252,7 +252,7 @@ impl RAqm {
     }
 
     /// When an idle output queue next earns a token for the held ACKs: one
-    /// 1500 B transmission time after the last token or the head's arrival,
+    /// packet time after the last token or the head's arrival,
     /// whichever is later; `None` while the queue is busy or nothing is held.
     fn idle_token_due(&self, view: &IngressView) -> Option<SimTime> {
         let held = view.head_held_at?;
@@ -521,9 +521,10 @@ mod tests {
     fn old_acks_are_dropped_and_idle_ports_make_tokens() {
         let mut r = RAqm::new(RAqmConfig::default(), &ctx());
         let v = view(0, 1, Some(0));
-        // An empty output queue: a token per 1500 B time (1.2 us at 10G).
+        // An empty output queue: a token per packet time (1538 B on the
+        // wire: 1.2304 us at 10G).
         let t = r.next_timer(&v).expect("timer while holding");
-        assert_eq!(t, SimTime(1_200_000));
+        assert_eq!(t, SimTime(1_230_400));
         r.on_timer(t, &v);
         assert_eq!(r.tokens(), 1);
         // A busy queue makes no idle tokens; the ACK ages out at 5 ms.

@@ -11,7 +11,7 @@
 //!   `avg >= k_max` where `step-ecn` marks when the queue exceeds K.
 //! - `average`: the instantaneous length (datacenter practice) or RED's EWMA
 //!   with weight `weight` (RED's w_q = 0.002), decayed over idle time as
-//!   `(1 - w)^m`, m = idle time / the port's time to send a 1500 B packet.
+//!   `(1 - w)^m`, m = idle time / the port's packet time (a 1500 B packet on the wire).
 //! - `mark_at`: at enqueue (default; the arriving packet counted) or at
 //!   dequeue (the leaving packet, judged by the queue it leaves behind).
 //!   Dequeue mode only marks: the packet is already on its way.
@@ -209,7 +209,7 @@ impl RedConfig {
             avg: [0.0; 8],
             count: [0; 8],
             idle_since: [None; 8],
-            small_packet_ps: ctx.rate.tx_time(1538).ps().max(1) as f64,
+            small_packet_ps: ctx.packet_time.ps().max(1) as f64,
             rng: RngStream::new(ctx.seed, ctx.port as u64, PURPOSE_RED),
         }
     }
@@ -355,6 +355,7 @@ mod tests {
             weights,
             strict_classes: 0,
             buffer: QueueSize::Packets(100),
+            packet_time: net::WireFormat::ETHERNET.packet_time(rate),
         }
     }
 

@@ -50,7 +50,18 @@ impl WireFormat {
     pub fn wire_bytes(self, ip_bytes: u32) -> u64 {
         (ip_bytes.max(self.min_packet_bytes) + self.overhead_bytes) as u64
     }
+
+    /// "One packet time" at `rate`: a full [`MTU_BYTES`] packet on the wire,
+    /// framing included (1538 B with Ethernet). The one definition every
+    /// plugin uses (R-AQM's idle tokens, RED's idle decay, MQ-ECN's t_idle).
+    pub fn packet_time(self, rate: sim_core::Bandwidth) -> sim_core::SimDuration {
+        rate.tx_time(self.wire_bytes(MTU_BYTES))
+    }
 }
+
+/// The IP MTU: the size of a full packet, and so of "one packet" wherever a
+/// model speaks of one packet's transmission time.
+pub const MTU_BYTES: u32 = 1500;
 
 /// The two-bit ECN field of the IP header (RFC 3168 section 5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
