@@ -3,7 +3,7 @@
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use dcnsim::report::{Perf, RunSummary, flows_csv, ports_csv, queues_csv, write_atomic};
-use dcnsim::scenario::load_file;
+use dcnsim::scenario::load;
 use dcnsim::world::World;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -28,6 +28,23 @@ enum Command {
         /// Seed, overriding [simulation] seed.
         #[arg(long)]
         seed: Option<u64>,
+        /// Override a scenario key before validation (repeatable), e.g.
+        /// `--set switch.aqm.k=40pkt --set workload[0].size=2MB`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
+    /// Check a scenario (with any overrides) without running it.
+    Validate {
+        /// The scenario file (TOML).
+        scenario: PathBuf,
+        /// Override a scenario key before validation (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
+    /// List every plugin kind with its keys, defaults, units and paper section.
+    List {
+        /// Only this family: topology, scheduler, aqm, ingress, transport, workload.
+        family: Option<String>,
     },
 }
 
@@ -44,12 +61,36 @@ fn run() -> Result<()> {
             scenario,
             out,
             seed,
-        } => run_one(scenario, out, seed),
+            set,
+        } => run_one(scenario, out, seed, &set),
+        Command::Validate { scenario, set } => {
+            let sc = load(&scenario, &set)?;
+            let flows: usize = sc.workloads.iter().map(|w| w.plan().flows.len()).sum();
+            println!(
+                "{}: ok ({} hosts, {} switches, {} workloads, {flows} flows)",
+                scenario.display(),
+                sc.topology.spec.size.hosts,
+                sc.topology.spec.size.switches,
+                sc.workloads.len()
+            );
+            Ok(())
+        }
+        Command::List { family } => {
+            let text = dcnsim::registry::render_list(family.as_deref()).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "no family '{}': families are {}",
+                    family.unwrap_or_default(),
+                    dcnsim::registry::family_names()
+                )
+            })?;
+            print!("{text}");
+            Ok(())
+        }
     }
 }
 
-fn run_one(path: PathBuf, out: Option<PathBuf>, seed: Option<u64>) -> Result<()> {
-    let sc = load_file(&path)?;
+fn run_one(path: PathBuf, out: Option<PathBuf>, seed: Option<u64>, set: &[String]) -> Result<()> {
+    let sc = load(&path, set)?;
     let seed = seed.unwrap_or(sc.simulation.seed);
     let dir = out
         .or_else(|| sc.output.dir.as_ref().map(PathBuf::from))

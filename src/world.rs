@@ -12,11 +12,8 @@
 //! at its earliest deadline; a timer that fires early (the deadline moved
 //! later) re-arms itself, a stale one is ignored.
 
-use crate::scenario::{AqmSpec, Framing, IngressSpec, Scenario, TopologyKind, WorkloadSpec};
-use net::{
-    EgressAqm, Fabric, FabricConfig, FlowId, HostId, IngressHook, NetEvent, Outcome, Packet,
-    Protocol, TopologyGraph, WireFormat,
-};
+use crate::scenario::{Framing, Scenario};
+use net::{Fabric, FabricConfig, FlowId, HostId, NetEvent, Outcome, Packet, Protocol, WireFormat};
 use sim_core::queue::Stop;
 use sim_core::{EventQueue, RngStream, RunLimit, SimDuration, SimTime};
 use std::collections::VecDeque;
@@ -161,28 +158,6 @@ pub struct World {
     stop: Option<StopReason>,
 }
 
-/// Builds the AQM plugin of a switch port: the one registry from a scenario's
-/// `kind` to a plugin.
-fn make_aqm(spec: &AqmSpec, ctx: &aqm::PortContext) -> Box<dyn EgressAqm> {
-    match spec {
-        AqmSpec::DropTail => Box::new(aqm::DropTail),
-        AqmSpec::StepEcn(s) => Box::new(*s),
-        AqmSpec::Red(r) => Box::new(r.build(ctx)),
-        AqmSpec::MqEcn(m) => Box::new(m.build(ctx)),
-    }
-}
-
-/// The ingress plugin of one switch port (the registry for `[switch.ingress]`).
-fn make_ingress(spec: &IngressSpec, ctx: &aqm::PortContext) -> Option<Box<dyn IngressHook>> {
-    Some(match spec {
-        IngressSpec::None => return None,
-        IngressSpec::RAqm(c) => Box::new(aqm::r_aqm::RAqm::new(c.clone(), ctx)),
-        IngressSpec::Abq(c) => Box::new(aqm::abq::Abq::new(c.clone(), ctx)),
-        IngressSpec::Fairq(c) => Box::new(aqm::fairq::FairQ::new(c.clone(), ctx)),
-        IngressSpec::Hscc(c) => Box::new(aqm::hscc::Hscc::new(*c)),
-    })
-}
-
 /// Each class queue's scheduling weight (its quantum, or 1 under strict
 /// priority) and how many classes are strict.
 fn class_weights(d: &net::sched::Discipline, classes: usize) -> (Vec<u64>, usize) {
@@ -194,66 +169,10 @@ fn class_weights(d: &net::sched::Discipline, classes: usize) -> (Vec<u64>, usize
     }
 }
 
-/// The topology graph a scenario describes.
-pub fn build_graph(kind: &TopologyKind) -> TopologyGraph {
-    match kind {
-        TopologyKind::Star(s) => TopologyGraph::star(*s.hosts.get_ref(), s.link_rate, s.link_delay),
-        TopologyKind::Dumbbell(d) => TopologyGraph::dumbbell(
-            *d.left.get_ref(),
-            *d.right.get_ref(),
-            d.host_rate,
-            d.host_delay,
-            d.bottleneck_rate,
-            d.bottleneck_delay,
-        ),
-        TopologyKind::LeafSpine(l) => TopologyGraph::leaf_spine(
-            *l.leaves.get_ref(),
-            *l.spines.get_ref(),
-            *l.hosts_per_leaf.get_ref(),
-            l.host_rate,
-            l.fabric_rate,
-            l.link_delay,
-        ),
-        TopologyKind::FatTree(f) => TopologyGraph::three_tier(
-            *f.pods.get_ref(),
-            *f.tors_per_pod.get_ref(),
-            *f.aggs_per_pod.get_ref(),
-            *f.cores.get_ref(),
-            *f.hosts_per_tor.get_ref(),
-            f.host_rate,
-            f.fabric_rate,
-            f.link_delay,
-        ),
-        TopologyKind::KAryFatTree(k) => {
-            TopologyGraph::k_ary_fat_tree(*k.k.get_ref(), k.link_rate, k.link_delay)
-        }
-        TopologyKind::Explicit(e) => {
-            let (hosts, switches) = (*e.hosts.get_ref(), *e.switches.get_ref());
-            let mut g = TopologyGraph::default();
-            g.add_nodes(hosts, net::NodeKind::Host);
-            for i in 0..switches as usize {
-                let tier = e.switch_tiers.as_ref().map_or(1, |t| t.get_ref()[i]);
-                g.add_node(net::NodeKind::Switch { tier });
-            }
-            for l in &e.links {
-                let l = l.get_ref();
-                let node = |n: &str| {
-                    net::NodeId(
-                        crate::scenario::explicit_node(n, hosts, switches)
-                            .expect("validated when loading"),
-                    )
-                };
-                g.connect(node(l.a.get_ref()), node(l.b.get_ref()), l.rate, l.delay);
-            }
-            g
-        }
-    }
-}
-
 impl World {
     /// Builds the world for a validated scenario under `seed`.
     pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
-        let graph = build_graph(&sc.topology.kind);
+        let graph = sc.topology.spec.shape.build();
         let wire = match sc.topology.framing {
             Framing::Ethernet => WireFormat::ETHERNET,
             Framing::None => WireFormat::NONE,
@@ -277,9 +196,10 @@ impl World {
             packet_time: wire.packet_time(rate),
         };
         let mut fabric = Fabric::new(&graph, cfg, |p, rate| {
-            Some(make_aqm(&sc.switch.aqm, &ctx(p, rate)))
+            Some(sc.switch.aqm.build(&ctx(p, rate)))
         })?;
-        fabric.install_ingress(|p, rate| make_ingress(&sc.switch.ingress, &ctx(p, rate)));
+        fabric
+            .install_ingress(|p, rate| sc.switch.ingress.as_ref().map(|i| i.build(&ctx(p, rate))));
         let hosts = fabric.host_count();
         let mut w = World {
             q: EventQueue::with_capacity(4096),
@@ -298,12 +218,12 @@ impl World {
             last_activity: SimTime::ZERO,
             stop: None,
             sampled_ports: Vec::new(),
-            sample_interval: sc.output.queue_interval.as_ref().map(|i| *i.get_ref()),
+            sample_interval: sc.output.queue_interval,
             queue_samples: Vec::new(),
         };
         if w.sample_interval.is_some() {
             let all = crate::scenario::QueuePorts::AllSwitch;
-            w.sampled_ports = match sc.output.queue_ports.as_ref().map_or(&all, |p| p.get_ref()) {
+            w.sampled_ports = match sc.output.queue_ports.as_ref().unwrap_or(&all) {
                 crate::scenario::QueuePorts::AllSwitch => (0..w.fabric.ports().len() as u32)
                     .map(net::PortId)
                     .filter(|p| w.fabric.port(*p).at_switch)
@@ -317,58 +237,37 @@ impl World {
         }
         for (wi, spec) in sc.workloads.iter().enumerate() {
             let wi = wi as u32;
-            match spec {
-                WorkloadSpec::Incast(s) => {
-                    let at = SimTime::ZERO + s.start;
-                    for &h in &s.senders.get_ref().0 {
-                        w.add_flow(
-                            sc,
-                            wi,
-                            HostId(h),
-                            HostId(*s.receiver.get_ref()),
-                            s.size.get_ref().0,
-                            at,
-                            None,
-                        );
-                    }
-                }
-                WorkloadSpec::LongFlows(s) => {
-                    let at = SimTime::ZERO + s.start;
-                    let size = s.size.as_ref().map_or(u64::MAX - 2, |b| b.get_ref().0);
-                    let stop = s.stop.as_ref().map(|d| SimTime::ZERO + *d.get_ref());
-                    for &[a, b] in s.pairs.get_ref() {
-                        w.add_flow(sc, wi, HostId(a), HostId(b), size, at, stop);
-                    }
-                }
-                WorkloadSpec::PoissonPackets(s) => {
-                    let src = HostId(*s.src.get_ref());
-                    let size = s.packet_size.get_ref().0 as u32;
-                    let rate = w.fabric.port(w.fabric.host_port(src)).rate;
-                    let service = rate.tx_time(wire.wire_bytes(size));
-                    let mean_gap =
-                        SimDuration::from_ps_f64(service.ps() as f64 / *s.load.get_ref());
-                    let id = w.sources.len() as u32;
-                    let mut rng = RngStream::new(seed, wi as u64, PURPOSE_ARRIVALS);
-                    let first = SimTime::ZERO + s.start + rng.exp_duration(mean_gap);
-                    w.sources.push(Source {
-                        workload: wi,
-                        src,
-                        dst: HostId(*s.dst.get_ref()),
-                        size_bytes: size,
-                        priority: *s.priority.get_ref(),
-                        mean_gap,
-                        stop: s
-                            .stop
-                            .as_ref()
-                            .map_or(SimTime::MAX, |d| SimTime::ZERO + *d.get_ref()),
-                        remaining: s.packets.as_ref().map_or(u64::MAX, |n| *n.get_ref()),
-                        rng,
-                        sent: 0,
-                        received: 0,
-                        delay_sum_ps: 0,
-                    });
-                    w.schedule_arrival(id, first);
-                }
+            let plan = spec.plan();
+            for f in plan.flows {
+                let at = SimTime::ZERO + f.start;
+                let stop = f.stop.map(|d| SimTime::ZERO + d);
+                // An unbounded flow: more bytes than any run can send.
+                let size = f.size.unwrap_or(u64::MAX - 2);
+                w.add_flow(sc, wi, HostId(f.src), HostId(f.dst), size, at, stop);
+            }
+            for s in plan.sources {
+                let src = HostId(s.src);
+                let rate = w.fabric.port(w.fabric.host_port(src)).rate;
+                let service = rate.tx_time(wire.wire_bytes(s.packet_size));
+                let mean_gap = SimDuration::from_ps_f64(service.ps() as f64 / s.load);
+                let id = w.sources.len() as u32;
+                let mut rng = RngStream::new(seed, wi as u64, PURPOSE_ARRIVALS);
+                let first = SimTime::ZERO + s.start + rng.exp_duration(mean_gap);
+                w.sources.push(Source {
+                    workload: wi,
+                    src,
+                    dst: HostId(s.dst),
+                    size_bytes: s.packet_size,
+                    priority: spec.priority(),
+                    mean_gap,
+                    stop: s.stop.map_or(SimTime::MAX, |d| SimTime::ZERO + d),
+                    remaining: s.packets.unwrap_or(u64::MAX),
+                    rng,
+                    sent: 0,
+                    received: 0,
+                    delay_sum_ps: 0,
+                });
+                w.schedule_arrival(id, first);
             }
         }
         Ok(w)
@@ -392,7 +291,7 @@ impl World {
             dst,
             sport: 10_000 + (id % 50_000) as u16,
             dport: 5001,
-            priority: *sc.workloads[wi as usize].priority().get_ref(),
+            priority: sc.workloads[wi as usize].priority(),
         };
         self.flows.push(Flow {
             workload: wi,

@@ -1,27 +1,48 @@
-//! Scenario errors that name the file, the line and the key.
+//! Scenario errors that name the file, the line and the key (or the
+//! `--set` override that caused them).
 
 use std::fmt;
 use std::ops::Range;
 
-/// A problem in a scenario file, located at a line and column.
+/// A problem in a scenario, located at a line and column of its file, or
+/// at the command-line override that caused it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScenarioError {
     /// The file as given on the command line.
     pub file: String,
-    /// 1-based line (0 when the problem has no single place).
+    /// 1-based line (0 when the problem has no single place in the file).
     pub line: usize,
     /// 1-based column.
     pub col: usize,
+    /// The override (`KEY=VALUE`, as given to `--set`) the problem comes
+    /// from, if it comes from one.
+    pub set_by: Option<String>,
     /// The dotted key the problem concerns (e.g. `workload[2].receiver`), if known.
     pub key: String,
     /// What is wrong, and what would be valid.
     pub message: String,
 }
 
+impl ScenarioError {
+    /// An error about the file as a whole (unreadable, not a scenario...).
+    pub fn whole_file(file: &str, message: impl Into<String>) -> Self {
+        ScenarioError {
+            file: file.to_string(),
+            line: 0,
+            col: 0,
+            set_by: None,
+            key: String::new(),
+            message: message.into(),
+        }
+    }
+}
+
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.file)?;
-        if self.line > 0 {
+        if let Some(o) = &self.set_by {
+            write!(f, ": --set {o}")?;
+        } else if self.line > 0 {
             write!(f, ":{}:{}", self.line, self.col)?;
         }
         if !self.key.is_empty() {
@@ -33,10 +54,18 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-/// The source text of a scenario, for turning byte spans into lines.
+/// Spans at or above this offset belong to overrides: override `i`'s value
+/// is parsed on its own and its spans shifted by `(i + 1) x OVERRIDE_SPAN`,
+/// so an error located in it names the override instead of a file line.
+pub(crate) const OVERRIDE_SPAN: usize = 1 << 40;
+
+/// The source text of a scenario and its overrides, for turning byte spans
+/// into lines (or into the override they came from).
 pub(crate) struct Source<'a> {
     pub file: &'a str,
     pub text: &'a str,
+    /// The overrides as given (`KEY=VALUE`), in order.
+    pub overrides: &'a [String],
 }
 
 impl Source<'_> {
@@ -47,23 +76,22 @@ impl Source<'_> {
         key: &str,
         message: impl Into<String>,
     ) -> ScenarioError {
-        let (line, col) = match span {
+        let mut e = ScenarioError::whole_file(self.file, message);
+        e.key = key.to_string();
+        match span {
+            Some(s) if s.start >= OVERRIDE_SPAN => {
+                let i = s.start / OVERRIDE_SPAN - 1;
+                e.set_by = self.overrides.get(i).cloned();
+            }
             Some(s) => {
                 let start = s.start.min(self.text.len());
                 let before = &self.text[..start];
-                let line = before.matches('\n').count() + 1;
-                let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-                (line, col)
+                e.line = before.matches('\n').count() + 1;
+                e.col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
             }
-            None => (0, 0),
-        };
-        ScenarioError {
-            file: self.file.to_string(),
-            line,
-            col,
-            key: key.to_string(),
-            message: message.into(),
+            None => {}
         }
+        e
     }
 
     /// Converts a toml error; `prefix` is the dotted path of the table it came from.
@@ -85,6 +113,11 @@ impl Source<'_> {
 
     /// The key on the line containing byte `offset`, for `key = value` lines.
     fn key_at(&self, offset: usize) -> Option<String> {
+        if offset >= OVERRIDE_SPAN {
+            let o = self.overrides.get(offset / OVERRIDE_SPAN - 1)?;
+            let (k, _) = o.split_once('=')?;
+            return Some(k.rsplit('.').next()?.trim().to_string());
+        }
         let start = self.text[..offset.min(self.text.len())]
             .rfind('\n')
             .map_or(0, |i| i + 1);

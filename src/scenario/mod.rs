@@ -2,23 +2,27 @@
 //!
 //! ```toml
 //! [simulation]      # seed, stop_time (absent: run to completion), max_events
-//! [topology]        # kind = "star" | "dumbbell", link rates and delays, framing, nic_buffer
-//! [switch]          # buffer per port; [switch.aqm] kind = "droptail" | "step-ecn"
+//! [topology]        # kind = "star" | "dumbbell" | ... (registry::topology)
+//! [switch]          # buffer; [switch.scheduler], [switch.aqm], [switch.ingress]
 //! [transport]       # the TCP family: cc = "newreno" | "ecn" | "dctcp", RTO, windows...
 //! [[workload]]      # kind = "incast" | "long-flows" | "poisson-packets"
-//! [output]          # dir
+//! [output]          # dir, queue sampling
 //! ```
 //!
-//! Quantities are strings with units (`"10Gbps"`, `"1us"`, `"400KB"`, `"65pkt"`).
-//! Every error names the file, line, column and key, and lists the valid
-//! choices; nothing falls back to a silent default. The full key reference is
-//! `docs/scenarios.md`.
+//! [`load`] is the only way to make a [`Scenario`]: it parses the file,
+//! applies `--set KEY=VALUE` overrides to the parsed document, then reads
+//! and checks every table, the tagged ones through the plugin registries
+//! ([`crate::registry`]). Quantities are strings with units (`"10Gbps"`,
+//! `"1us"`, `"400KB"`, `"65pkt"`). Every error names the file, line,
+//! column and key (or the override), and lists the valid choices; nothing
+//! falls back to a silent default. The full key reference is
+//! `docs/scenarios.md`, and `dcnsim list` prints the registries.
 
 mod error;
 mod load;
+mod overrides;
 mod types;
 
 pub use error::ScenarioError;
-pub(crate) use load::explicit_node;
-pub use load::{load_file, parse_str};
+pub use load::{Table, load, load_str, parse_str};
 pub use types::*;

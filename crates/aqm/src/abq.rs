@@ -212,6 +212,15 @@ impl IngressHook for Abq {
     }
 }
 
+impl crate::IngressPlugin for AbqConfig {
+    fn check(&self, ctx: &crate::LoadContext) -> Result<(), crate::Invalid> {
+        self.validate(ctx.queue_limit)
+    }
+    fn build(&self, ctx: &PortContext) -> Box<dyn IngressHook> {
+        Box::new(Abq::new(self.clone(), ctx))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

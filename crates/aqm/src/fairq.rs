@@ -282,6 +282,18 @@ impl IngressHook for FairQ {
     }
 }
 
+impl crate::IngressPlugin for FairqConfig {
+    fn check(&self, _ctx: &crate::LoadContext) -> Result<(), crate::Invalid> {
+        self.validate()
+    }
+    fn build(&self, ctx: &PortContext) -> Box<dyn IngressHook> {
+        Box::new(FairQ::new(self.clone(), ctx))
+    }
+    fn rewrites_rwnd(&self) -> bool {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -74,6 +74,18 @@ impl IngressHook for Hscc {
     }
 }
 
+impl crate::IngressPlugin for HsccConfig {
+    fn check(&self, _ctx: &crate::LoadContext) -> Result<(), crate::Invalid> {
+        self.validate()
+    }
+    fn build(&self, _ctx: &crate::PortContext) -> Box<dyn IngressHook> {
+        Box::new(Hscc::new(*self))
+    }
+    fn rewrites_rwnd(&self) -> bool {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,9 +22,12 @@ pub mod abq;
 pub mod fairq;
 pub mod hscc;
 pub mod mq_ecn;
+pub mod plugin;
 pub mod r_aqm;
 pub mod red;
 pub mod rwnd;
+
+pub use plugin::{EgressPlugin, IngressPlugin, Invalid, LoadContext};
 
 use net::{Ecn, EgressAqm, Packet, QueueState, Verdict};
 use serde::Deserialize;
@@ -101,6 +104,17 @@ impl EgressAqm for DropTail {
     }
 }
 
+/// `kind = "droptail"`: takes no keys.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DropTailConfig {}
+
+impl EgressPlugin for DropTailConfig {
+    fn build(&self, _ctx: &PortContext) -> Box<dyn EgressAqm> {
+        Box::new(DropTail)
+    }
+}
+
 /// Step marking at enqueue: an ECN-capable packet is marked CE when the queue,
 /// counting the arriving packet, exceeds K; packets that are not ECN-capable
 /// are accepted unmarked (only the buffer limit drops them), so that SYNs and
@@ -127,6 +141,12 @@ impl EgressAqm for StepEcn {
         } else {
             Verdict::Accept
         }
+    }
+}
+
+impl EgressPlugin for StepEcn {
+    fn build(&self, _ctx: &PortContext) -> Box<dyn EgressAqm> {
+        Box::new(*self)
     }
 }
 

@@ -236,6 +236,15 @@ impl EgressAqm for MqEcn {
     }
 }
 
+impl crate::EgressPlugin for MqEcnConfig {
+    fn check(&self, _ctx: &crate::LoadContext) -> Result<(), crate::Invalid> {
+        self.validate()
+    }
+    fn build(&self, ctx: &PortContext) -> Box<dyn EgressAqm> {
+        Box::new(MqEcnConfig::build(self, ctx))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

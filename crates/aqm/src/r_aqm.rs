@@ -372,6 +372,18 @@ impl IngressHook for RAqm {
     }
 }
 
+impl crate::IngressPlugin for RAqmConfig {
+    fn check(&self, _ctx: &crate::LoadContext) -> Result<(), crate::Invalid> {
+        self.validate()
+    }
+    fn build(&self, ctx: &PortContext) -> Box<dyn IngressHook> {
+        Box::new(RAqm::new(self.clone(), ctx))
+    }
+    fn rewrites_rwnd(&self) -> bool {
+        self.compensation == Compensation::Rwnd
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -342,6 +342,15 @@ impl EgressAqm for Red {
     }
 }
 
+impl crate::EgressPlugin for RedConfig {
+    fn check(&self, _ctx: &crate::LoadContext) -> Result<(), crate::Invalid> {
+        self.validate()
+    }
+    fn build(&self, ctx: &PortContext) -> Box<dyn EgressAqm> {
+        Box::new(RedConfig::build(self, ctx))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,58 @@
+//! `[switch.aqm]`: the egress AQM family (every switch port's output queues).
+
+use super::{Checked, Family, key, row};
+use crate::scenario::{ScenarioError, Table};
+use aqm::EgressPlugin;
+use serde::de::DeserializeOwned;
+use std::sync::Arc;
+
+/// A checked egress AQM config; it builds one plugin per switch port.
+pub type Spec = Checked<dyn EgressPlugin>;
+
+/// Reads a config of type `T` and runs its cross-key check.
+fn parse<T: EgressPlugin + DeserializeOwned + 'static>(
+    t: &Table<'_>,
+) -> Result<Spec, ScenarioError> {
+    let c: T = t.read()?;
+    c.check(&t.ctx().plugin())
+        .map_err(|(k, m)| t.invalid(k, m))?;
+    Ok(Checked::new(Arc::new(c)))
+}
+
+/// The rows.
+#[rustfmt::skip]
+pub static FAMILY: Family<Spec> = Family {
+    name: "aqm",
+    table: "switch.aqm",
+    default: Some("droptail"),
+    kinds: &[
+        row("droptail", "accept every packet; a full buffer drops", "", &[], parse::<aqm::DropTailConfig>),
+        row("step-ecn", "mark ECT packets CE when the queue, counting the arriving packet, exceeds K", "DCTCP 3.1, RFC 8257 3.1", &[
+            key("k", "required", "queue size", "the marking threshold K (\"65pkt\" or bytes)")
+        ], parse::<aqm::StepEcn>),
+        row("red", "RED with ECN, per queue, port or pool; MQ-ECN's standard and minimum presets", "Floyd-Jacobson 1993; RFC 3168; mq-ecn.txt 2.2", &[
+            key("k_min", "required*", "queue size", "lower threshold (*or a preset)"),
+            key("k_max", "required*", "queue size", "upper threshold, same unit as k_min"),
+            key("p_max", "0.1", "probability", "marking probability at k_max"),
+            key("average", "instantaneous", "choice", "\"instantaneous\" or \"ewma\""),
+            key("weight", "0.002", "fraction", "EWMA weight w_q"),
+            key("mark_at", "enqueue", "choice", "\"enqueue\" or \"dequeue\""),
+            key("scope", "queue", "choice", "\"queue\", \"port\" or \"pool\": the occupancy compared"),
+            key("ecn", "true", "bool", "mark ECT packets (false: drop instead)"),
+            key("preset", "none", "choice", "\"standard\" or \"minimum\" (MQ-ECN 2.2), instead of k_min/k_max"),
+            key("k_standard", "none", "queue size", "the standard threshold K of a preset"),
+            key("rtt", "none", "duration", "RTT of K = C x RTT x lambda, for a preset without k_standard"),
+            key("lambda", "1", "factor", "lambda of K = C x RTT x lambda"),
+        ], parse::<aqm::red::RedConfig>),
+        row("mq-ecn", "per-class thresholds scaled by the scheduler's round time", "mq-ecn.txt 3", &[
+            key("k_standard", "required*", "queue size", "the standard threshold K, eq. (1) (*or rtt)"),
+            key("rtt", "none", "duration", "RTT of K = C x RTT x lambda, instead of k_standard"),
+            key("lambda", "1", "factor", "lambda of K = C x RTT x lambda"),
+            key("beta", "0.75", "factor", "EWMA factor beta of T_round, eq. (6)"),
+            key("t_idle", "1 packet time", "duration", "idle period after which T_round decays by beta"),
+            key("k_min", "none", "queue size", "probabilistic variant (3.4): lower standard threshold"),
+            key("k_max", "none", "queue size", "probabilistic variant: upper standard threshold"),
+            key("p_max", "none", "probability", "probabilistic variant: marking probability at k_max"),
+        ], parse::<aqm::mq_ecn::MqEcnConfig>),
+    ],
+};

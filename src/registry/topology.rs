@@ -1,0 +1,384 @@
+//! `[topology]`: the network's shape. Each kind checks its sizes with
+//! checked arithmetic against [`MAX_NODES`] before anything is built.
+
+use super::{Checked, Family, key, row};
+use crate::scenario::{ScenarioError, Table};
+use net::{NodeId, NodeKind, TopologyGraph};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use sim_core::{Bandwidth, SimDuration};
+use std::fmt::Debug;
+use std::sync::Arc;
+
+/// The most nodes (hosts + switches) a topology may have: far above the
+/// largest fabric studied (a k = 48 fat-tree has 30,528), low enough that
+/// counts and node ids never overflow.
+pub const MAX_NODES: u64 = 1 << 22;
+
+/// A topology's node counts, checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Size {
+    /// Hosts, numbered `0..hosts`.
+    pub hosts: u32,
+    /// Switches.
+    pub switches: u32,
+}
+
+/// A topology kind's config.
+pub trait Shape: Debug + Send + Sync {
+    /// Its node counts, computed with checked arithmetic and within
+    /// [`MAX_NODES`]; or the key at fault and why.
+    fn size(&self) -> Result<Size, (String, String)>;
+    /// Its graph (only called once `size` has passed).
+    fn build(&self) -> TopologyGraph;
+}
+
+/// A checked topology: its shape and node counts.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    /// The shape, which builds the graph.
+    pub shape: Checked<dyn Shape>,
+    /// Its node counts.
+    pub size: Size,
+}
+
+/// `n` checked to be at least `min`.
+fn at_least(n: u32, min: u32, key: &str) -> Result<u64, (String, String)> {
+    if n < min {
+        return Err((key.into(), format!("must be at least {min}")));
+    }
+    Ok(n as u64)
+}
+
+/// The product of `factors`, `None` if it overflows.
+fn product(factors: &[u64]) -> Option<u64> {
+    factors.iter().try_fold(1u64, |acc, &f| acc.checked_mul(f))
+}
+
+/// Node counts (`None`: overflowed), checked against [`MAX_NODES`].
+fn size(hosts: Option<u64>, switches: Option<u64>, key: &str) -> Result<Size, (String, String)> {
+    let total = hosts.zip(switches).and_then(|(h, s)| h.checked_add(s));
+    match (hosts, switches, total) {
+        (Some(h), Some(s), Some(t)) if t <= MAX_NODES => Ok(Size {
+            hosts: h as u32,
+            switches: s as u32,
+        }),
+        _ => {
+            let what = match (hosts, switches) {
+                (Some(h), Some(s)) => format!("{h} hosts and {s} switches"),
+                _ => "more nodes than can be counted".into(),
+            };
+            Err((
+                key.into(),
+                format!("{what}: a topology may have at most {MAX_NODES} nodes"),
+            ))
+        }
+    }
+}
+
+/// `kind = "star"`: `hosts` hosts on one switch.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Star {
+    hosts: u32,
+    link_rate: Bandwidth,
+    link_delay: SimDuration,
+}
+
+impl Shape for Star {
+    fn size(&self) -> Result<Size, (String, String)> {
+        size(Some(at_least(self.hosts, 2, "hosts")?), Some(1), "hosts")
+    }
+    fn build(&self) -> TopologyGraph {
+        TopologyGraph::star(self.hosts, self.link_rate, self.link_delay)
+    }
+}
+
+/// `kind = "dumbbell"`: hosts on two switches joined by a bottleneck.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dumbbell {
+    left: u32,
+    right: u32,
+    host_rate: Bandwidth,
+    host_delay: SimDuration,
+    bottleneck_rate: Bandwidth,
+    bottleneck_delay: SimDuration,
+}
+
+impl Shape for Dumbbell {
+    fn size(&self) -> Result<Size, (String, String)> {
+        let hosts = at_least(self.left, 1, "left")? + at_least(self.right, 1, "right")?;
+        size(Some(hosts), Some(2), "right")
+    }
+    fn build(&self) -> TopologyGraph {
+        TopologyGraph::dumbbell(
+            self.left,
+            self.right,
+            self.host_rate,
+            self.host_delay,
+            self.bottleneck_rate,
+            self.bottleneck_delay,
+        )
+    }
+}
+
+/// `kind = "leaf-spine"`: every leaf linked to every spine.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeafSpine {
+    leaves: u32,
+    spines: u32,
+    hosts_per_leaf: u32,
+    host_rate: Bandwidth,
+    fabric_rate: Bandwidth,
+    link_delay: SimDuration,
+}
+
+impl Shape for LeafSpine {
+    fn size(&self) -> Result<Size, (String, String)> {
+        let spines = at_least(self.spines, 1, "spines")?;
+        let leaves = at_least(self.leaves, 1, "leaves")?;
+        let hosts = leaves * at_least(self.hosts_per_leaf, 1, "hosts_per_leaf")?;
+        size(Some(hosts), Some(leaves + spines), "hosts_per_leaf")
+    }
+    fn build(&self) -> TopologyGraph {
+        TopologyGraph::leaf_spine(
+            self.leaves,
+            self.spines,
+            self.hosts_per_leaf,
+            self.host_rate,
+            self.fabric_rate,
+            self.link_delay,
+        )
+    }
+}
+
+/// `kind = "fat-tree"`: the three-tier tree of R-AQM and RCC (defaults: 320 hosts).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FatTree {
+    #[serde(default = "five")]
+    pods: u32,
+    #[serde(default = "four")]
+    tors_per_pod: u32,
+    #[serde(default = "four")]
+    aggs_per_pod: u32,
+    #[serde(default = "sixteen")]
+    cores: u32,
+    #[serde(default = "sixteen")]
+    hosts_per_tor: u32,
+    host_rate: Bandwidth,
+    fabric_rate: Bandwidth,
+    link_delay: SimDuration,
+}
+
+fn five() -> u32 {
+    5
+}
+fn four() -> u32 {
+    4
+}
+fn sixteen() -> u32 {
+    16
+}
+
+impl Shape for FatTree {
+    fn size(&self) -> Result<Size, (String, String)> {
+        let aggs = at_least(self.aggs_per_pod, 1, "aggs_per_pod")?;
+        let cores = at_least(self.cores, 1, "cores")?;
+        if cores % aggs != 0 {
+            let msg = format!(
+                "{cores} cores cannot be split evenly over {aggs} aggregation switches per pod"
+            );
+            return Err(("cores".into(), msg));
+        }
+        let pods = at_least(self.pods, 1, "pods")?;
+        let tors = pods * at_least(self.tors_per_pod, 1, "tors_per_pod")?;
+        let hosts = product(&[tors, at_least(self.hosts_per_tor, 1, "hosts_per_tor")?]);
+        let switches = tors
+            .checked_add(pods * aggs)
+            .and_then(|s| s.checked_add(cores));
+        size(hosts, switches, "hosts_per_tor")
+    }
+    fn build(&self) -> TopologyGraph {
+        TopologyGraph::three_tier(
+            self.pods,
+            self.tors_per_pod,
+            self.aggs_per_pod,
+            self.cores,
+            self.hosts_per_tor,
+            self.host_rate,
+            self.fabric_rate,
+            self.link_delay,
+        )
+    }
+}
+
+/// `kind = "k-ary-fat-tree"`: Al-Fares et al.'s fat-tree of even arity k.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KAryFatTree {
+    k: u32,
+    link_rate: Bandwidth,
+    link_delay: SimDuration,
+}
+
+impl Shape for KAryFatTree {
+    fn size(&self) -> Result<Size, (String, String)> {
+        let k = self.k as u64;
+        if k < 2 || k % 2 != 0 {
+            return Err((
+                "k".into(),
+                format!("k = {k}: k must be even and at least 2"),
+            ));
+        }
+        // k^3/4 hosts, k^2 pod switches, k^2/4 cores.
+        let hosts = product(&[k, k, k]).map(|n| n / 4);
+        let switches = product(&[k, k]).and_then(|k2| k2.checked_add(k2 / 4));
+        size(hosts, switches, "k")
+    }
+    fn build(&self) -> TopologyGraph {
+        TopologyGraph::k_ary_fat_tree(self.k, self.link_rate, self.link_delay)
+    }
+}
+
+/// `kind = "explicit"`: hosts `h0..`, switches `s0..`, and the cables between them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Explicit {
+    hosts: u32,
+    switches: u32,
+    switch_tiers: Option<Vec<u8>>,
+    links: Vec<LinkSpec>,
+}
+
+/// One cable of an explicit topology.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LinkSpec {
+    a: String,
+    b: String,
+    rate: Bandwidth,
+    delay: SimDuration,
+}
+
+impl Explicit {
+    /// The node index of `"hN"` or `"sM"` (hosts first).
+    fn node(&self, name: &str) -> Option<u32> {
+        let (kind, num) = name.split_at_checked(1)?;
+        let n: u32 = num.parse().ok()?;
+        match kind {
+            "h" if n < self.hosts => Some(n),
+            "s" if n < self.switches => Some(self.hosts + n),
+            _ => None,
+        }
+    }
+}
+
+impl Shape for Explicit {
+    fn size(&self) -> Result<Size, (String, String)> {
+        let hosts = at_least(self.hosts, 1, "hosts")?;
+        let checked = size(Some(hosts), Some(self.switches as u64), "switches")?;
+        if let Some(t) = &self.switch_tiers {
+            if t.len() != self.switches as usize || t.contains(&0) {
+                let msg = format!(
+                    "needs {} tiers, one per switch, each at least 1",
+                    self.switches
+                );
+                return Err(("switch_tiers".into(), msg));
+            }
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            for (end, name) in [("a", &l.a), ("b", &l.b)] {
+                if self.node(name).is_none() {
+                    let switches = match self.switches {
+                        0 => "no switches".to_string(),
+                        n => format!("switches s0 to s{}", n - 1),
+                    };
+                    let msg = format!(
+                        "'{name}' is not a node: hosts are h0 to h{}, {switches}",
+                        self.hosts - 1
+                    );
+                    return Err((format!("links[{i}].{end}"), msg));
+                }
+            }
+        }
+        Ok(checked)
+    }
+    fn build(&self) -> TopologyGraph {
+        let mut g = TopologyGraph::default();
+        g.add_nodes(self.hosts, NodeKind::Host);
+        for i in 0..self.switches as usize {
+            let tier = self.switch_tiers.as_ref().map_or(1, |t| t[i]);
+            g.add_node(NodeKind::Switch { tier });
+        }
+        for l in &self.links {
+            let node = |n: &str| NodeId(self.node(n).expect("checked by size()"));
+            g.connect(node(&l.a), node(&l.b), l.rate, l.delay);
+        }
+        g
+    }
+}
+
+/// Reads a shape of type `T` and checks its sizes.
+fn parse<T: Shape + DeserializeOwned + 'static>(t: &Table<'_>) -> Result<Spec, ScenarioError> {
+    let shape: T = t.read()?;
+    let size = shape.size().map_err(|(k, m)| t.invalid(&k, m))?;
+    Ok(Spec {
+        shape: Checked::new(Arc::new(shape)),
+        size,
+    })
+}
+
+/// The rows. Every kind also takes the common keys `framing` and `nic_buffer`.
+#[rustfmt::skip]
+pub static FAMILY: Family<Spec> = Family {
+    name: "topology",
+    table: "topology",
+    default: None,
+    kinds: &[
+        row("star", "hosts 0..hosts on one switch", "", &[
+            key("hosts", "required", "integer", "number of hosts (>= 2)"),
+            key("link_rate", "required", "rate", "rate of every host link"),
+            key("link_delay", "required", "duration", "propagation delay of every host link"),
+        ], parse::<Star>),
+        row("dumbbell", "left hosts (numbered first) and right hosts on two switches joined by a bottleneck", "", &[
+            key("left", "required", "integer", "hosts on the left switch"),
+            key("right", "required", "integer", "hosts on the right switch"),
+            key("host_rate", "required", "rate", "rate of the host links"),
+            key("host_delay", "required", "duration", "delay of the host links"),
+            key("bottleneck_rate", "required", "rate", "rate of the switch-to-switch link"),
+            key("bottleneck_delay", "required", "duration", "delay of the switch-to-switch link"),
+        ], parse::<Dumbbell>),
+        row("leaf-spine", "every leaf linked to every spine; hosts numbered leaf by leaf", "", &[
+            key("leaves", "required", "integer", "leaf (ToR) switches"),
+            key("spines", "required", "integer", "spine switches"),
+            key("hosts_per_leaf", "required", "integer", "hosts under each leaf"),
+            key("host_rate", "required", "rate", "host link rate"),
+            key("fabric_rate", "required", "rate", "leaf-spine link rate"),
+            key("link_delay", "required", "duration", "propagation delay of every link"),
+        ], parse::<LeafSpine>),
+        row("fat-tree", "three tiers: ToR and aggregation fully meshed per pod, aggregation j to cores j x cores/aggs_per_pod..", "r-aqm.txt VI-A, rcc.txt V-A (320 hosts)", &[
+            key("pods", "5", "integer", "pods"),
+            key("tors_per_pod", "4", "integer", "ToR switches per pod"),
+            key("aggs_per_pod", "4", "integer", "aggregation switches per pod"),
+            key("cores", "16", "integer", "core switches, a multiple of aggs_per_pod"),
+            key("hosts_per_tor", "16", "integer", "hosts per ToR"),
+            key("host_rate", "required", "rate", "host link rate"),
+            key("fabric_rate", "required", "rate", "ToR-aggregation and aggregation-core link rate"),
+            key("link_delay", "required", "duration", "propagation delay of every link"),
+        ], parse::<FatTree>),
+        row("k-ary-fat-tree", "Al-Fares et al.'s fat-tree: k pods of k/2 + k/2 switches, (k/2)^2 cores, k^3/4 hosts", "Al-Fares et al., SIGCOMM 2008", &[
+            key("k", "required", "integer", "the arity, even and at least 2"),
+            key("link_rate", "required", "rate", "rate of every link"),
+            key("link_delay", "required", "duration", "propagation delay of every link"),
+        ], parse::<KAryFatTree>),
+        row("explicit", "hosts h0.., switches s0.. and a list of cables", "", &[
+            key("hosts", "required", "integer", "number of hosts, named h0, h1, .."),
+            key("switches", "required", "integer", "number of switches, named s0, s1, .."),
+            key("switch_tiers", "all 1", "[integer, ...]", "tier of each switch (1 ToR, 2 aggregation, 3 core): salts ECMP"),
+            key("links", "required", "[{a, b, rate, delay}, ...]", "the cables: ends by name, rate and delay of each direction"),
+        ], parse::<Explicit>),
+    ],
+};

@@ -1,0 +1,394 @@
+//! `[[workload]]`: what the hosts send. Each kind checks its hosts against
+//! the topology, then plans its flows and packet sources; the world turns a
+//! plan into endpoints.
+
+use super::{Checked, Family, Key, key, row};
+use crate::scenario::{ScenarioError, Table};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use sim_core::{Bytes, SimDuration};
+use std::fmt::{self, Debug};
+use std::sync::Arc;
+
+/// A flow a workload asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlowPlan {
+    /// Sending host.
+    pub src: u32,
+    /// Receiving host.
+    pub dst: u32,
+    /// Bytes to send; `None`: unbounded (until `stop` or the end of the run).
+    pub size: Option<u64>,
+    /// When it opens its connection.
+    pub start: SimDuration,
+    /// When its application stops sending new data.
+    pub stop: Option<SimDuration>,
+}
+
+/// An open-loop packet source a workload asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourcePlan {
+    /// Sending host.
+    pub src: u32,
+    /// Receiving host.
+    pub dst: u32,
+    /// IP bytes per packet.
+    pub packet_size: u32,
+    /// Offered load, a fraction of the source's link rate on the wire.
+    pub load: f64,
+    /// Earliest first arrival.
+    pub start: SimDuration,
+    /// No arrival after this.
+    pub stop: Option<SimDuration>,
+    /// At most this many packets.
+    pub packets: Option<u64>,
+}
+
+/// What one workload creates, in order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Plan {
+    /// Its flows.
+    pub flows: Vec<FlowPlan>,
+    /// Its packet sources.
+    pub sources: Vec<SourcePlan>,
+}
+
+/// A workload kind's config.
+pub trait Workload: Debug + Send + Sync {
+    /// The service class (packet priority 0..8) of its packets.
+    fn priority(&self) -> u8;
+    /// Checks it against a topology of `hosts` hosts: the key at fault and why.
+    fn check(&self, hosts: u32) -> Result<(), (String, String)>;
+    /// Why it never ends by itself, if it does not (the run then needs a stop time).
+    fn endless(&self) -> Option<&'static str>;
+    /// Its flows and sources.
+    fn plan(&self) -> Plan;
+}
+
+/// A checked workload.
+pub type Spec = Checked<dyn Workload>;
+
+/// A set of hosts: `[1, 2, 5]` or the inclusive range `"1-16"`, kept as
+/// ranges so that a huge range is refused before it is expanded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostSet(Vec<(u32, u32)>);
+
+impl HostSet {
+    /// The hosts, in the order given.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0.iter().flat_map(|&(a, b)| a..=b)
+    }
+    /// The largest host named.
+    fn max(&self) -> Option<u32> {
+        self.0.iter().map(|r| r.1).max()
+    }
+    /// Whether `h` is in the set.
+    fn contains(&self, h: u32) -> bool {
+        self.0.iter().any(|&(a, b)| (a..=b).contains(&h))
+    }
+}
+
+impl<'de> Deserialize<'de> for HostSet {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = HostSet;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list of host indices such as [1, 2, 3] or a range such as \"1-16\"")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<HostSet, A::Error> {
+                let mut v = Vec::new();
+                while let Some(h) = seq.next_element::<u32>()? {
+                    v.push((h, h));
+                }
+                Ok(HostSet(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<HostSet, E> {
+                let bad = || {
+                    E::custom(format!(
+                        "'{s}' is not a host range: expected \"FIRST-LAST\", e.g. \"1-16\""
+                    ))
+                };
+                let (a, b) = s.split_once('-').ok_or_else(bad)?;
+                let a: u32 = a.trim().parse().map_err(|_| bad())?;
+                let b: u32 = b.trim().parse().map_err(|_| bad())?;
+                if a > b {
+                    return Err(bad());
+                }
+                Ok(HostSet(vec![(a, b)]))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn host_missing(key: &str, h: u32, hosts: u32) -> (String, String) {
+    let msg = format!(
+        "host {h} does not exist: the topology has hosts 0 to {}",
+        hosts - 1
+    );
+    (key.into(), msg)
+}
+
+fn check_host(key: &str, h: u32, hosts: u32) -> Result<(), (String, String)> {
+    if h >= hosts {
+        return Err(host_missing(key, h, hosts));
+    }
+    Ok(())
+}
+
+fn check_size(key: &str, size: Bytes) -> Result<(), (String, String)> {
+    if size.0 == 0 {
+        return Err((key.into(), "a flow size must be positive".into()));
+    }
+    Ok(())
+}
+
+fn check_stop(start: SimDuration, stop: Option<SimDuration>) -> Result<(), (String, String)> {
+    match stop {
+        Some(t) if t <= start => Err(("stop".into(), "stop must be after start".into())),
+        _ => Ok(()),
+    }
+}
+
+fn priority_zero() -> u8 {
+    0
+}
+
+/// `kind = "incast"`: many senders to one receiver, all starting together.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Incast {
+    receiver: u32,
+    senders: HostSet,
+    size: Bytes,
+    #[serde(default)]
+    start: SimDuration,
+    #[serde(default = "priority_zero")]
+    priority: u8,
+}
+
+impl Workload for Incast {
+    fn priority(&self) -> u8 {
+        self.priority
+    }
+    fn check(&self, hosts: u32) -> Result<(), (String, String)> {
+        check_host("receiver", self.receiver, hosts)?;
+        match self.senders.max() {
+            None => return Err(("senders".into(), "no senders".into())),
+            Some(h) if h >= hosts => return Err(host_missing("senders", h, hosts)),
+            Some(_) => {}
+        }
+        if self.senders.contains(self.receiver) {
+            let msg = format!("host {} is both a sender and the receiver", self.receiver);
+            return Err(("senders".into(), msg));
+        }
+        check_size("size", self.size)
+    }
+    fn endless(&self) -> Option<&'static str> {
+        None
+    }
+    fn plan(&self) -> Plan {
+        let flows = self
+            .senders
+            .iter()
+            .map(|h| FlowPlan {
+                src: h,
+                dst: self.receiver,
+                size: Some(self.size.0),
+                start: self.start,
+                stop: None,
+            })
+            .collect();
+        Plan {
+            flows,
+            sources: Vec::new(),
+        }
+    }
+}
+
+/// `kind = "long-flows"`: flows between given pairs.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LongFlows {
+    pairs: Vec<Vec<u32>>,
+    #[serde(default)]
+    start: SimDuration,
+    stop: Option<SimDuration>,
+    size: Option<Bytes>,
+    #[serde(default = "priority_zero")]
+    priority: u8,
+}
+
+impl Workload for LongFlows {
+    fn priority(&self) -> u8 {
+        self.priority
+    }
+    fn check(&self, hosts: u32) -> Result<(), (String, String)> {
+        if self.pairs.is_empty() {
+            return Err(("pairs".into(), "no pairs".into()));
+        }
+        for (i, p) in self.pairs.iter().enumerate() {
+            let key = format!("pairs[{i}]");
+            let &[a, b] = p.as_slice() else {
+                let msg = format!("{p:?} has {} hosts: a pair is [src, dst]", p.len());
+                return Err((key, msg));
+            };
+            check_host(&key, a, hosts)?;
+            check_host(&key, b, hosts)?;
+            if a == b {
+                return Err((key, format!("pair [{a}, {b}] sends from a host to itself")));
+            }
+        }
+        if let Some(s) = self.size {
+            check_size("size", s)?;
+        }
+        check_stop(self.start, self.stop)
+    }
+    fn endless(&self) -> Option<&'static str> {
+        (self.stop.is_none() && self.size.is_none())
+            .then_some("long flows with neither stop nor size")
+    }
+    fn plan(&self) -> Plan {
+        let flows = self
+            .pairs
+            .iter()
+            .map(|p| FlowPlan {
+                src: p[0],
+                dst: p[1],
+                size: self.size.map(|b| b.0),
+                start: self.start,
+                stop: self.stop,
+            })
+            .collect();
+        Plan {
+            flows,
+            sources: Vec::new(),
+        }
+    }
+}
+
+fn default_packet_size() -> Bytes {
+    Bytes(1500)
+}
+
+/// `kind = "poisson-packets"`: an open-loop source with exponential gaps
+/// (an M/D/1 input when sizes are fixed), for validating the queue model.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoissonPackets {
+    src: u32,
+    dst: u32,
+    #[serde(default = "default_packet_size")]
+    packet_size: Bytes,
+    load: f64,
+    #[serde(default)]
+    start: SimDuration,
+    stop: Option<SimDuration>,
+    packets: Option<u64>,
+    #[serde(default = "priority_zero")]
+    priority: u8,
+}
+
+impl Workload for PoissonPackets {
+    fn priority(&self) -> u8 {
+        self.priority
+    }
+    fn check(&self, hosts: u32) -> Result<(), (String, String)> {
+        check_host("src", self.src, hosts)?;
+        check_host("dst", self.dst, hosts)?;
+        if self.src == self.dst {
+            return Err(("dst".into(), "dst must differ from src".into()));
+        }
+        if !(self.load > 0.0 && self.load < 1.0) {
+            let msg = format!(
+                "load {} is out of range: it must be above 0 and below 1",
+                self.load
+            );
+            return Err(("load".into(), msg));
+        }
+        let size = self.packet_size.0;
+        if !(net::packet::UDP_IP_HEADER_BYTES as u64..=65_535).contains(&size) {
+            let msg =
+                format!("packet_size {size}B must be between 28B (IP+UDP headers) and 65535B");
+            return Err(("packet_size".into(), msg));
+        }
+        check_stop(self.start, self.stop)
+    }
+    fn endless(&self) -> Option<&'static str> {
+        (self.stop.is_none() && self.packets.is_none())
+            .then_some("a packet source with neither stop nor packets")
+    }
+    fn plan(&self) -> Plan {
+        Plan {
+            flows: Vec::new(),
+            sources: vec![SourcePlan {
+                src: self.src,
+                dst: self.dst,
+                packet_size: self.packet_size.0 as u32,
+                load: self.load,
+                start: self.start,
+                stop: self.stop,
+                packets: self.packets,
+            }],
+        }
+    }
+}
+
+/// Reads a workload of type `T`, checks its priority and hosts.
+fn parse<T: Workload + DeserializeOwned + 'static>(t: &Table<'_>) -> Result<Spec, ScenarioError> {
+    let w: T = t.read()?;
+    if w.priority() >= 8 {
+        let msg = format!(
+            "priority {} does not exist: priorities are 0 to 7",
+            w.priority()
+        );
+        return Err(t.invalid("priority", msg));
+    }
+    w.check(t.ctx().hosts).map_err(|(k, m)| t.invalid(&k, m))?;
+    Ok(Checked::new(Arc::new(w)))
+}
+
+const PRIORITY: Key = key(
+    "priority",
+    "0",
+    "0 to 7",
+    "service class of its packets (switch.class_of_priority maps it)",
+);
+
+/// The rows.
+#[rustfmt::skip]
+pub static FAMILY: Family<Spec> = Family {
+    name: "workload",
+    table: "workload",
+    default: None,
+    kinds: &[
+        row("incast", "many senders to one receiver, all starting together", "", &[
+            key("receiver", "required", "host", "the receiving host"),
+            key("senders", "required", "hosts", "the senders: [1, 2, 3] or \"1-16\""),
+            key("size", "required", "size", "bytes each sender sends"),
+            key("start", "0s", "duration", "when every flow starts"),
+            PRIORITY,
+        ], parse::<Incast>),
+        row("long-flows", "flows between given pairs, bounded by size or stop", "", &[
+            key("pairs", "required", "[[src, dst], ...]", "the flows' hosts"),
+            key("start", "0s", "duration", "when the flows start"),
+            key("stop", "none", "duration", "when the flows stop sending new data"),
+            key("size", "none", "size", "bytes per flow (absent: unbounded)"),
+            PRIORITY,
+        ], parse::<LongFlows>),
+        row("poisson-packets", "open-loop packets with exponential gaps (M/D/1 input)", "", &[
+            key("src", "required", "host", "the sending host"),
+            key("dst", "required", "host", "the receiving host"),
+            key("packet_size", "1500B", "size", "IP size of every packet"),
+            key("load", "required", "fraction", "offered load of the source link on the wire, 0 < load < 1"),
+            key("start", "0s", "duration", "earliest first arrival"),
+            key("stop", "none", "duration", "no arrival after this"),
+            key("packets", "none", "integer", "send this many packets, then stop"),
+            PRIORITY,
+        ], parse::<PoissonPackets>),
+    ],
+};
