@@ -124,8 +124,25 @@ fn run_one(path: PathBuf, out: Option<PathBuf>, seed: Option<u64>, set: &[String
         perf.packet_hops_per_second / 1e6
     );
     println!("  results           {}", dir.display());
-    if stop == dcnsim::world::StopReason::EventLimit {
-        eprintln!("warning: the run hit simulation.max_events; results are partial");
+    use dcnsim::world::StopReason;
+    match stop {
+        StopReason::EventLimit => {
+            eprintln!("warning: the run hit simulation.max_events; results are partial")
+        }
+        StopReason::Stalled => eprintln!(
+            "warning: the run stalled: {} of {} flows unfinished and no event left that could \
+             make progress (is a buffer or nic_buffer smaller than one packet?)",
+            world.unfinished_flows(),
+            world.flows.len()
+        ),
+        StopReason::TimeOverflow => anyhow::bail!(
+            "{}: an event would land past the end of representable simulated time \
+             (2^64 ps, about 213 days) at {:.3} s: a rate or delay is extreme (e.g. a 1 bps \
+             link); the results written are those up to that point",
+            path.display(),
+            world.now().ps() as f64 / 1e12
+        ),
+        StopReason::Completed | StopReason::StopTime => {}
     }
     Ok(())
 }

@@ -115,6 +115,12 @@ pub enum StopReason {
     StopTime,
     /// The event cap was reached (a safety net: results are partial).
     EventLimit,
+    /// No event remained, but flows are unfinished: nothing could make
+    /// progress (e.g. a NIC that can never accept a segment).
+    Stalled,
+    /// An event would land past the representable end of simulated time
+    /// (2^64 ps, about 213 days): some rate or delay is extreme.
+    TimeOverflow,
 }
 
 impl StopReason {
@@ -124,6 +130,8 @@ impl StopReason {
             StopReason::Completed => "completed",
             StopReason::StopTime => "stop_time",
             StopReason::EventLimit => "event_limit",
+            StopReason::Stalled => "stalled",
+            StopReason::TimeOverflow => "time_overflow",
         }
     }
 }
@@ -324,9 +332,17 @@ impl World {
     /// superseded timer events behind; they do not extend it).
     pub fn end_time(&self) -> SimTime {
         match self.stop {
-            Some(StopReason::Completed) => self.last_activity,
+            Some(StopReason::Completed | StopReason::Stalled) => self.last_activity,
             _ => self.q.now(),
         }
+    }
+
+    /// Flows whose data is not all acknowledged.
+    pub fn unfinished_flows(&self) -> usize {
+        self.flows
+            .iter()
+            .filter(|f| f.sender.completed_at().is_none())
+            .count()
     }
 
     /// Events processed so far.
@@ -349,7 +365,9 @@ impl World {
         let reason = loop {
             match self.q.pop_within(&lim) {
                 Ok((now, ev)) => self.dispatch(now, ev),
+                Err(Stop::Drained) if self.unfinished_flows() > 0 => break StopReason::Stalled,
                 Err(Stop::Drained) => break StopReason::Completed,
+                Err(Stop::TimeOverflow) => break StopReason::TimeOverflow,
                 Err(Stop::EventLimit) => break StopReason::EventLimit,
                 Err(Stop::EndTime) => {
                     self.q.advance_to(lim.end);

@@ -99,10 +99,25 @@ impl Source<'_> {
         let msg = e.message().trim().to_string();
         // toml names the offending key in "unknown field `x`" and similar messages;
         // otherwise the key is the one at the span, which we read back from the text.
+        if let Some(o) = e.span().and_then(|s| self.override_at(s.start)) {
+            // An override names its whole key.
+            let key = o.split_once('=').map_or(o, |(k, _)| k).trim();
+            return self.error(e.span(), key, msg);
+        }
         let key = e
             .span()
             .and_then(|s| self.key_at(s.start))
             .unwrap_or_default();
+        // A key read without its table's prefix is named with the table
+        // header it stands under.
+        let header;
+        let prefix = match (prefix.is_empty(), e.span()) {
+            (true, Some(s)) => {
+                header = self.header_at(s.start).unwrap_or_default();
+                header.as_str()
+            }
+            _ => prefix,
+        };
         let full = match (prefix.is_empty(), key.is_empty()) {
             (_, true) => prefix.to_string(),
             (true, false) => key,
@@ -111,13 +126,46 @@ impl Source<'_> {
         self.error(e.span(), &full, msg)
     }
 
+    /// The override whose value holds byte `offset`, if any.
+    fn override_at(&self, offset: usize) -> Option<&str> {
+        if offset < OVERRIDE_SPAN {
+            return None;
+        }
+        self.overrides
+            .get(offset / OVERRIDE_SPAN - 1)
+            .map(String::as_str)
+    }
+
+    /// The dotted name of the table whose header stands last before byte
+    /// `offset` (`switch.aqm`, or `workload[2]` for the third `[[workload]]`).
+    fn header_at(&self, offset: usize) -> Option<String> {
+        let before = &self.text[..offset.min(self.text.len())];
+        let header = before
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| l.starts_with('['))?;
+        if let Some(name) = header.strip_prefix("[[") {
+            let name = name.split("]]").next()?.trim();
+            let marker = format!("[[{name}]]");
+            let n = before
+                .lines()
+                .filter(|l| l.trim().replace(' ', "") == marker)
+                .count();
+            return Some(format!("{name}[{}]", n.checked_sub(1)?));
+        }
+        Some(
+            header
+                .strip_prefix('[')?
+                .split(']')
+                .next()?
+                .trim()
+                .to_string(),
+        )
+    }
+
     /// The key on the line containing byte `offset`, for `key = value` lines.
     fn key_at(&self, offset: usize) -> Option<String> {
-        if offset >= OVERRIDE_SPAN {
-            let o = self.overrides.get(offset / OVERRIDE_SPAN - 1)?;
-            let (k, _) = o.split_once('=')?;
-            return Some(k.rsplit('.').next()?.trim().to_string());
-        }
         let start = self.text[..offset.min(self.text.len())]
             .rfind('\n')
             .map_or(0, |i| i + 1);

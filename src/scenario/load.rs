@@ -268,6 +268,13 @@ fn topology(
         }
     }
     let common: TopologyCommon = de(src, Some(v.span()), common, "topology")?;
+    let mtu = net::packet::MTU_BYTES as u64;
+    if common.nic_buffer.0 < mtu {
+        let msg = format!(
+            "must hold at least one full packet ({mtu}B): a NIC that cannot take a segment stalls every flow"
+        );
+        return Err(src.error(locate(t, "nic_buffer"), "topology.nic_buffer", msg));
+    }
     let rest = Spanned::new(v.span(), DeValue::Table(rest));
     let spec = pick(
         src,
@@ -329,6 +336,13 @@ fn switch(
                 return Err(err(
                     "dt_alpha",
                     "dt_alpha applies to a shared_buffer, not to per-port buffers".into(),
+                ));
+            }
+            let mtu = net::packet::MTU_BYTES as u64;
+            if b.amount() < if b.is_bytes() { mtu } else { 1 } {
+                return Err(err(
+                    "buffer",
+                    format!("must hold at least one full packet: 1pkt or {mtu}B"),
                 ));
             }
             BufferPolicy::PerPort(b)
@@ -427,6 +441,27 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
                 ));
             }
         }
+    }
+    if sc
+        .output
+        .dir
+        .as_deref()
+        .is_some_and(|d| d.trim().is_empty())
+    {
+        return Err(err(
+            "output.dir",
+            "must name a folder (absent: results/<scenario name>)".into(),
+        ));
+    }
+    if sc
+        .simulation
+        .stop_time
+        .is_some_and(|t| t == sim_core::SimDuration::MAX)
+    {
+        return Err(err(
+            "simulation.stop_time",
+            "must be below 2^64 - 1 ps (about 213 days)".into(),
+        ));
     }
     if sc.simulation.max_events == 0 {
         return Err(err("simulation.max_events", "must be at least 1".into()));

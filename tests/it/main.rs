@@ -8,6 +8,7 @@ mod determinism;
 mod fairq;
 mod golden;
 mod incast_collapse;
+mod limits;
 mod overrides;
 mod ports_csv;
 mod queue_md1;

@@ -97,6 +97,10 @@ pub enum Stop {
     EndTime,
     /// The event cap was reached.
     EventLimit,
+    /// The next event lies at the end of representable time: a time sum
+    /// saturated (e.g. a transmission on a 1 bps link), so the run cannot go on
+    /// exactly.
+    TimeOverflow,
 }
 
 /// A deterministic priority queue of events keyed by simulated time.
@@ -283,8 +287,14 @@ impl<E: Copy> EventQueue<E> {
         let Some((loc, key)) = self.find_min() else {
             return Err(Stop::Drained);
         };
-        if SimTime((key >> 64) as u64) > limit.end {
+        let at = SimTime((key >> 64) as u64);
+        if at > limit.end {
             return Err(Stop::EndTime);
+        }
+        // Time sums saturate at SimTime::MAX, which is therefore never a
+        // true event time: reaching it means one overflowed.
+        if at == SimTime::MAX {
+            return Err(Stop::TimeOverflow);
         }
         let e = self.take(loc);
         Ok((SimTime(e.time()), e.event))
@@ -353,6 +363,10 @@ mod tests {
         while q.pop_within(&lim).is_ok() {}
         assert_eq!(q.events_processed(), 7);
         assert_eq!(q.pop_within(&lim), Err(Stop::EventLimit));
+        // A saturated time sum is never run: it stops the run.
+        let mut q: EventQueue<u8> = EventQueue::with_capacity(4);
+        q.schedule(SimTime(7) + crate::SimDuration::MAX, 0);
+        assert_eq!(q.pop_within(&lim), Err(Stop::TimeOverflow));
     }
 
     #[test]

@@ -60,10 +60,14 @@ pub enum UnitError {
         base: &'static str,
     },
     /// Too large for 64 bits.
-    #[error("'{input}' is too large")]
+    #[error("'{input}' is too large: the largest is 18446744073709551615 {base} (2^64 - 1{note})")]
     Overflow {
         /// The text as given.
         input: String,
+        /// The base unit (or the quantity, when the number itself overflows).
+        base: &'static str,
+        /// What the limit is in everyday units, if useful (e.g. for time).
+        note: &'static str,
     },
     /// Zero where zero makes no sense (a link rate).
     #[error("'{input}': a {what} must be greater than zero")]
@@ -112,6 +116,8 @@ fn split_decimal<'a>(
     }
     let overflow = || UnitError::Overflow {
         input: input.into(),
+        base: what,
+        note: "",
     };
     let mut mantissa: u128 = 0;
     for c in int_part.chars().chain(frac_part.chars()) {
@@ -134,6 +140,12 @@ fn scale(
 ) -> Result<u64, UnitError> {
     let overflow = || UnitError::Overflow {
         input: input.into(),
+        base,
+        note: if base == "picoseconds" {
+            ": about 213 days"
+        } else {
+            ""
+        },
     };
     let num = mantissa.checked_mul(factor as u128).ok_or_else(overflow)?;
     let den = 10u128.checked_pow(frac_digits).ok_or_else(overflow)?;

@@ -84,6 +84,9 @@ impl Default for TcpConfig {
     }
 }
 
+/// The smallest `rto_min` and delayed-ACK timeout accepted.
+pub const RTO_MIN_FLOOR: SimDuration = SimDuration::from_us(1);
+
 /// A configuration value out of its valid range.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConfigError {
@@ -108,8 +111,10 @@ impl TcpConfig {
         if self.initial_window_mss == 0 {
             return err("initial_window_mss", "must be at least 1");
         }
-        if self.rto_min.ps() == 0 || self.rto_min > self.rto_max {
-            return err("rto_min", "must be positive and at most rto_max");
+        // A floor, so that backoff from a degenerate RTO cannot flood the
+        // event queue: 1 us is below any datacenter RTT the papers use.
+        if self.rto_min < RTO_MIN_FLOOR || self.rto_min > self.rto_max {
+            return err("rto_min", "must be at least 1us and at most rto_max");
         }
         if self.rto_initial < self.rto_min || self.rto_initial > self.rto_max {
             return err("rto_initial", "must lie between rto_min and rto_max");
@@ -135,8 +140,8 @@ impl TcpConfig {
         if !(0.0..=1.0).contains(&self.dctcp_alpha_initial) {
             return err("dctcp_alpha_initial", "must be in [0, 1]");
         }
-        if self.delayed_ack && self.delayed_ack_timeout.ps() == 0 {
-            return err("delayed_ack_timeout", "must be positive");
+        if self.delayed_ack && self.delayed_ack_timeout < RTO_MIN_FLOOR {
+            return err("delayed_ack_timeout", "must be at least 1us");
         }
         Ok(())
     }
