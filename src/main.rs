@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use dcnsim::report::{Perf, RunSummary, flows_csv, ports_csv, queues_csv, write_atomic};
+use dcnsim::report::{Perf, RunFolder, RunSummary, flows_csv, ports_csv, queues_csv};
 use dcnsim::scenario::load;
 use dcnsim::world::World;
 use std::path::PathBuf;
@@ -95,6 +95,8 @@ fn run_one(path: PathBuf, out: Option<PathBuf>, seed: Option<u64>, set: &[String
     let dir = out
         .or_else(|| sc.output.dir.as_ref().map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("results").join(&sc.name));
+    let folder = RunFolder::create(&dir)
+        .with_context(|| format!("cannot write results to {}", dir.display()))?;
     let mut world = World::build(&sc, seed).with_context(|| format!("{}", path.display()))?;
     let t0 = Instant::now();
     let stop = world.run();
@@ -106,8 +108,9 @@ fn run_one(path: PathBuf, out: Option<PathBuf>, seed: Option<u64>, set: &[String
         packet_hops_per_second: summary.packet_hops as f64 / wall.max(1e-9),
     };
     let write = |name: &str, bytes: Vec<u8>| {
-        let p = dir.join(name);
-        write_atomic(&p, &bytes).with_context(|| format!("writing {}", p.display()))
+        folder
+            .write(name, &bytes)
+            .with_context(|| format!("writing {} in {}", name, dir.display()))
     };
     write("summary.json", serde_json::to_vec_pretty(&summary)?)?;
     write("flows.csv", flows_csv(&world).into_bytes())?;
@@ -116,6 +119,9 @@ fn run_one(path: PathBuf, out: Option<PathBuf>, seed: Option<u64>, set: &[String
     if sc.output.queue_interval.is_some() {
         write("queues.csv", queues_csv(&world).into_bytes())?;
     }
+    folder
+        .commit()
+        .with_context(|| format!("moving the results into {}", dir.display()))?;
     println!("{}", summary.human());
     println!(
         "  wall              {:.3} s ({:.2} M events/s, {:.2} M packet hops/s)",

@@ -418,6 +418,69 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
+/// A run's output folder, written whole or not at all. Files go to a
+/// staging folder beside the target (made before the run, which proves the
+/// place writable before any simulated work); `commit` then moves it into
+/// place, replacing an older run's folder whole, so a run never sits beside
+/// another run's files. A run that fails before `commit` removes its staging
+/// folder.
+pub struct RunFolder {
+    target: std::path::PathBuf,
+    staging: std::path::PathBuf,
+    committed: bool,
+}
+
+impl RunFolder {
+    /// Makes the staging folder for `target`.
+    pub fn create(target: &Path) -> std::io::Result<RunFolder> {
+        let name = target
+            .file_name()
+            .ok_or_else(|| std::io::Error::other("the output folder has no name"))?
+            .to_string_lossy()
+            .into_owned();
+        let parent = target
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        std::fs::create_dir_all(parent)?;
+        let staging = parent.join(format!(".{name}.partial-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&staging);
+        std::fs::create_dir(&staging)?;
+        Ok(RunFolder {
+            target: target.to_path_buf(),
+            staging,
+            committed: false,
+        })
+    }
+
+    /// Writes one file of the run.
+    pub fn write(&self, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+        write_atomic(&self.staging.join(name), bytes)
+    }
+
+    /// Moves the complete run into place, replacing any older run there.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        if self.target.exists() {
+            let old = self.staging.with_extension("old");
+            std::fs::rename(&self.target, &old)?;
+            std::fs::rename(&self.staging, &self.target)?;
+            std::fs::remove_dir_all(&old)?;
+        } else {
+            std::fs::rename(&self.staging, &self.target)?;
+        }
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for RunFolder {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.staging);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -438,5 +501,40 @@ mod tests {
         let leftovers = std::fs::read_dir(&dir).unwrap().count();
         assert_eq!(leftovers, 1);
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_run_folder_replaces_an_older_run_whole() {
+        let base = std::env::temp_dir().join(format!("dcnsim-runfolder-{}", std::process::id()));
+        let target = base.join("run");
+        let a = RunFolder::create(&target).unwrap();
+        a.write("queues.csv", b"old").unwrap();
+        a.write("summary.json", b"1").unwrap();
+        assert!(!target.exists(), "nothing is visible before commit");
+        a.commit().unwrap();
+        let b = RunFolder::create(&target).unwrap();
+        b.write("summary.json", b"2").unwrap();
+        b.commit().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(target.join("summary.json")).unwrap(),
+            "2"
+        );
+        assert!(
+            !target.join("queues.csv").exists(),
+            "no file of the older run remains"
+        );
+        let failed = RunFolder::create(&target).unwrap();
+        failed.write("summary.json", b"3").unwrap();
+        drop(failed);
+        let names: Vec<_> = std::fs::read_dir(&base)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(
+            names,
+            vec![std::ffi::OsString::from("run")],
+            "no staging folder left"
+        );
+        std::fs::remove_dir_all(base).unwrap();
     }
 }
