@@ -73,29 +73,28 @@ impl Table<'_> {
     }
 }
 
-/// The span of the key at dotted `path` (`a.b[2].c`) in `table`: the deepest
-/// part of the path that exists.
+/// The span of the key at dotted `path` (`a.b[2].c`, the form of
+/// `--set` keys) in `table`: the deepest part of the path that exists.
 fn locate(table: &DeTable, path: &str) -> Option<Range<usize>> {
-    let (head, rest) = match path.split_once('.') {
-        Some((h, r)) => (h, Some(r)),
-        None => (path, None),
-    };
-    let (name, index) = match head.split_once('[') {
-        Some((n, i)) => (n, i.strip_suffix(']').and_then(|i| i.parse::<usize>().ok())),
-        None => (head, None),
-    };
-    let v = table.get(name)?;
-    let v = match (index, v.get_ref()) {
-        (Some(i), DeValue::Array(a)) => match a.get(i) {
-            Some(e) => e,
-            None => return Some(v.span()),
-        },
-        _ => v,
-    };
-    match (rest, v.get_ref()) {
-        (Some(r), DeValue::Table(t)) => locate(t, r).or(Some(v.span())),
-        _ => Some(v.span()),
+    let mut table = table;
+    let mut found = None;
+    for step in overrides::steps(path)? {
+        let (name, index) = step.parts();
+        let Some(mut v) = table.get(name) else {
+            break;
+        };
+        found = Some(v.span());
+        if let (Some(i), DeValue::Array(a)) = (index, v.get_ref()) {
+            let Some(e) = a.get(i) else { break };
+            v = e;
+            found = Some(v.span());
+        }
+        let DeValue::Table(t) = v.get_ref() else {
+            break;
+        };
+        table = t;
     }
+    found
 }
 
 /// Deserializes `T` from a spanned table, keeping the spans for errors.
@@ -122,14 +121,13 @@ fn pick<'a, O>(
     ctx: LoadCtx,
 ) -> Result<O, ScenarioError> {
     let kind_key = format!("{prefix}.kind");
-    let (table, span) = match value {
+    let (mut table, span) = match value {
         None => (DeTable::new(), None),
         Some(v) => match v.get_ref() {
             DeValue::Table(t) => (t.clone(), Some(v.span())),
             _ => return Err(src.error(Some(v.span()), prefix, "expected a table")),
         },
     };
-    let mut table = table;
     let kind = match (table.remove("kind"), family.default) {
         (Some(k), _) => match k.get_ref().as_str() {
             Some(name) => family.find(name).ok_or_else(|| {

@@ -15,13 +15,23 @@ use toml::de::{DeTable, DeValue};
 
 /// One step of an override's key: a table key, or an element of an array of tables.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Step<'k> {
+pub(crate) enum Step<'k> {
     Key(&'k str),
     Index(&'k str, usize),
 }
 
+impl<'k> Step<'k> {
+    /// The key, and the array index if the step names an element.
+    pub(crate) fn parts(&self) -> (&'k str, Option<usize>) {
+        match *self {
+            Step::Key(n) => (n, None),
+            Step::Index(n, i) => (n, Some(i)),
+        }
+    }
+}
+
 /// Splits `a.b[2].c` into steps; `None` if it is not of that form.
-fn steps(key: &str) -> Option<Vec<Step<'_>>> {
+pub(crate) fn steps(key: &str) -> Option<Vec<Step<'_>>> {
     key.split('.')
         .map(|part| {
             let part = part.trim();
@@ -32,9 +42,7 @@ fn steps(key: &str) -> Option<Vec<Step<'_>>> {
                     Step::Index(name, idx)
                 }
             };
-            let name = match step {
-                Step::Key(n) | Step::Index(n, _) => n,
-            };
+            let (name, _) = step.parts();
             let bare = !name.is_empty()
                 && name
                     .chars()
@@ -85,10 +93,7 @@ pub(crate) fn apply<'a>(root: &mut DeTable<'a>, i: usize, text: &'a str) -> Resu
     let mut walked = String::new();
     let (last, ancestors) = path.split_last().ok_or("empty key")?;
     for step in ancestors {
-        let (name, index) = match *step {
-            Step::Key(n) => (n, None),
-            Step::Index(n, i) => (n, Some(i)),
-        };
+        let (name, index) = step.parts();
         if !walked.is_empty() {
             walked.push('.');
         }

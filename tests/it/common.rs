@@ -1,6 +1,8 @@
 //! Helpers shared by the end-to-end tests.
 #![allow(dead_code)]
 
+use std::path::{Path, PathBuf};
+
 use dcnsim::report::RunSummary;
 use dcnsim::scenario::{Scenario, parse_str};
 use dcnsim::world::World;
@@ -63,37 +65,32 @@ pub fn measure_window(w: &mut World, port: net::PortId, from: sim_core::SimTime)
     }
 }
 
-/// Every file below `dir` named exactly `name`, appended to `out`.
-pub fn files_named(dir: &std::path::Path, name: &str, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries {
-        let p = e.expect("dir entry").path();
-        if p.is_dir() {
-            files_named(&p, name, out);
-        } else if p.file_name().is_some_and(|f| f == name) {
-            out.push(p);
-        }
-    }
-}
-
-/// Every scenario shipped in `scenarios/`, sorted.
-pub fn shipped_scenarios() -> Vec<std::path::PathBuf> {
-    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        for e in std::fs::read_dir(dir).expect("scenarios/ exists") {
+/// Every file below `dir` that `keep` accepts, sorted.
+pub fn files_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
+    fn walk(dir: &Path, keep: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries {
             let p = e.expect("dir entry").path();
             if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "toml") {
+                walk(&p, keep, out);
+            } else if keep(&p) {
                 out.push(p);
             }
         }
     }
     let mut v = Vec::new();
-    walk(std::path::Path::new("scenarios"), &mut v);
+    walk(dir, keep, &mut v);
     v.sort();
     v
+}
+
+/// Every scenario shipped in `scenarios/`, sorted.
+pub fn shipped_scenarios() -> Vec<PathBuf> {
+    files_under(Path::new("scenarios"), &|p| {
+        p.extension().is_some_and(|x| x == "toml")
+    })
 }
 
 /// A fresh, empty folder for one test's files.

@@ -88,9 +88,10 @@ fn shipped_scenarios_match_their_golden_outputs() {
         failures.join("\n")
     );
     // Every golden folder belongs to a shipped scenario (none left behind by a rename).
-    let mut stale = Vec::new();
-    common::files_named(Path::new("tests/golden"), "summary.json", &mut stale);
-    for s in stale {
+    let golden_runs = common::files_under(Path::new("tests/golden"), &|p| {
+        p.file_name().is_some_and(|f| f == "summary.json")
+    });
+    for s in golden_runs {
         let dir = s.parent().expect("folder");
         let rel = dir.strip_prefix("tests/golden").expect("prefix");
         let scenario = Path::new("scenarios").join(rel).with_extension("toml");
