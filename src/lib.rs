@@ -5,6 +5,8 @@
 //! `net`, `aqm` and `transport` crates, and writes results ([`report`]).
 //! Only this crate knows every plugin.
 
+/// The memory estimate of a run and its limit.
+pub mod memory;
 /// The plugin registries: one table per family, a row per kind.
 pub mod registry;
 /// Run summaries, per-flow tables and atomic output files.

@@ -2,10 +2,11 @@
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use dcnsim::memory::{Estimate, Limit, human};
 use dcnsim::report::{Perf, RunFolder, RunSummary, flows_csv, ports_csv, queues_csv};
-use dcnsim::scenario::load;
+use dcnsim::scenario::{Scenario, load};
 use dcnsim::world::World;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// dcnsim: a discrete-event, packet-level simulator of datacenter networks.
@@ -32,6 +33,10 @@ enum Command {
         /// `--set switch.aqm.k=40pkt --set workload[0].size=2MB`.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Refuse a run whose memory estimate is above this, e.g. `4GB`
+        /// (default: 3/4 of this machine's memory).
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        max_memory: Option<u64>,
     },
     /// Check a scenario (with any overrides) without running it.
     Validate {
@@ -40,12 +45,32 @@ enum Command {
         /// Override a scenario key before validation (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// The memory limit to check the estimate against, e.g. `4GB`
+        /// (default: 3/4 of this machine's memory).
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        max_memory: Option<u64>,
     },
     /// List every plugin kind with its keys, defaults, units and paper section.
     List {
         /// Only this family: topology, scheduler, aqm, ingress, transport, workload.
         family: Option<String>,
     },
+}
+
+/// A `--max-memory` value: a size with a unit, as in scenario files.
+fn parse_size(text: &str) -> Result<u64, String> {
+    sim_core::Bytes::parse(text)
+        .map(|b| b.0)
+        .map_err(|e| e.to_string())
+}
+
+/// Loads a scenario and checks its memory estimate against the limit.
+fn load_checked(path: &Path, set: &[String], max_memory: Option<u64>) -> Result<Scenario> {
+    let sc = load(path, set)?;
+    Estimate::of(&sc)
+        .check(Limit::new(max_memory))
+        .with_context(|| format!("{}", path.display()))?;
+    Ok(sc)
 }
 
 fn main() {
@@ -62,16 +87,22 @@ fn run() -> Result<()> {
             out,
             seed,
             set,
-        } => run_one(scenario, out, seed, &set),
-        Command::Validate { scenario, set } => {
-            let sc = load(&scenario, &set)?;
+            max_memory,
+        } => run_one(scenario, out, seed, &set, max_memory),
+        Command::Validate {
+            scenario,
+            set,
+            max_memory,
+        } => {
+            let sc = load_checked(&scenario, &set, max_memory)?;
             let flows: usize = sc.workloads.iter().map(|w| w.plan().flows.len()).sum();
             println!(
-                "{}: ok ({} hosts, {} switches, {} workloads, {flows} flows)",
+                "{}: ok ({} hosts, {} switches, {} workloads, {flows} flows, about {} of memory)",
                 scenario.display(),
                 sc.topology.spec.size.hosts,
                 sc.topology.spec.size.switches,
-                sc.workloads.len()
+                sc.workloads.len(),
+                human(Estimate::of(&sc).total()),
             );
             Ok(())
         }
@@ -89,8 +120,14 @@ fn run() -> Result<()> {
     }
 }
 
-fn run_one(path: PathBuf, out: Option<PathBuf>, seed: Option<u64>, set: &[String]) -> Result<()> {
-    let sc = load(&path, set)?;
+fn run_one(
+    path: PathBuf,
+    out: Option<PathBuf>,
+    seed: Option<u64>,
+    set: &[String],
+    max_memory: Option<u64>,
+) -> Result<()> {
+    let sc = load_checked(&path, set, max_memory)?;
     let seed = seed.unwrap_or(sc.simulation.seed);
     let dir = out
         .or_else(|| sc.output.dir.as_ref().map(PathBuf::from))

@@ -15,6 +15,10 @@ use std::sync::Arc;
 /// counts and node ids never overflow.
 pub const MAX_NODES: u64 = 1 << 22;
 
+/// The most links a topology may have: port ids are 32-bit and each link
+/// is two ports (a k = 48 fat-tree has 82,944 links).
+pub const MAX_LINKS: u64 = 1 << 30;
+
 /// A topology's node counts, checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Size {
@@ -22,6 +26,8 @@ pub struct Size {
     pub hosts: u32,
     /// Switches.
     pub switches: u32,
+    /// Cables (each is two ports, one per direction).
+    pub links: u64,
 }
 
 /// A topology kind's config.
@@ -55,14 +61,30 @@ fn product(factors: &[u64]) -> Option<u64> {
     factors.iter().try_fold(1u64, |acc, &f| acc.checked_mul(f))
 }
 
-/// Node counts (`None`: overflowed), checked against [`MAX_NODES`].
-fn size(hosts: Option<u64>, switches: Option<u64>, key: &str) -> Result<Size, (String, String)> {
+/// Node and link counts (`None`: overflowed), checked against [`MAX_NODES`]
+/// and [`MAX_LINKS`].
+fn size(
+    hosts: Option<u64>,
+    switches: Option<u64>,
+    links: Option<u64>,
+    key: &str,
+) -> Result<Size, (String, String)> {
     let total = hosts.zip(switches).and_then(|(h, s)| h.checked_add(s));
     match (hosts, switches, total) {
-        (Some(h), Some(s), Some(t)) if t <= MAX_NODES => Ok(Size {
-            hosts: h as u32,
-            switches: s as u32,
-        }),
+        (Some(h), Some(s), Some(t)) if t <= MAX_NODES => match links {
+            Some(l) if l <= MAX_LINKS => Ok(Size {
+                hosts: h as u32,
+                switches: s as u32,
+                links: l,
+            }),
+            _ => Err((
+                key.into(),
+                format!(
+                    "{} links: a topology may have at most {MAX_LINKS} links",
+                    links.map_or("more".to_string(), |l| l.to_string())
+                ),
+            )),
+        },
         _ => {
             let what = match (hosts, switches) {
                 (Some(h), Some(s)) => format!("{h} hosts and {s} switches"),
@@ -87,7 +109,8 @@ pub struct Star {
 
 impl Shape for Star {
     fn size(&self) -> Result<Size, (String, String)> {
-        size(Some(at_least(self.hosts, 2, "hosts")?), Some(1), "hosts")
+        let hosts = at_least(self.hosts, 2, "hosts")?;
+        size(Some(hosts), Some(1), Some(hosts), "hosts")
     }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::star(self.hosts, self.link_rate, self.link_delay)
@@ -109,7 +132,7 @@ pub struct Dumbbell {
 impl Shape for Dumbbell {
     fn size(&self) -> Result<Size, (String, String)> {
         let hosts = at_least(self.left, 1, "left")? + at_least(self.right, 1, "right")?;
-        size(Some(hosts), Some(2), "right")
+        size(Some(hosts), Some(2), Some(hosts + 1), "right")
     }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::dumbbell(
@@ -140,7 +163,8 @@ impl Shape for LeafSpine {
         let spines = at_least(self.spines, 1, "spines")?;
         let leaves = at_least(self.leaves, 1, "leaves")?;
         let hosts = leaves * at_least(self.hosts_per_leaf, 1, "hosts_per_leaf")?;
-        size(Some(hosts), Some(leaves + spines), "hosts_per_leaf")
+        let links = hosts.checked_add(leaves * spines);
+        size(Some(hosts), Some(leaves + spines), links, "hosts_per_leaf")
     }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::leaf_spine(
@@ -199,7 +223,13 @@ impl Shape for FatTree {
         let switches = tors
             .checked_add(pods * aggs)
             .and_then(|s| s.checked_add(cores));
-        size(hosts, switches, "hosts_per_tor")
+        // Host links, the full mesh of ToRs and aggregations in each pod,
+        // and cores / aggs_per_pod up-links from each aggregation switch.
+        let links = product(&[tors, aggs])
+            .zip(product(&[pods, cores]))
+            .zip(hosts)
+            .and_then(|((a, b), h)| a.checked_add(b)?.checked_add(h));
+        size(hosts, switches, links, "hosts_per_tor")
     }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::three_tier(
@@ -236,7 +266,9 @@ impl Shape for KAryFatTree {
         // k^3/4 hosts, k^2 pod switches, k^2/4 cores.
         let hosts = product(&[k, k, k]).map(|n| n / 4);
         let switches = product(&[k, k]).and_then(|k2| k2.checked_add(k2 / 4));
-        size(hosts, switches, "k")
+        // Three layers of k^3/4 links each: host-edge, edge-aggregation, aggregation-core.
+        let links = hosts.and_then(|h| h.checked_mul(3));
+        size(hosts, switches, links, "k")
     }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::k_ary_fat_tree(self.k, self.link_rate, self.link_delay)
@@ -279,7 +311,8 @@ impl Explicit {
 impl Shape for Explicit {
     fn size(&self) -> Result<Size, (String, String)> {
         let hosts = at_least(self.hosts, 1, "hosts")?;
-        let checked = size(Some(hosts), Some(self.switches as u64), "switches")?;
+        let links = Some(self.links.len() as u64);
+        let checked = size(Some(hosts), Some(self.switches as u64), links, "switches")?;
         if let Some(t) = &self.switch_tiers {
             if t.len() != self.switches as usize || t.contains(&0) {
                 let msg = format!(
@@ -382,3 +415,67 @@ pub static FAMILY: Family<Spec> = Family {
         ], parse::<Explicit>),
     ],
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counted(shape: &dyn Shape) -> (u64, u64, u64) {
+        let g = shape.build();
+        let hosts = g.nodes.iter().filter(|n| **n == NodeKind::Host).count() as u64;
+        let switches = g.nodes.len() as u64 - hosts;
+        (hosts, switches, g.cables.len() as u64)
+    }
+
+    #[test]
+    fn sizes_match_the_built_graphs() {
+        let rate = Bandwidth::from_bps(10_000_000_000);
+        let delay = SimDuration::from_ps(1);
+        let shapes: Vec<Box<dyn Shape>> = vec![
+            Box::new(Star {
+                hosts: 5,
+                link_rate: rate,
+                link_delay: delay,
+            }),
+            Box::new(Dumbbell {
+                left: 3,
+                right: 2,
+                host_rate: rate,
+                host_delay: delay,
+                bottleneck_rate: rate,
+                bottleneck_delay: delay,
+            }),
+            Box::new(LeafSpine {
+                leaves: 3,
+                spines: 2,
+                hosts_per_leaf: 4,
+                host_rate: rate,
+                fabric_rate: rate,
+                link_delay: delay,
+            }),
+            Box::new(FatTree {
+                pods: 3,
+                tors_per_pod: 2,
+                aggs_per_pod: 2,
+                cores: 4,
+                hosts_per_tor: 3,
+                host_rate: rate,
+                fabric_rate: rate,
+                link_delay: delay,
+            }),
+            Box::new(KAryFatTree {
+                k: 6,
+                link_rate: rate,
+                link_delay: delay,
+            }),
+        ];
+        for s in shapes {
+            let z = s.size().expect("valid");
+            assert_eq!(
+                (z.hosts as u64, z.switches as u64, z.links),
+                counted(&*s),
+                "{s:?}"
+            );
+        }
+    }
+}

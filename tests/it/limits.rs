@@ -141,6 +141,27 @@ fn bad_inputs_are_refused_within_bounds() {
             "run",
             "past the end of representable simulated time",
         ),
+        (
+            "a star whose routing table outgrows any machine",
+            format!(
+                "{}{SWITCH}{INCAST}",
+                STAR.replace("hosts = 4", "hosts = 1000000")
+            ),
+            "run",
+            "TiB for 1000001 nodes x 1000000 destinations, ports 2.3 GiB for 2000000 ports x 1 classes), above the memory limit of",
+        ),
+        (
+            "a run above --max-memory",
+            format!("{STAR}{SWITCH}{INCAST}"),
+            "run --max-memory 100KB",
+            "above the memory limit of 97.7 KiB (set by --max-memory)",
+        ),
+        (
+            "a --max-memory without a unit",
+            format!("{STAR}{SWITCH}{INCAST}"),
+            "run --max-memory 12",
+            "'12' has unknown unit '' for a size: valid units are",
+        ),
     ];
     for (i, (name, text, cmd, want)) in cases.iter().enumerate() {
         let path = dir.join(format!("case{i}.toml"));
@@ -150,10 +171,12 @@ fn bad_inputs_are_refused_within_bounds() {
         let out = dir.join(format!("out{i}"));
         let p = path.to_string_lossy().to_string();
         let o = out.to_string_lossy().to_string();
-        let args: Vec<&str> = match *cmd {
-            "run" => vec!["run", &p, "--out", &o],
+        let mut words = cmd.split(' ');
+        let mut args: Vec<&str> = match words.next() {
+            Some("run") => vec!["run", &p, "--out", &o],
             _ => vec!["validate", &p],
         };
+        args.extend(words);
         let (ok, err) = bounded(&args);
         assert!(!ok, "{name}: accepted");
         assert!(err.contains(want), "{name}: expected `{want}` in:\n{err}");

@@ -126,7 +126,7 @@ fn run_and_validate_take_overrides() {
     ]);
     let text = String::from_utf8_lossy(&v.stdout);
     assert!(
-        text.contains("ok (33 hosts, 1 switches, 1 workloads, 32 flows)"),
+        text.contains("ok (33 hosts, 1 switches, 1 workloads, 32 flows, about "),
         "{text}"
     );
     let bad = std::process::Command::new(env!("CARGO_BIN_EXE_dcnsim"))

@@ -29,4 +29,5 @@ pub use ids::{FlowId, HostId, NodeId, PortId};
 pub use ingress::{Arrival, IngressHook, IngressView, ViqAction};
 pub use packet::{Ecn, Packet, PacketArena, PacketId, Protocol, TcpFlags, WireFormat};
 pub use port::{DropCause, PortStats};
+pub use routing::RoutingTable;
 pub use topology::{Cable, NodeKind, TopologyError, TopologyGraph};

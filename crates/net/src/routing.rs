@@ -83,6 +83,19 @@ impl RoutingTable {
         })
     }
 
+    /// The bytes a table for this many nodes, hosts, switches and links
+    /// holds, without building it: a span per (node, host); one next hop per
+    /// (host, host); and per (switch, host) about as many next hops as the
+    /// switch has links to other switches, on average (exact for stars and
+    /// dumbbells; for Clos fabrics, where half a switch's links lead up,
+    /// within a few percent).
+    pub fn estimate_bytes(nodes: u64, hosts: u64, switches: u64, links: u64) -> u64 {
+        let spans = nodes.saturating_mul(hosts).saturating_mul(8);
+        let per_host = hosts.saturating_add(switches.max(links.saturating_sub(hosts)));
+        let hops = hosts.saturating_mul(per_host);
+        spans.saturating_add(hops.saturating_mul(size_of::<PortId>() as u64))
+    }
+
     /// The ordered equal-cost egress ports from `node` towards host `dst`.
     #[inline]
     pub fn next_hops(&self, node: NodeId, dst: HostId) -> &[PortId] {
