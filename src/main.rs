@@ -3,7 +3,7 @@
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use dcnsim::memory::{Estimate, Limit, human};
-use dcnsim::report::{Perf, RunFolder, RunSummary, flows_csv, ports_csv, queues_csv};
+use dcnsim::report::{Perf, QueueCsv, RunFolder, RunSummary, flows_csv, ports_csv};
 use dcnsim::scenario::{Scenario, load};
 use dcnsim::world::World;
 use std::path::{Path, PathBuf};
@@ -135,9 +135,19 @@ fn run_one(
     let folder = RunFolder::create(&dir)
         .with_context(|| format!("cannot write results to {}", dir.display()))?;
     let mut world = World::build(&sc, seed).with_context(|| format!("{}", path.display()))?;
+    if sc.output.queue_interval.is_some() {
+        let file = folder
+            .create_file("queues.csv")
+            .with_context(|| format!("creating queues.csv for {}", dir.display()))?;
+        world.stream_samples_to(Box::new(QueueCsv::new(file)));
+    }
     let t0 = Instant::now();
     let stop = world.run();
     let wall = t0.elapsed().as_secs_f64();
+    if let Some(mut sink) = world.take_sample_sink() {
+        sink.finish()
+            .with_context(|| format!("writing queues.csv in {}", dir.display()))?;
+    }
     let summary = RunSummary::of(&world, &sc.name, seed, stop);
     let perf = Perf {
         wall_seconds: wall,
@@ -153,9 +163,6 @@ fn run_one(
     write("flows.csv", flows_csv(&world).into_bytes())?;
     write("ports.csv", ports_csv(&world).into_bytes())?;
     write("perf.json", serde_json::to_vec_pretty(&perf)?)?;
-    if sc.output.queue_interval.is_some() {
-        write("queues.csv", queues_csv(&world).into_bytes())?;
-    }
     folder
         .commit()
         .with_context(|| format!("moving the results into {}", dir.display()))?;

@@ -6,7 +6,7 @@
 //! temporary name in the same folder and renamed into place, so a reader
 //! never sees half a file and an interrupted run never leaves one.
 
-use crate::world::{StopReason, World};
+use crate::world::{QueueSample, SampleSink, StopReason, VIQ_CLASS, World};
 use serde::Serialize;
 use sim_core::SimTime;
 use sim_core::stats::{Summary, jain_index};
@@ -313,27 +313,60 @@ pub fn flows_csv(world: &World) -> String {
     s
 }
 
-/// `queues.csv`: one row per sampled class queue per sampling instant, and
-/// one with class `viq` for the VIQ of each sampled port that has an ingress plugin.
-pub fn queues_csv(world: &World) -> String {
-    let mut s = String::from("time_us,port,node,class,bytes,packets\n");
-    for q in &world.queue_samples {
-        let node = world.fabric.port(net::PortId(q.port)).node.0;
-        let class = if q.class == crate::world::VIQ_CLASS {
-            "viq".to_string()
-        } else {
-            q.class.to_string()
-        };
-        let _ = writeln!(
-            s,
-            "{},{},{node},{class},{},{}",
-            us(q.time_ps),
-            q.port,
-            q.bytes,
-            q.packets
-        );
+/// The header of `queues.csv`.
+const QUEUES_HEADER: &str = "time_us,port,node,class,bytes,packets\n";
+
+/// One `queues.csv` row; class `viq` is a port's VIQ.
+fn queue_row(out: &mut impl std::io::Write, q: &QueueSample) -> std::io::Result<()> {
+    let t = us(q.time_ps);
+    let (port, node, bytes, packets) = (q.port, q.node, q.bytes, q.packets);
+    if q.class == VIQ_CLASS {
+        writeln!(out, "{t},{port},{node},viq,{bytes},{packets}")
+    } else {
+        writeln!(out, "{t},{port},{node},{},{bytes},{packets}", q.class)
     }
-    s
+}
+
+/// `queues.csv` of the samples a world kept in memory: one row per sampled
+/// class queue per sampling instant, and one with class `viq` for the VIQ
+/// of each sampled port that has an ingress plugin.
+pub fn queues_csv(world: &World) -> String {
+    let mut out = QUEUES_HEADER.as_bytes().to_vec();
+    for q in &world.queue_samples {
+        queue_row(&mut out, q).expect("writing to memory cannot fail");
+    }
+    String::from_utf8(out).expect("rows are ASCII")
+}
+
+/// `queues.csv` streamed to a writer as samples are taken, so a long
+/// sampled run holds a buffer of rows, not all of them.
+pub struct QueueCsv<W: std::io::Write> {
+    out: std::io::BufWriter<W>,
+    error: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write> QueueCsv<W> {
+    /// Starts the file: writes the header.
+    pub fn new(out: W) -> QueueCsv<W> {
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+        let error = out.write_all(QUEUES_HEADER.as_bytes()).err();
+        QueueCsv { out, error }
+    }
+}
+
+impl<W: std::io::Write> SampleSink for QueueCsv<W> {
+    fn record(&mut self, sample: &QueueSample) {
+        if self.error.is_none() {
+            self.error = queue_row(&mut self.out, sample).err();
+        }
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => self.out.flush(),
+        }
+    }
 }
 
 /// `ports.csv`: one row per switch port and class queue, plus a row with
@@ -424,14 +457,33 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// place, replacing an older run's folder whole, so a run never sits beside
 /// another run's files. A run that fails before `commit` removes its staging
 /// folder.
+///
+/// A run holds a lock on `.NAME.lock` beside the target from `create` to
+/// drop (released by the operating system however the process ends), so a
+/// second run into the same folder is refused at once. Whoever holds the
+/// lock owns every `.NAME.partial-*` folder: those present when it is taken
+/// are the remains of killed runs and are removed, or, if the kill fell
+/// between `commit`'s two renames, the older run is moved back.
 pub struct RunFolder {
     target: std::path::PathBuf,
     staging: std::path::PathBuf,
     committed: bool,
+    /// Held for the folder's life; the OS releases it if the process dies.
+    _lock: std::fs::File,
+}
+
+/// A second run into a folder another run is writing.
+#[derive(Debug, thiserror::Error)]
+#[error("{} is being written by another dcnsim run (it holds {})", .target.display(), .lock.display())]
+pub struct FolderBusy {
+    /// The output folder.
+    pub target: std::path::PathBuf,
+    /// The lock file held.
+    pub lock: std::path::PathBuf,
 }
 
 impl RunFolder {
-    /// Makes the staging folder for `target`.
+    /// Locks `target`, clears what killed runs left, and makes the staging folder.
     pub fn create(target: &Path) -> std::io::Result<RunFolder> {
         let name = target
             .file_name()
@@ -443,13 +495,30 @@ impl RunFolder {
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         std::fs::create_dir_all(parent)?;
+        let lock_path = parent.join(format!(".{name}.lock"));
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(std::io::Error::other(FolderBusy {
+                    target: target.to_path_buf(),
+                    lock: lock_path,
+                }));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(e),
+        }
+        clear_remains(parent, &name, target)?;
         let staging = parent.join(format!(".{name}.partial-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&staging);
         std::fs::create_dir(&staging)?;
         Ok(RunFolder {
             target: target.to_path_buf(),
             staging,
             committed: false,
+            _lock: lock,
         })
     }
 
@@ -458,10 +527,19 @@ impl RunFolder {
         write_atomic(&self.staging.join(name), bytes)
     }
 
+    /// Creates one file of the run to stream into (synced by `commit`).
+    pub fn create_file(&self, name: &str) -> std::io::Result<std::fs::File> {
+        std::fs::File::create(self.staging.join(name))
+    }
+
     /// Moves the complete run into place, replacing any older run there.
     pub fn commit(mut self) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(&self.staging)? {
+            std::fs::File::open(entry?.path())?.sync_all()?;
+        }
         if self.target.exists() {
-            let old = self.staging.with_extension("old");
+            let mut old = self.staging.clone().into_os_string();
+            old.push(".old");
             std::fs::rename(&self.target, &old)?;
             std::fs::rename(&self.staging, &self.target)?;
             std::fs::remove_dir_all(&old)?;
@@ -471,6 +549,29 @@ impl RunFolder {
         self.committed = true;
         Ok(())
     }
+}
+
+/// Removes the staging folders of killed runs into `parent/name`; restores an
+/// older run whose replacement was killed between the two renames of commit.
+fn clear_remains(parent: &Path, name: &str, target: &Path) -> std::io::Result<()> {
+    let prefix = format!(".{name}.partial-");
+    let mut remains: Vec<std::path::PathBuf> = Vec::new();
+    for entry in std::fs::read_dir(parent)? {
+        let entry = entry?;
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            remains.push(entry.path());
+        }
+    }
+    remains.sort();
+    for path in remains {
+        let older_run = path.to_string_lossy().ends_with(".old");
+        if older_run && !target.exists() {
+            std::fs::rename(&path, target)?;
+        } else {
+            std::fs::remove_dir_all(&path)?;
+        }
+    }
+    Ok(())
 }
 
 impl Drop for RunFolder {
@@ -526,15 +627,54 @@ mod tests {
         let failed = RunFolder::create(&target).unwrap();
         failed.write("summary.json", b"3").unwrap();
         drop(failed);
-        let names: Vec<_> = std::fs::read_dir(&base)
+        assert_eq!(names(&base), [".run.lock", "run"], "no staging folder left");
+        std::fs::remove_dir_all(base).unwrap();
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
             .unwrap()
-            .map(|e| e.unwrap().file_name())
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
-        assert_eq!(
-            names,
-            vec![std::ffi::OsString::from("run")],
-            "no staging folder left"
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_second_run_into_a_busy_folder_is_refused() {
+        let base = std::env::temp_dir().join(format!("dcnsim-busy-{}", std::process::id()));
+        let target = base.join("run");
+        let first = RunFolder::create(&target).unwrap();
+        let err = RunFolder::create(&target).err().expect("refused");
+        assert!(
+            err.to_string()
+                .contains("being written by another dcnsim run"),
+            "{err}"
         );
+        first.commit().unwrap();
+        RunFolder::create(&target).unwrap().commit().unwrap();
+        std::fs::remove_dir_all(base).unwrap();
+    }
+
+    #[test]
+    fn what_killed_runs_left_is_cleared() {
+        let base = std::env::temp_dir().join(format!("dcnsim-remains-{}", std::process::id()));
+        let target = base.join("run");
+        // A run killed while writing, and one killed between commit's renames
+        // (the older run moved aside, the new one not yet in place).
+        std::fs::create_dir_all(base.join(".run.partial-1")).unwrap();
+        std::fs::write(base.join(".run.partial-1/queues.csv"), "half").unwrap();
+        std::fs::create_dir_all(base.join(".run.partial-2.old")).unwrap();
+        std::fs::write(base.join(".run.partial-2.old/summary.json"), "older").unwrap();
+        std::fs::create_dir_all(base.join(".run.partial-2")).unwrap();
+        let f = RunFolder::create(&target).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(target.join("summary.json")).unwrap(),
+            "older",
+            "the older run is back in place"
+        );
+        drop(f);
+        assert_eq!(names(&base), [".run.lock", "run"]);
         std::fs::remove_dir_all(base).unwrap();
     }
 }

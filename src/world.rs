@@ -51,6 +51,8 @@ pub struct QueueSample {
     pub time_ps: u64,
     /// The egress port.
     pub port: u32,
+    /// The switch the port belongs to.
+    pub node: u32,
     /// Its class queue, or [`VIQ_CLASS`] for the port's virtual input queue.
     pub class: u8,
     /// Bytes queued.
@@ -61,6 +63,16 @@ pub struct QueueSample {
 
 /// `QueueSample::class` of a sample of a port's VIQ (its ingress stage).
 pub const VIQ_CLASS: u8 = u8::MAX;
+
+/// Where queue samples go as they are taken: a sampled run can produce
+/// gigabytes of rows, so the CLI streams them to `queues.csv` instead of
+/// keeping them (`report::QueueCsv`).
+pub trait SampleSink {
+    /// Takes one sample.
+    fn record(&mut self, sample: &QueueSample);
+    /// Flushes what was recorded; the first error met, if any.
+    fn finish(&mut self) -> std::io::Result<()>;
+}
 
 impl From<NetEvent> for Event {
     fn from(e: NetEvent) -> Self {
@@ -79,6 +91,8 @@ pub struct Flow {
     /// When the flow starts.
     pub start: SimTime,
     ready: bool,
+    /// Counted out of `World::open_flows`.
+    done: bool,
     timers: [Option<SimTime>; 2],
 }
 
@@ -161,8 +175,14 @@ pub struct World {
     /// Ports sampled for `queues.csv`, and how often.
     sampled_ports: Vec<net::PortId>,
     sample_interval: Option<SimDuration>,
-    /// The samples taken so far.
+    /// Where samples go; `None`: into `queue_samples`.
+    sample_sink: Option<Box<dyn SampleSink>>,
+    /// The samples taken so far, when no sink was given.
     pub queue_samples: Vec<QueueSample>,
+    /// Flows whose data is not all acknowledged yet.
+    open_flows: usize,
+    /// Packet sources with an arrival still to come.
+    active_sources: usize,
     stop: Option<StopReason>,
 }
 
@@ -227,7 +247,10 @@ impl World {
             stop: None,
             sampled_ports: Vec::new(),
             sample_interval: sc.output.queue_interval,
+            sample_sink: None,
             queue_samples: Vec::new(),
+            open_flows: 0,
+            active_sources: 0,
         };
         if w.sample_interval.is_some() {
             let all = crate::scenario::QueuePorts::AllSwitch;
@@ -259,6 +282,7 @@ impl World {
                 let service = rate.tx_time(wire.wire_bytes(s.packet_size));
                 let mean_gap = SimDuration::from_ps_f64(service.ps() as f64 / s.load);
                 let id = w.sources.len() as u32;
+                w.active_sources += 1;
                 let mut rng = RngStream::new(seed, wi as u64, PURPOSE_ARRIVALS);
                 let first = SimTime::ZERO + s.start + rng.exp_duration(mean_gap);
                 w.sources.push(Source {
@@ -293,6 +317,7 @@ impl World {
         stop: Option<SimTime>,
     ) {
         let id = self.flows.len() as u32;
+        self.open_flows += 1;
         let addr = FlowAddr {
             flow: FlowId(id),
             src,
@@ -307,6 +332,7 @@ impl World {
             receiver: TcpReceiver::new(addr, &sc.transport),
             start: at,
             ready: false,
+            done: false,
             timers: [None, None],
         });
         self.q.schedule(at, Event::FlowStart(id));
@@ -315,11 +341,30 @@ impl World {
         }
     }
 
+    /// Schedules a source's next arrival, or counts the source out.
     fn schedule_arrival(&mut self, id: u32, at: SimTime) {
         let s = &self.sources[id as usize];
         if s.remaining > 0 && at <= s.stop {
             self.q.schedule(at, Event::Arrival(id));
+        } else {
+            self.active_sources -= 1;
         }
+    }
+
+    /// Sends queue samples to `sink` instead of `queue_samples`.
+    pub fn stream_samples_to(&mut self, sink: Box<dyn SampleSink>) {
+        self.sample_sink = Some(sink);
+    }
+
+    /// The sink given to [`World::stream_samples_to`], to finish it.
+    pub fn take_sample_sink(&mut self) -> Option<Box<dyn SampleSink>> {
+        self.sample_sink.take()
+    }
+
+    /// Whether traffic remains: a packet in the network, a flow not yet
+    /// finished (including one yet to start) or a source yet to send.
+    fn traffic_pending(&self) -> bool {
+        self.open_flows > 0 || self.active_sources > 0 || self.fabric.packets.live() > 0
     }
 
     /// The current simulated time.
@@ -339,10 +384,7 @@ impl World {
 
     /// Flows whose data is not all acknowledged.
     pub fn unfinished_flows(&self) -> usize {
-        self.flows
-            .iter()
-            .filter(|f| f.sender.completed_at().is_none())
-            .count()
+        self.open_flows
     }
 
     /// Events processed so far.
@@ -441,34 +483,38 @@ impl World {
     }
 
     /// Records every sampled class queue, then samples again one interval
-    /// later, unless nothing else is left to happen (so that a run to
-    /// completion still ends).
+    /// later while traffic remains: sampling stops with the traffic, not at
+    /// the stop time (and a run to completion still ends).
     fn sample(&mut self, now: SimTime) {
         for &p in &self.sampled_ports {
             let port = self.fabric.port(p);
-            for (c, q) in port.queues.iter().enumerate() {
-                self.queue_samples.push(QueueSample {
+            let queues = port.queues.iter().map(|q| (q.bytes(), q.packets()));
+            let viq = port
+                .ingress
+                .hook
+                .as_ref()
+                .map(|_| (port.ingress.viq.bytes(), port.ingress.viq.packets()));
+            let classes = (0u8..).zip(queues).chain(viq.map(|v| (VIQ_CLASS, v)));
+            for (class, (bytes, packets)) in classes {
+                let sample = QueueSample {
                     time_ps: now.ps(),
                     port: p.0,
-                    class: c as u8,
-                    bytes: q.bytes(),
-                    packets: q.packets(),
-                });
-            }
-            if port.ingress.hook.is_some() {
-                self.queue_samples.push(QueueSample {
-                    time_ps: now.ps(),
-                    port: p.0,
-                    class: VIQ_CLASS,
-                    bytes: port.ingress.viq.bytes(),
-                    packets: port.ingress.viq.packets(),
-                });
+                    node: port.node.0,
+                    class,
+                    bytes,
+                    packets,
+                };
+                match &mut self.sample_sink {
+                    Some(sink) => sink.record(&sample),
+                    None => self.queue_samples.push(sample),
+                }
             }
         }
-        if let Some(i) = self.sample_interval {
-            if !self.q.is_empty() {
-                self.q.schedule(now + i, Event::Sample);
-            }
+        if let Some(i) = self.sample_interval
+            && self.traffic_pending()
+            && !self.q.is_empty()
+        {
+            self.q.schedule(now + i, Event::Sample);
         }
     }
 
@@ -509,6 +555,10 @@ impl World {
     fn after_sender(&mut self, now: SimTime, f: u32) {
         self.arm(f, false);
         let fl = &mut self.flows[f as usize];
+        if !fl.done && fl.sender.completed_at().is_some() {
+            fl.done = true;
+            self.open_flows -= 1;
+        }
         let host = fl.sender.addr().src;
         if !fl.ready && fl.sender.wants_transmit() {
             fl.ready = true;

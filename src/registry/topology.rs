@@ -257,7 +257,7 @@ pub struct KAryFatTree {
 impl Shape for KAryFatTree {
     fn size(&self) -> Result<Size, (String, String)> {
         let k = self.k as u64;
-        if k < 2 || k % 2 != 0 {
+        if k < 2 || !k.is_multiple_of(2) {
             return Err((
                 "k".into(),
                 format!("k = {k}: k must be even and at least 2"),
@@ -313,14 +313,14 @@ impl Shape for Explicit {
         let hosts = at_least(self.hosts, 1, "hosts")?;
         let links = Some(self.links.len() as u64);
         let checked = size(Some(hosts), Some(self.switches as u64), links, "switches")?;
-        if let Some(t) = &self.switch_tiers {
-            if t.len() != self.switches as usize || t.contains(&0) {
-                let msg = format!(
-                    "needs {} tiers, one per switch, each at least 1",
-                    self.switches
-                );
-                return Err(("switch_tiers".into(), msg));
-            }
+        if let Some(t) = &self.switch_tiers
+            && (t.len() != self.switches as usize || t.contains(&0))
+        {
+            let msg = format!(
+                "needs {} tiers, one per switch, each at least 1",
+                self.switches
+            );
+            return Err(("switch_tiers".into(), msg));
         }
         for (i, l) in self.links.iter().enumerate() {
             for (end, name) in [("a", &l.a), ("b", &l.b)] {

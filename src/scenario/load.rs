@@ -428,16 +428,16 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
                 "queue_ports needs queue_interval (sampling is off without it)".into(),
             ));
         }
-        if let QueuePorts::TowardsHosts(hs) = p {
-            if let Some(&h) = hs.iter().find(|&&h| h >= hosts) {
-                return Err(err(
-                    "output.queue_ports",
-                    format!(
-                        "host {h} does not exist: the topology has hosts 0 to {}",
-                        hosts - 1
-                    ),
-                ));
-            }
+        if let QueuePorts::TowardsHosts(hs) = p
+            && let Some(&h) = hs.iter().find(|&&h| h >= hosts)
+        {
+            return Err(err(
+                "output.queue_ports",
+                format!(
+                    "host {h} does not exist: the topology has hosts 0 to {}",
+                    hosts - 1
+                ),
+            ));
         }
     }
     if sc

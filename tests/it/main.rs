@@ -15,6 +15,7 @@ mod queue_md1;
 mod queue_sampling;
 mod r_aqm;
 mod red_ecn;
+mod run_folder;
 mod scenario_files;
 mod shared_buffer;
 mod switch_classes;

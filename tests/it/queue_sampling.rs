@@ -92,7 +92,27 @@ fn the_cli_writes_queues_csv_for_every_switch_port() {
         csv.lines().filter(|l| l.starts_with("0.000000,")).count(),
         9
     );
+    // Streamed to disk, the same bytes as kept in memory.
+    let (w, _) = common::run(&format!("{INCAST}\n[output]\nqueue_interval = \"100us\"\n"));
+    assert_eq!(csv, dcnsim::report::queues_csv(&w));
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn sampling_stops_when_the_traffic_ends() {
+    // A stop time far beyond the ~3.3 ms of traffic: sampling ends with the
+    // traffic (the last packet delivered, every flow closed), not at 1 s.
+    let text = format!(
+        "[simulation]\nstop_time = \"1s\"\n{INCAST}\n[output]\nqueue_interval = \"10us\"\nqueue_ports = [0]\n"
+    );
+    let (w, s) = common::run(&text);
+    assert_eq!(s.flows.completed, 8);
+    let last = w.queue_samples.last().expect("samples").time_ps;
+    let end = w.end_time().ps();
+    assert!(
+        last >= end && last < end + 10_000_000,
+        "last sample at {last} ps, traffic ended at {end} ps"
+    );
 }
 
 #[test]

@@ -199,7 +199,7 @@ impl TopologyGraph {
         delay: SimDuration,
     ) -> Self {
         assert!(
-            aggs > 0 && cores % aggs == 0,
+            aggs > 0 && cores.is_multiple_of(aggs),
             "cores must be a multiple of aggs"
         );
         let mut g = TopologyGraph::default();
@@ -238,7 +238,7 @@ impl TopologyGraph {
     /// aggregation switches, (k/2)^2 cores, k/2 hosts per edge switch (k^3/4
     /// hosts). `k` must be even.
     pub fn k_ary_fat_tree(k: u32, rate: Bandwidth, delay: SimDuration) -> Self {
-        assert!(k >= 2 && k % 2 == 0, "k must be even");
+        assert!(k >= 2 && k.is_multiple_of(2), "k must be even");
         let h = k / 2;
         Self::three_tier(k, h, h, h * h, h, rate, rate, delay)
     }

@@ -150,7 +150,7 @@ fn fmt_ps(ps: u64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     } else {
         (1, "ps")
     };
-    if ps % div == 0 {
+    if ps.is_multiple_of(div) {
         write!(f, "{}{unit}", ps / div)
     } else {
         write!(f, "{:.3}{unit}", ps as f64 / div as f64)

@@ -257,7 +257,7 @@ impl fmt::Display for Bandwidth {
             (1_000_000, "Mbps"),
             (1_000, "Kbps"),
         ] {
-            if b >= div && b % div == 0 {
+            if b >= div && b.is_multiple_of(div) {
                 return write!(f, "{}{unit}", b / div);
             }
         }

@@ -92,17 +92,17 @@ impl<'a> Harness<'a> {
         for p in out {
             self.send_data(p);
         }
-        if let Some(t) = self.sender.deadline() {
-            if self.sender_timer.is_none_or(|a| t < a) {
-                self.sender_timer = Some(t);
-                self.q.schedule(t, Ev::SenderTimer);
-            }
+        if let Some(t) = self.sender.deadline()
+            && self.sender_timer.is_none_or(|a| t < a)
+        {
+            self.sender_timer = Some(t);
+            self.q.schedule(t, Ev::SenderTimer);
         }
-        if let Some(t) = self.receiver.deadline() {
-            if self.receiver_timer.is_none_or(|a| t < a) {
-                self.receiver_timer = Some(t);
-                self.q.schedule(t, Ev::ReceiverTimer);
-            }
+        if let Some(t) = self.receiver.deadline()
+            && self.receiver_timer.is_none_or(|a| t < a)
+        {
+            self.receiver_timer = Some(t);
+            self.q.schedule(t, Ev::ReceiverTimer);
         }
     }
 
