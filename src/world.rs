@@ -19,9 +19,6 @@ use sim_core::{EventQueue, RngStream, RunLimit, SimDuration, SimTime};
 use std::collections::VecDeque;
 use transport::{FlowAddr, TcpReceiver, TcpSender};
 
-/// RNG purpose: a packet source's inter-arrival times.
-const PURPOSE_ARRIVALS: u64 = 1;
-
 /// Every event of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
@@ -108,6 +105,8 @@ pub struct Source {
     pub size_bytes: u32,
     /// Service class of the packets.
     pub priority: u8,
+    /// Source port of its packets (an ephemeral port of `src`).
+    pub sport: u16,
     mean_gap: SimDuration,
     stop: SimTime,
     remaining: u64,
@@ -179,6 +178,10 @@ pub struct World {
     sample_sink: Option<Box<dyn SampleSink>>,
     /// The samples taken so far, when no sink was given.
     pub queue_samples: Vec<QueueSample>,
+    /// The run's seed.
+    seed: u64,
+    /// Each host's next ephemeral source port; 0: none handed out yet.
+    next_port: Vec<u16>,
     /// Flows whose data is not all acknowledged yet.
     open_flows: usize,
     /// Packet sources with an arrival still to come.
@@ -212,6 +215,7 @@ impl World {
             wire,
             buffer: sc.switch.buffer,
             nic_buffer_bytes: sc.topology.nic_buffer.0,
+            seed,
         };
         let (weights, strict_classes) = class_weights(&sc.switch.scheduler, sc.switch.classes);
         let ctx = |p: net::PortId, rate| aqm::PortContext {
@@ -249,6 +253,8 @@ impl World {
             sample_interval: sc.output.queue_interval,
             sample_sink: None,
             queue_samples: Vec::new(),
+            seed,
+            next_port: vec![0; hosts],
             open_flows: 0,
             active_sources: 0,
         };
@@ -269,8 +275,14 @@ impl World {
         for (wi, spec) in sc.workloads.iter().enumerate() {
             let wi = wi as u32;
             let plan = spec.plan();
+            let purpose = sim_core::rng::purpose::START_JITTER;
+            let mut jitter = RngStream::new(seed, wi as u64, purpose);
             for f in plan.flows {
-                let at = SimTime::ZERO + f.start;
+                let delay = match f.start_jitter.ps() {
+                    0 => 0,
+                    j => jitter.below(j),
+                };
+                let at = SimTime::ZERO + f.start + SimDuration::from_ps(delay);
                 let stop = f.stop.map(|d| SimTime::ZERO + d);
                 // An unbounded flow: more bytes than any run can send.
                 let size = f.size.unwrap_or(u64::MAX - 2);
@@ -283,11 +295,13 @@ impl World {
                 let mean_gap = SimDuration::from_ps_f64(service.ps() as f64 / s.load);
                 let id = w.sources.len() as u32;
                 w.active_sources += 1;
-                let mut rng = RngStream::new(seed, wi as u64, PURPOSE_ARRIVALS);
+                let mut rng = RngStream::new(seed, wi as u64, sim_core::rng::purpose::ARRIVALS);
                 let first = SimTime::ZERO + s.start + rng.exp_duration(mean_gap);
+                let sport = w.ephemeral_port(src);
                 w.sources.push(Source {
                     workload: wi,
                     src,
+                    sport,
                     dst: HostId(s.dst),
                     size_bytes: s.packet_size,
                     priority: spec.priority(),
@@ -322,7 +336,7 @@ impl World {
             flow: FlowId(id),
             src,
             dst,
-            sport: 10_000 + (id % 50_000) as u16,
+            sport: self.ephemeral_port(src),
             dport: 5001,
             priority: sc.workloads[wi as usize].priority(),
         };
@@ -339,6 +353,29 @@ impl World {
         if let Some(t) = stop {
             self.q.schedule(t, Event::FlowStop(id));
         }
+    }
+
+    /// The next ephemeral source port of `host`, from Linux's default range
+    /// (`ip_local_port_range` 32768-60999): the first at a random offset
+    /// drawn from the seed, then one after another, wrapping (RFC 6056's
+    /// simple per-host counter), so no two of a host's first 28,232
+    /// connections share a port.
+    fn ephemeral_port(&mut self, host: HostId) -> u16 {
+        const FIRST: u16 = 32768;
+        const COUNT: u16 = 28232;
+        let next = &mut self.next_port[host.idx()];
+        if *next == 0 {
+            let purpose = sim_core::rng::purpose::EPHEMERAL_PORT;
+            let offset = RngStream::new(self.seed, host.0 as u64, purpose).below(COUNT as u64);
+            *next = FIRST + offset as u16;
+        }
+        let port = *next;
+        *next = if port == FIRST + COUNT - 1 {
+            FIRST
+        } else {
+            port + 1
+        };
+        port
     }
 
     /// Schedules a source's next arrival, or counts the source out.
@@ -620,7 +657,7 @@ impl World {
             flow: FlowId(id),
             src: s.src,
             dst: s.dst,
-            sport: 20_000 + (id % 40_000) as u16,
+            sport: s.sport,
             dport: 9,
             size_bytes: s.size_bytes,
             payload_bytes: s.size_bytes - net::packet::UDP_IP_HEADER_BYTES,

@@ -19,8 +19,11 @@ pub struct FlowPlan {
     pub dst: u32,
     /// Bytes to send; `None`: unbounded (until `stop` or the end of the run).
     pub size: Option<u64>,
-    /// When it opens its connection.
+    /// When it opens its connection, before jitter.
     pub start: SimDuration,
+    /// The start is delayed by a uniform draw from `[0, start_jitter)`,
+    /// taken from the run's seed (`purpose::START_JITTER`, per workload).
+    pub start_jitter: SimDuration,
     /// When its application stops sending new data.
     pub stop: Option<SimDuration>,
 }
@@ -149,9 +152,27 @@ fn check_size(key: &str, size: Bytes) -> Result<(), (String, String)> {
 
 fn check_stop(start: SimDuration, stop: Option<SimDuration>) -> Result<(), (String, String)> {
     match stop {
-        Some(t) if t <= start => Err(("stop".into(), "stop must be after start".into())),
+        Some(t) if t <= start => Err((
+            "stop".into(),
+            "stop must be after start (and after start + start_jitter)".into(),
+        )),
         _ => Ok(()),
     }
+}
+
+/// The latest start a jittered flow may have, if representable.
+fn start_plus_jitter(
+    start: SimDuration,
+    jitter: SimDuration,
+) -> Result<SimDuration, (String, String)> {
+    start
+        .ps()
+        .checked_add(jitter.ps())
+        .map(SimDuration::from_ps)
+        .ok_or_else(|| {
+            let msg = "start + start_jitter is past the end of representable time".to_string();
+            ("start_jitter".into(), msg)
+        })
 }
 
 fn priority_zero() -> u8 {
@@ -167,6 +188,8 @@ pub struct Incast {
     size: Bytes,
     #[serde(default)]
     start: SimDuration,
+    #[serde(default)]
+    start_jitter: SimDuration,
     #[serde(default = "priority_zero")]
     priority: u8,
 }
@@ -186,6 +209,7 @@ impl Workload for Incast {
             let msg = format!("host {} is both a sender and the receiver", self.receiver);
             return Err(("senders".into(), msg));
         }
+        start_plus_jitter(self.start, self.start_jitter)?;
         check_size("size", self.size)
     }
     fn endless(&self) -> Option<&'static str> {
@@ -200,6 +224,7 @@ impl Workload for Incast {
                 dst: self.receiver,
                 size: Some(self.size.0),
                 start: self.start,
+                start_jitter: self.start_jitter,
                 stop: None,
             })
             .collect();
@@ -217,6 +242,8 @@ pub struct LongFlows {
     pairs: Vec<Vec<u32>>,
     #[serde(default)]
     start: SimDuration,
+    #[serde(default)]
+    start_jitter: SimDuration,
     stop: Option<SimDuration>,
     size: Option<Bytes>,
     #[serde(default = "priority_zero")]
@@ -246,7 +273,8 @@ impl Workload for LongFlows {
         if let Some(s) = self.size {
             check_size("size", s)?;
         }
-        check_stop(self.start, self.stop)
+        let latest = start_plus_jitter(self.start, self.start_jitter)?;
+        check_stop(latest, self.stop)
     }
     fn endless(&self) -> Option<&'static str> {
         (self.stop.is_none() && self.size.is_none())
@@ -261,6 +289,7 @@ impl Workload for LongFlows {
                 dst: p[1],
                 size: self.size.map(|b| b.0),
                 start: self.start,
+                start_jitter: self.start_jitter,
                 stop: self.stop,
             })
             .collect();
@@ -359,6 +388,13 @@ const PRIORITY: Key = key(
     "service class of its packets (switch.class_of_priority maps it)",
 );
 
+const START_JITTER: Key = key(
+    "start_jitter",
+    "0s",
+    "duration",
+    "each flow starts later by a uniform draw from [0, start_jitter), from the seed",
+);
+
 /// The rows.
 #[rustfmt::skip]
 pub static FAMILY: Family<Spec> = Family {
@@ -366,16 +402,18 @@ pub static FAMILY: Family<Spec> = Family {
     table: "workload",
     default: None,
     kinds: &[
-        row("incast", "many senders to one receiver, all starting together", "", &[
+        row("incast", "many senders to one receiver, starting together (up to start_jitter)", "", &[
             key("receiver", "required", "host", "the receiving host"),
             key("senders", "required", "hosts", "the senders: [1, 2, 3] or \"1-16\""),
             key("size", "required", "size", "bytes each sender sends"),
             key("start", "0s", "duration", "when every flow starts"),
+            START_JITTER,
             PRIORITY,
         ], parse::<Incast>),
         row("long-flows", "flows between given pairs, bounded by size or stop", "", &[
             key("pairs", "required", "[[src, dst], ...]", "the flows' hosts"),
             key("start", "0s", "duration", "when the flows start"),
+            START_JITTER,
             key("stop", "none", "duration", "when the flows stop sending new data"),
             key("size", "none", "size", "bytes per flow (absent: unbounded)"),
             PRIORITY,

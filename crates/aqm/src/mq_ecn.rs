@@ -139,12 +139,10 @@ impl MqEcnConfig {
             t_round_ps: 0.0,
             t_pre: [SimTime::ZERO; 8],
             idle_since: Some(SimTime::ZERO),
-            rng: RngStream::new(ctx.seed, ctx.port as u64, PURPOSE_MQ_ECN),
+            rng: RngStream::new(ctx.seed, ctx.port as u64, sim_core::rng::purpose::MQ_ECN),
         }
     }
 }
-
-const PURPOSE_MQ_ECN: u64 = 0x4d_51;
 
 /// MQ-ECN state of one port.
 #[derive(Clone, Debug)]

@@ -210,13 +210,10 @@ impl RedConfig {
             count: [0; 8],
             idle_since: [None; 8],
             small_packet_ps: ctx.packet_time.ps().max(1) as f64,
-            rng: RngStream::new(ctx.seed, ctx.port as u64, PURPOSE_RED),
+            rng: RngStream::new(ctx.seed, ctx.port as u64, sim_core::rng::purpose::RED),
         }
     }
 }
-
-/// RNG purpose for RED's coin.
-const PURPOSE_RED: u64 = 0x52_45_44;
 
 /// The RED plugin of one port (state per class queue, or one for port/pool scope).
 #[derive(Clone, Debug)]

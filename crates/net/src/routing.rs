@@ -3,7 +3,8 @@
 //! For every (switch, destination host) the table lists the egress ports on
 //! a shortest path, ordered by the id of the neighbour they lead to. A flow
 //! picks among them with a hash of its 5-tuple that is symmetric in
-//! (source, destination), salted by the switch's tier: the data and the ACKs
+//! (source, destination), salted by the switch's tier and the run's seed
+//! ([`ecmp_salt`]): the data and the ACKs
 //! of one flow hash alike, and because candidates are ordered by neighbour id,
 //! switches at the same tier on the two paths pick matching positions.
 //! Hosts never forward: paths do not transit them.
@@ -103,15 +104,15 @@ impl RoutingTable {
         &self.ports[s as usize..(s + l) as usize]
     }
 
-    /// The egress port a packet takes at a switch of `tier`.
+    /// The egress port a packet takes at a switch whose ECMP salt is `salt`.
     #[inline]
-    pub fn select(&self, node: NodeId, tier: u8, pkt: &Packet) -> PortId {
+    pub fn select(&self, node: NodeId, salt: u64, pkt: &Packet) -> PortId {
         let hops = self.next_hops(node, pkt.dst);
         debug_assert!(!hops.is_empty(), "no route from {node} to {}", pkt.dst);
         if hops.len() == 1 {
             return hops[0];
         }
-        hops[(flow_hash(pkt, tier) % hops.len() as u64) as usize]
+        hops[(flow_hash(pkt, salt) % hops.len() as u64) as usize]
     }
 }
 
@@ -122,12 +123,21 @@ fn describe(kinds: &[NodeKind], n: NodeId) -> String {
     }
 }
 
-/// A hash of the 5-tuple that is the same for both directions of a flow.
+/// A hash of the 5-tuple that is the same for both directions of a flow,
+/// under a switch's salt.
 #[inline]
-pub fn flow_hash(pkt: &Packet, salt: u8) -> u64 {
+pub fn flow_hash(pkt: &Packet, salt: u64) -> u64 {
     let a = ((pkt.src.0 as u64) << 16) | pkt.sport as u64;
     let b = ((pkt.dst.0 as u64) << 16) | pkt.dport as u64;
     let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
     let proto = pkt.protocol as u64;
-    sim_core::rng::mix64(lo ^ sim_core::rng::mix64(hi ^ (proto << 56) ^ ((salt as u64) << 48)))
+    sim_core::rng::mix64(lo ^ sim_core::rng::mix64(hi ^ (proto << 56) ^ salt))
+}
+
+/// The ECMP salt of the switches of `tier` under the run's `seed`. Real
+/// switches are configured with a hash seed; a run's seed stands for that
+/// configuration. Switches of one tier share it, so that with candidates
+/// ordered by neighbour id the two directions of a flow take mirrored paths.
+pub fn ecmp_salt(seed: u64, tier: u8) -> u64 {
+    sim_core::RngStream::new(seed, tier as u64, sim_core::rng::purpose::ECMP_SALT).next_u64()
 }

@@ -14,6 +14,25 @@ use crate::time::SimDuration;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+/// Every purpose a stream is drawn for, in one place: a new consumer of
+/// randomness adds its constant here, so two consumers never share a stream
+/// by accident. The values are arbitrary but fixed (changing one changes
+/// results); `docs/architecture.md` lists what each drives.
+pub mod purpose {
+    /// A packet source's exponential inter-arrival times (component: workload index).
+    pub const ARRIVALS: u64 = 1;
+    /// A workload's flow start jitter (component: workload index).
+    pub const START_JITTER: u64 = 2;
+    /// A host's first ephemeral source port (component: host index).
+    pub const EPHEMERAL_PORT: u64 = 3;
+    /// The ECMP hash salt of the switches of one tier (component: the tier).
+    pub const ECMP_SALT: u64 = 4;
+    /// MQ-ECN's random marking (component: port id).
+    pub const MQ_ECN: u64 = 0x4d_51;
+    /// RED's random marking or dropping (component: port id).
+    pub const RED: u64 = 0x52_45_44;
+}
+
 /// SplitMix64's finaliser: a bijective 64-bit mixer.
 #[inline]
 pub const fn mix64(mut z: u64) -> u64 {

@@ -86,10 +86,12 @@ impl Fabric {
     #[inline]
     pub(super) fn forward<S: Scheduler>(&mut self, p: PortId, id: PacketId, sched: &mut S) {
         let node = self.ports[p.idx()].node;
-        let NodeKind::Switch { tier } = self.nodes[node.idx()].kind else {
-            unreachable!("ingress stage at a host")
-        };
-        let out = self.routes.select(node, tier, self.packets.get(id));
+        debug_assert!(
+            matches!(self.nodes[node.idx()].kind, NodeKind::Switch { .. }),
+            "ingress stage at a host"
+        );
+        let salt = self.nodes[node.idx()].ecmp_salt;
+        let out = self.routes.select(node, salt, self.packets.get(id));
         self.enqueue(out, id, sched);
     }
 

@@ -94,6 +94,8 @@ pub struct FabricConfig {
     pub classes: usize,
     /// The class queue of each packet priority (DSCP class) 0..8.
     pub class_of_priority: [u8; 8],
+    /// The run's seed, which sets the switches' ECMP hash salts.
+    pub seed: u64,
 }
 
 impl FabricConfig {
@@ -106,12 +108,15 @@ impl FabricConfig {
             discipline: Discipline::StrictPriority,
             classes: 1,
             class_of_priority: [0; 8],
+            seed: 1,
         }
     }
 }
 
 struct Node {
     kind: NodeKind,
+    /// A switch's ECMP hash salt (`routing::ecmp_salt`); 0 at hosts.
+    ecmp_salt: u64,
 }
 
 /// Sets CE on a packet an AQM chose to mark, counting the mark once (a
@@ -227,7 +232,17 @@ impl Fabric {
             }
         }
         let routes = RoutingTable::build(&graph.nodes, &adjacency, &host_nodes)?;
-        let nodes = graph.nodes.iter().map(|&kind| Node { kind }).collect();
+        let nodes = graph
+            .nodes
+            .iter()
+            .map(|&kind| Node {
+                kind,
+                ecmp_salt: match kind {
+                    NodeKind::Switch { tier } => crate::routing::ecmp_salt(config.seed, tier),
+                    NodeKind::Host => 0,
+                },
+            })
+            .collect();
         let shared_bytes = match config.buffer {
             BufferPolicy::Shared { bytes, .. } => bytes,
             BufferPolicy::PerPort(_) => 0,
@@ -558,9 +573,10 @@ impl Fabric {
             let node = self.ports[self.ports[last.idx()].peer.idx()].node;
             match self.nodes[node.idx()].kind {
                 NodeKind::Host => return out,
-                NodeKind::Switch { tier } => {
+                NodeKind::Switch { .. } => {
                     assert!(out.len() <= self.nodes.len(), "routing loop");
-                    out.push(self.routes.select(node, tier, pkt));
+                    let salt = self.nodes[node.idx()].ecmp_salt;
+                    out.push(self.routes.select(node, salt, pkt));
                 }
             }
         }
