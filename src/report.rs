@@ -19,6 +19,11 @@ fn us(ps: u64) -> String {
     format!("{}.{:06}", ps / 1_000_000, ps % 1_000_000)
 }
 
+/// A statistic with `decimals` decimals, or `n/a` where it does not exist.
+fn or_na(v: Option<f64>, decimals: usize) -> String {
+    v.map_or_else(|| "n/a".to_string(), |x| format!("{x:.decimals$}"))
+}
+
 /// Simulated results of a run (the content of `summary.json`).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct RunSummary {
@@ -85,15 +90,20 @@ pub struct FlowSummary {
     pub bytes_acked: u64,
     /// Aggregate goodput: acknowledged data bits over the time from the
     /// first flow start to the last completion (or the end of the run, if a
-    /// flow is still open), in Gb/s.
-    pub goodput_gbps: f64,
-    /// Jain's index of per-flow goodput (bytes acknowledged / time active).
-    pub jain_index: f64,
+    /// flow is still open), in Gb/s; `null` without flows or time.
+    pub goodput_gbps: Option<f64>,
+    /// Jain's index of per-flow goodput (bytes acknowledged / time active);
+    /// `null` when no flow was active or none sent anything (0/0).
+    pub jain_index: Option<f64>,
     /// Flow completion times of completed flows, in microseconds.
     pub fct_us: Summary,
     /// Retransmitted data segments.
     pub retransmissions: u64,
-    /// Retransmission-timer expiries.
+    /// SYNs sent again after a timeout.
+    pub syn_retransmissions: u64,
+    /// FINs sent again after a timeout.
+    pub fin_retransmissions: u64,
+    /// Retransmission-timer expiries (SYN, data or FIN).
     pub timeouts: u64,
 }
 
@@ -111,10 +121,11 @@ pub struct SourceSummary {
     /// Packets received.
     pub packets_received: u64,
     /// Mean wait in the sending host's NIC queue (arrival to start of
-    /// transmission), in nanoseconds.
-    pub mean_nic_wait_ns: f64,
-    /// Mean one-way delay of received packets, in microseconds.
-    pub mean_delay_us: f64,
+    /// transmission), in nanoseconds; `null` if nothing was sent.
+    pub mean_nic_wait_ns: Option<f64>,
+    /// Mean one-way delay of received packets, in microseconds; `null` if
+    /// nothing was received.
+    pub mean_delay_us: Option<f64>,
 }
 
 impl RunSummary {
@@ -124,6 +135,7 @@ impl RunSummary {
         let mut fcts = Vec::new();
         let mut rates = Vec::new();
         let (mut bytes, mut retx, mut tos) = (0u64, 0u64, 0u64);
+        let (mut syn_retx, mut fin_retx) = (0u64, 0u64);
         let mut first_start = SimTime::MAX;
         let mut last_end = SimTime::ZERO;
         for f in &world.flows {
@@ -131,6 +143,8 @@ impl RunSummary {
             let st = s.stats();
             bytes += s.bytes_acked();
             retx += st.retransmits;
+            syn_retx += st.syn_retransmits;
+            fin_retx += st.fin_retransmits;
             tos += st.timeouts;
             first_start = first_start.min(f.start);
             let done = s.completed_at().unwrap_or(end);
@@ -144,11 +158,7 @@ impl RunSummary {
             }
         }
         let span_ps = last_end.saturating_since(first_start).ps();
-        let goodput_gbps = if span_ps == 0 {
-            0.0
-        } else {
-            bytes as f64 * 8.0 / span_ps as f64 * 1e3
-        };
+        let goodput_gbps = (span_ps > 0).then(|| bytes as f64 * 8.0 / span_ps as f64 * 1e3);
         let switch_ports = world.fabric.ports().iter().filter(|p| p.at_switch);
         let (mut marks, mut maxq) = (0, 0);
         let mut by_cause = DropsByCause::default();
@@ -177,12 +187,9 @@ impl RunSummary {
                     dst: s.dst.0,
                     packets_sent: s.sent,
                     packets_received: s.received,
-                    mean_nic_wait_ns: nic.mean_wait_ps() / 1e3,
-                    mean_delay_us: if s.received == 0 {
-                        0.0
-                    } else {
-                        s.delay_sum_ps as f64 / s.received as f64 / 1e6
-                    },
+                    mean_nic_wait_ns: nic.mean_wait_ps().map(|w| w / 1e3),
+                    mean_delay_us: (s.received > 0)
+                        .then(|| s.delay_sum_ps as f64 / s.received as f64 / 1e6),
                 }
             })
             .collect();
@@ -201,6 +208,8 @@ impl RunSummary {
                 jain_index: jain_index(&rates),
                 fct_us: Summary::of(&mut fcts),
                 retransmissions: retx,
+                syn_retransmissions: syn_retx,
+                fin_retransmissions: fin_retx,
                 timeouts: tos,
             },
             drops,
@@ -225,25 +234,37 @@ impl RunSummary {
             let _ = writeln!(s, "  flows completed   {}/{}", f.completed, f.total);
             let _ = writeln!(
                 s,
-                "  goodput           {:.3} Gb/s aggregate (Jain {:.3})",
-                f.goodput_gbps, f.jain_index
+                "  goodput           {} Gb/s aggregate (Jain {})",
+                or_na(f.goodput_gbps, 3),
+                or_na(f.jain_index, 3)
             );
+            let fct = &f.fct_us;
+            let _ = match fct.mean {
+                None => writeln!(s, "  FCT               n/a (no flow completed)"),
+                Some(_) => writeln!(
+                    s,
+                    "  FCT               mean {} us, p50 {} us, p99 {} us, max {} us",
+                    or_na(fct.mean, 1),
+                    or_na(fct.p50, 1),
+                    or_na(fct.p99, 1),
+                    or_na(fct.max, 1)
+                ),
+            };
             let _ = writeln!(
                 s,
-                "  FCT               mean {:.1} us, p50 {:.1} us, p99 {:.1} us, max {:.1} us",
-                f.fct_us.mean, f.fct_us.p50, f.fct_us.p99, f.fct_us.max
-            );
-            let _ = writeln!(
-                s,
-                "  retransmissions   {} ({} timeouts)",
-                f.retransmissions, f.timeouts
+                "  retransmissions   {} data, {} SYN, {} FIN ({} timeouts)",
+                f.retransmissions, f.syn_retransmissions, f.fin_retransmissions, f.timeouts
             );
         }
         for src in &self.sources {
             let _ = writeln!(
                 s,
-                "  source {}->{}      {} sent, {} received, NIC wait {:.1} ns",
-                src.src, src.dst, src.packets_sent, src.packets_received, src.mean_nic_wait_ns
+                "  source {}->{}      {} sent, {} received, NIC wait {} ns",
+                src.src,
+                src.dst,
+                src.packets_sent,
+                src.packets_received,
+                or_na(src.mean_nic_wait_ns, 1)
             );
         }
         let _ = writeln!(
@@ -287,7 +308,8 @@ pub struct Perf {
 /// `flows.csv`: one row per TCP flow.
 pub fn flows_csv(world: &World) -> String {
     let mut s = String::from(
-        "id,workload,src,dst,size_bytes,start_us,finish_us,fct_us,bytes_acked,retransmissions,timeouts\n",
+        "id,workload,src,dst,size_bytes,start_us,finish_us,fct_us,bytes_acked,retransmissions,\
+         syn_retransmissions,fin_retransmissions,timeouts\n",
     );
     for (i, f) in world.flows.iter().enumerate() {
         let snd = &f.sender;
@@ -299,14 +321,16 @@ pub fn flows_csv(world: &World) -> String {
         let st = snd.stats();
         let _ = writeln!(
             s,
-            "{i},{},{},{},{},{},{finish},{fct},{},{},{}",
+            "{i},{},{},{},{},{},{finish},{fct},{},{},{},{},{}",
             f.workload,
             a.src.0,
             a.dst.0,
-            snd.size_bytes(),
+            f.size.map_or(String::new(), |b| b.to_string()),
             us(f.start.ps()),
             snd.bytes_acked(),
             st.retransmits,
+            st.syn_retransmits,
+            st.fin_retransmits,
             st.timeouts
         );
     }
@@ -378,12 +402,10 @@ pub fn ports_csv(world: &World) -> String {
          max_packets,avg_bytes,viq_held,viq_released,viq_drops_full,viq_drops_aged,viq_max_packets,avg_viq_packets\n",
     );
     let end = world.end_time().ps();
-    let avg = |area: &sim_core::stats::TimeIntegral| {
-        if end == 0 {
-            0.0
-        } else {
-            area.area_at(end) as f64 / end as f64
-        }
+    // A time average over no time does not exist: an empty cell.
+    let avg = |area: &sim_core::stats::TimeIntegral| match end {
+        0 => String::new(),
+        _ => format!("{:.3}", area.area_at(end) as f64 / end as f64),
     };
     for (i, p) in world.fabric.ports().iter().enumerate() {
         if !p.at_switch {
@@ -394,7 +416,7 @@ pub fn ports_csv(world: &World) -> String {
         let (st, ing) = (&p.stats, &p.ingress.stats);
         let _ = writeln!(
             s,
-            "{i},{node},{peer},all,{},{},{},{},{},{},{},{:.3},{},{},{},{},{},{:.3}",
+            "{i},{node},{peer},all,{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             st.tx_packets,
             st.tx_bytes,
             st.drops_overflow,
@@ -414,7 +436,7 @@ pub fn ports_csv(world: &World) -> String {
             for (c, cs) in p.class_stats.iter().enumerate() {
                 let _ = writeln!(
                     s,
-                    "{i},{node},{peer},{c},{},{},{},{},{},{},{},{:.3},,,,,,",
+                    "{i},{node},{peer},{c},{},{},{},{},{},{},{},{},,,,,,",
                     cs.tx_packets,
                     cs.tx_bytes,
                     cs.drops - cs.drops_aqm,

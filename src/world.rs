@@ -85,6 +85,8 @@ pub struct Flow {
     pub sender: TcpSender,
     /// The receiver, at the destination host.
     pub receiver: TcpReceiver,
+    /// Bytes the flow sends; `None`: unbounded (until its stop time).
+    pub size: Option<u64>,
     /// When the flow starts.
     pub start: SimTime,
     ready: bool,
@@ -284,9 +286,7 @@ impl World {
                 };
                 let at = SimTime::ZERO + f.start + SimDuration::from_ps(delay);
                 let stop = f.stop.map(|d| SimTime::ZERO + d);
-                // An unbounded flow: more bytes than any run can send.
-                let size = f.size.unwrap_or(u64::MAX - 2);
-                w.add_flow(sc, wi, HostId(f.src), HostId(f.dst), size, at, stop);
+                w.add_flow(sc, wi, HostId(f.src), HostId(f.dst), f.size, at, stop);
             }
             for s in plan.sources {
                 let src = HostId(s.src);
@@ -326,7 +326,7 @@ impl World {
         wi: u32,
         src: HostId,
         dst: HostId,
-        size: u64,
+        size: Option<u64>,
         at: SimTime,
         stop: Option<SimTime>,
     ) {
@@ -342,7 +342,9 @@ impl World {
         };
         self.flows.push(Flow {
             workload: wi,
-            sender: TcpSender::new(addr, size, &sc.transport),
+            // An unbounded flow: more bytes than any run can send.
+            sender: TcpSender::new(addr, size.unwrap_or(u64::MAX - 2), &sc.transport),
+            size,
             receiver: TcpReceiver::new(addr, &sc.transport),
             start: at,
             ready: false,

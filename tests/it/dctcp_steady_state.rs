@@ -32,7 +32,11 @@ fn dctcp_eight_long_flows_keep_queue_near_k() {
     let mut w = World::build(&sc, 1).unwrap();
     let port = w.fabric.port_towards_host(HostId(0));
     let m = common::measure_window(&mut w, port, SimTime::ZERO + SimDuration::from_ms(10));
-    let (avg_q, util, jain) = (m.avg_packets, m.utilisation, jain_index(&m.shares));
+    let (avg_q, util, jain) = (
+        m.avg_packets,
+        m.utilisation,
+        jain_index(&m.shares).expect("shares"),
+    );
     let shares = m.shares;
     let drops: u64 = w.fabric.ports().iter().map(|p| p.stats.drops()).sum();
     eprintln!("avg queue {avg_q:.2} pkt, utilisation {util:.4}, Jain {jain:.5}, drops {drops}");

@@ -9,6 +9,7 @@ mod fairq;
 mod golden;
 mod incast_collapse;
 mod limits;
+mod outputs;
 mod overrides;
 mod ports_csv;
 mod queue_md1;

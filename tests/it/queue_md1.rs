@@ -30,11 +30,9 @@ fn md1(load: f64) -> (f64, f64) {
     // S: 1538 wire bytes at 10 Gb/s.
     let service_ns = 1538.0 * 8.0 / 10.0;
     let theory = load * service_ns / (2.0 * (1.0 - load));
-    eprintln!(
-        "load {load}: W = {:.2} ns, M/D/1 {theory:.2} ns",
-        src.mean_nic_wait_ns
-    );
-    (src.mean_nic_wait_ns, theory)
+    let wait_ns = src.mean_nic_wait_ns.expect("packets were sent");
+    eprintln!("load {load}: W = {wait_ns:.2} ns, M/D/1 {theory:.2} ns");
+    (wait_ns, theory)
 }
 
 #[test]

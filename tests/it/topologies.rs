@@ -26,7 +26,7 @@ fn default_fat_tree_has_320_hosts_and_a_12us_base_rtt() {
     // Senders in other pods (a pod holds 64 hosts): 6 links each way, so one
     // round trip is 12 us of propagation. A one-segment flow takes two round
     // trips (SYN/SYN-ACK, data/ACK): 24 us plus a few us of serialisation.
-    let fct = s.flows.fct_us.min;
+    let fct = s.flows.fct_us.min.expect("flows completed");
     assert!(fct > 24.0 && fct < 34.0, "FCT {fct} us");
 }
 

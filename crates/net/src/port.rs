@@ -61,13 +61,10 @@ impl PortStats {
     pub fn drops(&self) -> u64 {
         self.drops_overflow + self.drops_aqm
     }
-    /// Mean waiting time (arrival to start of transmission), in ps.
-    pub fn mean_wait_ps(&self) -> f64 {
-        if self.wait_count == 0 {
-            0.0
-        } else {
-            self.wait_sum_ps as f64 / self.wait_count as f64
-        }
+    /// Mean waiting time (arrival to start of transmission), in ps;
+    /// `None` before any packet was sent.
+    pub fn mean_wait_ps(&self) -> Option<f64> {
+        (self.wait_count > 0).then(|| self.wait_sum_ps as f64 / self.wait_count as f64)
     }
 }
 

@@ -3,21 +3,23 @@
 //! sizes we report (one value per flow); nearest-rank is used so that a
 //! percentile is always one of the observed values.
 
-/// Summary of a sample: count, mean and nearest-rank percentiles.
+/// Summary of a sample: count, mean and nearest-rank percentiles. Every
+/// statistic of an empty sample is `None` (`null` in JSON): an empty set has
+/// no mean, and a 0 would read as a measurement.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Summary {
     /// Number of values.
     pub count: usize,
-    /// Arithmetic mean (0 when empty).
-    pub mean: f64,
+    /// Arithmetic mean.
+    pub mean: Option<f64>,
     /// Smallest value.
-    pub min: f64,
+    pub min: Option<f64>,
     /// Median (nearest rank).
-    pub p50: f64,
+    pub p50: Option<f64>,
     /// 99th percentile (nearest rank).
-    pub p99: f64,
+    pub p99: Option<f64>,
     /// Largest value.
-    pub max: f64,
+    pub max: Option<f64>,
 }
 
 impl Summary {
@@ -30,11 +32,11 @@ impl Summary {
         let sum: f64 = values.iter().sum();
         Summary {
             count: values.len(),
-            mean: sum / values.len() as f64,
-            min: values[0],
-            p50: percentile_sorted(values, 50.0),
-            p99: percentile_sorted(values, 99.0),
-            max: values[values.len() - 1],
+            mean: Some(sum / values.len() as f64),
+            min: Some(values[0]),
+            p50: Some(percentile_sorted(values, 50.0)),
+            p99: Some(percentile_sorted(values, 99.0)),
+            max: Some(values[values.len() - 1]),
         }
     }
 }
@@ -46,25 +48,17 @@ pub fn percentile_sorted(sorted: &[f64], p: f64) -> f64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-/// Arithmetic mean (0 for an empty slice).
-pub fn mean(values: &[f64]) -> f64 {
-    if values.is_empty() {
-        0.0
-    } else {
-        values.iter().sum::<f64>() / values.len() as f64
-    }
+/// Arithmetic mean; `None` for an empty slice.
+pub fn mean(values: &[f64]) -> Option<f64> {
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
 }
 
 /// Jain's fairness index (sum x)^2 / (n * sum x^2): 1 when all equal, 1/n when
-/// one takes all. Defined as 1 for an empty or all-zero sample.
-pub fn jain_index(values: &[f64]) -> f64 {
+/// one takes all. `None` for an empty or all-zero sample, where it is 0/0.
+pub fn jain_index(values: &[f64]) -> Option<f64> {
     let sum: f64 = values.iter().sum();
     let sq: f64 = values.iter().map(|x| x * x).sum();
-    if values.is_empty() || sq == 0.0 {
-        1.0
-    } else {
-        sum * sum / (values.len() as f64 * sq)
-    }
+    (sq > 0.0).then(|| sum * sum / (values.len() as f64 * sq))
 }
 
 /// Integrates a piecewise-constant value over time, exactly, in integer units
@@ -112,16 +106,20 @@ mod tests {
         let s = Summary::of(&mut v);
         assert_eq!(
             (s.count, s.min, s.p50, s.p99, s.max),
-            (100, 1.0, 50.0, 99.0, 100.0)
+            (100, Some(1.0), Some(50.0), Some(99.0), Some(100.0))
         );
-        assert_eq!(s.mean, 50.5);
-        assert_eq!(Summary::of(&mut []).count, 0);
+        assert_eq!(s.mean, Some(50.5));
+        let empty = Summary::of(&mut []);
+        assert_eq!((empty.count, empty.mean, empty.p99), (0, None, None));
+        assert_eq!(mean(&[]), None);
     }
 
     #[test]
     fn jain() {
-        assert_eq!(jain_index(&[2.0, 2.0, 2.0]), 1.0);
-        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+        assert_eq!(jain_index(&[2.0, 2.0, 2.0]), Some(1.0));
+        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]).expect("defined") - 0.25).abs() < 1e-12);
+        assert_eq!(jain_index(&[]), None);
+        assert_eq!(jain_index(&[0.0, 0.0]), None);
     }
 
     #[test]

@@ -56,6 +56,11 @@ pub struct SenderStats {
     pub retransmits: u64,
     /// Retransmission-timer expiries (SYN, data or FIN).
     pub timeouts: u64,
+    /// SYNs sent again after a timeout (RFC 6298 5.7: the first data
+    /// window then shrinks to one segment).
+    pub syn_retransmits: u64,
+    /// FINs sent again after a timeout.
+    pub fin_retransmits: u64,
     /// Fast-recovery episodes entered.
     pub fast_recoveries: u64,
     /// Window reductions on ECN-Echo.
@@ -472,9 +477,13 @@ impl TcpSender {
             match self.state {
                 SenderState::SynSent => {
                     self.syn_timed_out = true;
+                    self.stats.syn_retransmits += 1;
                     self.send_syn(now, out);
                 }
-                SenderState::FinSent => self.send_fin(now, out),
+                SenderState::FinSent => {
+                    self.stats.fin_retransmits += 1;
+                    self.send_fin(now, out);
+                }
                 SenderState::Established => {
                     let flight = self.snd_max - self.snd_una;
                     self.cc
@@ -668,7 +677,8 @@ mod tests {
         h.run(SimTime(
             10 * sim_core::time::PS_PER_MS + 40 * sim_core::time::PS_PER_US + 1,
         ));
-        assert_eq!(h.sender.stats().timeouts, 1);
+        let st = h.sender.stats();
+        assert_eq!((st.timeouts, st.syn_retransmits, st.retransmits), (1, 1, 0));
         // SYN-ACK arrived at 10 ms + 20 us; RFC 6298 (5.7) leaves one segment.
         assert_eq!(
             h.data_packets
