@@ -96,7 +96,7 @@ impl Source<'_> {
 
     /// Converts a toml error; `prefix` is the dotted path of the table it came from.
     pub fn toml_error(&self, e: &toml::de::Error, prefix: &str) -> ScenarioError {
-        let msg = e.message().trim().to_string();
+        let msg = super::words::in_users_words(e.message());
         // toml names the offending key in "unknown field `x`" and similar messages;
         // otherwise the key is the one at the span, which we read back from the text.
         if let Some(o) = e.span().and_then(|s| self.override_at(s.start)) {

@@ -185,6 +185,15 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
             e
         })?;
     }
+    // serde would read a struct from a list too (`simulation = [1]` as
+    // seed 1): the plain tables must be tables.
+    for name in ["simulation", "output"] {
+        if let Some(v) = root.get(name)
+            && !matches!(v.get_ref(), DeValue::Table(_))
+        {
+            return Err(src.error(Some(v.span()), name, "expected a table"));
+        }
+    }
     let base: ScenarioBase = <ScenarioBase as serde::Deserialize>::deserialize(
         toml::de::Deserializer::from(Spanned::new(doc_span, root.clone())),
     )

@@ -22,6 +22,7 @@ mod error;
 mod load;
 mod overrides;
 mod types;
+mod words;
 
 pub use error::ScenarioError;
 pub use load::{Table, load, load_str, parse_str};
