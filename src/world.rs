@@ -12,8 +12,10 @@
 //! at its earliest deadline; a timer that fires early (the deadline moved
 //! later) re-arms itself, a stale one is ignored.
 
-use crate::scenario::{Framing, Scenario};
-use net::{Fabric, FabricConfig, FlowId, HostId, NetEvent, Outcome, Packet, Protocol, WireFormat};
+use crate::scenario::{Framing, NodeRef, PortSelector, QueuePorts, Scenario};
+use net::{
+    Fabric, FabricConfig, FlowId, HostId, NetEvent, NodeId, Outcome, Packet, Protocol, WireFormat,
+};
 use sim_core::queue::Stop;
 use sim_core::{EventQueue, RngStream, RunLimit, SimDuration, SimTime};
 use std::collections::VecDeque;
@@ -155,7 +157,7 @@ impl StopReason {
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     /// The topology is not a network.
-    #[error("topology: {0}")]
+    #[error(transparent)]
     Topology(#[from] net::TopologyError),
 }
 
@@ -261,17 +263,7 @@ impl World {
             active_sources: 0,
         };
         if w.sample_interval.is_some() {
-            let all = crate::scenario::QueuePorts::AllSwitch;
-            w.sampled_ports = match sc.output.queue_ports.as_ref().unwrap_or(&all) {
-                crate::scenario::QueuePorts::AllSwitch => (0..w.fabric.ports().len() as u32)
-                    .map(net::PortId)
-                    .filter(|p| w.fabric.port(*p).at_switch)
-                    .collect(),
-                crate::scenario::QueuePorts::TowardsHosts(hs) => hs
-                    .iter()
-                    .map(|&h| w.fabric.port_towards_host(HostId(h)))
-                    .collect(),
-            };
+            w.sampled_ports = w.select_ports(sc.output.queue_ports.as_ref());
             w.q.schedule(SimTime::ZERO, Event::Sample);
         }
         for (wi, spec) in sc.workloads.iter().enumerate() {
@@ -355,6 +347,47 @@ impl World {
         if let Some(t) = stop {
             self.q.schedule(t, Event::FlowStop(id));
         }
+    }
+
+    /// The switch ports `queue_ports` names, in order, each once (absent:
+    /// every switch port). Switch `sN` is node `hosts + N`: every topology
+    /// creates its hosts first.
+    fn select_ports(&self, which: Option<&QueuePorts>) -> Vec<net::PortId> {
+        let ports = self.fabric.ports();
+        let all = (0..ports.len() as u32).map(net::PortId);
+        let Some(QueuePorts::List(list)) = which else {
+            return all.filter(|p| self.fabric.port(*p).at_switch).collect();
+        };
+        let hosts = self.fabric.host_count() as u32;
+        let node = |n: NodeRef| match n {
+            NodeRef::Host(h) => NodeId(h),
+            NodeRef::Switch(s) => NodeId(hosts + s),
+        };
+        let mut chosen = Vec::new();
+        let mut seen = vec![false; ports.len()];
+        for sel in list {
+            let matches: Vec<net::PortId> = match *sel {
+                PortSelector::TowardsHost(h) => vec![self.fabric.port_towards_host(HostId(h))],
+                PortSelector::Switch(s) => all
+                    .clone()
+                    .filter(|p| self.fabric.port(*p).node == node(NodeRef::Switch(s)))
+                    .collect(),
+                PortSelector::Link { from, to } => all
+                    .clone()
+                    .filter(|p| {
+                        let port = self.fabric.port(*p);
+                        port.node == node(NodeRef::Switch(from))
+                            && self.fabric.port(port.peer).node == node(to)
+                    })
+                    .collect(),
+            };
+            for p in matches {
+                if !std::mem::replace(&mut seen[p.idx()], true) {
+                    chosen.push(p);
+                }
+            }
+        }
+        chosen
     }
 
     /// The next ephemeral source port of `host`, from Linux's default range

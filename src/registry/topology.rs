@@ -308,6 +308,69 @@ impl Explicit {
     }
 }
 
+impl Explicit {
+    /// The name of node `n` as a file writes it (`h3`, `s0`).
+    fn name(&self, n: u32) -> String {
+        match n.checked_sub(self.hosts) {
+            None => format!("h{n}"),
+            Some(s) => format!("s{s}"),
+        }
+    }
+
+    /// What makes the cables a network: no cable from a node to itself,
+    /// exactly one cable per host, and every node reachable from h0. Checked
+    /// here, at load, so that the error names the line and the nodes as
+    /// written (the world's own check knows only node numbers).
+    fn check_structure(&self) -> Result<(), (String, String)> {
+        let nodes = (self.hosts + self.switches) as usize;
+        let mut first_link: Vec<Option<usize>> = vec![None; self.hosts as usize];
+        let mut root: Vec<u32> = (0..nodes as u32).collect();
+        fn find(root: &mut [u32], mut x: u32) -> u32 {
+            while root[x as usize] != x {
+                root[x as usize] = root[root[x as usize] as usize];
+                x = root[x as usize];
+            }
+            x
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            let (a, b) = (self.node(&l.a), self.node(&l.b));
+            let (Some(a), Some(b)) = (a, b) else {
+                unreachable!("names checked first")
+            };
+            if a == b {
+                let msg = format!("'{}' is linked to itself", l.a);
+                return Err((format!("links[{i}]"), msg));
+            }
+            for (end, n) in [("a", a), ("b", b)] {
+                if n < self.hosts
+                    && let Some(j) = first_link[n as usize].replace(i)
+                {
+                    let msg = format!(
+                        "'{}' already has a link (links[{j}]): a host has exactly one",
+                        self.name(n)
+                    );
+                    return Err((format!("links[{i}].{end}"), msg));
+                }
+            }
+            let (ra, rb) = (find(&mut root, a), find(&mut root, b));
+            root[ra as usize] = rb;
+        }
+        if let Some(h) = first_link.iter().position(Option::is_none) {
+            let msg = format!("'h{h}' has no link: every host needs exactly one");
+            return Err(("links".into(), msg));
+        }
+        let home = find(&mut root, 0);
+        if let Some(n) = (1..nodes as u32).find(|&n| find(&mut root, n) != home) {
+            let msg = format!(
+                "the network is disconnected: '{}' cannot reach 'h0'",
+                self.name(n)
+            );
+            return Err(("links".into(), msg));
+        }
+        Ok(())
+    }
+}
+
 impl Shape for Explicit {
     fn size(&self) -> Result<Size, (String, String)> {
         let hosts = at_least(self.hosts, 1, "hosts")?;
@@ -337,6 +400,7 @@ impl Shape for Explicit {
                 }
             }
         }
+        self.check_structure()?;
         Ok(checked)
     }
     fn build(&self) -> TopologyGraph {

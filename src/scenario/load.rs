@@ -259,6 +259,60 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
     Ok(sc)
 }
 
+/// Checks that every `queue_ports` entry names a node that exists and, for
+/// a link, that the two nodes are linked: the index of the entry at fault
+/// and why.
+fn check_queue_ports(sc: &Scenario, list: &[PortSelector]) -> Result<(), (usize, String)> {
+    let size = sc.topology.spec.size;
+    let exists = |n: NodeRef| match n {
+        NodeRef::Host(h) if h >= size.hosts => Err(format!(
+            "host h{h} does not exist: the topology has hosts h0 to h{}",
+            size.hosts - 1
+        )),
+        NodeRef::Switch(s) if s >= size.switches => Err(format!(
+            "switch s{s} does not exist: the topology has switches s0 to s{}",
+            size.switches.saturating_sub(1)
+        )),
+        _ => Ok(()),
+    };
+    let mut graph = None;
+    for (i, p) in list.iter().enumerate() {
+        match *p {
+            PortSelector::TowardsHost(h) if h >= size.hosts => {
+                let msg = format!(
+                    "host {h} does not exist: the topology has hosts 0 to {}",
+                    size.hosts - 1
+                );
+                return Err((i, msg));
+            }
+            PortSelector::TowardsHost(_) => {}
+            PortSelector::Switch(s) => exists(NodeRef::Switch(s)).map_err(|m| (i, m))?,
+            PortSelector::Link { from, to } => {
+                exists(NodeRef::Switch(from)).map_err(|m| (i, m))?;
+                exists(to).map_err(|m| (i, m))?;
+                let g: &net::TopologyGraph =
+                    graph.get_or_insert_with(|| sc.topology.spec.shape.build());
+                let node = |n: NodeRef| match n {
+                    NodeRef::Host(h) => h,
+                    NodeRef::Switch(s) => size.hosts + s,
+                };
+                let (a, b) = (
+                    net::NodeId(node(NodeRef::Switch(from))),
+                    net::NodeId(node(to)),
+                );
+                if !g
+                    .cables
+                    .iter()
+                    .any(|c| (c.a, c.b) == (a, b) || (c.a, c.b) == (b, a))
+                {
+                    return Err((i, format!("s{from} and {to} are not linked")));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 fn topology(
     src: &Source,
     v: Option<&SpannedValue>,
@@ -415,7 +469,6 @@ fn switch(
 /// Checks that need more than one table: every run is bounded, the output
 /// keys fit the topology.
 fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioError> {
-    let hosts = sc.topology.spec.size.hosts;
     let err = |key: &str, msg: String| src.error(locate(root, key), key, msg);
     let endless = sc
         .workloads
@@ -437,16 +490,11 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
                 "queue_ports needs queue_interval (sampling is off without it)".into(),
             ));
         }
-        if let QueuePorts::TowardsHosts(hs) = p
-            && let Some(&h) = hs.iter().find(|&&h| h >= hosts)
-        {
-            return Err(err(
-                "output.queue_ports",
-                format!(
-                    "host {h} does not exist: the topology has hosts 0 to {}",
-                    hosts - 1
-                ),
-            ));
+        if let QueuePorts::List(list) = p {
+            check_queue_ports(sc, list).map_err(|(i, msg)| {
+                let key = format!("output.queue_ports[{i}]");
+                src.error(locate(root, &key), &key, msg)
+            })?;
         }
     }
     if sc

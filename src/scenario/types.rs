@@ -184,8 +184,107 @@ pub struct OutputConfig {
 pub enum QueuePorts {
     /// Every switch egress port.
     AllSwitch,
-    /// The last-hop port towards each listed host.
-    TowardsHosts(Vec<u32>),
+    /// The ports the entries select, in order, each once.
+    List(Vec<PortSelector>),
+}
+
+/// A node named as in explicit topologies: `h3`, `s0`. Switches are
+/// numbered in the order every topology creates them (docs/scenarios.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeRef {
+    /// Host `hN`.
+    Host(u32),
+    /// Switch `sN`.
+    Switch(u32),
+}
+
+/// One entry of `queue_ports`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PortSelector {
+    /// `3`: the last-hop switch port towards host 3.
+    TowardsHost(u32),
+    /// `"s0"`: every egress port of switch s0.
+    Switch(u32),
+    /// `"s0->s1"`: the egress port of switch s0 on its link to s1 (a
+    /// dumbbell's bottleneck); `"s2->h5"` the one towards host h5.
+    Link {
+        /// The switch the port belongs to.
+        from: u32,
+        /// The node at the link's far end.
+        to: NodeRef,
+    },
+}
+
+impl NodeRef {
+    /// Reads `hN` or `sN`.
+    pub fn parse(name: &str) -> Option<NodeRef> {
+        let (kind, num) = name.trim().split_at_checked(1)?;
+        let n: u32 = num.parse().ok()?;
+        match kind {
+            "h" => Some(NodeRef::Host(n)),
+            "s" => Some(NodeRef::Switch(n)),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for NodeRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NodeRef::Host(n) => write!(f, "h{n}"),
+            NodeRef::Switch(n) => write!(f, "s{n}"),
+        }
+    }
+}
+
+impl PortSelector {
+    /// Reads `"s0"` or `"s0->s1"`.
+    fn parse(text: &str) -> Option<PortSelector> {
+        match text.split_once("->") {
+            None => match NodeRef::parse(text)? {
+                NodeRef::Switch(s) => Some(PortSelector::Switch(s)),
+                NodeRef::Host(_) => None,
+            },
+            Some((a, b)) => match (NodeRef::parse(a)?, NodeRef::parse(b)?) {
+                (NodeRef::Switch(from), to) => Some(PortSelector::Link { from, to }),
+                (NodeRef::Host(_), _) => None,
+            },
+        }
+    }
+}
+
+/// What `queue_ports` accepts, for error messages.
+const QUEUE_PORTS_FORMS: &str = "\"switch\" or a list of host indices (the last-hop port towards \
+     each), switches (\"s0\": all its ports) and links (\"s0->s1\": s0's port towards s1)";
+
+impl<'de> Deserialize<'de> for PortSelector {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = PortSelector;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a host index, a switch (\"s0\") or a link (\"s0->s1\")")
+            }
+            fn visit_u64<E: serde::de::Error>(self, h: u64) -> Result<PortSelector, E> {
+                u32::try_from(h)
+                    .map(PortSelector::TowardsHost)
+                    .map_err(|_| E::custom(format!("host {h} does not exist")))
+            }
+            fn visit_i64<E: serde::de::Error>(self, h: i64) -> Result<PortSelector, E> {
+                u64::try_from(h)
+                    .map_err(|_| E::custom(format!("{h} is not a host index")))
+                    .and_then(|h| self.visit_u64(h))
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<PortSelector, E> {
+                PortSelector::parse(s).ok_or_else(|| {
+                    E::custom(format!(
+                        "'{s}' is not a switch port: expected {QUEUE_PORTS_FORMS}"
+                    ))
+                })
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl<'de> Deserialize<'de> for QueuePorts {
@@ -194,14 +293,12 @@ impl<'de> Deserialize<'de> for QueuePorts {
         impl<'de> serde::de::Visitor<'de> for V {
             type Value = QueuePorts;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("\"switch\" or a list of host indices")
+                f.write_str(QUEUE_PORTS_FORMS)
             }
             fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<QueuePorts, E> {
                 match s {
                     "switch" => Ok(QueuePorts::AllSwitch),
-                    _ => Err(E::custom(format!(
-                        "'{s}': expected \"switch\" or a list of host indices"
-                    ))),
+                    _ => Err(E::custom(format!("'{s}': expected {QUEUE_PORTS_FORMS}"))),
                 }
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
@@ -209,10 +306,10 @@ impl<'de> Deserialize<'de> for QueuePorts {
                 mut seq: A,
             ) -> Result<QueuePorts, A::Error> {
                 let mut v = Vec::new();
-                while let Some(h) = seq.next_element::<u32>()? {
-                    v.push(h);
+                while let Some(p) = seq.next_element::<PortSelector>()? {
+                    v.push(p);
                 }
-                Ok(QueuePorts::TowardsHosts(v))
+                Ok(QueuePorts::List(v))
             }
         }
         d.deserialize_any(V)

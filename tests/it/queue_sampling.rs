@@ -130,3 +130,79 @@ fn queue_ports_need_an_interval_and_real_hosts() {
     .unwrap_err();
     assert!(e.to_string().contains("host 9 does not exist"), "{e}");
 }
+
+const DUMBBELL: &str = r#"
+[topology]
+kind = "dumbbell"
+left = 2
+right = 2
+host_rate = "10Gbps"
+host_delay = "1us"
+bottleneck_rate = "1Gbps"
+bottleneck_delay = "1us"
+[switch]
+buffer = "300pkt"
+[[workload]]
+kind = "long-flows"
+pairs = [[0, 2], [1, 3]]
+size = "200KB"
+[output]
+queue_interval = "10us"
+"#;
+
+#[test]
+fn queue_ports_can_name_any_switch_port_or_link() {
+    // The dumbbell's bottleneck: switch s0's port towards s1.
+    let (w, _) = common::run(&format!("{DUMBBELL}queue_ports = [\"s0->s1\"]\n"));
+    let ports: std::collections::BTreeSet<u32> = w.queue_samples.iter().map(|r| r.port).collect();
+    assert_eq!(ports.len(), 1);
+    let p = w
+        .fabric
+        .port(net::PortId(*ports.first().expect("one port")));
+    assert_eq!(
+        (p.node.0, w.fabric.port(p.peer).node.0),
+        (4, 5),
+        "s0 is node 4, s1 node 5"
+    );
+    // The bottleneck is where the queue builds (10 Gb/s into 1 Gb/s).
+    assert!(w.queue_samples.iter().any(|r| r.packets > 10));
+
+    // A switch names all its ports (s1: two hosts and the bottleneck), an
+    // entry already chosen is not sampled twice.
+    let (w, _) = common::run(&format!(
+        "{DUMBBELL}queue_ports = [\"s1\", \"s1->h2\", 3]\n"
+    ));
+    let first: Vec<u32> = w
+        .queue_samples
+        .iter()
+        .take_while(|r| r.time_ps == 0)
+        .map(|r| r.node)
+        .collect();
+    assert_eq!(first, [5, 5, 5]);
+}
+
+#[test]
+fn queue_port_errors_name_the_entry() {
+    for (entry, want) in [
+        (
+            "\"s2\"",
+            "key `output.queue_ports[1]`: switch s2 does not exist: the topology has switches s0 to s1",
+        ),
+        (
+            "\"s0->h2\"",
+            "key `output.queue_ports[1]`: s0 and h2 are not linked",
+        ),
+        (
+            "\"h0->s0\"",
+            "key `output.queue_ports`: 'h0->s0' is not a switch port: expected",
+        ),
+        (
+            "9",
+            "key `output.queue_ports[1]`: host 9 does not exist: the topology has hosts 0 to 3",
+        ),
+    ] {
+        let text = format!("{DUMBBELL}queue_ports = [0, {entry}]\n");
+        let e = dcnsim::scenario::parse_str("q.toml", &text).expect_err(want);
+        assert!(e.to_string().contains(want) && e.line == 18, "{e}");
+    }
+}

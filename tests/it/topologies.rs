@@ -1,8 +1,6 @@
 //! Multipath and explicit topologies end to end from TOML.
 use crate::common;
 
-use dcnsim::world::World;
-
 #[test]
 fn default_fat_tree_has_320_hosts_and_a_12us_base_rtt() {
     let (w, s) = common::run(
@@ -110,14 +108,40 @@ fn explicit_topology_errors_name_the_problem() {
         e.to_string().contains("'s1' is not a node") && e.line == 7,
         "{e}"
     );
-    // h1 has no cable: the world refuses to build.
-    let sc = dcnsim::scenario::parse_str(
-        "x.toml",
-        &format!(
-            "{base}links = [{{ a = \"h0\", b = \"s0\", rate = \"1Gbps\", delay = \"1us\" }}]\n"
+    // The structure is checked at load, with the line and the names as written.
+    let link = |a: &str, b: &str| {
+        format!("{{ a = \"{a}\", b = \"{b}\", rate = \"1Gbps\", delay = \"1us\" }}")
+    };
+    for (links, line, want) in [
+        (
+            vec![link("h0", "s0")],
+            7,
+            "key `topology.links`: 'h1' has no link: every host needs exactly one",
         ),
-    )
-    .unwrap();
-    let e = World::build(&sc, 1).err().expect("a host without a cable");
-    assert!(e.to_string().contains("host 1 has 0 cables"), "{e}");
+        (
+            vec![link("h0", "s0"), link("h1", "s0"), link("s0", "h0")],
+            7,
+            "key `topology.links[2].b`: 'h0' already has a link (links[0]): a host has exactly one",
+        ),
+        (
+            vec![link("h0", "s0"), link("h1", "s0"), link("s0", "s0")],
+            7,
+            "key `topology.links[2]`: 's0' is linked to itself",
+        ),
+        (
+            vec![link("h0", "s0"), link("h1", "s1")],
+            7,
+            "key `topology.links`: the network is disconnected: 'h1' cannot reach 'h0'",
+        ),
+    ] {
+        let text = format!(
+            "{}links = [{}]\n",
+            base.replace("switches = 1", "switches = 2"),
+            links.join(", ")
+        );
+        let e = dcnsim::scenario::parse_str("x.toml", &text).expect_err(want);
+        let shown = e.to_string();
+        assert!(shown.contains(want) && e.line == line, "{shown}");
+        assert_eq!(shown.matches("topology").count(), 1, "said once: {shown}");
+    }
 }
