@@ -324,7 +324,7 @@ mod tests {
         };
         m.on_enqueue(us(135), empty, &ect); // 3 whole idle periods
         assert!(
-            (m.t_round_ps() - 25e6 * 0.75f64.powi(3)).abs() < 1e-3,
+            (m.t_round_ps() - 25e6 * 0.75 * 0.75 * 0.75).abs() < 1e-3,
             "{}",
             m.t_round_ps()
         );

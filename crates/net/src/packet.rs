@@ -211,9 +211,15 @@ pub struct PacketId(pub u32);
 
 /// Storage for every live packet, with a free list so that steady-state runs
 /// never allocate: a freed slot is reused by the next packet.
+///
+/// Each slot knows whether it holds a live packet, so freeing a packet twice
+/// is caught where it happens (always, in release builds too: a double free
+/// would hand one slot to two packets and corrupt a run silently), and so is
+/// reading a freed packet in debug builds.
 #[derive(Debug, Default)]
 pub struct PacketArena {
     slots: Vec<Packet>,
+    live: Vec<bool>,
     free: Vec<u32>,
 }
 
@@ -222,6 +228,7 @@ impl PacketArena {
     pub fn with_capacity(cap: usize) -> Self {
         PacketArena {
             slots: Vec::with_capacity(cap),
+            live: Vec::with_capacity(cap),
             free: Vec::with_capacity(cap),
         }
     }
@@ -231,12 +238,16 @@ impl PacketArena {
     pub fn alloc(&mut self, p: Packet) -> PacketId {
         match self.free.pop() {
             Some(i) => {
+                let live = &mut self.live[i as usize];
+                assert!(!*live, "packet slot {i} on the free list is live");
+                *live = true;
                 self.slots[i as usize] = p;
                 PacketId(i)
             }
             None => {
                 let i = u32::try_from(self.slots.len()).expect("more than 2^32 live packets");
                 self.slots.push(p);
+                self.live.push(true);
                 PacketId(i)
             }
         }
@@ -245,19 +256,27 @@ impl PacketArena {
     /// Releases a packet's slot. The id must not be used again.
     #[inline]
     pub fn free(&mut self, id: PacketId) {
-        debug_assert!((id.0 as usize) < self.slots.len());
+        let live = &mut self.live[id.0 as usize];
+        assert!(*live, "packet {} freed twice", id.0);
+        *live = false;
         self.free.push(id.0);
     }
 
     /// The packet behind `id`.
     #[inline]
     pub fn get(&self, id: PacketId) -> &Packet {
+        debug_assert!(self.live[id.0 as usize], "packet {} read after free", id.0);
         &self.slots[id.0 as usize]
     }
 
     /// The packet behind `id`, mutably (ECN marking, rwnd rewriting).
     #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        debug_assert!(
+            self.live[id.0 as usize],
+            "packet {} written after free",
+            id.0
+        );
         &mut self.slots[id.0 as usize]
     }
 
@@ -296,6 +315,15 @@ mod tests {
         assert_eq!(a.get(z).seq, 3);
         assert_eq!(a.get(y).seq, 2);
         assert_eq!((a.live(), a.high_water()), (2, 2));
+    }
+
+    #[test]
+    #[should_panic(expected = "packet 0 freed twice")]
+    fn a_double_free_is_caught() {
+        let mut a = PacketArena::with_capacity(1);
+        let x = a.alloc(Packet::default());
+        a.free(x);
+        a.free(x);
     }
 
     #[test]

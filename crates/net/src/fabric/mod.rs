@@ -311,6 +311,7 @@ impl Fabric {
     /// Hands a packet to host `h`'s NIC. Hosts never drop their own packets.
     #[inline]
     pub fn host_send<S: Scheduler>(&mut self, h: HostId, pkt: Packet, sched: &mut S) -> PacketId {
+        assert_eq!(pkt.src, h, "{h} sends a packet of {}", pkt.src); // pairs with deliver's
         let id = self.packets.alloc(Packet {
             ingress_port: NO_PORT,
             ..pkt
@@ -337,7 +338,7 @@ impl Fabric {
         match ev {
             NetEvent::TxDone(p) => {
                 let port = &mut self.ports[p.idx()];
-                debug_assert!(port.busy, "TxDone on idle {p}");
+                assert!(port.busy, "TxDone on idle {p}"); // pairs with start_tx's
                 port.busy = false;
                 if port.packets > 0 {
                     self.start_tx(p, sched);
@@ -383,12 +384,20 @@ impl Fabric {
         self.hops += 1;
         let pkt = self.packets.get_mut(id);
         pkt.hops = pkt.hops.saturating_add(1);
+        assert!(
+            (pkt.hops as usize) <= self.nodes.len(),
+            "a packet of flow {} looped",
+            pkt.flow.0
+        );
+        let dst = pkt.dst;
         let node = self.ports[in_port.idx()].node;
         match self.nodes[node.idx()].kind {
-            NodeKind::Host => Outcome::Delivered {
-                host: self.host_of(node),
-                pkt: id,
-            },
+            NodeKind::Host => {
+                let host = self.host_of(node);
+                // Pairs with host_send's: packets leave their source and reach their destination.
+                assert_eq!(dst, host, "a packet for {dst} reached {host}");
+                Outcome::Delivered { host, pkt: id }
+            }
             NodeKind::Switch { .. } => {
                 self.ingress(in_port, id, sched);
                 Outcome::Nothing
@@ -481,6 +490,7 @@ impl Fabric {
         let now = sched.now();
         let wire = self.config.wire;
         let port = &mut self.ports[p.idx()];
+        assert!(!port.busy, "start_tx on busy {p}"); // pairs with TxDone's
         let class = if port.queues.len() == 1 {
             0 // one FIFO: nothing to schedule
         } else {
@@ -508,6 +518,13 @@ impl Fabric {
             .expect("the scheduler picked a backlogged class");
         let pkt = self.packets.get_mut(id);
         let size = pkt.size_bytes;
+        // Pairs with enqueue's accounting: the port holds what it sent.
+        assert!(
+            port.bytes >= size as u64 && port.packets > 0,
+            "{p} sends {size} B holding {} B in {} packets",
+            port.bytes,
+            port.packets
+        );
         port.queues[class].release(size);
         if shared_alpha(&self.config.buffer, port).is_some() {
             self.shared[port.node.idx()].release(size);
