@@ -122,6 +122,7 @@ impl Estimate {
     pub fn of(sc: &Scenario) -> Estimate {
         let size = sc.topology.spec.size;
         let (hosts, switches, links) = (size.hosts as u64, size.switches as u64, size.links);
+        let edges = size.edges;
         let nodes = hosts + switches;
         let classes = sc.switch.classes as u64;
         let ports = links.saturating_mul(2);
@@ -139,8 +140,8 @@ impl Estimate {
         let mut parts = vec![
             Part {
                 what: "routing table",
-                bytes: net::RoutingTable::estimate_bytes(nodes, hosts, switches, links),
-                basis: format!("{nodes} nodes x {hosts} destinations"),
+                bytes: net::RoutingTable::estimate_bytes(nodes, hosts, switches, edges, links),
+                basis: format!("{switches} switches x {edges} edge switches"),
             },
             Part {
                 what: "ports",
@@ -238,18 +239,18 @@ mod tests {
     }
 
     #[test]
-    fn the_routing_table_of_a_large_star_dominates() {
-        let e = Estimate::of(&scenario(
+    fn routing_grows_with_edge_switches_not_hosts() {
+        // A 20,000-host star: one edge switch, so ports dominate (~48 MB).
+        let star = Estimate::of(&scenario(
             "kind = \"star\"\nhosts = 20000\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"",
         ));
-        assert_eq!(e.parts[0].what, "routing table");
-        // 20,001 x 20,000 spans of 8 B and as many next hops of 4 B: 4.8 GB
-        // (a 8,000-host star measured 771 MiB of peak RSS for 768 MB of table).
-        assert!(
-            e.total() > 4_800_000_000 && e.total() < 5_000_000_000,
-            "{}",
-            e.total()
-        );
+        assert_eq!(star.parts[0].what, "ports");
+        assert!(star.total() < 100 << 20, "{}", star.total());
+        // A k = 48 fat-tree: 2,880 switches x 1,152 edge switches.
+        let fat = Estimate::of(&scenario(
+            "kind = \"k-ary-fat-tree\"\nk = 48\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"",
+        ));
+        assert!(fat.total() < 2 << 30, "{}", fat.total());
     }
 
     #[test]

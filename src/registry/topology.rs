@@ -28,6 +28,9 @@ pub struct Size {
     pub switches: u32,
     /// Cables (each is two ports, one per direction).
     pub links: u64,
+    /// Edge switches: those with a host cabled to them (routing is kept per
+    /// edge switch, `net::RoutingTable`).
+    pub edges: u64,
 }
 
 /// A topology kind's config.
@@ -67,6 +70,7 @@ fn size(
     hosts: Option<u64>,
     switches: Option<u64>,
     links: Option<u64>,
+    edges: u64,
     key: &str,
 ) -> Result<Size, (String, String)> {
     let total = hosts.zip(switches).and_then(|(h, s)| h.checked_add(s));
@@ -76,6 +80,7 @@ fn size(
                 hosts: h as u32,
                 switches: s as u32,
                 links: l,
+                edges,
             }),
             _ => Err((
                 key.into(),
@@ -110,7 +115,7 @@ pub struct Star {
 impl Shape for Star {
     fn size(&self) -> Result<Size, (String, String)> {
         let hosts = at_least(self.hosts, 2, "hosts")?;
-        size(Some(hosts), Some(1), Some(hosts), "hosts")
+        size(Some(hosts), Some(1), Some(hosts), 1, "hosts")
     }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::star(self.hosts, self.link_rate, self.link_delay)
@@ -132,7 +137,7 @@ pub struct Dumbbell {
 impl Shape for Dumbbell {
     fn size(&self) -> Result<Size, (String, String)> {
         let hosts = at_least(self.left, 1, "left")? + at_least(self.right, 1, "right")?;
-        size(Some(hosts), Some(2), Some(hosts + 1), "right")
+        size(Some(hosts), Some(2), Some(hosts + 1), 2, "right")
     }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::dumbbell(
@@ -164,7 +169,13 @@ impl Shape for LeafSpine {
         let leaves = at_least(self.leaves, 1, "leaves")?;
         let hosts = leaves * at_least(self.hosts_per_leaf, 1, "hosts_per_leaf")?;
         let links = hosts.checked_add(leaves * spines);
-        size(Some(hosts), Some(leaves + spines), links, "hosts_per_leaf")
+        size(
+            Some(hosts),
+            Some(leaves + spines),
+            links,
+            leaves,
+            "hosts_per_leaf",
+        )
     }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::leaf_spine(
@@ -229,7 +240,7 @@ impl Shape for FatTree {
             .zip(product(&[pods, cores]))
             .zip(hosts)
             .and_then(|((a, b), h)| a.checked_add(b)?.checked_add(h));
-        size(hosts, switches, links, "hosts_per_tor")
+        size(hosts, switches, links, tors, "hosts_per_tor")
     }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::three_tier(
@@ -268,7 +279,8 @@ impl Shape for KAryFatTree {
         let switches = product(&[k, k]).and_then(|k2| k2.checked_add(k2 / 4));
         // Three layers of k^3/4 links each: host-edge, edge-aggregation, aggregation-core.
         let links = hosts.and_then(|h| h.checked_mul(3));
-        size(hosts, switches, links, "k")
+        // k pods of k/2 edge switches.
+        size(hosts, switches, links, k * k / 2, "k")
     }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::k_ary_fat_tree(self.k, self.link_rate, self.link_delay)
@@ -375,7 +387,13 @@ impl Shape for Explicit {
     fn size(&self) -> Result<Size, (String, String)> {
         let hosts = at_least(self.hosts, 1, "hosts")?;
         let links = Some(self.links.len() as u64);
-        let checked = size(Some(hosts), Some(self.switches as u64), links, "switches")?;
+        let mut checked = size(
+            Some(hosts),
+            Some(self.switches as u64),
+            links,
+            0,
+            "switches",
+        )?;
         if let Some(t) = &self.switch_tiers
             && (t.len() != self.switches as usize || t.contains(&0))
         {
@@ -401,6 +419,16 @@ impl Shape for Explicit {
             }
         }
         self.check_structure()?;
+        let mut edge = vec![false; self.switches as usize];
+        for l in &self.links {
+            let ends = [self.node(&l.a), self.node(&l.b)].map(|n| n.expect("checked"));
+            let (lo, hi) = (ends[0].min(ends[1]), ends[0].max(ends[1]));
+            // Hosts are numbered before switches: a host-switch cable has lo < hosts <= hi.
+            if lo < self.hosts && hi >= self.hosts {
+                edge[(hi - self.hosts) as usize] = true;
+            }
+        }
+        checked.edges = edge.iter().filter(|&&e| e).count() as u64;
         Ok(checked)
     }
     fn build(&self) -> TopologyGraph {
@@ -484,11 +512,23 @@ pub static FAMILY: Family<Spec> = Family {
 mod tests {
     use super::*;
 
-    fn counted(shape: &dyn Shape) -> (u64, u64, u64) {
+    fn counted(shape: &dyn Shape) -> (u64, u64, u64, u64) {
         let g = shape.build();
+        let is_host = |n: NodeId| g.nodes[n.idx()] == NodeKind::Host;
         let hosts = g.nodes.iter().filter(|n| **n == NodeKind::Host).count() as u64;
         let switches = g.nodes.len() as u64 - hosts;
-        (hosts, switches, g.cables.len() as u64)
+        let mut edges: Vec<NodeId> = g
+            .cables
+            .iter()
+            .filter_map(|c| match (is_host(c.a), is_host(c.b)) {
+                (true, false) => Some(c.b),
+                (false, true) => Some(c.a),
+                _ => None,
+            })
+            .collect();
+        edges.sort();
+        edges.dedup();
+        (hosts, switches, g.cables.len() as u64, edges.len() as u64)
     }
 
     #[test]
@@ -535,11 +575,8 @@ mod tests {
         ];
         for s in shapes {
             let z = s.size().expect("valid");
-            assert_eq!(
-                (z.hosts as u64, z.switches as u64, z.links),
-                counted(&*s),
-                "{s:?}"
-            );
+            let size = (z.hosts as u64, z.switches as u64, z.links, z.edges);
+            assert_eq!(size, counted(&*s), "{s:?}");
         }
     }
 }

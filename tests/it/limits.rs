@@ -142,13 +142,12 @@ fn bad_inputs_are_refused_within_bounds() {
             "past the end of representable simulated time",
         ),
         (
-            "a star whose routing table outgrows any machine",
+            "a fat-tree whose routing table outgrows any machine",
             format!(
-                "{}{SWITCH}{INCAST}",
-                STAR.replace("hosts = 4", "hosts = 1000000")
+                "[topology]\nkind = \"k-ary-fat-tree\"\nk = 160\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n{SWITCH}{INCAST}"
             ),
             "run",
-            "TiB for 1000001 nodes x 1000000 destinations, ports 2.3 GiB for 2000000 ports x 1 classes), above the memory limit of",
+            "for 32000 switches x 12800 edge switches",
         ),
         (
             "a run above --max-memory",

@@ -1,12 +1,16 @@
 //! Shortest-path routing with ordered, symmetric ECMP.
 //!
-//! For every (switch, destination host) the table lists the egress ports on
-//! a shortest path, ordered by the id of the neighbour they lead to. A flow
-//! picks among them with a hash of its 5-tuple that is symmetric in
-//! (source, destination), salted by the switch's tier and the run's seed
-//! ([`ecmp_salt`]): the data and the ACKs
-//! of one flow hash alike, and because candidates are ordered by neighbour id,
-//! switches at the same tier on the two paths pick matching positions.
+//! Every host has one cable; the switch at its other end is the host's
+//! *edge switch*. A shortest path to a host is a shortest path to its edge
+//! switch plus the last hop, so the table is kept per (switch, edge switch),
+//! not per (node, host): it grows with switches x ToRs, not nodes x hosts
+//! (a k = 48 fat-tree: 2,880 x 1,152 entries instead of 30,528 x 27,648).
+//! Each entry lists the egress ports on a shortest path, ordered by the id of
+//! the neighbour they lead to. A flow picks among them with a hash of its
+//! 5-tuple that is symmetric in (source, destination), salted by the
+//! switch's tier and the run's seed ([`ecmp_salt`]): the data and the ACKs
+//! of one flow hash alike, and because candidates are ordered by neighbour
+//! id, switches at the same tier on the two paths pick matching positions.
 //! Hosts never forward: paths do not transit them.
 
 use crate::ids::{HostId, NodeId, PortId};
@@ -14,93 +18,163 @@ use crate::packet::Packet;
 use crate::topology::{NodeKind, TopologyError};
 use std::collections::VecDeque;
 
-/// Next hops for every (node, destination host).
+/// Marks "none" in the index vectors.
+const NONE: u32 = u32::MAX;
+
+/// Next hops from every switch towards every edge switch, and each host's
+/// last hop.
 #[derive(Debug, Default)]
 pub struct RoutingTable {
-    host_count: usize,
-    /// `(start, len)` into `ports`, indexed `node * host_count + host`.
+    /// Per node: its index among the switches, or `NONE` for a host.
+    switch_index: Vec<u32>,
+    /// Per switch (by index): its index among the edge switches, or `NONE`.
+    edge_of_switch: Vec<u32>,
+    /// Per host: its edge switch's index among the edge switches, or `NONE`
+    /// for a host cabled to another host (a two-host network).
+    host_edge: Vec<u32>,
+    /// Per host: its edge switch's port towards it.
+    last_hop: Vec<PortId>,
+    /// Edge switches.
+    edges: usize,
+    /// `(start, len)` into `ports`, indexed `switch index * edges + edge index`.
     spans: Vec<(u32, u32)>,
     ports: Vec<PortId>,
 }
 
 impl RoutingTable {
-    /// Builds the table. `adjacency[n]` lists `(egress port, neighbour)` of node `n`;
-    /// `host_nodes[h]` is the node of host `h`.
+    /// Builds the table. `adjacency[n]` lists `(egress port, neighbour)` of
+    /// node `n`; `host_nodes[h]` is the node of host `h`, which has exactly
+    /// one cable.
     pub fn build(
         kinds: &[NodeKind],
         adjacency: &[Vec<(PortId, NodeId)>],
         host_nodes: &[NodeId],
     ) -> Result<Self, TopologyError> {
-        let n = kinds.len();
-        let hcount = host_nodes.len();
-        let mut spans = vec![(0u32, 0u32); n * hcount];
-        let mut ports = Vec::new();
-        let mut dist = vec![u32::MAX; n];
-        let mut frontier = VecDeque::new();
-        for (h, &hn) in host_nodes.iter().enumerate() {
-            // BFS from the destination host: dist[x] = hops from x to host h.
-            dist.fill(u32::MAX);
-            dist[hn.idx()] = 0;
-            frontier.clear();
-            frontier.push_back(hn);
-            while let Some(x) = frontier.pop_front() {
-                if x != hn && kinds[x.idx()] == NodeKind::Host {
-                    continue; // hosts do not forward
+        let is_switch = |n: NodeId| kinds[n.idx()] != NodeKind::Host;
+        let mut switch_nodes = Vec::new();
+        let switch_index: Vec<u32> = (0..kinds.len())
+            .map(|n| {
+                if is_switch(NodeId(n as u32)) {
+                    switch_nodes.push(NodeId(n as u32));
+                    (switch_nodes.len() - 1) as u32
+                } else {
+                    NONE
                 }
+            })
+            .collect();
+        let mut edge_of_switch = vec![NONE; switch_nodes.len()];
+        let mut edge_nodes: Vec<NodeId> = Vec::new();
+        let mut host_edge = Vec::with_capacity(host_nodes.len());
+        let mut last_hop = Vec::with_capacity(host_nodes.len());
+        for (h, &hn) in host_nodes.iter().enumerate() {
+            let &[(_, peer)] = adjacency[hn.idx()].as_slice() else {
+                unreachable!("the fabric checks that a host has one cable")
+            };
+            if !is_switch(peer) {
+                if !switch_nodes.is_empty() {
+                    return Err(TopologyError::Disconnected {
+                        from: format!("host {h}"),
+                        to: "any switch".into(),
+                    });
+                }
+                host_edge.push(NONE);
+                last_hop.push(PortId(NONE));
+                continue;
+            }
+            let sw = switch_index[peer.idx()] as usize;
+            if edge_of_switch[sw] == NONE {
+                edge_of_switch[sw] = edge_nodes.len() as u32;
+                edge_nodes.push(peer);
+            }
+            host_edge.push(edge_of_switch[sw]);
+            let down = adjacency[peer.idx()]
+                .iter()
+                .find(|(_, n)| *n == hn)
+                .map(|&(p, _)| p)
+                .expect("cables are two-way");
+            last_hop.push(down);
+        }
+        let edges = edge_nodes.len();
+        let mut spans = vec![(0u32, 0u32); switch_nodes.len() * edges];
+        let mut ports = Vec::new();
+        let mut dist = vec![u32::MAX; kinds.len()];
+        let mut frontier = VecDeque::new();
+        let mut hops: Vec<(NodeId, PortId)> = Vec::new();
+        for (e, &t) in edge_nodes.iter().enumerate() {
+            // BFS over switches from the edge switch: dist[x] = hops from x to t.
+            dist.fill(u32::MAX);
+            dist[t.idx()] = 0;
+            frontier.clear();
+            frontier.push_back(t);
+            while let Some(x) = frontier.pop_front() {
                 for &(_, y) in &adjacency[x.idx()] {
-                    if dist[y.idx()] == u32::MAX {
+                    if is_switch(y) && dist[y.idx()] == u32::MAX {
                         dist[y.idx()] = dist[x.idx()] + 1;
                         frontier.push_back(y);
                     }
                 }
             }
-            for (x, d) in dist.iter().enumerate() {
-                if *d == u32::MAX {
+            for (i, &x) in switch_nodes.iter().enumerate() {
+                if dist[x.idx()] == u32::MAX {
+                    let host = host_edge.iter().position(|&he| he == e as u32).unwrap_or(0);
                     return Err(TopologyError::Disconnected {
-                        from: describe(kinds, NodeId(x as u32)),
-                        to: format!("host {h}"),
+                        from: describe(kinds, x),
+                        to: format!("host {host}"),
                     });
                 }
-            }
-            for x in 0..n {
-                if x == hn.idx() {
+                if x == t {
                     continue;
                 }
-                let mut hops: Vec<(NodeId, PortId)> = adjacency[x]
-                    .iter()
-                    .filter(|(_, y)| dist[y.idx()] + 1 == dist[x])
-                    .filter(|(_, y)| *y == hn || kinds[y.idx()] != NodeKind::Host)
-                    .map(|&(p, y)| (y, p))
-                    .collect();
+                hops.clear();
+                hops.extend(
+                    adjacency[x.idx()]
+                        .iter()
+                        .filter(|(_, y)| is_switch(*y) && dist[y.idx()] + 1 == dist[x.idx()])
+                        .map(|&(p, y)| (y, p)),
+                );
                 hops.sort();
-                spans[x * hcount + h] = (ports.len() as u32, hops.len() as u32);
-                ports.extend(hops.into_iter().map(|(_, p)| p));
+                spans[i * edges + e] = (ports.len() as u32, hops.len() as u32);
+                ports.extend(hops.iter().map(|&(_, p)| p));
             }
         }
         Ok(RoutingTable {
-            host_count: hcount,
+            switch_index,
+            edge_of_switch,
+            host_edge,
+            last_hop,
+            edges,
             spans,
             ports,
         })
     }
 
-    /// The bytes a table for this many nodes, hosts, switches and links
-    /// holds, without building it: a span per (node, host); one next hop per
-    /// (host, host); and per (switch, host) about as many next hops as the
+    /// The bytes a table for this many nodes, hosts, switches, edge
+    /// switches and links holds, without building it: a span per (switch,
+    /// edge switch); per (switch, edge switch) about as many next hops as the
     /// switch has links to other switches, on average (exact for stars and
     /// dumbbells; for Clos fabrics, where half a switch's links lead up,
-    /// within a few percent).
-    pub fn estimate_bytes(nodes: u64, hosts: u64, switches: u64, links: u64) -> u64 {
-        let spans = nodes.saturating_mul(hosts).saturating_mul(8);
-        let per_host = hosts.saturating_add(switches.max(links.saturating_sub(hosts)));
-        let hops = hosts.saturating_mul(per_host);
-        spans.saturating_add(hops.saturating_mul(size_of::<PortId>() as u64))
+    /// within a few percent); and a few words per node and host.
+    pub fn estimate_bytes(nodes: u64, hosts: u64, switches: u64, edges: u64, links: u64) -> u64 {
+        let spans = switches.saturating_mul(edges).saturating_mul(8);
+        let hops = edges.saturating_mul(switches.max(links.saturating_sub(hosts)));
+        let per_node = nodes
+            .saturating_mul(8)
+            .saturating_add(hosts.saturating_mul(8));
+        spans
+            .saturating_add(hops.saturating_mul(size_of::<PortId>() as u64))
+            .saturating_add(per_node)
     }
 
-    /// The ordered equal-cost egress ports from `node` towards host `dst`.
+    /// The ordered equal-cost egress ports from switch `node` towards host `dst`.
     #[inline]
     pub fn next_hops(&self, node: NodeId, dst: HostId) -> &[PortId] {
-        let (s, l) = self.spans[node.idx() * self.host_count + dst.idx()];
+        let sw = self.switch_index[node.idx()];
+        debug_assert_ne!(sw, NONE, "{node} is a host: hosts do not route");
+        let edge = self.host_edge[dst.idx()];
+        if self.edge_of_switch[sw as usize] == edge {
+            return std::slice::from_ref(&self.last_hop[dst.idx()]);
+        }
+        let (s, l) = self.spans[sw as usize * self.edges + edge as usize];
         &self.ports[s as usize..(s + l) as usize]
     }
 
