@@ -3,7 +3,7 @@
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use dcnsim::memory::{Estimate, Limit, human};
-use dcnsim::report::{Perf, QueueCsv, RunFolder, RunSummary, flows_csv, ports_csv};
+use dcnsim::report::{Perf, QueueCsv, RunFolder, RunSummary, flows_csv, peak_rss_bytes, ports_csv};
 use dcnsim::scenario::{Scenario, load};
 use dcnsim::world::World;
 use std::path::{Path, PathBuf};
@@ -153,6 +153,7 @@ fn run_one(
         wall_seconds: wall,
         events_per_second: summary.events as f64 / wall.max(1e-9),
         packet_hops_per_second: summary.packet_hops as f64 / wall.max(1e-9),
+        peak_rss_bytes: peak_rss_bytes(),
     };
     let write = |name: &str, bytes: Vec<u8>| {
         folder
@@ -168,10 +169,12 @@ fn run_one(
         .with_context(|| format!("moving the results into {}", dir.display()))?;
     println!("{}", summary.human());
     println!(
-        "  wall              {:.3} s ({:.2} M events/s, {:.2} M packet hops/s)",
+        "  wall              {:.3} s ({:.2} M events/s, {:.2} M packet hops/s), peak RSS {}",
         wall,
         perf.events_per_second / 1e6,
-        perf.packet_hops_per_second / 1e6
+        perf.packet_hops_per_second / 1e6,
+        perf.peak_rss_bytes
+            .map_or("n/a".into(), dcnsim::memory::human)
     );
     println!("  results           {}", dir.display());
     use dcnsim::world::StopReason;

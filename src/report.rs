@@ -303,6 +303,17 @@ pub struct Perf {
     pub events_per_second: f64,
     /// Packet hops per wall-clock second.
     pub packet_hops_per_second: f64,
+    /// The process's peak resident memory (`VmHWM`), in bytes; `null`
+    /// where `/proc/self/status` cannot be read.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+/// This process's peak resident memory so far, from Linux's `VmHWM`.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
 }
 
 /// `flows.csv`: one row per TCP flow.

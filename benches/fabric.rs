@@ -1,0 +1,48 @@
+//! Whole runs at fabric scale (issue 8): the k-ary fat-tree permutations of
+//! `benches/scenarios/` (every host sends 100 MB to one other host, 100 Gb/s,
+//! per-flow ECMP, DCTCP) cut to 50 us of simulated time so that a sample
+//! takes a second or less, and the 100-to-1 incast on the k = 8 fat-tree.
+//! Throughput is in events (criterion "elements"); building is untimed.
+//! Longer runs and the scaling table come from the CLI (docs/architecture.md).
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use dcnsim::scenario::{Scenario, load};
+use dcnsim::world::World;
+use std::path::Path;
+
+fn scenario(file: &str, overrides: &[&str]) -> Scenario {
+    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    load(&Path::new("benches/scenarios").join(file), &overrides).expect("valid scenario")
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("fabric");
+    g.sample_size(10);
+    let short = ["simulation.stop_time=50us"];
+    for (name, sc) in [
+        ("incast_100to1_k8", scenario("incast-k8.toml", &[])),
+        ("perm_k8_50us", scenario("perm-k8-0.5ms.toml", &short)),
+        ("perm_k12_50us", scenario("perm-k12-0.5ms.toml", &short)),
+        ("perm_k16_50us", scenario("perm-k16-0.5ms.toml", &short)),
+    ] {
+        let events = {
+            let mut w = World::build(&sc, 1).expect("builds");
+            w.run();
+            w.events_processed()
+        };
+        g.throughput(Throughput::Elements(events));
+        g.bench_function(name, |b| {
+            b.iter_batched(
+                || World::build(&sc, 1).expect("builds"),
+                |mut w| {
+                    w.run();
+                    w
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
