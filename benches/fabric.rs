@@ -4,10 +4,12 @@
 //! takes a second or less, and the 100-to-1 incast on the k = 8 fat-tree.
 //! Throughput is in events (criterion "elements"); building is untimed.
 //! Longer runs and the scaling table come from the CLI (docs/architecture.md).
-use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 use dcnsim::scenario::{Scenario, load};
 use dcnsim::world::World;
 use std::path::Path;
+
+mod common;
 
 fn scenario(file: &str, overrides: &[&str]) -> Scenario {
     let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
@@ -24,22 +26,7 @@ fn bench(c: &mut Criterion) {
         ("perm_k12_50us", scenario("perm-k12-0.5ms.toml", &short)),
         ("perm_k16_50us", scenario("perm-k16-0.5ms.toml", &short)),
     ] {
-        let events = {
-            let mut w = World::build(&sc, 1).expect("builds");
-            w.run();
-            w.events_processed()
-        };
-        g.throughput(Throughput::Elements(events));
-        g.bench_function(name, |b| {
-            b.iter_batched(
-                || World::build(&sc, 1).expect("builds"),
-                |mut w| {
-                    w.run();
-                    w
-                },
-                BatchSize::LargeInput,
-            )
-        });
+        common::whole_run(&mut g, name, &sc, World::events_processed);
     }
     g.finish();
 }

@@ -2,9 +2,10 @@
 //! incast of 1 MB each on a 10 Gb/s star. Throughput is reported in packet
 //! hops (criterion "elements"), measured over the event loop only: parsing
 //! and building happen in the untimed setup.
-use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 use dcnsim::scenario::parse_str;
-use dcnsim::world::World;
+
+mod common;
 
 fn incast(n: u32) -> String {
     format!(
@@ -43,22 +44,7 @@ fn bench(c: &mut Criterion) {
         ("dctcp_incast_128to1", incast(128)),
     ] {
         let sc = parse_str(name, &text).expect("valid scenario");
-        let hops = {
-            let mut w = World::build(&sc, 1).expect("builds");
-            w.run();
-            w.fabric.hops
-        };
-        g.throughput(Throughput::Elements(hops));
-        g.bench_function(name, |b| {
-            b.iter_batched(
-                || World::build(&sc, 1).expect("builds"),
-                |mut w| {
-                    w.run();
-                    w
-                },
-                BatchSize::LargeInput,
-            )
-        });
+        common::whole_run(&mut g, name, &sc, |w| w.fabric.hops);
     }
     g.finish();
 }
