@@ -350,8 +350,7 @@ impl World {
     }
 
     /// The switch ports `queue_ports` names, in order, each once (absent:
-    /// every switch port). Switch `sN` is node `hosts + N`: every topology
-    /// creates its hosts first.
+    /// every switch port).
     fn select_ports(&self, which: Option<&QueuePorts>) -> Vec<net::PortId> {
         let ports = self.fabric.ports();
         let all = (0..ports.len() as u32).map(net::PortId);
@@ -359,10 +358,7 @@ impl World {
             return all.filter(|p| self.fabric.port(*p).at_switch).collect();
         };
         let hosts = self.fabric.host_count() as u32;
-        let node = |n: NodeRef| match n {
-            NodeRef::Host(h) => NodeId(h),
-            NodeRef::Switch(s) => NodeId(hosts + s),
-        };
+        let node = |n: NodeRef| NodeId(n.index(hosts));
         let mut chosen = Vec::new();
         let mut seen = vec![false; ports.len()];
         for sel in list {

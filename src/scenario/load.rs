@@ -292,14 +292,8 @@ fn check_queue_ports(sc: &Scenario, list: &[PortSelector]) -> Result<(), (usize,
                 exists(to).map_err(|m| (i, m))?;
                 let g: &net::TopologyGraph =
                     graph.get_or_insert_with(|| sc.topology.spec.shape.build());
-                let node = |n: NodeRef| match n {
-                    NodeRef::Host(h) => h,
-                    NodeRef::Switch(s) => size.hosts + s,
-                };
-                let (a, b) = (
-                    net::NodeId(node(NodeRef::Switch(from))),
-                    net::NodeId(node(to)),
-                );
+                let a = net::NodeId(NodeRef::Switch(from).index(size.hosts));
+                let b = net::NodeId(to.index(size.hosts));
                 if !g
                     .cables
                     .iter()

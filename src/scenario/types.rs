@@ -216,6 +216,15 @@ pub enum PortSelector {
 }
 
 impl NodeRef {
+    /// The node's index in a topology of `hosts` hosts: every topology
+    /// creates its hosts first, so switch `sN` is node `hosts + N`.
+    pub fn index(self, hosts: u32) -> u32 {
+        match self {
+            NodeRef::Host(h) => h,
+            NodeRef::Switch(s) => hosts + s,
+        }
+    }
+
     /// Reads `hN` or `sN`.
     pub fn parse(name: &str) -> Option<NodeRef> {
         let (kind, num) = name.trim().split_at_checked(1)?;
