@@ -12,14 +12,15 @@
 //! at its earliest deadline; a timer that fires early (the deadline moved
 //! later) re-arms itself, a stale one is ignored.
 
-use crate::scenario::{Framing, NodeRef, PortSelector, QueuePorts, Scenario};
-use net::{
-    Fabric, FabricConfig, FlowId, HostId, NetEvent, NodeId, Outcome, Packet, Protocol, WireFormat,
-};
+use crate::scenario::{Framing, Scenario};
+use net::{Fabric, FabricConfig, FlowId, HostId, NetEvent, Outcome, Packet, Protocol, WireFormat};
 use sim_core::queue::Stop;
 use sim_core::{EventQueue, RngStream, RunLimit, SimDuration, SimTime};
 use std::collections::VecDeque;
 use transport::{FlowAddr, TcpReceiver, TcpSender};
+
+mod sampling;
+pub use sampling::{QueueSample, SampleSink, VIQ_CLASS};
 
 /// Every event of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,36 +42,6 @@ pub enum Event {
     Arrival(u32),
     /// Sample queue occupancy for `queues.csv`.
     Sample,
-}
-
-/// One `queues.csv` row: a class queue's occupancy at a sampling instant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct QueueSample {
-    /// When (ps).
-    pub time_ps: u64,
-    /// The egress port.
-    pub port: u32,
-    /// The switch the port belongs to.
-    pub node: u32,
-    /// Its class queue, or [`VIQ_CLASS`] for the port's virtual input queue.
-    pub class: u8,
-    /// Bytes queued.
-    pub bytes: u64,
-    /// Packets queued.
-    pub packets: u64,
-}
-
-/// `QueueSample::class` of a sample of a port's VIQ (its ingress stage).
-pub const VIQ_CLASS: u8 = u8::MAX;
-
-/// Where queue samples go as they are taken: a sampled run can produce
-/// gigabytes of rows, so the CLI streams them to `queues.csv` instead of
-/// keeping them (`report::QueueCsv`).
-pub trait SampleSink {
-    /// Takes one sample.
-    fn record(&mut self, sample: &QueueSample);
-    /// Flushes what was recorded; the first error met, if any.
-    fn finish(&mut self) -> std::io::Result<()>;
 }
 
 impl From<NetEvent> for Event {
@@ -349,43 +320,6 @@ impl World {
         }
     }
 
-    /// The switch ports `queue_ports` names, in order, each once (absent:
-    /// every switch port).
-    fn select_ports(&self, which: Option<&QueuePorts>) -> Vec<net::PortId> {
-        let ports = self.fabric.ports();
-        let all = (0..ports.len() as u32).map(net::PortId);
-        let Some(QueuePorts::List(list)) = which else {
-            return all.filter(|p| self.fabric.port(*p).at_switch).collect();
-        };
-        let hosts = self.fabric.host_count() as u32;
-        let node = |n: NodeRef| NodeId(n.index(hosts));
-        let mut chosen = Vec::new();
-        let mut seen = vec![false; ports.len()];
-        for sel in list {
-            let matches: Vec<net::PortId> = match *sel {
-                PortSelector::TowardsHost(h) => vec![self.fabric.port_towards_host(HostId(h))],
-                PortSelector::Switch(s) => all
-                    .clone()
-                    .filter(|p| self.fabric.port(*p).node == node(NodeRef::Switch(s)))
-                    .collect(),
-                PortSelector::Link { from, to } => all
-                    .clone()
-                    .filter(|p| {
-                        let port = self.fabric.port(*p);
-                        port.node == node(NodeRef::Switch(from))
-                            && self.fabric.port(port.peer).node == node(to)
-                    })
-                    .collect(),
-            };
-            for p in matches {
-                if !std::mem::replace(&mut seen[p.idx()], true) {
-                    chosen.push(p);
-                }
-            }
-        }
-        chosen
-    }
-
     /// The next ephemeral source port of `host`, from Linux's default range
     /// (`ip_local_port_range` 32768-60999): the first at a random offset
     /// drawn from the seed, then one after another, wrapping (RFC 6056's
@@ -417,16 +351,6 @@ impl World {
         } else {
             self.active_sources -= 1;
         }
-    }
-
-    /// Sends queue samples to `sink` instead of `queue_samples`.
-    pub fn stream_samples_to(&mut self, sink: Box<dyn SampleSink>) {
-        self.sample_sink = Some(sink);
-    }
-
-    /// The sink given to [`World::stream_samples_to`], to finish it.
-    pub fn take_sample_sink(&mut self) -> Option<Box<dyn SampleSink>> {
-        self.sample_sink.take()
     }
 
     /// Whether traffic remains: a packet in the network, a flow not yet
@@ -547,42 +471,6 @@ impl World {
             }
             Event::Arrival(s) => self.on_arrival(now, s),
             Event::Sample => self.sample(now),
-        }
-    }
-
-    /// Records every sampled class queue, then samples again one interval
-    /// later while traffic remains: sampling stops with the traffic, not at
-    /// the stop time (and a run to completion still ends).
-    fn sample(&mut self, now: SimTime) {
-        for &p in &self.sampled_ports {
-            let port = self.fabric.port(p);
-            let queues = port.queues.iter().map(|q| (q.bytes(), q.packets()));
-            let viq = port
-                .ingress
-                .hook
-                .as_ref()
-                .map(|_| (port.ingress.viq.bytes(), port.ingress.viq.packets()));
-            let classes = (0u8..).zip(queues).chain(viq.map(|v| (VIQ_CLASS, v)));
-            for (class, (bytes, packets)) in classes {
-                let sample = QueueSample {
-                    time_ps: now.ps(),
-                    port: p.0,
-                    node: port.node.0,
-                    class,
-                    bytes,
-                    packets,
-                };
-                match &mut self.sample_sink {
-                    Some(sink) => sink.record(&sample),
-                    None => self.queue_samples.push(sample),
-                }
-            }
-        }
-        if let Some(i) = self.sample_interval
-            && self.traffic_pending()
-            && !self.q.is_empty()
-        {
-            self.q.schedule(now + i, Event::Sample);
         }
     }
 

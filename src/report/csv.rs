@@ -1,0 +1,154 @@
+//! The CSV tables of a run: `flows.csv`, `ports.csv` and `queues.csv`
+//! (whole, from memory, or streamed as samples are taken).
+
+use super::us;
+use crate::world::{QueueSample, SampleSink, VIQ_CLASS, World};
+use std::fmt::Write as _;
+use std::io::Write as _;
+
+/// `flows.csv`: one row per TCP flow.
+pub fn flows_csv(world: &World) -> String {
+    let mut s = String::from(
+        "id,workload,src,dst,size_bytes,start_us,finish_us,fct_us,bytes_acked,retransmissions,\
+         syn_retransmissions,fin_retransmissions,timeouts\n",
+    );
+    for (i, f) in world.flows.iter().enumerate() {
+        let snd = &f.sender;
+        let a = snd.addr();
+        let (finish, fct) = match snd.completed_at() {
+            Some(c) => (us(c.ps()), us(c.since(f.start).ps())),
+            None => (String::new(), String::new()),
+        };
+        let st = snd.stats();
+        let _ = writeln!(
+            s,
+            "{i},{},{},{},{},{},{finish},{fct},{},{},{},{},{}",
+            f.workload,
+            a.src.0,
+            a.dst.0,
+            f.size.map_or(String::new(), |b| b.to_string()),
+            us(f.start.ps()),
+            snd.bytes_acked(),
+            st.retransmits,
+            st.syn_retransmits,
+            st.fin_retransmits,
+            st.timeouts
+        );
+    }
+    s
+}
+
+/// The header of `queues.csv`.
+const QUEUES_HEADER: &str = "time_us,port,node,class,bytes,packets\n";
+
+/// One `queues.csv` row; class `viq` is a port's VIQ.
+fn queue_row(out: &mut impl std::io::Write, q: &QueueSample) -> std::io::Result<()> {
+    let t = us(q.time_ps);
+    let (port, node, bytes, packets) = (q.port, q.node, q.bytes, q.packets);
+    if q.class == VIQ_CLASS {
+        writeln!(out, "{t},{port},{node},viq,{bytes},{packets}")
+    } else {
+        writeln!(out, "{t},{port},{node},{},{bytes},{packets}", q.class)
+    }
+}
+
+/// `queues.csv` of the samples a world kept in memory: one row per sampled
+/// class queue per sampling instant, and one with class `viq` for the VIQ
+/// of each sampled port that has an ingress plugin.
+pub fn queues_csv(world: &World) -> String {
+    let mut out = QUEUES_HEADER.as_bytes().to_vec();
+    for q in &world.queue_samples {
+        queue_row(&mut out, q).expect("writing to memory cannot fail");
+    }
+    String::from_utf8(out).expect("rows are ASCII")
+}
+
+/// `queues.csv` streamed to a writer as samples are taken, so a long
+/// sampled run holds a buffer of rows, not all of them.
+pub struct QueueCsv<W: std::io::Write> {
+    out: std::io::BufWriter<W>,
+    error: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write> QueueCsv<W> {
+    /// Starts the file: writes the header.
+    pub fn new(out: W) -> QueueCsv<W> {
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+        let error = out.write_all(QUEUES_HEADER.as_bytes()).err();
+        QueueCsv { out, error }
+    }
+}
+
+impl<W: std::io::Write> SampleSink for QueueCsv<W> {
+    fn record(&mut self, sample: &QueueSample) {
+        if self.error.is_none() {
+            self.error = queue_row(&mut self.out, sample).err();
+        }
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => self.out.flush(),
+        }
+    }
+}
+
+/// `ports.csv`: one row per switch port and class queue, plus a row with
+/// class `all` for the port as a whole (which also carries its ingress
+/// stage's VIQ counters). Averages are over the whole run.
+pub fn ports_csv(world: &World) -> String {
+    let mut s = String::from(
+        "port,node,peer_node,class,tx_packets,tx_bytes,drops_overflow,drops_aqm,drops,ecn_marks,\
+         max_packets,avg_bytes,viq_held,viq_released,viq_drops_full,viq_drops_aged,viq_max_packets,avg_viq_packets\n",
+    );
+    let end = world.end_time().ps();
+    // A time average over no time does not exist: an empty cell.
+    let avg = |area: &sim_core::stats::TimeIntegral| match end {
+        0 => String::new(),
+        _ => format!("{:.3}", area.area_at(end) as f64 / end as f64),
+    };
+    for (i, p) in world.fabric.ports().iter().enumerate() {
+        if !p.at_switch {
+            continue;
+        }
+        let peer = world.fabric.port(p.peer).node.0;
+        let node = p.node.0;
+        let (st, ing) = (&p.stats, &p.ingress.stats);
+        let _ = writeln!(
+            s,
+            "{i},{node},{peer},all,{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            st.tx_packets,
+            st.tx_bytes,
+            st.drops_overflow,
+            st.drops_aqm,
+            st.drops(),
+            st.ecn_marks,
+            st.max_packets,
+            avg(&st.queue_bytes_area),
+            ing.held,
+            ing.released,
+            ing.viq_drops_full,
+            ing.viq_drops_aged,
+            ing.viq_max_packets,
+            avg(&ing.viq_packets_area),
+        );
+        if p.class_stats.len() > 1 {
+            for (c, cs) in p.class_stats.iter().enumerate() {
+                let _ = writeln!(
+                    s,
+                    "{i},{node},{peer},{c},{},{},{},{},{},{},{},{},,,,,,",
+                    cs.tx_packets,
+                    cs.tx_bytes,
+                    cs.drops - cs.drops_aqm,
+                    cs.drops_aqm,
+                    cs.drops,
+                    cs.ecn_marks,
+                    cs.max_packets,
+                    avg(&cs.queue_bytes_area),
+                );
+            }
+        }
+    }
+    s
+}

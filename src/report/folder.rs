@@ -1,0 +1,248 @@
+//! A run's output folder: files written atomically into a staging folder
+//! that moves into place whole, under a lock that keeps two runs apart.
+
+use std::io::Write as _;
+use std::path::Path;
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder,
+/// flushed to disk, then renamed over the target.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)
+}
+
+/// A run's output folder, written whole or not at all. Files go to a
+/// staging folder beside the target (made before the run, which proves the
+/// place writable before any simulated work); `commit` then moves it into
+/// place, replacing an older run's folder whole, so a run never sits beside
+/// another run's files. A run that fails before `commit` removes its staging
+/// folder.
+///
+/// A run holds a lock on `.NAME.lock` beside the target from `create` to
+/// drop (released by the operating system however the process ends), so a
+/// second run into the same folder is refused at once. Whoever holds the
+/// lock owns every `.NAME.partial-*` folder: those present when it is taken
+/// are the remains of killed runs and are removed, or, if the kill fell
+/// between `commit`'s two renames, the older run is moved back.
+pub struct RunFolder {
+    target: std::path::PathBuf,
+    staging: std::path::PathBuf,
+    committed: bool,
+    /// Held for the folder's life; the OS releases it if the process dies.
+    _lock: std::fs::File,
+}
+
+/// A second run into a folder another run is writing.
+#[derive(Debug, thiserror::Error)]
+#[error("{} is being written by another dcnsim run (it holds {})", .target.display(), .lock.display())]
+pub struct FolderBusy {
+    /// The output folder.
+    pub target: std::path::PathBuf,
+    /// The lock file held.
+    pub lock: std::path::PathBuf,
+}
+
+impl RunFolder {
+    /// Locks `target`, clears what killed runs left, and makes the staging folder.
+    pub fn create(target: &Path) -> std::io::Result<RunFolder> {
+        let name = target
+            .file_name()
+            .ok_or_else(|| std::io::Error::other("the output folder has no name"))?
+            .to_string_lossy()
+            .into_owned();
+        let parent = target
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        std::fs::create_dir_all(parent)?;
+        let lock_path = parent.join(format!(".{name}.lock"));
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(std::io::Error::other(FolderBusy {
+                    target: target.to_path_buf(),
+                    lock: lock_path,
+                }));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(e),
+        }
+        clear_remains(parent, &name, target)?;
+        let staging = parent.join(format!(".{name}.partial-{}", std::process::id()));
+        std::fs::create_dir(&staging)?;
+        Ok(RunFolder {
+            target: target.to_path_buf(),
+            staging,
+            committed: false,
+            _lock: lock,
+        })
+    }
+
+    /// Writes one file of the run.
+    pub fn write(&self, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+        write_atomic(&self.staging.join(name), bytes)
+    }
+
+    /// Creates one file of the run to stream into (synced by `commit`).
+    pub fn create_file(&self, name: &str) -> std::io::Result<std::fs::File> {
+        std::fs::File::create(self.staging.join(name))
+    }
+
+    /// Moves the complete run into place, replacing any older run there.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(&self.staging)? {
+            std::fs::File::open(entry?.path())?.sync_all()?;
+        }
+        if self.target.exists() {
+            let mut old = self.staging.clone().into_os_string();
+            old.push(".old");
+            std::fs::rename(&self.target, &old)?;
+            std::fs::rename(&self.staging, &self.target)?;
+            std::fs::remove_dir_all(&old)?;
+        } else {
+            std::fs::rename(&self.staging, &self.target)?;
+        }
+        self.committed = true;
+        Ok(())
+    }
+}
+
+/// Removes the staging folders of killed runs into `parent/name`; restores an
+/// older run whose replacement was killed between the two renames of commit.
+fn clear_remains(parent: &Path, name: &str, target: &Path) -> std::io::Result<()> {
+    let prefix = format!(".{name}.partial-");
+    let mut remains: Vec<std::path::PathBuf> = Vec::new();
+    for entry in std::fs::read_dir(parent)? {
+        let entry = entry?;
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            remains.push(entry.path());
+        }
+    }
+    remains.sort();
+    for path in remains {
+        let older_run = path.to_string_lossy().ends_with(".old");
+        if older_run && !target.exists() {
+            std::fs::rename(&path, target)?;
+        } else {
+            std::fs::remove_dir_all(&path)?;
+        }
+    }
+    Ok(())
+}
+
+impl Drop for RunFolder {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.staging);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_whole_files() {
+        let dir = std::env::temp_dir().join(format!("dcnsim-atomic-{}", std::process::id()));
+        let p = dir.join("x.txt");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
+        let leftovers = std::fs::read_dir(&dir).unwrap().count();
+        assert_eq!(leftovers, 1);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_run_folder_replaces_an_older_run_whole() {
+        let base = std::env::temp_dir().join(format!("dcnsim-runfolder-{}", std::process::id()));
+        let target = base.join("run");
+        let a = RunFolder::create(&target).unwrap();
+        a.write("queues.csv", b"old").unwrap();
+        a.write("summary.json", b"1").unwrap();
+        assert!(!target.exists(), "nothing is visible before commit");
+        a.commit().unwrap();
+        let b = RunFolder::create(&target).unwrap();
+        b.write("summary.json", b"2").unwrap();
+        b.commit().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(target.join("summary.json")).unwrap(),
+            "2"
+        );
+        assert!(
+            !target.join("queues.csv").exists(),
+            "no file of the older run remains"
+        );
+        let failed = RunFolder::create(&target).unwrap();
+        failed.write("summary.json", b"3").unwrap();
+        drop(failed);
+        assert_eq!(names(&base), [".run.lock", "run"], "no staging folder left");
+        std::fs::remove_dir_all(base).unwrap();
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_second_run_into_a_busy_folder_is_refused() {
+        let base = std::env::temp_dir().join(format!("dcnsim-busy-{}", std::process::id()));
+        let target = base.join("run");
+        let first = RunFolder::create(&target).unwrap();
+        let err = RunFolder::create(&target).err().expect("refused");
+        assert!(
+            err.to_string()
+                .contains("being written by another dcnsim run"),
+            "{err}"
+        );
+        first.commit().unwrap();
+        RunFolder::create(&target).unwrap().commit().unwrap();
+        std::fs::remove_dir_all(base).unwrap();
+    }
+
+    #[test]
+    fn what_killed_runs_left_is_cleared() {
+        let base = std::env::temp_dir().join(format!("dcnsim-remains-{}", std::process::id()));
+        let target = base.join("run");
+        // A run killed while writing, and one killed between commit's renames
+        // (the older run moved aside, the new one not yet in place).
+        std::fs::create_dir_all(base.join(".run.partial-1")).unwrap();
+        std::fs::write(base.join(".run.partial-1/queues.csv"), "half").unwrap();
+        std::fs::create_dir_all(base.join(".run.partial-2.old")).unwrap();
+        std::fs::write(base.join(".run.partial-2.old/summary.json"), "older").unwrap();
+        std::fs::create_dir_all(base.join(".run.partial-2")).unwrap();
+        let f = RunFolder::create(&target).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(target.join("summary.json")).unwrap(),
+            "older",
+            "the older run is back in place"
+        );
+        drop(f);
+        assert_eq!(names(&base), [".run.lock", "run"]);
+        std::fs::remove_dir_all(base).unwrap();
+    }
+}

@@ -1,0 +1,332 @@
+//! Results of a run: the summary (`summary.json`, the terminal), the CSV
+//! tables (`csv`) and the output folder (`folder`).
+//!
+//! `summary.json` and `flows.csv` hold simulated results only, so they are
+//! byte-identical between runs of the same scenario and seed; wall-clock
+//! figures go to `perf.json` and the terminal. A run's files are written
+//! into a staging folder and moved into place whole, so a reader never sees
+//! half a run and an interrupted run never leaves one.
+
+use crate::world::{StopReason, World};
+use serde::Serialize;
+use sim_core::SimTime;
+use sim_core::stats::{Summary, jain_index};
+use std::fmt::Write as _;
+
+mod csv;
+mod folder;
+pub use csv::{QueueCsv, flows_csv, ports_csv, queues_csv};
+pub use folder::{FolderBusy, RunFolder, write_atomic};
+
+/// Formats picoseconds as microseconds with six decimals, exactly.
+pub(crate) fn us(ps: u64) -> String {
+    format!("{}.{:06}", ps / 1_000_000, ps % 1_000_000)
+}
+
+/// A statistic with `decimals` decimals, or `n/a` where it does not exist.
+fn or_na(v: Option<f64>, decimals: usize) -> String {
+    v.map_or_else(|| "n/a".to_string(), |x| format!("{x:.decimals$}"))
+}
+
+/// Simulated results of a run (the content of `summary.json`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RunSummary {
+    /// Scenario name.
+    pub scenario: String,
+    /// Master seed.
+    pub seed: u64,
+    /// Why the run ended: `completed`, `stop_time` or `event_limit`.
+    pub stop_reason: &'static str,
+    /// Simulated time at the end, in microseconds.
+    pub simulated_time_us: f64,
+    /// Events processed.
+    pub events: u64,
+    /// Packets delivered at a link's far end (any kind).
+    pub packet_hops: u64,
+    /// TCP flows.
+    pub flows: FlowSummary,
+    /// Drops at switch ports, all causes (`drops_by_cause` splits them).
+    pub drops: u64,
+    /// Drops at switch ports by cause.
+    pub drops_by_cause: DropsByCause,
+    /// The switches' ingress stages (VIQs of R-AQM and ABQ).
+    pub ingress: IngressSummary,
+    /// CE marks at switch ports.
+    pub ecn_marks: u64,
+    /// Largest queue any switch port reached, in packets.
+    pub max_switch_queue_packets: u64,
+    /// Packet sources.
+    pub sources: Vec<SourceSummary>,
+}
+
+/// Switch drops by cause.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct DropsByCause {
+    /// Egress buffer full.
+    pub overflow: u64,
+    /// Early drops by the egress AQM.
+    pub aqm: u64,
+    /// A VIQ was full.
+    pub viq_full: u64,
+    /// Held too long in a VIQ (R-AQM's old ACKs).
+    pub viq_aged: u64,
+}
+
+/// What the switches' ingress stages did.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct IngressSummary {
+    /// Packets held in a VIQ.
+    pub held: u64,
+    /// Held packets released to forwarding.
+    pub released: u64,
+    /// Largest VIQ, in packets, over all ports.
+    pub max_viq_packets: u64,
+}
+
+/// TCP flow statistics.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FlowSummary {
+    /// Flows in the scenario.
+    pub total: usize,
+    /// Flows whose data was all acknowledged.
+    pub completed: usize,
+    /// Data bytes acknowledged, over all flows.
+    pub bytes_acked: u64,
+    /// Aggregate goodput: acknowledged data bits over the time from the
+    /// first flow start to the last completion (or the end of the run, if a
+    /// flow is still open), in Gb/s; `null` without flows or time.
+    pub goodput_gbps: Option<f64>,
+    /// Jain's index of per-flow goodput (bytes acknowledged / time active);
+    /// `null` when no flow was active or none sent anything (0/0).
+    pub jain_index: Option<f64>,
+    /// Flow completion times of completed flows, in microseconds.
+    pub fct_us: Summary,
+    /// Retransmitted data segments.
+    pub retransmissions: u64,
+    /// SYNs sent again after a timeout.
+    pub syn_retransmissions: u64,
+    /// FINs sent again after a timeout.
+    pub fin_retransmissions: u64,
+    /// Retransmission-timer expiries (SYN, data or FIN).
+    pub timeouts: u64,
+}
+
+/// One packet source's statistics.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SourceSummary {
+    /// `[[workload]]` index.
+    pub workload: u32,
+    /// Sending host.
+    pub src: u32,
+    /// Receiving host.
+    pub dst: u32,
+    /// Packets sent.
+    pub packets_sent: u64,
+    /// Packets received.
+    pub packets_received: u64,
+    /// Mean wait in the sending host's NIC queue (arrival to start of
+    /// transmission), in nanoseconds; `null` if nothing was sent.
+    pub mean_nic_wait_ns: Option<f64>,
+    /// Mean one-way delay of received packets, in microseconds; `null` if
+    /// nothing was received.
+    pub mean_delay_us: Option<f64>,
+}
+
+impl RunSummary {
+    /// Summarises a finished run.
+    pub fn of(world: &World, scenario: &str, seed: u64, stop: StopReason) -> RunSummary {
+        let end = world.end_time();
+        let mut fcts = Vec::new();
+        let mut rates = Vec::new();
+        let (mut bytes, mut retx, mut tos) = (0u64, 0u64, 0u64);
+        let (mut syn_retx, mut fin_retx) = (0u64, 0u64);
+        let mut first_start = SimTime::MAX;
+        let mut last_end = SimTime::ZERO;
+        for f in &world.flows {
+            let s = &f.sender;
+            let st = s.stats();
+            bytes += s.bytes_acked();
+            retx += st.retransmits;
+            syn_retx += st.syn_retransmits;
+            fin_retx += st.fin_retransmits;
+            tos += st.timeouts;
+            first_start = first_start.min(f.start);
+            let done = s.completed_at().unwrap_or(end);
+            last_end = last_end.max(done);
+            if let Some(c) = s.completed_at() {
+                fcts.push(c.since(f.start).ps() as f64 / 1e6);
+            }
+            let active = done.saturating_since(f.start).ps();
+            if active > 0 {
+                rates.push(s.bytes_acked() as f64 / active as f64);
+            }
+        }
+        let span_ps = last_end.saturating_since(first_start).ps();
+        let goodput_gbps = (span_ps > 0).then(|| bytes as f64 * 8.0 / span_ps as f64 * 1e3);
+        let switch_ports = world.fabric.ports().iter().filter(|p| p.at_switch);
+        let (mut marks, mut maxq) = (0, 0);
+        let mut by_cause = DropsByCause::default();
+        let mut ingress = IngressSummary::default();
+        for p in switch_ports {
+            by_cause.overflow += p.stats.drops_overflow;
+            by_cause.aqm += p.stats.drops_aqm;
+            let i = &p.ingress.stats;
+            by_cause.viq_full += i.viq_drops_full;
+            by_cause.viq_aged += i.viq_drops_aged;
+            ingress.held += i.held;
+            ingress.released += i.released;
+            ingress.max_viq_packets = ingress.max_viq_packets.max(i.viq_max_packets);
+            marks += p.stats.ecn_marks;
+            maxq = maxq.max(p.stats.max_packets);
+        }
+        let drops = by_cause.overflow + by_cause.aqm + by_cause.viq_full + by_cause.viq_aged;
+        let sources = world
+            .sources
+            .iter()
+            .map(|s| {
+                let nic = &world.fabric.port(world.fabric.host_port(s.src)).stats;
+                SourceSummary {
+                    workload: s.workload,
+                    src: s.src.0,
+                    dst: s.dst.0,
+                    packets_sent: s.sent,
+                    packets_received: s.received,
+                    mean_nic_wait_ns: nic.mean_wait_ps().map(|w| w / 1e3),
+                    mean_delay_us: (s.received > 0)
+                        .then(|| s.delay_sum_ps as f64 / s.received as f64 / 1e6),
+                }
+            })
+            .collect();
+        RunSummary {
+            scenario: scenario.to_string(),
+            seed,
+            stop_reason: stop.as_str(),
+            simulated_time_us: end.ps() as f64 / 1e6,
+            events: world.events_processed(),
+            packet_hops: world.fabric.hops,
+            flows: FlowSummary {
+                total: world.flows.len(),
+                completed: fcts.len(),
+                bytes_acked: bytes,
+                goodput_gbps,
+                jain_index: jain_index(&rates),
+                fct_us: Summary::of(&mut fcts),
+                retransmissions: retx,
+                syn_retransmissions: syn_retx,
+                fin_retransmissions: fin_retx,
+                timeouts: tos,
+            },
+            drops,
+            drops_by_cause: by_cause,
+            ingress,
+            ecn_marks: marks,
+            max_switch_queue_packets: maxq,
+            sources,
+        }
+    }
+
+    /// A short human summary.
+    pub fn human(&self) -> String {
+        let f = &self.flows;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "scenario {} (seed {}): {}",
+            self.scenario, self.seed, self.stop_reason
+        );
+        if f.total > 0 {
+            let _ = writeln!(s, "  flows completed   {}/{}", f.completed, f.total);
+            let _ = writeln!(
+                s,
+                "  goodput           {} Gb/s aggregate (Jain {})",
+                or_na(f.goodput_gbps, 3),
+                or_na(f.jain_index, 3)
+            );
+            let fct = &f.fct_us;
+            let _ = match fct.mean {
+                None => writeln!(s, "  FCT               n/a (no flow completed)"),
+                Some(_) => writeln!(
+                    s,
+                    "  FCT               mean {} us, p50 {} us, p99 {} us, max {} us",
+                    or_na(fct.mean, 1),
+                    or_na(fct.p50, 1),
+                    or_na(fct.p99, 1),
+                    or_na(fct.max, 1)
+                ),
+            };
+            let _ = writeln!(
+                s,
+                "  retransmissions   {} data, {} SYN, {} FIN ({} timeouts)",
+                f.retransmissions, f.syn_retransmissions, f.fin_retransmissions, f.timeouts
+            );
+        }
+        for src in &self.sources {
+            let _ = writeln!(
+                s,
+                "  source {}->{}      {} sent, {} received, NIC wait {} ns",
+                src.src,
+                src.dst,
+                src.packets_sent,
+                src.packets_received,
+                or_na(src.mean_nic_wait_ns, 1)
+            );
+        }
+        let _ = writeln!(
+            s,
+            "  switch            {} drops, {} ECN marks, max queue {} pkt",
+            self.drops, self.ecn_marks, self.max_switch_queue_packets
+        );
+        if self.ingress.held > 0 {
+            let _ = writeln!(
+                s,
+                "  VIQ               {} held, {} released, max {} pkt, {} dropped full, {} aged",
+                self.ingress.held,
+                self.ingress.released,
+                self.ingress.max_viq_packets,
+                self.drops_by_cause.viq_full,
+                self.drops_by_cause.viq_aged
+            );
+        }
+        let _ = write!(
+            s,
+            "  simulated         {:.3} ms, {} events, {} packet hops",
+            self.simulated_time_us / 1e3,
+            self.events,
+            self.packet_hops
+        );
+        s
+    }
+}
+
+/// Wall-clock figures (the content of `perf.json`; differs between runs).
+#[derive(Debug, Clone, Serialize)]
+pub struct Perf {
+    /// Wall time of the event loop, in seconds.
+    pub wall_seconds: f64,
+    /// Events per wall-clock second.
+    pub events_per_second: f64,
+    /// Packet hops per wall-clock second.
+    pub packet_hops_per_second: f64,
+    /// The process's peak resident memory (`VmHWM`), in bytes; `null`
+    /// where `/proc/self/status` cannot be read.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+/// This process's peak resident memory so far, from Linux's `VmHWM`.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn microseconds_are_exact() {
+        assert_eq!(us(1_230_400), "1.230400");
+        assert_eq!(us(5), "0.000005");
+    }
+}
