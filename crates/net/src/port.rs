@@ -168,7 +168,8 @@ pub struct Port {
     pub in_flight: VecDeque<(SimTime, PacketId)>,
     /// Counters of the whole port.
     pub stats: PortStats,
-    /// Counters per class queue.
+    /// Counters per class queue; empty at a one-class port, whose `stats`
+    /// are its class's (a hop then touches one set of counters, not two).
     pub class_stats: Vec<ClassStats>,
     /// The ingress stage of the same physical port (used at switches).
     pub ingress: Ingress,
@@ -212,9 +213,11 @@ impl Port {
         self.stats.queue_packets_area.set(now.ps(), self.packets);
         self.stats.max_bytes = self.stats.max_bytes.max(self.bytes);
         self.stats.max_packets = self.stats.max_packets.max(self.packets);
-        let (q, cs) = (&self.queues[class], &mut self.class_stats[class]);
-        cs.queue_bytes_area.set(now.ps(), q.bytes());
-        cs.max_packets = cs.max_packets.max(q.packets());
+        if let Some(cs) = self.class_stats.get_mut(class) {
+            let q = &self.queues[class];
+            cs.queue_bytes_area.set(now.ps(), q.bytes());
+            cs.max_packets = cs.max_packets.max(q.packets());
+        }
     }
 
     /// Whether a packet of `size` bytes fits in the port's buffer now.

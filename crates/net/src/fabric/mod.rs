@@ -127,7 +127,9 @@ fn mark_ce(port: &mut Port, class: usize, pkt: &mut Packet) {
     if pkt.ecn != Ecn::Ce {
         pkt.ecn = Ecn::Ce;
         port.stats.ecn_marks += 1;
-        port.class_stats[class].ecn_marks += 1;
+        if let Some(cs) = port.class_stats.get_mut(class) {
+            cs.ecn_marks += 1;
+        }
     }
 }
 
@@ -209,7 +211,12 @@ impl Fabric {
                     },
                     bytes: 0,
                     packets: 0,
-                    class_stats: vec![ClassStats::default(); classes],
+                    // One class: the port's own counters are the class's,
+                    // and a hop need not touch a second copy.
+                    class_stats: match classes {
+                        1 => Vec::new(),
+                        n => vec![ClassStats::default(); n],
+                    },
                     busy: false,
                     in_flight: VecDeque::new(),
                     stats: PortStats::default(),
@@ -472,14 +479,15 @@ impl Fabric {
         self.leave_switch(id);
         let port = &mut self.ports[p.idx()];
         port.stats.dropped_bytes += self.packets.get(id).size_bytes as u64;
-        port.class_stats[class].drops += 1;
+        let aqm = cause == DropCause::Aqm;
+        if let Some(cs) = port.class_stats.get_mut(class) {
+            cs.drops += 1;
+            cs.drops_aqm += aqm as u64;
+        }
         let stats = &mut port.stats;
         match cause {
             DropCause::BufferOverflow => stats.drops_overflow += 1,
-            DropCause::Aqm => {
-                stats.drops_aqm += 1;
-                port.class_stats[class].drops_aqm += 1;
-            }
+            DropCause::Aqm => stats.drops_aqm += 1,
         }
         self.packets.free(id);
     }
@@ -561,8 +569,10 @@ impl Fabric {
         if let Some(hook) = port.ingress.hook.as_mut() {
             hook.on_egress_departure(now, &view, pkt);
         }
-        port.class_stats[class].tx_packets += 1;
-        port.class_stats[class].tx_bytes += size as u64;
+        if let Some(cs) = port.class_stats.get_mut(class) {
+            cs.tx_packets += 1;
+            cs.tx_bytes += size as u64;
+        }
         port.stats.tx_packets += 1;
         port.stats.tx_bytes += pkt.size_bytes as u64;
         port.stats.wait_sum_ps += now.since(pkt.enqueued_at).ps() as u128;
