@@ -332,10 +332,12 @@ impl Explicit {
     /// What makes the cables a network: no cable from a node to itself,
     /// exactly one cable per host, and every node reachable from h0. Checked
     /// here, at load, so that the error names the line and the nodes as
-    /// written (the world's own check knows only node numbers).
-    fn check_structure(&self) -> Result<(), (String, String)> {
+    /// written (the world's own check knows only node numbers). Returns the
+    /// number of edge switches (those a host is cabled to).
+    fn check_structure(&self) -> Result<u64, (String, String)> {
         let nodes = (self.hosts + self.switches) as usize;
         let mut first_link: Vec<Option<usize>> = vec![None; self.hosts as usize];
+        let mut edge = vec![false; self.switches as usize];
         let mut root: Vec<u32> = (0..nodes as u32).collect();
         fn find(root: &mut [u32], mut x: u32) -> u32 {
             while root[x as usize] != x {
@@ -364,6 +366,10 @@ impl Explicit {
                     return Err((format!("links[{i}].{end}"), msg));
                 }
             }
+            // Hosts are numbered before switches.
+            if a.min(b) < self.hosts && a.max(b) >= self.hosts {
+                edge[(a.max(b) - self.hosts) as usize] = true;
+            }
             let (ra, rb) = (find(&mut root, a), find(&mut root, b));
             root[ra as usize] = rb;
         }
@@ -379,7 +385,7 @@ impl Explicit {
             );
             return Err(("links".into(), msg));
         }
-        Ok(())
+        Ok(edge.iter().filter(|&&e| e).count() as u64)
     }
 }
 
@@ -418,17 +424,7 @@ impl Shape for Explicit {
                 }
             }
         }
-        self.check_structure()?;
-        let mut edge = vec![false; self.switches as usize];
-        for l in &self.links {
-            let ends = [self.node(&l.a), self.node(&l.b)].map(|n| n.expect("checked"));
-            let (lo, hi) = (ends[0].min(ends[1]), ends[0].max(ends[1]));
-            // Hosts are numbered before switches: a host-switch cable has lo < hosts <= hi.
-            if lo < self.hosts && hi >= self.hosts {
-                edge[(hi - self.hosts) as usize] = true;
-            }
-        }
-        checked.edges = edge.iter().filter(|&&e| e).count() as u64;
+        checked.edges = self.check_structure()?;
         Ok(checked)
     }
     fn build(&self) -> TopologyGraph {
@@ -566,6 +562,25 @@ mod tests {
                 host_rate: rate,
                 fabric_rate: rate,
                 link_delay: delay,
+            }),
+            Box::new(Explicit {
+                hosts: 3,
+                switches: 3,
+                switch_tiers: None,
+                links: [
+                    ("h0", "s0"),
+                    ("s0", "h1"),
+                    ("h2", "s1"),
+                    ("s0", "s2"),
+                    ("s2", "s1"),
+                ]
+                .map(|(a, b)| LinkSpec {
+                    a: a.into(),
+                    b: b.into(),
+                    rate,
+                    delay,
+                })
+                .to_vec(),
             }),
             Box::new(KAryFatTree {
                 k: 6,
