@@ -65,12 +65,16 @@ fn parse_size(text: &str) -> Result<u64, String> {
 }
 
 /// Loads a scenario and checks its memory estimate against the limit.
-fn load_checked(path: &Path, set: &[String], max_memory: Option<u64>) -> Result<Scenario> {
+fn load_checked(
+    path: &Path,
+    set: &[String],
+    max_memory: Option<u64>,
+) -> Result<(Scenario, Estimate)> {
     let sc = load(path, set)?;
-    Estimate::of(&sc)
+    let estimate = Estimate::of(&sc)
         .check(Limit::new(max_memory))
         .with_context(|| format!("{}", path.display()))?;
-    Ok(sc)
+    Ok((sc, estimate))
 }
 
 fn main() {
@@ -94,15 +98,15 @@ fn run() -> Result<()> {
             set,
             max_memory,
         } => {
-            let sc = load_checked(&scenario, &set, max_memory)?;
-            let flows: usize = sc.workloads.iter().map(|w| w.plan().flows.len()).sum();
+            let (sc, estimate) = load_checked(&scenario, &set, max_memory)?;
             println!(
-                "{}: ok ({} hosts, {} switches, {} workloads, {flows} flows, about {} of memory)",
+                "{}: ok ({} hosts, {} switches, {} workloads, {} flows, about {} of memory)",
                 scenario.display(),
                 sc.topology.spec.size.hosts,
                 sc.topology.spec.size.switches,
                 sc.workloads.len(),
-                human(Estimate::of(&sc).total()),
+                estimate.flows,
+                human(estimate.total()),
             );
             Ok(())
         }
@@ -127,7 +131,7 @@ fn run_one(
     set: &[String],
     max_memory: Option<u64>,
 ) -> Result<()> {
-    let sc = load_checked(&path, set, max_memory)?;
+    let (sc, _) = load_checked(&path, set, max_memory)?;
     let seed = seed.unwrap_or(sc.simulation.seed);
     let dir = out
         .or_else(|| sc.output.dir.as_ref().map(PathBuf::from))

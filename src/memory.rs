@@ -50,6 +50,8 @@ pub struct Part {
 pub struct Estimate {
     /// Its parts, largest first.
     pub parts: Vec<Part>,
+    /// The flows the workloads plan.
+    pub flows: u64,
 }
 
 /// The limit an estimate is held to, and where it came from.
@@ -165,7 +167,7 @@ impl Estimate {
             },
         ];
         parts.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.what.cmp(b.what)));
-        Estimate { parts }
+        Estimate { parts, flows }
     }
 
     /// The whole estimate in bytes.
@@ -185,10 +187,10 @@ impl Estimate {
             .join(", ")
     }
 
-    /// `Ok` if the estimate fits `limit`.
-    pub fn check(self, limit: Limit) -> Result<(), TooLarge> {
+    /// The estimate back if it fits `limit`.
+    pub fn check(self, limit: Limit) -> Result<Estimate, TooLarge> {
         if self.total() <= limit.bytes {
-            Ok(())
+            Ok(self)
         } else {
             Err(TooLarge {
                 estimate: self,
