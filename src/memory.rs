@@ -128,9 +128,13 @@ impl Estimate {
         let nodes = hosts + switches;
         let classes = sc.switch.classes as u64;
         let ports = links.saturating_mul(2);
-        let port_bytes = size_of::<Port>() as u64
-            + PORT_HEAP_BYTES
-            + classes * (size_of::<PacketQueue>() + size_of::<ClassStats>()) as u64;
+        // The first class queue is inline in `Port`; a one-class port keeps
+        // no per-class counters.
+        let more_classes = match classes {
+            1 => 0,
+            n => (n - 1) * size_of::<PacketQueue>() as u64 + n * size_of::<ClassStats>() as u64,
+        };
+        let port_bytes = size_of::<Port>() as u64 + PORT_HEAP_BYTES + more_classes;
         let (mut flows, mut sources) = (0u64, 0u64);
         for w in &sc.workloads {
             let plan = w.plan();

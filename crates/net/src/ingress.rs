@@ -107,11 +107,15 @@ pub trait IngressHook: Send {
     fn on_timer(&mut self, _now: SimTime, _view: &IngressView) {}
 }
 
-/// Counters of one port's ingress stage.
+/// Counters of one port's ingress stage. `repr(C)`: the two every arrival
+/// updates come first (see [`Ingress`]).
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct IngressStats {
     /// Packets that arrived at the port from its link.
     pub arrived: u64,
+    /// Largest bytes counted against one priority of this ingress port.
+    pub max_priority_bytes: [u64; 8],
     /// Packets the hook held in the VIQ.
     pub held: u64,
     /// Held packets released to forwarding.
@@ -128,21 +132,24 @@ pub struct IngressStats {
     pub viq_max_bytes: u64,
     /// VIQ length in packets integrated over time (packets x ps).
     pub viq_packets_area: TimeIntegral,
-    /// Largest bytes counted against one priority of this ingress port.
-    pub max_priority_bytes: [u64; 8],
 }
 
 /// The ingress stage of one switch port.
+///
+/// `repr(C)`, in the order of use: every arrival reads the hook and updates
+/// the accounting and the first counters (two cache lines); the VIQ and the
+/// timer are touched only by ports with a hook.
 #[derive(Default)]
+#[repr(C)]
 pub struct Ingress {
     /// The port's hook, if a plugin is installed.
     pub hook: Option<Box<dyn IngressHook>>,
-    /// Held packets: the port's VIQ.
-    pub viq: PacketQueue,
     /// Bytes now in the switch (queued or held) that arrived here, per priority.
     pub priority_bytes: [u64; 8],
     /// Counters.
     pub stats: IngressStats,
+    /// Held packets: the port's VIQ.
+    pub viq: PacketQueue,
     /// The hook's timer as scheduled (the event queue may hold stale ones).
     pub timer_at: Option<SimTime>,
 }

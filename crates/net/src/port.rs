@@ -26,7 +26,12 @@ pub enum DropCause {
 
 /// Counters of one egress port. Occupancy integrals give time averages over
 /// any window by differencing two snapshots.
+///
+/// `repr(C)`: the counters every transmission updates come first and the
+/// integrals right after them, so that a hop writes two adjacent cache lines
+/// of them; drop counters, written rarely, come last.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct PortStats {
     /// Packets that started transmission.
     pub tx_packets: u64,
@@ -34,14 +39,10 @@ pub struct PortStats {
     pub tx_bytes: u64,
     /// Bytes serialised on the wire (framing and padding included).
     pub tx_wire_bytes: u64,
-    /// Packets dropped because the buffer was full.
-    pub drops_overflow: u64,
-    /// Packets dropped early by the AQM.
-    pub drops_aqm: u64,
-    /// Bytes of the packets dropped at this egress port, all causes.
-    pub dropped_bytes: u64,
-    /// Packets marked CE at this port.
-    pub ecn_marks: u64,
+    /// Number of waiting times summed.
+    pub wait_count: u64,
+    /// Sum of waiting times, arrival to start of transmission (ps).
+    pub wait_sum_ps: u128,
     /// Largest queue seen, in bytes.
     pub max_bytes: u64,
     /// Largest queue seen, in packets.
@@ -50,10 +51,14 @@ pub struct PortStats {
     pub queue_bytes_area: TimeIntegral,
     /// Queue length in packets integrated over time (packets x ps).
     pub queue_packets_area: TimeIntegral,
-    /// Sum of waiting times, arrival to start of transmission (ps).
-    pub wait_sum_ps: u128,
-    /// Number of waiting times summed.
-    pub wait_count: u64,
+    /// Packets marked CE at this port.
+    pub ecn_marks: u64,
+    /// Packets dropped because the buffer was full.
+    pub drops_overflow: u64,
+    /// Packets dropped early by the AQM.
+    pub drops_aqm: u64,
+    /// Bytes of the packets dropped at this egress port, all causes.
+    pub dropped_bytes: u64,
 }
 
 impl PortStats {
@@ -138,14 +143,82 @@ impl PacketQueue {
     }
 }
 
+/// The class queues of a port. The first lives inline, so that a one-class
+/// port (every host NIC, most fabric ports) reads its queue from the port's
+/// own cache lines instead of through two pointers; the others are on the heap.
+#[derive(Debug, Default)]
+pub struct ClassQueues {
+    first: PacketQueue,
+    rest: Vec<PacketQueue>,
+}
+
+impl ClassQueues {
+    /// `classes` empty queues (at least one).
+    pub fn new(classes: usize) -> Self {
+        assert!(classes >= 1, "a port has at least one class queue");
+        ClassQueues {
+            first: PacketQueue::default(),
+            rest: (1..classes).map(|_| PacketQueue::default()).collect(),
+        }
+    }
+    /// The number of class queues.
+    #[inline]
+    pub fn len(&self) -> usize {
+        1 + self.rest.len()
+    }
+    /// Always false: a port has at least one class queue.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+    /// The queues, class 0 first.
+    pub fn iter(&self) -> impl Iterator<Item = &PacketQueue> + '_ {
+        std::iter::once(&self.first).chain(self.rest.iter())
+    }
+}
+
+impl std::ops::Index<usize> for ClassQueues {
+    type Output = PacketQueue;
+    #[inline]
+    fn index(&self, class: usize) -> &PacketQueue {
+        match class {
+            0 => &self.first,
+            c => &self.rest[c - 1],
+        }
+    }
+}
+
+impl std::ops::IndexMut<usize> for ClassQueues {
+    #[inline]
+    fn index_mut(&mut self, class: usize) -> &mut PacketQueue {
+        match class {
+            0 => &mut self.first,
+            c => &mut self.rest[c - 1],
+        }
+    }
+}
+
 /// One egress port and the unidirectional link it drives.
+///
+/// The layout is part of the model's speed: on a large fabric every hop
+/// finds its ports cold in the cache, so what a hop reads and writes (the
+/// fields down to `ingress`, about 400 bytes) comes first, in a fixed order
+/// (`repr(C)`) from a cache-line boundary, and what only multi-class ports
+/// or the reports use comes last.
+#[repr(C, align(64))]
 pub struct Port {
     /// The node this port belongs to.
     pub node: NodeId,
-    /// Whether the node is a switch (false: a host's NIC).
-    pub at_switch: bool,
     /// The port at the far end of the cable (its egress drives the reverse link).
     pub peer: PortId,
+    /// Whether the node is a switch (false: a host's NIC).
+    pub at_switch: bool,
+    /// Whether a packet is being serialised (a `TxDone` event is pending).
+    pub busy: bool,
+    /// Bytes in all class queues.
+    pub bytes: u64,
+    /// Packets in all class queues.
+    pub packets: u64,
     /// Link rate.
     pub rate: Bandwidth,
     /// Link propagation delay.
@@ -155,24 +228,18 @@ pub struct Port {
     /// The AQM plugin guarding the queues (`None` at host NICs).
     pub aqm: Option<Box<dyn EgressAqm>>,
     /// The class queues (one at host NICs).
-    pub queues: Vec<PacketQueue>,
-    /// Chooses which class queue sends next.
-    pub sched: Scheduler,
-    /// Bytes in all class queues.
-    pub bytes: u64,
-    /// Packets in all class queues.
-    pub packets: u64,
-    /// Whether a packet is being serialised (a `TxDone` event is pending).
-    pub busy: bool,
+    pub queues: ClassQueues,
     /// Packets on the wire with their arrival times at the peer, oldest first.
     pub in_flight: VecDeque<(SimTime, PacketId)>,
     /// Counters of the whole port.
     pub stats: PortStats,
+    /// The ingress stage of the same physical port (used at switches).
+    pub ingress: Ingress,
     /// Counters per class queue; empty at a one-class port, whose `stats`
     /// are its class's (a hop then touches one set of counters, not two).
     pub class_stats: Vec<ClassStats>,
-    /// The ingress stage of the same physical port (used at switches).
-    pub ingress: Ingress,
+    /// Chooses which class queue sends next.
+    pub sched: Scheduler,
 }
 
 impl Port {
@@ -226,5 +293,55 @@ impl Port {
         !self
             .buffer
             .exceeded_by(self.bytes + size as u64, self.packets + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{align_of, offset_of, size_of};
+
+    const LINE: usize = 64;
+
+    /// Pins the layout the per-hop path relies on (see [`Port`]): a hop at
+    /// an egress port touches its first six cache lines, and an arrival at
+    /// an ingress port its first line and lines five and six.
+    #[test]
+    fn per_hop_fields_stay_in_the_first_cache_lines() {
+        assert_eq!(align_of::<Port>(), LINE);
+        let integrals_end = offset_of!(Port, stats)
+            + offset_of!(PortStats, queue_packets_area)
+            + size_of::<TimeIntegral>();
+        assert!(
+            integrals_end <= 5 * LINE,
+            "integrals end at {integrals_end}"
+        );
+        let hook = offset_of!(Port, ingress) + offset_of!(Ingress, hook);
+        let max_priority_end = offset_of!(Port, ingress)
+            + offset_of!(Ingress, stats)
+            + offset_of!(crate::ingress::IngressStats, max_priority_bytes)
+            + size_of::<u64>();
+        assert!(
+            hook >= 5 * LINE && max_priority_end <= 7 * LINE,
+            "{hook}..{max_priority_end}"
+        );
+        for end in [
+            offset_of!(Port, buffer) + size_of::<QueueSize>(),
+            offset_of!(Port, in_flight) + size_of::<VecDeque<(SimTime, PacketId)>>(),
+            offset_of!(Port, queues) + size_of::<PacketQueue>(),
+        ] {
+            assert!(end <= 3 * LINE, "a forwarding field ends at {end}");
+        }
+    }
+
+    #[test]
+    fn class_queues_index_the_inline_queue_first() {
+        let mut q = ClassQueues::new(3);
+        q[0].push(PacketId(7), 100);
+        q[2].push(PacketId(9), 40);
+        assert_eq!(q.len(), 3);
+        let lens: Vec<u64> = q.iter().map(|c| c.bytes()).collect();
+        assert_eq!(lens, vec![100, 0, 40]);
+        assert_eq!(q[2].head(), Some(PacketId(9)));
     }
 }

@@ -21,7 +21,7 @@ use crate::buffer::{BufferPolicy, SharedBuffer};
 use crate::ids::{HostId, NodeId, PortId};
 use crate::ingress::Ingress;
 use crate::packet::{Ecn, NO_PORT, Packet, PacketArena, PacketId, WireFormat};
-use crate::port::{ClassStats, DropCause, PacketQueue, Port, PortStats};
+use crate::port::{ClassQueues, ClassStats, DropCause, Port, PortStats};
 use crate::routing::RoutingTable;
 use crate::sched::{Discipline, Scheduler as SchedState};
 use crate::topology::{NodeKind, TopologyError, TopologyGraph};
@@ -203,7 +203,7 @@ impl Fabric {
                         _ => QueueSize::Bytes(u64::MAX),
                     },
                     aqm: if is_switch { aqm_for(me, c.rate) } else { None },
-                    queues: (0..classes).map(|_| PacketQueue::default()).collect(),
+                    queues: ClassQueues::new(classes),
                     sched: if is_switch {
                         SchedState::new(config.discipline.clone(), classes)
                     } else {
@@ -455,10 +455,11 @@ impl Fabric {
         pool.0 += size as u64;
         pool.1 += 1;
         port.note_occupancy(now, class);
-        let view = port.view(None);
-        let mark = match port.ingress.hook.as_mut() {
-            Some(hook) => hook.on_egress_enqueue(now, &view, pkt),
-            None => false,
+        // The view reads the VIQ, a line that ports without a hook never touch.
+        let view = port.ingress.hook.is_some().then(|| port.view(None));
+        let mark = match (view, port.ingress.hook.as_mut()) {
+            (Some(view), Some(hook)) => hook.on_egress_enqueue(now, &view, pkt),
+            _ => false,
         };
         if mark {
             mark_ce(port, class, pkt);
@@ -565,8 +566,8 @@ impl Fabric {
             }
         }
         port.note_occupancy(now, class);
-        let view = port.view(None);
-        if let Some(hook) = port.ingress.hook.as_mut() {
+        let view = port.ingress.hook.is_some().then(|| port.view(None));
+        if let (Some(view), Some(hook)) = (view, port.ingress.hook.as_mut()) {
             hook.on_egress_departure(now, &view, pkt);
         }
         if let Some(cs) = port.class_stats.get_mut(class) {
