@@ -134,22 +134,56 @@ pub enum Protocol {
 }
 
 /// One packet. Header fields are those of DESIGN.md's network model.
+///
+/// `repr(C)` and aligned to a cache line: what every hop reads or writes
+/// (forwarding, queueing, ECN, ingress accounting) lies in the first 48
+/// bytes, so a hop finds it in one line; the transport's fields follow.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C, align(64))]
 pub struct Packet {
+    /// When the packet entered the queue it is in now (waiting-time statistics).
+    pub enqueued_at: SimTime,
     /// The flow (connection or source) the packet belongs to.
     pub flow: FlowId,
     /// IP source host.
     pub src: HostId,
     /// IP destination host.
     pub dst: HostId,
+    /// IP packet size in bytes (headers + payload): what queues count.
+    pub size_bytes: u32,
+    /// The switch port the packet arrived on at the switch it is in now
+    /// (`NO_PORT` at hosts and on links).
+    pub ingress_port: u32,
     /// Transport source port (part of the ECMP 5-tuple).
     pub sport: u16,
     /// Transport destination port.
     pub dport: u16,
-    /// IP packet size in bytes (headers + payload): what queues count.
-    pub size_bytes: u32,
+    /// ECN codepoint.
+    pub ecn: Ecn,
+    /// Service class / DSCP priority (0 = default).
+    pub priority: u8,
+    /// The priority the packet was counted under at its switch's ingress
+    /// (hooks may rewrite `priority` afterwards).
+    pub ingress_priority: u8,
+    /// Hops taken so far.
+    pub hops: u8,
+    /// Transport protocol.
+    pub protocol: Protocol,
+    /// TCP flags.
+    pub flags: TcpFlags,
+    /// Direction within the flow: false = from the flow's source (data),
+    /// true = from its destination (ACKs).
+    pub reverse: bool,
     /// Transport payload bytes.
     pub payload_bytes: u32,
+    /// The 16-bit receive-window field, in units of 2^`wscale_shift` bytes.
+    pub window: u16,
+    /// Window-scale option on SYN and SYN-ACK (RFC 7323 2.2): the shift, or
+    /// [`WSCALE_NONE`] when the option is absent.
+    pub wscale_option: u8,
+    /// The TCP header's reserved bits (FairQ's host shim writes the sender's
+    /// window-scale exponent here, fairq.txt section V-A).
+    pub reserved: u8,
     /// TCP sequence number of the first payload byte (64-bit, never wraps).
     pub seq: u64,
     /// TCP cumulative acknowledgment number.
@@ -160,35 +194,6 @@ pub struct Packet {
     pub ts_ecr: SimTime,
     /// When the packet was created (for delay statistics).
     pub created_at: SimTime,
-    /// When the packet entered the queue it is in now (waiting-time statistics).
-    pub enqueued_at: SimTime,
-    /// The 16-bit receive-window field, in units of 2^`wscale_shift` bytes.
-    pub window: u16,
-    /// TCP flags.
-    pub flags: TcpFlags,
-    /// ECN codepoint.
-    pub ecn: Ecn,
-    /// Service class / DSCP priority (0 = default).
-    pub priority: u8,
-    /// Window-scale option on SYN and SYN-ACK (RFC 7323 2.2): the shift, or
-    /// [`WSCALE_NONE`] when the option is absent.
-    pub wscale_option: u8,
-    /// The TCP header's reserved bits (FairQ's host shim writes the sender's
-    /// window-scale exponent here, fairq.txt section V-A).
-    pub reserved: u8,
-    /// Transport protocol.
-    pub protocol: Protocol,
-    /// Hops taken so far.
-    pub hops: u8,
-    /// Direction within the flow: false = from the flow's source (data),
-    /// true = from its destination (ACKs).
-    pub reverse: bool,
-    /// The priority the packet was counted under at its switch's ingress
-    /// (hooks may rewrite `priority` afterwards).
-    pub ingress_priority: u8,
-    /// The switch port the packet arrived on at the switch it is in now
-    /// (`NO_PORT` at hosts and on links).
-    pub ingress_port: u32,
 }
 
 /// `Packet::ingress_port` outside a switch.
@@ -294,6 +299,25 @@ impl PacketArena {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::mem::{align_of, offset_of, size_of};
+
+    /// Pins what the `Packet` doc promises: the fields a switch hop reads
+    /// or writes lie in the first 48 bytes of a line-aligned packet.
+    #[test]
+    fn per_hop_fields_share_the_first_cache_line() {
+        assert_eq!(align_of::<Packet>(), 64);
+        for end in [
+            offset_of!(Packet, enqueued_at) + size_of::<SimTime>(),
+            offset_of!(Packet, ingress_port) + 4,
+            offset_of!(Packet, dport) + 2,
+            offset_of!(Packet, hops) + 1,
+            offset_of!(Packet, flags) + 1,
+            offset_of!(Packet, window) + 2,
+            offset_of!(Packet, payload_bytes) + 4,
+        ] {
+            assert!(end <= 48, "a per-hop field ends at {end}");
+        }
+    }
 
     #[test]
     fn arena_reuses_slots() {
