@@ -93,10 +93,8 @@ impl World {
             let port = self.fabric.port(p);
             let queues = port.queues.iter().map(|q| (q.bytes(), q.packets()));
             let viq = port
-                .ingress
-                .hook
-                .as_ref()
-                .map(|_| (port.ingress.viq.bytes(), port.ingress.viq.packets()));
+                .has_ingress_hook()
+                .then(|| (port.ingress.viq.bytes(), port.ingress.viq.packets()));
             let classes = (0u8..).zip(queues).chain(viq.map(|v| (VIQ_CLASS, v)));
             for (class, (bytes, packets)) in classes {
                 let sample = QueueSample {

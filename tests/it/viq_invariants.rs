@@ -161,7 +161,7 @@ proptest! {
             let s = &p.ingress.stats;
             prop_assert_eq!(p.ingress.viq.packets(), 0, "an ACK was left in a VIQ");
             prop_assert_eq!(s.held, s.released + s.viq_drops_aged);
-            prop_assert_eq!(p.ingress.priority_bytes, [0; 8], "ingress accounting leaked");
+            prop_assert_eq!(p.ingress.priority_bytes(), [0; 8], "ingress accounting leaked");
             held += s.held;
             full += s.viq_drops_full;
         }

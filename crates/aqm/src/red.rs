@@ -197,47 +197,53 @@ impl RedConfig {
             }
         }
         Red {
-            k_min,
-            k_max,
-            bytes_unit,
-            p_max,
-            average: self.average,
-            weight: self.weight,
             mark_at: self.mark_at,
             scope: self.scope,
+            average: self.average,
+            bytes_unit,
             ecn: self.ecn,
-            avg: [0.0; 8],
             count: [0; 8],
-            idle_since: [None; 8],
+            p_max,
+            weight: self.weight,
             small_packet_ps: ctx.packet_time.ps().max(1) as f64,
+            thresholds: std::array::from_fn(|c| (k_min[c], k_max[c])),
+            avg: [0.0; 8],
+            idle_since: [None; 8],
             rng: RngStream::new(ctx.seed, ctx.port as u64, sim_core::rng::purpose::RED),
         }
     }
 }
 
 /// The RED plugin of one port (state per class queue, or one for port/pool scope).
+///
+/// `repr(C)` from a cache-line boundary: what every packet reads (the mode,
+/// the counts, the parameters) fills the first line and class 0's
+/// thresholds open the second, so a one-class port's RED costs a hop two
+/// lines; the EWMA state and the random stream, used less often, follow.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Red {
-    k_min: [u64; 8],
-    k_max: [u64; 8],
-    bytes_unit: bool,
-    p_max: f64,
-    average: Average,
-    weight: f64,
     mark_at: MarkAt,
     scope: Scope,
+    average: Average,
+    bytes_unit: bool,
     ecn: bool,
-    avg: [f64; 8],
+    /// RED's count since the last mark, per state slot.
     count: [u32; 8],
-    idle_since: [Option<SimTime>; 8],
+    p_max: f64,
+    weight: f64,
     small_packet_ps: f64,
+    /// `(k_min, k_max)` per class, in the configured unit.
+    thresholds: [(u64, u64); 8],
+    avg: [f64; 8],
+    idle_since: [Option<SimTime>; 8],
     rng: RngStream,
 }
 
 impl Red {
     /// The thresholds of class `c`, in the configured unit.
     pub fn thresholds(&self, c: usize) -> (u64, u64) {
-        (self.k_min[c], self.k_max[c])
+        self.thresholds[c]
     }
 
     /// The current average of state slot `c`.
@@ -273,7 +279,8 @@ impl Red {
                 self.avg[slot]
             }
         };
-        let (lo, hi) = (self.k_min[class] as f64, self.k_max[class] as f64);
+        let (lo, hi) = self.thresholds[class];
+        let (lo, hi) = (lo as f64, hi as f64);
         let congested = if avg < lo {
             self.count[slot] = 0;
             false

@@ -107,15 +107,9 @@ pub trait IngressHook: Send {
     fn on_timer(&mut self, _now: SimTime, _view: &IngressView) {}
 }
 
-/// Counters of one port's ingress stage. `repr(C)`: the two every arrival
-/// updates come first (see [`Ingress`]).
+/// Counters of one port's ingress stage (beyond [`Ingress::arrived`]).
 #[derive(Clone, Debug, Default)]
-#[repr(C)]
 pub struct IngressStats {
-    /// Packets that arrived at the port from its link.
-    pub arrived: u64,
-    /// Largest bytes counted against one priority of this ingress port.
-    pub max_priority_bytes: [u64; 8],
     /// Packets the hook held in the VIQ.
     pub held: u64,
     /// Held packets released to forwarding.
@@ -134,22 +128,35 @@ pub struct IngressStats {
     pub viq_packets_area: TimeIntegral,
 }
 
+/// The bytes of one priority counted against an ingress port.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PriorityBytes {
+    /// Bytes now in the switch (queued or held) that arrived with this priority.
+    pub bytes: u64,
+    /// The most `bytes` has been.
+    pub max_bytes: u64,
+}
+
 /// The ingress stage of one switch port.
 ///
-/// `repr(C)`, in the order of use: every arrival reads the hook and updates
-/// the accounting and the first counters (two cache lines); the VIQ and the
-/// timer are touched only by ports with a hook.
+/// `repr(C)` from a cache-line boundary, in the order of use: every arrival
+/// counts itself and its bytes in the first line (priorities 0 to 2 share
+/// it with `arrived`); the hook, the VIQ and the timer are touched only at
+/// ports with a hook.
 #[derive(Default)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct Ingress {
-    /// The port's hook, if a plugin is installed.
-    pub hook: Option<Box<dyn IngressHook>>,
-    /// Bytes now in the switch (queued or held) that arrived here, per priority.
-    pub priority_bytes: [u64; 8],
-    /// Counters.
-    pub stats: IngressStats,
+    /// Packets that arrived at the port from its link.
+    pub arrived: u64,
+    /// Bytes counted against this port, per priority.
+    pub priority: [PriorityBytes; 8],
+    /// The port's hook, if a plugin is installed (set through
+    /// [`crate::port::Port::set_ingress_hook`], which keeps the port's flag).
+    pub(crate) hook: Option<Box<dyn IngressHook>>,
     /// Held packets: the port's VIQ.
     pub viq: PacketQueue,
+    /// Counters.
+    pub stats: IngressStats,
     /// The hook's timer as scheduled (the event queue may hold stale ones).
     pub timer_at: Option<SimTime>,
 }
@@ -173,16 +180,25 @@ impl Ingress {
     /// Counts `size` bytes of priority `prio` against this ingress port.
     #[inline]
     pub fn account(&mut self, prio: u8, size: u32) {
-        let i = (prio % 8) as usize;
-        self.priority_bytes[i] += size as u64;
-        let m = &mut self.stats.max_priority_bytes[i];
-        *m = (*m).max(self.priority_bytes[i]);
+        let p = &mut self.priority[(prio % 8) as usize];
+        p.bytes += size as u64;
+        p.max_bytes = p.max_bytes.max(p.bytes);
     }
 
     /// Releases `size` bytes of priority `prio` (the packet left the switch).
     #[inline]
     pub fn unaccount(&mut self, prio: u8, size: u32) {
-        self.priority_bytes[(prio % 8) as usize] -= size as u64;
+        self.priority[(prio % 8) as usize].bytes -= size as u64;
+    }
+
+    /// Bytes counted against this port now, per priority.
+    pub fn priority_bytes(&self) -> [u64; 8] {
+        self.priority.map(|p| p.bytes)
+    }
+
+    /// The port's hook, if one is installed.
+    pub fn hook(&self) -> Option<&dyn IngressHook> {
+        self.hook.as_deref()
     }
 }
 
@@ -208,7 +224,7 @@ mod tests {
         i.account(3, 1500);
         i.unaccount(3, 1500);
         i.account(11, 40); // priorities wrap into 0..8 like the class table
-        assert_eq!(i.priority_bytes[3], 1540);
-        assert_eq!(i.stats.max_priority_bytes[3], 3000);
+        assert_eq!(i.priority_bytes()[3], 1540);
+        assert_eq!(i.priority[3].max_bytes, 3000);
     }
 }

@@ -8,7 +8,7 @@
 
 use crate::aqm::{EgressAqm, QueueState};
 use crate::ids::{NodeId, PortId};
-use crate::ingress::{Ingress, IngressView};
+use crate::ingress::{Ingress, IngressHook, IngressView};
 use crate::packet::PacketId;
 use crate::sched::Scheduler;
 use sim_core::stats::TimeIntegral;
@@ -215,6 +215,9 @@ pub struct Port {
     pub at_switch: bool,
     /// Whether a packet is being serialised (a `TxDone` event is pending).
     pub busy: bool,
+    /// Whether `ingress` has a hook: kept here, in the line every hop
+    /// reads, so that ports without one never touch their ingress hook.
+    pub(crate) hooked: bool,
     /// Bytes in all class queues.
     pub bytes: u64,
     /// Packets in all class queues.
@@ -233,16 +236,39 @@ pub struct Port {
     pub in_flight: VecDeque<(SimTime, PacketId)>,
     /// Counters of the whole port.
     pub stats: PortStats,
-    /// The ingress stage of the same physical port (used at switches).
-    pub ingress: Ingress,
     /// Counters per class queue; empty at a one-class port, whose `stats`
     /// are its class's (a hop then touches one set of counters, not two).
     pub class_stats: Vec<ClassStats>,
+    /// The ingress stage of the same physical port (used at switches).
+    pub ingress: Ingress,
     /// Chooses which class queue sends next.
     pub sched: Scheduler,
 }
 
 impl Port {
+    /// Installs (or, with `None`, removes) the port's ingress hook.
+    pub fn set_ingress_hook(&mut self, hook: Option<Box<dyn IngressHook>>) {
+        self.hooked = hook.is_some();
+        self.ingress.hook = hook;
+    }
+
+    /// The counters of class `class`, `None` at a one-class port (decided
+    /// from the queues, in a line a hop reads anyway, without touching
+    /// `class_stats`).
+    #[inline]
+    pub fn class_stats_mut(&mut self, class: usize) -> Option<&mut ClassStats> {
+        if self.queues.len() == 1 {
+            return None;
+        }
+        self.class_stats.get_mut(class)
+    }
+
+    /// Whether the port has an ingress hook.
+    #[inline]
+    pub fn has_ingress_hook(&self) -> bool {
+        self.hooked
+    }
+
     /// What an AQM sees of class `class`, the port, and the switch's pool
     /// (`pool` = bytes and packets in all of the switch's egress queues).
     #[inline]
@@ -280,8 +306,8 @@ impl Port {
         self.stats.queue_packets_area.set(now.ps(), self.packets);
         self.stats.max_bytes = self.stats.max_bytes.max(self.bytes);
         self.stats.max_packets = self.stats.max_packets.max(self.packets);
-        if let Some(cs) = self.class_stats.get_mut(class) {
-            let q = &self.queues[class];
+        if self.queues.len() > 1 {
+            let (q, cs) = (&self.queues[class], &mut self.class_stats[class]);
             cs.queue_bytes_area.set(now.ps(), q.bytes());
             cs.max_packets = cs.max_packets.max(q.packets());
         }
@@ -304,8 +330,8 @@ mod tests {
     const LINE: usize = 64;
 
     /// Pins the layout the per-hop path relies on (see [`Port`]): a hop at
-    /// an egress port touches its first six cache lines, and an arrival at
-    /// an ingress port its first line and lines five and six.
+    /// an egress port touches its first five cache lines, and an arrival at
+    /// an ingress port its first line and its ingress stage's first.
     #[test]
     fn per_hop_fields_stay_in_the_first_cache_lines() {
         assert_eq!(align_of::<Port>(), LINE);
@@ -316,22 +342,20 @@ mod tests {
             integrals_end <= 5 * LINE,
             "integrals end at {integrals_end}"
         );
-        let hook = offset_of!(Port, ingress) + offset_of!(Ingress, hook);
-        let max_priority_end = offset_of!(Port, ingress)
-            + offset_of!(Ingress, stats)
-            + offset_of!(crate::ingress::IngressStats, max_priority_bytes)
-            + size_of::<u64>();
-        assert!(
-            hook >= 5 * LINE && max_priority_end <= 7 * LINE,
-            "{hook}..{max_priority_end}"
-        );
         for end in [
+            offset_of!(Port, hooked) + 1,
             offset_of!(Port, buffer) + size_of::<QueueSize>(),
             offset_of!(Port, in_flight) + size_of::<VecDeque<(SimTime, PacketId)>>(),
             offset_of!(Port, queues) + size_of::<PacketQueue>(),
         ] {
             assert!(end <= 3 * LINE, "a forwarding field ends at {end}");
         }
+        assert!(offset_of!(Port, hooked) < LINE);
+        let ingress = offset_of!(Port, ingress);
+        assert_eq!(ingress % LINE, 0);
+        let priority_0_end =
+            offset_of!(Ingress, priority) + size_of::<crate::ingress::PriorityBytes>();
+        assert!(offset_of!(Ingress, arrived) < LINE && priority_0_end <= LINE);
     }
 
     #[test]

@@ -17,7 +17,7 @@ impl Fabric {
     ) {
         for (i, port) in self.ports.iter_mut().enumerate() {
             if port.at_switch {
-                port.ingress.hook = hook_for(PortId(i as u32), port.rate);
+                port.set_ingress_hook(hook_for(PortId(i as u32), port.rate));
             }
         }
     }
@@ -51,10 +51,10 @@ impl Fabric {
         let pkt = self.packets.get_mut(id);
         pkt.ingress_port = p.0;
         pkt.ingress_priority = pkt.priority;
-        let ingress = &mut self.ports[p.idx()].ingress;
-        ingress.account(pkt.priority, pkt.size_bytes);
-        ingress.stats.arrived += 1;
-        if ingress.hook.is_none() {
+        let port = &mut self.ports[p.idx()];
+        port.ingress.account(pkt.priority, pkt.size_bytes);
+        port.ingress.arrived += 1;
+        if !port.has_ingress_hook() {
             return self.forward(p, id, sched);
         }
         let view = self.ingress_view(p);
@@ -124,7 +124,7 @@ impl Fabric {
     /// ports' hooks: each call re-reads the state it needs).
     pub(super) fn service_viq<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
         let now = sched.now();
-        if self.ports[p.idx()].ingress.hook.is_none() {
+        if !self.ports[p.idx()].has_ingress_hook() {
             return;
         }
         while let Some(head) = self.ports[p.idx()].ingress.viq.head() {

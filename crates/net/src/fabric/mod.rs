@@ -127,7 +127,7 @@ fn mark_ce(port: &mut Port, class: usize, pkt: &mut Packet) {
     if pkt.ecn != Ecn::Ce {
         pkt.ecn = Ecn::Ce;
         port.stats.ecn_marks += 1;
-        if let Some(cs) = port.class_stats.get_mut(class) {
+        if let Some(cs) = port.class_stats_mut(class) {
             cs.ecn_marks += 1;
         }
     }
@@ -218,6 +218,7 @@ impl Fabric {
                         n => vec![ClassStats::default(); n],
                     },
                     busy: false,
+                    hooked: false,
                     in_flight: VecDeque::new(),
                     stats: PortStats::default(),
                     ingress: Ingress::default(),
@@ -456,7 +457,7 @@ impl Fabric {
         pool.1 += 1;
         port.note_occupancy(now, class);
         // The view reads the VIQ, a line that ports without a hook never touch.
-        let view = port.ingress.hook.is_some().then(|| port.view(None));
+        let view = port.has_ingress_hook().then(|| port.view(None));
         let mark = match (view, port.ingress.hook.as_mut()) {
             (Some(view), Some(hook)) => hook.on_egress_enqueue(now, &view, pkt),
             _ => false,
@@ -481,7 +482,7 @@ impl Fabric {
         let port = &mut self.ports[p.idx()];
         port.stats.dropped_bytes += self.packets.get(id).size_bytes as u64;
         let aqm = cause == DropCause::Aqm;
-        if let Some(cs) = port.class_stats.get_mut(class) {
+        if let Some(cs) = port.class_stats_mut(class) {
             cs.drops += 1;
             cs.drops_aqm += aqm as u64;
         }
@@ -566,11 +567,11 @@ impl Fabric {
             }
         }
         port.note_occupancy(now, class);
-        let view = port.ingress.hook.is_some().then(|| port.view(None));
+        let view = port.has_ingress_hook().then(|| port.view(None));
         if let (Some(view), Some(hook)) = (view, port.ingress.hook.as_mut()) {
             hook.on_egress_departure(now, &view, pkt);
         }
-        if let Some(cs) = port.class_stats.get_mut(class) {
+        if let Some(cs) = port.class_stats_mut(class) {
             cs.tx_packets += 1;
             cs.tx_bytes += size as u64;
         }

@@ -298,6 +298,6 @@ fn ingress_hook_holds_releases_by_timer_and_drops_when_full() {
     let port = f.port_towards_host(HostId(1));
     let st = &f.port(port).ingress.stats;
     assert_eq!((st.held, st.released, st.viq_drops_full), (2, 2, 1));
-    assert_eq!(f.port(port).ingress.priority_bytes, [0; 8]);
+    assert_eq!(f.port(port).ingress.priority_bytes(), [0; 8]);
     assert_eq!(f.packets.live(), 0);
 }
