@@ -15,6 +15,7 @@
 pub mod aqm;
 pub mod buffer;
 pub mod fabric;
+pub mod fifo;
 pub mod ids;
 pub mod ingress;
 pub mod packet;

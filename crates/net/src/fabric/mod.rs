@@ -187,7 +187,7 @@ impl Fabric {
             }
             let pa = PortId(ports.len() as u32);
             let pb = PortId(pa.0 + 1);
-            for (node, peer) in [(c.a, pb), (c.b, pa)] {
+            for (node, peer, peer_node) in [(c.a, pb, c.b), (c.b, pa, c.a)] {
                 let is_switch = graph.nodes[node.idx()] != NodeKind::Host;
                 let classes = if is_switch { config.classes } else { 1 };
                 let me = PortId(ports.len() as u32);
@@ -195,6 +195,7 @@ impl Fabric {
                     node,
                     at_switch: is_switch,
                     peer,
+                    peer_node,
                     rate: c.rate,
                     delay: c.delay,
                     buffer: match (is_switch, config.buffer) {
@@ -388,7 +389,7 @@ impl Fabric {
         if let Some(&(next, _)) = port.in_flight.front() {
             sched.schedule_net(next, NetEvent::Deliver(p));
         }
-        let in_port = port.peer;
+        let (in_port, node) = (port.peer, port.peer_node);
         self.hops += 1;
         let pkt = self.packets.get_mut(id);
         pkt.hops = pkt.hops.saturating_add(1);
@@ -398,7 +399,7 @@ impl Fabric {
             pkt.flow.0
         );
         let dst = pkt.dst;
-        let node = self.ports[in_port.idx()].node;
+        debug_assert_eq!(node, self.ports[in_port.idx()].node);
         match self.nodes[node.idx()].kind {
             NodeKind::Host => {
                 let host = self.host_of(node);
@@ -578,7 +579,6 @@ impl Fabric {
         port.stats.tx_packets += 1;
         port.stats.tx_bytes += pkt.size_bytes as u64;
         port.stats.wait_sum_ps += now.since(pkt.enqueued_at).ps() as u128;
-        port.stats.wait_count += 1;
         let wire_bytes = wire.wire_bytes(pkt.size_bytes);
         port.stats.tx_wire_bytes += wire_bytes;
         let tx_end = now + port.rate.tx_time(wire_bytes);
