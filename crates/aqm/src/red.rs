@@ -202,11 +202,14 @@ impl RedConfig {
             average: self.average,
             bytes_unit,
             ecn: self.ecn,
-            count: [0; 8],
             p_max,
+            queues: std::array::from_fn(|c| RedQueue {
+                k_min: k_min[c],
+                k_max: k_max[c],
+                count: 0,
+            }),
             weight: self.weight,
             small_packet_ps: ctx.packet_time.ps().max(1) as f64,
-            thresholds: std::array::from_fn(|c| (k_min[c], k_max[c])),
             avg: [0.0; 8],
             idle_since: [None; 8],
             rng: RngStream::new(ctx.seed, ctx.port as u64, sim_core::rng::purpose::RED),
@@ -214,12 +217,25 @@ impl RedConfig {
     }
 }
 
+/// RED's thresholds of one class queue, and the count of its state slot.
+#[derive(Clone, Copy, Debug)]
+struct RedQueue {
+    /// Lower threshold, in the configured unit.
+    k_min: u64,
+    /// Upper threshold.
+    k_max: u64,
+    /// Packets since the last mark while between the thresholds (RED's
+    /// `count`), per state slot: the class under `"queue"` scope, slot 0
+    /// under `"port"` and `"pool"`.
+    count: u32,
+}
+
 /// The RED plugin of one port (state per class queue, or one for port/pool scope).
 ///
 /// `repr(C)` from a cache-line boundary: what every packet reads (the mode,
-/// the counts, the parameters) fills the first line and class 0's
-/// thresholds open the second, so a one-class port's RED costs a hop two
-/// lines; the EWMA state and the random stream, used less often, follow.
+/// `p_max`, class 0's thresholds and count) fills the first line, so a
+/// one-class port's RED costs a hop one line; the EWMA state and the random
+/// stream, used less often, follow.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub struct Red {
@@ -228,13 +244,10 @@ pub struct Red {
     average: Average,
     bytes_unit: bool,
     ecn: bool,
-    /// RED's count since the last mark, per state slot.
-    count: [u32; 8],
     p_max: f64,
+    queues: [RedQueue; 8],
     weight: f64,
     small_packet_ps: f64,
-    /// `(k_min, k_max)` per class, in the configured unit.
-    thresholds: [(u64, u64); 8],
     avg: [f64; 8],
     idle_since: [Option<SimTime>; 8],
     rng: RngStream,
@@ -243,7 +256,7 @@ pub struct Red {
 impl Red {
     /// The thresholds of class `c`, in the configured unit.
     pub fn thresholds(&self, c: usize) -> (u64, u64) {
-        self.thresholds[c]
+        (self.queues[c].k_min, self.queues[c].k_max)
     }
 
     /// The current average of state slot `c`.
@@ -279,18 +292,18 @@ impl Red {
                 self.avg[slot]
             }
         };
-        let (lo, hi) = self.thresholds[class];
-        let (lo, hi) = (lo as f64, hi as f64);
+        let q = &self.queues[class];
+        let (lo, hi) = (q.k_min as f64, q.k_max as f64);
         let congested = if avg < lo {
-            self.count[slot] = 0;
+            self.queues[slot].count = 0;
             false
         } else if avg >= hi {
-            self.count[slot] = 0;
+            self.queues[slot].count = 0;
             true
         } else {
             let p_b = self.p_max * (avg - lo) / (hi - lo);
-            self.count[slot] += 1;
-            let denom = 1.0 - self.count[slot] as f64 * p_b;
+            self.queues[slot].count += 1;
+            let denom = 1.0 - self.queues[slot].count as f64 * p_b;
             let p_a = if denom <= 0.0 {
                 1.0
             } else {
@@ -298,7 +311,7 @@ impl Red {
             };
             let hit = self.rng.uniform_open01() < p_a;
             if hit {
-                self.count[slot] = 0;
+                self.queues[slot].count = 0;
             }
             hit
         };
@@ -358,6 +371,15 @@ impl crate::EgressPlugin for RedConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Pins what the `Red` doc promises: a one-class port's RED reads one line.
+    #[test]
+    fn class_0_fits_in_the_first_cache_line() {
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!(align_of::<Red>(), 64);
+        assert!(offset_of!(Red, queues) + size_of::<RedQueue>() <= 64);
+        assert!(offset_of!(Red, p_max) + 8 <= 64 && offset_of!(Red, ecn) < 64);
+    }
     use sim_core::Bandwidth;
 
     fn context_for_tests(rate: Bandwidth, weights: Vec<u64>) -> PortContext {
