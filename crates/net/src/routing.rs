@@ -6,7 +6,8 @@
 //! not per (node, host): it grows with switches x ToRs, not nodes x hosts
 //! (a k = 48 fat-tree: 2,880 x 1,152 entries instead of 30,528 x 27,648).
 //! Each entry lists the egress ports on a shortest path, ordered by the id of
-//! the neighbour they lead to. A flow picks among them with a hash of its
+//! the neighbour they lead to. Equal lists are stored once (a ToR's uplinks
+//! serve every other ToR), so the lists a run reads stay few and in cache. A flow picks among them with a hash of its
 //! 5-tuple that is symmetric in (source, destination), salted by the
 //! switch's tier and the run's seed ([`ecmp_salt`]): the data and the ACKs
 //! of one flow hash alike, and because candidates are ordered by neighbour
@@ -16,7 +17,7 @@
 use crate::ids::{HostId, NodeId, PortId};
 use crate::packet::Packet;
 use crate::topology::{NodeKind, TopologyError};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 /// Marks "none" in the index vectors.
 const NONE: u32 = u32::MAX;
@@ -38,6 +39,7 @@ pub struct RoutingTable {
     edges: usize,
     /// `(start, len)` into `ports`, indexed `switch index * edges + edge index`.
     spans: Vec<(u32, u32)>,
+    /// The distinct next-hop lists, end to end.
     ports: Vec<PortId>,
 }
 
@@ -100,6 +102,10 @@ impl RoutingTable {
         let mut dist = vec![u32::MAX; kinds.len()];
         let mut frontier = VecDeque::new();
         let mut hops: Vec<(NodeId, PortId)> = Vec::new();
+        let mut list: Vec<PortId> = Vec::new();
+        // Where each distinct list starts in `ports` (looked up, never
+        // iterated: offsets follow the deterministic build order).
+        let mut interned: HashMap<Vec<PortId>, u32> = HashMap::new();
         for (e, &t) in edge_nodes.iter().enumerate() {
             // BFS over switches from the edge switch: dist[x] = hops from x to t.
             dist.fill(u32::MAX);
@@ -133,8 +139,18 @@ impl RoutingTable {
                         .map(|&(p, y)| (y, p)),
                 );
                 hops.sort();
-                spans[i * edges + e] = (ports.len() as u32, hops.len() as u32);
-                ports.extend(hops.iter().map(|&(_, p)| p));
+                list.clear();
+                list.extend(hops.iter().map(|&(_, p)| p));
+                let start = match interned.get(&list) {
+                    Some(&start) => start,
+                    None => {
+                        let start = u32::try_from(ports.len()).expect("next-hop lists fit u32");
+                        ports.extend_from_slice(&list);
+                        interned.insert(list.clone(), start);
+                        start
+                    }
+                };
+                spans[i * edges + e] = (start, list.len() as u32);
             }
         }
         Ok(RoutingTable {
@@ -150,13 +166,17 @@ impl RoutingTable {
 
     /// The bytes a table for this many nodes, hosts, switches, edge
     /// switches and links holds, without building it: a span per (switch,
-    /// edge switch); per (switch, edge switch) about as many next hops as the
-    /// switch has links to other switches, on average (exact for stars and
-    /// dumbbells; for Clos fabrics, where half a switch's links lead up,
-    /// within a few percent); and a few words per node and host.
+    /// edge switch); the distinct next-hop lists, bounded by a list per
+    /// (switch, edge switch) of as many ports as the switch has links to
+    /// other switches, and by a switch's degree squared per switch (a
+    /// switch has at most as many distinct lists as neighbours in a Clos
+    /// fabric, each at most its degree long); and a few words per node and host.
     pub fn estimate_bytes(nodes: u64, hosts: u64, switches: u64, edges: u64, links: u64) -> u64 {
         let spans = switches.saturating_mul(edges).saturating_mul(8);
-        let hops = edges.saturating_mul(switches.max(links.saturating_sub(hosts)));
+        let per_pair = edges.saturating_mul(switches.max(links.saturating_sub(hosts)));
+        let degree = links.saturating_mul(2) / switches.max(1);
+        let per_switch = switches.saturating_mul(degree.saturating_mul(degree));
+        let hops = per_pair.min(per_switch);
         let per_node = nodes
             .saturating_mul(8)
             .saturating_add(hosts.saturating_mul(8));
