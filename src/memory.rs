@@ -73,6 +73,12 @@ pub enum LimitSource {
         /// The machine's physical memory.
         total: u64,
     },
+    /// Three quarters of the process's address-space limit (`ulimit -v`),
+    /// which was below three quarters of the machine's memory.
+    AddressSpace {
+        /// The limit, in bytes.
+        limit: u64,
+    },
     /// The machine's memory could not be read.
     Fallback,
 }
@@ -97,6 +103,13 @@ impl fmt::Display for LimitSource {
             LimitSource::Flag => write!(f, "set by --max-memory"),
             LimitSource::Machine { total } => {
                 write!(f, "3/4 of this machine's {}", human(*total))
+            }
+            LimitSource::AddressSpace { limit } => {
+                write!(
+                    f,
+                    "3/4 of this process's address-space limit of {}",
+                    human(*limit)
+                )
             }
             LimitSource::Fallback => write!(f, "the default where the machine's memory is unknown"),
         }
@@ -205,23 +218,48 @@ impl Estimate {
 }
 
 impl Limit {
-    /// `--max-memory` if given, else three quarters of this machine's memory.
+    /// `--max-memory` if given, else three quarters of this machine's
+    /// memory or of the process's address-space limit, whichever is less
+    /// (a run under `ulimit -v` is refused up front, not killed mid-build).
     pub fn new(flag: Option<u64>) -> Limit {
-        match (flag, machine_memory()) {
+        let machine = match machine_memory() {
+            Some(total) => Limit {
+                bytes: total / 4 * 3,
+                source: LimitSource::Machine { total },
+            },
+            None => Limit {
+                bytes: FALLBACK_LIMIT_BYTES,
+                source: LimitSource::Fallback,
+            },
+        };
+        match (flag, address_space_limit()) {
             (Some(bytes), _) => Limit {
                 bytes,
                 source: LimitSource::Flag,
             },
-            (None, Some(total)) => Limit {
-                bytes: total / 4 * 3,
-                source: LimitSource::Machine { total },
+            (None, Some(limit)) if limit / 4 * 3 < machine.bytes => Limit {
+                bytes: limit / 4 * 3,
+                source: LimitSource::AddressSpace { limit },
             },
-            (None, None) => Limit {
-                bytes: FALLBACK_LIMIT_BYTES,
-                source: LimitSource::Fallback,
-            },
+            (None, _) => machine,
         }
     }
+}
+
+/// The soft address-space limit from `/proc/self/limits` (`Max address
+/// space`, in bytes), if one is set and readable.
+fn address_space_limit() -> Option<u64> {
+    soft_address_space(&std::fs::read_to_string("/proc/self/limits").ok()?)
+}
+
+/// The soft limit of the `Max address space` row of a `/proc/*/limits` text.
+fn soft_address_space(text: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with("Max address space"))?;
+    let soft = line
+        .trim_start_matches("Max address space")
+        .split_whitespace()
+        .next()?;
+    soft.parse().ok()
 }
 
 /// Physical memory from `/proc/meminfo` (`MemTotal`, in KiB), if readable.
@@ -283,6 +321,20 @@ mod tests {
         assert!(msg.contains("above the memory limit of"), "{msg}");
         assert!(msg.contains("set by --max-memory"), "{msg}");
         assert!(msg.contains("packets"), "{msg}");
+    }
+
+    #[test]
+    fn the_address_space_limit_is_read_from_proc_limits() {
+        let row = |soft: &str| {
+            format!(
+                "Limit                     Soft Limit           Hard Limit           Units     \n\
+                 Max open files            1024                 4096                 files     \n\
+                 Max address space         {soft:<20} unlimited            bytes     \n"
+            )
+        };
+        assert_eq!(soft_address_space(&row("1073741824")), Some(1 << 30));
+        assert_eq!(soft_address_space(&row("unlimited")), None);
+        assert_eq!(soft_address_space("no such row"), None);
     }
 
     #[test]

@@ -166,16 +166,16 @@ impl RoutingTable {
 
     /// The bytes a table for this many nodes, hosts, switches, edge
     /// switches and links holds, without building it: a span per (switch,
-    /// edge switch); the distinct next-hop lists, bounded by a list per
+    /// edge switch); the distinct next-hop lists, at most a list per
     /// (switch, edge switch) of as many ports as the switch has links to
-    /// other switches, and by a switch's degree squared per switch (a
-    /// switch has at most as many distinct lists as neighbours in a Clos
-    /// fabric, each at most its degree long); and a few words per node and host.
+    /// other switches, and in the shapes dcnsim builds (stars, dumbbells,
+    /// leaf-spine and fat-trees: a list of uplinks and a port per
+    /// downlink) about twice a switch's degree per switch; and a few words
+    /// per node and host.
     pub fn estimate_bytes(nodes: u64, hosts: u64, switches: u64, edges: u64, links: u64) -> u64 {
         let spans = switches.saturating_mul(edges).saturating_mul(8);
         let per_pair = edges.saturating_mul(switches.max(links.saturating_sub(hosts)));
-        let degree = links.saturating_mul(2) / switches.max(1);
-        let per_switch = switches.saturating_mul(degree.saturating_mul(degree));
+        let per_switch = links.saturating_mul(4);
         let hops = per_pair.min(per_switch);
         let per_node = nodes
             .saturating_mul(8)
