@@ -149,8 +149,13 @@ impl Estimate {
         };
         let port_bytes = size_of::<Port>() as u64 + PORT_HEAP_BYTES + more_classes;
         let (mut flows, mut sources) = (0u64, 0u64);
-        for w in &sc.workloads {
-            let plan = w.plan();
+        for (index, w) in sc.workloads.iter().enumerate() {
+            let env = crate::registry::workload::PlanEnv {
+                seed: sc.simulation.seed,
+                index: index as u32,
+                topology: &*sc.topology.spec.shape,
+            };
+            let plan = w.plan(&env);
             flows += plan.flows.len() as u64;
             sources += plan.sources.len() as u64;
         }

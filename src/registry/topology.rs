@@ -40,6 +40,12 @@ pub trait Shape: Debug + Send + Sync {
     fn size(&self) -> Result<Size, (String, String)>;
     /// Its graph (only called once `size` has passed).
     fn build(&self) -> TopologyGraph;
+    /// The rate of host `host`'s link (a workload's load is a fraction of it).
+    fn host_rate(&self, host: u32) -> Bandwidth;
+    /// The fastest host link (bounds what a workload may plan).
+    fn max_host_rate(&self) -> Bandwidth {
+        self.host_rate(0)
+    }
 }
 
 /// A checked topology: its shape and node counts.
@@ -117,6 +123,9 @@ impl Shape for Star {
         let hosts = at_least(self.hosts, 2, "hosts")?;
         size(Some(hosts), Some(1), Some(hosts), 1, "hosts")
     }
+    fn host_rate(&self, _host: u32) -> Bandwidth {
+        self.link_rate
+    }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::star(self.hosts, self.link_rate, self.link_delay)
     }
@@ -138,6 +147,9 @@ impl Shape for Dumbbell {
     fn size(&self) -> Result<Size, (String, String)> {
         let hosts = at_least(self.left, 1, "left")? + at_least(self.right, 1, "right")?;
         size(Some(hosts), Some(2), Some(hosts + 1), 2, "right")
+    }
+    fn host_rate(&self, _host: u32) -> Bandwidth {
+        self.host_rate
     }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::dumbbell(
@@ -176,6 +188,9 @@ impl Shape for LeafSpine {
             leaves,
             "hosts_per_leaf",
         )
+    }
+    fn host_rate(&self, _host: u32) -> Bandwidth {
+        self.host_rate
     }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::leaf_spine(
@@ -242,6 +257,9 @@ impl Shape for FatTree {
             .and_then(|((a, b), h)| a.checked_add(b)?.checked_add(h));
         size(hosts, switches, links, tors, "hosts_per_tor")
     }
+    fn host_rate(&self, _host: u32) -> Bandwidth {
+        self.host_rate
+    }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::three_tier(
             self.pods,
@@ -281,6 +299,9 @@ impl Shape for KAryFatTree {
         let links = hosts.and_then(|h| h.checked_mul(3));
         // k pods of k/2 edge switches.
         size(hosts, switches, links, k * k / 2, "k")
+    }
+    fn host_rate(&self, _host: u32) -> Bandwidth {
+        self.link_rate
     }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::k_ary_fat_tree(self.k, self.link_rate, self.link_delay)
@@ -427,6 +448,23 @@ impl Shape for Explicit {
         checked.edges = self.check_structure()?;
         Ok(checked)
     }
+    fn host_rate(&self, host: u32) -> Bandwidth {
+        // `size` checked that every host has exactly one cable.
+        let me = Some(host);
+        self.links
+            .iter()
+            .find(|l| self.node(&l.a) == me || self.node(&l.b) == me)
+            .map_or(Bandwidth::from_bps(1), |l| l.rate)
+    }
+    fn max_host_rate(&self) -> Bandwidth {
+        let to_host = |n: &str| self.node(n).is_some_and(|n| n < self.hosts);
+        self.links
+            .iter()
+            .filter(|l| to_host(&l.a) || to_host(&l.b))
+            .map(|l| l.rate)
+            .max()
+            .unwrap_or(Bandwidth::from_bps(1))
+    }
     fn build(&self) -> TopologyGraph {
         let mut g = TopologyGraph::default();
         g.add_nodes(self.hosts, NodeKind::Host);
@@ -530,6 +568,7 @@ mod tests {
     #[test]
     fn sizes_match_the_built_graphs() {
         let rate = Bandwidth::from_bps(10_000_000_000);
+        let host = Bandwidth::from_bps(25_000_000_000);
         let delay = SimDuration::from_ps(1);
         let shapes: Vec<Box<dyn Shape>> = vec![
             Box::new(Star {
@@ -540,7 +579,7 @@ mod tests {
             Box::new(Dumbbell {
                 left: 3,
                 right: 2,
-                host_rate: rate,
+                host_rate: host,
                 host_delay: delay,
                 bottleneck_rate: rate,
                 bottleneck_delay: delay,
@@ -549,7 +588,7 @@ mod tests {
                 leaves: 3,
                 spines: 2,
                 hosts_per_leaf: 4,
-                host_rate: rate,
+                host_rate: host,
                 fabric_rate: rate,
                 link_delay: delay,
             }),
@@ -559,7 +598,7 @@ mod tests {
                 aggs_per_pod: 2,
                 cores: 4,
                 hosts_per_tor: 3,
-                host_rate: rate,
+                host_rate: host,
                 fabric_rate: rate,
                 link_delay: delay,
             }),
@@ -577,7 +616,8 @@ mod tests {
                 .map(|(a, b)| LinkSpec {
                     a: a.into(),
                     b: b.into(),
-                    rate,
+                    // h2's cable is the fastest host link.
+                    rate: if a == "h2" { host } else { rate },
                     delay,
                 })
                 .to_vec(),
@@ -592,6 +632,21 @@ mod tests {
             let z = s.size().expect("valid");
             let size = (z.hosts as u64, z.switches as u64, z.links, z.edges);
             assert_eq!(size, counted(&*s), "{s:?}");
+            // Host link rates as the graph has them.
+            let g = s.build();
+            let hosts = (0..g.nodes.len()).filter(|&n| g.nodes[n] == NodeKind::Host);
+            let mut fastest = None;
+            for (h, n) in hosts.enumerate() {
+                let n = NodeId(n as u32);
+                let cable = g
+                    .cables
+                    .iter()
+                    .find(|c| c.a == n || c.b == n)
+                    .expect("cabled");
+                assert_eq!(cable.rate, s.host_rate(h as u32), "{s:?} host {h}");
+                fastest = fastest.max(Some(cable.rate));
+            }
+            assert_eq!(fastest, Some(s.max_host_rate()), "{s:?}");
         }
     }
 }

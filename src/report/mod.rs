@@ -57,6 +57,19 @@ pub struct RunSummary {
     pub max_switch_queue_packets: u64,
     /// Packet sources.
     pub sources: Vec<SourceSummary>,
+    /// The load of each workload defined by one (`flows`).
+    pub loads: Vec<LoadSummary>,
+}
+
+/// A workload's target load and the load its planned flows offer.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LoadSummary {
+    /// `[[workload]]` index.
+    pub workload: u32,
+    /// Its `load` key: flow bytes per sender as a fraction of the sender's link rate.
+    pub target: f64,
+    /// The planned flows' bytes over the senders' capacity over the arrival window.
+    pub offered: f64,
 }
 
 /// Switch drops by cause.
@@ -222,6 +235,16 @@ impl RunSummary {
             ecn_marks: marks,
             max_switch_queue_packets: maxq,
             sources,
+            loads: (0u32..)
+                .zip(&world.workload_loads)
+                .filter_map(|(workload, l)| {
+                    l.map(|l| LoadSummary {
+                        workload,
+                        target: l.target,
+                        offered: l.offered,
+                    })
+                })
+                .collect(),
         }
     }
 
@@ -258,6 +281,13 @@ impl RunSummary {
                 s,
                 "  retransmissions   {} data, {} SYN, {} FIN ({} timeouts)",
                 f.retransmissions, f.syn_retransmissions, f.fin_retransmissions, f.timeouts
+            );
+        }
+        for l in &self.loads {
+            let _ = writeln!(
+                s,
+                "  load              workload {}: {:.3} offered for {:.3} target",
+                l.workload, l.offered, l.target
             );
         }
         for src in &self.sources {

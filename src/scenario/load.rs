@@ -71,6 +71,13 @@ impl Table<'_> {
     pub fn ctx(&self) -> &LoadCtx {
         &self.ctx
     }
+
+    /// The directory of the scenario file (paths in it are relative to it).
+    pub fn base_dir(&self) -> std::path::PathBuf {
+        Path::new(self.src.file)
+            .parent()
+            .map_or_else(|| ".".into(), Path::to_path_buf)
+    }
 }
 
 /// The span of the key at dotted `path` (`a.b[2].c`, the form of
@@ -203,9 +210,11 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
         hosts: 0,
         classes: 1,
         queue_limit: QueueSize::Packets(0),
+        max_host_rate: sim_core::Bandwidth::from_bps(1),
     };
     let topology = topology(&src, root.get("topology"), ctx)?;
     ctx.hosts = topology.spec.size.hosts;
+    ctx.max_host_rate = topology.spec.shape.max_host_rate();
 
     let switch_v = root
         .get("switch")

@@ -3,7 +3,7 @@
 
 use crate::registry::{aqm, ingress, topology, workload};
 use serde::Deserialize;
-use sim_core::{Bytes, QueueSize, SimDuration};
+use sim_core::{Bandwidth, Bytes, QueueSize, SimDuration};
 use std::fmt;
 use transport::TcpConfig;
 
@@ -353,6 +353,8 @@ pub struct LoadCtx {
     pub classes: usize,
     /// The most one queue of a port may hold.
     pub queue_limit: QueueSize,
+    /// The fastest host link (bounds what a workload may plan).
+    pub max_host_rate: Bandwidth,
 }
 
 impl LoadCtx {

@@ -12,6 +12,7 @@
 //! at its earliest deadline; a timer that fires early (the deadline moved
 //! later) re-arms itself, a stale one is ignored.
 
+use crate::registry::workload::{Load, PlanEnv};
 use crate::scenario::{Framing, Scenario};
 use net::{Fabric, FabricConfig, FlowId, HostId, NetEvent, Outcome, Packet, Protocol, WireFormat};
 use sim_core::queue::Stop;
@@ -141,6 +142,8 @@ pub struct World {
     pub flows: Vec<Flow>,
     /// Every packet source.
     pub sources: Vec<Source>,
+    /// Each workload's target and offered load (`None`: not defined by a load).
+    pub workload_loads: Vec<Option<Load>>,
     ready: Vec<VecDeque<u32>>,
     scratch: Vec<Packet>,
     limit: RunLimit,
@@ -232,6 +235,7 @@ impl World {
             next_port: vec![0; hosts],
             open_flows: 0,
             active_sources: 0,
+            workload_loads: Vec::new(),
         };
         if w.sample_interval.is_some() {
             w.sampled_ports = w.select_ports(sc.output.queue_ports.as_ref());
@@ -239,7 +243,13 @@ impl World {
         }
         for (wi, spec) in sc.workloads.iter().enumerate() {
             let wi = wi as u32;
-            let plan = spec.plan();
+            let env = PlanEnv {
+                seed,
+                index: wi,
+                topology: &*sc.topology.spec.shape,
+            };
+            let plan = spec.plan(&env);
+            w.workload_loads.push(spec.load(&plan, &env));
             let purpose = sim_core::rng::purpose::START_JITTER;
             let mut jitter = RngStream::new(seed, wi as u64, purpose);
             for f in plan.flows {

@@ -17,7 +17,7 @@
 use crate::ids::{HostId, NodeId, PortId};
 use crate::packet::Packet;
 use crate::topology::{NodeKind, TopologyError};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 /// Marks "none" in the index vectors.
 const NONE: u32 = u32::MAX;
@@ -103,9 +103,9 @@ impl RoutingTable {
         let mut frontier = VecDeque::new();
         let mut hops: Vec<(NodeId, PortId)> = Vec::new();
         let mut list: Vec<PortId> = Vec::new();
-        // Where each distinct list starts in `ports` (looked up, never
-        // iterated: offsets follow the deterministic build order).
-        let mut interned: HashMap<Vec<PortId>, u32> = HashMap::new();
+        // Where each distinct list starts in `ports` (offsets follow the
+        // build order; an ordered map keeps the simulation free of hashing).
+        let mut interned: BTreeMap<Vec<PortId>, u32> = BTreeMap::new();
         for (e, &t) in edge_nodes.iter().enumerate() {
             // BFS over switches from the edge switch: dist[x] = hops from x to t.
             dist.fill(u32::MAX);

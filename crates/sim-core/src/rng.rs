@@ -27,6 +27,9 @@ pub mod purpose {
     pub const EPHEMERAL_PORT: u64 = 3;
     /// The ECMP hash salt of the switches of one tier (component: the tier).
     pub const ECMP_SALT: u64 = 4;
+    /// A `flows` workload's arrivals, receivers and sizes (component:
+    /// workload index x 2^32 + sending host).
+    pub const FLOWS: u64 = 5;
     /// MQ-ECN's random marking (component: port id).
     pub const MQ_ECN: u64 = 0x4d_51;
     /// RED's random marking or dropping (component: port id).

@@ -10,6 +10,9 @@ use sim_core::{Bytes, SimDuration};
 use std::fmt::{self, Debug};
 use std::sync::Arc;
 
+pub mod cdf;
+mod flows;
+
 /// A flow a workload asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FlowPlan {
@@ -65,7 +68,34 @@ pub trait Workload: Debug + Send + Sync {
     /// Why it never ends by itself, if it does not (the run then needs a stop time).
     fn endless(&self) -> Option<&'static str>;
     /// Its flows and sources.
-    fn plan(&self) -> Plan;
+    fn plan(&self, env: &PlanEnv<'_>) -> Plan;
+    /// Its offered load against its target, once planned (workloads
+    /// defined by a load).
+    fn load(&self, _plan: &Plan, _env: &PlanEnv<'_>) -> Option<Load> {
+        None
+    }
+}
+
+/// What planning may know beyond a workload's own keys.
+#[derive(Clone, Copy)]
+pub struct PlanEnv<'a> {
+    /// The run's seed.
+    pub seed: u64,
+    /// The workload's index among the scenario's `[[workload]]`s (the
+    /// component of its random streams).
+    pub index: u32,
+    /// The topology (for host link rates).
+    pub topology: &'a dyn crate::registry::topology::Shape,
+}
+
+/// A workload's load: the fraction of its senders' link capacity it was
+/// asked to offer, and what its planned flows offer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Load {
+    /// The `load` key.
+    pub target: f64,
+    /// Planned bytes over the senders' capacity over the arrival window.
+    pub offered: f64,
 }
 
 /// A checked workload.
@@ -215,7 +245,7 @@ impl Workload for Incast {
     fn endless(&self) -> Option<&'static str> {
         None
     }
-    fn plan(&self) -> Plan {
+    fn plan(&self, _env: &PlanEnv<'_>) -> Plan {
         let flows = self
             .senders
             .iter()
@@ -280,7 +310,7 @@ impl Workload for LongFlows {
         (self.stop.is_none() && self.size.is_none())
             .then_some("long flows with neither stop nor size")
     }
-    fn plan(&self) -> Plan {
+    fn plan(&self, _env: &PlanEnv<'_>) -> Plan {
         let flows = self
             .pairs
             .iter()
@@ -351,7 +381,7 @@ impl Workload for PoissonPackets {
         (self.stop.is_none() && self.packets.is_none())
             .then_some("a packet source with neither stop nor packets")
     }
-    fn plan(&self) -> Plan {
+    fn plan(&self, _env: &PlanEnv<'_>) -> Plan {
         Plan {
             flows: Vec::new(),
             sources: vec![SourcePlan {
@@ -428,5 +458,16 @@ pub static FAMILY: Family<Spec> = Family {
             key("packets", "none", "integer", "send this many packets, then stop"),
             PRIORITY,
         ], parse::<PoissonPackets>),
+        row("flows", "Poisson flow arrivals at a target load, sizes from a flow-size CDF", "MQ-ECN 5; R-AQM VI; RCC V-A", &[
+            key("cdf", "required", "name or path", "a shipped CDF (websearch, datamining, fb_hadoop, fb_webserver, fb_cachefollower; variants websearch_hpcc, fb_hadoop_homa, fb_hadoop_mqecn, fb_cache_mqecn) or a CDF file, relative to the scenario"),
+            key("load", "required", "fraction", "flow bytes offered per sender, as a fraction of its host link rate, 0 < load <= 1"),
+            key("hosts", "none", "hosts", "random pairs among these hosts (or give senders and receivers)"),
+            key("senders", "none", "hosts", "the hosts that start flows"),
+            key("receivers", "none", "hosts", "each flow goes to one of these, uniformly (never its sender)"),
+            key("start", "0s", "duration", "arrivals start after this"),
+            key("stop", "none", "duration", "no arrival at or after this (stop or flows, or both)"),
+            key("flows", "none", "integer", "at most this many flows in all, the earliest"),
+            PRIORITY,
+        ], flows::parse),
     ],
 };
