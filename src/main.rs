@@ -3,6 +3,7 @@
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use dcnsim::memory::{Estimate, Limit, human};
+use dcnsim::registry::workload::{Planned, plan_all};
 use dcnsim::report::{Perf, QueueCsv, RunFolder, RunSummary, flows_csv, peak_rss_bytes, ports_csv};
 use dcnsim::scenario::{Scenario, load};
 use dcnsim::world::World;
@@ -64,17 +65,35 @@ fn parse_size(text: &str) -> Result<u64, String> {
         .map_err(|e| e.to_string())
 }
 
-/// Loads a scenario and checks its memory estimate against the limit.
+/// A loaded scenario, its workloads planned for the run's seed, and the
+/// memory estimate of that run, checked against the limit.
+struct Checked {
+    sc: Scenario,
+    seed: u64,
+    planned: Vec<Planned>,
+    estimate: Estimate,
+}
+
+/// Loads a scenario, plans its workloads once for `seed` (else the
+/// scenario's), and checks the run's memory estimate against the limit.
 fn load_checked(
     path: &Path,
     set: &[String],
+    seed: Option<u64>,
     max_memory: Option<u64>,
-) -> Result<(Scenario, Estimate)> {
+) -> Result<Checked> {
     let sc = load(path, set)?;
-    let estimate = Estimate::of(&sc)
+    let seed = seed.unwrap_or(sc.simulation.seed);
+    let planned = plan_all(&sc, seed);
+    let estimate = Estimate::of(&sc, &planned)
         .check(Limit::new(max_memory))
         .with_context(|| format!("{}", path.display()))?;
-    Ok((sc, estimate))
+    Ok(Checked {
+        sc,
+        seed,
+        planned,
+        estimate,
+    })
 }
 
 fn main() {
@@ -98,7 +117,7 @@ fn run() -> Result<()> {
             set,
             max_memory,
         } => {
-            let (sc, estimate) = load_checked(&scenario, &set, max_memory)?;
+            let Checked { sc, estimate, .. } = load_checked(&scenario, &set, None, max_memory)?;
             println!(
                 "{}: ok ({} hosts, {} switches, {} workloads, {} flows, about {} of memory)",
                 scenario.display(),
@@ -131,14 +150,16 @@ fn run_one(
     set: &[String],
     max_memory: Option<u64>,
 ) -> Result<()> {
-    let (sc, _) = load_checked(&path, set, max_memory)?;
-    let seed = seed.unwrap_or(sc.simulation.seed);
+    let Checked {
+        sc, seed, planned, ..
+    } = load_checked(&path, set, seed, max_memory)?;
     let dir = out
         .or_else(|| sc.output.dir.as_ref().map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("results").join(&sc.name));
     let folder = RunFolder::create(&dir)
         .with_context(|| format!("cannot write results to {}", dir.display()))?;
-    let mut world = World::build(&sc, seed).with_context(|| format!("{}", path.display()))?;
+    let mut world =
+        World::build_planned(&sc, seed, planned).with_context(|| format!("{}", path.display()))?;
     if sc.output.queue_interval.is_some() {
         let file = folder
             .create_file("queues.csv")

@@ -13,6 +13,7 @@
 //! from `/proc/meminfo`; 8 GiB where that file does not exist), leaving room
 //! for the operating system and the packets. `--max-memory` changes it.
 
+use crate::registry::workload::Planned;
 use crate::scenario::Scenario;
 use crate::world::{Event, Flow, Source};
 use net::packet::Packet;
@@ -133,8 +134,8 @@ pub fn human(bytes: u64) -> String {
 }
 
 impl Estimate {
-    /// Estimates the memory of a run of `sc`.
-    pub fn of(sc: &Scenario) -> Estimate {
+    /// Estimates the memory of a run of `sc` with its workloads `planned`.
+    pub fn of(sc: &Scenario, planned: &[Planned]) -> Estimate {
         let size = sc.topology.spec.size;
         let (hosts, switches, links) = (size.hosts as u64, size.switches as u64, size.links);
         let edges = size.edges;
@@ -149,15 +150,9 @@ impl Estimate {
         };
         let port_bytes = size_of::<Port>() as u64 + PORT_HEAP_BYTES + more_classes;
         let (mut flows, mut sources) = (0u64, 0u64);
-        for (index, w) in sc.workloads.iter().enumerate() {
-            let env = crate::registry::workload::PlanEnv {
-                seed: sc.simulation.seed,
-                index: index as u32,
-                topology: &*sc.topology.spec.shape,
-            };
-            let plan = w.plan(&env);
-            flows += plan.flows.len() as u64;
-            sources += plan.sources.len() as u64;
+        for p in planned {
+            flows += p.plan.flows.len() as u64;
+            sources += p.plan.sources.len() as u64;
         }
         let flow_bytes = size_of::<Flow>() as u64 + FLOW_HEAP_BYTES + 2 * EVENT_BYTES;
         let source_bytes = size_of::<Source>() as u64 + EVENT_BYTES;
@@ -279,6 +274,11 @@ fn machine_memory() -> Option<u64> {
 mod tests {
     use super::*;
 
+    fn estimate(sc: &Scenario) -> Estimate {
+        let planned = crate::registry::workload::plan_all(sc, sc.simulation.seed);
+        Estimate::of(sc, &planned)
+    }
+
     fn scenario(topology: &str) -> Scenario {
         let text = format!(
             "[topology]\n{topology}\n[switch]\nbuffer = \"100pkt\"\n\
@@ -290,13 +290,13 @@ mod tests {
     #[test]
     fn routing_grows_with_edge_switches_not_hosts() {
         // A 20,000-host star: one edge switch, so ports dominate (~48 MB).
-        let star = Estimate::of(&scenario(
+        let star = estimate(&scenario(
             "kind = \"star\"\nhosts = 20000\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"",
         ));
         assert_eq!(star.parts[0].what, "ports");
         assert!(star.total() < 100 << 20, "{}", star.total());
         // A k = 48 fat-tree: 2,880 switches x 1,152 edge switches.
-        let fat = Estimate::of(&scenario(
+        let fat = estimate(&scenario(
             "kind = \"k-ary-fat-tree\"\nk = 48\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"",
         ));
         assert!(fat.total() < 2 << 30, "{}", fat.total());
@@ -304,7 +304,7 @@ mod tests {
 
     #[test]
     fn a_run_above_the_limit_is_refused_with_its_parts() {
-        let e = Estimate::of(&scenario(
+        let e = estimate(&scenario(
             "kind = \"star\"\nhosts = 17\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"",
         ));
         let total = e.total();

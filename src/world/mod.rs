@@ -12,7 +12,7 @@
 //! at its earliest deadline; a timer that fires early (the deadline moved
 //! later) re-arms itself, a stale one is ignored.
 
-use crate::registry::workload::{Load, PlanEnv};
+use crate::registry::workload::{Load, Planned, plan_all};
 use crate::scenario::{Framing, Scenario};
 use net::{Fabric, FabricConfig, FlowId, HostId, NetEvent, Outcome, Packet, Protocol, WireFormat};
 use sim_core::queue::Stop;
@@ -181,6 +181,16 @@ fn class_weights(d: &net::sched::Discipline, classes: usize) -> (Vec<u64>, usize
 impl World {
     /// Builds the world for a validated scenario under `seed`.
     pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
+        Self::build_planned(sc, seed, plan_all(sc, seed))
+    }
+
+    /// Builds the world from workloads already planned for `seed`
+    /// ([`plan_all`]), so that a run plans them once.
+    pub fn build_planned(
+        sc: &Scenario,
+        seed: u64,
+        planned: Vec<Planned>,
+    ) -> Result<World, BuildError> {
         let graph = sc.topology.spec.shape.build();
         let wire = match sc.topology.framing {
             Framing::Ethernet => WireFormat::ETHERNET,
@@ -241,15 +251,9 @@ impl World {
             w.sampled_ports = w.select_ports(sc.output.queue_ports.as_ref());
             w.q.schedule(SimTime::ZERO, Event::Sample);
         }
-        for (wi, spec) in sc.workloads.iter().enumerate() {
-            let wi = wi as u32;
-            let env = PlanEnv {
-                seed,
-                index: wi,
-                topology: &*sc.topology.spec.shape,
-            };
-            let plan = spec.plan(&env);
-            w.workload_loads.push(spec.load(&plan, &env));
+        for ((wi, spec), planned) in (0u32..).zip(&sc.workloads).zip(planned) {
+            let plan = planned.plan;
+            w.workload_loads.push(planned.load);
             let purpose = sim_core::rng::purpose::START_JITTER;
             let mut jitter = RngStream::new(seed, wi as u64, purpose);
             for f in plan.flows {

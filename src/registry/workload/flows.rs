@@ -20,13 +20,11 @@
 
 use super::cdf::FlowSizeCdf;
 use super::{FlowPlan, HostSet, Load, Plan, PlanEnv, Spec, Workload, check_host, priority_zero};
-use crate::registry::Checked;
 use crate::scenario::{ScenarioError, Table};
 use serde::Deserialize;
 use sim_core::{RngStream, SimDuration};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::Arc;
 
 /// The most flows one `flows` workload may plan (expected count for a
 /// window): their plans are built before the run.
@@ -52,7 +50,7 @@ struct Keys {
 /// A checked `flows` workload.
 #[derive(Debug)]
 pub struct Flows {
-    dist: Arc<FlowSizeCdf>,
+    dist: FlowSizeCdf,
     load: f64,
     /// Senders and receivers, sorted and without repeats.
     senders: Vec<u32>,
@@ -122,13 +120,6 @@ pub(super) fn parse(t: &Table<'_>) -> Result<Spec, ScenarioError> {
         let msg = format!("host {} would send only to itself", senders[0]);
         return Err(t.invalid("receivers", msg));
     }
-    if k.priority >= 8 {
-        let msg = format!(
-            "priority {} does not exist: priorities are 0 to 7",
-            k.priority
-        );
-        return Err(t.invalid("priority", msg));
-    }
     // Bound what is planned before the run: the expected count over the
     // window (every sender at the fastest host rate), or the cap.
     let expected = match (k.stop, k.flows) {
@@ -159,16 +150,19 @@ pub(super) fn parse(t: &Table<'_>) -> Result<Spec, ScenarioError> {
         );
         return Err(t.invalid(key, msg));
     }
-    Ok(Checked::new(Arc::new(Flows {
-        dist: Arc::new(dist),
-        load: k.load,
-        senders,
-        receivers,
-        start: k.start,
-        stop: k.stop,
-        flows: k.flows,
-        priority: k.priority,
-    })))
+    super::accept(
+        t,
+        Flows {
+            dist,
+            load: k.load,
+            senders,
+            receivers,
+            start: k.start,
+            stop: k.stop,
+            flows: k.flows,
+            priority: k.priority,
+        },
+    )
 }
 
 impl Flows {
@@ -195,7 +189,7 @@ impl Workload for Flows {
         self.priority
     }
     fn check(&self, _hosts: u32) -> Result<(), (String, String)> {
-        Ok(()) // checked by `parse`, which also resolves the CDF
+        Ok(()) // `parse` checked the hosts while it resolved the CDF
     }
     fn endless(&self) -> Option<&'static str> {
         None

@@ -76,6 +76,33 @@ pub trait Workload: Debug + Send + Sync {
     }
 }
 
+/// One workload planned for a run: its flows and sources, and its load.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    /// Its flows and sources.
+    pub plan: Plan,
+    /// Its target and offered load (workloads defined by a load).
+    pub load: Option<Load>,
+}
+
+/// Plans every workload of `sc` for a run with `seed`, once: the memory
+/// estimate counts the plans and the world is built from the same ones.
+pub fn plan_all(sc: &crate::scenario::Scenario, seed: u64) -> Vec<Planned> {
+    (0u32..)
+        .zip(&sc.workloads)
+        .map(|(index, w)| {
+            let env = PlanEnv {
+                seed,
+                index,
+                topology: &*sc.topology.spec.shape,
+            };
+            let plan = w.plan(&env);
+            let load = w.load(&plan, &env);
+            Planned { plan, load }
+        })
+        .collect()
+}
+
 /// What planning may know beyond a workload's own keys.
 #[derive(Clone, Copy)]
 pub struct PlanEnv<'a> {
@@ -399,7 +426,12 @@ impl Workload for PoissonPackets {
 
 /// Reads a workload of type `T`, checks its priority and hosts.
 fn parse<T: Workload + DeserializeOwned + 'static>(t: &Table<'_>) -> Result<Spec, ScenarioError> {
-    let w: T = t.read()?;
+    accept(t, t.read::<T>()?)
+}
+
+/// Checks a workload read from `t` (its priority, then its own checks
+/// against the topology) and wraps it.
+fn accept<W: Workload + 'static>(t: &Table<'_>, w: W) -> Result<Spec, ScenarioError> {
     if w.priority() >= 8 {
         let msg = format!(
             "priority {} does not exist: priorities are 0 to 7",
