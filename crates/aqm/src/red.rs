@@ -371,6 +371,7 @@ impl crate::EgressPlugin for RedConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_core::Bandwidth;
 
     /// Pins what the `Red` doc promises: a one-class port's RED reads one line.
     #[test]
@@ -380,7 +381,6 @@ mod tests {
         assert!(offset_of!(Red, queues) + size_of::<RedQueue>() <= 64);
         assert!(offset_of!(Red, p_max) + 8 <= 64 && offset_of!(Red, ecn) < 64);
     }
-    use sim_core::Bandwidth;
 
     fn context_for_tests(rate: Bandwidth, weights: Vec<u64>) -> PortContext {
         PortContext {

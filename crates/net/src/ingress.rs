@@ -195,11 +195,6 @@ impl Ingress {
     pub fn priority_bytes(&self) -> [u64; 8] {
         self.priority.map(|p| p.bytes)
     }
-
-    /// The port's hook, if one is installed.
-    pub fn hook(&self) -> Option<&dyn IngressHook> {
-        self.hook.as_deref()
-    }
 }
 
 #[cfg(test)]

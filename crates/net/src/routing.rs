@@ -7,11 +7,12 @@
 //! (a k = 48 fat-tree: 2,880 x 1,152 entries instead of 30,528 x 27,648).
 //! Each entry lists the egress ports on a shortest path, ordered by the id of
 //! the neighbour they lead to. Equal lists are stored once (a ToR's uplinks
-//! serve every other ToR), so the lists a run reads stay few and in cache. A flow picks among them with a hash of its
-//! 5-tuple that is symmetric in (source, destination), salted by the
-//! switch's tier and the run's seed ([`ecmp_salt`]): the data and the ACKs
-//! of one flow hash alike, and because candidates are ordered by neighbour
-//! id, switches at the same tier on the two paths pick matching positions.
+//! serve every other ToR), so the lists a run reads stay few and in cache.
+//! A flow picks among them with a hash of its 5-tuple that is symmetric in
+//! (source, destination), salted by the switch's tier and the run's seed
+//! ([`ecmp_salt`]): the data and the ACKs of one flow hash alike, and
+//! because candidates are ordered by neighbour id, switches at the same tier
+//! on the two paths pick matching positions.
 //! Hosts never forward: paths do not transit them.
 
 use crate::ids::{HostId, NodeId, PortId};

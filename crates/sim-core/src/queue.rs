@@ -478,28 +478,26 @@ mod tests {
     /// Schedules event `i` at `now + ops[i].0` and pops `ops[i].1` events,
     /// comparing every pop with a sorted model.
     fn check_against_model(ops: &[(u64, u8)]) -> Result<(), proptest::test_runner::TestCaseError> {
-        {
-            let mut q = EventQueue::new();
-            let mut model: Vec<(u64, usize)> = Vec::new();
-            for (i, &(dt, pops)) in ops.iter().enumerate() {
-                let t = q.now().ps() + dt;
-                q.schedule(SimTime(t), i);
-                model.push((t, i));
-                for _ in 0..pops {
-                    model.sort();
-                    if model.is_empty() {
-                        break;
-                    }
-                    let want = model.remove(0);
-                    let (t, e) = q.pop().unwrap();
-                    proptest::prop_assert_eq!((t.ps(), e), want);
+        let mut q = EventQueue::new();
+        let mut model: Vec<(u64, usize)> = Vec::new();
+        for (i, &(dt, pops)) in ops.iter().enumerate() {
+            let t = q.now().ps() + dt;
+            q.schedule(SimTime(t), i);
+            model.push((t, i));
+            for _ in 0..pops {
+                model.sort();
+                if model.is_empty() {
+                    break;
                 }
+                let want = model.remove(0);
+                let (t, e) = q.pop().unwrap();
+                proptest::prop_assert_eq!((t.ps(), e), want);
             }
-            model.sort();
-            let rest: Vec<(u64, usize)> =
-                std::iter::from_fn(|| q.pop().map(|(t, e)| (t.ps(), e))).collect();
-            proptest::prop_assert_eq!(rest, model);
         }
+        model.sort();
+        let rest: Vec<(u64, usize)> =
+            std::iter::from_fn(|| q.pop().map(|(t, e)| (t.ps(), e))).collect();
+        proptest::prop_assert_eq!(rest, model);
         Ok(())
     }
 
