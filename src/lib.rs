@@ -7,10 +7,14 @@
 
 /// The memory estimate of a run and its limit.
 pub mod memory;
+/// Progress bars and lines on the terminal.
+pub mod progress;
 /// The plugin registries: one table per family, a row per kind.
 pub mod registry;
 /// Run summaries, per-flow tables and atomic output files.
 pub mod report;
+/// One run, from a loaded scenario to its result folder.
+pub mod runner;
 /// Scenario files.
 pub mod scenario;
 /// The simulated world and its event loop.

@@ -4,11 +4,9 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use dcnsim::memory::{Estimate, Limit, human};
 use dcnsim::registry::workload::{Planned, plan_all};
-use dcnsim::report::{Perf, QueueCsv, RunFolder, RunSummary, flows_csv, peak_rss_bytes, ports_csv};
+use dcnsim::runner;
 use dcnsim::scenario::{Scenario, load};
-use dcnsim::world::World;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// dcnsim: a discrete-event, packet-level simulator of datacenter networks.
 #[derive(Parser)]
@@ -156,42 +154,22 @@ fn run_one(
     let dir = out
         .or_else(|| sc.output.dir.as_ref().map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("results").join(&sc.name));
-    let folder = RunFolder::create(&dir)
-        .with_context(|| format!("cannot write results to {}", dir.display()))?;
-    let mut world =
-        World::build_planned(&sc, seed, planned).with_context(|| format!("{}", path.display()))?;
-    if sc.output.queue_interval.is_some() {
-        let file = folder
-            .create_file("queues.csv")
-            .with_context(|| format!("creating queues.csv for {}", dir.display()))?;
-        world.stream_samples_to(Box::new(QueueCsv::new(file)));
-    }
-    let t0 = Instant::now();
-    let stop = world.run();
-    let wall = t0.elapsed().as_secs_f64();
-    if let Some(mut sink) = world.take_sample_sink() {
-        sink.finish()
-            .with_context(|| format!("writing queues.csv in {}", dir.display()))?;
-    }
-    let summary = RunSummary::of(&world, &sc.name, seed, stop);
-    let perf = Perf {
-        wall_seconds: wall,
-        events_per_second: summary.events as f64 / wall.max(1e-9),
-        packet_hops_per_second: summary.packet_hops as f64 / wall.max(1e-9),
-        peak_rss_bytes: peak_rss_bytes(),
-    };
-    let write = |name: &str, bytes: Vec<u8>| {
-        folder
-            .write(name, &bytes)
-            .with_context(|| format!("writing {} in {}", name, dir.display()))
-    };
-    write("summary.json", serde_json::to_vec_pretty(&summary)?)?;
-    write("flows.csv", flows_csv(&world).into_bytes())?;
-    write("ports.csv", ports_csv(&world).into_bytes())?;
-    write("perf.json", serde_json::to_vec_pretty(&perf)?)?;
-    folder
-        .commit()
-        .with_context(|| format!("moving the results into {}", dir.display()))?;
+    let mut progress = dcnsim::progress::SimProgress::new(sc.simulation.stop_time);
+    let (outcome, staged) = runner::simulate(&sc, seed, planned, &dir, &mut |t| {
+        progress.update(t);
+        true
+    })
+    .with_context(|| format!("{}", path.display()))?;
+    progress.finish();
+    staged.commit()?;
+    let runner::Outcome {
+        summary,
+        perf,
+        stop,
+        unfinished_flows,
+        now,
+    } = outcome;
+    let wall = perf.wall_seconds;
     println!("{}", summary.human());
     println!(
         "  wall              {:.3} s ({:.2} M events/s, {:.2} M packet hops/s), peak RSS {}",
@@ -210,17 +188,16 @@ fn run_one(
         StopReason::Stalled => eprintln!(
             "warning: the run stalled: {} of {} flows unfinished and no event left that could \
              make progress (is a buffer or nic_buffer smaller than one packet?)",
-            world.unfinished_flows(),
-            world.flows.len()
+            unfinished_flows, summary.flows.total
         ),
         StopReason::TimeOverflow => anyhow::bail!(
             "{}: an event would land past the end of representable simulated time \
              (2^64 ps, about 213 days) at {:.3} s: a rate or delay is extreme (e.g. a 1 bps \
              link); the results written are those up to that point",
             path.display(),
-            world.now().ps() as f64 / 1e12
+            now.ps() as f64 / 1e12
         ),
-        StopReason::Completed | StopReason::StopTime => {}
+        StopReason::Completed | StopReason::StopTime | StopReason::Interrupted => {}
     }
     Ok(())
 }

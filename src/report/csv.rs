@@ -6,33 +6,46 @@ use crate::world::{QueueSample, SampleSink, VIQ_CLASS, World};
 use std::fmt::Write as _;
 use std::io::Write as _;
 
-/// `flows.csv`: one row per TCP flow.
+/// `flows.csv`: one row per TCP flow (columns in docs/outputs.md).
 pub fn flows_csv(world: &World) -> String {
     let mut s = String::from(
-        "id,workload,src,dst,size_bytes,start_us,finish_us,fct_us,bytes_acked,retransmissions,\
-         syn_retransmissions,fin_retransmissions,timeouts\n",
+        "id,workload,src,dst,size_bytes,start_us,finish_us,fct_us,received_us,ideal_fct_us,\
+         slowdown,bytes_acked,retransmissions,syn_retransmissions,fin_retransmissions,timeouts,\
+         rto_episodes,fast_recoveries,ecn_reductions\n",
     );
     for (i, f) in world.flows.iter().enumerate() {
         let snd = &f.sender;
         let a = snd.addr();
+        let fct_ps = snd.completed_at().map(|c| c.since(f.start).ps());
         let (finish, fct) = match snd.completed_at() {
             Some(c) => (us(c.ps()), us(c.since(f.start).ps())),
             None => (String::new(), String::new()),
         };
+        let ideal = super::flow_ideal(world, f);
+        let slowdown = match (fct_ps, ideal) {
+            (Some(fct), Some(ideal)) => format!("{:.4}", fct as f64 / ideal as f64),
+            _ => String::new(),
+        };
+        let opt_us = |t: Option<u64>| t.map_or(String::new(), us);
         let st = snd.stats();
         let _ = writeln!(
             s,
-            "{i},{},{},{},{},{},{finish},{fct},{},{},{},{},{}",
+            "{i},{},{},{},{},{},{finish},{fct},{},{},{slowdown},{},{},{},{},{},{},{},{}",
             f.workload,
             a.src.0,
             a.dst.0,
             f.size.map_or(String::new(), |b| b.to_string()),
             us(f.start.ps()),
+            opt_us(f.received_at.map(|t| t.ps())),
+            opt_us(ideal),
             snd.bytes_acked(),
             st.retransmits,
             st.syn_retransmits,
             st.fin_retransmits,
-            st.timeouts
+            st.timeouts,
+            st.rto_episodes,
+            st.fast_recoveries,
+            st.ecn_reductions,
         );
     }
     s

@@ -15,8 +15,10 @@ use std::fmt::Write as _;
 
 mod csv;
 mod folder;
+mod ideal;
 pub use csv::{QueueCsv, flows_csv, ports_csv, queues_csv};
 pub use folder::{FolderBusy, RunFolder, write_atomic};
+pub use ideal::ideal_fct;
 
 /// Formats picoseconds as microseconds with six decimals, exactly.
 pub(crate) fn us(ps: u64) -> String {
@@ -114,6 +116,12 @@ pub struct FlowSummary {
     pub jain_index: Option<f64>,
     /// Flow completion times of completed flows, in microseconds.
     pub fct_us: Summary,
+    /// FCT slowdown (FCT over the ideal FCT, see `report::ideal`) of
+    /// completed flows of known size.
+    pub slowdown: Summary,
+    /// FCT and slowdown by flow size (`output.size_buckets`); flows
+    /// without a size are in none.
+    pub by_size: Vec<SizeBucket>,
     /// Retransmitted data segments.
     pub retransmissions: u64,
     /// SYNs sent again after a timeout.
@@ -122,6 +130,66 @@ pub struct FlowSummary {
     pub fin_retransmissions: u64,
     /// Retransmission-timer expiries (SYN, data or FIN).
     pub timeouts: u64,
+    /// RTO episodes (back-to-back expiries count once).
+    pub rto_episodes: u64,
+    /// Fast-recovery episodes.
+    pub fast_recoveries: u64,
+    /// Window reductions on ECN-Echo.
+    pub ecn_reductions: u64,
+}
+
+/// FCT and slowdown of the flows of one size range.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SizeBucket {
+    /// The range as text: `<=100KB`, `100KB-10MB`, `>10MB`.
+    pub bucket: String,
+    /// Flows in it are larger than this many bytes.
+    pub above_bytes: u64,
+    /// And at most this many (`null`: no upper edge).
+    pub up_to_bytes: Option<u64>,
+    /// Flows in the bucket.
+    pub flows: usize,
+    /// Of which completed (the statistics are over these).
+    pub completed: usize,
+    /// Of which not completed: counted here, never averaged in as 0.
+    pub unfinished: usize,
+    /// FCT of its completed flows, in microseconds.
+    pub fct_us: Summary,
+    /// Slowdown of its completed flows.
+    pub slowdown: Summary,
+}
+
+/// A byte count as a short size (`100KB`, `1.5MB`, `999B`), 1000-based.
+fn short_size(b: u64) -> String {
+    for (unit, scale) in [("GB", 1e9), ("MB", 1e6), ("KB", 1e3)] {
+        if b as f64 >= scale {
+            return format!("{}{unit}", b as f64 / scale);
+        }
+    }
+    format!("{b}B")
+}
+
+/// The buckets' labels and ranges for `edges` (upper edges, increasing).
+fn bucket_ranges(edges: &[u64]) -> Vec<(String, u64, Option<u64>)> {
+    let mut out = Vec::with_capacity(edges.len() + 1);
+    let mut lo = 0;
+    for &hi in edges {
+        let label = if lo == 0 {
+            format!("<={}", short_size(hi))
+        } else {
+            format!("{}-{}", short_size(lo), short_size(hi))
+        };
+        out.push((label, lo, Some(hi)));
+        lo = hi;
+    }
+    out.push((format!(">{}", short_size(lo)), lo, None));
+    out
+}
+
+/// A flow's ideal FCT (sized flows), in picoseconds.
+pub fn flow_ideal(world: &World, f: &crate::world::Flow) -> Option<u64> {
+    f.size
+        .map(|s| ideal_fct(&world.fabric, f.sender.addr(), s, world.mss).ps())
 }
 
 /// One packet source's statistics.
@@ -150,9 +218,15 @@ impl RunSummary {
     pub fn of(world: &World, scenario: &str, seed: u64, stop: StopReason) -> RunSummary {
         let end = world.end_time();
         let mut fcts = Vec::new();
+        let mut slowdowns = Vec::new();
         let mut rates = Vec::new();
         let (mut bytes, mut retx, mut tos) = (0u64, 0u64, 0u64);
         let (mut syn_retx, mut fin_retx) = (0u64, 0u64);
+        let (mut episodes, mut recoveries, mut ecn_cuts) = (0u64, 0u64, 0u64);
+        let ranges = bucket_ranges(&world.size_buckets);
+        // Per bucket: flows, unfinished, FCTs (us), slowdowns.
+        let mut buckets: Vec<(usize, usize, Vec<f64>, Vec<f64>)> =
+            vec![(0, 0, Vec::new(), Vec::new()); ranges.len()];
         let mut first_start = SimTime::MAX;
         let mut last_end = SimTime::ZERO;
         for f in &world.flows {
@@ -163,7 +237,28 @@ impl RunSummary {
             syn_retx += st.syn_retransmits;
             fin_retx += st.fin_retransmits;
             tos += st.timeouts;
+            episodes += st.rto_episodes;
+            recoveries += st.fast_recoveries;
+            ecn_cuts += st.ecn_reductions;
             first_start = first_start.min(f.start);
+            let fct_ps = s.completed_at().map(|c| c.since(f.start).ps());
+            let slowdown = fct_ps
+                .zip(flow_ideal(world, f))
+                .map(|(fct, ideal)| fct as f64 / ideal as f64);
+            if let Some(x) = slowdown {
+                slowdowns.push(x);
+            }
+            if let Some(size) = f.size {
+                let b = &mut buckets[world.size_buckets.partition_point(|&e| e < size)];
+                b.0 += 1;
+                match (fct_ps, slowdown) {
+                    (Some(fct), Some(x)) => {
+                        b.2.push(fct as f64 / 1e6);
+                        b.3.push(x);
+                    }
+                    _ => b.1 += 1,
+                }
+            }
             let done = s.completed_at().unwrap_or(end);
             last_end = last_end.max(done);
             if let Some(c) = s.completed_at() {
@@ -224,10 +319,32 @@ impl RunSummary {
                 goodput_gbps,
                 jain_index: jain_index(&rates),
                 fct_us: Summary::of(&mut fcts),
+                slowdown: Summary::of(&mut slowdowns),
+                by_size: ranges
+                    .into_iter()
+                    .zip(buckets)
+                    .map(
+                        |((bucket, above_bytes, up_to_bytes), (n, open, mut fct, mut sd))| {
+                            SizeBucket {
+                                bucket,
+                                above_bytes,
+                                up_to_bytes,
+                                flows: n,
+                                completed: n - open,
+                                unfinished: open,
+                                fct_us: Summary::of(&mut fct),
+                                slowdown: Summary::of(&mut sd),
+                            }
+                        },
+                    )
+                    .collect(),
                 retransmissions: retx,
                 syn_retransmissions: syn_retx,
                 fin_retransmissions: fin_retx,
                 timeouts: tos,
+                rto_episodes: episodes,
+                fast_recoveries: recoveries,
+                ecn_reductions: ecn_cuts,
             },
             drops,
             drops_by_cause: by_cause,
@@ -277,10 +394,34 @@ impl RunSummary {
                     or_na(fct.max, 1)
                 ),
             };
+            if f.slowdown.count > 0 {
+                let _ = writeln!(
+                    s,
+                    "  slowdown          mean {}, p50 {}, p99 {}",
+                    or_na(f.slowdown.mean, 2),
+                    or_na(f.slowdown.p50, 2),
+                    or_na(f.slowdown.p99, 2)
+                );
+                for b in f.by_size.iter().filter(|b| b.flows > 0) {
+                    let _ = writeln!(
+                        s,
+                        "    {:<15} {} flows ({} unfinished): slowdown mean {}, p99 {}",
+                        b.bucket,
+                        b.flows,
+                        b.unfinished,
+                        or_na(b.slowdown.mean, 2),
+                        or_na(b.slowdown.p99, 2)
+                    );
+                }
+            }
             let _ = writeln!(
                 s,
-                "  retransmissions   {} data, {} SYN, {} FIN ({} timeouts)",
-                f.retransmissions, f.syn_retransmissions, f.fin_retransmissions, f.timeouts
+                "  retransmissions   {} data, {} SYN, {} FIN ({} timeouts in {} RTO episodes)",
+                f.retransmissions,
+                f.syn_retransmissions,
+                f.fin_retransmissions,
+                f.timeouts,
+                f.rto_episodes
             );
         }
         for l in &self.loads {

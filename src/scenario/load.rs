@@ -486,6 +486,11 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
     if sc.output.queue_interval.is_some_and(|i| i.ps() == 0) {
         return Err(err("output.queue_interval", "must be positive".into()));
     }
+    let edges = &sc.output.size_buckets;
+    if edges.first().is_some_and(|b| b.0 == 0) || edges.windows(2).any(|w| w[0] >= w[1]) {
+        let msg = "bucket edges must be positive and increasing, e.g. [\"100KB\", \"10MB\"]";
+        return Err(err("output.size_buckets", msg.into()));
+    }
     if let Some(p) = &sc.output.queue_ports {
         if sc.output.queue_interval.is_none() {
             return Err(err(

@@ -18,7 +18,7 @@
 //! falls back to a silent default. The full key reference is
 //! `docs/scenarios.md`, and `dcnsim list` prints the registries.
 
-mod error;
+pub(crate) mod error;
 mod load;
 mod overrides;
 mod types;
@@ -26,4 +26,5 @@ mod words;
 
 pub use error::ScenarioError;
 pub use load::{Table, load, load_str, parse_str};
+pub use overrides::is_override_key;
 pub use types::*;

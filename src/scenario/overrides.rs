@@ -52,6 +52,11 @@ pub(crate) fn steps(key: &str) -> Option<Vec<Step<'_>>> {
         .collect()
 }
 
+/// Whether `key` is a dotted key an override can name (`a.b`, `w[0].c`).
+pub fn is_override_key(key: &str) -> bool {
+    steps(key).is_some()
+}
+
 /// Shifts every span of `v` by `by`, so that it points into override space.
 fn shift(v: Spanned<DeValue<'_>>, by: usize) -> Spanned<DeValue<'_>> {
     let moved = |r: std::ops::Range<usize>| r.start + by..r.end + by;

@@ -167,7 +167,7 @@ fn one() -> u32 {
 pub struct NoKeys {}
 
 /// `[output]`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct OutputConfig {
     /// Output folder (default `results/<scenario name>`); `--out` overrides it.
@@ -177,6 +177,22 @@ pub struct OutputConfig {
     /// Which ports to sample: `"switch"` (every switch egress port, the
     /// default) or a list of hosts, meaning the switch port delivering to each.
     pub queue_ports: Option<QueuePorts>,
+    /// Upper edges of the flow-size buckets that FCT and slowdown are
+    /// reported by (a flow of exactly an edge falls in the lower bucket);
+    /// the last bucket is open. Default: 100 KB and 10 MB, the small /
+    /// medium / large split of the MQ-ECN and HPCC evaluations.
+    pub size_buckets: Vec<Bytes>,
+}
+
+impl Default for OutputConfig {
+    fn default() -> Self {
+        OutputConfig {
+            dir: None,
+            queue_interval: None,
+            queue_ports: None,
+            size_buckets: vec![Bytes(100_000), Bytes(10_000_000)],
+        }
+    }
 }
 
 /// The ports `queues.csv` samples.

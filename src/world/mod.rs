@@ -63,6 +63,8 @@ pub struct Flow {
     pub size: Option<u64>,
     /// When the flow starts.
     pub start: SimTime,
+    /// When the receiver had every byte in order (sized flows).
+    pub received_at: Option<SimTime>,
     ready: bool,
     /// Counted out of `World::open_flows`.
     done: bool,
@@ -110,6 +112,9 @@ pub enum StopReason {
     /// An event would land past the representable end of simulated time
     /// (2^64 ps, about 213 days): some rate or delay is extreme.
     TimeOverflow,
+    /// The caller stopped the run (a sweep interrupted by SIGINT); its
+    /// results are not written.
+    Interrupted,
 }
 
 impl StopReason {
@@ -121,6 +126,7 @@ impl StopReason {
             StopReason::EventLimit => "event_limit",
             StopReason::Stalled => "stalled",
             StopReason::TimeOverflow => "time_overflow",
+            StopReason::Interrupted => "interrupted",
         }
     }
 }
@@ -144,6 +150,10 @@ pub struct World {
     pub sources: Vec<Source>,
     /// Each workload's target and offered load (`None`: not defined by a load).
     pub workload_loads: Vec<Option<Load>>,
+    /// The TCP maximum segment size, in bytes (for ideal FCTs).
+    pub mss: u64,
+    /// The upper edges of the flow-size buckets of the report, in bytes.
+    pub size_buckets: Vec<u64>,
     ready: Vec<VecDeque<u32>>,
     scratch: Vec<Packet>,
     limit: RunLimit,
@@ -246,6 +256,8 @@ impl World {
             open_flows: 0,
             active_sources: 0,
             workload_loads: Vec::new(),
+            mss: sc.transport.mss.0,
+            size_buckets: sc.output.size_buckets.iter().map(|b| b.0).collect(),
         };
         if w.sample_interval.is_some() {
             w.sampled_ports = w.select_ports(sc.output.queue_ports.as_ref());
@@ -324,6 +336,7 @@ impl World {
             size,
             receiver: TcpReceiver::new(addr, &sc.transport),
             start: at,
+            received_at: None,
             ready: false,
             done: false,
             timers: [None, None],
@@ -406,16 +419,48 @@ impl World {
     /// Runs until `t` (inclusive) or an earlier end; time-averages then cover
     /// up to `t` if the run was cut there.
     pub fn run_until(&mut self, t: SimTime) -> StopReason {
-        let lim = RunLimit {
+        self.run_until_with(t, u64::MAX, &mut |_| true)
+    }
+
+    /// Runs to the scenario's end like [`World::run`], calling `progress`
+    /// with the simulated time after every `every` events (for a progress
+    /// display: the run's results do not depend on it); the run stops with
+    /// [`StopReason::Interrupted`] when `progress` returns false.
+    pub fn run_with_progress(
+        &mut self,
+        every: u64,
+        progress: &mut dyn FnMut(SimTime) -> bool,
+    ) -> StopReason {
+        self.run_until_with(self.limit.end, every, progress)
+    }
+
+    fn run_until_with(
+        &mut self,
+        t: SimTime,
+        every: u64,
+        progress: &mut dyn FnMut(SimTime) -> bool,
+    ) -> StopReason {
+        let mut lim = RunLimit {
             end: t.min(self.limit.end),
             max_events: self.limit.max_events,
         };
+        // The loop runs in chunks of `every` events (the event cap of each
+        // chunk), so that progress costs nothing per event.
+        let cap = self.limit.max_events;
+        let chunk_end = |done: u64| done.saturating_add(every).min(cap);
+        lim.max_events = chunk_end(self.q.events_processed());
         let reason = loop {
             match self.q.pop_within(&lim) {
                 Ok((now, ev)) => self.dispatch(now, ev),
                 Err(Stop::Drained) if self.unfinished_flows() > 0 => break StopReason::Stalled,
                 Err(Stop::Drained) => break StopReason::Completed,
                 Err(Stop::TimeOverflow) => break StopReason::TimeOverflow,
+                Err(Stop::EventLimit) if lim.max_events < cap => {
+                    if !progress(self.q.now()) {
+                        break StopReason::Interrupted;
+                    }
+                    lim.max_events = chunk_end(lim.max_events);
+                }
                 Err(Stop::EventLimit) => break StopReason::EventLimit,
                 Err(Stop::EndTime) => {
                     self.q.advance_to(lim.end);
@@ -504,6 +549,11 @@ impl World {
             self.after_sender(now, f);
         } else {
             fl.receiver.on_packet(now, p, &mut self.scratch);
+            if fl.received_at.is_none()
+                && fl.size.is_some_and(|s| fl.receiver.bytes_received() >= s)
+            {
+                fl.received_at = Some(now);
+            }
             self.flush();
             self.arm(f, true);
         }

@@ -61,19 +61,85 @@ fn lost_syns_are_counted() {
     assert!(s.flows.timeouts >= s.flows.syn_retransmissions);
     let csv = dcnsim::report::flows_csv(&w);
     assert!(csv.starts_with(
-        "id,workload,src,dst,size_bytes,start_us,finish_us,fct_us,bytes_acked,retransmissions,\
-         syn_retransmissions,fin_retransmissions,timeouts\n"
+        "id,workload,src,dst,size_bytes,start_us,finish_us,fct_us,received_us,ideal_fct_us,\
+         slowdown,bytes_acked,retransmissions,syn_retransmissions,fin_retransmissions,timeouts,\
+         rto_episodes,fast_recoveries,ecn_reductions\n"
     ));
     let per_flow: u64 = csv
         .lines()
         .skip(1)
         .map(|l| {
             l.split(',')
-                .nth(10)
+                .nth(13)
                 .expect("column")
                 .parse::<u64>()
                 .expect("count")
         })
         .sum();
     assert_eq!(per_flow, s.flows.syn_retransmissions);
+}
+
+#[test]
+fn ideal_fct_follows_the_documented_formula() {
+    // Star, 10 Gb/s and 1 us per link, Ethernet framing; 3000 B in segments
+    // of 1460, 1460 and 80 B (wire 1538, 1538, 158 B), control packets 84 B
+    // on the wire (67.2 ns). Ideal = 3 x 2 x (1000 + 67.2) ns (SYN, SYN-ACK,
+    // last ACK) + 2 x (1000 + 1230.4) ns (first segment) + 1696 B at
+    // 10 Gb/s (1356.8 ns) = 12220.8 ns.
+    let text = format!(
+        "{STAR}[switch]\nbuffer = \"100pkt\"\n[[workload]]\nkind = \"incast\"\nreceiver = 0\nsenders = [1]\nsize = \"3000B\"\n"
+    );
+    let (w, s) = common::run(&text);
+    let csv = dcnsim::report::flows_csv(&w);
+    let row: Vec<&str> = csv.lines().nth(1).expect("one flow").split(',').collect();
+    assert_eq!(row[9], "12.220800", "{csv}");
+    // Alone on the network with the whole flow in its initial window, the
+    // flow takes exactly its ideal time.
+    let slowdown: f64 = row[10].parse().expect("slowdown");
+    println!(
+        "one 3000 B flow alone: FCT {} us, ideal {} us, slowdown {slowdown}",
+        row[7], row[9]
+    );
+    assert!((1.0..1.0001).contains(&slowdown), "{csv}");
+    assert_eq!(s.flows.slowdown.count, 1);
+    // The default buckets: <=100KB holds it.
+    assert_eq!(s.flows.by_size[0].bucket, "<=100KB");
+    assert_eq!(s.flows.by_size[0].flows, 1);
+    assert_eq!(s.flows.by_size[1].bucket, "100KB-10MB");
+    assert_eq!(s.flows.by_size[2].bucket, ">10MB");
+}
+
+#[test]
+fn slowdowns_are_never_below_one_and_unfinished_flows_are_counted() {
+    // Web-search flows on a leaf-spine, arrivals for 10 ms, the run cut at
+    // 2 ms: some flows do not finish.
+    let text = "[simulation]\nstop_time = \"2ms\"\n\
+        [topology]\nkind = \"leaf-spine\"\nleaves = 2\nspines = 2\nhosts_per_leaf = 4\n\
+        host_rate = \"10Gbps\"\nfabric_rate = \"10Gbps\"\nlink_delay = \"1us\"\n\
+        [switch]\nbuffer = \"200pkt\"\n\
+        [[workload]]\nkind = \"flows\"\ncdf = \"websearch\"\nload = 0.6\nhosts = \"0-7\"\nstop = \"10ms\"\n\
+        [output]\nsize_buckets = [\"10KB\", \"1MB\"]\n";
+    let (w, s) = common::run(text);
+    let csv = dcnsim::report::flows_csv(&w);
+    let slowdowns: Vec<f64> = csv
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').nth(10).and_then(|x| x.parse().ok()))
+        .collect();
+    assert!(!slowdowns.is_empty());
+    assert!(slowdowns.iter().all(|&x| x >= 1.0), "{slowdowns:?}");
+    let b = &s.flows.by_size;
+    assert_eq!(b.len(), 3);
+    assert_eq!(b[1].bucket, "10KB-1MB");
+    let total: usize = b.iter().map(|b| b.flows).sum();
+    assert_eq!(total, s.flows.total);
+    let unfinished: usize = b.iter().map(|b| b.unfinished).sum();
+    assert_eq!(unfinished, s.flows.total - s.flows.completed);
+    assert!(unfinished > 0, "the cut leaves flows unfinished");
+    for x in b {
+        assert_eq!(x.completed, x.fct_us.count);
+        if x.completed == 0 {
+            assert!(x.slowdown.mean.is_none());
+        }
+    }
 }

@@ -18,6 +18,8 @@ pub struct Summary {
     pub p50: Option<f64>,
     /// 99th percentile (nearest rank).
     pub p99: Option<f64>,
+    /// 99.9th percentile (nearest rank).
+    pub p999: Option<f64>,
     /// Largest value.
     pub max: Option<f64>,
 }
@@ -36,6 +38,7 @@ impl Summary {
             min: Some(values[0]),
             p50: Some(percentile_sorted(values, 50.0)),
             p99: Some(percentile_sorted(values, 99.0)),
+            p999: Some(percentile_sorted(values, 99.9)),
             max: Some(values[values.len() - 1]),
         }
     }

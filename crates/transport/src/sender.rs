@@ -56,6 +56,9 @@ pub struct SenderStats {
     pub retransmits: u64,
     /// Retransmission-timer expiries (SYN, data or FIN).
     pub timeouts: u64,
+    /// RTO episodes: runs of expiries without progress between them
+    /// (a flow that times out three times in a row has one episode).
+    pub rto_episodes: u64,
     /// SYNs sent again after a timeout (RFC 6298 5.7: the first data
     /// window then shrinks to one segment).
     pub syn_retransmits: u64,
@@ -473,6 +476,9 @@ impl TcpSender {
         if self.rto_at.is_some_and(|t| t <= now) {
             self.rto_at = None;
             self.stats.timeouts += 1;
+            // Expiries back to back (the backoff not yet reset by new
+            // data acknowledged) are one episode of the flow.
+            self.stats.rto_episodes += (self.backoff == 0) as u64;
             self.backoff += 1; // RFC 6298 (5.5)
             match self.state {
                 SenderState::SynSent => {

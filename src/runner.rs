@@ -1,0 +1,148 @@
+//! One run, from a loaded scenario to its result folder: what `dcnsim run`
+//! does, and what each run of a sweep does on a worker thread.
+//!
+//! A run simulates into a staging folder ([`RunFolder`]) and returns its
+//! results with the staged files ([`Staged`]); committing moves the folder
+//! into place whole. A sweep's workers simulate and its writer thread
+//! commits, so the file system is touched by one thread in a fixed order.
+
+use crate::registry::workload::Planned;
+use crate::report::{Perf, QueueCsv, RunFolder, RunSummary, flows_csv, peak_rss_bytes, ports_csv};
+use crate::scenario::Scenario;
+use crate::world::{BuildError, StopReason, World};
+use sim_core::SimTime;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// What a run produced, beside its files.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The simulated results (`summary.json`).
+    pub summary: RunSummary,
+    /// Wall-clock figures (`perf.json`).
+    pub perf: Perf,
+    /// Why the run ended.
+    pub stop: StopReason,
+    /// Flows whose data was not all acknowledged.
+    pub unfinished_flows: usize,
+    /// Simulated time when the run ended.
+    pub now: SimTime,
+}
+
+/// A run's files, written into its staging folder, waiting for [`Staged::commit`].
+pub struct Staged {
+    folder: RunFolder,
+    dir: PathBuf,
+    files: Vec<(&'static str, Vec<u8>)>,
+}
+
+/// A run that could not be carried out (as opposed to one that ran and
+/// reports a stop reason).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The world could not be built.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    /// A result file could not be written.
+    #[error("{what} in {}: {source}", .dir.display())]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The run's output folder.
+        dir: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The run was stopped from outside (its `progress` said stop).
+    #[error("interrupted")]
+    Interrupted,
+}
+
+fn io(what: impl Into<String>, dir: &Path) -> impl FnOnce(std::io::Error) -> RunError {
+    let (what, dir) = (what.into(), dir.to_path_buf());
+    move |source| RunError::Io { what, dir, source }
+}
+
+/// Events between two progress calls: about a tenth of a second of a run.
+pub const PROGRESS_EVENTS: u64 = 1 << 20;
+
+/// Runs `sc` under `seed` with its workloads already `planned`, into a
+/// staging folder for `dir` (locked from now on: a second run into `dir`
+/// is refused). `progress` is called with the simulated time every
+/// [`PROGRESS_EVENTS`] events; when it returns false the run stops and
+/// nothing of it is kept.
+pub fn simulate(
+    sc: &Scenario,
+    seed: u64,
+    planned: Vec<Planned>,
+    dir: &Path,
+    progress: &mut dyn FnMut(SimTime) -> bool,
+) -> Result<(Outcome, Staged), RunError> {
+    let folder = RunFolder::create(dir).map_err(io("cannot write results", dir))?;
+    let mut world = World::build_planned(sc, seed, planned)?;
+    if sc.output.queue_interval.is_some() {
+        let file = folder
+            .create_file("queues.csv")
+            .map_err(io("creating queues.csv", dir))?;
+        world.stream_samples_to(Box::new(QueueCsv::new(file)));
+    }
+    let t0 = Instant::now();
+    let stop = world.run_with_progress(PROGRESS_EVENTS, progress);
+    let wall = t0.elapsed().as_secs_f64();
+    if stop == StopReason::Interrupted {
+        return Err(RunError::Interrupted);
+    }
+    if let Some(mut sink) = world.take_sample_sink() {
+        sink.finish().map_err(io("writing queues.csv", dir))?;
+    }
+    let summary = RunSummary::of(&world, &sc.name, seed, stop);
+    let perf = Perf {
+        wall_seconds: wall,
+        events_per_second: summary.events as f64 / wall.max(1e-9),
+        packet_hops_per_second: summary.packet_hops as f64 / wall.max(1e-9),
+        peak_rss_bytes: peak_rss_bytes(),
+    };
+    let files = vec![
+        ("summary.json", json(&summary)),
+        ("flows.csv", flows_csv(&world).into_bytes()),
+        ("ports.csv", ports_csv(&world).into_bytes()),
+        ("perf.json", json(&perf)),
+    ];
+    let outcome = Outcome {
+        summary,
+        perf,
+        stop,
+        unfinished_flows: world.unfinished_flows(),
+        now: world.now(),
+    };
+    let staged = Staged {
+        folder,
+        dir: dir.to_path_buf(),
+        files,
+    };
+    Ok((outcome, staged))
+}
+
+impl Staged {
+    /// Writes the run's files and moves its folder into place whole.
+    pub fn commit(self) -> Result<(), RunError> {
+        for (name, bytes) in &self.files {
+            self.folder
+                .write(name, bytes)
+                .map_err(io(format!("writing {name}"), &self.dir))?;
+        }
+        self.folder
+            .commit()
+            .map_err(io("moving the results into place", &self.dir))
+    }
+
+    /// The run's output folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+/// Pretty JSON of plain data (string keys, no maps with other keys).
+fn json<T: serde::Serialize>(v: &T) -> Vec<u8> {
+    serde_json::to_vec_pretty(v).expect("plain data serialises")
+}
