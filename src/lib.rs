@@ -17,5 +17,7 @@ pub mod report;
 pub mod runner;
 /// Scenario files.
 pub mod scenario;
+/// Sweeps: many runs in parallel, resumable, sharded and merged.
+pub mod sweep;
 /// The simulated world and its event loop.
 pub mod world;

@@ -49,6 +49,37 @@ enum Command {
         #[arg(long, value_name = "SIZE", value_parser = parse_size)]
         max_memory: Option<u64>,
     },
+    /// Run a sweep: a base scenario over named cases x a grid of keys x
+    /// seeds (docs/sweeps.md). Rerunning the same command resumes it.
+    Sweep {
+        /// The sweep file (TOML with a [sweep] table).
+        file: PathBuf,
+        /// Runs simulated at once (default: the machine's cores).
+        #[arg(short = 'j', long = "jobs")]
+        jobs: Option<usize>,
+        /// Output folder (default: results/<sweep name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Run only slice I of N (runs I, I+N, I+2N, ...), for job arrays.
+        #[arg(long, value_name = "I/N", value_parser = dcnsim::sweep::Shard::parse)]
+        shard: Option<dcnsim::sweep::Shard>,
+        /// List the runs (and check every run's scenario) without running.
+        #[arg(long)]
+        dry_run: bool,
+        /// Memory for the whole sweep, e.g. `16GB`; each of the -j runs
+        /// may use 1/j of it (default: 3/4 of this machine's memory).
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        max_memory: Option<u64>,
+    },
+    /// Join the folders of a sweep's shards into one with a single sweep.csv.
+    Merge {
+        /// The shards' output folders.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// The merged folder (may be one of the shards' folders).
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// List every plugin kind with its keys, defaults, units and paper section.
     List {
         /// Only this family: topology, scheduler, aqm, ingress, transport, workload.
@@ -127,6 +158,24 @@ fn run() -> Result<()> {
             );
             Ok(())
         }
+        Command::Sweep {
+            file,
+            jobs,
+            out,
+            shard,
+            dry_run,
+            max_memory,
+        } => sweep(&file, jobs, out, shard, dry_run, max_memory),
+        Command::Merge { dirs, out } => {
+            let m = dcnsim::sweep::merge::merge(&dirs, &out)?;
+            println!(
+                "merged {} runs into {} ({} run folders copied)",
+                m.runs,
+                out.join("sweep.csv").display(),
+                m.copied
+            );
+            Ok(())
+        }
         Command::List { family } => {
             let text = dcnsim::registry::render_list(family.as_deref()).ok_or_else(|| {
                 anyhow::anyhow!(
@@ -139,6 +188,108 @@ fn run() -> Result<()> {
             Ok(())
         }
     }
+}
+
+fn sweep(
+    file: &Path,
+    jobs: Option<usize>,
+    out: Option<PathBuf>,
+    shard: Option<dcnsim::sweep::Shard>,
+    dry_run: bool,
+    max_memory: Option<u64>,
+) -> Result<()> {
+    use dcnsim::sweep::{Options, Shard, Sweep, exec};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let sweep = Sweep::read(file)?;
+    sweep.check()?;
+    let shard = shard.unwrap_or(Shard::ALL);
+    let out = out.unwrap_or_else(|| PathBuf::from("results").join(&sweep.name));
+    if dry_run {
+        use std::io::Write as _;
+        let keys: Vec<&str> = sweep.axis_keys().collect();
+        let mut listing = String::new();
+        use std::fmt::Write as _;
+        writeln!(
+            listing,
+            "sweep {}: {} runs of {} (cases {}; axes {}; shard {}/{})",
+            sweep.name,
+            sweep.runs.len(),
+            sweep.base.display(),
+            if sweep.cases().is_empty() {
+                "none".into()
+            } else {
+                sweep.cases().join(", ")
+            },
+            if keys.is_empty() {
+                "none".into()
+            } else {
+                keys.join(", ")
+            },
+            shard.index,
+            shard.count
+        )?;
+        for run in sweep.runs.iter().filter(|r| shard.holds(r.index)) {
+            let done = exec::finished_row(&out, run).is_some();
+            writeln!(
+                listing,
+                "  {}  {}{}",
+                run.id,
+                sweep.describe(run),
+                if done { "  (done)" } else { "" }
+            )?;
+        }
+        // A reader that stops early (`| head`) is not an error.
+        let _ = std::io::stdout().write_all(listing.as_bytes());
+        return Ok(());
+    }
+    static STOP: AtomicBool = AtomicBool::new(false);
+    ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            // A second interrupt: leave now (finished runs are on disk whole).
+            std::process::exit(130);
+        }
+        eprintln!("\nstopping: runs in progress are dropped; rerun the command to resume");
+    })?;
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let opts = Options {
+        jobs,
+        out: out.clone(),
+        shard,
+        max_memory,
+    };
+    let selected = sweep.runs.iter().filter(|r| shard.holds(r.index)).count();
+    let done = sweep
+        .runs
+        .iter()
+        .filter(|r| shard.holds(r.index) && exec::finished_row(&out, r).is_some())
+        .count();
+    let mut progress = dcnsim::progress::SweepProgress::new(selected as u64, done as u64);
+    let report = exec::execute(&sweep, &opts, &STOP, &mut progress)?;
+    progress.finish();
+    let finished = report.already_done + report.ran;
+    println!(
+        "sweep {}: {finished} of {} runs finished ({} now, {} before), {} failed; table {}",
+        sweep.name,
+        report.selected,
+        report.ran,
+        report.already_done,
+        report.failed.len(),
+        out.join(shard.table_name()).display()
+    );
+    for (id, why) in &report.failed {
+        eprintln!("run {id} failed: {why}");
+    }
+    if report.interrupted {
+        eprintln!(
+            "interrupted: rerun the same command to run the {} runs left",
+            report.selected - finished
+        );
+        std::process::exit(130);
+    }
+    if !report.failed.is_empty() {
+        anyhow::bail!("{} runs failed", report.failed.len());
+    }
+    Ok(())
 }
 
 fn run_one(

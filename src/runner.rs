@@ -136,6 +136,11 @@ impl Staged {
             .map_err(io("moving the results into place", &self.dir))
     }
 
+    /// Adds a file to write with the others.
+    pub fn add(&mut self, name: &'static str, bytes: Vec<u8>) {
+        self.files.push((name, bytes));
+    }
+
     /// The run's output folder.
     pub fn dir(&self) -> &Path {
         &self.dir

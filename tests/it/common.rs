@@ -89,7 +89,19 @@ pub fn files_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
 /// Every scenario shipped in `scenarios/`, sorted.
 pub fn shipped_scenarios() -> Vec<PathBuf> {
     files_under(Path::new("scenarios"), &|p| {
-        p.extension().is_some_and(|x| x == "toml")
+        p.extension().is_some_and(|x| x == "toml") && !is_sweep(p)
+    })
+}
+
+/// Whether a shipped TOML file is a sweep (it has a `[sweep]` table).
+pub fn is_sweep(p: &Path) -> bool {
+    std::fs::read_to_string(p).is_ok_and(|t| t.lines().any(|l| l.trim() == "[sweep]"))
+}
+
+/// Every shipped sweep file.
+pub fn shipped_sweeps() -> Vec<PathBuf> {
+    files_under(Path::new("scenarios"), &|p| {
+        p.extension().is_some_and(|x| x == "toml") && is_sweep(p)
     })
 }
 

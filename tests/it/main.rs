@@ -19,6 +19,7 @@ mod red_ecn;
 mod run_folder;
 mod scenario_files;
 mod shared_buffer;
+mod sweeps;
 mod switch_classes;
 mod switch_invariants;
 mod tcp_throughput;

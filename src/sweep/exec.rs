@@ -1,0 +1,312 @@
+//! Running a sweep: the runs of this shard that are not finished yet, on a
+//! rayon pool of `jobs` workers, each simulating one run at a time; a
+//! writer thread, fed through a bounded crossbeam channel, commits each
+//! finished run's folder and counts progress. The sweep's table is written
+//! last from the finished runs' rows, in run order, so it is the same
+//! whatever `jobs` is and whichever run finished first.
+//!
+//! The output folder:
+//!
+//! ```text
+//! OUT/sweep.json                the sweep's runs (written first)
+//! OUT/sweep.csv                 a row per finished run (sweep.shard-I-of-N.csv for a shard)
+//! OUT/runs/r0007/               a run's files, plus run.json and row.csv
+//! ```
+//!
+//! A run counts as finished when its folder holds a `run.json` equal to
+//! the run's (same overrides and seed) and its `row.csv`: folders move into
+//! place whole, so a run killed at any point is either finished or absent,
+//! and rerunning the command redoes exactly the absent ones.
+
+use super::spec::{Run, Sweep};
+use super::table;
+use crate::memory::{Estimate, Limit};
+use crate::registry::workload::plan_all;
+use crate::report::write_atomic;
+use crate::runner::{self, RunError};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// A deterministic slice of a sweep: run `i` belongs to shard `i mod count`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// This slice, from 0.
+    pub index: usize,
+    /// How many slices.
+    pub count: usize,
+}
+
+impl Shard {
+    /// The whole sweep.
+    pub const ALL: Shard = Shard { index: 0, count: 1 };
+
+    /// Parses `I/N` (0 <= I < N).
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let bad = || format!("'{text}' is not a shard: expected I/N with 0 <= I < N, e.g. 0/4");
+        let (i, n) = text.split_once('/').ok_or_else(bad)?;
+        let index: usize = i.trim().parse().map_err(|_| bad())?;
+        let count: usize = n.trim().parse().map_err(|_| bad())?;
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether run `index` is in this slice.
+    pub fn holds(self, index: usize) -> bool {
+        index % self.count == self.index
+    }
+
+    /// The name of this slice's table: `sweep.csv` for the whole sweep.
+    pub fn table_name(self) -> String {
+        if self == Shard::ALL {
+            "sweep.csv".into()
+        } else {
+            format!("sweep.shard-{}-of-{}.csv", self.index, self.count)
+        }
+    }
+}
+
+/// How to run a sweep.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Runs simulated at once.
+    pub jobs: usize,
+    /// The sweep's output folder.
+    pub out: PathBuf,
+    /// The slice to run.
+    pub shard: Shard,
+    /// `--max-memory` (the whole sweep's; each run gets `1/jobs` of it).
+    pub max_memory: Option<u64>,
+}
+
+/// What a sweep did.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Runs in this slice.
+    pub selected: usize,
+    /// Of which already finished before this command.
+    pub already_done: usize,
+    /// Of which run and committed now.
+    pub ran: usize,
+    /// Runs that failed, with why.
+    pub failed: Vec<(String, String)>,
+    /// Whether it was stopped before every run was done.
+    pub interrupted: bool,
+}
+
+/// `runs/<id>` under `out`.
+pub fn run_dir(out: &Path, run: &Run) -> PathBuf {
+    out.join("runs").join(&run.id)
+}
+
+/// The `run.json` of a run.
+fn run_json(run: &Run) -> Vec<u8> {
+    serde_json::to_vec_pretty(run).expect("plain data serialises")
+}
+
+/// The row of `run` if its folder holds it finished.
+pub fn finished_row(out: &Path, run: &Run) -> Option<String> {
+    let dir = run_dir(out, run);
+    let meta = std::fs::read(dir.join("run.json")).ok()?;
+    if meta != run_json(run) {
+        return None;
+    }
+    std::fs::read_to_string(dir.join("row.csv")).ok()
+}
+
+/// What a worker hands the writer.
+enum Done {
+    Ran { run: usize, staged: runner::Staged },
+    Failed { run: usize, why: String },
+}
+
+/// Runs the slice `opts.shard` of `sweep` into `opts.out`; `stop` set (by
+/// SIGINT) makes workers abandon their runs and start no more.
+pub fn execute(
+    sweep: &Sweep,
+    opts: &Options,
+    stop: &AtomicBool,
+    progress: &mut crate::progress::SweepProgress,
+) -> anyhow::Result<Report> {
+    let out = &opts.out;
+    std::fs::create_dir_all(out.join("runs"))?;
+    let _lock = lock(out, opts.shard)?;
+    write_atomic(&out.join("sweep.json"), &manifest(sweep))?;
+    let selected: Vec<&Run> = sweep
+        .runs
+        .iter()
+        .filter(|r| opts.shard.holds(r.index))
+        .collect();
+    let todo: Vec<&Run> = selected
+        .iter()
+        .copied()
+        .filter(|r| finished_row(out, r).is_none())
+        .collect();
+    let mut report = Report {
+        selected: selected.len(),
+        already_done: selected.len() - todo.len(),
+        ..Report::default()
+    };
+    let jobs = opts.jobs.max(1).min(todo.len().max(1));
+    let mut limit = Limit::new(opts.max_memory);
+    limit.bytes /= opts.jobs.max(1) as u64;
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = crossbeam_channel::bounded::<Done>(jobs);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .thread_name(|i| format!("dcnsim-run-{i}"))
+        .build()?;
+    std::thread::scope(|scope| {
+        let work = scope.spawn(|| {
+            pool.scope(|s| {
+                for _ in 0..jobs {
+                    let tx = tx.clone();
+                    s.spawn(|_| worker(sweep, &todo, &next, out, limit, stop, tx));
+                }
+            });
+            drop(tx);
+        });
+        for done in rx.iter() {
+            match done {
+                Done::Ran { run, staged } => {
+                    let r = &sweep.runs[run];
+                    match staged.commit() {
+                        Ok(()) => {
+                            report.ran += 1;
+                            progress.run_done(&format!("{} ({})", r.id, sweep.describe(r)));
+                        }
+                        Err(e) => report.failed.push((r.id.clone(), e.to_string())),
+                    }
+                }
+                Done::Failed { run, why } => {
+                    let r = &sweep.runs[run];
+                    progress.println(&format!("run {} failed: {why}", r.id));
+                    report.failed.push((r.id.clone(), why));
+                }
+            }
+        }
+        let _ = work.join();
+    });
+    report.interrupted = stop.load(Ordering::SeqCst);
+    write_table(sweep, out, opts.shard)?;
+    Ok(report)
+}
+
+/// Takes runs off `todo` until none is left or `stop` is set.
+fn worker(
+    sweep: &Sweep,
+    todo: &[&Run],
+    next: &AtomicUsize,
+    out: &Path,
+    limit: Limit,
+    stop: &AtomicBool,
+    tx: crossbeam_channel::Sender<Done>,
+) {
+    while !stop.load(Ordering::SeqCst) {
+        let Some(run) = todo.get(next.fetch_add(1, Ordering::SeqCst)) else {
+            return;
+        };
+        let done = match simulate(sweep, run, out, limit, stop) {
+            Ok(Some(staged)) => Done::Ran {
+                run: run.index,
+                staged,
+            },
+            Ok(None) => return, // interrupted: nothing of it is kept
+            Err(why) => Done::Failed {
+                run: run.index,
+                why: format!("{why:#}"),
+            },
+        };
+        if tx.send(done).is_err() {
+            return;
+        }
+    }
+}
+
+/// Simulates one run into its staging folder, with `run.json` and
+/// `row.csv` among its files; `None` if `stop` interrupted it.
+fn simulate(
+    sweep: &Sweep,
+    run: &Run,
+    out: &Path,
+    limit: Limit,
+    stop: &AtomicBool,
+) -> anyhow::Result<Option<runner::Staged>> {
+    let sc = sweep.load(run)?;
+    let planned = plan_all(&sc, run.seed);
+    Estimate::of(&sc, &planned).check(limit)?;
+    let dir = run_dir(out, run);
+    let result = runner::simulate(&sc, run.seed, planned, &dir, &mut |_| {
+        !stop.load(Ordering::Relaxed)
+    });
+    let (outcome, mut staged) = match result {
+        Ok(x) => x,
+        Err(RunError::Interrupted) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let row = table::row(run, &outcome.summary);
+    staged.add("run.json", run_json(run));
+    staged.add("row.csv", row.into_bytes());
+    Ok(Some(staged))
+}
+
+/// Writes this slice's table from its finished runs, in run order.
+pub fn write_table(sweep: &Sweep, out: &Path, shard: Shard) -> std::io::Result<()> {
+    let mut text = table::header(sweep.axis_keys());
+    for run in sweep.runs.iter().filter(|r| shard.holds(r.index)) {
+        if let Some(row) = finished_row(out, run) {
+            text.push_str(&row);
+        }
+    }
+    write_atomic(&out.join(shard.table_name()), text.as_bytes())
+}
+
+/// `sweep.json`: the sweep's name, base, axes and every run.
+pub fn manifest(sweep: &Sweep) -> Vec<u8> {
+    let v = serde_json::json!({
+        "name": sweep.name,
+        "base": sweep.base.display().to_string(),
+        "axes": sweep.axis_keys().collect::<Vec<_>>(),
+        "cases": sweep.cases(),
+        "runs": sweep.runs,
+    });
+    serde_json::to_vec_pretty(&v).expect("plain data serialises")
+}
+
+/// Locks the sweep folder for this slice: two commands running the same
+/// slice into one folder would redo each other's runs.
+fn lock(out: &Path, shard: Shard) -> anyhow::Result<std::fs::File> {
+    let path = out.join(format!(".{}.lock", shard.table_name()));
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
+            "{} is being written by another dcnsim sweep (it holds {})",
+            out.display(),
+            path.display()
+        ),
+        Err(std::fs::TryLockError::Error(e)) => Err(e.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_split_runs_round_robin() {
+        let s = Shard::parse("1/3").unwrap();
+        let mine: Vec<usize> = (0..10).filter(|&i| s.holds(i)).collect();
+        assert_eq!(mine, [1, 4, 7]);
+        assert_eq!(s.table_name(), "sweep.shard-1-of-3.csv");
+        assert_eq!(Shard::ALL.table_name(), "sweep.csv");
+        for bad in ["3/3", "1", "a/2", "0/0"] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! `sweep.csv`: one row per run, with the run's id, case, axis values and
+//! seed, then its headline metrics from `summary.json` (docs/outputs.md).
+//! Rows are in run order whatever order the runs finished in.
+
+use super::spec::Run;
+use crate::report::RunSummary;
+
+/// The headline metric columns, after the run's own.
+pub const METRICS: &[&str] = &[
+    "stop_reason",
+    "simulated_time_us",
+    "events",
+    "flows",
+    "flows_completed",
+    "goodput_gbps",
+    "jain_index",
+    "fct_mean_us",
+    "fct_p50_us",
+    "fct_p99_us",
+    "fct_p999_us",
+    "slowdown_mean",
+    "slowdown_p50",
+    "slowdown_p99",
+    "drops",
+    "ecn_marks",
+    "max_switch_queue_packets",
+    "retransmissions",
+    "timeouts",
+    "rto_episodes",
+];
+
+/// A number as written: Rust's shortest form that reads back exactly
+/// (deterministic); empty where the metric does not exist.
+fn num(v: Option<f64>) -> String {
+    v.map_or(String::new(), |x| format!("{x}"))
+}
+
+/// A CSV field: quoted when it holds a comma, a quote or a line break.
+pub fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// The header line of a sweep's table with these axes.
+pub fn header<'a>(axes: impl Iterator<Item = &'a str>) -> String {
+    let mut cols = vec!["run".to_string(), "case".to_string()];
+    cols.extend(axes.map(field));
+    cols.push("seed".into());
+    cols.extend(METRICS.iter().map(|m| m.to_string()));
+    cols.join(",") + "\n"
+}
+
+/// The row of a finished run.
+pub fn row(run: &Run, s: &RunSummary) -> String {
+    let f = &s.flows;
+    let mut cols = vec![run.id.clone(), field(&run.case)];
+    cols.extend(run.axes.iter().map(|a| field(a)));
+    cols.push(run.seed.to_string());
+    cols.extend([
+        s.stop_reason.to_string(),
+        format!("{}", s.simulated_time_us),
+        s.events.to_string(),
+        f.total.to_string(),
+        f.completed.to_string(),
+        num(f.goodput_gbps),
+        num(f.jain_index),
+        num(f.fct_us.mean),
+        num(f.fct_us.p50),
+        num(f.fct_us.p99),
+        num(f.fct_us.p999),
+        num(f.slowdown.mean),
+        num(f.slowdown.p50),
+        num(f.slowdown.p99),
+        s.drops.to_string(),
+        s.ecn_marks.to_string(),
+        s.max_switch_queue_packets.to_string(),
+        f.retransmissions.to_string(),
+        f.timeouts.to_string(),
+        f.rto_episodes.to_string(),
+    ]);
+    debug_assert_eq!(cols.len(), 3 + run.axes.len() + METRICS.len());
+    cols.join(",") + "\n"
+}
+
+/// Splits one CSV line into fields (quotes as [`field`] writes them).
+pub fn split(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut chars = line.trim_end_matches(['\n', '\r']).chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(std::mem::take(&mut cur)),
+            (c, _) => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_with_commas_are_quoted_and_read_back() {
+        assert_eq!(field("1-8"), "1-8");
+        assert_eq!(field("[1, 2]"), "\"[1, 2]\"");
+        assert_eq!(field("a\"b"), "\"a\"\"b\"");
+        let line = ["r1", "[1, 2]", "a\"b", ""].map(field).join(",");
+        assert_eq!(split(&line), ["r1", "[1, 2]", "a\"b", ""]);
+    }
+}
