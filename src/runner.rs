@@ -102,12 +102,18 @@ pub fn simulate(
         packet_hops_per_second: summary.packet_hops as f64 / wall.max(1e-9),
         peak_rss_bytes: peak_rss_bytes(),
     };
-    let files = vec![
+    let mut files = vec![
         ("summary.json", json(&summary)),
         ("flows.csv", flows_csv(&world).into_bytes()),
         ("ports.csv", ports_csv(&world).into_bytes()),
         ("perf.json", json(&perf)),
     ];
+    if world.goodput_interval().is_some() {
+        files.push((
+            "goodput.csv",
+            crate::report::goodput_csv(&world).into_bytes(),
+        ));
+    }
     let outcome = Outcome {
         summary,
         perf,

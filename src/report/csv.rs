@@ -51,6 +51,26 @@ pub fn flows_csv(world: &World) -> String {
     s
 }
 
+/// `goodput.csv`: per interval, the goodput over all flows (`flow` =
+/// `all`) and of each chosen flow open in it, in Gb/s (data bytes first
+/// acknowledged in the interval, over the interval).
+pub fn goodput_csv(world: &World) -> String {
+    let mut s = String::from("time_us,flow,gbps\n");
+    let Some(interval) = world.goodput_interval() else {
+        return s;
+    };
+    for g in world.goodput_samples() {
+        let gbps = g.bytes as f64 * 8.0 / interval.ps() as f64 * 1e3;
+        let t = us(g.time_ps);
+        let _ = if g.flow == crate::world::ALL_FLOWS {
+            writeln!(s, "{t},all,{gbps:.6}")
+        } else {
+            writeln!(s, "{t},{},{gbps:.6}", g.flow)
+        };
+    }
+    s
+}
+
 /// The header of `queues.csv`.
 const QUEUES_HEADER: &str = "time_us,port,node,class,bytes,packets\n";
 

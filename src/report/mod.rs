@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 mod csv;
 mod folder;
 mod ideal;
-pub use csv::{QueueCsv, flows_csv, ports_csv, queues_csv};
+pub use csv::{QueueCsv, flows_csv, goodput_csv, ports_csv, queues_csv};
 pub use folder::{FolderBusy, RunFolder, write_atomic};
 pub use ideal::ideal_fct;
 

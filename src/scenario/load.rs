@@ -486,6 +486,26 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
     if sc.output.queue_interval.is_some_and(|i| i.ps() == 0) {
         return Err(err("output.queue_interval", "must be positive".into()));
     }
+    if sc.output.goodput_interval.is_some_and(|i| i.ps() == 0) {
+        return Err(err("output.goodput_interval", "must be positive".into()));
+    }
+    if let Some(list) = &sc.output.goodput_flows {
+        if sc.output.goodput_interval.is_none() {
+            let msg = "goodput_flows needs goodput_interval (the series is off without it)";
+            return Err(err("output.goodput_flows", msg.into()));
+        }
+        let flows: usize = crate::registry::workload::plan_all(sc, sc.simulation.seed)
+            .iter()
+            .map(|p| p.plan.flows.len())
+            .sum();
+        if let Some(&bad) = list.iter().find(|&&f| f as usize >= flows) {
+            let msg = format!(
+                "flow {bad} does not exist: the scenario's workloads make {flows} flows (ids 0 to {})",
+                flows.saturating_sub(1)
+            );
+            return Err(err("output.goodput_flows", msg));
+        }
+    }
     let edges = &sc.output.size_buckets;
     if edges.first().is_some_and(|b| b.0 == 0) || edges.windows(2).any(|w| w[0] >= w[1]) {
         let msg = "bucket edges must be positive and increasing, e.g. [\"100KB\", \"10MB\"]";

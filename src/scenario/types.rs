@@ -182,6 +182,11 @@ pub struct OutputConfig {
     /// the last bucket is open. Default: 100 KB and 10 MB, the small /
     /// medium / large split of the MQ-ECN and HPCC evaluations.
     pub size_buckets: Vec<Bytes>,
+    /// Write `goodput.csv` with each interval's goodput (absent: off).
+    pub goodput_interval: Option<SimDuration>,
+    /// The flows `goodput.csv` has a row for, by id (absent: every flow);
+    /// the aggregate row counts every flow either way.
+    pub goodput_flows: Option<Vec<u32>>,
 }
 
 impl Default for OutputConfig {
@@ -191,6 +196,8 @@ impl Default for OutputConfig {
             queue_interval: None,
             queue_ports: None,
             size_buckets: vec![Bytes(100_000), Bytes(10_000_000)],
+            goodput_interval: None,
+            goodput_flows: None,
         }
     }
 }

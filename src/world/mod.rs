@@ -20,7 +20,9 @@ use sim_core::{EventQueue, RngStream, RunLimit, SimDuration, SimTime};
 use std::collections::VecDeque;
 use transport::{FlowAddr, TcpReceiver, TcpSender};
 
+mod goodput;
 mod sampling;
+pub use goodput::{ALL_FLOWS, GoodputSample};
 pub use sampling::{QueueSample, SampleSink, VIQ_CLASS};
 
 /// Every event of a run.
@@ -43,6 +45,8 @@ pub enum Event {
     Arrival(u32),
     /// Sample queue occupancy for `queues.csv`.
     Sample,
+    /// Sample goodput for `goodput.csv`.
+    GoodputSample,
 }
 
 impl From<NetEvent> for Event {
@@ -154,6 +158,8 @@ pub struct World {
     pub mss: u64,
     /// The upper edges of the flow-size buckets of the report, in bytes.
     pub size_buckets: Vec<u64>,
+    /// The goodput series, when `output.goodput_interval` is set.
+    goodput: Option<goodput::GoodputSeries>,
     ready: Vec<VecDeque<u32>>,
     scratch: Vec<Packet>,
     limit: RunLimit,
@@ -258,7 +264,20 @@ impl World {
             workload_loads: Vec::new(),
             mss: sc.transport.mss.0,
             size_buckets: sc.output.size_buckets.iter().map(|b| b.0).collect(),
+            goodput: sc
+                .output
+                .goodput_interval
+                .map(|interval| goodput::GoodputSeries {
+                    interval,
+                    chosen: sc.output.goodput_flows.clone(),
+                    last: Vec::new(),
+                    last_total: 0,
+                    rows: Vec::new(),
+                }),
         };
+        if let Some(i) = sc.output.goodput_interval {
+            w.q.schedule(SimTime::ZERO + i, Event::GoodputSample);
+        }
         if w.sample_interval.is_some() {
             w.sampled_ports = w.select_ports(sc.output.queue_ports.as_ref());
             w.q.schedule(SimTime::ZERO, Event::Sample);
@@ -475,7 +494,7 @@ impl World {
     #[inline]
     fn dispatch(&mut self, now: SimTime, ev: Event) {
         let live = match ev {
-            Event::Timer { .. } | Event::Sample => false,
+            Event::Timer { .. } | Event::Sample | Event::GoodputSample => false,
             Event::Net(NetEvent::IngressTimer(p)) => self.fabric.ingress_timer_due(p, now),
             _ => true,
         };
@@ -530,6 +549,7 @@ impl World {
             }
             Event::Arrival(s) => self.on_arrival(now, s),
             Event::Sample => self.sample(now),
+            Event::GoodputSample => self.sample_goodput(now),
         }
     }
 

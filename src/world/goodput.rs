@@ -1,0 +1,91 @@
+//! The goodput time series of `goodput.csv` (`[output] goodput_interval`):
+//! every interval, the data bytes acknowledged in it, over all flows and
+//! per chosen flow (`goodput_flows`, default all), as Gb/s. A flow has a
+//! row for each interval from its start until it finishes, so an idle
+//! interval of an open flow reads 0, and a finished flow stops adding rows.
+
+use super::{Event, World};
+use sim_core::{SimDuration, SimTime};
+
+/// `GoodputSample::flow` of the aggregate row.
+pub const ALL_FLOWS: u32 = u32::MAX;
+
+/// One `goodput.csv` row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GoodputSample {
+    /// The end of the interval (ps).
+    pub time_ps: u64,
+    /// The flow, or [`ALL_FLOWS`].
+    pub flow: u32,
+    /// Data bytes first acknowledged in the interval.
+    pub bytes: u64,
+}
+
+/// What the series keeps between samples.
+pub(super) struct GoodputSeries {
+    pub interval: SimDuration,
+    /// The flows with their own rows (`None`: all).
+    pub chosen: Option<Vec<u32>>,
+    /// Each flow's bytes acknowledged at the last sample.
+    pub last: Vec<u64>,
+    /// The aggregate at the last sample.
+    pub last_total: u64,
+    /// The rows so far.
+    pub rows: Vec<GoodputSample>,
+}
+
+impl World {
+    /// Records one interval's goodput, then samples again while traffic remains.
+    pub(super) fn sample_goodput(&mut self, now: SimTime) {
+        let Some(g) = self.goodput.as_mut() else {
+            return;
+        };
+        g.last.resize(self.flows.len(), 0);
+        let from = SimTime::ZERO + SimDuration::from_ps(now.ps().saturating_sub(g.interval.ps()));
+        let mut total = 0;
+        for f in &self.flows {
+            total += f.sender.bytes_acked();
+        }
+        g.rows.push(GoodputSample {
+            time_ps: now.ps(),
+            flow: ALL_FLOWS,
+            bytes: total - g.last_total,
+        });
+        g.last_total = total;
+        let all: Vec<u32>;
+        let ids: &[u32] = match &g.chosen {
+            Some(list) => list,
+            None => {
+                all = (0..self.flows.len() as u32).collect();
+                &all
+            }
+        };
+        for &id in ids {
+            let f = &self.flows[id as usize];
+            let acked = f.sender.bytes_acked();
+            let open_in_window = f.start < now && f.sender.completed_at().is_none_or(|c| c > from);
+            if open_in_window {
+                g.rows.push(GoodputSample {
+                    time_ps: now.ps(),
+                    flow: id,
+                    bytes: acked - g.last[id as usize],
+                });
+            }
+            g.last[id as usize] = acked;
+        }
+        let next = now + g.interval;
+        if self.traffic_pending() && !self.q.is_empty() {
+            self.q.schedule(next, Event::GoodputSample);
+        }
+    }
+
+    /// The goodput rows taken so far (empty when the series is off).
+    pub fn goodput_samples(&self) -> &[GoodputSample] {
+        self.goodput.as_ref().map_or(&[], |g| &g.rows)
+    }
+
+    /// The series' interval, if it is on.
+    pub fn goodput_interval(&self) -> Option<SimDuration> {
+        self.goodput.as_ref().map(|g| g.interval)
+    }
+}
