@@ -455,7 +455,7 @@ name = "B"
         assert!(e.contains("both a grid axis"), "{e}");
         let ten = "[1,2,3,4,5,6,7,8,9,10]";
         let e = err(&format!(
-            "[sweep]\nbase = \"x\"\nseeds = 1000\n[sweep.grid]\n\"a.b\" = {ten}\n\"a.c\" = {ten}\n\"a.d\" = {ten}\n"
+            "[sweep]\nbase = \"x\"\nseeds = 1001\n[sweep.grid]\n\"a.b\" = {ten}\n\"a.c\" = {ten}\n\"a.d\" = {ten}\n"
         ));
         assert!(e.contains("more than 1000000 runs"), "{e}");
     }
