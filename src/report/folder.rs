@@ -25,6 +25,22 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
+/// Opens (creating) and locks the file at `path` for as long as the
+/// returned file lives (the OS releases it however the process ends);
+/// `None` if another process holds it.
+pub fn try_lock(path: &Path) -> std::io::Result<Option<std::fs::File>> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(e),
+    }
+}
+
 /// A run's output folder, written whole or not at all. Files go to a
 /// staging folder beside the target (made before the run, which proves the
 /// place writable before any simulated work); `commit` then moves it into
@@ -70,21 +86,12 @@ impl RunFolder {
             .unwrap_or(Path::new("."));
         std::fs::create_dir_all(parent)?;
         let lock_path = parent.join(format!(".{name}.lock"));
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(std::io::Error::other(FolderBusy {
-                    target: target.to_path_buf(),
-                    lock: lock_path,
-                }));
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(e),
-        }
+        let Some(lock) = try_lock(&lock_path)? else {
+            return Err(std::io::Error::other(FolderBusy {
+                target: target.to_path_buf(),
+                lock: lock_path,
+            }));
+        };
         clear_remains(parent, &name, target)?;
         let staging = parent.join(format!(".{name}.partial-{}", std::process::id()));
         std::fs::create_dir(&staging)?;

@@ -17,7 +17,7 @@ mod csv;
 mod folder;
 mod ideal;
 pub use csv::{QueueCsv, flows_csv, goodput_csv, ports_csv, queues_csv};
-pub use folder::{FolderBusy, RunFolder, write_atomic};
+pub use folder::{FolderBusy, RunFolder, try_lock, write_atomic};
 pub use ideal::ideal_fct;
 
 /// Formats picoseconds as microseconds with six decimals, exactly.

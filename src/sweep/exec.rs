@@ -278,20 +278,13 @@ pub fn manifest(sweep: &Sweep) -> Vec<u8> {
 /// slice into one folder would redo each other's runs.
 fn lock(out: &Path, shard: Shard) -> anyhow::Result<std::fs::File> {
     let path = out.join(format!(".{}.lock", shard.table_name()));
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
+    crate::report::try_lock(&path)?.ok_or_else(|| {
+        anyhow::anyhow!(
             "{} is being written by another dcnsim sweep (it holds {})",
             out.display(),
             path.display()
-        ),
-        Err(std::fs::TryLockError::Error(e)) => Err(e.into()),
-    }
+        )
+    })
 }
 
 #[cfg(test)]
