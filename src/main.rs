@@ -228,7 +228,7 @@ fn sweep(
             shard.index,
             shard.count
         )?;
-        for run in sweep.runs.iter().filter(|r| shard.holds(r.index)) {
+        for run in shard.runs(&sweep.runs) {
             let done = exec::finished_row(&out, run).is_some();
             writeln!(
                 listing,
@@ -257,15 +257,7 @@ fn sweep(
         shard,
         max_memory,
     };
-    let selected = sweep.runs.iter().filter(|r| shard.holds(r.index)).count();
-    let done = sweep
-        .runs
-        .iter()
-        .filter(|r| shard.holds(r.index) && exec::finished_row(&out, r).is_some())
-        .count();
-    let mut progress = dcnsim::progress::SweepProgress::new(selected as u64, done as u64);
-    let report = exec::execute(&sweep, &opts, &STOP, &mut progress)?;
-    progress.finish();
+    let report = exec::execute(&sweep, &opts, &STOP)?;
     let finished = report.already_done + report.ran;
     println!(
         "sweep {}: {finished} of {} runs finished ({} now, {} before), {} failed; table {}",

@@ -57,6 +57,11 @@ impl Shard {
         index % self.count == self.index
     }
 
+    /// The runs of `runs` in this slice, in order.
+    pub fn runs(self, runs: &[Run]) -> impl Iterator<Item = &Run> {
+        runs.iter().filter(move |r| self.holds(r.index))
+    }
+
     /// The name of this slice's table: `sweep.csv` for the whole sweep.
     pub fn table_name(self) -> String {
         if self == Shard::ALL {
@@ -121,23 +126,15 @@ enum Done {
     Failed { run: usize, why: String },
 }
 
-/// Runs the slice `opts.shard` of `sweep` into `opts.out`; `stop` set (by
-/// SIGINT) makes workers abandon their runs and start no more.
-pub fn execute(
-    sweep: &Sweep,
-    opts: &Options,
-    stop: &AtomicBool,
-    progress: &mut crate::progress::SweepProgress,
-) -> anyhow::Result<Report> {
+/// Runs the slice `opts.shard` of `sweep` into `opts.out`, showing
+/// progress on stderr; `stop` set (by SIGINT) makes workers abandon their
+/// runs and start no more.
+pub fn execute(sweep: &Sweep, opts: &Options, stop: &AtomicBool) -> anyhow::Result<Report> {
     let out = &opts.out;
     std::fs::create_dir_all(out.join("runs"))?;
     let _lock = lock(out, opts.shard)?;
     write_atomic(&out.join("sweep.json"), &manifest(sweep))?;
-    let selected: Vec<&Run> = sweep
-        .runs
-        .iter()
-        .filter(|r| opts.shard.holds(r.index))
-        .collect();
+    let selected: Vec<&Run> = opts.shard.runs(&sweep.runs).collect();
     let todo: Vec<&Run> = selected
         .iter()
         .copied()
@@ -148,6 +145,8 @@ pub fn execute(
         already_done: selected.len() - todo.len(),
         ..Report::default()
     };
+    let mut progress =
+        crate::progress::SweepProgress::new(selected.len() as u64, report.already_done as u64);
     let jobs = opts.jobs.max(1).min(todo.len().max(1));
     let mut limit = Limit::new(opts.max_memory);
     limit.bytes /= opts.jobs.max(1) as u64;
@@ -188,6 +187,7 @@ pub fn execute(
         }
         let _ = work.join();
     });
+    progress.finish();
     report.interrupted = stop.load(Ordering::SeqCst);
     write_table(sweep, out, opts.shard)?;
     Ok(report)
@@ -254,7 +254,7 @@ fn simulate(
 /// Writes this slice's table from its finished runs, in run order.
 pub fn write_table(sweep: &Sweep, out: &Path, shard: Shard) -> std::io::Result<()> {
     let mut text = table::header(sweep.axis_keys());
-    for run in sweep.runs.iter().filter(|r| shard.holds(r.index)) {
+    for run in shard.runs(&sweep.runs) {
         if let Some(row) = finished_row(out, run) {
             text.push_str(&row);
         }

@@ -52,15 +52,9 @@ impl World {
             bytes: total - g.last_total,
         });
         g.last_total = total;
-        let all: Vec<u32>;
-        let ids: &[u32] = match &g.chosen {
-            Some(list) => list,
-            None => {
-                all = (0..self.flows.len() as u32).collect();
-                &all
-            }
-        };
-        for &id in ids {
+        let count = g.chosen.as_ref().map_or(self.flows.len(), Vec::len);
+        for i in 0..count {
+            let id = g.chosen.as_ref().map_or(i as u32, |list| list[i]);
             let f = &self.flows[id as usize];
             let acked = f.sender.bytes_acked();
             let open_in_window = f.start < now && f.sender.completed_at().is_none_or(|c| c > from);
