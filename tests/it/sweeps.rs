@@ -66,6 +66,8 @@ fn results(out: &Path) -> Vec<(String, Vec<u8>)> {
 fn finished_runs(out: &Path) -> usize {
     std::fs::read_dir(out.join("runs")).map_or(0, |d| {
         d.filter_map(Result::ok)
+            // `.r0003.partial-PID` is a run being written, not finished.
+            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
             .filter(|e| e.path().join("row.csv").exists())
             .count()
     })
