@@ -32,6 +32,11 @@ const FLOW_HEAP_BYTES: u64 = 128;
 const EVENT_BYTES: u64 = size_of::<Event>() as u64 + 24;
 /// Packets the arena reserves before the first one is sent.
 const ARENA_RESERVE: u64 = 4096;
+/// A ping probe's send time and RTT.
+const PROBE_BYTES: u64 = 16;
+/// An HDR histogram of nanoseconds up to an hour at 3 significant digits
+/// (33,792 counters of 8 bytes), rounded up.
+const HISTOGRAM_BYTES: u64 = 280_000;
 /// The limit where the machine's memory cannot be read.
 const FALLBACK_LIMIT_BYTES: u64 = 8 << 30;
 
@@ -149,11 +154,15 @@ impl Estimate {
             n => (n - 1) * size_of::<PacketQueue>() as u64 + n * size_of::<ClassStats>() as u64,
         };
         let port_bytes = size_of::<Port>() as u64 + PORT_HEAP_BYTES + more_classes;
-        let (mut flows, mut sources) = (0u64, 0u64);
+        let (mut flows, mut sources, mut probes) = (0u64, 0u64, 0u64);
         for p in planned {
             flows += p.plan.flows.len() as u64;
             sources += p.plan.sources.len() as u64;
+            probes = probes.saturating_add(p.plan.sources.iter().map(echo_probes).sum());
         }
+        // Per workload an RTT and a one-way histogram, and one more per
+        // workload for the RTT series.
+        let histograms = sc.workloads.len() as u64 * (2 + sc.output.rtt_interval.is_some() as u64);
         let flow_bytes = size_of::<Flow>() as u64 + FLOW_HEAP_BYTES + 2 * EVENT_BYTES;
         let source_bytes = size_of::<Source>() as u64 + EVENT_BYTES;
         let mut parts = vec![
@@ -176,6 +185,16 @@ impl Estimate {
                 what: "sources",
                 bytes: sources.saturating_mul(source_bytes),
                 basis: format!("{sources} packet sources"),
+            },
+            Part {
+                what: "ping probes",
+                bytes: probes.saturating_mul(PROBE_BYTES),
+                basis: format!("{probes} probes"),
+            },
+            Part {
+                what: "delay histograms",
+                bytes: histograms * HISTOGRAM_BYTES,
+                basis: format!("{histograms} HDR histograms"),
             },
             Part {
                 what: "packets",
@@ -270,9 +289,32 @@ fn machine_memory() -> Option<u64> {
     kib.checked_mul(1024)
 }
 
+/// The probes an echo source (`ping`) records: its count, or one per
+/// interval up to its stop.
+fn echo_probes(s: &crate::registry::workload::SourcePlan) -> u64 {
+    use crate::registry::workload::Gaps;
+    match (s.echo, s.gaps) {
+        (true, Gaps::Periodic { interval }) => {
+            let by_time = s.stop.map_or(u64::MAX, |stop| {
+                stop.ps().saturating_sub(s.start.ps()) / interval.ps() + 1
+            });
+            by_time.min(s.packets.unwrap_or(u64::MAX))
+        }
+        _ => 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_delay_histogram_fits_its_estimate() {
+        let h = hdrhistogram::Histogram::<u64>::new_with_max(3_600_000_000_000, 3).unwrap();
+        let bytes = h.distinct_values() as u64 * 8;
+        println!("{} counters, {bytes} B", h.distinct_values());
+        assert!(bytes <= HISTOGRAM_BYTES && bytes > HISTOGRAM_BYTES * 9 / 10);
+    }
 
     fn estimate(sc: &Scenario) -> Estimate {
         let planned = crate::registry::workload::plan_all(sc, sc.simulation.seed);

@@ -114,6 +114,15 @@ pub fn simulate(
             crate::report::goodput_csv(&world).into_bytes(),
         ));
     }
+    if sc.output.rtt_interval.is_some() {
+        files.push(("rtt.csv", crate::report::rtt_csv(&world).into_bytes()));
+    }
+    if world.sources.iter().any(|s| s.echo) {
+        files.push(("pings.csv", crate::report::pings_csv(&world).into_bytes()));
+    }
+    if world.workloads.iter().any(|w| w.rounds > 0) {
+        files.push(("rounds.csv", crate::report::rounds_csv(&world).into_bytes()));
+    }
     let outcome = Outcome {
         summary,
         perf,

@@ -35,7 +35,7 @@ pub fn flows_csv(world: &World) -> String {
             a.src.0,
             a.dst.0,
             f.size.map_or(String::new(), |b| b.to_string()),
-            us(f.start.ps()),
+            opt_us((f.start != sim_core::SimTime::MAX).then_some(f.start.ps())),
             opt_us(f.received_at.map(|t| t.ps())),
             opt_us(ideal),
             snd.bytes_acked(),
@@ -67,6 +67,60 @@ pub fn goodput_csv(world: &World) -> String {
         } else {
             writeln!(s, "{t},{},{gbps:.6}", g.flow)
         };
+    }
+    s
+}
+
+/// `pings.csv`: every probe of every `ping` workload: its source (index
+/// among the run's packet sources), number, send time and round-trip time
+/// (empty when its echo never came back).
+pub fn pings_csv(world: &World) -> String {
+    let mut s = String::from("workload,source,probe,sent_us,rtt_us\n");
+    for (i, src) in world.sources.iter().enumerate().filter(|(_, s)| s.echo) {
+        for (k, (&sent, &rtt)) in src.sent_ps.iter().zip(&src.rtt_ps).enumerate() {
+            let rtt = if rtt == crate::world::LOST {
+                String::new()
+            } else {
+                us(rtt)
+            };
+            let _ = writeln!(s, "{},{i},{k},{},{rtt}", src.workload, us(sent));
+        }
+    }
+    s
+}
+
+/// `rounds.csv`: every round of every workload with rounds: its first
+/// flow's start, the time its last flow was received in full, and the
+/// difference (empty for a round not started or not complete).
+pub fn rounds_csv(world: &World) -> String {
+    let mut s = String::from("workload,round,start_us,end_us,duration_us\n");
+    for (w, r, start, end) in super::round_rows(world) {
+        let opt = |t: Option<sim_core::SimTime>| t.map_or(String::new(), |t| us(t.ps()));
+        let duration = start
+            .zip(end)
+            .map_or(String::new(), |(a, b)| us(b.since(a).ps()));
+        let _ = writeln!(s, "{w},{r},{},{},{duration}", opt(start), opt(end));
+    }
+    s
+}
+
+/// `rtt.csv`: per interval and workload with samples in it, the count,
+/// mean, median, 99th percentile and largest of its RTT samples (HDR, in
+/// microseconds); `time_us` is the end of the interval.
+pub fn rtt_csv(world: &World) -> String {
+    let mut s = String::from("time_us,workload,samples,mean_us,p50_us,p99_us,max_us\n");
+    for r in world.rtt_rows() {
+        let _ = writeln!(
+            s,
+            "{},{},{},{:.3},{:.3},{:.3},{:.3}",
+            us(r.time_ps),
+            r.workload,
+            r.samples,
+            r.mean_ns / 1e3,
+            r.p50_ns as f64 / 1e3,
+            r.p99_ns as f64 / 1e3,
+            r.max_ns as f64 / 1e3
+        );
     }
     s
 }

@@ -16,9 +16,13 @@ use std::fmt::Write as _;
 mod csv;
 mod folder;
 mod ideal;
-pub use csv::{QueueCsv, flows_csv, goodput_csv, ports_csv, queues_csv};
+mod workloads;
+pub use csv::{
+    QueueCsv, flows_csv, goodput_csv, pings_csv, ports_csv, queues_csv, rounds_csv, rtt_csv,
+};
 pub use folder::{FolderBusy, RunFolder, try_lock, write_atomic};
 pub use ideal::ideal_fct;
+pub use workloads::{Fairness, ProbesSummary, RoundsSummary, WorkloadSummary, round_rows};
 
 /// Formats picoseconds as microseconds with six decimals, exactly.
 pub(crate) fn us(ps: u64) -> String {
@@ -59,8 +63,13 @@ pub struct RunSummary {
     pub max_switch_queue_packets: u64,
     /// Packet sources.
     pub sources: Vec<SourceSummary>,
-    /// The load of each workload defined by one (`flows`).
+    /// The load of each workload defined by one (`flows`, `shuffle` with a load).
     pub loads: Vec<LoadSummary>,
+    /// Each workload's flows, fairness, delays, rounds and probes.
+    pub workloads: Vec<WorkloadSummary>,
+    /// Jain's index over the flows `output.jain_flows` chooses; `null`
+    /// when it is not set.
+    pub fairness: Option<Fairness>,
 }
 
 /// A workload's target load and the load its planned flows offer.
@@ -264,10 +273,7 @@ impl RunSummary {
             if let Some(c) = s.completed_at() {
                 fcts.push(c.since(f.start).ps() as f64 / 1e6);
             }
-            let active = done.saturating_since(f.start).ps();
-            if active > 0 {
-                rates.push(s.bytes_acked() as f64 / active as f64);
-            }
+            rates.extend(workloads::flow_rate(f, end));
         }
         let span_ps = last_end.saturating_since(first_start).ps();
         let goodput_gbps = (span_ps > 0).then(|| bytes as f64 * 8.0 / span_ps as f64 * 1e3);
@@ -353,15 +359,20 @@ impl RunSummary {
             max_switch_queue_packets: maxq,
             sources,
             loads: (0u32..)
-                .zip(&world.workload_loads)
-                .filter_map(|(workload, l)| {
-                    l.map(|l| LoadSummary {
+                .zip(&world.workloads)
+                .filter_map(|(workload, w)| {
+                    w.load.map(|l| LoadSummary {
                         workload,
                         target: l.target,
                         offered: l.offered,
                     })
                 })
                 .collect(),
+            workloads: workloads::workloads(world),
+            fairness: world
+                .jain_flows
+                .as_deref()
+                .map(|f| workloads::fairness(world, f)),
         }
     }
 
@@ -429,6 +440,45 @@ impl RunSummary {
                 s,
                 "  load              workload {}: {:.3} offered for {:.3} target",
                 l.workload, l.offered, l.target
+            );
+        }
+        for w in &self.workloads {
+            let mut parts = Vec::new();
+            if w.rtt_us.count > 0 {
+                parts.push(format!(
+                    "RTT p50 {} us, p99 {} us",
+                    or_na(w.rtt_us.p50, 1),
+                    or_na(w.rtt_us.p99, 1)
+                ));
+            }
+            if let Some(r) = &w.rounds {
+                parts.push(format!(
+                    "{}/{} rounds complete, mean {} us",
+                    r.completed,
+                    r.rounds,
+                    or_na(r.duration_us.mean, 1)
+                ));
+            }
+            if let Some(p) = &w.probes {
+                parts.push(format!("{} probes, {} lost", p.sent, p.lost));
+            }
+            if !parts.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "  workload {} ({}){}{}",
+                    w.workload,
+                    w.kind,
+                    " ".repeat(14usize.saturating_sub(w.kind.len() + 3)),
+                    parts.join("; ")
+                );
+            }
+        }
+        if let Some(f) = &self.fairness {
+            let _ = writeln!(
+                s,
+                "  fairness          Jain {} over {} chosen flows",
+                or_na(f.jain_index, 3),
+                f.flows.len()
             );
         }
         for src in &self.sources {

@@ -489,21 +489,31 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
     if sc.output.goodput_interval.is_some_and(|i| i.ps() == 0) {
         return Err(err("output.goodput_interval", "must be positive".into()));
     }
-    if let Some(list) = &sc.output.goodput_flows {
-        if sc.output.goodput_interval.is_none() {
-            let msg = "goodput_flows needs goodput_interval (the series is off without it)";
-            return Err(err("output.goodput_flows", msg.into()));
-        }
+    if sc.output.rtt_interval.is_some_and(|i| i.ps() == 0) {
+        return Err(err("output.rtt_interval", "must be positive".into()));
+    }
+    if sc.output.goodput_flows.is_some() && sc.output.goodput_interval.is_none() {
+        let msg = "goodput_flows needs goodput_interval (the series is off without it)";
+        return Err(err("output.goodput_flows", msg.into()));
+    }
+    let lists = [
+        ("output.goodput_flows", &sc.output.goodput_flows),
+        ("output.jain_flows", &sc.output.jain_flows),
+    ];
+    if lists.iter().any(|l| l.1.is_some()) {
         let flows: usize = crate::registry::workload::plan_all(sc, sc.simulation.seed)
             .iter()
             .map(|p| p.plan.flows.len())
             .sum();
-        if let Some(&bad) = list.iter().find(|&&f| f as usize >= flows) {
-            let msg = format!(
-                "flow {bad} does not exist: the scenario's workloads make {flows} flows (ids 0 to {})",
-                flows.saturating_sub(1)
-            );
-            return Err(err("output.goodput_flows", msg));
+        for (key, list) in lists {
+            let Some(list) = list else { continue };
+            if let Some(&bad) = list.iter().find(|&&f| f as usize >= flows) {
+                let msg = format!(
+                    "flow {bad} does not exist: the scenario's workloads make {flows} flows (ids 0 to {})",
+                    flows.saturating_sub(1)
+                );
+                return Err(err(key, msg));
+            }
         }
     }
     let edges = &sc.output.size_buckets;

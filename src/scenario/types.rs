@@ -187,6 +187,11 @@ pub struct OutputConfig {
     /// The flows `goodput.csv` has a row for, by id (absent: every flow);
     /// the aggregate row counts every flow either way.
     pub goodput_flows: Option<Vec<u32>>,
+    /// Write `rtt.csv` with each interval's RTT samples per workload (absent: off).
+    pub rtt_interval: Option<SimDuration>,
+    /// Report Jain's index over these flows, by id, in `summary.json`
+    /// (`fairness`); absent: not reported (every workload's own index is).
+    pub jain_flows: Option<Vec<u32>>,
 }
 
 impl Default for OutputConfig {
@@ -198,6 +203,8 @@ impl Default for OutputConfig {
             size_buckets: vec![Bytes(100_000), Bytes(10_000_000)],
             goodput_interval: None,
             goodput_flows: None,
+            rtt_interval: None,
+            jain_flows: None,
         }
     }
 }

@@ -21,9 +21,14 @@ use std::collections::VecDeque;
 use transport::{FlowAddr, TcpReceiver, TcpSender};
 
 mod goodput;
+mod metrics;
+mod rounds;
 mod sampling;
+mod sources;
 pub use goodput::{ALL_FLOWS, GoodputSample};
+pub use metrics::{DelayHistograms, Metrics, RttRow, summary_us};
 pub use sampling::{QueueSample, SampleSink, VIQ_CLASS};
+pub use sources::{LOST, Source};
 
 /// Every event of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,6 +52,8 @@ pub enum Event {
     Sample,
     /// Sample goodput for `goodput.csv`.
     GoodputSample,
+    /// Close an interval of `rtt.csv`.
+    RttSample,
 }
 
 impl From<NetEvent> for Event {
@@ -65,40 +72,19 @@ pub struct Flow {
     pub receiver: TcpReceiver,
     /// Bytes the flow sends; `None`: unbounded (until its stop time).
     pub size: Option<u64>,
-    /// When the flow starts.
+    /// When the flow starts ([`SimTime::MAX`] for a closed-loop round
+    /// not started yet).
     pub start: SimTime,
+    /// Its round (incast rounds; 0 otherwise).
+    pub round: u32,
+    /// Its closed-loop round gate, if any.
+    gate: Option<u32>,
     /// When the receiver had every byte in order (sized flows).
     pub received_at: Option<SimTime>,
     ready: bool,
     /// Counted out of `World::open_flows`.
     done: bool,
     timers: [Option<SimTime>; 2],
-}
-
-/// An open-loop packet source with exponential inter-arrival times.
-pub struct Source {
-    /// Index of the `[[workload]]` that created it.
-    pub workload: u32,
-    /// Sending host.
-    pub src: HostId,
-    /// Receiving host.
-    pub dst: HostId,
-    /// IP bytes per packet.
-    pub size_bytes: u32,
-    /// Service class of the packets.
-    pub priority: u8,
-    /// Source port of its packets (an ephemeral port of `src`).
-    pub sport: u16,
-    mean_gap: SimDuration,
-    stop: SimTime,
-    remaining: u64,
-    rng: RngStream,
-    /// Packets sent.
-    pub sent: u64,
-    /// Packets received at the destination.
-    pub received: u64,
-    /// Sum of one-way delays of received packets (ps).
-    pub delay_sum_ps: u128,
 }
 
 /// Why a run ended.
@@ -152,8 +138,14 @@ pub struct World {
     pub flows: Vec<Flow>,
     /// Every packet source.
     pub sources: Vec<Source>,
-    /// Each workload's target and offered load (`None`: not defined by a load).
-    pub workload_loads: Vec<Option<Load>>,
+    /// Each workload's kind, load and rounds.
+    pub workloads: Vec<WorkloadInfo>,
+    /// The flows `summary.json`'s `fairness` is over (`output.jain_flows`).
+    pub jain_flows: Option<Vec<u32>>,
+    /// Delay histograms per workload, and the RTT series.
+    pub metrics: Metrics,
+    /// Closed-loop rounds still to come.
+    gates: Vec<rounds::RoundGate>,
     /// The TCP maximum segment size, in bytes (for ideal FCTs).
     pub mss: u64,
     /// The upper edges of the flow-size buckets of the report, in bytes.
@@ -181,6 +173,17 @@ pub struct World {
     /// Packet sources with an arrival still to come.
     active_sources: usize,
     stop: Option<StopReason>,
+}
+
+/// What the report needs to know of a workload.
+#[derive(Debug, Clone)]
+pub struct WorkloadInfo {
+    /// Its kind (`incast`, `flows`, ...).
+    pub kind: &'static str,
+    /// Its target and offered load (`None`: not defined by a load).
+    pub load: Option<Load>,
+    /// Its rounds (0: it has none).
+    pub rounds: u32,
 }
 
 /// Each class queue's scheduling weight (its quantum, or 1 under strict
@@ -261,7 +264,10 @@ impl World {
             next_port: vec![0; hosts],
             open_flows: 0,
             active_sources: 0,
-            workload_loads: Vec::new(),
+            workloads: Vec::new(),
+            metrics: Metrics::new(sc.workloads.len(), sc.output.rtt_interval),
+            gates: Vec::new(),
+            jain_flows: sc.output.jain_flows.clone(),
             mss: sc.transport.mss.0,
             size_buckets: sc.output.size_buckets.iter().map(|b| b.0).collect(),
             goodput: sc
@@ -278,13 +284,27 @@ impl World {
         if let Some(i) = sc.output.goodput_interval {
             w.q.schedule(SimTime::ZERO + i, Event::GoodputSample);
         }
+        if let Some(i) = sc.output.rtt_interval {
+            w.q.schedule(SimTime::ZERO + i, Event::RttSample);
+        }
         if w.sample_interval.is_some() {
             w.sampled_ports = w.select_ports(sc.output.queue_ports.as_ref());
             w.q.schedule(SimTime::ZERO, Event::Sample);
         }
         for ((wi, spec), planned) in (0u32..).zip(&sc.workloads).zip(planned) {
             let plan = planned.plan;
-            w.workload_loads.push(planned.load);
+            w.workloads.push(WorkloadInfo {
+                kind: spec.kind(),
+                load: planned.load,
+                rounds: plan.rounds,
+            });
+            let gate = plan.closed_loop.then(|| {
+                w.gates.push(rounds::RoundGate {
+                    waiting: 0,
+                    later: (1..plan.rounds).map(|_| Vec::new()).collect(),
+                });
+                w.gates.len() as u32 - 1
+            });
             let purpose = sim_core::rng::purpose::START_JITTER;
             let mut jitter = RngStream::new(seed, wi as u64, purpose);
             for f in plan.flows {
@@ -292,36 +312,29 @@ impl World {
                     0 => 0,
                     j => jitter.below(j),
                 };
-                let at = SimTime::ZERO + f.start + SimDuration::from_ps(delay);
+                let delay = f.start + SimDuration::from_ps(delay);
                 let stop = f.stop.map(|d| SimTime::ZERO + d);
-                w.add_flow(sc, wi, HostId(f.src), HostId(f.dst), f.size, at, stop);
+                let (src, dst) = (HostId(f.src), HostId(f.dst));
+                let id = w.flows.len() as u32;
+                match gate {
+                    Some(g) if f.round > 0 => {
+                        assert!(stop.is_none(), "closed-loop rounds have no stop time");
+                        w.add_flow(sc, wi, src, dst, f.size, None, None);
+                        w.gates[g as usize].later[f.round as usize - 1].push((id, delay));
+                    }
+                    _ => {
+                        let at = SimTime::ZERO + delay;
+                        w.add_flow(sc, wi, src, dst, f.size, Some(at), stop);
+                        if let Some(g) = gate {
+                            w.gates[g as usize].waiting += 1;
+                        }
+                    }
+                }
+                w.flows[id as usize].round = f.round;
+                w.flows[id as usize].gate = gate;
             }
-            for s in plan.sources {
-                let src = HostId(s.src);
-                let rate = w.fabric.port(w.fabric.host_port(src)).rate;
-                let service = rate.tx_time(wire.wire_bytes(s.packet_size));
-                let mean_gap = SimDuration::from_ps_f64(service.ps() as f64 / s.load);
-                let id = w.sources.len() as u32;
-                w.active_sources += 1;
-                let mut rng = RngStream::new(seed, wi as u64, sim_core::rng::purpose::ARRIVALS);
-                let first = SimTime::ZERO + s.start + rng.exp_duration(mean_gap);
-                let sport = w.ephemeral_port(src);
-                w.sources.push(Source {
-                    workload: wi,
-                    src,
-                    sport,
-                    dst: HostId(s.dst),
-                    size_bytes: s.packet_size,
-                    priority: spec.priority(),
-                    mean_gap,
-                    stop: s.stop.map_or(SimTime::MAX, |d| SimTime::ZERO + d),
-                    remaining: s.packets.unwrap_or(u64::MAX),
-                    rng,
-                    sent: 0,
-                    received: 0,
-                    delay_sum_ps: 0,
-                });
-                w.schedule_arrival(id, first);
+            for s in &plan.sources {
+                w.add_source(wi, s, spec.priority(), wire);
             }
         }
         Ok(w)
@@ -335,7 +348,7 @@ impl World {
         src: HostId,
         dst: HostId,
         size: Option<u64>,
-        at: SimTime,
+        at: Option<SimTime>,
         stop: Option<SimTime>,
     ) {
         let id = self.flows.len() as u32;
@@ -354,13 +367,17 @@ impl World {
             sender: TcpSender::new(addr, size.unwrap_or(u64::MAX - 2), &sc.transport),
             size,
             receiver: TcpReceiver::new(addr, &sc.transport),
-            start: at,
+            start: at.unwrap_or(SimTime::MAX),
+            round: 0,
+            gate: None,
             received_at: None,
             ready: false,
             done: false,
             timers: [None, None],
         });
-        self.q.schedule(at, Event::FlowStart(id));
+        if let Some(at) = at {
+            self.q.schedule(at, Event::FlowStart(id));
+        }
         if let Some(t) = stop {
             self.q.schedule(t, Event::FlowStop(id));
         }
@@ -387,16 +404,6 @@ impl World {
             port + 1
         };
         port
-    }
-
-    /// Schedules a source's next arrival, or counts the source out.
-    fn schedule_arrival(&mut self, id: u32, at: SimTime) {
-        let s = &self.sources[id as usize];
-        if s.remaining > 0 && at <= s.stop {
-            self.q.schedule(at, Event::Arrival(id));
-        } else {
-            self.active_sources -= 1;
-        }
     }
 
     /// Whether traffic remains: a packet in the network, a flow not yet
@@ -494,7 +501,7 @@ impl World {
     #[inline]
     fn dispatch(&mut self, now: SimTime, ev: Event) {
         let live = match ev {
-            Event::Timer { .. } | Event::Sample | Event::GoodputSample => false,
+            Event::Timer { .. } | Event::Sample | Event::GoodputSample | Event::RttSample => false,
             Event::Net(NetEvent::IngressTimer(p)) => self.fabric.ingress_timer_due(p, now),
             _ => true,
         };
@@ -550,32 +557,41 @@ impl World {
             Event::Arrival(s) => self.on_arrival(now, s),
             Event::Sample => self.sample(now),
             Event::GoodputSample => self.sample_goodput(now),
+            Event::RttSample => self.sample_rtt(now),
         }
     }
 
     fn on_host_packet(&mut self, now: SimTime, host: HostId, p: &Packet) {
         debug_assert_eq!(host, p.dst);
         if p.protocol == Protocol::Udp {
-            let s = &mut self.sources[p.flow.idx()];
-            s.received += 1;
-            s.delay_sum_ps += now.since(p.created_at).ps() as u128;
+            self.on_source_packet(now, p);
             return;
         }
         let f = p.flow.0;
         let fl = &mut self.flows[f as usize];
         if p.reverse {
             fl.sender.on_packet(now, p, &mut self.scratch);
+            if let Some(rtt) = fl.sender.take_rtt_sample() {
+                self.metrics.rtt(fl.workload, rtt);
+            }
             self.flush();
             self.after_sender(now, f);
         } else {
+            if p.payload_bytes > 0 {
+                self.metrics.one_way(fl.workload, now.since(p.created_at));
+            }
             fl.receiver.on_packet(now, p, &mut self.scratch);
-            if fl.received_at.is_none()
-                && fl.size.is_some_and(|s| fl.receiver.bytes_received() >= s)
-            {
+            let gate = fl.gate;
+            let received = fl.received_at.is_none()
+                && fl.size.is_some_and(|s| fl.receiver.bytes_received() >= s);
+            if received {
                 fl.received_at = Some(now);
             }
             self.flush();
             self.arm(f, true);
+            if let (true, Some(g)) = (received, gate) {
+                self.round_flow_received(now, g);
+            }
         }
     }
 
@@ -650,28 +666,5 @@ impl World {
                 self.q.schedule(at, Event::Timer { flow: f, receiver });
             }
         }
-    }
-
-    fn on_arrival(&mut self, now: SimTime, id: u32) {
-        let s = &mut self.sources[id as usize];
-        s.sent += 1;
-        s.remaining -= 1;
-        let pkt = Packet {
-            flow: FlowId(id),
-            src: s.src,
-            dst: s.dst,
-            sport: s.sport,
-            dport: 9,
-            size_bytes: s.size_bytes,
-            payload_bytes: s.size_bytes - net::packet::UDP_IP_HEADER_BYTES,
-            protocol: Protocol::Udp,
-            priority: s.priority,
-            created_at: now,
-            ..Packet::default()
-        };
-        let next = now + s.rng.exp_duration(s.mean_gap);
-        let src = s.src;
-        self.fabric.host_send(src, pkt, &mut self.q);
-        self.schedule_arrival(id, next);
     }
 }

@@ -25,4 +25,5 @@ mod switch_invariants;
 mod tcp_throughput;
 mod topologies;
 mod viq_invariants;
+mod workload_kinds;
 mod workloads;

@@ -30,6 +30,11 @@ pub mod purpose {
     /// A `flows` workload's arrivals, receivers and sizes (component:
     /// workload index x 2^32 + sending host).
     pub const FLOWS: u64 = 5;
+    /// A `permutation` workload's derangement (component: workload index).
+    pub const PERMUTATION: u64 = 6;
+    /// A `shuffle` workload's flow order and arrivals (component: workload
+    /// index x 2^32 + sending host).
+    pub const SHUFFLE: u64 = 7;
     /// MQ-ECN's random marking (component: port id).
     pub const MQ_ECN: u64 = 0x4d_51;
     /// RED's random marking or dropping (component: port id).

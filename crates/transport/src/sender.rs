@@ -32,7 +32,7 @@ use crate::rtt::RttEstimator;
 use crate::{Emit, FlowAddr, wscale_for};
 use net::packet::WSCALE_NONE;
 use net::{Ecn, Packet, TcpFlags};
-use sim_core::SimTime;
+use sim_core::{SimDuration, SimTime};
 
 /// Where the sender is in the connection's life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,6 +102,8 @@ pub struct TcpSender {
     ecn_recover: u64,
     syn_timed_out: bool,
     rtt: RttEstimator,
+    /// The last RTT sample not yet taken by [`TcpSender::take_rtt_sample`].
+    rtt_sample: Option<SimDuration>,
     backoff: u32,
     rto_at: Option<SimTime>,
     persist_at: Option<SimTime>,
@@ -146,6 +148,7 @@ impl TcpSender {
             ecn_recover: 0,
             syn_timed_out: false,
             rtt: RttEstimator::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max),
+            rtt_sample: None,
             backoff: 0,
             rto_at: None,
             persist_at: None,
@@ -301,7 +304,7 @@ impl TcpSender {
             self.our_wscale = 0;
         }
         self.peer_wnd = pkt.window as u64; // RFC 7323 2.2: never scaled on a SYN
-        self.rtt.on_sample(now.since(pkt.ts_ecr));
+        self.on_rtt_sample(now.since(pkt.ts_ecr));
         self.backoff = 0;
         self.rto_at = None;
         if self.syn_timed_out {
@@ -368,7 +371,7 @@ impl TcpSender {
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.dupacks = 0;
-        self.rtt.on_sample(now.since(pkt.ts_ecr));
+        self.on_rtt_sample(now.since(pkt.ts_ecr));
         self.backoff = 0;
         let was_in_recovery = self.in_recovery;
         if self.in_recovery {
@@ -532,7 +535,18 @@ impl TcpSender {
     pub fn size_bytes(&self) -> u64 {
         self.data_end - 1
     }
-    /// Counters.
+    /// The RTT sample the last packet gave (RFC 7323 timestamps: one per
+    /// ACK of new data, and the SYN-ACK's), if any; taking it clears it.
+    pub fn take_rtt_sample(&mut self) -> Option<SimDuration> {
+        self.rtt_sample.take()
+    }
+
+    fn on_rtt_sample(&mut self, rtt: SimDuration) {
+        self.rtt.on_sample(rtt);
+        self.rtt_sample = Some(rtt);
+    }
+
+    /// Counters of what the sender did.
     pub fn stats(&self) -> SenderStats {
         self.stats
     }

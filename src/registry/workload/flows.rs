@@ -185,6 +185,9 @@ impl Flows {
 }
 
 impl Workload for Flows {
+    fn kind(&self) -> &'static str {
+        "flows"
+    }
     fn priority(&self) -> u8 {
         self.priority
     }
@@ -231,13 +234,11 @@ impl Workload for Flows {
                 start: SimDuration::from_ps(t),
                 start_jitter: SimDuration::ZERO,
                 stop: None,
+                round: 0,
             });
             next.push(Reverse((t.saturating_add(rng.exp_duration(*gap).ps()), i)));
         }
-        Plan {
-            flows,
-            sources: Vec::new(),
-        }
+        Plan::of_flows(flows)
     }
     fn load(&self, plan: &Plan, env: &PlanEnv<'_>) -> Option<Load> {
         let end = match (self.stop, plan.flows.last()) {

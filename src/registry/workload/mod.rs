@@ -12,6 +12,11 @@ use std::sync::Arc;
 
 pub mod cdf;
 mod flows;
+mod incast;
+mod long_flows;
+mod permutation;
+mod ping;
+mod shuffle;
 
 /// A flow a workload asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +34,8 @@ pub struct FlowPlan {
     pub start_jitter: SimDuration,
     /// When its application stops sending new data.
     pub stop: Option<SimDuration>,
+    /// Its round (incast rounds; 0 for workloads without rounds).
+    pub round: u32,
 }
 
 /// An open-loop packet source a workload asks for.
@@ -40,14 +47,33 @@ pub struct SourcePlan {
     pub dst: u32,
     /// IP bytes per packet.
     pub packet_size: u32,
-    /// Offered load, a fraction of the source's link rate on the wire.
-    pub load: f64,
     /// Earliest first arrival.
     pub start: SimDuration,
     /// No arrival after this.
     pub stop: Option<SimDuration>,
     /// At most this many packets.
     pub packets: Option<u64>,
+    /// How arrivals are spaced.
+    pub gaps: Gaps,
+    /// The receiver echoes every packet back at once (`ping`), and the
+    /// source records each packet's round-trip time.
+    pub echo: bool,
+}
+
+/// How a packet source spaces its packets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Gaps {
+    /// Exponential gaps offering `load`, a fraction of the source's link
+    /// rate on the wire; the first arrival one gap after `start`.
+    Poisson {
+        /// The offered load, 0 < load < 1.
+        load: f64,
+    },
+    /// One packet every `interval`, the first at `start`.
+    Periodic {
+        /// The gap between packets.
+        interval: SimDuration,
+    },
 }
 
 /// What one workload creates, in order.
@@ -57,10 +83,27 @@ pub struct Plan {
     pub flows: Vec<FlowPlan>,
     /// Its packet sources.
     pub sources: Vec<SourcePlan>,
+    /// How many rounds its flows form (0: it has no rounds).
+    pub rounds: u32,
+    /// Rounds are closed-loop: a round's flows start once every flow of
+    /// the previous round is received, their `start` counting from then.
+    pub closed_loop: bool,
+}
+
+impl Plan {
+    /// A plan of flows only, without rounds.
+    pub fn of_flows(flows: Vec<FlowPlan>) -> Plan {
+        Plan {
+            flows,
+            ..Plan::default()
+        }
+    }
 }
 
 /// A workload kind's config.
 pub trait Workload: Debug + Send + Sync {
+    /// Its `kind` as written.
+    fn kind(&self) -> &'static str;
     /// The service class (packet priority 0..8) of its packets.
     fn priority(&self) -> u8;
     /// Checks it against a topology of `hosts` hosts: the key at fault and why.
@@ -200,6 +243,31 @@ fn check_host(key: &str, h: u32, hosts: u32) -> Result<(), (String, String)> {
     Ok(())
 }
 
+/// The hosts of `set` in the order given, each at most once and all in the
+/// topology, at least `min` of them.
+fn distinct_hosts(
+    key: &str,
+    set: &HostSet,
+    hosts: u32,
+    min: usize,
+) -> Result<Vec<u32>, (String, String)> {
+    if let Some(h) = set.max() {
+        check_host(key, h, hosts)?;
+    }
+    let list: Vec<u32> = set.iter().collect();
+    let mut seen = vec![false; hosts as usize];
+    for &h in &list {
+        if std::mem::replace(&mut seen[h as usize], true) {
+            return Err((key.into(), format!("host {h} is listed twice")));
+        }
+    }
+    if list.len() < min {
+        let msg = format!("{} hosts given: at least {min} are needed", list.len());
+        return Err((key.into(), msg));
+    }
+    Ok(list)
+}
+
 fn check_size(key: &str, size: Bytes) -> Result<(), (String, String)> {
     if size.0 == 0 {
         return Err((key.into(), "a flow size must be positive".into()));
@@ -236,127 +304,6 @@ fn priority_zero() -> u8 {
     0
 }
 
-/// `kind = "incast"`: many senders to one receiver, all starting together.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Incast {
-    receiver: u32,
-    senders: HostSet,
-    size: Bytes,
-    #[serde(default)]
-    start: SimDuration,
-    #[serde(default)]
-    start_jitter: SimDuration,
-    #[serde(default = "priority_zero")]
-    priority: u8,
-}
-
-impl Workload for Incast {
-    fn priority(&self) -> u8 {
-        self.priority
-    }
-    fn check(&self, hosts: u32) -> Result<(), (String, String)> {
-        check_host("receiver", self.receiver, hosts)?;
-        match self.senders.max() {
-            None => return Err(("senders".into(), "no senders".into())),
-            Some(h) if h >= hosts => return Err(host_missing("senders", h, hosts)),
-            Some(_) => {}
-        }
-        if self.senders.contains(self.receiver) {
-            let msg = format!("host {} is both a sender and the receiver", self.receiver);
-            return Err(("senders".into(), msg));
-        }
-        start_plus_jitter(self.start, self.start_jitter)?;
-        check_size("size", self.size)
-    }
-    fn endless(&self) -> Option<&'static str> {
-        None
-    }
-    fn plan(&self, _env: &PlanEnv<'_>) -> Plan {
-        let flows = self
-            .senders
-            .iter()
-            .map(|h| FlowPlan {
-                src: h,
-                dst: self.receiver,
-                size: Some(self.size.0),
-                start: self.start,
-                start_jitter: self.start_jitter,
-                stop: None,
-            })
-            .collect();
-        Plan {
-            flows,
-            sources: Vec::new(),
-        }
-    }
-}
-
-/// `kind = "long-flows"`: flows between given pairs.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LongFlows {
-    pairs: Vec<Vec<u32>>,
-    #[serde(default)]
-    start: SimDuration,
-    #[serde(default)]
-    start_jitter: SimDuration,
-    stop: Option<SimDuration>,
-    size: Option<Bytes>,
-    #[serde(default = "priority_zero")]
-    priority: u8,
-}
-
-impl Workload for LongFlows {
-    fn priority(&self) -> u8 {
-        self.priority
-    }
-    fn check(&self, hosts: u32) -> Result<(), (String, String)> {
-        if self.pairs.is_empty() {
-            return Err(("pairs".into(), "no pairs".into()));
-        }
-        for (i, p) in self.pairs.iter().enumerate() {
-            let key = format!("pairs[{i}]");
-            let &[a, b] = p.as_slice() else {
-                let msg = format!("{p:?} has {} hosts: a pair is [src, dst]", p.len());
-                return Err((key, msg));
-            };
-            check_host(&key, a, hosts)?;
-            check_host(&key, b, hosts)?;
-            if a == b {
-                return Err((key, format!("pair [{a}, {b}] sends from a host to itself")));
-            }
-        }
-        if let Some(s) = self.size {
-            check_size("size", s)?;
-        }
-        let latest = start_plus_jitter(self.start, self.start_jitter)?;
-        check_stop(latest, self.stop)
-    }
-    fn endless(&self) -> Option<&'static str> {
-        (self.stop.is_none() && self.size.is_none())
-            .then_some("long flows with neither stop nor size")
-    }
-    fn plan(&self, _env: &PlanEnv<'_>) -> Plan {
-        let flows = self
-            .pairs
-            .iter()
-            .map(|p| FlowPlan {
-                src: p[0],
-                dst: p[1],
-                size: self.size.map(|b| b.0),
-                start: self.start,
-                start_jitter: self.start_jitter,
-                stop: self.stop,
-            })
-            .collect();
-        Plan {
-            flows,
-            sources: Vec::new(),
-        }
-    }
-}
-
 fn default_packet_size() -> Bytes {
     Bytes(1500)
 }
@@ -380,6 +327,9 @@ pub struct PoissonPackets {
 }
 
 impl Workload for PoissonPackets {
+    fn kind(&self) -> &'static str {
+        "poisson-packets"
+    }
     fn priority(&self) -> u8 {
         self.priority
     }
@@ -415,11 +365,13 @@ impl Workload for PoissonPackets {
                 src: self.src,
                 dst: self.dst,
                 packet_size: self.packet_size.0 as u32,
-                load: self.load,
                 start: self.start,
                 stop: self.stop,
                 packets: self.packets,
+                gaps: Gaps::Poisson { load: self.load },
+                echo: false,
             }],
+            ..Plan::default()
         }
     }
 }
@@ -464,22 +416,54 @@ pub static FAMILY: Family<Spec> = Family {
     table: "workload",
     default: None,
     kinds: &[
-        row("incast", "many senders to one receiver, starting together (up to start_jitter)", "", &[
+        row("incast", "many senders to one receiver, starting together (up to start_jitter), in rounds", "R-AQM VI-B", &[
             key("receiver", "required", "host", "the receiving host"),
             key("senders", "required", "hosts", "the senders: [1, 2, 3] or \"1-16\""),
-            key("size", "required", "size", "bytes each sender sends"),
-            key("start", "0s", "duration", "when every flow starts"),
+            key("size", "required", "size", "bytes each sender sends per round"),
+            key("start", "0s", "duration", "when the first round starts"),
             START_JITTER,
+            key("rounds", "1", "integer", "rounds, each with new connections"),
+            key("interval", "none", "duration", "open loop: round r starts at start + r x interval"),
+            key("round_gap", "0s", "duration", "closed loop (without interval): the next round starts this long after the receiver has all of the last"),
             PRIORITY,
-        ], parse::<Incast>),
-        row("long-flows", "flows between given pairs, bounded by size or stop", "", &[
-            key("pairs", "required", "[[src, dst], ...]", "the flows' hosts"),
+        ], parse::<incast::Incast>),
+        row("long-flows", "flows between given pairs, bounded by size or stop, together or each on its own schedule", "FairQ Fig. 2", &[
+            key("pairs", "none", "[[src, dst], ...]", "the flows' hosts, sharing start, stop and size (or give schedule)"),
+            key("schedule", "none", "[{ src, dst, start, stop, size }, ...]", "each flow with its own times; absent keys are the workload's"),
             key("start", "0s", "duration", "when the flows start"),
             START_JITTER,
             key("stop", "none", "duration", "when the flows stop sending new data"),
             key("size", "none", "size", "bytes per flow (absent: unbounded)"),
             PRIORITY,
-        ], parse::<LongFlows>),
+        ], parse::<long_flows::LongFlows>),
+        row("shuffle", "all-to-all: per ordered pair one elephant and K mice", "R-AQM VI-C", &[
+            key("hosts", "required", "hosts", "the hosts; each sends to every other"),
+            key("elephant_size", "500KB", "size", "the elephant of each pair"),
+            key("mice", "50", "integer", "mice per pair (K)"),
+            key("mouse_size", "5KB", "size", "each mouse"),
+            key("load", "none", "fraction", "flows arrive per sender in random order as a Poisson process at this load (absent: all at start)"),
+            key("start", "0s", "duration", "when flows start (or arrivals begin, with load)"),
+            START_JITTER,
+            PRIORITY,
+        ], parse::<shuffle::Shuffle>),
+        row("permutation", "each host sends to exactly one other and receives from one (a seeded derangement)", "", &[
+            key("hosts", "required", "hosts", "the hosts, at least 2"),
+            key("size", "none", "size", "bytes per flow (absent: unbounded, until stop)"),
+            key("start", "0s", "duration", "when the flows start"),
+            START_JITTER,
+            key("stop", "none", "duration", "when the flows stop sending new data"),
+            PRIORITY,
+        ], parse::<permutation::Permutation>),
+        row("ping", "echo probes at a fixed interval, each RTT recorded", "MQ-ECN 2, 6", &[
+            key("src", "required", "host", "the probing host"),
+            key("dst", "required", "host", "the host that echoes"),
+            key("interval", "required", "duration", "time between probes"),
+            key("packet_size", "84B", "size", "IP size of a probe and its reply (Linux ping's default)"),
+            key("start", "0s", "duration", "the first probe"),
+            key("stop", "none", "duration", "no probe after this"),
+            key("count", "none", "integer", "send this many probes"),
+            PRIORITY,
+        ], parse::<ping::Ping>),
         row("poisson-packets", "open-loop packets with exponential gaps (M/D/1 input)", "", &[
             key("src", "required", "host", "the sending host"),
             key("dst", "required", "host", "the receiving host"),
