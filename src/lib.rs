@@ -7,6 +7,8 @@
 
 /// The memory estimate of a run and its limit.
 pub mod memory;
+/// Figures (PNG and SVG) of runs and sweeps.
+pub mod plot;
 /// Progress bars and lines on the terminal.
 pub mod progress;
 /// The plugin registries: one table per family, a row per kind.

@@ -36,6 +36,9 @@ enum Command {
         /// (default: 3/4 of this machine's memory).
         #[arg(long, value_name = "SIZE", value_parser = parse_size)]
         max_memory: Option<u64>,
+        /// Do not draw the run's figures into OUT/plots/.
+        #[arg(long)]
+        no_plots: bool,
     },
     /// Check a scenario (with any overrides) without running it.
     Validate {
@@ -70,6 +73,10 @@ enum Command {
         /// may use 1/j of it (default: 3/4 of this machine's memory).
         #[arg(long, value_name = "SIZE", value_parser = parse_size)]
         max_memory: Option<u64>,
+        /// Do not draw the sweep's figures into OUT/plots/ (a shard never
+        /// does: plot after merging).
+        #[arg(long)]
+        no_plots: bool,
     },
     /// Join the folders of a sweep's shards into one with a single sweep.csv.
     Merge {
@@ -79,12 +86,55 @@ enum Command {
         /// The merged folder (may be one of the shards' folders).
         #[arg(long)]
         out: PathBuf,
+        /// Do not draw the sweep's figures into OUT/plots/.
+        #[arg(long)]
+        no_plots: bool,
+    },
+    /// Draw the figures of run or sweep folders into DIR/plots/ (PNG and SVG).
+    Plot {
+        /// Folders written by `dcnsim run`, `sweep` or `merge`.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Which files: png, svg or both.
+        #[arg(long, default_value = "both", value_parser = parse_formats)]
+        format: dcnsim::plot::Formats,
     },
     /// List every plugin kind with its keys, defaults, units and paper section.
     List {
         /// Only this family: topology, scheduler, aqm, ingress, transport, workload.
         family: Option<String>,
     },
+}
+
+/// A `--format` value.
+fn parse_formats(text: &str) -> Result<dcnsim::plot::Formats, String> {
+    let (png, svg) = match text {
+        "png" => (true, false),
+        "svg" => (false, true),
+        "both" => (true, true),
+        _ => return Err(format!("'{text}' is not a format: choose png, svg or both")),
+    };
+    Ok(dcnsim::plot::Formats { png, svg })
+}
+
+/// Draws a result folder's figures after `run`, `sweep` or `merge`: a
+/// failure is reported, but the results are already written and stand.
+fn plot_after(dir: &Path) {
+    match dcnsim::plot::plot_dir(dir, dcnsim::plot::Formats::BOTH) {
+        Ok(files) => {
+            let figures = files
+                .iter()
+                .filter(|f| f.extension().is_some_and(|e| e == "png"));
+            println!(
+                "  plots             {} figures in {}",
+                figures.count(),
+                dir.join("plots").display()
+            );
+        }
+        Err(e) => {
+            eprintln!("warning: the results are written, but drawing their figures failed: {e}")
+        }
+    }
 }
 
 /// A `--max-memory` value: a size with a unit, as in scenario files.
@@ -140,7 +190,8 @@ fn run() -> Result<()> {
             seed,
             set,
             max_memory,
-        } => run_one(scenario, out, seed, &set, max_memory),
+            no_plots,
+        } => run_one(scenario, out, seed, &set, max_memory, no_plots),
         Command::Validate {
             scenario,
             set,
@@ -165,8 +216,13 @@ fn run() -> Result<()> {
             shard,
             dry_run,
             max_memory,
-        } => sweep(&file, jobs, out, shard, dry_run, max_memory),
-        Command::Merge { dirs, out } => {
+            no_plots,
+        } => sweep(&file, jobs, out, shard, dry_run, max_memory, no_plots),
+        Command::Merge {
+            dirs,
+            out,
+            no_plots,
+        } => {
             let m = dcnsim::sweep::merge::merge(&dirs, &out)?;
             println!(
                 "merged {} runs into {} ({} run folders copied)",
@@ -174,6 +230,21 @@ fn run() -> Result<()> {
                 out.join("sweep.csv").display(),
                 m.copied
             );
+            if !no_plots {
+                plot_after(&out);
+            }
+            Ok(())
+        }
+        Command::Plot { dirs, format } => {
+            for dir in &dirs {
+                let files = dcnsim::plot::plot_dir(dir, format)?;
+                println!(
+                    "{}: {} files in {}",
+                    dir.display(),
+                    files.len(),
+                    dir.join("plots").display()
+                );
+            }
             Ok(())
         }
         Command::List { family } => {
@@ -197,6 +268,7 @@ fn sweep(
     shard: Option<dcnsim::sweep::Shard>,
     dry_run: bool,
     max_memory: Option<u64>,
+    no_plots: bool,
 ) -> Result<()> {
     use dcnsim::sweep::{Options, Shard, Sweep, exec};
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -281,6 +353,9 @@ fn sweep(
     if !report.failed.is_empty() {
         anyhow::bail!("{} runs failed", report.failed.len());
     }
+    if !no_plots && shard == Shard::ALL {
+        plot_after(&out);
+    }
     Ok(())
 }
 
@@ -290,6 +365,7 @@ fn run_one(
     seed: Option<u64>,
     set: &[String],
     max_memory: Option<u64>,
+    no_plots: bool,
 ) -> Result<()> {
     let Checked {
         sc, seed, planned, ..
@@ -323,6 +399,9 @@ fn run_one(
             .map_or("n/a".into(), dcnsim::memory::human)
     );
     println!("  results           {}", dir.display());
+    if !no_plots {
+        plot_after(&dir);
+    }
     use dcnsim::world::StopReason;
     match stop {
         StopReason::EventLimit => {

@@ -269,6 +269,7 @@ pub fn manifest(sweep: &Sweep) -> Vec<u8> {
         "base": sweep.base.display().to_string(),
         "axes": sweep.axis_keys().collect::<Vec<_>>(),
         "cases": sweep.cases(),
+        "plots": sweep.plots,
         "runs": sweep.runs,
     });
     serde_json::to_vec_pretty(&v).expect("plain data serialises")

@@ -21,6 +21,7 @@
 //! grid point (axes in the order of their keys, sorted; the last axis
 //! varies fastest), then seed.
 
+use crate::plot::PlotSpec;
 use crate::scenario::ScenarioError;
 use crate::scenario::error::Source;
 use serde::Deserialize;
@@ -44,8 +45,8 @@ pub struct Sweep {
     pub axes: Vec<(String, Vec<toml::Value>)>,
     /// Every run, in order.
     pub runs: Vec<Run>,
-    /// The `[[plot]]` tables, as written (read by the plot module).
-    pub plots: Vec<toml::Value>,
+    /// The `[[plot]]` tables, checked against the axes.
+    pub plots: Vec<PlotSpec>,
 }
 
 /// One run of a sweep.
@@ -70,7 +71,7 @@ pub struct Run {
 struct FileDoc {
     sweep: SweepDoc,
     #[serde(default)]
-    plot: Vec<toml::Value>,
+    plot: Vec<PlotSpec>,
 }
 
 #[derive(Deserialize)]
@@ -219,6 +220,12 @@ impl Sweep {
                 }
             }
         }
+        let axis_keys: Vec<&str> = s.grid.keys().map(String::as_str).collect();
+        for (i, p) in doc.plot.iter().enumerate() {
+            p.check(&axis_keys).map_err(|(k, m)| {
+                src.error(find_plot_key(text, i, &k), &format!("plot[{i}].{k}"), m)
+            })?;
+        }
         let axes: Vec<(String, Vec<toml::Value>)> = s.grid.into_iter().collect();
         let points = axes
             .iter()
@@ -354,6 +361,32 @@ fn check_key(key: &str) -> Result<(), String> {
 
 /// The span of the first line that sets `key`, for errors serde does not
 /// locate.
+/// The span of `key` in the `i`th `[[plot]]` table, else of its header.
+fn find_plot_key(text: &str, i: usize, key: &str) -> Option<std::ops::Range<usize>> {
+    let mut offset = 0;
+    let mut seen = 0;
+    let mut header = None;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim();
+        if t.starts_with('[') {
+            if header.is_some() {
+                break;
+            }
+            if t == "[[plot]]" {
+                if seen == i {
+                    header = Some(offset..offset + t.len());
+                }
+                seen += 1;
+            }
+        } else if header.is_some() && t.split('=').next().unwrap_or("").trim() == key {
+            let start = offset + (line.len() - line.trim_start().len());
+            return Some(start..start + key.len());
+        }
+        offset += line.len();
+    }
+    header
+}
+
 fn find_key(text: &str, key: &str) -> Option<std::ops::Range<usize>> {
     let mut offset = 0;
     for line in text.split_inclusive('\n') {

@@ -11,6 +11,7 @@ mod incast_collapse;
 mod limits;
 mod outputs;
 mod overrides;
+mod plots;
 mod ports_csv;
 mod queue_md1;
 mod queue_sampling;

@@ -10,10 +10,12 @@ const INCAST: &str = "[topology]\nkind = \"star\"\nhosts = 17\nlink_rate = \"10G
 [switch]\nbuffer = \"300pkt\"\n[switch.aqm]\nkind = \"step-ecn\"\nk = \"65pkt\"\n[transport]\ncc = \"dctcp\"\n\
 [[workload]]\nkind = \"incast\"\nreceiver = 0\nsenders = \"1-16\"\nsize = \"1MB\"\n[output]\n";
 
-/// Every file of a folder, sorted, with its bytes.
+/// Every file of a folder (not its `plots/`, drawn from them), sorted,
+/// with its bytes.
 fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut v: Vec<_> = std::fs::read_dir(dir)
         .expect("folder")
+        .filter(|e| e.as_ref().is_ok_and(|e| e.path().is_file()))
         .map(|e| {
             let e = e.expect("entry");
             let bytes = std::fs::read(e.path()).expect("file");

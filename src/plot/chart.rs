@@ -1,0 +1,422 @@
+//! One figure: lines of points (with optional error bars) on linear or log
+//! axes, rendered with plotters to PNG and SVG.
+//!
+//! Sized for a paper's column: 1050 x 700 px, which is 3.5 in at 300 dpi,
+//! with 30 px labels (7 pt at that width). The legend sits in a strip to
+//! the right of the plot area, never over data. Text is drawn with the
+//! DejaVu Sans file compiled into the binary (`assets/fonts/`), so a figure
+//! renders the same on every machine without a system font library.
+
+use image::ImageEncoder;
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+/// Figure width and height in pixels.
+pub const SIZE: (u32, u32) = (1050, 700);
+const FONT: &str = "sans-serif";
+const LABEL_PX: u32 = 30;
+const TICK_PX: u32 = 26;
+const TITLE_PX: u32 = 32;
+
+/// Okabe and Ito's colour-blind-safe palette (black moved last).
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(240, 228, 66),
+    RGBColor(0, 0, 0),
+];
+
+/// The x axis.
+#[derive(Debug, Clone, PartialEq)]
+pub enum XAxis {
+    /// Numbers, with a label naming the unit.
+    Numeric {
+        /// The axis label.
+        label: String,
+        /// Log scale (non-positive values are left out).
+        log: bool,
+    },
+    /// Named positions 0, 1, 2, ... (a swept value that is not a number).
+    Categories {
+        /// The axis label.
+        label: String,
+        /// The name of each position.
+        names: Vec<String>,
+    },
+}
+
+/// One point; `err` is the (low, high) end of its error bar.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Point {
+    /// x (a category's position for categorical axes).
+    pub x: f64,
+    /// y.
+    pub y: f64,
+    /// The error bar's ends, if any.
+    pub err: Option<(f64, f64)>,
+}
+
+/// How a series is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// A line through the points (time series, CDFs).
+    Line,
+    /// A line with a marker at each point (a metric against a swept value).
+    Markers,
+}
+
+/// One line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// Its name in the legend (a chart of one unnamed series has no legend).
+    pub name: String,
+    /// Its points, in drawing order.
+    pub points: Vec<Point>,
+}
+
+/// One figure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chart {
+    /// The title above the plot.
+    pub title: String,
+    /// The x axis.
+    pub x: XAxis,
+    /// The y axis label, with its unit.
+    pub y_label: String,
+    /// Log y (non-positive values are left out).
+    pub y_log: bool,
+    /// How the series are drawn.
+    pub style: Style,
+    /// The lines.
+    pub series: Vec<Series>,
+}
+
+/// Which files to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Formats {
+    /// `NAME.png`.
+    pub png: bool,
+    /// `NAME.svg`.
+    pub svg: bool,
+}
+
+impl Formats {
+    /// Both.
+    pub const BOTH: Formats = Formats {
+        png: true,
+        svg: true,
+    };
+}
+
+/// A figure could not be drawn or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ChartError {
+    /// Drawing failed.
+    #[error("drawing {file}: {why}")]
+    Draw {
+        /// The file.
+        file: PathBuf,
+        /// What plotters said.
+        why: String,
+    },
+    /// Writing failed.
+    #[error("writing {file}: {source}")]
+    Io {
+        /// The file.
+        file: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// Registers the embedded font once per process.
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        static DEJAVU: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+        plotters::style::register_font(FONT, FontStyle::Normal, DEJAVU)
+            .unwrap_or_else(|_| panic!("the embedded font is a valid TrueType file"));
+    });
+}
+
+impl Chart {
+    /// Whether it has anything to draw.
+    pub fn is_empty(&self) -> bool {
+        self.series.iter().all(|s| s.points.is_empty())
+    }
+
+    /// Renders to `stem.png` and/or `stem.svg` (each written atomically);
+    /// returns the files written.
+    pub fn render(&self, stem: &Path, formats: Formats) -> Result<Vec<PathBuf>, ChartError> {
+        register_font();
+        let mut written = Vec::new();
+        if formats.svg {
+            let file = stem.with_extension("svg");
+            let mut text = String::new();
+            {
+                let root = SVGBackend::with_string(&mut text, SIZE).into_drawing_area();
+                self.draw(&root).map_err(|why| ChartError::Draw {
+                    file: file.clone(),
+                    why,
+                })?;
+            }
+            write(&file, text.as_bytes())?;
+            written.push(file);
+        }
+        if formats.png {
+            let file = stem.with_extension("png");
+            let mut rgb = vec![0u8; (SIZE.0 * SIZE.1 * 3) as usize];
+            {
+                let root = BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area();
+                self.draw(&root).map_err(|why| ChartError::Draw {
+                    file: file.clone(),
+                    why,
+                })?;
+            }
+            let mut png = Vec::new();
+            image::codecs::png::PngEncoder::new(&mut png)
+                .write_image(&rgb, SIZE.0, SIZE.1, image::ColorType::Rgb8)
+                .map_err(|e| ChartError::Draw {
+                    file: file.clone(),
+                    why: e.to_string(),
+                })?;
+            write(&file, &png)?;
+            written.push(file);
+        }
+        Ok(written)
+    }
+
+    /// The points that can be drawn (positive where an axis is log).
+    fn drawable(&self, p: &Point) -> bool {
+        let x_log = matches!(self.x, XAxis::Numeric { log: true, .. });
+        p.x.is_finite() && p.y.is_finite() && (!x_log || p.x > 0.0) && (!self.y_log || p.y > 0.0)
+    }
+
+    /// The data's range on each axis, padded.
+    fn ranges(&self) -> ((f64, f64), (f64, f64)) {
+        let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+        for p in self.series.iter().flat_map(|s| &s.points) {
+            if !self.drawable(p) {
+                continue;
+            }
+            x0 = x0.min(p.x);
+            x1 = x1.max(p.x);
+            let (lo, hi) = p.err.unwrap_or((p.y, p.y));
+            y0 = y0
+                .min(p.y)
+                .min(if self.y_log && lo <= 0.0 { p.y } else { lo });
+            y1 = y1.max(p.y).max(hi);
+        }
+        if x0 > x1 {
+            (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+        }
+        let x = match &self.x {
+            XAxis::Categories { names, .. } => (-0.5, names.len().max(1) as f64 - 0.5),
+            XAxis::Numeric { log: true, .. } => pad_log(x0, x1),
+            XAxis::Numeric { log: false, .. } => pad_linear(x0, x1, false),
+        };
+        let y = if self.y_log {
+            pad_log(y0, y1)
+        } else {
+            pad_linear(y0, y1, true)
+        };
+        (x, y)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let ((x0, x1), (y0, y1)) = self.ranges();
+        let x_log = matches!(self.x, XAxis::Numeric { log: true, .. });
+        match (x_log, self.y_log) {
+            (false, false) => self.draw_in(root, x0..x1, y0..y1),
+            (true, false) => self.draw_in(root, (x0..x1).log_scale(), y0..y1),
+            (false, true) => self.draw_in(root, x0..x1, (y0..y1).log_scale()),
+            (true, true) => self.draw_in(root, (x0..x1).log_scale(), (y0..y1).log_scale()),
+        }
+        .map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())
+    }
+
+    fn draw_in<DB, X, Y>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        x: X,
+        y: Y,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+    where
+        DB: DrawingBackend,
+        X: AsRangedCoord<Value = f64>,
+        Y: AsRangedCoord<Value = f64>,
+        X::CoordDescType: ValueFormatter<f64>,
+        Y::CoordDescType: ValueFormatter<f64>,
+    {
+        let named: Vec<&Series> = self.series.iter().filter(|s| !s.name.is_empty()).collect();
+        let legend_px = if named.is_empty() {
+            0
+        } else {
+            let longest = named
+                .iter()
+                .map(|s| s.name.chars().count())
+                .max()
+                .unwrap_or(0);
+            // About 0.6 em per character, plus the line sample and margins.
+            (longest as u32 * TICK_PX * 6 / 10 + 90).min(SIZE.0 / 3)
+        };
+        let (plot_area, legend_area) = root.split_horizontally(SIZE.0 - legend_px);
+        // A long title shrinks to fit above the plot (about 0.55 em a character).
+        let chars = self.title.chars().count().max(1) as u32;
+        let title_px = TITLE_PX
+            .min((SIZE.0 - legend_px - 40) * 100 / (55 * chars))
+            .max(14);
+        let mut chart = ChartBuilder::on(&plot_area)
+            .caption(&self.title, (FONT, title_px))
+            .margin(16)
+            .x_label_area_size(LABEL_PX * 3)
+            .y_label_area_size(LABEL_PX * 4)
+            .build_cartesian_2d(x, y)?;
+        let (x_label, categories) = match &self.x {
+            XAxis::Numeric { label, .. } => (label.as_str(), None),
+            XAxis::Categories { label, names } => (label.as_str(), Some(names)),
+        };
+        let category = |v: &f64| -> String {
+            let Some(names) = categories else {
+                return short_number(*v);
+            };
+            let i = libm::round(*v);
+            if (v - i).abs() > 1e-6 || i < 0.0 {
+                return String::new();
+            }
+            names.get(i as usize).cloned().unwrap_or_default()
+        };
+        let mut mesh = chart.configure_mesh();
+        mesh.x_desc(x_label)
+            .y_desc(&self.y_label)
+            .axis_desc_style((FONT, LABEL_PX))
+            .label_style((FONT, TICK_PX))
+            .x_label_formatter(&category)
+            .y_label_formatter(&|v| short_number(*v))
+            .light_line_style(TRANSPARENT)
+            .bold_line_style(RGBColor(225, 225, 225));
+        if let Some(names) = categories {
+            mesh.x_labels(names.len().max(2));
+        }
+        mesh.draw()?;
+        for (i, s) in self.series.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            let points: Vec<&Point> = s.points.iter().filter(|p| self.drawable(p)).collect();
+            chart.draw_series(LineSeries::new(
+                points.iter().map(|p| (p.x, p.y)),
+                color.stroke_width(3),
+            ))?;
+            if self.style == Style::Markers {
+                chart.draw_series(
+                    points
+                        .iter()
+                        .map(|p| Circle::new((p.x, p.y), 6, color.filled())),
+                )?;
+            }
+            chart.draw_series(points.iter().filter_map(|p| {
+                let (lo, hi) = p.err?;
+                let lo = if self.y_log && lo <= 0.0 { p.y } else { lo };
+                Some(ErrorBar::new_vertical(
+                    p.x,
+                    lo,
+                    p.y,
+                    hi,
+                    color.stroke_width(2),
+                    12,
+                ))
+            }))?;
+        }
+        for (i, s) in self
+            .series
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.name.is_empty())
+        {
+            let color = PALETTE[i % PALETTE.len()];
+            let row = 60 + i as i32 * (TICK_PX as i32 * 3 / 2);
+            legend_area.draw(&PathElement::new(
+                vec![(8, row), (48, row)],
+                color.stroke_width(4),
+            ))?;
+            legend_area.draw(&Text::new(
+                s.name.clone(),
+                (56, row - TICK_PX as i32 / 2),
+                (FONT, TICK_PX).into_font().color(&BLACK),
+            ))?;
+        }
+        Ok(())
+    }
+}
+
+/// A tick label: short, without trailing zeros (`0.25`, `1.5k`, `2M`).
+fn short_number(v: f64) -> String {
+    let a = v.abs();
+    let (scaled, suffix) = if a >= 1e9 {
+        (v / 1e9, "G")
+    } else if a >= 1e6 {
+        (v / 1e6, "M")
+    } else if a >= 1e4 {
+        (v / 1e3, "k")
+    } else {
+        (v, "")
+    };
+    let text = format!("{scaled:.3}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    let text = if text == "-0" { "0" } else { text };
+    format!("{text}{suffix}")
+}
+
+fn pad_linear(lo: f64, hi: f64, from_zero: bool) -> (f64, f64) {
+    let (lo, hi) = if from_zero && lo >= 0.0 {
+        (0.0, hi)
+    } else {
+        (lo, hi)
+    };
+    if hi <= lo {
+        let d = if lo == 0.0 { 1.0 } else { lo.abs() * 0.1 };
+        return (lo - d, hi + d);
+    }
+    let d = (hi - lo) * 0.05;
+    (if from_zero && lo == 0.0 { 0.0 } else { lo - d }, hi + d)
+}
+
+fn pad_log(lo: f64, hi: f64) -> (f64, f64) {
+    if lo <= 0.0 || hi <= 0.0 {
+        return (1.0, 10.0);
+    }
+    if hi <= lo {
+        return (lo / 2.0, hi * 2.0);
+    }
+    (lo / 1.2, hi * 1.2)
+}
+
+fn write(file: &Path, bytes: &[u8]) -> Result<(), ChartError> {
+    crate::report::write_atomic(file, bytes).map_err(|source| ChartError::Io {
+        file: file.to_path_buf(),
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tick_labels_are_short() {
+        assert_eq!(short_number(0.25), "0.25");
+        assert_eq!(short_number(1500.0), "1500");
+        assert_eq!(short_number(15000.0), "15k");
+        assert_eq!(short_number(2e6), "2M");
+        assert_eq!(short_number(-0.0001), "0");
+        assert_eq!(short_number(3.0), "3");
+    }
+}

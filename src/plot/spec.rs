@@ -1,0 +1,227 @@
+//! `[[plot]]`: a figure a sweep file asks for.
+//!
+//! ```toml
+//! [[plot]]
+//! x = "workload[0].load"        # a grid axis (default: the first)
+//! y = "slowdown_p99"            # a sweep.csv metric, or a summary.json path
+//! series = "case"               # one line per case (default), or an axis
+//! log_y = true
+//!
+//! [[plot]]
+//! kind = "slowdown-by-size"     # x: the flow-size buckets, a line per case
+//! stat = "p99"                  # mean, p50, p99 or p999
+//! ```
+//!
+//! A summary path is dotted, with list positions as numbers:
+//! `workloads.1.rtt_us.p99`, `flows.by_size.0.slowdown.mean`.
+
+use crate::sweep::table::METRICS;
+use serde::{Deserialize, Serialize};
+
+/// The top-level keys of `summary.json` a path may start with.
+const SUMMARY_KEYS: &[&str] = &[
+    "simulated_time_us",
+    "events",
+    "packet_hops",
+    "flows",
+    "drops",
+    "drops_by_cause",
+    "ingress",
+    "ecn_marks",
+    "max_switch_queue_packets",
+    "sources",
+    "loads",
+    "workloads",
+    "fairness",
+];
+
+/// The statistics of a summary (`fct_us`, `slowdown`, ...).
+pub const STATS: &[&str] = &["mean", "p50", "p99", "p999"];
+
+/// What a figure shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlotKind {
+    /// A metric against a swept value, a line per series, error bars over seeds.
+    #[default]
+    Metric,
+    /// FCT slowdown per flow-size bucket, a line per series.
+    SlowdownBySize,
+}
+
+/// One `[[plot]]` table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlotSpec {
+    /// What it shows.
+    #[serde(default)]
+    pub kind: PlotKind,
+    /// The grid axis on x (`metric`; default: the first axis).
+    pub x: Option<String>,
+    /// The metric (`metric`): a `sweep.csv` column or a summary path.
+    pub y: Option<String>,
+    /// The statistic (`slowdown-by-size`; default `p99`).
+    pub stat: Option<String>,
+    /// `case` (default) or a grid axis: one line per value.
+    pub series: Option<String>,
+    /// Log x.
+    #[serde(default)]
+    pub log_x: bool,
+    /// Log y.
+    #[serde(default)]
+    pub log_y: bool,
+    /// The title (default: y against x).
+    pub title: Option<String>,
+    /// The x label (default: the axis key).
+    pub x_label: Option<String>,
+    /// The y label (default: the metric).
+    pub y_label: Option<String>,
+    /// The file stem under `plots/` (default: from the metric and axis).
+    pub name: Option<String>,
+}
+
+impl PlotSpec {
+    /// Checks it against the sweep's axes: the key at fault and why.
+    pub fn check(&self, axes: &[&str]) -> Result<(), (String, String)> {
+        let axis_list = || {
+            if axes.is_empty() {
+                "the sweep has no grid axes".to_string()
+            } else {
+                format!("the grid axes are {}", axes.join(", "))
+            }
+        };
+        if let Some(x) = &self.x
+            && !axes.contains(&x.as_str())
+        {
+            return Err((
+                "x".into(),
+                format!("'{x}' is not a grid axis: {}", axis_list()),
+            ));
+        }
+        if let Some(s) = &self.series {
+            if s != "case" && !axes.contains(&s.as_str()) {
+                let msg = format!("'{s}' is neither \"case\" nor a grid axis: {}", axis_list());
+                return Err(("series".into(), msg));
+            }
+            if self.x.as_ref() == Some(s) {
+                return Err(("series".into(), "series and x are the same axis".into()));
+            }
+        }
+        if let Some(n) = &self.name {
+            let ok = !n.is_empty()
+                && n.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+            if !ok {
+                let msg = format!("'{n}' is not a file name: use letters, digits, - _ .");
+                return Err(("name".into(), msg));
+            }
+        }
+        match self.kind {
+            PlotKind::Metric => {
+                if axes.is_empty() && self.x.is_none() {
+                    let msg = "a metric plot needs a grid axis for x: the sweep has none";
+                    return Err(("x".into(), msg.into()));
+                }
+                let Some(y) = &self.y else {
+                    let msg = format!(
+                        "y is required: a sweep.csv metric ({}) or a summary.json path such as \
+                         \"workloads.0.rtt_us.p99\"",
+                        numeric_metrics().join(", ")
+                    );
+                    return Err(("y".into(), msg));
+                };
+                check_metric(y).map_err(|m| ("y".to_string(), m))?;
+                if self.stat.is_some() {
+                    return Err((
+                        "stat".into(),
+                        "stat is for kind = \"slowdown-by-size\"".into(),
+                    ));
+                }
+            }
+            PlotKind::SlowdownBySize => {
+                if let Some(s) = &self.stat
+                    && !STATS.contains(&s.as_str())
+                {
+                    let msg = format!("'{s}' is not a statistic: choose {}", STATS.join(", "));
+                    return Err(("stat".into(), msg));
+                }
+                for k in ["x", "y"] {
+                    let given = if k == "x" { &self.x } else { &self.y };
+                    if given.is_some() {
+                        let msg = format!(
+                            "{k} is fixed for kind = \"slowdown-by-size\" (x: the size buckets, \
+                             y: slowdown); use stat"
+                        );
+                        return Err((k.into(), msg));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The statistic of a `slowdown-by-size` figure.
+    pub fn stat(&self) -> &str {
+        self.stat.as_deref().unwrap_or("p99")
+    }
+}
+
+/// The `sweep.csv` metrics that are numbers.
+pub fn numeric_metrics() -> Vec<&'static str> {
+    METRICS
+        .iter()
+        .copied()
+        .filter(|m| *m != "stop_reason")
+        .collect()
+}
+
+/// Whether `y` names a numeric `sweep.csv` metric or a summary path.
+fn check_metric(y: &str) -> Result<(), String> {
+    if numeric_metrics().contains(&y) {
+        return Ok(());
+    }
+    let first = y.split('.').next().unwrap_or_default();
+    if y.contains('.') && SUMMARY_KEYS.contains(&first) {
+        return Ok(());
+    }
+    Err(format!(
+        "'{y}' is neither a sweep.csv metric ({}) nor a summary.json path starting with one of {}",
+        numeric_metrics().join(", "),
+        SUMMARY_KEYS.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(text: &str) -> PlotSpec {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn plot_tables_are_checked_against_the_axes() {
+        let axes = ["workload[0].load"];
+        assert!(spec("y = \"fct_p99_us\"").check(&axes).is_ok());
+        assert!(spec("y = \"workloads.1.rtt_us.p99\"").check(&axes).is_ok());
+        assert!(
+            spec("kind = \"slowdown-by-size\"\nstat = \"mean\"")
+                .check(&axes)
+                .is_ok()
+        );
+        let err = |t: &str| spec(t).check(&axes).unwrap_err();
+        assert_eq!(err("y = \"fct\"").0, "y");
+        assert!(err("y = \"fct\"").1.contains("fct_p99_us"));
+        assert_eq!(err("y = \"drops\"\nx = \"load\"").0, "x");
+        assert!(
+            err("y = \"drops\"\nx = \"load\"")
+                .1
+                .contains("workload[0].load")
+        );
+        assert_eq!(err("y = \"drops\"\nseries = \"seed\"").0, "series");
+        assert_eq!(err("kind = \"slowdown-by-size\"\nstat = \"max\"").0, "stat");
+        assert_eq!(err("kind = \"slowdown-by-size\"\ny = \"drops\"").0, "y");
+        assert_eq!(err("y = \"drops\"\nname = \"a/b\"").0, "name");
+        assert_eq!(spec("y = \"drops\"").check(&[]).unwrap_err().0, "x");
+    }
+}

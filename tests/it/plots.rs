@@ -1,0 +1,227 @@
+//! Figures: every figure type renders, and every PNG and SVG decodes as an
+//! image of the expected size.
+use crate::common;
+use std::path::Path;
+
+const SIZE: (u32, u32) = dcnsim::plot::chart::SIZE;
+
+/// Checks every figure under `dir/plots` and returns their stems.
+fn check_figures(dir: &Path) -> Vec<String> {
+    let plots = dir.join("plots");
+    let mut stems = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(&plots)
+        .expect("plots folder")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    files.sort();
+    for f in files {
+        match f.extension().and_then(|e| e.to_str()) {
+            Some("png") => {
+                let img = image::open(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+                assert_eq!((img.width(), img.height()), SIZE, "{}", f.display());
+                // Something was drawn: not a blank canvas.
+                let rgb = img.to_rgb8();
+                let dark = rgb
+                    .pixels()
+                    .filter(|p| p.0.iter().all(|&c| c < 100))
+                    .count();
+                assert!(dark > 1000, "{}: {dark} dark pixels", f.display());
+                stems.push(f.file_stem().expect("stem").to_string_lossy().into_owned());
+            }
+            Some("svg") => {
+                let text = std::fs::read_to_string(&f).expect("svg");
+                let head = &text[..text.find('>').expect("a root element")];
+                assert!(head.contains("<svg"), "{}", f.display());
+                assert!(head.contains(&format!("width=\"{}\"", SIZE.0)), "{head}");
+                assert!(head.contains(&format!("height=\"{}\"", SIZE.1)), "{head}");
+                assert!(text.trim_end().ends_with("</svg>"));
+                assert!(text.contains("<text"), "{}: no text", f.display());
+            }
+            _ => {}
+        }
+    }
+    for s in &stems {
+        assert!(plots.join(format!("{s}.svg")).exists(), "{s}.svg");
+    }
+    stems
+}
+
+#[test]
+fn a_run_draws_every_run_figure() {
+    let dir = common::temp_dir("plots-run");
+    let scenario = dir.join("plotted.toml");
+    std::fs::write(
+        &scenario,
+        r#"
+        [topology]
+        kind = "star"
+        hosts = 6
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [switch]
+        buffer = "100pkt"
+        [switch.aqm]
+        kind = "step-ecn"
+        k = "20pkt"
+        [transport]
+        cc = "dctcp"
+        [output]
+        queue_interval = "10us"
+        goodput_interval = "20us"
+        rtt_interval = "20us"
+        [[workload]]
+        kind = "incast"
+        receiver = 0
+        senders = "1-4"
+        size = "100KB"
+        rounds = 2
+        [[workload]]
+        kind = "ping"
+        src = 5
+        dst = 0
+        interval = "5us"
+        count = 40
+        "#,
+    )
+    .expect("written");
+    let out = dir.join("out");
+    let run = common::run_cli(&[
+        "run".to_string(),
+        scenario.display().to_string(),
+        "--out".into(),
+        out.display().to_string(),
+    ]);
+    let said = String::from_utf8_lossy(&run.stdout);
+    assert!(said.contains("plots             5 figures"), "{said}");
+    let stems = check_figures(&out);
+    assert_eq!(
+        stems,
+        ["fct_cdf", "goodput", "ping_rtt_cdf", "queues", "rtt"]
+    );
+    // --no-plots draws nothing; `dcnsim plot` draws them after the fact.
+    let bare = dir.join("bare");
+    common::run_cli(&[
+        "run".to_string(),
+        scenario.display().to_string(),
+        "--out".into(),
+        bare.display().to_string(),
+        "--no-plots".into(),
+    ]);
+    assert!(!bare.join("plots").exists());
+    common::run_cli(&[
+        "plot".to_string(),
+        bare.display().to_string(),
+        "--format".into(),
+        "svg".into(),
+    ]);
+    assert!(bare.join("plots/queues.svg").exists());
+    assert!(!bare.join("plots/queues.png").exists());
+    std::fs::remove_dir_all(dir).expect("cleaned");
+}
+
+#[test]
+fn a_sweep_draws_metric_and_size_figures_from_its_plot_tables() {
+    let dir = common::temp_dir("plots-sweep");
+    std::fs::write(
+        dir.join("base.toml"),
+        r#"
+        [topology]
+        kind = "star"
+        hosts = 9
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [switch]
+        buffer = "100pkt"
+        [transport]
+        cc = "newreno"
+        [[workload]]
+        kind = "flows"
+        cdf = "websearch"
+        load = 0.3
+        hosts = "0-8"
+        flows = 40
+        [[workload]]
+        kind = "ping"
+        src = 1
+        dst = 2
+        interval = "20us"
+        count = 50
+        "#,
+    )
+    .expect("written");
+    let sweep = dir.join("s.toml");
+    std::fs::write(
+        &sweep,
+        r#"
+        [sweep]
+        base = "base.toml"
+        seeds = 2
+        [sweep.grid]
+        "workload[0].load" = [0.3, 0.6]
+        [[sweep.case]]
+        name = "DropTail"
+        [[sweep.case]]
+        name = "DCTCP"
+        set = { "switch.aqm" = { kind = "step-ecn", k = "20pkt" }, "transport.cc" = "dctcp" }
+
+        [[plot]]
+        y = "fct_p99_us"
+        log_y = true
+
+        [[plot]]
+        y = "workloads.1.rtt_us.p99"
+        y_label = "ping RTT p99 (us)"
+        name = "ping"
+
+        [[plot]]
+        kind = "slowdown-by-size"
+        stat = "mean"
+        "#,
+    )
+    .expect("written");
+    let out = dir.join("out");
+    let run = common::run_cli(&[
+        "sweep".to_string(),
+        sweep.display().to_string(),
+        "--out".into(),
+        out.display().to_string(),
+        "-j".into(),
+        "2".into(),
+    ]);
+    let said = String::from_utf8_lossy(&run.stdout);
+    println!("{said}");
+    let stems = check_figures(&out);
+    assert_eq!(
+        stems,
+        [
+            "fct_p99_us-vs-workload_0__load",
+            "ping",
+            "slowdown_mean-by-size-1",
+            "slowdown_mean-by-size-2"
+        ]
+    );
+    // The numbers beside a figure: a row per case and load, over 2 seeds.
+    let data = std::fs::read_to_string(out.join("plots/ping.csv")).expect("data");
+    println!("{data}");
+    let rows: Vec<&str> = data.lines().collect();
+    assert_eq!(rows[0], "series,x,mean,min,max,n");
+    assert_eq!(rows.len(), 1 + 2 * 2);
+    assert!(
+        rows[1].starts_with("DropTail,0.3,") && rows[1].ends_with(",2"),
+        "{data}"
+    );
+    std::fs::remove_dir_all(dir).expect("cleaned");
+}
+
+#[test]
+fn plot_refuses_a_folder_without_results() {
+    let dir = common::temp_dir("plots-none");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dcnsim"))
+        .args(["plot", &dir.display().to_string()])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("holds neither a run"), "{err}");
+    std::fs::remove_dir_all(dir).expect("cleaned");
+}
