@@ -158,7 +158,13 @@ impl Estimate {
         for p in planned {
             flows += p.plan.flows.len() as u64;
             sources += p.plan.sources.len() as u64;
-            probes = probes.saturating_add(p.plan.sources.iter().map(echo_probes).sum());
+            probes = probes.saturating_add(
+                p.plan
+                    .sources
+                    .iter()
+                    .map(|s| echo_probes(s, sc.simulation.stop_time))
+                    .sum(),
+            );
         }
         // Per workload an RTT and a one-way histogram, and one more per
         // workload for the RTT series.
@@ -290,12 +296,15 @@ fn machine_memory() -> Option<u64> {
 }
 
 /// The probes an echo source (`ping`) records: its count, or one per
-/// interval up to its stop.
-fn echo_probes(s: &crate::registry::workload::SourcePlan) -> u64 {
+/// interval up to its stop (else the run's `stop_time`).
+fn echo_probes(
+    s: &crate::registry::workload::SourcePlan,
+    run_stop: Option<sim_core::SimDuration>,
+) -> u64 {
     use crate::registry::workload::Gaps;
     match (s.echo, s.gaps) {
         (true, Gaps::Periodic { interval }) => {
-            let by_time = s.stop.map_or(u64::MAX, |stop| {
+            let by_time = s.stop.or(run_stop).map_or(u64::MAX, |stop| {
                 stop.ps().saturating_sub(s.start.ps()) / interval.ps() + 1
             });
             by_time.min(s.packets.unwrap_or(u64::MAX))
