@@ -18,7 +18,7 @@ impl Csv {
     /// Reads `file`; `None` if it does not exist.
     pub fn read_if_present(file: &Path) -> Result<Option<Csv>, PlotError> {
         match std::fs::read_to_string(file) {
-            Ok(text) => Ok(Some(Csv::parse(file, &text))),
+            Ok(text) => Csv::parse(file, &text).map(Some),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(PlotError::read(file, e.to_string())),
         }
@@ -29,14 +29,31 @@ impl Csv {
         Csv::read_if_present(file)?.ok_or_else(|| PlotError::read(file, "no such file".into()))
     }
 
-    fn parse(file: &Path, text: &str) -> Csv {
+    /// Splits `text`; every row must have the header's number of fields.
+    fn parse(file: &Path, text: &str) -> Result<Csv, PlotError> {
         let mut lines = text.lines();
         let header = lines.next().map(split).unwrap_or_default();
-        Csv {
+        let mut rows = Vec::new();
+        for (n, line) in (2..).zip(lines) {
+            if line.is_empty() {
+                continue;
+            }
+            let row = split(line);
+            if row.len() != header.len() {
+                let why = format!(
+                    "line {n} has {} fields where the header has {}",
+                    row.len(),
+                    header.len()
+                );
+                return Err(PlotError::read(file, why));
+            }
+            rows.push(row);
+        }
+        Ok(Csv {
             file: file.to_path_buf(),
             header,
-            rows: lines.filter(|l| !l.is_empty()).map(split).collect(),
-        }
+            rows,
+        })
     }
 
     /// The position of column `name`.
@@ -73,4 +90,25 @@ pub fn read_summary(dir: &Path) -> Result<serde_json::Value, PlotError> {
     let file = dir.join("summary.json");
     let text = std::fs::read_to_string(&file).map_err(|e| PlotError::read(&file, e.to_string()))?;
     serde_json::from_str(&text).map_err(|e| PlotError::read(&file, e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_row_is_an_error_naming_its_line() {
+        let e = Csv::parse(Path::new("q.csv"), "a,b\n1,2\n3\n")
+            .err()
+            .expect("refused");
+        assert_eq!(
+            e.to_string(),
+            "q.csv: line 3 has 1 fields where the header has 2"
+        );
+        let doc: serde_json::Value =
+            serde_json::from_str(r#"{"a": [{"b": 2.5}, {"b": null}]}"#).unwrap();
+        assert_eq!(json_number(&doc, "a.0.b"), Some(2.5));
+        assert_eq!(json_number(&doc, "a.1.b"), None);
+        assert_eq!(json_number(&doc, "a.7.b"), None);
+    }
 }
