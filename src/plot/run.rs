@@ -194,6 +194,21 @@ pub fn cdf(mut values: Vec<f64>) -> Vec<Point> {
     points
 }
 
+/// A CDF line per group, named `PREFIX KEY` when there are several.
+fn cdf_lines(by: BTreeMap<u64, Vec<f64>>, prefix: &str) -> Vec<Series> {
+    let several = by.len() > 1;
+    by.into_iter()
+        .map(|(key, v)| Series {
+            name: if several {
+                format!("{prefix} {key}")
+            } else {
+                String::new()
+            },
+            points: cdf(v),
+        })
+        .collect()
+}
+
 /// The CDF of completed flows' FCTs, a line per workload.
 fn fct_cdf(c: &Csv) -> Result<Chart, PlotError> {
     let (w, fct) = (c.col("workload")?, c.col("fct_us")?);
@@ -206,18 +221,7 @@ fn fct_cdf(c: &Csv) -> Result<Chart, PlotError> {
             None => unfinished += 1,
         }
     }
-    let several = by.len() > 1;
-    let series = by
-        .into_iter()
-        .map(|(wl, v)| Series {
-            name: if several {
-                format!("workload {wl}")
-            } else {
-                String::new()
-            },
-            points: cdf(v),
-        })
-        .collect();
+    let series = cdf_lines(by, "workload");
     let note = if unfinished > 0 {
         format!(" ({unfinished} unfinished, not shown)")
     } else {
@@ -285,18 +289,7 @@ fn ping_cdf(c: &Csv) -> Result<Chart, PlotError> {
             None => lost += 1,
         }
     }
-    let several = by.len() > 1;
-    let series = by
-        .into_iter()
-        .map(|(s, v)| Series {
-            name: if several {
-                format!("ping {s}")
-            } else {
-                String::new()
-            },
-            points: cdf(v),
-        })
-        .collect();
+    let series = cdf_lines(by, "ping");
     let note = if lost > 0 {
         format!(" ({lost} lost)")
     } else {

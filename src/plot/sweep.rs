@@ -106,26 +106,8 @@ pub fn figures(dir: &Path) -> Result<Vec<Figure>, PlotError> {
 
 /// The figures of a sweep without `[[plot]]` tables.
 fn defaults(axes: &[String]) -> Vec<PlotSpec> {
-    let mut out = Vec::new();
-    for x in axes {
-        for y in ["goodput_gbps", "fct_p99_us", "slowdown_p99"] {
-            out.push(PlotSpec {
-                kind: PlotKind::Metric,
-                x: Some(x.clone()),
-                y: Some(y.into()),
-                stat: None,
-                series: None,
-                log_x: false,
-                log_y: false,
-                title: None,
-                x_label: None,
-                y_label: None,
-                name: None,
-            });
-        }
-    }
-    out.push(PlotSpec {
-        kind: PlotKind::SlowdownBySize,
+    let plain = PlotSpec {
+        kind: PlotKind::Metric,
         x: None,
         y: None,
         stat: None,
@@ -136,6 +118,20 @@ fn defaults(axes: &[String]) -> Vec<PlotSpec> {
         x_label: None,
         y_label: None,
         name: None,
+    };
+    let mut out = Vec::new();
+    for x in axes {
+        for y in ["goodput_gbps", "fct_p99_us", "slowdown_p99"] {
+            out.push(PlotSpec {
+                x: Some(x.clone()),
+                y: Some(y.into()),
+                ..plain.clone()
+            });
+        }
+    }
+    out.push(PlotSpec {
+        kind: PlotKind::SlowdownBySize,
+        ..plain
     });
     out
 }

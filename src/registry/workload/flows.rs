@@ -246,27 +246,39 @@ impl Workload for Flows {
             (None, Some(last)) => last.start.ps(),
             (None, None) => self.start.ps(),
         };
-        let window_s = end.saturating_sub(self.start.ps()) as f64 * 1e-12;
-        let capacity: f64 = self
-            .senders
-            .iter()
-            .map(|&s| env.topology.host_rate(s).bps() as f64 / 8.0)
-            .sum();
-        let bytes: f64 = plan
-            .flows
-            .iter()
-            .filter_map(|f| f.size)
-            .map(|b| b as f64)
-            .sum();
-        let offered = if window_s > 0.0 {
-            bytes / (capacity * window_s)
-        } else {
-            0.0
-        };
+        let offered = offered_load(plan, &self.senders, self.start.ps(), end, env);
         Some(Load {
             target: self.load,
             offered,
         })
+    }
+}
+
+/// The load `plan`'s flows offer: their bytes over the `senders`' link
+/// capacity over the arrival window from `start_ps` to `end_ps` (0 for an
+/// empty window).
+pub(super) fn offered_load(
+    plan: &Plan,
+    senders: &[u32],
+    start_ps: u64,
+    end_ps: u64,
+    env: &PlanEnv<'_>,
+) -> f64 {
+    let window_s = end_ps.saturating_sub(start_ps) as f64 * 1e-12;
+    let capacity: f64 = senders
+        .iter()
+        .map(|&s| env.topology.host_rate(s).bps() as f64 / 8.0)
+        .sum();
+    let bytes: f64 = plan
+        .flows
+        .iter()
+        .filter_map(|f| f.size)
+        .map(|b| b as f64)
+        .sum();
+    if window_s > 0.0 {
+        bytes / (capacity * window_s)
+    } else {
+        0.0
     }
 }
 

@@ -153,18 +153,8 @@ impl Workload for Shuffle {
     fn load(&self, plan: &Plan, env: &PlanEnv<'_>) -> Option<Load> {
         let target = self.load?;
         let end = plan.flows.last().map_or(self.start.ps(), |f| f.start.ps());
-        let window_s = end.saturating_sub(self.start.ps()) as f64 * 1e-12;
-        let capacity: f64 = self
-            .hosts
-            .iter()
-            .map(|s| env.topology.host_rate(s).bps() as f64 / 8.0)
-            .sum();
-        let bytes: f64 = plan.flows.iter().filter_map(|f| f.size).sum::<u64>() as f64;
-        let offered = if window_s > 0.0 {
-            bytes / (capacity * window_s)
-        } else {
-            0.0
-        };
+        let hosts: Vec<u32> = self.hosts.iter().collect();
+        let offered = super::flows::offered_load(plan, &hosts, self.start.ps(), end, env);
         Some(Load { target, offered })
     }
 }
