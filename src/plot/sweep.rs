@@ -55,12 +55,17 @@ impl Sweep<'_> {
         if let Ok(col) = self.table.col(y) {
             return Ok(Csv::num(&self.runs[i].1, col));
         }
-        let id = self.runs[i].0.id.clone();
-        if !self.summaries.contains_key(&id) {
-            let doc = read_summary(&self.dir.join("runs").join(&id))?;
+        Ok(json_number(self.summary(i)?, y))
+    }
+
+    /// Run `i`'s `summary.json`, read once for every figure.
+    fn summary(&mut self, i: usize) -> Result<&serde_json::Value, PlotError> {
+        let id = &self.runs[i].0.id;
+        if !self.summaries.contains_key(id) {
+            let doc = read_summary(&self.dir.join("runs").join(id))?;
             self.summaries.insert(id.clone(), doc);
         }
-        Ok(json_number(&self.summaries[&id], y))
+        Ok(&self.summaries[id])
     }
 }
 
@@ -252,9 +257,7 @@ fn figures_of(sweep: &mut Sweep<'_>, spec: &PlotSpec) -> Result<Vec<Figure>, Plo
                 g.add(&k, v);
             }
             PlotKind::SlowdownBySize => {
-                let id = sweep.runs[i].0.id.clone();
-                let doc = read_summary(&sweep.dir.join("runs").join(&id))?;
-                let list = doc["flows"]["by_size"]
+                let list = sweep.summary(i)?["flows"]["by_size"]
                     .as_array()
                     .cloned()
                     .unwrap_or_default();

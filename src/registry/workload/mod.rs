@@ -268,6 +268,26 @@ fn distinct_hosts(
     Ok(list)
 }
 
+/// A packet source's two hosts: in the topology and not the same.
+fn check_endpoints(src: u32, dst: u32, hosts: u32) -> Result<(), (String, String)> {
+    check_host("src", src, hosts)?;
+    check_host("dst", dst, hosts)?;
+    if src == dst {
+        return Err(("dst".into(), "dst must differ from src".into()));
+    }
+    Ok(())
+}
+
+/// A packet source's IP size: at least its `headers` (28 B), at most 65535 B.
+fn check_packet_size(size: Bytes, headers: &str) -> Result<(), (String, String)> {
+    let size = size.0;
+    if !(net::packet::UDP_IP_HEADER_BYTES as u64..=65_535).contains(&size) {
+        let msg = format!("packet_size {size}B must be between 28B ({headers}) and 65535B");
+        return Err(("packet_size".into(), msg));
+    }
+    Ok(())
+}
+
 fn check_size(key: &str, size: Bytes) -> Result<(), (String, String)> {
     if size.0 == 0 {
         return Err((key.into(), "a flow size must be positive".into()));
@@ -334,11 +354,7 @@ impl Workload for PoissonPackets {
         self.priority
     }
     fn check(&self, hosts: u32) -> Result<(), (String, String)> {
-        check_host("src", self.src, hosts)?;
-        check_host("dst", self.dst, hosts)?;
-        if self.src == self.dst {
-            return Err(("dst".into(), "dst must differ from src".into()));
-        }
+        check_endpoints(self.src, self.dst, hosts)?;
         if !(self.load > 0.0 && self.load < 1.0) {
             let msg = format!(
                 "load {} is out of range: it must be above 0 and below 1",
@@ -346,12 +362,7 @@ impl Workload for PoissonPackets {
             );
             return Err(("load".into(), msg));
         }
-        let size = self.packet_size.0;
-        if !(net::packet::UDP_IP_HEADER_BYTES as u64..=65_535).contains(&size) {
-            let msg =
-                format!("packet_size {size}B must be between 28B (IP+UDP headers) and 65535B");
-            return Err(("packet_size".into(), msg));
-        }
+        check_packet_size(self.packet_size, "IP+UDP headers")?;
         check_stop(self.start, self.stop)
     }
     fn endless(&self) -> Option<&'static str> {

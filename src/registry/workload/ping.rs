@@ -9,7 +9,8 @@
 //! modelled). A probe or reply lost in the network is counted, not
 //! retransmitted.
 
-use super::{Gaps, Plan, PlanEnv, SourcePlan, Workload, check_host, check_stop, priority_zero};
+use super::{Gaps, Plan, PlanEnv, SourcePlan, Workload, check_stop, priority_zero};
+use super::{check_endpoints, check_packet_size};
 use serde::Deserialize;
 use sim_core::{Bytes, SimDuration};
 
@@ -42,22 +43,14 @@ impl Workload for Ping {
         self.priority
     }
     fn check(&self, hosts: u32) -> Result<(), (String, String)> {
-        check_host("src", self.src, hosts)?;
-        check_host("dst", self.dst, hosts)?;
-        if self.src == self.dst {
-            return Err(("dst".into(), "dst must differ from src".into()));
-        }
+        check_endpoints(self.src, self.dst, hosts)?;
         if self.interval == SimDuration::ZERO {
             return Err(("interval".into(), "interval must be positive".into()));
         }
         if self.count == Some(0) {
             return Err(("count".into(), "count must be positive".into()));
         }
-        let size = self.packet_size.0;
-        if !(net::packet::UDP_IP_HEADER_BYTES as u64..=65_535).contains(&size) {
-            let msg = format!("packet_size {size}B must be between 28B (IP + ICMP) and 65535B");
-            return Err(("packet_size".into(), msg));
-        }
+        check_packet_size(self.packet_size, "IP + ICMP")?;
         check_stop(self.start, self.stop)
     }
     fn endless(&self) -> Option<&'static str> {
