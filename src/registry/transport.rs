@@ -1,26 +1,32 @@
-//! `[transport]`: the host transport family. Today one kind, the TCP family
-//! (its congestion controller chosen by `cc`); the RoCE family comes next.
+//! `[transport]` and `[transport.NAME]`: the host transport family
+//! (`kind`). Today one, the TCP family (its congestion controller chosen
+//! by `cc`); the RoCE family comes next.
 
 use super::{Family, key, row};
 use crate::scenario::{ScenarioError, Table};
-use transport::TcpConfig;
+use transport::{TcpConfig, TransportConfig};
 
-fn tcp(t: &Table<'_>) -> Result<TcpConfig, ScenarioError> {
+fn tcp(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
     let c: TcpConfig = t.read()?;
     c.validate().map_err(|e| t.invalid(e.key, e.message))?;
-    Ok(c)
+    Ok(TransportConfig::Tcp(c))
 }
 
 /// The rows.
 #[rustfmt::skip]
-pub static FAMILY: Family<TcpConfig> = Family {
+pub static FAMILY: Family<TransportConfig> = Family {
     name: "transport",
     table: "transport",
     default: Some("tcp"),
-    kinds: &[row("tcp", "TCP: handshake, NewReno recovery, RFC 6298 RTO, window scaling; cc NewReno, ECN* or DCTCP", "RFC 9293, 5681, 6582, 6298, 7323, 3168, 8257", &[
-            key("cc", "newreno", "choice", "\"newreno\", \"ecn\" (ECN*, RFC 3168) or \"dctcp\" (RFC 8257)"),
-            key("mss", "1460B", "size", "payload bytes per segment (1500 B MTU - 40 B headers)"),
+    kinds: &[row("tcp", "TCP as Linux runs it: SACK + RFC 6675 recovery, PRR, limited transmit, RFC 6298 RTO, timestamps, window scaling; cc NewReno, ECN* or DCTCP", "RFC 9293, 5681, 6582, 6675, 6937, 3042, 2018, 6298, 7323, 3168, 8257", &[
+            key("cc", "newreno", "name or table", "\"newreno\", \"ecn\" (ECN*, RFC 3168), \"dctcp\" (RFC 8257), or { kind = NAME, keys }: dctcp's g = 0.0625 (RFC 8257 3.3), alpha_initial = 1 (Linux)"),
+            key("mss", "1448B", "size", "payload bytes per segment (1500 B MTU - 40 B headers - 12 B timestamps)"),
             key("initial_window_mss", "10", "segments", "initial window (RFC 6928)"),
+            key("min_cwnd_mss", "2", "segments", "floor of a window reduction (Linux 2; ns-3.48 DCTCP 1)"),
+            key("sack", "true", "bool", "SACK blocks (RFC 2018) and RFC 6675 loss recovery (Linux)"),
+            key("prr", "true", "bool", "proportional rate reduction (RFC 6937) for losses and ECN (Linux)"),
+            key("limited_transmit", "true", "bool", "a new segment on each of the first two dupacks (RFC 3042)"),
+            key("timestamps", "true", "bool", "the 12 B timestamps option on every segment (RFC 7323; Linux)"),
             key("rto_initial", "1s", "duration", "RTO before the first RTT sample (RFC 6298 2.1)"),
             key("rto_min", "200ms", "duration", "RTO floor (Linux; RFC 6298 says 1 s)"),
             key("rto_max", "60s", "duration", "RTO ceiling and backoff cap"),
@@ -29,7 +35,5 @@ pub static FAMILY: Family<TcpConfig> = Family {
             key("receive_window", "6MB", "size", "receive buffer = advertised window"),
             key("window_scaling", "true", "bool", "negotiate RFC 7323 window scaling"),
             key("window_scale_shim", "auto", "bool", "FairQ's host shim (fairq.txt V-A); on with rwnd-rewriting plugins"),
-            key("dctcp_g", "0.0625", "fraction", "DCTCP EWMA gain g (RFC 8257 3.3)"),
-            key("dctcp_alpha_initial", "1", "fraction", "DCTCP's alpha at start (Linux)"),
         ], tcp)],
 };

@@ -27,7 +27,7 @@ pub fn flows_csv(world: &World) -> String {
             _ => String::new(),
         };
         let opt_us = |t: Option<u64>| t.map_or(String::new(), us);
-        let st = snd.stats();
+        let st = snd.record().counters;
         let _ = writeln!(
             s,
             "{i},{},{},{},{},{},{finish},{fct},{},{},{slowdown},{},{},{},{},{},{},{},{}",

@@ -14,26 +14,34 @@
 //! over the egress ports of the flow's forward path (host NIC first) and
 //! of its reverse path, each with propagation delay `d` and rate `r`;
 //! `t(X)` is the time to put packet X on that link with framing
-//! (`wire_bytes / r`), `C` a 40-byte control packet, `S1` the first data
-//! segment, `W` the wire bytes of all data segments (payload cut at the
-//! MSS, 40 header bytes and framing each), `w1` the first segment's, and
+//! (`wire_bytes / r`), `C` a control packet (the handshake's with its
+//! options, an ACK's), `S1` the first data segment, `W` the wire bytes of
+//! all data segments (payload cut at the MSS, the transport's header bytes
+//! and framing each), `w1` the first segment's, and
 //! `C_min` the slowest forward link. The first segment crosses every hop
 //! store-and-forward; the rest follow it through the bottleneck back to
 //! back. It leaves out what the transport adds on purpose (slow start,
 //! delayed ACKs), so slowdown measures both the network and the
 //! transport. Paths are the ones routing gives the flow's own 5-tuple.
 
-use net::{Fabric, Packet, PortId, Protocol};
+use net::{Fabric, Origin, Packet, PortId, Protocol};
 use sim_core::SimDuration;
-use transport::FlowAddr;
+use transport::{FlowAddr, TransportConfig};
 
-/// The ideal FCT of a flow of `size` bytes at `addr`, cut into `mss`-byte
-/// segments.
-pub fn ideal_fct(fabric: &Fabric, addr: &FlowAddr, size: u64, mss: u64) -> SimDuration {
+/// The ideal FCT of a flow of `size` bytes at `addr`, cut into the
+/// transport's segments.
+pub fn ideal_fct(
+    fabric: &Fabric,
+    addr: &FlowAddr,
+    size: u64,
+    transport: &TransportConfig,
+) -> SimDuration {
     let wire = fabric.config().wire;
-    let header = net::packet::TCP_IP_HEADER_BYTES;
+    let mss = transport.mss();
+    let header = transport.data_header_bytes();
+    let syn = transport.handshake_header_bytes();
     let mut pkt = Packet {
-        flow: addr.flow,
+        origin: Origin::Flow(addr.flow),
         src: addr.src,
         dst: addr.dst,
         sport: addr.sport,
@@ -69,8 +77,8 @@ pub fn ideal_fct(fabric: &Fabric, addr: &FlowAddr, size: u64, mss: u64) -> SimDu
         .map(|&p| fabric.port(p).rate)
         .min()
         .expect("a path has at least the host's link");
-    let ps = one_way(&fwd, header)
-        + one_way(&rev, header)
+    let ps = one_way(&fwd, syn)
+        + one_way(&rev, syn)
         + one_way(&fwd, header + first as u32)
         + bottleneck.tx_time(rest).ps()
         + one_way(&rev, header);

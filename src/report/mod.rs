@@ -198,7 +198,10 @@ fn bucket_ranges(edges: &[u64]) -> Vec<(String, u64, Option<u64>)> {
 /// A flow's ideal FCT (sized flows), in picoseconds.
 pub fn flow_ideal(world: &World, f: &crate::world::Flow) -> Option<u64> {
     f.size
-        .map(|s| ideal_fct(&world.fabric, f.sender.addr(), s, world.mss).ps())
+        .map(|s| {
+            let t = &world.transports[f.transport as usize].config;
+            ideal_fct(&world.fabric, f.sender.addr(), s, t).ps()
+        })
 }
 
 /// One packet source's statistics.
@@ -240,7 +243,7 @@ impl RunSummary {
         let mut last_end = SimTime::ZERO;
         for f in &world.flows {
             let s = &f.sender;
-            let st = s.stats();
+            let st = s.record().counters;
             bytes += s.bytes_acked();
             retx += st.retransmits;
             syn_retx += st.syn_retransmits;

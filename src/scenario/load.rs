@@ -9,6 +9,7 @@ use super::error::{ScenarioError, Source};
 use super::overrides;
 use super::types::*;
 use crate::registry::{self, Family};
+use transport::TransportConfig;
 use net::buffer::BufferPolicy;
 use net::sched::MAX_CLASSES;
 use serde::de::DeserializeOwned;
@@ -170,6 +171,94 @@ fn pick<'a, O>(
     (kind.parse)(&t)
 }
 
+/// The transports of `[transport]`: one unnamed table (named `default`,
+/// also when the table is absent), or `[transport.NAME]` tables, told apart
+/// by every key of `[transport]` being a table other than `cc`.
+fn transports(
+    src: &Source,
+    value: Option<&SpannedValue>,
+    ctx: LoadCtx,
+) -> Result<Vec<NamedTransport>, ScenarioError> {
+    let family = &registry::transport::FAMILY;
+    let named = match value.map(|v| v.get_ref()) {
+        Some(DeValue::Table(t)) => {
+            !t.is_empty()
+                && t.iter()
+                    .all(|(k, v)| k.get_ref() != "cc" && matches!(v.get_ref(), DeValue::Table(_)))
+        }
+        _ => false,
+    };
+    if !named {
+        let config = pick(src, family, value, "transport", ctx)?;
+        return Ok(vec![NamedTransport {
+            name: DEFAULT_TRANSPORT.into(),
+            config,
+        }]);
+    }
+    let Some(DeValue::Table(t)) = value.map(|v| v.get_ref()) else {
+        unreachable!("named transports are a table");
+    };
+    t.iter()
+        .map(|(name, v)| {
+            let prefix = format!("transport.{}", name.get_ref());
+            Ok(NamedTransport {
+                name: name.get_ref().to_string(),
+                config: pick(src, family, Some(v), &prefix, ctx)?,
+            })
+        })
+        .collect()
+}
+
+/// The name of the transport of an unnamed `[transport]`.
+pub const DEFAULT_TRANSPORT: &str = "default";
+
+/// Takes a workload's `transport = "NAME"` out of its table: the table
+/// without it, and the transport's index. Without the key, the scenario
+/// must have exactly one transport.
+fn workload_transport_of<'a>(
+    src: &Source,
+    w: &SpannedValue<'a>,
+    prefix: &str,
+    transports: &[NamedTransport],
+) -> Result<(SpannedValue<'a>, u32), ScenarioError> {
+    let names = || {
+        transports
+            .iter()
+            .map(|t| format!("\"{}\"", t.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let key = format!("{prefix}.transport");
+    let DeValue::Table(table) = w.get_ref() else {
+        return Ok((w.clone(), 0));
+    };
+    let mut table = table.clone();
+    let index = match table.remove("transport") {
+        None if transports.len() == 1 => 0,
+        None => {
+            let msg = format!(
+                "missing `transport`: the scenario defines several, name one of {}",
+                names()
+            );
+            return Err(src.error(Some(w.span()), &key, msg));
+        }
+        Some(v) => {
+            let found = v
+                .get_ref()
+                .as_str()
+                .and_then(|n| transports.iter().position(|t| t.name == n));
+            match found {
+                Some(i) => i as u32,
+                None => {
+                    let msg = format!("unknown transport: valid transports are {}", names());
+                    return Err(src.error(Some(v.span()), &key, msg));
+                }
+            }
+        }
+    };
+    Ok((Spanned::new(w.span(), DeValue::Table(table)), index))
+}
+
 /// Parses and validates scenario text with `overrides` applied.
 pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
     let src = Source {
@@ -221,47 +310,35 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
         .ok_or_else(|| src.error(None, "switch", "missing table [switch]"))?;
     let switch = switch(&src, switch_v, &mut ctx)?;
 
-    let mut transport = pick(
-        &src,
-        &registry::transport::FAMILY,
-        root.get("transport"),
-        "transport",
-        ctx,
-    )?;
-    // The host shim is on exactly when switches rewrite rwnd, unless set.
-    transport.window_scale_shim = Some(
-        transport
-            .window_scale_shim
-            .unwrap_or(switch.rewrites_rwnd()),
-    );
+    let mut transports = transports(&src, root.get("transport"), ctx)?;
+    for t in &mut transports {
+        let TransportConfig::Tcp(c) = &mut t.config;
+        // The host shim is on exactly when switches rewrite rwnd, unless set.
+        c.window_scale_shim = Some(c.window_scale_shim.unwrap_or(switch.rewrites_rwnd()));
+    }
 
-    let workloads = match root.get("workload") {
-        None => Vec::new(),
-        Some(v) => match v.get_ref() {
-            DeValue::Array(items) => items
-                .iter()
-                .enumerate()
-                .map(|(i, w)| {
-                    pick(
-                        &src,
-                        &registry::workload::FAMILY,
-                        Some(w),
-                        &format!("workload[{i}]"),
-                        ctx,
-                    )
-                })
-                .collect::<Result<_, _>>()?,
-            _ => return Err(src.error(Some(v.span()), "workload", "expected [[workload]] tables")),
-        },
-    };
+    let mut workloads = Vec::new();
+    let mut workload_transport = Vec::new();
+    if let Some(v) = root.get("workload") {
+        let DeValue::Array(items) = v.get_ref() else {
+            return Err(src.error(Some(v.span()), "workload", "expected [[workload]] tables"));
+        };
+        for (i, w) in items.iter().enumerate() {
+            let prefix = format!("workload[{i}]");
+            let (w, t) = workload_transport_of(&src, w, &prefix, &transports)?;
+            workloads.push(pick(&src, &registry::workload::FAMILY, Some(&w), &prefix, ctx)?);
+            workload_transport.push(t);
+        }
+    }
 
     let sc = Scenario {
         name: "scenario".into(),
         simulation: base.simulation,
         topology,
         switch,
-        transport,
+        transports,
         workloads,
+        workload_transport,
         output: base.output,
     };
     check(&src, &root, &sc)?;

@@ -5,7 +5,7 @@ use crate::registry::{aqm, ingress, topology, workload};
 use serde::Deserialize;
 use sim_core::{Bandwidth, Bytes, QueueSize, SimDuration};
 use std::fmt;
-use transport::TcpConfig;
+use transport::TransportConfig;
 
 /// A whole scenario, validated. Only the loader makes one.
 #[derive(Debug, Clone)]
@@ -18,12 +18,33 @@ pub struct Scenario {
     pub topology: TopologyConfig,
     /// `[switch]`.
     pub switch: SwitchConfig,
-    /// `[transport]`.
-    pub transport: TcpConfig,
+    /// The transports: one unnamed `[transport]` (named `default`), or
+    /// each `[transport.NAME]` in file order.
+    pub transports: Vec<NamedTransport>,
     /// `[[workload]]`, in file order.
     pub workloads: Vec<workload::Spec>,
+    /// Each workload's transport (an index into `transports`).
+    pub workload_transport: Vec<u32>,
     /// `[output]`.
     pub output: OutputConfig,
+}
+
+/// A transport with its name in the scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedTransport {
+    /// `NAME` of `[transport.NAME]`, or `default` for an unnamed `[transport]`.
+    pub name: String,
+    /// Its family and configuration.
+    pub config: TransportConfig,
+}
+
+impl NamedTransport {
+    /// The congestion controller's name, for reports.
+    pub fn cc(&self) -> &'static str {
+        match &self.config {
+            TransportConfig::Tcp(c) => c.cc.name(),
+        }
+    }
 }
 
 /// `[simulation]`: the run's seed and its bounds.
@@ -56,6 +77,8 @@ pub enum Framing {
     /// Ethernet: 38 B per frame on the wire, 46 B minimum IP packet.
     #[default]
     Ethernet,
+    /// PPP: 2 B per frame, no padding (ns-3's point-to-point links).
+    Ppp,
     /// No framing: only the IP packet is serialised.
     None,
 }

@@ -14,11 +14,11 @@
 
 use crate::registry::workload::{Load, Planned, plan_all};
 use crate::scenario::{Framing, Scenario};
-use net::{Fabric, FabricConfig, FlowId, HostId, NetEvent, Outcome, Packet, Protocol, WireFormat};
+use net::{Fabric, FabricConfig, FlowId, HostId, NetEvent, Origin, Outcome, Packet, WireFormat};
 use sim_core::queue::Stop;
 use sim_core::{EventQueue, RngStream, RunLimit, SimDuration, SimTime};
 use std::collections::VecDeque;
-use transport::{FlowAddr, TcpReceiver, TcpSender};
+use transport::{FlowAddr, Receiver, Sender, Side};
 
 mod goodput;
 mod metrics;
@@ -39,12 +39,12 @@ pub enum Event {
     FlowStart(u32),
     /// A long flow's application stops sending new data.
     FlowStop(u32),
-    /// An endpoint's timer: the flow, and whether it is the receiver's.
+    /// An endpoint's timer.
     Timer {
         /// The flow.
         flow: u32,
-        /// True for the receiver, false for the sender.
-        receiver: bool,
+        /// Which end.
+        side: Side,
     },
     /// A packet source's next arrival.
     Arrival(u32),
@@ -62,14 +62,16 @@ impl From<NetEvent> for Event {
     }
 }
 
-/// One TCP flow: both endpoints and its bookkeeping.
+/// One flow of any transport family: both endpoints and its bookkeeping.
 pub struct Flow {
     /// Index of the `[[workload]]` that created it.
     pub workload: u32,
+    /// Index of its transport in the scenario's transports.
+    pub transport: u32,
     /// The sender, at the source host.
-    pub sender: TcpSender,
+    pub sender: Sender,
     /// The receiver, at the destination host.
-    pub receiver: TcpReceiver,
+    pub receiver: Receiver,
     /// Bytes the flow sends; `None`: unbounded (until its stop time).
     pub size: Option<u64>,
     /// When the flow starts ([`SimTime::MAX`] for a closed-loop round
@@ -85,6 +87,17 @@ pub struct Flow {
     /// Counted out of `World::open_flows`.
     done: bool,
     timers: [Option<SimTime>; 2],
+}
+
+impl Flow {
+    /// The deadline of one end's timers.
+    #[inline]
+    fn deadline(&self, side: Side) -> Option<SimTime> {
+        match side {
+            Side::Sender => self.sender.deadline(),
+            Side::Receiver => self.receiver.deadline(),
+        }
+    }
 }
 
 /// Why a run ended.
@@ -146,8 +159,8 @@ pub struct World {
     pub metrics: Metrics,
     /// Closed-loop rounds still to come.
     gates: Vec<rounds::RoundGate>,
-    /// The TCP maximum segment size, in bytes (for ideal FCTs).
-    pub mss: u64,
+    /// The scenario's transports, by index (for ideal FCTs and reports).
+    pub transports: Vec<crate::scenario::NamedTransport>,
     /// The upper edges of the flow-size buckets of the report, in bytes.
     pub size_buckets: Vec<u64>,
     /// The goodput series, when `output.goodput_interval` is set.
@@ -213,6 +226,7 @@ impl World {
         let graph = sc.topology.spec.shape.build();
         let wire = match sc.topology.framing {
             Framing::Ethernet => WireFormat::ETHERNET,
+            Framing::Ppp => WireFormat::PPP,
             Framing::None => WireFormat::NONE,
         };
         let cfg = FabricConfig {
@@ -268,7 +282,7 @@ impl World {
             metrics: Metrics::new(sc.workloads.len(), sc.output.rtt_interval),
             gates: Vec::new(),
             jain_flows: sc.output.jain_flows.clone(),
-            mss: sc.transport.mss.0,
+            transports: sc.transports.clone(),
             size_buckets: sc.output.size_buckets.iter().map(|b| b.0).collect(),
             goodput: sc
                 .output
@@ -353,6 +367,8 @@ impl World {
     ) {
         let id = self.flows.len() as u32;
         self.open_flows += 1;
+        let transport = sc.workload_transport[wi as usize];
+        let cfg = &sc.transports[transport as usize].config;
         let addr = FlowAddr {
             flow: FlowId(id),
             src,
@@ -363,10 +379,11 @@ impl World {
         };
         self.flows.push(Flow {
             workload: wi,
+            transport,
             // An unbounded flow: more bytes than any run can send.
-            sender: TcpSender::new(addr, size.unwrap_or(u64::MAX - 2), &sc.transport),
+            sender: cfg.sender(addr, size.unwrap_or(u64::MAX - 2)),
             size,
-            receiver: TcpReceiver::new(addr, &sc.transport),
+            receiver: cfg.receiver(addr),
             start: at.unwrap_or(SimTime::MAX),
             round: 0,
             gate: None,
@@ -530,28 +547,26 @@ impl World {
                 self.flush();
                 self.after_sender(now, f);
             }
-            Event::Timer { flow, receiver } => {
+            Event::Timer { flow, side } => {
                 let fl = &mut self.flows[flow as usize];
-                if fl.timers[receiver as usize] != Some(now) {
+                if fl.timers[side.idx()] != Some(now) {
                     return; // superseded by an earlier deadline
                 }
-                fl.timers[receiver as usize] = None;
-                let deadline = if receiver {
-                    fl.receiver.deadline()
-                } else {
-                    fl.sender.deadline()
-                };
-                if deadline.is_some_and(|d| d <= now) {
+                fl.timers[side.idx()] = None;
+                if fl.deadline(side).is_some_and(|d| d <= now) {
                     self.last_activity = now; // a timer that expires does work
                 }
-                if receiver {
-                    fl.receiver.on_timer(now, &mut self.scratch);
-                    self.flush();
-                    self.arm(flow, true);
-                } else {
-                    fl.sender.on_timer(now, &mut self.scratch);
-                    self.flush();
-                    self.after_sender(now, flow);
+                match side {
+                    Side::Receiver => {
+                        fl.receiver.on_timer(now, &mut self.scratch);
+                        self.flush();
+                        self.arm(flow, Side::Receiver);
+                    }
+                    Side::Sender => {
+                        fl.sender.on_timer(now, &mut self.scratch);
+                        self.flush();
+                        self.after_sender(now, flow);
+                    }
                 }
             }
             Event::Arrival(s) => self.on_arrival(now, s),
@@ -563,11 +578,10 @@ impl World {
 
     fn on_host_packet(&mut self, now: SimTime, host: HostId, p: &Packet) {
         debug_assert_eq!(host, p.dst);
-        if p.protocol == Protocol::Udp {
-            self.on_source_packet(now, p);
-            return;
-        }
-        let f = p.flow.0;
+        let f = match p.origin {
+            Origin::Source(s) => return self.on_source_packet(now, s, p),
+            Origin::Flow(f) => f.0,
+        };
         let fl = &mut self.flows[f as usize];
         if p.reverse {
             fl.sender.on_packet(now, p, &mut self.scratch);
@@ -588,7 +602,7 @@ impl World {
                 fl.received_at = Some(now);
             }
             self.flush();
-            self.arm(f, true);
+            self.arm(f, Side::Receiver);
             if let (true, Some(g)) = (received, gate) {
                 self.round_flow_received(now, g);
             }
@@ -609,7 +623,7 @@ impl World {
     /// has data to send, and let the NIC pull.
     #[inline]
     fn after_sender(&mut self, now: SimTime, f: u32) {
-        self.arm(f, false);
+        self.arm(f, Side::Sender);
         let fl = &mut self.flows[f as usize];
         if !fl.done && fl.sender.completed_at().is_some() {
             fl.done = true;
@@ -639,7 +653,7 @@ impl World {
                         fl.ready = false;
                     }
                     self.fabric.host_send(host, p, &mut self.q);
-                    self.arm(f, false);
+                    self.arm(f, Side::Sender);
                 }
                 None => fl.ready = false,
             }
@@ -649,21 +663,16 @@ impl World {
     /// Schedules the endpoint's timer event if its deadline is earlier than
     /// the one already pending.
     #[inline]
-    fn arm(&mut self, f: u32, receiver: bool) {
+    fn arm(&mut self, f: u32, side: Side) {
         let fl = &mut self.flows[f as usize];
-        let deadline = if receiver {
-            fl.receiver.deadline()
-        } else {
-            fl.sender.deadline()
-        };
-        if let Some(d) = deadline {
+        if let Some(d) = fl.deadline(side) {
             // A deadline already due fires now; the slot records the event's
             // own time, which is how a firing event recognises itself.
             let at = d.max(self.q.now());
-            let slot = &mut fl.timers[receiver as usize];
+            let slot = &mut fl.timers[side.idx()];
             if slot.is_none_or(|t| at < t) {
                 *slot = Some(at);
-                self.q.schedule(at, Event::Timer { flow: f, receiver });
+                self.q.schedule(at, Event::Timer { flow: f, side });
             }
         }
     }

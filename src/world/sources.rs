@@ -4,7 +4,7 @@
 
 use super::{Event, World};
 use crate::registry::workload::{Gaps, SourcePlan};
-use net::{FlowId, HostId, Packet, Protocol, WireFormat};
+use net::{HostId, Kind, Origin, Packet, Protocol, SourceId, WireFormat};
 use sim_core::{RngStream, SimDuration, SimTime};
 
 /// `Source::rtt_ps` of a probe whose echo never came back.
@@ -115,7 +115,8 @@ impl World {
             s.rtt_ps.push(LOST);
         }
         let pkt = Packet {
-            flow: FlowId(id),
+            origin: Origin::Source(SourceId(id)),
+            kind: Kind::Datagram,
             src: s.src,
             dst: s.dst,
             sport: s.sport,
@@ -139,8 +140,8 @@ impl World {
 
     /// A source's packet reached a host: counted at the destination, echoed
     /// back for a ping, its round trip recorded when the echo is home.
-    pub(super) fn on_source_packet(&mut self, now: SimTime, p: &Packet) {
-        let s = &mut self.sources[p.flow.idx()];
+    pub(super) fn on_source_packet(&mut self, now: SimTime, id: SourceId, p: &Packet) {
+        let s = &mut self.sources[id.idx()];
         let delay = now.since(p.created_at);
         if p.reverse {
             s.rtt_ps[p.seq as usize] = delay.ps();

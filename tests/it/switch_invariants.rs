@@ -3,7 +3,7 @@
 use aqm::StepEcn;
 use net::buffer::BufferPolicy;
 use net::sched::Discipline;
-use net::{
+use net::{Origin, 
     Ecn, EgressAqm, Fabric, FabricConfig, FlowId, HostId, NetEvent, Outcome, Packet, Protocol,
     TopologyGraph, WireFormat,
 };
@@ -93,7 +93,7 @@ proptest! {
                 Ev::Inject(i) => {
                     let (src, size, prio, _) = c.packets[i];
                     let pkt = Packet {
-                        flow: FlowId(src),
+                        origin: Origin::Flow(FlowId(src)),
                         src: HostId(src),
                         dst: HostId(0),
                         size_bytes: size,

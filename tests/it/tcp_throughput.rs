@@ -53,7 +53,7 @@ fn newreno_single_flow_reaches_95_percent_of_header_adjusted_line_rate() {
     );
     assert!(goodput <= line, "faster than the wire allows: {goodput}");
     // The receiver's window never limited the flow: scaling was negotiated.
-    assert!(f.receiver.wscale() > 0);
+    assert!(f.receiver.as_tcp().expect("TCP").wscale() > 0);
     assert!(
         w.fabric
             .port(w.fabric.port_towards_host(HostId(1)))

@@ -12,7 +12,7 @@
 use aqm::PortContext;
 use aqm::abq::{Abq, AbqConfig};
 use aqm::r_aqm::{Compensation, RAqm, RAqmConfig};
-use net::{
+use net::{Kind, Origin, 
     Fabric, FabricConfig, FlowId, HostId, IngressHook, NetEvent, Outcome, Packet, TcpFlags,
     TopologyGraph, WireFormat,
 };
@@ -118,7 +118,8 @@ proptest! {
                     let (flow, is_ack, _) = c.packets[i];
                     let (src, dst, payload) = if is_ack { (0, flow, 0) } else { (flow, 0, 1460) };
                     let pkt = Packet {
-                        flow: FlowId(flow),
+                        origin: Origin::Flow(FlowId(flow)),
+                        kind: if is_ack { Kind::Ack } else { Kind::Data },
                         src: HostId(src),
                         dst: HostId(dst),
                         sport: 1000 + flow as u16,
@@ -139,8 +140,8 @@ proptest! {
                         let p = *f.packets.get(pkt);
                         f.packets.free(pkt);
                         delivered_bytes += p.size_bytes as u64;
-                        if let Some(prev) = last.insert((p.flow, p.reverse), p.seq) {
-                            prop_assert!(p.seq > prev, "flow {:?}: {} after {prev}", p.flow, p.seq);
+                        if let Some(prev) = last.insert((p.flow(), p.reverse), p.seq) {
+                            prop_assert!(p.seq > prev, "flow {:?}: {} after {prev}", p.flow(), p.seq);
                         }
                     }
                 }

@@ -8,7 +8,8 @@ fn dumbbell_long_flows_stop_and_close_with_delayed_acks() {
     // Every flow stopped at 50 ms, drained, completed and closed before 60 ms.
     assert_eq!(s.flows.completed, 4, "{s:?}");
     for f in &w.flows {
-        assert_eq!(f.sender.state(), transport::sender::SenderState::Closed);
+        let tcp = f.sender.as_tcp().expect("a TCP flow");
+        assert_eq!(tcp.state(), transport::tcp::sender::SenderState::Closed);
         assert_eq!(f.sender.bytes_acked(), f.sender.size_bytes());
         assert_eq!(f.receiver.bytes_received(), f.sender.size_bytes());
     }
@@ -23,7 +24,7 @@ fn dumbbell_long_flows_stop_and_close_with_delayed_acks() {
     assert_eq!(s.drops, 0);
     assert!(s.ecn_marks > 0);
     // Delayed ACKs: about one ACK per two data segments.
-    let acks: u64 = w.flows.iter().map(|f| f.receiver.acks_sent()).sum();
+    let acks: u64 = w.flows.iter().map(|f| f.receiver.as_tcp().expect("TCP").acks_sent()).sum();
     let segs = total / 1460;
     assert!(
         acks < segs * 6 / 10 && acks > segs * 4 / 10,

@@ -26,7 +26,7 @@
 //! 500 pkt, the paper gives none) is apart from the data buffer.
 
 use crate::PortContext;
-use net::{Arrival, IngressHook, IngressView, Packet, TcpFlags, ViqAction};
+use net::{Arrival, IngressHook, IngressView, Packet, ViqAction};
 use serde::Deserialize;
 use sim_core::{Bytes, QueueSize, SimDuration, SimTime};
 
@@ -172,7 +172,7 @@ impl IngressHook for Abq {
 
     fn on_arrival(&mut self, _now: SimTime, view: &IngressView, pkt: &mut Packet) -> Arrival {
         self.evaluate(view);
-        if pkt.is_pure_ack() && (self.state != State::Uncongested || view.viq_packets > 0) {
+        if pkt.is_ack() && (self.state != State::Uncongested || view.viq_packets > 0) {
             Arrival::Hold // behind the ACKs already held: FIFO per flow
         } else {
             Arrival::Forward
@@ -203,7 +203,7 @@ impl IngressHook for Abq {
 
     fn on_release(&mut self, _now: SimTime, _view: &IngressView, pkt: &mut Packet) {
         if self.flush && self.cfg.ece {
-            pkt.flags = pkt.flags | TcpFlags::ECE;
+            pkt.set_ecn_echo();
         }
     }
 
@@ -224,6 +224,7 @@ impl crate::IngressPlugin for AbqConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use net::{Kind, TcpFlags};
 
     fn ctx() -> PortContext {
         crate::testing::ctx(1, QueueSize::Packets(80))
@@ -234,6 +235,7 @@ mod tests {
     fn ack() -> Packet {
         Packet {
             flags: TcpFlags::ACK,
+            kind: Kind::Ack,
             size_bytes: 40,
             ..Default::default()
         }

@@ -40,7 +40,7 @@
 
 use crate::PortContext;
 use crate::rwnd::{MAX_WINDOW_BYTES, carries_window, clamp_window};
-use net::{Arrival, Ecn, IngressHook, IngressView, Packet, Protocol, TcpFlags};
+use net::{Arrival, Ecn, IngressHook, IngressView, Packet, Protocol};
 use serde::Deserialize;
 use sim_core::{Bytes, QueueSize, SimDuration, SimTime};
 
@@ -239,14 +239,6 @@ impl FairQ {
     }
 }
 
-fn is_syn_ack(p: &Packet) -> bool {
-    p.protocol == Protocol::Tcp && p.flags.has(TcpFlags::SYN | TcpFlags::ACK)
-}
-
-fn closes(p: &Packet) -> bool {
-    p.protocol == Protocol::Tcp && (p.flags.has(TcpFlags::FIN) || p.flags.has(TcpFlags::RST))
-}
-
 impl IngressHook for FairQ {
     fn viq_capacity(&self) -> QueueSize {
         QueueSize::Packets(0)
@@ -254,7 +246,7 @@ impl IngressHook for FairQ {
 
     fn on_arrival(&mut self, now: SimTime, view: &IngressView, pkt: &mut Packet) -> Arrival {
         self.advance(now, view);
-        if is_syn_ack(pkt) {
+        if pkt.accepts_connection() {
             self.flow_opened(); // the "incoming queue" of line 5
         } else if carries_window(pkt) && clamp_window(pkt, self.lrwnd as u64) {
             self.rewritten += 1;
@@ -267,9 +259,9 @@ impl IngressHook for FairQ {
         if pkt.protocol == Protocol::Tcp {
             self.lmss = self.lmss.max(pkt.payload_bytes as u64);
         }
-        if is_syn_ack(pkt) {
+        if pkt.accepts_connection() {
             self.flow_opened();
-        } else if closes(pkt) {
+        } else if pkt.closes_connection() {
             self.flow_closed();
         }
         self.cfg.ecn
@@ -297,6 +289,7 @@ impl crate::IngressPlugin for FairqConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use net::TcpFlags;
 
     fn ctx() -> PortContext {
         crate::testing::ctx(1, QueueSize::Bytes(100_000))

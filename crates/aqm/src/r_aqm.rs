@@ -58,7 +58,7 @@
 
 use crate::PortContext;
 use crate::rwnd::{carries_window, clamp_window};
-use net::{Arrival, IngressHook, IngressView, Packet, TcpFlags, ViqAction};
+use net::{Arrival, IngressHook, IngressView, Packet, ViqAction};
 use serde::Deserialize;
 use sim_core::{Bytes, QueueSize, SimDuration, SimTime};
 
@@ -291,7 +291,7 @@ impl IngressHook for RAqm {
 
     fn on_arrival(&mut self, now: SimTime, view: &IngressView, pkt: &mut Packet) -> Arrival {
         self.update_state(now, view);
-        if !pkt.is_pure_ack() {
+        if !pkt.is_ack() {
             return Arrival::Forward;
         }
         self.pending_send = true;
@@ -346,10 +346,7 @@ impl IngressHook for RAqm {
             return;
         }
         let done = match self.cfg.compensation {
-            Compensation::Ece => {
-                pkt.flags = pkt.flags | TcpFlags::ECE;
-                true
-            }
+            Compensation::Ece => pkt.set_ecn_echo(),
             Compensation::Rwnd => carries_window(pkt) && clamp_window(pkt, self.cfg.mss.0),
             Compensation::None => false,
         };
@@ -387,6 +384,7 @@ impl crate::IngressPlugin for RAqmConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use net::{Kind, TcpFlags};
 
     fn ctx() -> PortContext {
         crate::testing::ctx(10, QueueSize::Packets(300))
@@ -404,6 +402,7 @@ mod tests {
     fn ack() -> Packet {
         Packet {
             flags: TcpFlags::ACK,
+            kind: Kind::Ack,
             size_bytes: 40,
             window: 46_875,
             reserved: 7,
@@ -444,9 +443,43 @@ mod tests {
         assert_eq!(r.on_arrival(SimTime(0), &v, &mut data()), Arrival::Forward);
         let mut fin = Packet {
             flags: TcpFlags::ACK | TcpFlags::FIN,
+            kind: Kind::Control,
             ..ack()
         };
         assert_eq!(r.on_arrival(SimTime(0), &v, &mut fin), Arrival::Forward);
+    }
+
+    /// A stub transport family that is not TCP: its packets say only what
+    /// they are ([`Kind`]). R-AQM holds its ACKs and paces them out like
+    /// TCP's; the ECE compensation has no bit to set in them and leaves
+    /// them as they are (what the RoCE family will need).
+    #[test]
+    fn acks_of_another_family_are_held_and_released() {
+        let stub = |kind, payload| Packet {
+            protocol: net::Protocol::Udp,
+            kind,
+            size_bytes: 64 + payload,
+            payload_bytes: payload,
+            ..Default::default()
+        };
+        let mut r = RAqm::new(RAqmConfig::default(), &ctx());
+        let v = view(0, 0, None);
+        let mut stub_ack = stub(Kind::Ack, 0);
+        assert_eq!(r.on_arrival(SimTime(0), &v, &mut stub_ack), Arrival::Hold);
+        let mut stub_data = stub(Kind::Data, 1000);
+        assert_eq!(r.on_arrival(SimTime(0), &v, &mut stub_data), Arrival::Forward);
+        // Its data leaving the port earns the token that releases the ACK.
+        let mut held = 1;
+        assert_eq!(drain(&mut r, 0, &v, &mut held), 0);
+        r.on_egress_departure(SimTime(0), &v, &stub_data);
+        assert_eq!(drain(&mut r, 0, &v, &mut held), 1);
+        // Released past the compensation threshold: nothing to rewrite.
+        let full = view(10_000_000, 10_000, None);
+        let before = stub_ack;
+        r.on_release(SimTime(0), &full, &mut stub_ack);
+        assert_eq!(stub_ack.flags, before.flags);
+        assert_eq!(stub_ack.window, before.window);
+        assert_eq!(r.compensated, 0);
     }
 
     /// The whole table of our reading of Fig. 5 (K_min 20, K_max 40).

@@ -6,17 +6,16 @@
 //! exponent that FairQ's host shim writes into the TCP reserved bits
 //! (fairq.txt section V-A; `transport.window_scale_shim`).
 
-use net::{Packet, Protocol, TcpFlags};
+use net::Packet;
 
 /// The largest window a TCP segment can carry: 65,535 x 2^14 bytes.
 pub const MAX_WINDOW_BYTES: u64 = (u16::MAX as u64) << 14;
 
-/// Whether the segment carries a window a switch may rewrite: TCP with the
-/// ACK flag and without SYN (RFC 7323 2.2: the window of a SYN or SYN-ACK
-/// is never scaled).
+/// Whether the segment carries a window a switch may rewrite
+/// ([`Packet::carries_window`]).
 #[inline]
 pub fn carries_window(pkt: &Packet) -> bool {
-    pkt.protocol == Protocol::Tcp && pkt.flags.has(TcpFlags::ACK) && !pkt.flags.has(TcpFlags::SYN)
+    pkt.carries_window()
 }
 
 /// The window the segment advertises, in bytes.
@@ -44,6 +43,7 @@ pub fn clamp_window(pkt: &mut Packet, bytes: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use net::TcpFlags;
 
     #[test]
     fn clamp_rounds_up_to_the_scale_unit() {

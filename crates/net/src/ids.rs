@@ -35,6 +35,37 @@ id_type!(
     HostId, "host"
 );
 id_type!(
-    /// A transport flow (connection) or packet source.
+    /// A transport flow: one connection of any transport family.
     FlowId, "flow"
 );
+id_type!(
+    /// An open-loop packet source (Poisson packets, pings): its own id
+    /// space, apart from the flows.
+    SourceId, "source"
+);
+
+/// What a packet belongs to: a transport flow or a packet source. The two
+/// id spaces never mix, so a host hands a packet to the right owner
+/// without asking which protocol it carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Origin {
+    /// A transport flow (its sender or its receiver).
+    Flow(FlowId),
+    /// A packet source.
+    Source(SourceId),
+}
+
+impl Default for Origin {
+    fn default() -> Self {
+        Origin::Flow(FlowId(0))
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Flow(id) => id.fmt(f),
+            Origin::Source(id) => id.fmt(f),
+        }
+    }
+}

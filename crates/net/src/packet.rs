@@ -13,11 +13,17 @@
 //! sends 2^64 bytes); the receive window is the on-wire 16-bit field with its
 //! scale, because switch plugins (FairQ, HSCC, R-AQM) rewrite it.
 
-use crate::ids::{FlowId, HostId};
+use crate::ids::{HostId, Origin};
 use sim_core::SimTime;
 
 /// IP + TCP header bytes without options (RFC 791 + RFC 9293: 20 + 20).
 pub const TCP_IP_HEADER_BYTES: u32 = 40;
+/// The TCP timestamps option as Linux sends it on every segment after the
+/// handshake: two NOPs and the 10-byte option (RFC 7323 section 3).
+pub const TCP_TIMESTAMPS_OPTION_BYTES: u32 = 12;
+/// At most this many SACK blocks fit beside the timestamps option in the
+/// 40 bytes of TCP options (RFC 2018 section 3).
+pub const MAX_SACK_BLOCKS: usize = 3;
 /// `Packet::wscale_option` value meaning "no window-scale option".
 pub const WSCALE_NONE: u8 = u8::MAX;
 /// IP + UDP header bytes (20 + 8).
@@ -33,6 +39,13 @@ pub struct WireFormat {
 }
 
 impl WireFormat {
+    /// PPP over a point-to-point link (RFC 1661 as ns-3's
+    /// `PointToPointNetDevice` models it): a 2-byte protocol field, no
+    /// padding, no gap. What ns-3 simulations of the papers serialise.
+    pub const PPP: WireFormat = WireFormat {
+        overhead_bytes: 2,
+        min_packet_bytes: 0,
+    };
     /// IEEE 802.3: 8 preamble+SFD, 14 MAC header, 4 FCS, 12 inter-frame gap;
     /// minimum frame 64 B, i.e. at least 46 B of IP packet.
     pub const ETHERNET: WireFormat = WireFormat {
@@ -122,6 +135,74 @@ impl std::ops::BitOr for TcpFlags {
     }
 }
 
+/// What a packet is to its transport, in words every family shares: what
+/// switches need to know of a packet without parsing its protocol (R-AQM
+/// and ABQ hold [`Kind::Ack`]s of any family).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum Kind {
+    /// Carries payload of a flow (a data segment, a RoCE data packet).
+    #[default]
+    Data,
+    /// A pure acknowledgment: no payload, opens or closes nothing.
+    Ack,
+    /// Connection control (TCP's SYN, SYN-ACK, FIN, FIN-ACK).
+    Control,
+    /// A datagram of a packet source.
+    Datagram,
+}
+
+/// Up to [`MAX_SACK_BLOCKS`] SACK blocks (RFC 2018), each stored as byte
+/// offsets above the packet's cumulative ACK so that they take 24 bytes of
+/// the packet, not 48. The first block holds the most recently received
+/// segment (RFC 2018 section 4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    /// `(start, end)` offsets above the ACK; `end == 0` marks an unused slot.
+    blocks: [(u32, u32); MAX_SACK_BLOCKS],
+}
+
+impl SackBlocks {
+    /// Appends the block `[start, end)` (absolute sequence numbers, above
+    /// `ack`); returns false when all slots are used.
+    pub fn push(&mut self, ack: u64, start: u64, end: u64) -> bool {
+        debug_assert!(ack < start && start < end, "SACK block below the ACK");
+        let Some(slot) = self.blocks.iter_mut().find(|b| b.1 == 0) else {
+            return false;
+        };
+        let off = |x: u64| u32::try_from(x - ack).expect("SACK block 4 GB above the ACK");
+        *slot = (off(start), off(end));
+        true
+    }
+
+    /// How many blocks are used.
+    pub fn len(&self) -> usize {
+        self.blocks.iter().take_while(|b| b.1 != 0).count()
+    }
+
+    /// Whether no block is used.
+    pub fn is_empty(&self) -> bool {
+        self.blocks[0].1 == 0
+    }
+
+    /// The blocks as absolute `[start, end)` ranges for a packet whose ACK is `ack`.
+    pub fn iter(&self, ack: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.blocks
+            .iter()
+            .take_while(|b| b.1 != 0)
+            .map(move |b| (ack + b.0 as u64, ack + b.1 as u64))
+    }
+
+    /// Bytes the SACK option adds to a TCP header: two NOPs, kind and
+    /// length, and 8 bytes a block (RFC 2018 section 3; 0 without blocks).
+    pub fn option_bytes(&self) -> u32 {
+        match self.len() {
+            0 => 0,
+            n => 4 + 8 * n as u32,
+        }
+    }
+}
+
 /// The transport protocol carried by a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[repr(u8)]
@@ -136,15 +217,16 @@ pub enum Protocol {
 /// One packet. Header fields are those of DESIGN.md's network model.
 ///
 /// `repr(C)` and aligned to a cache line: what every hop reads or writes
-/// (forwarding, queueing, ECN, ingress accounting) lies in the first 48
-/// bytes, so a hop finds it in one line; the transport's fields follow.
+/// (forwarding, queueing, ECN, ingress accounting, window rewrites) lies in
+/// the first 64 bytes, so a hop finds it in one line; the transport's
+/// fields fill the second.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C, align(64))]
 pub struct Packet {
     /// When the packet entered the queue it is in now (waiting-time statistics).
     pub enqueued_at: SimTime,
-    /// The flow (connection or source) the packet belongs to.
-    pub flow: FlowId,
+    /// The flow or packet source the packet belongs to.
+    pub origin: Origin,
     /// IP source host.
     pub src: HostId,
     /// IP destination host.
@@ -169,6 +251,8 @@ pub struct Packet {
     pub hops: u8,
     /// Transport protocol.
     pub protocol: Protocol,
+    /// What the packet is to its transport, whatever the protocol.
+    pub kind: Kind,
     /// TCP flags.
     pub flags: TcpFlags,
     /// Direction within the flow: false = from the flow's source (data),
@@ -194,19 +278,71 @@ pub struct Packet {
     pub ts_ecr: SimTime,
     /// When the packet was created (for delay statistics).
     pub created_at: SimTime,
+    /// SACK blocks of a TCP ACK (RFC 2018).
+    pub sack: SackBlocks,
 }
 
 /// `Packet::ingress_port` outside a switch.
 pub const NO_PORT: u32 = u32::MAX;
 
 impl Packet {
-    /// A pure ACK: TCP, no payload, no SYN/FIN/RST (R-AQM and ABQ hold only these).
+    /// A pure acknowledgment of any transport family: what R-AQM and ABQ hold.
     #[inline]
-    pub fn is_pure_ack(&self) -> bool {
+    pub fn is_ack(&self) -> bool {
+        self.kind == Kind::Ack
+    }
+
+    /// The flow the packet belongs to (`None` for a packet source's).
+    #[inline]
+    pub fn flow(&self) -> Option<crate::FlowId> {
+        match self.origin {
+            Origin::Flow(f) => Some(f),
+            Origin::Source(_) => None,
+        }
+    }
+
+    /// Whether the packet carries a receive window a switch may rewrite:
+    /// TCP with the ACK flag and without SYN (RFC 7323 2.2: the window of
+    /// a SYN or SYN-ACK is never scaled). No other family has a window field.
+    #[inline]
+    pub fn carries_window(&self) -> bool {
         self.protocol == Protocol::Tcp
-            && self.payload_bytes == 0
             && self.flags.has(TcpFlags::ACK)
-            && self.flags.0 & (TcpFlags::SYN.0 | TcpFlags::FIN.0 | TcpFlags::RST.0) == 0
+            && !self.flags.has(TcpFlags::SYN)
+    }
+
+    /// Whether the packet echoes congestion to its sender (TCP's ECE).
+    #[inline]
+    pub fn ecn_echo(&self) -> bool {
+        self.protocol == Protocol::Tcp && self.flags.has(TcpFlags::ECE)
+    }
+
+    /// Sets the congestion echo of an acknowledgment, as a switch
+    /// compensating for held ACKs does (R-AQM, ABQ). Returns false when
+    /// the packet's family has no echo bit in its ACKs.
+    #[inline]
+    pub fn set_ecn_echo(&mut self) -> bool {
+        match self.protocol {
+            Protocol::Tcp => {
+                self.flags = self.flags | TcpFlags::ECE;
+                true
+            }
+            Protocol::Udp => false,
+        }
+    }
+
+    /// Whether the packet accepts a new connection (TCP's SYN-ACK): FairQ
+    /// counts flows by these.
+    #[inline]
+    pub fn accepts_connection(&self) -> bool {
+        self.protocol == Protocol::Tcp && self.flags.has(TcpFlags::SYN | TcpFlags::ACK)
+    }
+
+    /// Whether the packet closes its connection (TCP's FIN or RST).
+    #[inline]
+    pub fn closes_connection(&self) -> bool {
+        self.protocol == Protocol::Tcp
+            && (self.flags.has(TcpFlags::FIN) || self.flags.has(TcpFlags::RST))
     }
 }
 
@@ -314,9 +450,13 @@ mod tests {
             offset_of!(Packet, flags) + 1,
             offset_of!(Packet, window) + 2,
             offset_of!(Packet, payload_bytes) + 4,
+            offset_of!(Packet, kind) + 1,
+            offset_of!(Packet, origin) + size_of::<Origin>(),
         ] {
-            assert!(end <= 48, "a per-hop field ends at {end}");
+            assert!(end <= 64, "a per-hop field ends at {end}");
         }
+        // Two cache lines in all, SACK blocks included.
+        assert_eq!(size_of::<Packet>(), 128);
     }
 
     #[test]
@@ -358,32 +498,42 @@ mod tests {
     }
 
     #[test]
-    fn pure_ack_classification() {
+    fn ack_and_window_predicates() {
         let ack = Packet {
             flags: TcpFlags::ACK,
+            kind: Kind::Ack,
             ..Default::default()
         };
-        assert!(ack.is_pure_ack());
-        assert!(
-            !Packet {
-                flags: TcpFlags::ACK | TcpFlags::FIN,
-                ..ack
-            }
-            .is_pure_ack()
+        assert!(ack.is_ack() && ack.carries_window() && !ack.ecn_echo());
+        let mut echoed = ack;
+        assert!(echoed.set_ecn_echo() && echoed.ecn_echo());
+        let syn_ack = Packet {
+            flags: TcpFlags::SYN | TcpFlags::ACK,
+            kind: Kind::Control,
+            ..ack
+        };
+        assert!(!syn_ack.is_ack() && !syn_ack.carries_window() && syn_ack.accepts_connection());
+        // Another family's ACK: held like TCP's, but it has no window or ECE.
+        let mut other = Packet {
+            protocol: Protocol::Udp,
+            kind: Kind::Ack,
+            ..Default::default()
+        };
+        assert!(other.is_ack() && !other.carries_window() && !other.set_ecn_echo());
+    }
+
+    #[test]
+    fn sack_blocks_are_offsets_above_the_ack() {
+        let mut b = SackBlocks::default();
+        assert!(b.is_empty() && b.option_bytes() == 0);
+        assert!(b.push(1000, 3000, 4000));
+        assert!(b.push(1000, 1500, 2000));
+        assert!(b.push(1000, 5000, 6000));
+        assert!(!b.push(1000, 7000, 8000));
+        assert_eq!(
+            b.iter(1000).collect::<Vec<_>>(),
+            vec![(3000, 4000), (1500, 2000), (5000, 6000)]
         );
-        assert!(
-            !Packet {
-                payload_bytes: 1,
-                ..ack
-            }
-            .is_pure_ack()
-        );
-        assert!(
-            !Packet {
-                flags: TcpFlags::SYN | TcpFlags::ACK,
-                ..ack
-            }
-            .is_pure_ack()
-        );
+        assert_eq!(b.option_bytes(), 28);
     }
 }

@@ -26,16 +26,21 @@ pub struct Window {
     pub mss: u64,
     /// Bytes acknowledged toward the next congestion-avoidance increase.
     pub ca_acked: u64,
+    /// The floor of a reduction (`min_cwnd_mss` segments): ssthresh after
+    /// a loss and cwnd after an ECN cut stay at or above it.
+    pub min_cwnd: u64,
 }
 
 impl Window {
-    /// Initial window of `iw` segments; ssthresh starts "arbitrarily high" (RFC 5681 3.1).
-    pub fn new(mss: u64, iw: u32) -> Self {
+    /// Initial window of `iw` segments, reductions floored at `min_mss`
+    /// segments; ssthresh starts "arbitrarily high" (RFC 5681 3.1).
+    pub fn new(mss: u64, iw: u32, min_mss: u32) -> Self {
         Window {
             cwnd: mss * iw as u64,
             ssthresh: u64::MAX,
             mss,
             ca_acked: 0,
+            min_cwnd: mss * min_mss as u64,
         }
     }
 
@@ -60,9 +65,10 @@ impl Window {
         }
     }
 
-    /// ssthresh = max(FlightSize / 2, 2 SMSS) (RFC 5681 eq. (4)).
+    /// ssthresh = max(FlightSize / 2, 2 SMSS) (RFC 5681 eq. (4)), with
+    /// `min_cwnd` in place of 2 SMSS.
     pub fn half_flight(&self, flight: u64) -> u64 {
-        (flight / 2).max(2 * self.mss)
+        (flight / 2).max(self.min_cwnd)
     }
 }
 
@@ -108,8 +114,33 @@ pub enum Signal {
     Ecn,
 }
 
+/// How a receiver echoes CE marks to the sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CeEcho {
+    /// ECE from the first CE until the sender's CWR (RFC 3168 6.1.3).
+    Latched,
+    /// ECE on exactly the ACKs of CE-marked data (RFC 8257 section 3.2).
+    Exact,
+}
+
 /// A congestion controller.
 pub trait CongestionControl {
+    /// Whether its endpoints negotiate ECN (RFC 3168 section 6.1.1).
+    fn negotiates_ecn(&self) -> bool {
+        true
+    }
+
+    /// Whether retransmissions carry ECT (RFC 3168 6.1.5 forbids it;
+    /// DCTCP in Linux marks every data segment ECT).
+    fn ect_on_retransmit(&self) -> bool {
+        false
+    }
+
+    /// How the receiver echoes CE.
+    fn ce_echo(&self) -> CeEcho {
+        CeEcho::Latched
+    }
+
     /// An ACK acknowledged new data.
     fn on_ack(&mut self, w: &mut Window, s: &AckSample) {
         if s.may_grow() {
@@ -145,6 +176,27 @@ pub enum Controller {
 }
 
 impl CongestionControl for Controller {
+    fn negotiates_ecn(&self) -> bool {
+        match self {
+            Controller::NewReno(c) => c.negotiates_ecn(),
+            Controller::EcnStar(c) => c.negotiates_ecn(),
+            Controller::Dctcp(c) => c.negotiates_ecn(),
+        }
+    }
+    fn ect_on_retransmit(&self) -> bool {
+        match self {
+            Controller::NewReno(c) => c.ect_on_retransmit(),
+            Controller::EcnStar(c) => c.ect_on_retransmit(),
+            Controller::Dctcp(c) => c.ect_on_retransmit(),
+        }
+    }
+    fn ce_echo(&self) -> CeEcho {
+        match self {
+            Controller::NewReno(c) => c.ce_echo(),
+            Controller::EcnStar(c) => c.ce_echo(),
+            Controller::Dctcp(c) => c.ce_echo(),
+        }
+    }
     #[inline]
     fn on_ack(&mut self, w: &mut Window, s: &AckSample) {
         match self {

@@ -1,26 +1,29 @@
 //! dcnsim host transports.
 //!
-//! The TCP family as sans-IO state machines (smoltcp / quinn-proto style): the
-//! caller passes `now` and a packet, the endpoint hands packets back through
-//! an [`Emit`] sink, and it exposes its next deadline ([`TcpSender::deadline`],
-//! [`TcpReceiver::deadline`]) instead of owning timers. A flow is one data
-//! direction: a [`TcpSender`] at the source (active open, data, FIN) and a
-//! [`TcpReceiver`] at the destination (passive open, ACKs, FIN-ACK).
+//! Every transport family is a pair of sans-IO state machines (smoltcp /
+//! quinn-proto style): the caller passes `now` and a packet, the endpoint
+//! hands packets back through an [`Emit`] sink, and it exposes its next
+//! deadline instead of owning timers. A flow is one data direction: a
+//! sender at the source host and a receiver at the destination.
 //!
-//! Congestion control sits behind the small [`cc::CongestionControl`] trait,
-//! dispatched through the [`cc::Controller`] enum on the hot path.
+//! The world talks to every family through one seam ([`endpoint`]): the
+//! [`Sender`] and [`Receiver`] enums, built from a [`TransportConfig`], with
+//! a family-neutral [`FlowRecord`] for the reports. A new family adds a
+//! variant to each enum and to the config, not match arms across the world.
+//!
+//! The TCP family ([`tcp`]) puts congestion control behind the small
+//! [`cc::CongestionControl`] trait, dispatched through the [`cc::Controller`]
+//! enum on the hot path.
 
 pub mod cc;
-pub mod config;
-pub mod receiver;
+pub mod endpoint;
 pub mod rtt;
-pub mod sender;
+pub mod tcp;
 
-pub use config::{CcKind, TcpConfig};
-pub use receiver::TcpReceiver;
-pub use sender::{SenderStats, TcpSender};
+pub use endpoint::{Counters, FlowRecord, Receiver, Sender, Side, TransportConfig};
+pub use tcp::{CcConfig, TcpConfig, TcpReceiver, TcpSender};
 
-use net::Packet;
+use net::{Kind, Origin, Packet};
 
 /// Where an endpoint puts the packets it sends.
 pub trait Emit {
@@ -43,45 +46,36 @@ pub struct FlowAddr {
     pub src: net::HostId,
     /// The data receiver's host.
     pub dst: net::HostId,
-    /// The sender's TCP port.
+    /// The sender's transport port.
     pub sport: u16,
-    /// The receiver's TCP port.
+    /// The receiver's transport port.
     pub dport: u16,
     /// Service class of the flow's packets.
     pub priority: u8,
 }
 
 impl FlowAddr {
-    /// A header template for a packet of this flow in the given direction.
-    fn header(&self, reverse: bool) -> Packet {
+    /// A header template for a packet of this flow from `side`: the data
+    /// direction from the sender, the reverse one from the receiver.
+    pub fn header(&self, from: Side, kind: Kind) -> Packet {
+        let reverse = from == Side::Receiver;
         let (src, dst, sport, dport) = if reverse {
             (self.dst, self.src, self.dport, self.sport)
         } else {
             (self.src, self.dst, self.sport, self.dport)
         };
         Packet {
-            flow: self.flow,
+            origin: Origin::Flow(self.flow),
             src,
             dst,
             sport,
             dport,
             priority: self.priority,
             reverse,
-            size_bytes: net::packet::TCP_IP_HEADER_BYTES,
-            wscale_option: net::packet::WSCALE_NONE,
+            kind,
             ..Packet::default()
         }
     }
-}
-
-/// The window-scale shift that makes `window` fit the 16-bit field
-/// (RFC 7323 section 2.3; at most 14).
-pub fn wscale_for(window: u64) -> u8 {
-    let mut s = 0u8;
-    while s < 14 && (window >> s) > u16::MAX as u64 {
-        s += 1;
-    }
-    s
 }
 
 #[cfg(test)]

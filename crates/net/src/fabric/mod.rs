@@ -395,8 +395,8 @@ impl Fabric {
         pkt.hops = pkt.hops.saturating_add(1);
         assert!(
             (pkt.hops as usize) <= self.nodes.len(),
-            "a packet of flow {} looped",
-            pkt.flow.0
+            "a packet of {} looped",
+            pkt.origin
         );
         let dst = pkt.dst;
         debug_assert_eq!(node, self.ports[in_port.idx()].node);

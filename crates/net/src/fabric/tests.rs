@@ -1,6 +1,5 @@
 //! Tests of the fabric: timing, drops, routing shapes.
 use super::*;
-use crate::ids::FlowId;
 use sim_core::SimDuration;
 
 #[derive(Clone, Copy, Debug)]
@@ -21,7 +20,6 @@ fn data(src: u32, dst: u32, size: u32) -> Packet {
         src: HostId(src),
         dst: HostId(dst),
         size_bytes: size,
-        flow: FlowId(0),
         ..Default::default()
     }
 }
@@ -238,7 +236,7 @@ impl crate::ingress::IngressHook for HoldUntil {
         _view: &crate::ingress::IngressView,
         pkt: &mut Packet,
     ) -> crate::ingress::Arrival {
-        if pkt.is_pure_ack() {
+        if pkt.is_ack() {
             crate::ingress::Arrival::Hold
         } else {
             crate::ingress::Arrival::Forward
@@ -273,6 +271,7 @@ fn ingress_hook_holds_releases_by_timer_and_drops_when_full() {
     let ack = |seq| Packet {
         seq,
         flags: crate::packet::TcpFlags::ACK,
+        kind: crate::packet::Kind::Ack,
         size_bytes: 40,
         ..data(1, 0, 40)
     };

@@ -5,10 +5,10 @@
 //! becomes `(1 - g) alpha + g F` with F = marked / acked bytes over that window
 //! (section 3.3). On ECN-Echo, at most once per window, `cwnd <- cwnd (1 - alpha/2)`
 //! and ssthresh is set to the new cwnd, so a mark ends slow start (as Linux
-//! does). cwnd never drops below 2 SMSS (Linux's floor; RFC 5681's ssthresh
-//! minimum). Losses are handled as NewReno does (section 3.5).
+//! does). cwnd never drops below `min_cwnd_mss` segments (Linux's floor is
+//! 2, RFC 5681's ssthresh minimum; ns-3.48's is 1). Losses are handled as NewReno does (section 3.5).
 
-use super::{AckSample, CongestionControl, Signal, Window, loss_reaction};
+use super::{AckSample, CeEcho, CongestionControl, Signal, Window, loss_reaction};
 
 /// DCTCP sender state.
 #[derive(Clone, Debug)]
@@ -39,6 +39,14 @@ impl Dctcp {
 }
 
 impl CongestionControl for Dctcp {
+    fn ect_on_retransmit(&self) -> bool {
+        true
+    }
+
+    fn ce_echo(&self) -> CeEcho {
+        CeEcho::Exact
+    }
+
     fn on_ack(&mut self, w: &mut Window, s: &AckSample) {
         // RFC 8257 3.3 steps 2-4.
         self.bytes_acked += s.acked_bytes;
@@ -65,7 +73,7 @@ impl CongestionControl for Dctcp {
             Signal::Ecn => {
                 // RFC 8257 3.3 step 9 (cwnd x (1 - alpha/2)).
                 let cut = (w.cwnd as f64 * (1.0 - self.alpha / 2.0)) as u64;
-                w.cwnd = cut.max(2 * w.mss);
+                w.cwnd = cut.max(w.min_cwnd);
                 w.ssthresh = w.cwnd;
                 w.ca_acked = 0;
             }
@@ -94,7 +102,7 @@ mod tests {
     #[test]
     fn alpha_is_an_ewma_of_the_marked_fraction_per_window() {
         let mut d = Dctcp::new(1.0 / 16.0, 1.0);
-        let mut w = Window::new(1000, 10);
+        let mut w = Window::new(1000, 10, 2);
         // First ACK closes the (empty) initial window: F = 0 -> alpha = 15/16.
         d.on_ack(&mut w, &ack(1000, false, 1001, 10_001));
         assert!((d.alpha() - 15.0 / 16.0).abs() < 1e-12);
@@ -111,15 +119,21 @@ mod tests {
     #[test]
     fn ecn_cut_is_alpha_over_two_and_ends_slow_start() {
         let mut d = Dctcp::new(1.0 / 16.0, 0.5);
-        let mut w = Window::new(1000, 40);
+        let mut w = Window::new(1000, 40, 2);
         d.on_congestion(&mut w, Signal::Ecn, 40_000);
         assert_eq!(w.cwnd, 30_000);
         assert_eq!(w.ssthresh, 30_000);
         assert!(!w.in_slow_start());
         // alpha = 1 halves, floored at 2 MSS.
         let mut d = Dctcp::new(1.0 / 16.0, 1.0);
-        let mut w = Window::new(1000, 3);
+        let mut w = Window::new(1000, 3, 2);
         d.on_congestion(&mut w, Signal::Ecn, 3000);
         assert_eq!(w.cwnd, 2000);
+        // ns-3.48's floor of one segment.
+        let mut w = Window::new(1000, 3, 1);
+        d.on_congestion(&mut w, Signal::Ecn, 3000);
+        assert_eq!(w.cwnd, 1500);
+        d.on_congestion(&mut w, Signal::Ecn, 1500);
+        assert_eq!(w.cwnd, 1000);
     }
 }

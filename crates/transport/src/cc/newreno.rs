@@ -7,6 +7,10 @@ use super::{CongestionControl, Signal, Window, loss_reaction};
 pub struct NewReno;
 
 impl CongestionControl for NewReno {
+    fn negotiates_ecn(&self) -> bool {
+        false
+    }
+
     fn on_congestion(&mut self, w: &mut Window, signal: Signal, flight: u64) {
         if signal != Signal::Ecn {
             loss_reaction(w, signal, flight);

@@ -12,13 +12,20 @@
 //!   the receive buffer less out-of-order bytes, scaled by our shift
 //!   (RFC 7323), capped to 16 bits. Data beyond the window is still accepted
 //!   (the buffer is the window; only switch rewrites make them differ).
+//! - SACK (RFC 2018): with `sack`, every ACK while data is out of order
+//!   carries up to three blocks, the first the block holding the segment
+//!   that triggered the ACK, then the others most recently changed first
+//!   (section 4).
 //! - Timestamps: an ACK echoes the TSval of the segment that last advanced
 //!   RCV.NXT (the earliest unacknowledged one when ACKs are delayed; RFC 7323 4.3).
 
-use crate::config::TcpConfig;
-use crate::{CcKind, Emit, FlowAddr, wscale_for};
-use net::packet::WSCALE_NONE;
-use net::{Ecn, Packet, TcpFlags};
+use super::config::TcpConfig;
+use super::wscale_for;
+use crate::cc::{CeEcho, CongestionControl};
+use crate::endpoint::Side;
+use crate::{Emit, FlowAddr};
+use net::packet::{MAX_SACK_BLOCKS, WSCALE_NONE};
+use net::{Ecn, Kind, Packet, TcpFlags};
 use sim_core::{SimDuration, SimTime};
 
 /// Where the receiver is in the connection's life.
@@ -32,6 +39,15 @@ pub enum ReceiverState {
     LastAck,
     /// Closed.
     Closed,
+}
+
+/// Out-of-order data held by the receiver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct OooRange {
+    start: u64,
+    end: u64,
+    /// When (in arrivals) a segment last joined it.
+    touched: u64,
 }
 
 /// The receiving half of one flow.
@@ -48,8 +64,14 @@ pub struct TcpReceiver {
     delayed_ack: bool,
     delayed_ack_timeout: SimDuration,
     rcv_nxt: u64,
-    /// Out-of-order ranges `[start, end)`, sorted and disjoint.
-    ooo: Vec<(u64, u64)>,
+    /// Out-of-order ranges `[start, end)`, sorted and disjoint, each with
+    /// the arrival count of its latest segment (SACK block order).
+    ooo: Vec<OooRange>,
+    /// Segments received so far (the stamp of the next out-of-order one).
+    arrivals: u64,
+    sack: bool,
+    header_bytes: u32,
+    syn_header_bytes: u32,
     ecn_ok: bool,
     ece_latched: bool,
     ce_state: bool,
@@ -62,11 +84,16 @@ pub struct TcpReceiver {
 impl TcpReceiver {
     /// A receiver for the flow at `addr`.
     pub fn new(addr: FlowAddr, cfg: &TcpConfig) -> Self {
+        let cc = cfg.controller();
         TcpReceiver {
             addr,
             state: ReceiverState::Listen,
-            use_ecn: cfg.cc.uses_ecn(),
-            dctcp_echo: cfg.cc == CcKind::Dctcp,
+            use_ecn: cc.negotiates_ecn(),
+            dctcp_echo: cc.ce_echo() == CeEcho::Exact,
+            arrivals: 0,
+            sack: cfg.sack,
+            header_bytes: cfg.data_header_bytes(),
+            syn_header_bytes: cfg.syn_header_bytes(),
             window_scaling: cfg.window_scaling,
             shim: cfg.window_scale_shim == Some(true),
             buffer_bytes: cfg.receive_window.0,
@@ -129,14 +156,17 @@ impl TcpReceiver {
             return;
         }
         self.ts_recent = pkt.ts_val;
-        let mut p = self.addr.header(true);
+        let mut p = self.addr.header(Side::Receiver, Kind::Control);
+        p.size_bytes = self.syn_header_bytes;
         p.flags = TcpFlags::SYN | TcpFlags::ACK;
         if self.ecn_ok {
             p.flags = p.flags | TcpFlags::ECE; // RFC 3168 6.1.1: ECN-setup SYN-ACK
         }
-        if self.window_scaling && pkt.wscale_option != WSCALE_NONE {
-            p.wscale_option = self.wscale;
-        }
+        p.wscale_option = if self.window_scaling && pkt.wscale_option != WSCALE_NONE {
+            self.wscale
+        } else {
+            WSCALE_NONE
+        };
         p.seq = 0;
         p.ack = self.rcv_nxt;
         // RFC 7323 2.2: the window in a SYN-ACK is never scaled.
@@ -166,6 +196,7 @@ impl TcpReceiver {
         }
         let start = pkt.seq;
         let end = pkt.seq + pkt.payload_bytes as u64;
+        self.arrivals += 1;
         let immediate = if start <= self.rcv_nxt && end > self.rcv_nxt {
             if self.unacked_segments == 0 {
                 self.ts_recent = pkt.ts_val;
@@ -189,29 +220,56 @@ impl TcpReceiver {
     }
 
     fn insert_ooo(&mut self, start: u64, end: u64) {
-        let i = self.ooo.partition_point(|r| r.1 < start);
+        let i = self.ooo.partition_point(|r| r.end < start);
         let mut s = start;
         let mut e = end;
         let mut j = i;
-        while j < self.ooo.len() && self.ooo[j].0 <= e {
-            s = s.min(self.ooo[j].0);
-            e = e.max(self.ooo[j].1);
+        while j < self.ooo.len() && self.ooo[j].start <= e {
+            s = s.min(self.ooo[j].start);
+            e = e.max(self.ooo[j].end);
             j += 1;
         }
-        self.ooo.splice(i..j, std::iter::once((s, e)));
+        let range = OooRange {
+            start: s,
+            end: e,
+            touched: self.arrivals,
+        };
+        if j == i + 1 {
+            self.ooo[i] = range; // the common case: a segment extends a range
+        } else {
+            self.ooo.splice(i..j, std::iter::once(range));
+        }
     }
 
     fn absorb_ooo(&mut self) {
         let mut k = 0;
-        while k < self.ooo.len() && self.ooo[k].0 <= self.rcv_nxt {
-            self.rcv_nxt = self.rcv_nxt.max(self.ooo[k].1);
+        while k < self.ooo.len() && self.ooo[k].start <= self.rcv_nxt {
+            self.rcv_nxt = self.rcv_nxt.max(self.ooo[k].end);
             k += 1;
         }
         self.ooo.drain(..k);
     }
 
+    /// Up to three SACK blocks, most recently changed first (RFC 2018 section 4).
+    fn sack_blocks(&self, ack: u64) -> net::SackBlocks {
+        let mut blocks = net::SackBlocks::default();
+        if !self.sack || self.ooo.is_empty() {
+            return blocks;
+        }
+        let mut taken = [usize::MAX; MAX_SACK_BLOCKS];
+        for k in 0..MAX_SACK_BLOCKS {
+            let next = (0..self.ooo.len())
+                .filter(|i| !taken[..k].contains(i))
+                .max_by_key(|&i| (self.ooo[i].touched, std::cmp::Reverse(i)));
+            let Some(i) = next else { break };
+            taken[k] = i;
+            blocks.push(ack, self.ooo[i].start, self.ooo[i].end);
+        }
+        blocks
+    }
+
     fn window_field(&self) -> u16 {
-        let held: u64 = self.ooo.iter().map(|r| r.1 - r.0).sum();
+        let held: u64 = self.ooo.iter().map(|r| r.end - r.start).sum();
         let wnd = self.buffer_bytes.saturating_sub(held);
         (wnd >> self.wscale).min(u16::MAX as u64) as u16
     }
@@ -225,10 +283,12 @@ impl TcpReceiver {
     }
 
     fn send_ack(&mut self, now: SimTime, out: &mut impl Emit) {
-        let mut p = self.addr.header(true);
+        let mut p = self.addr.header(Side::Receiver, Kind::Ack);
         p.seq = 1;
         p.ack = self.rcv_nxt;
         p.flags = TcpFlags::ACK;
+        p.sack = self.sack_blocks(self.rcv_nxt);
+        p.size_bytes = self.header_bytes + p.sack.option_bytes();
         let ece = if self.dctcp_echo {
             self.ce_state
         } else {
@@ -249,7 +309,8 @@ impl TcpReceiver {
     }
 
     fn send_fin_ack(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
-        let mut p = self.addr.header(true);
+        let mut p = self.addr.header(Side::Receiver, Kind::Control);
+        p.size_bytes = self.header_bytes;
         p.seq = 1;
         p.ack = pkt.seq + 1;
         p.flags = TcpFlags::FIN | TcpFlags::ACK;

@@ -1,0 +1,288 @@
+//! The seam between the world and every transport family.
+//!
+//! The world holds a [`Sender`] and a [`Receiver`] per flow and calls only
+//! their methods: start and stop, a packet arrived, a timer is due, the next
+//! deadline, and (for the sender) whether the NIC may pull a packet and the
+//! packet itself. Each is an enum with a variant per family, dispatched once
+//! per call; with one family the match compiles away. Reports read a flow
+//! through the family-neutral [`FlowRecord`].
+
+use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
+use crate::{Emit, FlowAddr};
+use net::Packet;
+use sim_core::{SimDuration, SimTime};
+
+/// Which end of a flow: the data sender or the data receiver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// The data sender, at the flow's source host.
+    Sender,
+    /// The data receiver, at the flow's destination host.
+    Receiver,
+}
+
+impl Side {
+    /// 0 for the sender, 1 for the receiver (per-side arrays).
+    #[inline]
+    pub fn idx(self) -> usize {
+        self as usize
+    }
+}
+
+/// A transport family's configuration: one `[transport.NAME]` table.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TransportConfig {
+    /// The TCP family (NewReno, ECN*, DCTCP).
+    Tcp(TcpConfig),
+}
+
+impl TransportConfig {
+    /// The family's name in reports and TOML (`family = "tcp"`).
+    pub fn family(&self) -> &'static str {
+        match self {
+            TransportConfig::Tcp(_) => "tcp",
+        }
+    }
+
+    /// The sending end of a flow of `size_bytes` (`u64::MAX - 2` and
+    /// [`Sender::stop_app`] for an unbounded flow).
+    pub fn sender(&self, addr: FlowAddr, size_bytes: u64) -> Sender {
+        match self {
+            TransportConfig::Tcp(c) => Sender::Tcp(TcpSender::new(addr, size_bytes, c)),
+        }
+    }
+
+    /// The receiving end of a flow.
+    pub fn receiver(&self, addr: FlowAddr) -> Receiver {
+        match self {
+            TransportConfig::Tcp(c) => Receiver::Tcp(TcpReceiver::new(addr, c)),
+        }
+    }
+
+    /// The payload bytes of a full packet (ideal FCTs count packets of this size).
+    pub fn mss(&self) -> u64 {
+        match self {
+            TransportConfig::Tcp(c) => c.mss.0,
+        }
+    }
+
+    /// Header bytes of a data packet and of a pure ACK (IP and transport,
+    /// options included).
+    pub fn data_header_bytes(&self) -> u32 {
+        match self {
+            TransportConfig::Tcp(c) => c.data_header_bytes(),
+        }
+    }
+
+    /// Header bytes of a connection-setup packet (TCP's SYN and SYN-ACK).
+    pub fn handshake_header_bytes(&self) -> u32 {
+        match self {
+            TransportConfig::Tcp(c) => c.syn_header_bytes(),
+        }
+    }
+}
+
+/// The sending end of a flow, of any family.
+#[derive(Clone, Debug)]
+pub enum Sender {
+    /// TCP.
+    Tcp(TcpSender),
+}
+
+/// The receiving end of a flow, of any family.
+#[derive(Clone, Debug)]
+pub enum Receiver {
+    /// TCP.
+    Tcp(TcpReceiver),
+}
+
+impl Sender {
+    /// Opens the flow (a TCP SYN).
+    pub fn start(&mut self, now: SimTime, out: &mut impl Emit) {
+        match self {
+            Sender::Tcp(s) => s.start(now, out),
+        }
+    }
+
+    /// Ends the application's data at what has been sent so far.
+    pub fn stop_app(&mut self, now: SimTime, out: &mut impl Emit) {
+        match self {
+            Sender::Tcp(s) => s.stop_app(now, out),
+        }
+    }
+
+    /// A packet from the receiver.
+    #[inline]
+    pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
+        match self {
+            Sender::Tcp(s) => s.on_packet(now, pkt, out),
+        }
+    }
+
+    /// Runs the timers that are due.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
+        match self {
+            Sender::Tcp(s) => s.on_timer(now, out),
+        }
+    }
+
+    /// The earliest time [`Sender::on_timer`] must run.
+    #[inline]
+    pub fn deadline(&self) -> Option<SimTime> {
+        match self {
+            Sender::Tcp(s) => s.deadline(),
+        }
+    }
+
+    /// Whether [`Sender::poll_transmit`] would hand out a packet now
+    /// (`&mut`: a family may advance its search hints).
+    #[inline]
+    pub fn wants_transmit(&mut self) -> bool {
+        match self {
+            Sender::Tcp(s) => s.wants_transmit(),
+        }
+    }
+
+    /// The next data packet for the NIC, if the flow may send one.
+    #[inline]
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
+        match self {
+            Sender::Tcp(s) => s.poll_transmit(now),
+        }
+    }
+
+    /// The RTT sample the last packet gave, if any; taking it clears it.
+    #[inline]
+    pub fn take_rtt_sample(&mut self) -> Option<SimDuration> {
+        match self {
+            Sender::Tcp(s) => s.take_rtt_sample(),
+        }
+    }
+
+    /// When the receiver acknowledged the last data byte (the flow's completion).
+    #[inline]
+    pub fn completed_at(&self) -> Option<SimTime> {
+        match self {
+            Sender::Tcp(s) => s.completed_at(),
+        }
+    }
+
+    /// Data bytes acknowledged so far.
+    #[inline]
+    pub fn bytes_acked(&self) -> u64 {
+        match self {
+            Sender::Tcp(s) => s.bytes_acked(),
+        }
+    }
+
+    /// The flow's data size (after any [`Sender::stop_app`]).
+    pub fn size_bytes(&self) -> u64 {
+        match self {
+            Sender::Tcp(s) => s.size_bytes(),
+        }
+    }
+
+    /// The flow's addressing.
+    #[inline]
+    pub fn addr(&self) -> &FlowAddr {
+        match self {
+            Sender::Tcp(s) => s.addr(),
+        }
+    }
+
+    /// What the reports need of the flow.
+    pub fn record(&self) -> FlowRecord {
+        match self {
+            Sender::Tcp(s) => s.record(),
+        }
+    }
+
+    /// The TCP sender, if the flow is TCP (tests and TCP-only reports).
+    pub fn as_tcp(&self) -> Option<&TcpSender> {
+        match self {
+            Sender::Tcp(s) => Some(s),
+        }
+    }
+}
+
+impl Receiver {
+    /// A packet from the sender.
+    #[inline]
+    pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
+        match self {
+            Receiver::Tcp(r) => r.on_packet(now, pkt, out),
+        }
+    }
+
+    /// Runs the timers that are due.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
+        match self {
+            Receiver::Tcp(r) => r.on_timer(now, out),
+        }
+    }
+
+    /// The earliest time [`Receiver::on_timer`] must run.
+    #[inline]
+    pub fn deadline(&self) -> Option<SimTime> {
+        match self {
+            Receiver::Tcp(r) => r.deadline(),
+        }
+    }
+
+    /// Data bytes received in order.
+    #[inline]
+    pub fn bytes_received(&self) -> u64 {
+        match self {
+            Receiver::Tcp(r) => r.bytes_received(),
+        }
+    }
+
+    /// The TCP receiver, if the flow is TCP.
+    pub fn as_tcp(&self) -> Option<&TcpReceiver> {
+        match self {
+            Receiver::Tcp(r) => Some(r),
+        }
+    }
+}
+
+/// What a sender did, in counters every family can fill (those it has no
+/// notion of stay zero).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Data packets sent again.
+    pub retransmits: u64,
+    /// Connection-setup packets sent again (TCP SYNs).
+    pub syn_retransmits: u64,
+    /// Connection-teardown packets sent again (TCP FINs).
+    pub fin_retransmits: u64,
+    /// Retransmission-timer expiries.
+    pub timeouts: u64,
+    /// RTO episodes: the first expiry after progress (a flow that times out
+    /// three times in a row has one episode).
+    pub rto_episodes: u64,
+    /// Loss-recovery episodes entered (TCP fast recovery).
+    pub fast_recoveries: u64,
+    /// Window or rate reductions on ECN feedback.
+    pub ecn_reductions: u64,
+    /// Segments retransmitted because the SACK scoreboard deemed them lost.
+    pub sack_recovered: u64,
+    /// Zero-window probes.
+    pub window_probes: u64,
+}
+
+/// A flow as the reports see it, whatever its family.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlowRecord {
+    /// The family (`tcp`).
+    pub family: &'static str,
+    /// When the flow opened.
+    pub started_at: Option<SimTime>,
+    /// When its last data byte was acknowledged.
+    pub completed_at: Option<SimTime>,
+    /// When its connection closed.
+    pub closed_at: Option<SimTime>,
+    /// Data bytes acknowledged.
+    pub bytes_acked: u64,
+    /// The counters.
+    pub counters: Counters,
+}

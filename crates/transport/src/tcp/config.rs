@@ -1,0 +1,282 @@
+//! TCP configuration: one serde struct with documented defaults (Linux's,
+//! unless a key says otherwise), which builds the endpoints and their
+//! congestion controllers.
+
+use crate::cc::{Controller, Dctcp, EcnStar, NewReno};
+use net::packet::{TCP_IP_HEADER_BYTES, TCP_TIMESTAMPS_OPTION_BYTES};
+use serde::Deserialize;
+use sim_core::{Bytes, SimDuration};
+
+/// The congestion controller and its own keys: `cc = "dctcp"` (its
+/// defaults) or a table with `kind`, e.g. `cc = { kind = "dctcp", g = 0.0625 }`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CcConfig {
+    /// RFC 5681 + RFC 6582; does not negotiate ECN.
+    Newreno,
+    /// NewReno that negotiates ECN and halves once per window on ECE (RFC 3168).
+    Ecn,
+    /// DCTCP (RFC 8257).
+    Dctcp(DctcpConfig),
+}
+
+/// The table form of [`CcConfig`], tagged by `kind`.
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+enum CcTable {
+    Newreno,
+    Ecn,
+    Dctcp(DctcpConfig),
+}
+
+impl<'de> Deserialize<'de> for CcConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{self, MapAccess, Visitor};
+        struct Either;
+        impl<'de> Visitor<'de> for Either {
+            type Value = CcConfig;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(f, "a controller ({CC_KINDS}) or a table with `kind`")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<CcConfig, E> {
+                CcConfig::named(s).ok_or_else(|| E::unknown_variant(s, &["newreno", "ecn", "dctcp"]))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<CcConfig, A::Error> {
+                Ok(match CcTable::deserialize(de::value::MapAccessDeserializer::new(m))? {
+                    CcTable::Newreno => CcConfig::Newreno,
+                    CcTable::Ecn => CcConfig::Ecn,
+                    CcTable::Dctcp(d) => CcConfig::Dctcp(d),
+                })
+            }
+        }
+        d.deserialize_any(Either)
+    }
+}
+
+impl Default for CcConfig {
+    fn default() -> Self {
+        CcConfig::Newreno
+    }
+}
+
+/// DCTCP's keys.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DctcpConfig {
+    /// The EWMA gain g (RFC 8257 section 3.3: 1/16).
+    pub g: f64,
+    /// The initial alpha (Linux: 1, i.e. the first marks halve the window).
+    pub alpha_initial: f64,
+}
+
+impl Default for DctcpConfig {
+    fn default() -> Self {
+        DctcpConfig {
+            g: 1.0 / 16.0,
+            alpha_initial: 1.0,
+        }
+    }
+}
+
+/// The controller names, for errors.
+pub const CC_KINDS: &str = "\"newreno\", \"ecn\" or \"dctcp\"";
+
+impl CcConfig {
+    /// The controller named `name` with its defaults.
+    pub fn named(name: &str) -> Option<CcConfig> {
+        Some(match name {
+            "newreno" => CcConfig::Newreno,
+            "ecn" => CcConfig::Ecn,
+            "dctcp" => CcConfig::Dctcp(DctcpConfig::default()),
+            _ => return None,
+        })
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            CcConfig::Newreno => "newreno",
+            CcConfig::Ecn => "ecn",
+            CcConfig::Dctcp(_) => "dctcp",
+        }
+    }
+
+    /// A fresh controller.
+    pub fn build(&self) -> Controller {
+        match self {
+            CcConfig::Newreno => Controller::NewReno(NewReno),
+            CcConfig::Ecn => Controller::EcnStar(EcnStar),
+            CcConfig::Dctcp(d) => Controller::Dctcp(Dctcp::new(d.g, d.alpha_initial)),
+        }
+    }
+}
+
+/// The `[transport]` table of the TCP family. Every field has a default.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    /// The congestion controller: its name, or a table with `kind` and
+    /// the controller's own keys.
+    pub cc: CcConfig,
+    /// Maximum segment size (payload bytes). Default 1448 B: a 1500 B IP MTU
+    /// less 40 B of IP and TCP headers and the 12 B timestamps option, what
+    /// Linux and ns-3 send.
+    pub mss: Bytes,
+    /// Initial congestion window in segments (RFC 6928: 10).
+    pub initial_window_mss: u32,
+    /// The floor of a window reduction, in segments: ssthresh after a loss
+    /// and cwnd after an ECN cut never go below it. Linux: 2 (tcp_reno_ssthresh,
+    /// dctcp_ssthresh); 1 reproduces ns-3.48's DCTCP.
+    pub min_cwnd_mss: u32,
+    /// Initial RTO before any RTT sample (RFC 6298 (2.1): 1 s).
+    pub rto_initial: SimDuration,
+    /// Lower bound of the RTO (RFC 6298 (2.4) says 1 s; Linux uses 200 ms).
+    pub rto_min: SimDuration,
+    /// Upper bound of the RTO and of its backoff (RFC 6298 (2.5): at least 60 s).
+    pub rto_max: SimDuration,
+    /// Acknowledge every second full segment, or when the delayed-ACK timer fires
+    /// (RFC 9293 3.8.6.3). Off: one ACK per data segment.
+    pub delayed_ack: bool,
+    /// Delayed-ACK timer (Linux's minimum: 40 ms).
+    pub delayed_ack_timeout: SimDuration,
+    /// Receive buffer: the window a receiver advertises (Linux tcp_rmem max: 6 MB).
+    pub receive_window: Bytes,
+    /// Negotiate window scaling (RFC 7323). Off: windows cap at 65,535 B.
+    pub window_scaling: bool,
+    /// The timestamps option (RFC 7323) on every segment: 12 bytes of each
+    /// header (Linux: on). Off, the RTT is still measured on every ACK.
+    pub timestamps: bool,
+    /// Selective acknowledgments (RFC 2018) and RFC 6675's loss recovery
+    /// (Linux: on). Off: NewReno recovery on duplicate ACKs (RFC 6582).
+    pub sack: bool,
+    /// Proportional rate reduction (RFC 6937) in loss recovery and in ECN
+    /// window reductions (Linux: on). Off: cwnd drops to ssthresh at once.
+    pub prr: bool,
+    /// Limited transmit (RFC 3042): one new segment on each of the first two
+    /// duplicate ACKs (Linux: on).
+    pub limited_transmit: bool,
+    /// FairQ's host shim (fairq.txt section V-A): every segment after the
+    /// handshake carries in the TCP reserved bits the window-scale exponent
+    /// its sender applies to the window field it advertises, so that switches
+    /// can rewrite rwnd without per-flow state. `None` (the default): on
+    /// exactly when the scenario's switches rewrite rwnd (FairQ, the HSCC
+    /// clamp, R-AQM's rwnd compensation).
+    pub window_scale_shim: Option<bool>,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            cc: CcConfig::Newreno,
+            mss: Bytes(1448),
+            initial_window_mss: 10,
+            min_cwnd_mss: 2,
+            rto_initial: SimDuration::from_secs(1),
+            rto_min: SimDuration::from_ms(200),
+            rto_max: SimDuration::from_secs(60),
+            delayed_ack: false,
+            delayed_ack_timeout: SimDuration::from_ms(40),
+            receive_window: Bytes(6_000_000),
+            window_scaling: true,
+            timestamps: true,
+            sack: true,
+            prr: true,
+            limited_transmit: true,
+            window_scale_shim: None,
+        }
+    }
+}
+
+/// The smallest `rto_min` and delayed-ACK timeout accepted.
+pub const RTO_MIN_FLOOR: SimDuration = SimDuration::from_us(1);
+
+/// A configuration value out of its valid range.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    /// The key.
+    pub key: &'static str,
+    /// What is wrong, with the valid range.
+    pub message: String,
+}
+
+impl TcpConfig {
+    /// Checks ranges the types cannot express.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let err = |key, message: &str| {
+            Err(ConfigError {
+                key,
+                message: message.into(),
+            })
+        };
+        if self.mss.0 == 0 || self.mss.0 > 65_495 {
+            return err("mss", "must be between 1B and 65495B");
+        }
+        if self.initial_window_mss == 0 {
+            return err("initial_window_mss", "must be at least 1");
+        }
+        if self.min_cwnd_mss == 0 || self.min_cwnd_mss > self.initial_window_mss.max(2) {
+            return err(
+                "min_cwnd_mss",
+                "must be at least 1 and at most max(initial_window_mss, 2)",
+            );
+        }
+        // A floor, so that backoff from a degenerate RTO cannot flood the
+        // event queue: 1 us is below any datacenter RTT the papers use.
+        if self.rto_min < RTO_MIN_FLOOR || self.rto_min > self.rto_max {
+            return err("rto_min", "must be at least 1us and at most rto_max");
+        }
+        if self.rto_initial < self.rto_min || self.rto_initial > self.rto_max {
+            return err("rto_initial", "must lie between rto_min and rto_max");
+        }
+        if self.receive_window.0 < self.mss.0 {
+            return err("receive_window", "must be at least one mss");
+        }
+        if !self.window_scaling && self.receive_window.0 > u16::MAX as u64 {
+            return err(
+                "receive_window",
+                "must be at most 65535B without window_scaling",
+            );
+        }
+        if self.receive_window.0 > (u16::MAX as u64) << 14 {
+            return err(
+                "receive_window",
+                "must be at most 65535 x 2^14 bytes (RFC 7323)",
+            );
+        }
+        if let CcConfig::Dctcp(d) = &self.cc {
+            if !(d.g > 0.0 && d.g <= 1.0) {
+                return err("cc.g", "must be in (0, 1]");
+            }
+            if !(0.0..=1.0).contains(&d.alpha_initial) {
+                return err("cc.alpha_initial", "must be in [0, 1]");
+            }
+        }
+        if self.delayed_ack && self.delayed_ack_timeout < RTO_MIN_FLOOR {
+            return err("delayed_ack_timeout", "must be at least 1us");
+        }
+        Ok(())
+    }
+
+    /// A fresh controller of the configured kind.
+    pub fn controller(&self) -> Controller {
+        self.cc.build()
+    }
+
+    /// IP and TCP header bytes of a segment after the handshake, options
+    /// included (SACK blocks come on top).
+    pub fn data_header_bytes(&self) -> u32 {
+        TCP_IP_HEADER_BYTES + if self.timestamps { TCP_TIMESTAMPS_OPTION_BYTES } else { 0 }
+    }
+
+    /// IP and TCP header bytes of a SYN or SYN-ACK: MSS (4), window scale
+    /// with its NOP (4), and SACK-permitted packed with the timestamps
+    /// option (12) or with two NOPs (4), as Linux lays them out.
+    pub fn syn_header_bytes(&self) -> u32 {
+        let ws = if self.window_scaling { 4 } else { 0 };
+        let ts_sack = match (self.timestamps, self.sack) {
+            (true, _) => TCP_TIMESTAMPS_OPTION_BYTES,
+            (false, true) => 4,
+            (false, false) => 0,
+        };
+        TCP_IP_HEADER_BYTES + 4 + ws + ts_sack
+    }
+}
