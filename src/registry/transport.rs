@@ -27,6 +27,7 @@ pub static FAMILY: Family<TransportConfig> = Family {
             key("prr", "true", "bool", "proportional rate reduction (RFC 6937) for losses and ECN (Linux)"),
             key("limited_transmit", "true", "bool", "a new segment on each of the first two dupacks (RFC 3042)"),
             key("timestamps", "true", "bool", "the 12 B timestamps option on every segment (RFC 7323; Linux)"),
+            key("rack_tlp", "= sack", "bool", "RACK time-based loss detection and tail-loss probes (RFC 8985; Linux)"),
             key("rto_initial", "1s", "duration", "RTO before the first RTT sample (RFC 6298 2.1)"),
             key("rto_min", "200ms", "duration", "RTO floor (Linux; RFC 6298 says 1 s)"),
             key("rto_max", "60s", "duration", "RTO ceiling and backoff cap"),

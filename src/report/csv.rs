@@ -11,7 +11,7 @@ pub fn flows_csv(world: &World) -> String {
     let mut s = String::from(
         "id,workload,src,dst,size_bytes,start_us,finish_us,fct_us,received_us,ideal_fct_us,\
          slowdown,bytes_acked,retransmissions,syn_retransmissions,fin_retransmissions,timeouts,\
-         rto_episodes,fast_recoveries,ecn_reductions\n",
+         rto_episodes,fast_recoveries,ecn_reductions,sack_recovered,tail_loss_probes,transport\n",
     );
     for (i, f) in world.flows.iter().enumerate() {
         let snd = &f.sender;
@@ -30,7 +30,7 @@ pub fn flows_csv(world: &World) -> String {
         let st = snd.record().counters;
         let _ = writeln!(
             s,
-            "{i},{},{},{},{},{},{finish},{fct},{},{},{slowdown},{},{},{},{},{},{},{},{}",
+            "{i},{},{},{},{},{},{finish},{fct},{},{},{slowdown},{},{},{},{},{},{},{},{},{},{},{}",
             f.workload,
             a.src.0,
             a.dst.0,
@@ -46,6 +46,9 @@ pub fn flows_csv(world: &World) -> String {
             st.rto_episodes,
             st.fast_recoveries,
             st.ecn_reductions,
+            st.sack_recovered,
+            st.tail_loss_probes,
+            world.transports[f.transport as usize].name,
         );
     }
     s

@@ -16,12 +16,14 @@ use std::fmt::Write as _;
 mod csv;
 mod folder;
 mod ideal;
+mod transports;
 mod workloads;
 pub use csv::{
     QueueCsv, flows_csv, goodput_csv, pings_csv, ports_csv, queues_csv, rounds_csv, rtt_csv,
 };
 pub use folder::{FolderBusy, RunFolder, try_lock, write_atomic};
 pub use ideal::ideal_fct;
+pub use transports::TransportSummary;
 pub use workloads::{Fairness, ProbesSummary, RoundsSummary, WorkloadSummary, round_rows};
 
 /// Formats picoseconds as microseconds with six decimals, exactly.
@@ -67,6 +69,8 @@ pub struct RunSummary {
     pub loads: Vec<LoadSummary>,
     /// Each workload's flows, fairness, delays, rounds and probes.
     pub workloads: Vec<WorkloadSummary>,
+    /// Each transport's flows, goodput and fairness (r-aqm.txt VI-D's mixed runs).
+    pub transports: Vec<TransportSummary>,
     /// Jain's index over the flows `output.jain_flows` chooses; `null`
     /// when it is not set.
     pub fairness: Option<Fairness>,
@@ -145,6 +149,10 @@ pub struct FlowSummary {
     pub fast_recoveries: u64,
     /// Window reductions on ECN-Echo.
     pub ecn_reductions: u64,
+    /// Segments retransmitted on a SACK-based loss verdict in recovery.
+    pub sack_recovered: u64,
+    /// Tail-loss probes sent.
+    pub tail_loss_probes: u64,
 }
 
 /// FCT and slowdown of the flows of one size range.
@@ -197,11 +205,10 @@ fn bucket_ranges(edges: &[u64]) -> Vec<(String, u64, Option<u64>)> {
 
 /// A flow's ideal FCT (sized flows), in picoseconds.
 pub fn flow_ideal(world: &World, f: &crate::world::Flow) -> Option<u64> {
-    f.size
-        .map(|s| {
-            let t = &world.transports[f.transport as usize].config;
-            ideal_fct(&world.fabric, f.sender.addr(), s, t).ps()
-        })
+    f.size.map(|s| {
+        let t = &world.transports[f.transport as usize].config;
+        ideal_fct(&world.fabric, f.sender.addr(), s, t).ps()
+    })
 }
 
 /// One packet source's statistics.
@@ -235,6 +242,7 @@ impl RunSummary {
         let (mut bytes, mut retx, mut tos) = (0u64, 0u64, 0u64);
         let (mut syn_retx, mut fin_retx) = (0u64, 0u64);
         let (mut episodes, mut recoveries, mut ecn_cuts) = (0u64, 0u64, 0u64);
+        let (mut sack_recovered, mut probes) = (0u64, 0u64);
         let ranges = bucket_ranges(&world.size_buckets);
         // Per bucket: flows, unfinished, FCTs (us), slowdowns.
         let mut buckets: Vec<(usize, usize, Vec<f64>, Vec<f64>)> =
@@ -252,6 +260,8 @@ impl RunSummary {
             episodes += st.rto_episodes;
             recoveries += st.fast_recoveries;
             ecn_cuts += st.ecn_reductions;
+            sack_recovered += st.sack_recovered;
+            probes += st.tail_loss_probes;
             first_start = first_start.min(f.start);
             let fct_ps = s.completed_at().map(|c| c.since(f.start).ps());
             let slowdown = fct_ps
@@ -354,6 +364,8 @@ impl RunSummary {
                 rto_episodes: episodes,
                 fast_recoveries: recoveries,
                 ecn_reductions: ecn_cuts,
+                sack_recovered,
+                tail_loss_probes: probes,
             },
             drops,
             drops_by_cause: by_cause,
@@ -372,6 +384,7 @@ impl RunSummary {
                 })
                 .collect(),
             workloads: workloads::workloads(world),
+            transports: transports::transports(world),
             fairness: world
                 .jain_flows
                 .as_deref()

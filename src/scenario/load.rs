@@ -9,7 +9,6 @@ use super::error::{ScenarioError, Source};
 use super::overrides;
 use super::types::*;
 use crate::registry::{self, Family};
-use transport::TransportConfig;
 use net::buffer::BufferPolicy;
 use net::sched::MAX_CLASSES;
 use serde::de::DeserializeOwned;
@@ -18,6 +17,7 @@ use std::ops::Range;
 use std::path::Path;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue, ValueDeserializer};
+use transport::TransportConfig;
 
 type SpannedValue<'a> = Spanned<DeValue<'a>>;
 
@@ -326,7 +326,13 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
         for (i, w) in items.iter().enumerate() {
             let prefix = format!("workload[{i}]");
             let (w, t) = workload_transport_of(&src, w, &prefix, &transports)?;
-            workloads.push(pick(&src, &registry::workload::FAMILY, Some(&w), &prefix, ctx)?);
+            workloads.push(pick(
+                &src,
+                &registry::workload::FAMILY,
+                Some(&w),
+                &prefix,
+                ctx,
+            )?);
             workload_transport.push(t);
         }
     }

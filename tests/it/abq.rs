@@ -1,7 +1,8 @@
 //! ABQ (abq.txt, "Micro-benchmark"): 80 DCTCP senders send 32 KB each to
 //! one receiver through a 1 Gb/s switch with 40 us links, an 80-packet
 //! buffer, ECN at K_ECN = 40 and ABQ's K = 20; RTO_min 10 ms and an initial
-//! window of one segment so that the first flight fits. ABQ drops fewer
+//! window of one segment so that the first flight fits; the paper's ns-3
+//! TCP without SACK, PRR or limited transmit. ABQ drops fewer
 //! packets and keeps a lower time-averaged output queue than DCTCP alone.
 use crate::common;
 
@@ -27,6 +28,9 @@ fn incast(ingress: &str) -> (u64, f64, u64) {
         cc = "dctcp"
         rto_min = "10ms"
         initial_window_mss = 1
+        sack = false
+        prr = false
+        limited_transmit = false
         [[workload]]
         kind = "incast"
         receiver = 0

@@ -63,7 +63,7 @@ fn lost_syns_are_counted() {
     assert!(csv.starts_with(
         "id,workload,src,dst,size_bytes,start_us,finish_us,fct_us,received_us,ideal_fct_us,\
          slowdown,bytes_acked,retransmissions,syn_retransmissions,fin_retransmissions,timeouts,\
-         rto_episodes,fast_recoveries,ecn_reductions\n"
+         rto_episodes,fast_recoveries,ecn_reductions,sack_recovered,tail_loss_probes,transport\n"
     ));
     let per_flow: u64 = csv
         .lines()
@@ -82,17 +82,18 @@ fn lost_syns_are_counted() {
 #[test]
 fn ideal_fct_follows_the_documented_formula() {
     // Star, 10 Gb/s and 1 us per link, Ethernet framing; 3000 B in segments
-    // of 1460, 1460 and 80 B (wire 1538, 1538, 158 B), control packets 84 B
-    // on the wire (67.2 ns). Ideal = 3 x 2 x (1000 + 67.2) ns (SYN, SYN-ACK,
-    // last ACK) + 2 x (1000 + 1230.4) ns (first segment) + 1696 B at
-    // 10 Gb/s (1356.8 ns) = 12220.8 ns.
+    // of 1448, 1448 and 104 B with 52 B of headers each (wire 1538, 1538,
+    // 194 B); SYN and SYN-ACK 60 B (98 B on the wire, 78.4 ns), the last
+    // ACK 52 B (90 B, 72 ns). Ideal = 2 x 2 x (1000 + 78.4) ns + 2 x (1000
+    // + 72) ns + 2 x (1000 + 1230.4) ns (first segment) + 1732 B at
+    // 10 Gb/s (1385.6 ns) = 12304 ns.
     let text = format!(
         "{STAR}[switch]\nbuffer = \"100pkt\"\n[[workload]]\nkind = \"incast\"\nreceiver = 0\nsenders = [1]\nsize = \"3000B\"\n"
     );
     let (w, s) = common::run(&text);
     let csv = dcnsim::report::flows_csv(&w);
     let row: Vec<&str> = csv.lines().nth(1).expect("one flow").split(',').collect();
-    assert_eq!(row[9], "12.220800", "{csv}");
+    assert_eq!(row[9], "12.304000", "{csv}");
     // Alone on the network with the whole flow in its initial window, the
     // flow takes exactly its ideal time.
     let slowdown: f64 = row[10].parse().expect("slowdown");

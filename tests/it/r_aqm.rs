@@ -24,6 +24,9 @@ fn incast(ingress: &str) -> RunSummary {
         cc = "newreno"
         rto_min = "100ms"
         initial_window_mss = 2
+        sack = false
+        prr = false
+        limited_transmit = false
         [[workload]]
         kind = "incast"
         receiver = 0

@@ -3,9 +3,9 @@
 use aqm::StepEcn;
 use net::buffer::BufferPolicy;
 use net::sched::Discipline;
-use net::{Origin, 
-    Ecn, EgressAqm, Fabric, FabricConfig, FlowId, HostId, NetEvent, Outcome, Packet, Protocol,
-    TopologyGraph, WireFormat,
+use net::{
+    Ecn, EgressAqm, Fabric, FabricConfig, FlowId, HostId, NetEvent, Origin, Outcome, Packet,
+    Protocol, TopologyGraph, WireFormat,
 };
 use proptest::prelude::*;
 use sim_core::{Bandwidth, EventQueue, QueueSize, SimDuration, SimTime};

@@ -12,9 +12,9 @@
 use aqm::PortContext;
 use aqm::abq::{Abq, AbqConfig};
 use aqm::r_aqm::{Compensation, RAqm, RAqmConfig};
-use net::{Kind, Origin, 
-    Fabric, FabricConfig, FlowId, HostId, IngressHook, NetEvent, Outcome, Packet, TcpFlags,
-    TopologyGraph, WireFormat,
+use net::{
+    Fabric, FabricConfig, FlowId, HostId, IngressHook, Kind, NetEvent, Origin, Outcome, Packet,
+    TcpFlags, TopologyGraph, WireFormat,
 };
 use proptest::prelude::*;
 use sim_core::{Bandwidth, EventQueue, QueueSize, SimDuration, SimTime};

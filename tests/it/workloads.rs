@@ -24,7 +24,11 @@ fn dumbbell_long_flows_stop_and_close_with_delayed_acks() {
     assert_eq!(s.drops, 0);
     assert!(s.ecn_marks > 0);
     // Delayed ACKs: about one ACK per two data segments.
-    let acks: u64 = w.flows.iter().map(|f| f.receiver.as_tcp().expect("TCP").acks_sent()).sum();
+    let acks: u64 = w
+        .flows
+        .iter()
+        .map(|f| f.receiver.as_tcp().expect("TCP").acks_sent())
+        .sum();
     let segs = total / 1460;
     assert!(
         acks < segs * 6 / 10 && acks > segs * 4 / 10,

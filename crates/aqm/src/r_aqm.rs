@@ -467,7 +467,10 @@ mod tests {
         let mut stub_ack = stub(Kind::Ack, 0);
         assert_eq!(r.on_arrival(SimTime(0), &v, &mut stub_ack), Arrival::Hold);
         let mut stub_data = stub(Kind::Data, 1000);
-        assert_eq!(r.on_arrival(SimTime(0), &v, &mut stub_data), Arrival::Forward);
+        assert_eq!(
+            r.on_arrival(SimTime(0), &v, &mut stub_data),
+            Arrival::Forward
+        );
         // Its data leaving the port earns the token that releases the ACK.
         let mut held = 1;
         assert_eq!(drain(&mut r, 0, &v, &mut held), 0);

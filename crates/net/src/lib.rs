@@ -28,7 +28,9 @@ pub use aqm::{EgressAqm, QueueState, Verdict};
 pub use fabric::{Fabric, FabricConfig, NetEvent, Outcome};
 pub use ids::{FlowId, HostId, NodeId, Origin, PortId, SourceId};
 pub use ingress::{Arrival, IngressHook, IngressView, ViqAction};
-pub use packet::{Ecn, Kind, Packet, PacketArena, PacketId, Protocol, SackBlocks, TcpFlags, WireFormat};
+pub use packet::{
+    Ecn, Kind, Packet, PacketArena, PacketId, Protocol, SackBlocks, TcpFlags, WireFormat,
+};
 pub use port::{DropCause, PortStats};
 pub use routing::RoutingTable;
 pub use topology::{Cable, NodeKind, TopologyError, TopologyGraph};

@@ -268,6 +268,8 @@ pub struct Counters {
     pub sack_recovered: u64,
     /// Zero-window probes.
     pub window_probes: u64,
+    /// Tail-loss probes (RFC 8985 section 7).
+    pub tail_loss_probes: u64,
 }
 
 /// A flow as the reports see it, whatever its family.

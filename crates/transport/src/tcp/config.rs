@@ -9,9 +9,10 @@ use sim_core::{Bytes, SimDuration};
 
 /// The congestion controller and its own keys: `cc = "dctcp"` (its
 /// defaults) or a table with `kind`, e.g. `cc = { kind = "dctcp", g = 0.0625 }`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub enum CcConfig {
     /// RFC 5681 + RFC 6582; does not negotiate ECN.
+    #[default]
     Newreno,
     /// NewReno that negotiates ECN and halves once per window on ECE (RFC 3168).
     Ecn,
@@ -38,23 +39,20 @@ impl<'de> Deserialize<'de> for CcConfig {
                 write!(f, "a controller ({CC_KINDS}) or a table with `kind`")
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<CcConfig, E> {
-                CcConfig::named(s).ok_or_else(|| E::unknown_variant(s, &["newreno", "ecn", "dctcp"]))
+                CcConfig::named(s)
+                    .ok_or_else(|| E::unknown_variant(s, &["newreno", "ecn", "dctcp"]))
             }
             fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<CcConfig, A::Error> {
-                Ok(match CcTable::deserialize(de::value::MapAccessDeserializer::new(m))? {
-                    CcTable::Newreno => CcConfig::Newreno,
-                    CcTable::Ecn => CcConfig::Ecn,
-                    CcTable::Dctcp(d) => CcConfig::Dctcp(d),
-                })
+                Ok(
+                    match CcTable::deserialize(de::value::MapAccessDeserializer::new(m))? {
+                        CcTable::Newreno => CcConfig::Newreno,
+                        CcTable::Ecn => CcConfig::Ecn,
+                        CcTable::Dctcp(d) => CcConfig::Dctcp(d),
+                    },
+                )
             }
         }
         d.deserialize_any(Either)
-    }
-}
-
-impl Default for CcConfig {
-    fn default() -> Self {
-        CcConfig::Newreno
     }
 }
 
@@ -154,6 +152,12 @@ pub struct TcpConfig {
     /// Limited transmit (RFC 3042): one new segment on each of the first two
     /// duplicate ACKs (Linux: on).
     pub limited_transmit: bool,
+    /// RACK-TLP (RFC 8985; Linux's default since 4.18): time-based loss
+    /// detection beside the three-SACK rule, and a tail-loss probe after
+    /// two SRTTs without an ACK, so that the loss of a window's tail is
+    /// repaired by fast recovery instead of the RTO. `None` (the default):
+    /// on exactly when `sack` is (RACK works on SACK information).
+    pub rack_tlp: Option<bool>,
     /// FairQ's host shim (fairq.txt section V-A): every segment after the
     /// handshake carries in the TCP reserved bits the window-scale exponent
     /// its sender applies to the window field it advertises, so that switches
@@ -181,6 +185,7 @@ impl Default for TcpConfig {
             sack: true,
             prr: true,
             limited_transmit: true,
+            rack_tlp: None,
             window_scale_shim: None,
         }
     }
@@ -242,6 +247,12 @@ impl TcpConfig {
                 "must be at most 65535 x 2^14 bytes (RFC 7323)",
             );
         }
+        if self.rack_tlp == Some(true) && !self.sack {
+            return err(
+                "rack_tlp",
+                "needs sack = true (RACK works on SACK information)",
+            );
+        }
         if let CcConfig::Dctcp(d) = &self.cc {
             if !(d.g > 0.0 && d.g <= 1.0) {
                 return err("cc.g", "must be in (0, 1]");
@@ -256,6 +267,11 @@ impl TcpConfig {
         Ok(())
     }
 
+    /// Whether RACK-TLP runs.
+    pub fn rack_tlp(&self) -> bool {
+        self.rack_tlp.unwrap_or(self.sack)
+    }
+
     /// A fresh controller of the configured kind.
     pub fn controller(&self) -> Controller {
         self.cc.build()
@@ -264,7 +280,12 @@ impl TcpConfig {
     /// IP and TCP header bytes of a segment after the handshake, options
     /// included (SACK blocks come on top).
     pub fn data_header_bytes(&self) -> u32 {
-        TCP_IP_HEADER_BYTES + if self.timestamps { TCP_TIMESTAMPS_OPTION_BYTES } else { 0 }
+        TCP_IP_HEADER_BYTES
+            + if self.timestamps {
+                TCP_TIMESTAMPS_OPTION_BYTES
+            } else {
+                0
+            }
     }
 
     /// IP and TCP header bytes of a SYN or SYN-ACK: MSS (4), window scale

@@ -32,7 +32,7 @@ impl Prr {
     /// more than was sent.
     pub fn sndcnt(&mut self, delivered: u64, pipe: u64, ssthresh: u64, mss: u64) -> u64 {
         self.prr_delivered += delivered;
-        let sndcnt = if pipe > ssthresh {
+        if pipe > ssthresh {
             // CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out, the
             // ceiling taken in whole segments as Linux counts (and as the
             // RFC's examples do), so that the first ACK sends.
@@ -40,10 +40,13 @@ impl Prr {
                 .div_ceil(self.recover_fs as u128) as u64;
             scaled.next_multiple_of(mss).saturating_sub(self.prr_out)
         } else {
-            let limit = self.prr_delivered.saturating_sub(self.prr_out).max(delivered) + mss;
+            let limit = self
+                .prr_delivered
+                .saturating_sub(self.prr_out)
+                .max(delivered)
+                + mss;
             (ssthresh - pipe).min(limit)
-        };
-        sndcnt
+        }
     }
 
     /// `bytes` were sent (new data or retransmitted).
@@ -97,7 +100,11 @@ mod tests {
             pipe += n * MSS;
             sent.push(n);
         }
-        assert_eq!(sent, vec![2, 2, 2, 2, 2, 2, 1], "delivered + 1 each, capped at ssthresh");
+        assert_eq!(
+            sent,
+            vec![2, 2, 2, 2, 2, 2, 1],
+            "delivered + 1 each, capped at ssthresh"
+        );
         assert_eq!(pipe, ssthresh);
     }
 }

@@ -12,11 +12,18 @@
 //! Segments keep the boundaries they were first sent with; a
 //! retransmission resends the same bytes.
 //!
+//! RACK (RFC 8985 section 6), when on, adds time-based loss detection: a
+//! segment sent before the most recently sent segment that was delivered
+//! is lost once it has been out longer than that segment's RTT plus a
+//! reordering window; [`Scoreboard::rack_detect`] returns when the next
+//! such verdict falls due, for the sender's reordering timer.
+//!
 //! Beyond RFC 6675, a retransmission is itself deemed lost once data sent
 //! after it is SACKed (Linux's `tcp_mark_lost_retrans`, what RACK later
 //! generalised): RFC 6675 alone would wait for the RTO whenever a
 //! retransmission is dropped, which in an incast is most recoveries.
 
+use sim_core::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
 /// One segment as sent.
@@ -31,6 +38,8 @@ struct Segment {
     /// HighData when it was last retransmitted: a SACK above this means
     /// the retransmission should have arrived.
     rxt_high: u64,
+    /// When it was last sent (RACK's xmit_ts).
+    sent_at: SimTime,
 }
 
 impl Segment {
@@ -80,6 +89,11 @@ pub struct Scoreboard {
     rxt_hint: u64,
     /// No segment below this is unSACKed and not retransmitted (rule 3).
     rule3_hint: u64,
+    /// RACK.xmit_ts and RACK.end_seq: the most recently sent segment
+    /// delivered (acknowledged or SACKed), and its RTT (RACK.rtt).
+    rack_sent_at: SimTime,
+    rack_end: u64,
+    rack_rtt: SimDuration,
 }
 
 impl Scoreboard {
@@ -88,9 +102,10 @@ impl Scoreboard {
         Scoreboard::default()
     }
 
-    /// A new segment `[start, start + len)` left (it extends the highest sequence sent).
+    /// A new segment `[start, start + len)` left at `now` (it extends the
+    /// highest sequence sent).
     #[inline]
-    pub fn on_send(&mut self, start: u64, len: u32) {
+    pub fn on_send(&mut self, start: u64, len: u32, now: SimTime) {
         debug_assert!(self.segs.back().is_none_or(|s| s.end() <= start));
         self.segs.push_back(Segment {
             start,
@@ -99,18 +114,20 @@ impl Scoreboard {
             lost: false,
             retransmitted: false,
             rxt_high: 0,
+            sent_at: now,
         });
         self.out_bytes += len as u64;
     }
 
     /// The segment starting at `start` was retransmitted; `high_data` is
     /// one past the highest sequence sent so far.
-    pub fn on_retransmit(&mut self, start: u64, high_data: u64) {
+    pub fn on_retransmit(&mut self, start: u64, high_data: u64, now: SimTime) {
         let i = self.index_of(start);
         let s = &mut self.segs[i];
         debug_assert!(!s.sacked && !s.retransmitted);
         s.retransmitted = true;
         s.rxt_high = high_data;
+        s.sent_at = now;
         self.retrans_bytes += s.len as u64;
         self.retrans_out += 1;
     }
@@ -159,8 +176,24 @@ impl Scoreboard {
         i
     }
 
-    /// Takes an ACK: `ack` is the cumulative ACK, `blocks` its SACK blocks.
-    pub fn on_ack(&mut self, ack: u64, blocks: impl Iterator<Item = (u64, u64)>) -> Delivered {
+    /// RACK's update for a segment just delivered (RFC 8985 6.2 step 2).
+    fn rack_delivered(&mut self, s: &Segment, now: SimTime) {
+        let newer = (s.sent_at, s.end()) > (self.rack_sent_at, self.rack_end);
+        if newer {
+            self.rack_sent_at = s.sent_at;
+            self.rack_end = s.end();
+            self.rack_rtt = now.since(s.sent_at);
+        }
+    }
+
+    /// Takes an ACK that arrived at `now`: `ack` is the cumulative ACK,
+    /// `blocks` its SACK blocks.
+    pub fn on_ack(
+        &mut self,
+        now: SimTime,
+        ack: u64,
+        blocks: impl Iterator<Item = (u64, u64)>,
+    ) -> Delivered {
         let sacked_before = self.sacked_bytes as i64;
         let mut acked = 0;
         while let Some(front) = self.segs.front_mut() {
@@ -171,6 +204,9 @@ impl Scoreboard {
                 let s = *front;
                 self.segs.pop_front();
                 self.forget(&s, s.len as u64);
+                if !s.sacked {
+                    self.rack_delivered(&s, now);
+                }
                 acked += s.len as u64;
             } else {
                 // Acknowledged in part (a receiver never splits a segment,
@@ -185,7 +221,7 @@ impl Scoreboard {
             }
         }
         for (start, end) in blocks {
-            self.sack_range(start.max(ack), end);
+            self.sack_range(start.max(ack), end, now);
         }
         if self.segs.is_empty() {
             self.high_sacked = ack;
@@ -210,7 +246,7 @@ impl Scoreboard {
         }
     }
 
-    fn sack_range(&mut self, start: u64, end: u64) {
+    fn sack_range(&mut self, start: u64, end: u64, now: SimTime) {
         let mut i = self.segs.partition_point(|s| s.start < start);
         while let Some(s) = self.segs.get_mut(i) {
             if s.end() > end {
@@ -218,6 +254,9 @@ impl Scoreboard {
             }
             if !s.sacked {
                 s.sacked = true;
+                let seg = *s;
+                self.rack_delivered(&seg, now);
+                let s = &mut self.segs[i];
                 let len = s.len as u64;
                 self.sacked_bytes += len;
                 if s.lost {
@@ -262,6 +301,66 @@ impl Scoreboard {
         self.marked_to = new_floor;
         self.rxt_hint = self.rxt_hint.min(lowest);
         marked
+    }
+
+    /// RACK's loss detection (RFC 8985 section 6.2 step 5): every segment
+    /// sent before the RACK segment (earlier, or at the same time and
+    /// lower in sequence) and out for longer than RACK.rtt + `reo_wnd` is
+    /// lost, a retransmission included. Returns whether any segment was
+    /// newly marked, and the earliest time another would be (the
+    /// reordering timer).
+    pub fn rack_detect(&mut self, now: SimTime, reo_wnd: SimDuration) -> (bool, Option<SimTime>) {
+        if self.sacked_bytes == 0 && self.retrans_bytes == 0 {
+            // Cumulative ACKs only: every segment still out was sent after
+            // (or with a higher sequence than) everything delivered.
+            return (false, None);
+        }
+        let (rack_at, rack_end) = (self.rack_sent_at, self.rack_end);
+        let wait = self.rack_rtt + reo_wnd;
+        let mut marked = false;
+        let mut lowest = u64::MAX;
+        let mut timer: Option<SimTime> = None;
+        for s in self.segs.iter_mut() {
+            if s.sacked || (s.lost && !s.retransmitted) {
+                continue;
+            }
+            if (s.sent_at, s.end()) >= (rack_at, rack_end) {
+                continue;
+            }
+            let due = s.sent_at + wait;
+            if now >= due {
+                if s.retransmitted {
+                    s.retransmitted = false;
+                    self.retrans_bytes -= s.len as u64;
+                }
+                if !s.lost {
+                    s.lost = true;
+                    self.lost_bytes += s.len as u64;
+                }
+                marked = true;
+                lowest = lowest.min(s.start);
+            } else {
+                timer = Some(timer.map_or(due, |t| t.min(due)));
+            }
+        }
+        self.rxt_hint = self.rxt_hint.min(lowest);
+        (marked, timer)
+    }
+
+    /// Bytes deemed lost and not yet retransmitted or delivered, plus lost
+    /// bytes whose retransmission is in flight.
+    pub fn lost(&self) -> u64 {
+        self.lost_bytes
+    }
+
+    /// The segment with the highest sequence still out and not SACKed: a
+    /// tail-loss probe's retransmission (RFC 8985 section 7.3).
+    pub fn last_unsacked(&self) -> Option<(u64, u32)> {
+        self.segs
+            .iter()
+            .rev()
+            .find(|s| !s.sacked)
+            .map(|s| (s.start, s.len))
     }
 
     /// Marks the first unacknowledged segment lost (NewReno's fast
@@ -385,12 +484,13 @@ mod tests {
     use super::*;
 
     const MSS: u64 = 1000;
+    const T: SimTime = SimTime::ZERO;
 
     /// Ten segments 1..=10000 in flight.
     fn board() -> Scoreboard {
         let mut b = Scoreboard::new();
         for k in 0..10 {
-            b.on_send(1 + k * MSS, MSS as u32);
+            b.on_send(1 + k * MSS, MSS as u32, T);
         }
         b
     }
@@ -405,7 +505,7 @@ mod tests {
         let mut b = board();
         assert_eq!(b.pipe(), 10 * MSS);
         for (n, k) in (1..=3).enumerate() {
-            let d = b.on_ack(seg(0), std::iter::once((seg(1), seg(k + 1))));
+            let d = b.on_ack(T, seg(0), std::iter::once((seg(1), seg(k + 1))));
             assert_eq!(d.acked, 0);
             assert_eq!(d.bytes(), MSS, "each dupack delivers one segment");
             let lost = b.mark_lost_by_sacks(3);
@@ -417,11 +517,11 @@ mod tests {
         assert_eq!(b.pipe(), 6 * MSS);
         // NextSeg (1): the hole; after its retransmission, it counts again.
         assert_eq!(b.next_lost(), Some((seg(0), MSS as u32)));
-        b.on_retransmit(seg(0), seg(10));
+        b.on_retransmit(seg(0), seg(10), T);
         assert_eq!(b.pipe(), 7 * MSS);
         assert_eq!(b.next_lost(), None);
         // The retransmission arrives: cumulative ACK to segment 4.
-        let d = b.on_ack(seg(4), std::iter::empty());
+        let d = b.on_ack(T, seg(4), std::iter::empty());
         assert_eq!(d.acked, 4 * MSS);
         assert_eq!(d.bytes(), MSS, "only the hole is newly delivered");
         assert_eq!(b.pipe(), 6 * MSS);
@@ -432,16 +532,16 @@ mod tests {
     #[test]
     fn several_holes_are_marked_and_retransmitted_in_order() {
         let mut b = board();
-        b.on_ack(seg(2), std::iter::empty());
+        b.on_ack(T, seg(2), std::iter::empty());
         let blocks = [(seg(6), seg(9)), (seg(3), seg(5))];
-        b.on_ack(seg(2), blocks.into_iter());
+        b.on_ack(T, seg(2), blocks.into_iter());
         assert!(b.mark_lost_by_sacks(3));
         // out 8 segments - 5 SACKed - 2 lost.
         assert_eq!(b.pipe(), MSS);
         assert_eq!(b.next_lost(), Some((seg(2), MSS as u32)));
-        b.on_retransmit(seg(2), seg(10));
+        b.on_retransmit(seg(2), seg(10), T);
         assert_eq!(b.next_lost(), Some((seg(5), MSS as u32)));
-        b.on_retransmit(seg(5), seg(10));
+        b.on_retransmit(seg(5), seg(10), T);
         assert_eq!(b.next_lost(), None);
         assert_eq!(b.pipe(), 3 * MSS);
         // Segment 9 has no SACK above: rule (3) finds nothing below HighSACK.
@@ -453,40 +553,75 @@ mod tests {
     #[test]
     fn rule_three_picks_an_unsacked_hole_below_high_sack() {
         let mut b = board();
-        b.on_ack(seg(0), std::iter::once((seg(8), seg(10))));
+        b.on_ack(T, seg(0), std::iter::once((seg(8), seg(10))));
         assert!(!b.mark_lost_by_sacks(3));
         assert_eq!(b.next_lost(), None);
-        assert_eq!(b.next_unsacked_below_high_sack(), Some((seg(0), MSS as u32)));
-        b.on_retransmit(seg(0), seg(10));
-        assert_eq!(b.next_unsacked_below_high_sack(), Some((seg(1), MSS as u32)));
+        assert_eq!(
+            b.next_unsacked_below_high_sack(),
+            Some((seg(0), MSS as u32))
+        );
+        b.on_retransmit(seg(0), seg(10), T);
+        assert_eq!(
+            b.next_unsacked_below_high_sack(),
+            Some((seg(1), MSS as u32))
+        );
     }
 
     /// A retransmission overtaken by later data is lost again.
     #[test]
     fn a_lost_retransmission_is_detected_by_a_later_sack() {
         let mut b = board();
-        b.on_ack(seg(0), std::iter::once((seg(1), seg(4))));
+        b.on_ack(T, seg(0), std::iter::once((seg(1), seg(4))));
         b.mark_lost_by_sacks(3);
-        b.on_retransmit(seg(0), seg(10));
-        assert!(!b.mark_lost_retransmits(), "nothing sent after it is SACKed yet");
+        b.on_retransmit(seg(0), seg(10), T);
+        assert!(
+            !b.mark_lost_retransmits(),
+            "nothing sent after it is SACKed yet"
+        );
         // New data 10 goes after the retransmission and is SACKed; the
         // retransmission did not fill the hole.
-        b.on_send(seg(10), MSS as u32);
+        b.on_send(seg(10), MSS as u32, T);
         let blocks = [(seg(10), seg(11)), (seg(1), seg(4))];
-        b.on_ack(seg(0), blocks.into_iter());
+        b.on_ack(T, seg(0), blocks.into_iter());
         assert!(b.mark_lost_retransmits());
         assert_eq!(b.next_lost(), Some((seg(0), MSS as u32)));
+    }
+
+    /// RACK: ten segments sent 1 us apart; the last is SACKed 11 us after
+    /// it left. With a 2 us reordering window, those out longer than 13 us
+    /// are lost; the next falls due at its own send time + 13 us.
+    #[test]
+    fn rack_marks_older_segments_lost_after_rtt_plus_reo_wnd() {
+        let us = SimDuration::from_us;
+        let mut b = Scoreboard::new();
+        for k in 0..10 {
+            b.on_send(seg(k), MSS as u32, SimTime::ZERO + us(k));
+        }
+        let now = SimTime::ZERO + us(20);
+        b.on_ack(now, seg(0), std::iter::once((seg(9), seg(10))));
+        let (marked, timer) = b.rack_detect(now, us(2));
+        assert!(marked);
+        // Sent at 0..=7 us: out for 13 us or more by 20 us.
+        assert_eq!(b.lost(), 8 * MSS);
+        assert_eq!(
+            timer,
+            Some(SimTime::ZERO + us(21)),
+            "segment 8 is due at 8 + 13 us"
+        );
+        let (again, _) = b.rack_detect(SimTime::ZERO + us(21), us(2));
+        assert!(again);
+        assert_eq!(b.lost(), 9 * MSS);
     }
 
     #[test]
     fn an_rto_marks_everything_unsacked_lost() {
         let mut b = board();
-        b.on_ack(seg(0), std::iter::once((seg(5), seg(7))));
+        b.on_ack(T, seg(0), std::iter::once((seg(5), seg(7))));
         b.mark_all_lost();
         assert_eq!(b.pipe(), 0);
         let mut order = Vec::new();
         while let Some((s, _)) = b.next_lost() {
-            b.on_retransmit(s, seg(10));
+            b.on_retransmit(s, seg(10), T);
             order.push((s - 1) / MSS);
         }
         // The SACKed segments 5 and 6 are not sent again.
@@ -502,10 +637,10 @@ mod tests {
         }
         b.mark_head_lost();
         assert_eq!(b.pipe(), 6 * MSS);
-        b.on_retransmit(seg(0), seg(10));
+        b.on_retransmit(seg(0), seg(10), T);
         assert_eq!(b.pipe(), 7 * MSS);
         // A partial ACK of 4 segments: the three dupacks are accounted for.
-        b.on_ack(seg(4), std::iter::empty());
+        b.on_ack(T, seg(4), std::iter::empty());
         b.remove_reno_sacks(4 * MSS, MSS);
         assert_eq!(b.pipe(), 6 * MSS);
     }

@@ -7,7 +7,9 @@
 //! What it sends comes from RFC 6675's NextSeg over the [`Scoreboard`]: (1)
 //! a segment deemed lost and not yet retransmitted, else (2) new data the
 //! windows allow, else (3) in SACK recovery an unSACKed segment below the
-//! highest SACK, each while `pipe` < cwnd. Rules implemented, with sources:
+//! highest SACK, else (4) once per recovery the highest unSACKed segment
+//! (the rescue retransmission, which saves a flow whose last segment is
+//! lost from the RTO), each while `pipe` < cwnd. Rules implemented, with sources:
 //! - Loss detection: three SACKed segments above a hole (RFC 6675 IsLost),
 //!   or three duplicate ACKs (RFC 5681 section 3.2). A duplicate ACK
 //!   acknowledges nothing new, carries no data, no SYN/FIN, while data is
@@ -22,6 +24,12 @@
 //!   Recovery and CWR states); without PRR, cwnd drops to ssthresh at once.
 //!   A recovery ends when the ACK passes the highest sequence sent when it
 //!   began (`recover`), and no new one starts below it (RFC 6582).
+//! - RACK-TLP (RFC 8985), with `rack_tlp`: a segment sent before one that
+//!   was delivered is lost once out for RACK.rtt + min_rtt/4 (a reordering
+//!   timer fires when the next would be); with nothing acknowledged for
+//!   two SRTTs in Open (or CWR), one probe goes out, new data if the peer's
+//!   window allows, else the last segment again, so that a lost tail is
+//!   seen by RACK rather than by the RTO.
 //! - RTO per RFC 6298 (5.1)-(5.7): started when data leaves and none is
 //!   outstanding, restarted on new ACKs, stopped when all is acknowledged,
 //!   doubled on expiry up to `rto_max`. An expiry marks every unSACKed
@@ -89,6 +97,9 @@ enum Pick {
     Retransmit(u64, u64),
     /// New data.
     New(u64, u64),
+    /// RFC 6675's rescue retransmission: the highest unSACKed segment,
+    /// resent once per recovery without a loss verdict.
+    Rescue(u64, u64),
 }
 
 /// The sending half of one flow.
@@ -101,6 +112,19 @@ pub struct TcpSender {
     sack: bool,
     prr_on: bool,
     limited_transmit: bool,
+    rack_tlp: bool,
+    /// Extra wait of a probe when one segment is out and the peer delays ACKs.
+    max_ack_delay: SimDuration,
+    /// The smallest RTT measured (RACK's reordering window is a quarter).
+    min_rtt: Option<SimDuration>,
+    /// RACK's reordering timer.
+    reo_at: Option<SimTime>,
+    /// The tail-loss probe timer (PTO).
+    tlp_at: Option<SimTime>,
+    /// A probe is out (TLP allows one per episode, RFC 8985 7.2).
+    tlp_out: bool,
+    /// The rescue retransmission of this recovery was sent (RFC 6675 NextSeg (4)).
+    rescued: bool,
     use_ecn: bool,
     ect_on_retransmit: bool,
     our_wscale: u8,
@@ -155,6 +179,17 @@ impl TcpSender {
             sack: cfg.sack,
             prr_on: cfg.prr,
             limited_transmit: cfg.limited_transmit,
+            rack_tlp: cfg.rack_tlp(),
+            max_ack_delay: if cfg.delayed_ack {
+                cfg.delayed_ack_timeout
+            } else {
+                SimDuration::ZERO
+            },
+            min_rtt: None,
+            reo_at: None,
+            tlp_at: None,
+            tlp_out: false,
+            rescued: false,
             use_ecn: cc.negotiates_ecn(),
             ect_on_retransmit: cc.ect_on_retransmit(),
             our_wscale: wscale_for(cfg.receive_window.0),
@@ -284,10 +319,15 @@ impl TcpSender {
                 return Some(Pick::New(self.snd_nxt, usable));
             }
         }
-        // (3) In SACK recovery, an unSACKed hole not yet deemed lost.
         if self.sack && self.phase == Phase::Recovery {
+            // (3) An unSACKed hole not yet deemed lost.
             if let Some((seq, len)) = self.board.next_unsacked_below_high_sack() {
                 return (room >= len as u64).then_some(Pick::Retransmit(seq, len as u64));
+            }
+            // (4) The rescue retransmission.
+            if !self.rescued && self.snd_una < self.recover {
+                let (seq, len) = self.board.last_unsacked()?;
+                return (room >= len as u64).then_some(Pick::Rescue(seq, len as u64));
             }
         }
         None
@@ -298,7 +338,7 @@ impl TcpSender {
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
         let (seq, len, retransmission) = match self.next_segment()? {
             Pick::Retransmit(seq, len) => {
-                self.board.on_retransmit(seq, self.snd_nxt);
+                self.board.on_retransmit(seq, self.snd_nxt, now);
                 self.stats.retransmits += 1;
                 if self.sack && self.phase == Phase::Recovery {
                     self.stats.sack_recovered += 1;
@@ -306,15 +346,24 @@ impl TcpSender {
                 (seq, len, true)
             }
             Pick::New(seq, len) => {
-                self.board.on_send(seq, len as u32);
+                self.board.on_send(seq, len as u32, now);
                 self.snd_nxt = seq + len;
                 (seq, len, false)
+            }
+            Pick::Rescue(seq, len) => {
+                self.rescued = true;
+                self.stats.retransmits += 1;
+                (seq, len, true)
             }
         };
         if let Some(prr) = &mut self.prr {
             prr.on_sent(len);
         }
-        Some(self.make_segment(now, seq, len, retransmission))
+        let p = self.make_segment(now, seq, len, retransmission);
+        if !retransmission {
+            self.arm_tlp(now);
+        }
+        Some(p)
     }
 
     fn make_segment(&mut self, now: SimTime, seq: u64, len: u64, retransmission: bool) -> Packet {
@@ -416,8 +465,15 @@ impl TcpSender {
         if ack < self.snd_una {
             return; // an old ACK, reordered
         }
-        let blocks = self.sack.then_some(pkt.sack.iter(ack)).into_iter().flatten();
-        let delivered = self.board.on_ack(ack, blocks);
+        let blocks = self
+            .sack
+            .then_some(pkt.sack.iter(ack))
+            .into_iter()
+            .flatten();
+        let delivered = self.board.on_ack(now, ack, blocks);
+        if delivered.bytes() > 0 {
+            self.tlp_out = false; // the probe's episode is over (RFC 8985 7.4)
+        }
         let acked = ack - self.snd_una;
         if acked > 0 {
             self.snd_una = ack;
@@ -437,6 +493,7 @@ impl TcpSender {
             self.board.mark_lost_by_sacks(DUP_THRESH);
             self.board.mark_lost_retransmits();
         }
+        self.rack_detect(now);
         let ece = self.ecn_ok && pkt.ecn_echo();
         if acked > 0 {
             let sample = AckSample {
@@ -456,18 +513,59 @@ impl TcpSender {
         if ece && self.phase == Phase::Open && self.snd_una > self.ecn_recover {
             self.reduce_for_ecn();
         }
+        self.prr_step(delivered.bytes(), entered);
+        if acked > 0 {
+            self.arm_tlp(now);
+        }
+        self.maybe_complete(now, out);
+        self.update_persist(now);
+    }
+
+    /// RFC 6937: cwnd = pipe + sndcnt; the ACK (or timer) that starts a
+    /// recovery always lets the fast retransmit go (Linux's tcp_cwnd_reduction).
+    fn prr_step(&mut self, delivered: u64, entered: bool) {
         if let Some(prr) = &mut self.prr {
-            // RFC 6937: cwnd = pipe + sndcnt; the ACK that starts a recovery
-            // always lets the fast retransmit go (Linux's tcp_cwnd_reduction).
             let pipe = self.board.pipe();
-            let mut sndcnt = prr.sndcnt(delivered.bytes(), pipe, self.win.ssthresh, self.mss);
+            let mut sndcnt = prr.sndcnt(delivered, pipe, self.win.ssthresh, self.mss);
             if entered {
                 sndcnt = sndcnt.max(self.mss);
             }
             self.win.cwnd = pipe + sndcnt;
         }
-        self.maybe_complete(now, out);
-        self.update_persist(now);
+    }
+
+    /// RACK's detection (RFC 8985 6.2), with the reordering window a
+    /// quarter of the smallest RTT; re-arms the reordering timer.
+    fn rack_detect(&mut self, now: SimTime) {
+        if !self.rack_tlp {
+            return;
+        }
+        let reo_wnd = SimDuration::from_ps(self.min_rtt.map_or(0, |r| r.ps() / 4));
+        self.reo_at = self.board.rack_detect(now, reo_wnd).1;
+    }
+
+    /// Arms the probe timeout (RFC 8985 7.2): PTO = 2 SRTT, plus the
+    /// peer's ACK delay when one segment is out, never past the RTO; only
+    /// in Open or CWR, with data out and no probe out.
+    fn arm_tlp(&mut self, now: SimTime) {
+        if !self.rack_tlp {
+            return;
+        }
+        let eligible = matches!(self.phase, Phase::Open | Phase::Cwr)
+            && !self.tlp_out
+            && self.board.outstanding() > 0
+            && self.state == SenderState::Established;
+        self.tlp_at = match (eligible, self.rtt.srtt()) {
+            (true, Some(srtt)) => {
+                let mut pto = srtt + srtt;
+                if self.board.outstanding() <= self.mss {
+                    pto += self.max_ack_delay;
+                }
+                let at = now + pto;
+                Some(self.rto_at.map_or(at, |rto| at.min(rto)))
+            }
+            _ => None,
+        };
     }
 
     /// Ends a reduction the ACK completed, retransmits after a partial ACK
@@ -491,8 +589,9 @@ impl TcpSender {
         } else if self.phase == Phase::Recovery && acked > 0 && !self.sack {
             self.board.mark_head_lost(); // RFC 6582 3.2 step 3, partial ACK
         }
-        let lost = self.dupacks >= DUP_THRESH || (self.sack && self.board.head_lost());
-        let may_enter = matches!(self.phase, Phase::Open | Phase::Cwr) && self.snd_una >= self.recover;
+        let lost = self.dupacks >= DUP_THRESH || (self.sack && self.board.lost() > 0);
+        let may_enter =
+            matches!(self.phase, Phase::Open | Phase::Cwr) && self.snd_una >= self.recover;
         if !(lost && may_enter && self.board.outstanding() > 0) {
             return false;
         }
@@ -506,6 +605,7 @@ impl TcpSender {
             }
         } // from CWR, the reduction under way continues (Linux's tcp_enter_recovery)
         self.phase = Phase::Recovery;
+        self.rescued = false;
         self.recover = self.snd_nxt;
         self.ecn_recover = self.snd_nxt;
         self.board.mark_head_lost();
@@ -536,6 +636,8 @@ impl TcpSender {
             self.state = SenderState::FinSent;
             self.board.release();
             self.prr = None;
+            self.reo_at = None;
+            self.tlp_at = None;
             self.send_fin(now, out);
             self.rto_at = Some(now + self.rtt.backed_off(self.backoff));
             self.persist_at = None;
@@ -568,21 +670,31 @@ impl TcpSender {
     /// The earliest time [`TcpSender::on_timer`] must run.
     #[inline]
     pub fn deadline(&self) -> Option<SimTime> {
-        match (self.rto_at, self.persist_at) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.rto_at, self.persist_at, self.reo_at, self.tlp_at]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// Runs expired timers.
     pub fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
+        if self.reo_at.is_some_and(|t| t <= now) {
+            self.reo_at = None;
+            self.rack_detect(now);
+            let entered = self.update_phase(0);
+            self.prr_step(0, entered);
+        }
+        if self.tlp_at.is_some_and(|t| t <= now) {
+            self.tlp_at = None;
+            self.send_probe(now, out);
+        }
         if self.persist_at.is_some_and(|t| t <= now) {
             self.persist_at = None;
             self.persist_backoff += 1;
             self.stats.window_probes += 1;
             // RFC 9293 3.8.6.1: probe the zero window with one byte of new data.
             let seq = self.snd_nxt;
-            self.board.on_send(seq, 1);
+            self.board.on_send(seq, 1, now);
             self.snd_nxt += 1;
             let probe = self.make_segment(now, seq, 1, false);
             out.emit(probe);
@@ -613,11 +725,40 @@ impl TcpSender {
         }
     }
 
+    /// RFC 8985 7.3: one segment beyond cwnd, new data if the peer's window
+    /// allows it, else the highest segment not SACKed; the RTO is re-armed.
+    fn send_probe(&mut self, now: SimTime, out: &mut impl Emit) {
+        if self.state != SenderState::Established || self.board.outstanding() == 0 {
+            return;
+        }
+        let rwnd_room = (self.snd_una + self.peer_wnd).saturating_sub(self.snd_nxt);
+        let new = self.mss.min(self.data_end.saturating_sub(self.snd_nxt));
+        let p = if new > 0 && rwnd_room >= new {
+            let seq = self.snd_nxt;
+            self.board.on_send(seq, new as u32, now);
+            self.snd_nxt += new;
+            self.make_segment(now, seq, new, false)
+        } else {
+            let Some((seq, len)) = self.board.last_unsacked() else {
+                return;
+            };
+            // Resent as it is: a probe is not a loss verdict, so the
+            // scoreboard keeps counting it once.
+            self.stats.retransmits += 1;
+            self.make_segment(now, seq, len as u64, true)
+        };
+        self.tlp_out = true;
+        self.stats.tail_loss_probes += 1;
+        self.rto_at = Some(now + self.rtt.backed_off(self.backoff));
+        out.emit(p);
+    }
+
     /// An RTO expired with data outstanding.
     fn enter_loss(&mut self, first: bool) {
         let ssthresh = self.win.ssthresh;
         let flight = self.board.outstanding();
-        self.cc.on_congestion(&mut self.win, Signal::Timeout, flight);
+        self.cc
+            .on_congestion(&mut self.win, Signal::Timeout, flight);
         if !first {
             // RFC 5681 3.1: a segment retransmitted by the timer that times
             // out again leaves ssthresh as it is.
@@ -628,6 +769,9 @@ impl TcpSender {
         self.recover = self.snd_nxt; // RFC 6582 3.2 step 4
         self.ecn_recover = self.snd_nxt;
         self.dupacks = 0;
+        self.reo_at = None;
+        self.tlp_at = None;
+        self.tlp_out = false;
         self.board.mark_all_lost();
     }
 
@@ -667,6 +811,7 @@ impl TcpSender {
 
     fn on_rtt_sample(&mut self, rtt: SimDuration) {
         self.rtt.on_sample(rtt);
+        self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
         self.rtt_sample = Some(rtt);
     }
 

@@ -94,8 +94,12 @@ fn several_losses_in_one_window_use_partial_acks() {
 }
 
 #[test]
-fn tail_loss_needs_the_rto_and_backs_off() {
-    let mut h = Harness::new(&cfg(), 14_600);
+fn without_tlp_a_tail_loss_needs_the_rto_and_backs_off() {
+    let c = TcpConfig {
+        rack_tlp: Some(false),
+        ..cfg()
+    };
+    let mut h = Harness::new(&c, 14_600);
     let mut drops = 0;
     // Lose the last segment three times: RTOs at 1x, 2x, 4x.
     h.data_filter = Box::new(move |_, p| {
@@ -110,6 +114,110 @@ fn tail_loss_needs_the_rto_and_backs_off() {
     assert_eq!(s.timeouts, 3);
     assert_eq!(s.retransmits, 3);
     assert_eq!(h.receiver.bytes_received(), 14_600);
+}
+
+/// RFC 8985 7: the last segment of a flow is lost; two SRTTs later the
+/// probe resends it and the flow completes without an RTO.
+#[test]
+fn a_tail_loss_is_repaired_by_the_probe_not_the_rto() {
+    let mut h = Harness::new(&cfg(), 14_480);
+    let mut dropped = false;
+    h.data_filter = Box::new(move |_, p| {
+        if p.seq == 1 + 9 * 1448 && !dropped {
+            dropped = true;
+            return false;
+        }
+        true
+    });
+    h.run(END);
+    let s = h.sender.stats();
+    println!(
+        "tail loss with RACK-TLP: {s:?}, done at {:?}",
+        h.sender.completed_at()
+    );
+    assert_eq!((s.timeouts, s.tail_loss_probes, s.retransmits), (0, 1, 1));
+    assert_eq!(h.receiver.bytes_received(), 14_480);
+    // The probe left 2 SRTT (about 2 x 20 us) after the last ACK, far
+    // below the 1 ms RTO.
+    assert!(h.sender.completed_at().unwrap() < SimTime(200 * sim_core::time::PS_PER_US));
+}
+
+/// RFC 3042: the first two duplicate ACKs each release one new segment;
+/// the third starts fast recovery. 20 segments in the initial window fill
+/// a window of exactly 20 (rwnd), segment 0 is lost.
+#[test]
+fn limited_transmit_sends_one_new_segment_on_each_of_two_dupacks() {
+    for (sack, lt, want) in [
+        (true, true, 2),
+        (false, true, 2),
+        (true, false, 0),
+        (false, false, 0),
+    ] {
+        let c = TcpConfig {
+            initial_window_mss: 20,
+            sack,
+            limited_transmit: lt,
+            rack_tlp: Some(false),
+            ..cfg()
+        };
+        let mut h = Harness::new(&c, 300_000);
+        let mut dropped = false;
+        h.data_filter = Box::new(move |_, p| {
+            if p.seq == 1 && p.payload_bytes > 0 && !dropped {
+                dropped = true;
+                return false;
+            }
+            true
+        });
+        h.run(END);
+        // New segments beyond the initial window sent before the fast
+        // retransmit of segment 0 (the second copy of seq 1).
+        let data: Vec<_> = h
+            .data_packets
+            .iter()
+            .filter(|p| p.payload_bytes > 0)
+            .collect();
+        let rexmit = 1 + data[1..]
+            .iter()
+            .position(|p| p.seq == 1)
+            .expect("retransmitted");
+        let new_after_window = data[..rexmit].iter().filter(|p| p.seq > 20 * 1448).count();
+        println!(
+            "sack {sack}, limited transmit {lt}: {new_after_window} new segments on 2 dupacks"
+        );
+        assert_eq!(new_after_window, want, "sack {sack}, limited transmit {lt}");
+    }
+}
+
+/// SACK recovery repairs several holes in one window in one RTT, each
+/// retransmitted once, without an RTO (RFC 6675), and counts them.
+#[test]
+fn sack_recovery_repairs_every_hole_once() {
+    let mut c = cfg();
+    c.initial_window_mss = 40;
+    let mut h = Harness::new(&c, 300_000);
+    let lost = [3u64, 7, 12, 20];
+    let mut done = Vec::new();
+    h.data_filter = Box::new(move |_, p| {
+        let k = p.seq.saturating_sub(1) / 1448;
+        if p.payload_bytes > 0 && lost.contains(&k) && !done.contains(&k) {
+            done.push(k);
+            return false;
+        }
+        true
+    });
+    h.run(END);
+    let s = h.sender.stats();
+    assert_eq!(
+        (
+            s.timeouts,
+            s.fast_recoveries,
+            s.retransmits,
+            s.sack_recovered
+        ),
+        (0, 1, 4, 4)
+    );
+    assert_eq!(h.receiver.bytes_received(), 300_000);
 }
 
 #[test]
