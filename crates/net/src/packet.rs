@@ -181,6 +181,7 @@ impl SackBlocks {
     }
 
     /// Whether no block is used.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.blocks[0].1 == 0
     }
@@ -195,7 +196,11 @@ impl SackBlocks {
 
     /// Bytes the SACK option adds to a TCP header: two NOPs, kind and
     /// length, and 8 bytes a block (RFC 2018 section 3; 0 without blocks).
+    #[inline]
     pub fn option_bytes(&self) -> u32 {
+        if self.is_empty() {
+            return 0;
+        }
         match self.len() {
             0 => 0,
             n => 4 + 8 * n as u32,

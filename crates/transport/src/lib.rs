@@ -57,6 +57,7 @@ pub struct FlowAddr {
 impl FlowAddr {
     /// A header template for a packet of this flow from `side`: the data
     /// direction from the sender, the reverse one from the receiver.
+    #[inline]
     pub fn header(&self, from: Side, kind: Kind) -> Packet {
         let reverse = from == Side::Receiver;
         let (src, dst, sport, dport) = if reverse {

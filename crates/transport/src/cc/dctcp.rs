@@ -47,6 +47,7 @@ impl CongestionControl for Dctcp {
         CeEcho::Exact
     }
 
+    #[inline]
     fn on_ack(&mut self, w: &mut Window, s: &AckSample) {
         // RFC 8257 3.3 steps 2-4.
         self.bytes_acked += s.acked_bytes;

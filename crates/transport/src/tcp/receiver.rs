@@ -251,11 +251,16 @@ impl TcpReceiver {
     }
 
     /// Up to three SACK blocks, most recently changed first (RFC 2018 section 4).
+    #[inline]
     fn sack_blocks(&self, ack: u64) -> net::SackBlocks {
-        let mut blocks = net::SackBlocks::default();
         if !self.sack || self.ooo.is_empty() {
-            return blocks;
+            return net::SackBlocks::default();
         }
+        self.sack_blocks_slow(ack)
+    }
+
+    fn sack_blocks_slow(&self, ack: u64) -> net::SackBlocks {
+        let mut blocks = net::SackBlocks::default();
         let mut taken = [usize::MAX; MAX_SACK_BLOCKS];
         for k in 0..MAX_SACK_BLOCKS {
             let next = (0..self.ooo.len())

@@ -135,10 +135,15 @@ impl Scoreboard {
     /// Marks lost again every retransmission that data sent after it has
     /// overtaken (a SACK beyond the HighData of its sending). Returns
     /// whether any was.
+    #[inline]
     pub fn mark_lost_retransmits(&mut self) -> bool {
         if self.retrans_out == 0 {
             return false;
         }
+        self.mark_lost_retransmits_slow()
+    }
+
+    fn mark_lost_retransmits_slow(&mut self) -> bool {
         let high_sacked = self.high_sacked;
         let mut lowest = u64::MAX;
         let mut still_out = 0;
@@ -274,7 +279,15 @@ impl Scoreboard {
     /// RFC 6675 IsLost, applied to every segment: an unSACKed segment with
     /// at least `dup_thresh` SACKed segments above it is lost. Returns
     /// whether any segment was newly marked.
+    #[inline]
     pub fn mark_lost_by_sacks(&mut self, dup_thresh: u32) -> bool {
+        if self.sacked_bytes == 0 {
+            return false; // nothing SACKed above any hole
+        }
+        self.mark_lost_by_sacks_slow(dup_thresh)
+    }
+
+    fn mark_lost_by_sacks_slow(&mut self, dup_thresh: u32) -> bool {
         let mut above = 0u32;
         let mut marked = false;
         let mut lowest = u64::MAX;
@@ -309,12 +322,17 @@ impl Scoreboard {
     /// lost, a retransmission included. Returns whether any segment was
     /// newly marked, and the earliest time another would be (the
     /// reordering timer).
+    #[inline]
     pub fn rack_detect(&mut self, now: SimTime, reo_wnd: SimDuration) -> (bool, Option<SimTime>) {
         if self.sacked_bytes == 0 && self.retrans_bytes == 0 {
             // Cumulative ACKs only: every segment still out was sent after
             // (or with a higher sequence than) everything delivered.
             return (false, None);
         }
+        self.rack_detect_slow(now, reo_wnd)
+    }
+
+    fn rack_detect_slow(&mut self, now: SimTime, reo_wnd: SimDuration) -> (bool, Option<SimTime>) {
         let (rack_at, rack_end) = (self.rack_sent_at, self.rack_end);
         let wait = self.rack_rtt + reo_wnd;
         let mut marked = false;
@@ -349,6 +367,7 @@ impl Scoreboard {
 
     /// Bytes deemed lost and not yet retransmitted or delivered, plus lost
     /// bytes whose retransmission is in flight.
+    #[inline]
     pub fn lost(&self) -> u64 {
         self.lost_bytes
     }
@@ -440,6 +459,7 @@ impl Scoreboard {
 
     /// NextSeg rule (1): the first lost segment not yet retransmitted, as
     /// `(start, len)`. Advances a hint past segments that cannot qualify.
+    #[inline]
     pub fn next_lost(&mut self) -> Option<(u64, u32)> {
         if self.lost_bytes == 0 {
             return None;

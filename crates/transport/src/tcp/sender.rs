@@ -121,6 +121,8 @@ pub struct TcpSender {
     reo_at: Option<SimTime>,
     /// The tail-loss probe timer (PTO).
     tlp_at: Option<SimTime>,
+    /// 2 SRTT, updated with every RTT sample (the probe timeout's base).
+    two_srtt: Option<SimDuration>,
     /// A probe is out (TLP allows one per episode, RFC 8985 7.2).
     tlp_out: bool,
     /// The rescue retransmission of this recovery was sent (RFC 6675 NextSeg (4)).
@@ -188,6 +190,7 @@ impl TcpSender {
             min_rtt: None,
             reo_at: None,
             tlp_at: None,
+            two_srtt: None,
             tlp_out: false,
             rescued: false,
             use_ecn: cc.negotiates_ecn(),
@@ -547,6 +550,7 @@ impl TcpSender {
     /// Arms the probe timeout (RFC 8985 7.2): PTO = 2 SRTT, plus the
     /// peer's ACK delay when one segment is out, never past the RTO; only
     /// in Open or CWR, with data out and no probe out.
+    #[inline]
     fn arm_tlp(&mut self, now: SimTime) {
         if !self.rack_tlp {
             return;
@@ -555,9 +559,8 @@ impl TcpSender {
             && !self.tlp_out
             && self.board.outstanding() > 0
             && self.state == SenderState::Established;
-        self.tlp_at = match (eligible, self.rtt.srtt()) {
-            (true, Some(srtt)) => {
-                let mut pto = srtt + srtt;
+        self.tlp_at = match (eligible, self.two_srtt) {
+            (true, Some(mut pto)) => {
                 if self.board.outstanding() <= self.mss {
                     pto += self.max_ack_delay;
                 }
@@ -570,7 +573,15 @@ impl TcpSender {
 
     /// Ends a reduction the ACK completed, retransmits after a partial ACK
     /// without SACK, and enters fast recovery. Returns whether it entered.
+    #[inline]
     fn update_phase(&mut self, acked: u64) -> bool {
+        if self.phase == Phase::Open && self.dupacks < DUP_THRESH && self.board.lost() == 0 {
+            return false; // the common ACK: nothing lost, nothing to end
+        }
+        self.update_phase_slow(acked)
+    }
+
+    fn update_phase_slow(&mut self, acked: u64) -> bool {
         if self.phase != Phase::Open && self.snd_una >= self.recover {
             match self.phase {
                 Phase::Recovery | Phase::Cwr if self.prr.is_some() => {
@@ -670,10 +681,18 @@ impl TcpSender {
     /// The earliest time [`TcpSender::on_timer`] must run.
     #[inline]
     pub fn deadline(&self) -> Option<SimTime> {
-        [self.rto_at, self.persist_at, self.reo_at, self.tlp_at]
-            .into_iter()
-            .flatten()
-            .min()
+        #[inline]
+        fn earlier(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
+            match (a, b) {
+                (Some(x), Some(y)) => Some(x.min(y)),
+                (x, None) => x,
+                (None, y) => y,
+            }
+        }
+        earlier(
+            earlier(self.rto_at, self.tlp_at),
+            earlier(self.persist_at, self.reo_at),
+        )
     }
 
     /// Runs expired timers.
@@ -811,6 +830,7 @@ impl TcpSender {
 
     fn on_rtt_sample(&mut self, rtt: SimDuration) {
         self.rtt.on_sample(rtt);
+        self.two_srtt = self.rtt.srtt().map(|s| s + s);
         self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
         self.rtt_sample = Some(rtt);
     }
