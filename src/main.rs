@@ -124,10 +124,11 @@ fn plot_after(dir: &Path) {
         Ok(files) => {
             let figures = files
                 .iter()
-                .filter(|f| f.extension().is_some_and(|e| e == "png"));
+                .filter(|f| f.extension().is_some_and(|e| e == "png"))
+                .count();
+            let noun = if figures == 1 { "figure" } else { "figures" };
             println!(
-                "  plots             {} figures in {}",
-                figures.count(),
+                "  plots             {figures} {noun} in {}",
                 dir.join("plots").display()
             );
         }
