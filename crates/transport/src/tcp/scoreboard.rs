@@ -147,26 +147,15 @@ impl Scoreboard {
         let high_sacked = self.high_sacked;
         let mut lowest = u64::MAX;
         let mut still_out = 0;
-        for s in self.segs.iter_mut() {
-            if s.start >= high_sacked {
-                break;
-            }
-            if s.retransmitted && !s.sacked {
-                if s.lost && high_sacked > s.rxt_high {
-                    s.retransmitted = false;
-                    self.retrans_bytes -= s.len as u64;
-                    lowest = lowest.min(s.start);
-                } else {
-                    still_out += 1;
-                }
+        for s in self.segs.iter_mut().filter(|s| s.retransmitted && !s.sacked) {
+            if s.lost && s.start < high_sacked && high_sacked > s.rxt_high {
+                s.retransmitted = false;
+                self.retrans_bytes -= s.len as u64;
+                lowest = lowest.min(s.start);
+            } else {
+                still_out += 1;
             }
         }
-        // Retransmissions above HighSACK stay out.
-        still_out += self
-            .segs
-            .iter()
-            .filter(|s| s.start >= high_sacked && s.retransmitted && !s.sacked)
-            .count();
         self.retrans_out = still_out as u32;
         self.rxt_hint = self.rxt_hint.min(lowest);
         lowest != u64::MAX
@@ -447,12 +436,8 @@ impl Scoreboard {
         self.out_bytes
     }
 
-    /// Bytes SACKed.
-    pub fn sacked(&self) -> u64 {
-        self.sacked_bytes
-    }
-
     /// Whether the first unacknowledged segment is deemed lost.
+    #[cfg(test)]
     pub fn head_lost(&self) -> bool {
         self.segs.front().is_some_and(|s| s.lost && !s.sacked)
     }
