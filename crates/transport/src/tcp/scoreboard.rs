@@ -147,7 +147,11 @@ impl Scoreboard {
         let high_sacked = self.high_sacked;
         let mut lowest = u64::MAX;
         let mut still_out = 0;
-        for s in self.segs.iter_mut().filter(|s| s.retransmitted && !s.sacked) {
+        for s in self
+            .segs
+            .iter_mut()
+            .filter(|s| s.retransmitted && !s.sacked)
+        {
             if s.lost && s.start < high_sacked && high_sacked > s.rxt_high {
                 s.retransmitted = false;
                 self.retrans_bytes -= s.len as u64;
