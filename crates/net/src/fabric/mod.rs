@@ -150,6 +150,9 @@ pub struct Fabric {
     ports: Vec<Port>,
     nodes: Vec<Node>,
     host_nodes: Vec<NodeId>,
+    /// Each node's host index (`u32::MAX` for a switch): the inverse of
+    /// `host_nodes`, read at every delivery to a host and NIC completion.
+    host_of_node: Vec<u32>,
     host_ports: Vec<PortId>,
     routes: RoutingTable,
     config: FabricConfig,
@@ -177,6 +180,10 @@ impl Fabric {
             .collect();
         if host_nodes.is_empty() {
             return Err(TopologyError::NoHosts);
+        }
+        let mut host_of_node = vec![u32::MAX; n];
+        for (h, node) in host_nodes.iter().enumerate() {
+            host_of_node[node.idx()] = h as u32;
         }
         let mut adjacency: Vec<Vec<(PortId, NodeId)>> = vec![Vec::new(); n];
         let mut ports = Vec::with_capacity(graph.cables.len() * 2);
@@ -262,6 +269,7 @@ impl Fabric {
             ports,
             nodes,
             host_nodes,
+            host_of_node,
             host_ports,
             routes,
             config,
@@ -368,14 +376,11 @@ impl Fabric {
         }
     }
 
+    #[inline]
     fn host_of(&self, node: NodeId) -> HostId {
-        // Host nodes are few relative to events only at NIC completions; a
-        // binary search keeps this allocation-free and exact.
-        let i = self
-            .host_nodes
-            .binary_search(&node)
-            .expect("node is a host");
-        HostId(i as u32)
+        let h = self.host_of_node[node.idx()];
+        assert!(h != u32::MAX, "node {node} is not a host");
+        HostId(h)
     }
 
     fn deliver<S: Scheduler>(&mut self, p: PortId, sched: &mut S) -> Outcome {

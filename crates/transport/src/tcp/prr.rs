@@ -30,14 +30,20 @@ impl Prr {
     /// in proportion to delivery while pipe is above ssthresh, else the
     /// slow-start reduction bound (PRR-SSRB), at most delivered + one MSS
     /// more than was sent.
+    #[inline]
     pub fn sndcnt(&mut self, delivered: u64, pipe: u64, ssthresh: u64, mss: u64) -> u64 {
         self.prr_delivered += delivered;
         if pipe > ssthresh {
             // CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out, the
             // ceiling taken in whole segments as Linux counts (and as the
             // RFC's examples do), so that the first ACK sends.
-            let scaled = (self.prr_delivered as u128 * ssthresh as u128)
-                .div_ceil(self.recover_fs as u128) as u64;
+            // In u64 unless the product overflows (a u128 division is a
+            // library call, and this runs on every ACK of a reduction).
+            let scaled = match self.prr_delivered.checked_mul(ssthresh) {
+                Some(p) => p.div_ceil(self.recover_fs),
+                None => (self.prr_delivered as u128 * ssthresh as u128)
+                    .div_ceil(self.recover_fs as u128) as u64,
+            };
             scaled.next_multiple_of(mss).saturating_sub(self.prr_out)
         } else {
             let limit = self

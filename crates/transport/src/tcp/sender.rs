@@ -127,6 +127,10 @@ pub struct TcpSender {
     tlp_out: bool,
     /// The rescue retransmission of this recovery was sent (RFC 6675 NextSeg (4)).
     rescued: bool,
+    /// NextSeg's answer since the last change of state (`None`: not
+    /// computed): the NIC asks `wants_transmit` and then `poll_transmit`
+    /// with nothing in between, so the search runs once per segment.
+    picked: Option<Option<Pick>>,
     use_ecn: bool,
     ect_on_retransmit: bool,
     our_wscale: u8,
@@ -193,6 +197,7 @@ impl TcpSender {
             two_srtt: None,
             tlp_out: false,
             rescued: false,
+            picked: None,
             use_ecn: cc.negotiates_ecn(),
             ect_on_retransmit: cc.ect_on_retransmit(),
             our_wscale: wscale_for(cfg.receive_window.0),
@@ -230,6 +235,7 @@ impl TcpSender {
 
     /// Opens the connection: sends the SYN.
     pub fn start(&mut self, now: SimTime, out: &mut impl Emit) {
+        self.picked = None;
         assert_eq!(self.state, SenderState::Idle, "flow started twice");
         self.state = SenderState::SynSent;
         self.started_at = Some(now);
@@ -270,6 +276,7 @@ impl TcpSender {
     /// Ends the application's data at what has been sent so far (long flows
     /// stopped at their stop time); the flow then completes once that is acknowledged.
     pub fn stop_app(&mut self, now: SimTime, out: &mut impl Emit) {
+        self.picked = None;
         let sent_end = self.snd_nxt.max(1);
         if sent_end < self.data_end {
             self.data_end = sent_end;
@@ -280,7 +287,14 @@ impl TcpSender {
     /// Whether [`TcpSender::poll_transmit`] would send a segment now.
     #[inline]
     pub fn wants_transmit(&mut self) -> bool {
-        self.next_segment().is_some()
+        match self.picked {
+            Some(pick) => pick.is_some(),
+            None => {
+                let pick = self.next_segment();
+                self.picked = Some(pick);
+                pick.is_some()
+            }
+        }
     }
 
     /// What the congestion window leaves room for: cwnd - pipe. Outside a
@@ -339,7 +353,11 @@ impl TcpSender {
     /// The next data segment to hand to the NIC, if the windows allow one.
     #[inline]
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
-        let (seq, len, retransmission) = match self.next_segment()? {
+        let pick = match self.picked.take() {
+            Some(pick) => pick,
+            None => self.next_segment(),
+        };
+        let (seq, len, retransmission) = match pick? {
             Pick::Retransmit(seq, len) => {
                 self.board.on_retransmit(seq, self.snd_nxt, now);
                 self.stats.retransmits += 1;
@@ -393,6 +411,7 @@ impl TcpSender {
 
     /// Processes a packet from the receiver.
     pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
+        self.picked = None;
         match self.state {
             SenderState::Idle => {}
             SenderState::SynSent => self.on_syn_ack(now, pkt),
@@ -697,6 +716,7 @@ impl TcpSender {
 
     /// Runs expired timers.
     pub fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
+        self.picked = None;
         if self.reo_at.is_some_and(|t| t <= now) {
             self.reo_at = None;
             self.rack_detect(now);
