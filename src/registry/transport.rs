@@ -28,6 +28,7 @@ pub static FAMILY: Family<TransportConfig> = Family {
             key("limited_transmit", "true", "bool", "a new segment on each of the first two dupacks (RFC 3042)"),
             key("timestamps", "true", "bool", "the 12 B timestamps option on every segment (RFC 7323; Linux)"),
             key("rack_tlp", "= sack", "bool", "RACK time-based loss detection and tail-loss probes (RFC 8985; Linux)"),
+            key("tlp_extra", "2ms", "duration", "added to the probe timeout's 2 SRTT (Linux's TCP_TIMEOUT_MIN; RFC 8985: 0)"),
             key("rto_initial", "1s", "duration", "RTO before the first RTT sample (RFC 6298 2.1)"),
             key("rto_min", "200ms", "duration", "RTO floor (Linux; RFC 6298 says 1 s)"),
             key("rto_max", "60s", "duration", "RTO ceiling and backoff cap"),

@@ -63,11 +63,16 @@ const STEP_ECN: &str = "[switch.aqm]\nkind = \"step-ecn\"\nk = \"65pkt\"";
 
 #[test]
 fn dctcp_incasts_finish_within_three_tenths_of_a_percent_of_the_wire() {
-    for (n, min_cwnd) in [(16, 2), (64, 2), (256, 1), (256, 2)] {
+    for (n, min_cwnd) in [(16, 2), (64, 2), (256, 1)] {
         let t = format!("cc = \"dctcp\"\nmin_cwnd_mss = {min_cwnd}");
         let (ratio, ..) = incast(n, &t, STEP_ECN);
         assert!(ratio <= 1.003, "N = {n}, min_cwnd {min_cwnd}: {ratio}");
     }
+    // With Linux's floor of 2 MSS, 256 windows of 2 segments (512 packets)
+    // overflow the 300-packet buffer whatever the marks say: reported, not
+    // bounded (the reason ns-3.48's 1 MSS floor exists).
+    let (ratio, timeouts, ..) = incast(256, "cc = \"dctcp\"\nmin_cwnd_mss = 2", STEP_ECN);
+    assert!(ratio > 1.0 && timeouts > 0, "{ratio} {timeouts}");
 }
 
 #[test]

@@ -158,6 +158,10 @@ pub struct TcpConfig {
     /// repaired by fast recovery instead of the RTO. `None` (the default):
     /// on exactly when `sack` is (RACK works on SACK information).
     pub rack_tlp: Option<bool>,
+    /// Added to the probe timeout's 2 SRTT (RFC 8985 7.2 gives 2 SRTT
+    /// alone; Linux adds TCP_TIMEOUT_MIN, 2 ms, so that a probe does not
+    /// fire before a datacenter ACK that is merely queued).
+    pub tlp_extra: SimDuration,
     /// FairQ's host shim (fairq.txt section V-A): every segment after the
     /// handshake carries in the TCP reserved bits the window-scale exponent
     /// its sender applies to the window field it advertises, so that switches
@@ -186,6 +190,7 @@ impl Default for TcpConfig {
             prr: true,
             limited_transmit: true,
             rack_tlp: None,
+            tlp_extra: SimDuration::from_ms(2),
             window_scale_shim: None,
         }
     }

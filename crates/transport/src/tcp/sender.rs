@@ -27,7 +27,7 @@
 //! - RACK-TLP (RFC 8985), with `rack_tlp`: a segment sent before one that
 //!   was delivered is lost once out for RACK.rtt + min_rtt/4 (a reordering
 //!   timer fires when the next would be); with nothing acknowledged for
-//!   two SRTTs in Open (or CWR), one probe goes out, new data if the peer's
+//!   two SRTTs + `tlp_extra` in Open (or CWR), one probe goes out, new data if the peer's
 //!   window allows, else the last segment again, so that a lost tail is
 //!   seen by RACK rather than by the RTO.
 //! - RTO per RFC 6298 (5.1)-(5.7): started when data leaves and none is
@@ -115,6 +115,8 @@ pub struct TcpSender {
     rack_tlp: bool,
     /// Extra wait of a probe when one segment is out and the peer delays ACKs.
     max_ack_delay: SimDuration,
+    /// Added to every probe timeout (`tlp_extra`).
+    tlp_extra: SimDuration,
     /// The smallest RTT measured (RACK's reordering window is a quarter).
     min_rtt: Option<SimDuration>,
     /// RACK's reordering timer.
@@ -186,6 +188,7 @@ impl TcpSender {
             prr_on: cfg.prr,
             limited_transmit: cfg.limited_transmit,
             rack_tlp: cfg.rack_tlp(),
+            tlp_extra: cfg.tlp_extra,
             max_ack_delay: if cfg.delayed_ack {
                 cfg.delayed_ack_timeout
             } else {
@@ -566,9 +569,9 @@ impl TcpSender {
         self.reo_at = self.board.rack_detect(now, reo_wnd).1;
     }
 
-    /// Arms the probe timeout (RFC 8985 7.2): PTO = 2 SRTT, plus the
-    /// peer's ACK delay when one segment is out, never past the RTO; only
-    /// in Open or CWR, with data out and no probe out.
+    /// Arms the probe timeout (RFC 8985 7.2): PTO = 2 SRTT + `tlp_extra`
+    /// (Linux's 2 ms), plus the peer's ACK delay when one segment is out,
+    /// never past the RTO; only in Open or CWR, with data out and no probe out.
     #[inline]
     fn arm_tlp(&mut self, now: SimTime) {
         if !self.rack_tlp {
@@ -580,6 +583,7 @@ impl TcpSender {
             && self.state == SenderState::Established;
         self.tlp_at = match (eligible, self.two_srtt) {
             (true, Some(mut pto)) => {
+                pto += self.tlp_extra;
                 if self.board.outstanding() <= self.mss {
                     pto += self.max_ack_delay;
                 }

@@ -120,7 +120,13 @@ fn without_tlp_a_tail_loss_needs_the_rto_and_backs_off() {
 /// probe resends it and the flow completes without an RTO.
 #[test]
 fn a_tail_loss_is_repaired_by_the_probe_not_the_rto() {
-    let mut h = Harness::new(&cfg(), 14_480);
+    // RTO_min 10 ms; the probe waits 2 SRTT (about 40 us) + Linux's 2 ms.
+    let c = TcpConfig {
+        rto_min: SimDuration::from_ms(10),
+        rto_initial: SimDuration::from_ms(10),
+        ..cfg()
+    };
+    let mut h = Harness::new(&c, 14_480);
     let mut dropped = false;
     h.data_filter = Box::new(move |_, p| {
         if p.seq == 1 + 9 * 1448 && !dropped {
@@ -137,9 +143,11 @@ fn a_tail_loss_is_repaired_by_the_probe_not_the_rto() {
     );
     assert_eq!((s.timeouts, s.tail_loss_probes, s.retransmits), (0, 1, 1));
     assert_eq!(h.receiver.bytes_received(), 14_480);
-    // The probe left 2 SRTT (about 2 x 20 us) after the last ACK, far
-    // below the 1 ms RTO.
-    assert!(h.sender.completed_at().unwrap() < SimTime(200 * sim_core::time::PS_PER_US));
+    let done = h.sender.completed_at().expect("completed");
+    assert!(
+        done < SimTime(3 * sim_core::time::PS_PER_MS),
+        "{done:?}: not the 10 ms RTO"
+    );
 }
 
 /// RFC 3042: the first two duplicate ACKs each release one new segment;
