@@ -59,6 +59,10 @@ use net::packet::WSCALE_NONE;
 use net::{Ecn, Kind, Packet, TcpFlags};
 use sim_core::{SimDuration, SimTime};
 
+/// A timer that is off (timers are plain times, not options, so that the
+/// earliest is a branch-free minimum and the sender stays small).
+const NEVER: SimTime = SimTime::MAX;
+
 /// RFC 5681's DupThresh, and RFC 6675's SACKed-segments threshold.
 const DUP_THRESH: u32 = 3;
 
@@ -108,7 +112,6 @@ pub struct TcpSender {
     addr: FlowAddr,
     mss: u64,
     header_bytes: u32,
-    syn_header_bytes: u32,
     sack: bool,
     prr_on: bool,
     limited_transmit: bool,
@@ -119,10 +122,10 @@ pub struct TcpSender {
     tlp_extra: SimDuration,
     /// The smallest RTT measured (RACK's reordering window is a quarter).
     min_rtt: Option<SimDuration>,
-    /// RACK's reordering timer.
-    reo_at: Option<SimTime>,
+    /// RACK's reordering timer ([`NEVER`]: off; so are the other timers).
+    reo_at: SimTime,
     /// The tail-loss probe timer (PTO).
-    tlp_at: Option<SimTime>,
+    tlp_at: SimTime,
     /// 2 SRTT, updated with every RTT sample (the probe timeout's base).
     two_srtt: Option<SimDuration>,
     /// A probe is out (TLP allows one per episode, RFC 8985 7.2).
@@ -158,18 +161,27 @@ pub struct TcpSender {
     ecn_ok: bool,
     cwr_pending: bool,
     ecn_recover: u64,
-    syn_timed_out: bool,
     rtt: RttEstimator,
     /// The last RTT sample not yet taken by [`TcpSender::take_rtt_sample`].
     rtt_sample: Option<SimDuration>,
     backoff: u32,
-    rto_at: Option<SimTime>,
-    persist_at: Option<SimTime>,
-    persist_backoff: u32,
-    started_at: Option<SimTime>,
+    rto_at: SimTime,
+    persist_at: SimTime,
     completed_at: Option<SimTime>,
-    closed_at: Option<SimTime>,
+    /// What the per-packet path never reads, apart (the sender's hot state
+    /// then spans fewer cache lines).
+    cold: Box<Cold>,
+}
+
+/// A sender's rarely touched state.
+#[derive(Clone, Debug)]
+struct Cold {
     stats: Counters,
+    started_at: Option<SimTime>,
+    closed_at: Option<SimTime>,
+    syn_header_bytes: u32,
+    syn_timed_out: bool,
+    persist_backoff: u32,
 }
 
 impl TcpSender {
@@ -183,7 +195,7 @@ impl TcpSender {
             addr,
             mss,
             header_bytes: cfg.data_header_bytes(),
-            syn_header_bytes: cfg.syn_header_bytes(),
+
             sack: cfg.sack,
             prr_on: cfg.prr,
             limited_transmit: cfg.limited_transmit,
@@ -195,8 +207,8 @@ impl TcpSender {
                 SimDuration::ZERO
             },
             min_rtt: None,
-            reo_at: None,
-            tlp_at: None,
+            reo_at: NEVER,
+            tlp_at: NEVER,
             two_srtt: None,
             tlp_out: false,
             rescued: false,
@@ -222,17 +234,22 @@ impl TcpSender {
             ecn_ok: false,
             cwr_pending: false,
             ecn_recover: 0,
-            syn_timed_out: false,
+
             rtt: RttEstimator::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max),
             rtt_sample: None,
             backoff: 0,
-            rto_at: None,
-            persist_at: None,
-            persist_backoff: 0,
-            started_at: None,
+            rto_at: NEVER,
+            persist_at: NEVER,
+
             completed_at: None,
-            closed_at: None,
-            stats: Counters::default(),
+            cold: Box::new(Cold {
+                stats: Counters::default(),
+                started_at: None,
+                closed_at: None,
+                syn_header_bytes: cfg.syn_header_bytes(),
+                syn_timed_out: false,
+                persist_backoff: 0,
+            }),
         }
     }
 
@@ -241,10 +258,10 @@ impl TcpSender {
         self.picked = None;
         assert_eq!(self.state, SenderState::Idle, "flow started twice");
         self.state = SenderState::SynSent;
-        self.started_at = Some(now);
+        self.cold.started_at = Some(now);
         self.snd_nxt = 1;
         self.send_syn(now, out);
-        self.rto_at = Some(now + self.rtt.backed_off(0));
+        self.rto_at = now + self.rtt.backed_off(0);
     }
 
     /// The header of a segment after the SYN: with FairQ's host shim on,
@@ -260,7 +277,7 @@ impl TcpSender {
 
     fn send_syn(&self, now: SimTime, out: &mut impl Emit) {
         let mut p = self.addr.header(Side::Sender, Kind::Control);
-        p.size_bytes = self.syn_header_bytes;
+        p.size_bytes = self.cold.syn_header_bytes;
         p.flags = TcpFlags::SYN;
         if self.use_ecn {
             // RFC 3168 6.1.1: an ECN-setup SYN carries ECE and CWR.
@@ -363,9 +380,9 @@ impl TcpSender {
         let (seq, len, retransmission) = match pick? {
             Pick::Retransmit(seq, len) => {
                 self.board.on_retransmit(seq, self.snd_nxt, now);
-                self.stats.retransmits += 1;
+                self.cold.stats.retransmits += 1;
                 if self.sack && self.phase == Phase::Recovery {
-                    self.stats.sack_recovered += 1;
+                    self.cold.stats.sack_recovered += 1;
                 }
                 (seq, len, true)
             }
@@ -376,7 +393,7 @@ impl TcpSender {
             }
             Pick::Rescue(seq, len) => {
                 self.rescued = true;
-                self.stats.retransmits += 1;
+                self.cold.stats.retransmits += 1;
                 (seq, len, true)
             }
         };
@@ -406,8 +423,8 @@ impl TcpSender {
             p.flags = p.flags | TcpFlags::CWR;
             self.cwr_pending = false;
         }
-        if self.rto_at.is_none() {
-            self.rto_at = Some(now + self.rtt.backed_off(self.backoff)); // RFC 6298 (5.1)
+        if self.rto_at == NEVER {
+            self.rto_at = now + self.rtt.backed_off(self.backoff); // RFC 6298 (5.1)
         }
         p
     }
@@ -446,8 +463,8 @@ impl TcpSender {
         self.peer_wnd = pkt.window as u64; // RFC 7323 2.2: never scaled on a SYN
         self.on_rtt_sample(now.since(pkt.ts_ecr));
         self.backoff = 0;
-        self.rto_at = None;
-        if self.syn_timed_out {
+        self.rto_at = NEVER;
+        if self.cold.syn_timed_out {
             // RFC 6298 (5.7): the initial window becomes one segment.
             self.win.cwnd = self.mss;
         }
@@ -481,9 +498,9 @@ impl TcpSender {
             if fin_acked && pkt.flags.has(TcpFlags::FIN) {
                 self.send_final_ack(now, pkt, out);
                 self.state = SenderState::Closed;
-                self.closed_at = Some(now);
-                self.rto_at = None;
-                self.persist_at = None;
+                self.cold.closed_at = Some(now);
+                self.rto_at = NEVER;
+                self.persist_at = NEVER;
             }
             return;
         }
@@ -532,7 +549,11 @@ impl TcpSender {
             };
             self.cc.on_ack(&mut self.win, &sample);
             // RFC 6298 (5.2)/(5.3).
-            self.rto_at = (self.board.outstanding() > 0).then(|| now + self.rtt.rto());
+            self.rto_at = if self.board.outstanding() > 0 {
+                now + self.rtt.rto()
+            } else {
+                NEVER
+            };
         }
         let entered = self.update_phase(acked);
         if ece && self.phase == Phase::Open && self.snd_una > self.ecn_recover {
@@ -566,7 +587,7 @@ impl TcpSender {
             return;
         }
         let reo_wnd = SimDuration::from_ps(self.min_rtt.map_or(0, |r| r.ps() / 4));
-        self.reo_at = self.board.rack_detect(now, reo_wnd).1;
+        self.reo_at = self.board.rack_detect(now, reo_wnd).1.unwrap_or(NEVER);
     }
 
     /// Arms the probe timeout (RFC 8985 7.2): PTO = 2 SRTT + `tlp_extra`
@@ -588,9 +609,9 @@ impl TcpSender {
                     pto += self.max_ack_delay;
                 }
                 let at = now + pto;
-                Some(self.rto_at.map_or(at, |rto| at.min(rto)))
+                at.min(self.rto_at)
             }
-            _ => None,
+            _ => NEVER,
         };
     }
 
@@ -643,7 +664,7 @@ impl TcpSender {
         self.recover = self.snd_nxt;
         self.ecn_recover = self.snd_nxt;
         self.board.mark_head_lost();
-        self.stats.fast_recoveries += 1;
+        self.cold.stats.fast_recoveries += 1;
         true
     }
 
@@ -655,7 +676,7 @@ impl TcpSender {
         self.cc.on_congestion(&mut self.win, Signal::Ecn, flight);
         self.cwr_pending = true;
         self.ecn_recover = self.snd_nxt;
-        self.stats.ecn_reductions += 1;
+        self.cold.stats.ecn_reductions += 1;
         if self.prr_on {
             self.win.cwnd = cwnd;
             self.phase = Phase::Cwr;
@@ -670,11 +691,11 @@ impl TcpSender {
             self.state = SenderState::FinSent;
             self.board.release();
             self.prr = None;
-            self.reo_at = None;
-            self.tlp_at = None;
+            self.reo_at = NEVER;
+            self.tlp_at = NEVER;
             self.send_fin(now, out);
-            self.rto_at = Some(now + self.rtt.backed_off(self.backoff));
-            self.persist_at = None;
+            self.rto_at = now + self.rtt.backed_off(self.backoff);
+            self.persist_at = NEVER;
         }
     }
 
@@ -694,47 +715,40 @@ impl TcpSender {
             && self.snd_nxt < self.data_end
             && self.peer_wnd == 0;
         if !stalled {
-            self.persist_at = None;
-            self.persist_backoff = 0;
-        } else if self.persist_at.is_none() {
-            self.persist_at = Some(now + self.rtt.backed_off(self.persist_backoff));
+            self.persist_at = NEVER;
+            self.cold.persist_backoff = 0;
+        } else if self.persist_at == NEVER {
+            self.persist_at = now + self.rtt.backed_off(self.cold.persist_backoff);
         }
     }
 
     /// The earliest time [`TcpSender::on_timer`] must run.
     #[inline]
     pub fn deadline(&self) -> Option<SimTime> {
-        #[inline]
-        fn earlier(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
-            match (a, b) {
-                (Some(x), Some(y)) => Some(x.min(y)),
-                (x, None) => x,
-                (None, y) => y,
-            }
-        }
-        earlier(
-            earlier(self.rto_at, self.tlp_at),
-            earlier(self.persist_at, self.reo_at),
-        )
+        let t = self
+            .rto_at
+            .min(self.tlp_at)
+            .min(self.persist_at.min(self.reo_at));
+        (t != NEVER).then_some(t)
     }
 
     /// Runs expired timers.
     pub fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
         self.picked = None;
-        if self.reo_at.is_some_and(|t| t <= now) {
-            self.reo_at = None;
+        if self.reo_at <= now {
+            self.reo_at = NEVER;
             self.rack_detect(now);
             let entered = self.update_phase(0);
             self.prr_step(0, entered);
         }
-        if self.tlp_at.is_some_and(|t| t <= now) {
-            self.tlp_at = None;
+        if self.tlp_at <= now {
+            self.tlp_at = NEVER;
             self.send_probe(now, out);
         }
-        if self.persist_at.is_some_and(|t| t <= now) {
-            self.persist_at = None;
-            self.persist_backoff += 1;
-            self.stats.window_probes += 1;
+        if self.persist_at <= now {
+            self.persist_at = NEVER;
+            self.cold.persist_backoff += 1;
+            self.cold.stats.window_probes += 1;
             // RFC 9293 3.8.6.1: probe the zero window with one byte of new data.
             let seq = self.snd_nxt;
             self.board.on_send(seq, 1, now);
@@ -742,29 +756,29 @@ impl TcpSender {
             let probe = self.make_segment(now, seq, 1, false);
             out.emit(probe);
         }
-        if self.rto_at.is_some_and(|t| t <= now) {
-            self.rto_at = None;
-            self.stats.timeouts += 1;
+        if self.rto_at <= now {
+            self.rto_at = NEVER;
+            self.cold.stats.timeouts += 1;
             // Expiries back to back (the backoff not yet reset by new
             // data acknowledged) are one episode of the flow.
             let first = self.backoff == 0;
-            self.stats.rto_episodes += first as u64;
+            self.cold.stats.rto_episodes += first as u64;
             self.backoff += 1; // RFC 6298 (5.5)
             match self.state {
                 SenderState::SynSent => {
-                    self.syn_timed_out = true;
-                    self.stats.syn_retransmits += 1;
+                    self.cold.syn_timed_out = true;
+                    self.cold.stats.syn_retransmits += 1;
                     self.send_syn(now, out);
                 }
                 SenderState::FinSent => {
-                    self.stats.fin_retransmits += 1;
+                    self.cold.stats.fin_retransmits += 1;
                     self.send_fin(now, out);
                 }
                 SenderState::Established => self.enter_loss(first),
                 SenderState::Idle | SenderState::Closed => return,
             }
             // RFC 6298 (5.6): restart the timer with the backed-off value.
-            self.rto_at = Some(now + self.rtt.backed_off(self.backoff));
+            self.rto_at = now + self.rtt.backed_off(self.backoff);
         }
     }
 
@@ -787,12 +801,12 @@ impl TcpSender {
             };
             // Resent as it is: a probe is not a loss verdict, so the
             // scoreboard keeps counting it once.
-            self.stats.retransmits += 1;
+            self.cold.stats.retransmits += 1;
             self.make_segment(now, seq, len as u64, true)
         };
         self.tlp_out = true;
-        self.stats.tail_loss_probes += 1;
-        self.rto_at = Some(now + self.rtt.backed_off(self.backoff));
+        self.cold.stats.tail_loss_probes += 1;
+        self.rto_at = now + self.rtt.backed_off(self.backoff);
         out.emit(p);
     }
 
@@ -812,8 +826,8 @@ impl TcpSender {
         self.recover = self.snd_nxt; // RFC 6582 3.2 step 4
         self.ecn_recover = self.snd_nxt;
         self.dupacks = 0;
-        self.reo_at = None;
-        self.tlp_at = None;
+        self.reo_at = NEVER;
+        self.tlp_at = NEVER;
         self.tlp_out = false;
         self.board.mark_all_lost();
     }
@@ -828,7 +842,7 @@ impl TcpSender {
     }
     /// When the SYN was first sent.
     pub fn started_at(&self) -> Option<SimTime> {
-        self.started_at
+        self.cold.started_at
     }
     /// When the last data byte was acknowledged (the flow's completion).
     pub fn completed_at(&self) -> Option<SimTime> {
@@ -836,7 +850,7 @@ impl TcpSender {
     }
     /// When the connection closed (FIN-ACK received).
     pub fn closed_at(&self) -> Option<SimTime> {
-        self.closed_at
+        self.cold.closed_at
     }
     /// Data bytes acknowledged so far.
     pub fn bytes_acked(&self) -> u64 {
@@ -861,17 +875,17 @@ impl TcpSender {
 
     /// Counters of what the sender did.
     pub fn stats(&self) -> Counters {
-        self.stats
+        self.cold.stats
     }
     /// The flow as the reports see it.
     pub fn record(&self) -> FlowRecord {
         FlowRecord {
             family: "tcp",
-            started_at: self.started_at,
+            started_at: self.cold.started_at,
             completed_at: self.completed_at,
-            closed_at: self.closed_at,
+            closed_at: self.cold.closed_at,
             bytes_acked: self.bytes_acked(),
-            counters: self.stats,
+            counters: self.cold.stats,
         }
     }
     /// The congestion window in bytes.
