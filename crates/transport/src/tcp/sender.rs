@@ -59,10 +59,6 @@ use net::packet::WSCALE_NONE;
 use net::{Ecn, Kind, Packet, TcpFlags};
 use sim_core::{SimDuration, SimTime};
 
-/// A timer that is off (timers are plain times, not options, so that the
-/// earliest is a branch-free minimum and the sender stays small).
-const NEVER: SimTime = SimTime::MAX;
-
 /// RFC 5681's DupThresh, and RFC 6675's SACKed-segments threshold.
 const DUP_THRESH: u32 = 3;
 
@@ -122,10 +118,10 @@ pub struct TcpSender {
     tlp_extra: SimDuration,
     /// The smallest RTT measured (RACK's reordering window is a quarter).
     min_rtt: Option<SimDuration>,
-    /// RACK's reordering timer ([`NEVER`]: off; so are the other timers).
-    reo_at: SimTime,
+    /// RACK's reordering timer.
+    reo_at: Option<SimTime>,
     /// The tail-loss probe timer (PTO).
-    tlp_at: SimTime,
+    tlp_at: Option<SimTime>,
     /// 2 SRTT, updated with every RTT sample (the probe timeout's base).
     two_srtt: Option<SimDuration>,
     /// A probe is out (TLP allows one per episode, RFC 8985 7.2).
@@ -165,8 +161,8 @@ pub struct TcpSender {
     /// The last RTT sample not yet taken by [`TcpSender::take_rtt_sample`].
     rtt_sample: Option<SimDuration>,
     backoff: u32,
-    rto_at: SimTime,
-    persist_at: SimTime,
+    rto_at: Option<SimTime>,
+    persist_at: Option<SimTime>,
     completed_at: Option<SimTime>,
     /// What the per-packet path never reads, apart (the sender's hot state
     /// then spans fewer cache lines).
@@ -207,8 +203,8 @@ impl TcpSender {
                 SimDuration::ZERO
             },
             min_rtt: None,
-            reo_at: NEVER,
-            tlp_at: NEVER,
+            reo_at: None,
+            tlp_at: None,
             two_srtt: None,
             tlp_out: false,
             rescued: false,
@@ -238,8 +234,8 @@ impl TcpSender {
             rtt: RttEstimator::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max),
             rtt_sample: None,
             backoff: 0,
-            rto_at: NEVER,
-            persist_at: NEVER,
+            rto_at: None,
+            persist_at: None,
 
             completed_at: None,
             cold: Box::new(Cold {
@@ -261,7 +257,7 @@ impl TcpSender {
         self.cold.started_at = Some(now);
         self.snd_nxt = 1;
         self.send_syn(now, out);
-        self.rto_at = now + self.rtt.backed_off(0);
+        self.rto_at = Some(now + self.rtt.backed_off(0));
     }
 
     /// The header of a segment after the SYN: with FairQ's host shim on,
@@ -423,8 +419,8 @@ impl TcpSender {
             p.flags = p.flags | TcpFlags::CWR;
             self.cwr_pending = false;
         }
-        if self.rto_at == NEVER {
-            self.rto_at = now + self.rtt.backed_off(self.backoff); // RFC 6298 (5.1)
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.backed_off(self.backoff)); // RFC 6298 (5.1)
         }
         p
     }
@@ -463,7 +459,7 @@ impl TcpSender {
         self.peer_wnd = pkt.window as u64; // RFC 7323 2.2: never scaled on a SYN
         self.on_rtt_sample(now.since(pkt.ts_ecr));
         self.backoff = 0;
-        self.rto_at = NEVER;
+        self.rto_at = None;
         if self.cold.syn_timed_out {
             // RFC 6298 (5.7): the initial window becomes one segment.
             self.win.cwnd = self.mss;
@@ -499,8 +495,8 @@ impl TcpSender {
                 self.send_final_ack(now, pkt, out);
                 self.state = SenderState::Closed;
                 self.cold.closed_at = Some(now);
-                self.rto_at = NEVER;
-                self.persist_at = NEVER;
+                self.rto_at = None;
+                self.persist_at = None;
             }
             return;
         }
@@ -549,11 +545,7 @@ impl TcpSender {
             };
             self.cc.on_ack(&mut self.win, &sample);
             // RFC 6298 (5.2)/(5.3).
-            self.rto_at = if self.board.outstanding() > 0 {
-                now + self.rtt.rto()
-            } else {
-                NEVER
-            };
+            self.rto_at = (self.board.outstanding() > 0).then(|| now + self.rtt.rto());
         }
         let entered = self.update_phase(acked);
         if ece && self.phase == Phase::Open && self.snd_una > self.ecn_recover {
@@ -587,7 +579,7 @@ impl TcpSender {
             return;
         }
         let reo_wnd = SimDuration::from_ps(self.min_rtt.map_or(0, |r| r.ps() / 4));
-        self.reo_at = self.board.rack_detect(now, reo_wnd).1.unwrap_or(NEVER);
+        self.reo_at = self.board.rack_detect(now, reo_wnd).1;
     }
 
     /// Arms the probe timeout (RFC 8985 7.2): PTO = 2 SRTT + `tlp_extra`
@@ -609,9 +601,9 @@ impl TcpSender {
                     pto += self.max_ack_delay;
                 }
                 let at = now + pto;
-                at.min(self.rto_at)
+                Some(self.rto_at.map_or(at, |rto| at.min(rto)))
             }
-            _ => NEVER,
+            _ => None,
         };
     }
 
@@ -691,11 +683,11 @@ impl TcpSender {
             self.state = SenderState::FinSent;
             self.board.release();
             self.prr = None;
-            self.reo_at = NEVER;
-            self.tlp_at = NEVER;
+            self.reo_at = None;
+            self.tlp_at = None;
             self.send_fin(now, out);
-            self.rto_at = now + self.rtt.backed_off(self.backoff);
-            self.persist_at = NEVER;
+            self.rto_at = Some(now + self.rtt.backed_off(self.backoff));
+            self.persist_at = None;
         }
     }
 
@@ -715,38 +707,45 @@ impl TcpSender {
             && self.snd_nxt < self.data_end
             && self.peer_wnd == 0;
         if !stalled {
-            self.persist_at = NEVER;
+            self.persist_at = None;
             self.cold.persist_backoff = 0;
-        } else if self.persist_at == NEVER {
-            self.persist_at = now + self.rtt.backed_off(self.cold.persist_backoff);
+        } else if self.persist_at.is_none() {
+            self.persist_at = Some(now + self.rtt.backed_off(self.cold.persist_backoff));
         }
     }
 
     /// The earliest time [`TcpSender::on_timer`] must run.
     #[inline]
     pub fn deadline(&self) -> Option<SimTime> {
-        let t = self
-            .rto_at
-            .min(self.tlp_at)
-            .min(self.persist_at.min(self.reo_at));
-        (t != NEVER).then_some(t)
+        #[inline]
+        fn earlier(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
+            match (a, b) {
+                (Some(x), Some(y)) => Some(x.min(y)),
+                (x, None) => x,
+                (None, y) => y,
+            }
+        }
+        earlier(
+            earlier(self.rto_at, self.tlp_at),
+            earlier(self.persist_at, self.reo_at),
+        )
     }
 
     /// Runs expired timers.
     pub fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
         self.picked = None;
-        if self.reo_at <= now {
-            self.reo_at = NEVER;
+        if self.reo_at.is_some_and(|t| t <= now) {
+            self.reo_at = None;
             self.rack_detect(now);
             let entered = self.update_phase(0);
             self.prr_step(0, entered);
         }
-        if self.tlp_at <= now {
-            self.tlp_at = NEVER;
+        if self.tlp_at.is_some_and(|t| t <= now) {
+            self.tlp_at = None;
             self.send_probe(now, out);
         }
-        if self.persist_at <= now {
-            self.persist_at = NEVER;
+        if self.persist_at.is_some_and(|t| t <= now) {
+            self.persist_at = None;
             self.cold.persist_backoff += 1;
             self.cold.stats.window_probes += 1;
             // RFC 9293 3.8.6.1: probe the zero window with one byte of new data.
@@ -756,8 +755,8 @@ impl TcpSender {
             let probe = self.make_segment(now, seq, 1, false);
             out.emit(probe);
         }
-        if self.rto_at <= now {
-            self.rto_at = NEVER;
+        if self.rto_at.is_some_and(|t| t <= now) {
+            self.rto_at = None;
             self.cold.stats.timeouts += 1;
             // Expiries back to back (the backoff not yet reset by new
             // data acknowledged) are one episode of the flow.
@@ -778,7 +777,7 @@ impl TcpSender {
                 SenderState::Idle | SenderState::Closed => return,
             }
             // RFC 6298 (5.6): restart the timer with the backed-off value.
-            self.rto_at = now + self.rtt.backed_off(self.backoff);
+            self.rto_at = Some(now + self.rtt.backed_off(self.backoff));
         }
     }
 
@@ -806,7 +805,7 @@ impl TcpSender {
         };
         self.tlp_out = true;
         self.cold.stats.tail_loss_probes += 1;
-        self.rto_at = now + self.rtt.backed_off(self.backoff);
+        self.rto_at = Some(now + self.rtt.backed_off(self.backoff));
         out.emit(p);
     }
 
@@ -826,8 +825,8 @@ impl TcpSender {
         self.recover = self.snd_nxt; // RFC 6582 3.2 step 4
         self.ecn_recover = self.snd_nxt;
         self.dupacks = 0;
-        self.reo_at = NEVER;
-        self.tlp_at = NEVER;
+        self.reo_at = None;
+        self.tlp_at = None;
         self.tlp_out = false;
         self.board.mark_all_lost();
     }
