@@ -8,6 +8,26 @@ use dcnsim::runner;
 use dcnsim::scenario::{Scenario, load};
 use std::path::{Path, PathBuf};
 
+/// Writes a line to stdout. A reader that went away (`dcnsim list | head`)
+/// ends the program quietly, as Unix tools do, instead of a panic: by then
+/// every result is already on disk. Any other write error is reported.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        write_stdout(format_args!($($arg)*))
+    };
+}
+
+fn write_stdout(args: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    if let Err(e) = writeln!(std::io::stdout().lock(), "{args}") {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write to stdout: {e}");
+        std::process::exit(1);
+    }
+}
+
 /// dcnsim: a discrete-event, packet-level simulator of datacenter networks.
 #[derive(Parser)]
 #[command(version, about)]
@@ -127,7 +147,7 @@ fn plot_after(dir: &Path) {
                 .filter(|f| f.extension().is_some_and(|e| e == "png"))
                 .count();
             let noun = if figures == 1 { "figure" } else { "figures" };
-            println!(
+            say!(
                 "  plots             {figures} {noun} in {}",
                 dir.join("plots").display()
             );
@@ -199,7 +219,7 @@ fn run() -> Result<()> {
             max_memory,
         } => {
             let Checked { sc, estimate, .. } = load_checked(&scenario, &set, None, max_memory)?;
-            println!(
+            say!(
                 "{}: ok ({} hosts, {} switches, {} workloads, {} flows, about {} of memory)",
                 scenario.display(),
                 sc.topology.spec.size.hosts,
@@ -225,7 +245,7 @@ fn run() -> Result<()> {
             no_plots,
         } => {
             let m = dcnsim::sweep::merge::merge(&dirs, &out)?;
-            println!(
+            say!(
                 "merged {} runs into {} ({} run folders copied)",
                 m.runs,
                 out.join("sweep.csv").display(),
@@ -239,7 +259,7 @@ fn run() -> Result<()> {
         Command::Plot { dirs, format } => {
             for dir in &dirs {
                 let files = dcnsim::plot::plot_dir(dir, format)?;
-                println!(
+                say!(
                     "{}: {} files in {}",
                     dir.display(),
                     files.len(),
@@ -256,7 +276,7 @@ fn run() -> Result<()> {
                     dcnsim::registry::family_names()
                 )
             })?;
-            print!("{text}");
+            say!("{}", text.trim_end_matches('\n'));
             Ok(())
         }
     }
@@ -332,7 +352,7 @@ fn sweep(
     };
     let report = exec::execute(&sweep, &opts, &STOP)?;
     let finished = report.already_done + report.ran;
-    println!(
+    say!(
         "sweep {}: {finished} of {} runs finished ({} now, {} before), {} failed; table {}",
         sweep.name,
         report.selected,
@@ -390,8 +410,8 @@ fn run_one(
         now,
     } = outcome;
     let wall = perf.wall_seconds;
-    println!("{}", summary.human());
-    println!(
+    say!("{}", summary.human());
+    say!(
         "  wall              {:.3} s ({:.2} M events/s, {:.2} M packet hops/s), peak RSS {}",
         wall,
         perf.events_per_second / 1e6,
@@ -399,7 +419,7 @@ fn run_one(
         perf.peak_rss_bytes
             .map_or("n/a".into(), dcnsim::memory::human)
     );
-    println!("  results           {}", dir.display());
+    say!("  results           {}", dir.display());
     if !no_plots {
         plot_after(&dir);
     }

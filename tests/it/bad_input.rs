@@ -221,3 +221,26 @@ fn abq_units_must_match_the_buffer() {
         + "\n[switch.ingress]\nkind = \"abq\"\nk = \"30KB\"\n";
     assert!(parse_str("ok.toml", &ok).is_ok());
 }
+
+/// A reader that went away (`dcnsim list | head -1`) ends the program
+/// quietly with success, not with a panic about a broken pipe.
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    use std::process::Command;
+    // A pipe whose reading end is closed before dcnsim writes a byte.
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    for args in [
+        &["list"][..],
+        &["validate", "scenarios/quickstart.toml"][..],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_dcnsim"))
+            .args(args)
+            .stdout(writer.try_clone().expect("the pipe"))
+            .output()
+            .expect("dcnsim runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {:?}: {err}", out.status);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
