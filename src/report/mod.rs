@@ -9,7 +9,6 @@
 
 use crate::world::{StopReason, World};
 use serde::Serialize;
-use sim_core::SimTime;
 use sim_core::stats::{Summary, jain_index};
 use std::fmt::Write as _;
 
@@ -236,34 +235,15 @@ impl RunSummary {
     /// Summarises a finished run.
     pub fn of(world: &World, scenario: &str, seed: u64, stop: StopReason) -> RunSummary {
         let end = world.end_time();
-        let mut fcts = Vec::new();
+        let mut all = workloads::FlowTally::new();
         let mut slowdowns = Vec::new();
-        let mut rates = Vec::new();
-        let (mut bytes, mut retx, mut tos) = (0u64, 0u64, 0u64);
-        let (mut syn_retx, mut fin_retx) = (0u64, 0u64);
-        let (mut episodes, mut recoveries, mut ecn_cuts) = (0u64, 0u64, 0u64);
-        let (mut sack_recovered, mut probes) = (0u64, 0u64);
         let ranges = bucket_ranges(&world.size_buckets);
         // Per bucket: flows, unfinished, FCTs (us), slowdowns.
         let mut buckets: Vec<(usize, usize, Vec<f64>, Vec<f64>)> =
             vec![(0, 0, Vec::new(), Vec::new()); ranges.len()];
-        let mut first_start = SimTime::MAX;
-        let mut last_end = SimTime::ZERO;
         for f in &world.flows {
-            let s = &f.sender;
-            let st = s.record().counters;
-            bytes += s.bytes_acked();
-            retx += st.retransmits;
-            syn_retx += st.syn_retransmits;
-            fin_retx += st.fin_retransmits;
-            tos += st.timeouts;
-            episodes += st.rto_episodes;
-            recoveries += st.fast_recoveries;
-            ecn_cuts += st.ecn_reductions;
-            sack_recovered += st.sack_recovered;
-            probes += st.tail_loss_probes;
-            first_start = first_start.min(f.start);
-            let fct_ps = s.completed_at().map(|c| c.since(f.start).ps());
+            all.add(f, end);
+            let fct_ps = f.sender.completed_at().map(|c| c.since(f.start).ps());
             let slowdown = fct_ps
                 .zip(flow_ideal(world, f))
                 .map(|(fct, ideal)| fct as f64 / ideal as f64);
@@ -281,15 +261,7 @@ impl RunSummary {
                     _ => b.1 += 1,
                 }
             }
-            let done = s.completed_at().unwrap_or(end);
-            last_end = last_end.max(done);
-            if let Some(c) = s.completed_at() {
-                fcts.push(c.since(f.start).ps() as f64 / 1e6);
-            }
-            rates.extend(workloads::flow_rate(f, end));
         }
-        let span_ps = last_end.saturating_since(first_start).ps();
-        let goodput_gbps = (span_ps > 0).then(|| bytes as f64 * 8.0 / span_ps as f64 * 1e3);
         let switch_ports = world.fabric.ports().iter().filter(|p| p.at_switch);
         let (mut marks, mut maxq) = (0, 0);
         let mut by_cause = DropsByCause::default();
@@ -333,11 +305,11 @@ impl RunSummary {
             packet_hops: world.fabric.hops,
             flows: FlowSummary {
                 total: world.flows.len(),
-                completed: fcts.len(),
-                bytes_acked: bytes,
-                goodput_gbps,
-                jain_index: jain_index(&rates),
-                fct_us: Summary::of(&mut fcts),
+                completed: all.fcts.len(),
+                bytes_acked: all.bytes,
+                goodput_gbps: all.goodput_gbps(),
+                jain_index: jain_index(&all.rates),
+                fct_us: Summary::of(&mut all.fcts),
                 slowdown: Summary::of(&mut slowdowns),
                 by_size: ranges
                     .into_iter()
@@ -357,15 +329,15 @@ impl RunSummary {
                         },
                     )
                     .collect(),
-                retransmissions: retx,
-                syn_retransmissions: syn_retx,
-                fin_retransmissions: fin_retx,
-                timeouts: tos,
-                rto_episodes: episodes,
-                fast_recoveries: recoveries,
-                ecn_reductions: ecn_cuts,
-                sack_recovered,
-                tail_loss_probes: probes,
+                retransmissions: all.counters.retransmits,
+                syn_retransmissions: all.counters.syn_retransmits,
+                fin_retransmissions: all.counters.fin_retransmits,
+                timeouts: all.counters.timeouts,
+                rto_episodes: all.counters.rto_episodes,
+                fast_recoveries: all.counters.fast_recoveries,
+                ecn_reductions: all.counters.ecn_reductions,
+                sack_recovered: all.counters.sack_recovered,
+                tail_loss_probes: all.counters.tail_loss_probes,
             },
             drops,
             drops_by_cause: by_cause,

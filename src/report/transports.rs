@@ -2,10 +2,9 @@
 //! transports (r-aqm.txt VI-D Fig. 11: DCTCP and NewReno flows through one
 //! bottleneck) reports each one's flows, goodput and fairness.
 
-use super::workloads::flow_rate;
+use super::workloads::FlowTally;
 use crate::world::World;
 use serde::Serialize;
-use sim_core::SimTime;
 use sim_core::stats::{Summary, jain_index};
 
 /// One transport's results.
@@ -35,37 +34,24 @@ pub struct TransportSummary {
 /// Every transport's summary, in the scenario's order.
 pub fn transports(world: &World) -> Vec<TransportSummary> {
     let end = world.end_time();
+    let mut tallies: Vec<FlowTally> = world.transports.iter().map(|_| FlowTally::new()).collect();
+    for f in &world.flows {
+        tallies[f.transport as usize].add(f, end);
+    }
     world
         .transports
         .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let mine = world.flows.iter().filter(|f| f.transport as usize == i);
-            let (mut flows, mut bytes) = (0, 0u64);
-            let (mut first, mut last) = (SimTime::MAX, SimTime::ZERO);
-            let (mut rates, mut fcts) = (Vec::new(), Vec::new());
-            for f in mine {
-                flows += 1;
-                bytes += f.sender.bytes_acked();
-                first = first.min(f.start);
-                last = last.max(f.sender.completed_at().unwrap_or(end));
-                rates.extend(flow_rate(f, end));
-                if let Some(c) = f.sender.completed_at() {
-                    fcts.push(c.since(f.start).ps() as f64 / 1e6);
-                }
-            }
-            let span = last.saturating_since(first).ps();
-            TransportSummary {
-                name: t.name.clone(),
-                family: t.config.family(),
-                cc: t.cc(),
-                flows,
-                completed: fcts.len(),
-                bytes_acked: bytes,
-                goodput_gbps: (span > 0).then(|| bytes as f64 * 8.0 / span as f64 * 1e3),
-                jain_index: jain_index(&rates),
-                fct_us: Summary::of(&mut fcts),
-            }
+        .zip(tallies)
+        .map(|(t, mut tally)| TransportSummary {
+            name: t.name.clone(),
+            family: t.config.family(),
+            cc: t.cc(),
+            flows: tally.flows,
+            completed: tally.fcts.len(),
+            bytes_acked: tally.bytes,
+            goodput_gbps: tally.goodput_gbps(),
+            jain_index: jain_index(&tally.rates),
+            fct_us: Summary::of(&mut tally.fcts),
         })
         .collect()
 }

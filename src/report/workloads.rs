@@ -77,6 +77,60 @@ pub fn flow_rate(f: &Flow, end: SimTime) -> Option<f64> {
     (active > 0).then(|| f.sender.bytes_acked() as f64 / active as f64)
 }
 
+/// What the reports add up over a set of flows (all of a run's, a
+/// workload's, a transport's), in flow order.
+pub(crate) struct FlowTally {
+    /// Flows added.
+    pub flows: usize,
+    /// Data bytes they had acknowledged.
+    pub bytes: u64,
+    /// The earliest start and the latest completion (or the run's end).
+    first: SimTime,
+    last: SimTime,
+    /// FCTs of the completed flows, in microseconds.
+    pub fcts: Vec<f64>,
+    /// Goodput of each flow ever active ([`flow_rate`]).
+    pub rates: Vec<f64>,
+    /// Their counters, summed.
+    pub counters: transport::Counters,
+}
+
+impl FlowTally {
+    /// An empty tally.
+    pub fn new() -> Self {
+        FlowTally {
+            flows: 0,
+            bytes: 0,
+            first: SimTime::MAX,
+            last: SimTime::ZERO,
+            fcts: Vec::new(),
+            rates: Vec::new(),
+            counters: transport::Counters::default(),
+        }
+    }
+
+    /// Adds flow `f` of a run that ended at `end`.
+    pub fn add(&mut self, f: &Flow, end: SimTime) {
+        let r = f.sender.record();
+        self.flows += 1;
+        self.bytes += r.bytes_acked;
+        self.counters += r.counters;
+        self.first = self.first.min(f.start);
+        self.last = self.last.max(r.completed_at.unwrap_or(end));
+        if let Some(c) = r.completed_at {
+            self.fcts.push(c.since(f.start).ps() as f64 / 1e6);
+        }
+        self.rates.extend(flow_rate(f, end));
+    }
+
+    /// Acknowledged bits over the time from the first start to the last
+    /// completion, in Gb/s; `None` without flows or time.
+    pub fn goodput_gbps(&self) -> Option<f64> {
+        let span_ps = self.last.saturating_since(self.first).ps();
+        (span_ps > 0).then(|| self.bytes as f64 * 8.0 / span_ps as f64 * 1e3)
+    }
+}
+
 /// One round's (start, end of receipt if complete).
 type Round = (SimTime, Option<SimTime>);
 
@@ -84,9 +138,7 @@ type Round = (SimTime, Option<SimTime>);
 pub fn workloads(world: &World) -> Vec<WorkloadSummary> {
     let end = world.end_time();
     let n = world.workloads.len();
-    let mut fcts: Vec<Vec<f64>> = vec![Vec::new(); n];
-    let mut rates: Vec<Vec<f64>> = vec![Vec::new(); n];
-    let mut counts = vec![0usize; n];
+    let mut tallies: Vec<FlowTally> = (0..n).map(|_| FlowTally::new()).collect();
     let mut durations: Vec<Vec<f64>> = vec![Vec::new(); n];
     for (w, _, start, end) in round_rows(world) {
         if let Some((s, e)) = start.zip(end) {
@@ -94,12 +146,7 @@ pub fn workloads(world: &World) -> Vec<WorkloadSummary> {
         }
     }
     for f in &world.flows {
-        let w = f.workload as usize;
-        counts[w] += 1;
-        if let Some(c) = f.sender.completed_at() {
-            fcts[w].push(c.since(f.start).ps() as f64 / 1e6);
-        }
-        rates[w].extend(flow_rate(f, end));
+        tallies[f.workload as usize].add(f, end);
     }
     (0u32..)
         .zip(&world.workloads)
@@ -119,13 +166,14 @@ pub fn workloads(world: &World) -> Vec<WorkloadSummary> {
                     lost: sent - answered,
                 }
             });
+            let t = &mut tallies[w];
             WorkloadSummary {
                 workload: i,
                 kind: info.kind,
-                flows: counts[w],
-                completed: fcts[w].len(),
-                fct_us: Summary::of(&mut fcts[w]),
-                jain_index: jain_index(&rates[w]),
+                flows: t.flows,
+                completed: t.fcts.len(),
+                fct_us: Summary::of(&mut t.fcts),
+                jain_index: jain_index(&t.rates),
                 rtt_us: summary_us(h.rtt_ns.as_ref()),
                 one_way_delay_us: summary_us(h.one_way_ns.as_ref()),
                 rounds: (info.rounds > 0).then(|| RoundsSummary {

@@ -180,33 +180,28 @@ fn transports(
     ctx: LoadCtx,
 ) -> Result<Vec<NamedTransport>, ScenarioError> {
     let family = &registry::transport::FAMILY;
-    let named = match value.map(|v| v.get_ref()) {
-        Some(DeValue::Table(t)) => {
-            !t.is_empty()
-                && t.iter()
-                    .all(|(k, v)| k.get_ref() != "cc" && matches!(v.get_ref(), DeValue::Table(_)))
+    match value.map(|v| v.get_ref()) {
+        Some(DeValue::Table(t))
+            if !t.is_empty()
+                && t.iter().all(|(k, v)| {
+                    k.get_ref() != "cc" && matches!(v.get_ref(), DeValue::Table(_))
+                }) =>
+        {
+            t.iter()
+                .map(|(name, v)| {
+                    let prefix = format!("transport.{}", name.get_ref());
+                    Ok(NamedTransport {
+                        name: name.get_ref().to_string(),
+                        config: pick(src, family, Some(v), &prefix, ctx)?,
+                    })
+                })
+                .collect()
         }
-        _ => false,
-    };
-    if !named {
-        let config = pick(src, family, value, "transport", ctx)?;
-        return Ok(vec![NamedTransport {
+        _ => Ok(vec![NamedTransport {
             name: DEFAULT_TRANSPORT.into(),
-            config,
-        }]);
+            config: pick(src, family, value, "transport", ctx)?,
+        }]),
     }
-    let Some(DeValue::Table(t)) = value.map(|v| v.get_ref()) else {
-        unreachable!("named transports are a table");
-    };
-    t.iter()
-        .map(|(name, v)| {
-            let prefix = format!("transport.{}", name.get_ref());
-            Ok(NamedTransport {
-                name: name.get_ref().to_string(),
-                config: pick(src, family, Some(v), &prefix, ctx)?,
-            })
-        })
-        .collect()
 }
 
 /// The name of the transport of an unnamed `[transport]`.

@@ -272,6 +272,21 @@ pub struct Counters {
     pub tail_loss_probes: u64,
 }
 
+impl std::ops::AddAssign for Counters {
+    fn add_assign(&mut self, o: Counters) {
+        self.retransmits += o.retransmits;
+        self.syn_retransmits += o.syn_retransmits;
+        self.fin_retransmits += o.fin_retransmits;
+        self.timeouts += o.timeouts;
+        self.rto_episodes += o.rto_episodes;
+        self.fast_recoveries += o.fast_recoveries;
+        self.ecn_reductions += o.ecn_reductions;
+        self.sack_recovered += o.sack_recovered;
+        self.window_probes += o.window_probes;
+        self.tail_loss_probes += o.tail_loss_probes;
+    }
+}
+
 /// A flow as the reports see it, whatever its family.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FlowRecord {

@@ -891,14 +891,6 @@ impl TcpSender {
     pub fn cwnd(&self) -> u64 {
         self.win.cwnd
     }
-    /// The slow-start threshold in bytes.
-    pub fn ssthresh(&self) -> u64 {
-        self.win.ssthresh
-    }
-    /// The bytes the sender estimates in the network (RFC 6675 pipe).
-    pub fn pipe(&self) -> u64 {
-        self.board.pipe()
-    }
     /// The peer's advertised window in bytes.
     pub fn peer_window(&self) -> u64 {
         self.peer_wnd
