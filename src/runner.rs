@@ -108,6 +108,9 @@ pub fn simulate(
         ("ports.csv", ports_csv(&world).into_bytes()),
         ("perf.json", json(&perf)),
     ];
+    if world.fabric.pfc().is_some() {
+        files.push(("pfc.csv", crate::report::pfc_csv(&world).into_bytes()));
+    }
     if world.goodput_interval().is_some() {
         files.push((
             "goodput.csv",

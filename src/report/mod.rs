@@ -15,6 +15,7 @@ use std::fmt::Write as _;
 mod csv;
 mod folder;
 mod ideal;
+mod pfc;
 mod transports;
 mod workloads;
 pub use csv::{
@@ -22,6 +23,7 @@ pub use csv::{
 };
 pub use folder::{FolderBusy, RunFolder, try_lock, write_atomic};
 pub use ideal::ideal_fct;
+pub use pfc::{PfcSummary, pfc_csv};
 pub use transports::TransportSummary;
 pub use workloads::{Fairness, ProbesSummary, RoundsSummary, WorkloadSummary, round_rows};
 
@@ -73,6 +75,9 @@ pub struct RunSummary {
     /// Jain's index over the flows `output.jain_flows` chooses; `null`
     /// when it is not set.
     pub fairness: Option<Fairness>,
+    /// What PFC did (absent when PFC is off).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pfc: Option<PfcSummary>,
 }
 
 /// A workload's target load and the load its planned flows offer.
@@ -97,6 +102,14 @@ pub struct DropsByCause {
     pub viq_full: u64,
     /// Held too long in a VIQ (R-AQM's old ACKs).
     pub viq_aged: u64,
+    /// Lossless packets that found their PFC headroom full (absent when
+    /// none: a lossless violation).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub pfc_headroom: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// What the switches' ingress stages did.
@@ -272,13 +285,21 @@ impl RunSummary {
             let i = &p.ingress.stats;
             by_cause.viq_full += i.viq_drops_full;
             by_cause.viq_aged += i.viq_drops_aged;
+            by_cause.pfc_headroom += p
+                .pfc
+                .as_ref()
+                .map_or(0, |s| s.stats.headroom_drops.iter().sum::<u64>());
             ingress.held += i.held;
             ingress.released += i.released;
             ingress.max_viq_packets = ingress.max_viq_packets.max(i.viq_max_packets);
             marks += p.stats.ecn_marks;
             maxq = maxq.max(p.stats.max_packets);
         }
-        let drops = by_cause.overflow + by_cause.aqm + by_cause.viq_full + by_cause.viq_aged;
+        let drops = by_cause.overflow
+            + by_cause.aqm
+            + by_cause.viq_full
+            + by_cause.viq_aged
+            + by_cause.pfc_headroom;
         let sources = world
             .sources
             .iter()
@@ -361,6 +382,7 @@ impl RunSummary {
                 .jain_flows
                 .as_deref()
                 .map(|f| workloads::fairness(world, f)),
+            pfc: PfcSummary::of(world),
         }
     }
 
@@ -485,6 +507,9 @@ impl RunSummary {
             "  switch            {} drops, {} ECN marks, max queue {} pkt",
             self.drops, self.ecn_marks, self.max_switch_queue_packets
         );
+        if let Some(p) = &self.pfc {
+            let _ = writeln!(s, "{}", p.human());
+        }
         if self.ingress.held > 0 {
             let _ = writeln!(
                 s,

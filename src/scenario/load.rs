@@ -522,10 +522,36 @@ fn switch(
             ));
         }
     };
+    let pfc = match t.get("pfc") {
+        None => None,
+        Some(pv) => {
+            let DeValue::Table(pt) = pv.get_ref() else {
+                return Err(src.error(Some(pv.span()), "switch.pfc", "expected a table"));
+            };
+            let keys: super::pfc::PfcKeys = de(src, Some(pv.span()), pt.clone(), "switch.pfc")?;
+            let cfg = keys.build().map_err(|(key, msg)| {
+                src.error(
+                    locate(pt, key).or(Some(pv.span())),
+                    &format!("switch.pfc.{key}"),
+                    msg,
+                )
+            })?;
+            if !matches!(buffer, BufferPolicy::Shared { .. }) {
+                return Err(src.error(
+                    Some(pv.span()),
+                    "switch.pfc",
+                    "PFC needs one buffer shared by each switch's ports: give `shared_buffer` \
+                     (e.g. \"1MiB\") instead of `buffer`",
+                ));
+            }
+            Some(cfg)
+        }
+    };
     ctx.classes = classes;
     ctx.queue_limit = queue_limit(buffer);
     let ctx = *ctx;
     Ok(SwitchConfig {
+        pfc,
         buffer,
         classes,
         class_of_priority,

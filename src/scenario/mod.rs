@@ -3,7 +3,7 @@
 //! ```toml
 //! [simulation]      # seed, stop_time (absent: run to completion), max_events
 //! [topology]        # kind = "star" | "dumbbell" | ... (registry::topology)
-//! [switch]          # buffer; [switch.scheduler], [switch.aqm], [switch.ingress]
+//! [switch]          # buffer; [switch.scheduler], [switch.aqm], [switch.ingress], [switch.pfc]
 //! [transport]       # the TCP family: cc = "newreno" | "ecn" | "dctcp", RTO, windows...
 //! [[workload]]      # kind = "incast" | "long-flows" | "poisson-packets"
 //! [output]          # dir, queue sampling
@@ -21,6 +21,7 @@
 pub(crate) mod error;
 mod load;
 mod overrides;
+mod pfc;
 mod types;
 mod words;
 

@@ -131,6 +131,8 @@ pub struct SwitchConfig {
     pub aqm: aqm::Spec,
     /// `[switch.ingress]`.
     pub ingress: ingress::Spec,
+    /// `[switch.pfc]`: priority flow control, if on.
+    pub pfc: Option<net::pfc::PfcConfig>,
 }
 
 /// The most one queue of a port may hold under `buffer`: the per-port
@@ -178,6 +180,9 @@ pub(crate) struct SwitchBase {
     /// Listed so that an unknown key's error names it as valid; read separately.
     #[allow(dead_code)]
     pub ingress: Option<serde::de::IgnoredAny>,
+    /// Listed so that an unknown key's error names it as valid; read separately.
+    #[allow(dead_code)]
+    pub pfc: Option<serde::de::IgnoredAny>,
 }
 
 fn one() -> u32 {

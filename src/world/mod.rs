@@ -237,6 +237,7 @@ impl World {
             buffer: sc.switch.buffer,
             nic_buffer_bytes: sc.topology.nic_buffer.0,
             seed,
+            pfc: sc.switch.pfc,
         };
         let (weights, strict_classes) = class_weights(&sc.switch.scheduler, sc.switch.classes);
         let ctx = |p: net::PortId, rate| aqm::PortContext {
@@ -640,11 +641,49 @@ impl World {
     /// The NIC of `host` pulls data segments round-robin from ready flows.
     #[inline]
     fn pump(&mut self, now: SimTime, host: HostId) {
+        if self.fabric.nic_per_class(host) {
+            return self.pump_per_class(now, host);
+        }
         while self.fabric.nic_has_room(host) {
             let Some(f) = self.ready[host.idx()].pop_front() else {
                 break;
             };
             let fl = &mut self.flows[f as usize];
+            match fl.sender.poll_transmit(now) {
+                Some(p) => {
+                    if fl.sender.wants_transmit() {
+                        self.ready[host.idx()].push_back(f);
+                    } else {
+                        fl.ready = false;
+                    }
+                    self.fabric.host_send(host, p, &mut self.q);
+                    self.arm(f, Side::Sender);
+                }
+                None => fl.ready = false,
+            }
+        }
+    }
+
+    /// [`World::pump`] for a NIC with a queue per class (under PFC): the
+    /// ready flows send one segment each in turn while their own class has
+    /// room; a flow whose class is full (paused downstream, say) keeps its
+    /// place without holding back the others.
+    fn pump_per_class(&mut self, now: SimTime, host: HostId) {
+        let mut stalled = 0; // flows passed over in a row for want of room
+        while stalled < self.ready[host.idx()].len() {
+            let Some(f) = self.ready[host.idx()].pop_front() else {
+                break;
+            };
+            let fl = &mut self.flows[f as usize];
+            if !self
+                .fabric
+                .nic_has_room_for(host, fl.sender.addr().priority)
+            {
+                self.ready[host.idx()].push_back(f);
+                stalled += 1;
+                continue;
+            }
+            stalled = 0;
             match fl.sender.poll_transmit(now) {
                 Some(p) => {
                     if fl.sender.wants_transmit() {

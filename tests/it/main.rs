@@ -12,6 +12,7 @@ mod incast_recovery;
 mod limits;
 mod outputs;
 mod overrides;
+mod pfc;
 mod plots;
 mod ports_csv;
 mod queue_md1;

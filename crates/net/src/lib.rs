@@ -19,6 +19,7 @@ pub mod fifo;
 pub mod ids;
 pub mod ingress;
 pub mod packet;
+pub mod pfc;
 pub mod port;
 pub mod routing;
 pub mod sched;

@@ -273,6 +273,9 @@ pub struct Packet {
     /// The TCP header's reserved bits (FairQ's host shim writes the sender's
     /// window-scale exponent here, fairq.txt section V-A).
     pub reserved: u8,
+    /// Counted by its switch's PFC memory manager (a lossless packet that
+    /// entered the data buffer; see [`crate::pfc`]).
+    pub mmu_charged: bool,
     /// TCP sequence number of the first payload byte (64-bit, never wraps).
     pub seq: u64,
     /// TCP cumulative acknowledgment number.
@@ -457,6 +460,7 @@ mod tests {
             offset_of!(Packet, payload_bytes) + 4,
             offset_of!(Packet, kind) + 1,
             offset_of!(Packet, origin) + size_of::<Origin>(),
+            offset_of!(Packet, mmu_charged) + 1,
         ] {
             assert!(end <= 64, "a per-hop field ends at {end}");
         }

@@ -225,6 +225,11 @@ pub struct Port {
     /// Whether `ingress` has a hook: kept here, in the line every hop
     /// reads, so that ports without one never touch their ingress hook.
     pub(crate) hooked: bool,
+    /// Class queues a PFC PAUSE stops (bit c: class c), read at every start
+    /// of transmission.
+    pub paused_classes: u8,
+    /// A PFC frame waits to go out ahead of the queued packets.
+    pub ctl_pending: bool,
     /// Bytes in all class queues.
     pub bytes: u64,
     /// Packets in all class queues.
@@ -250,6 +255,8 @@ pub struct Port {
     pub ingress: Ingress,
     /// Chooses which class queue sends next.
     pub sched: Scheduler,
+    /// PFC state (`None` when PFC is off).
+    pub pfc: Option<Box<crate::pfc::PortPfc>>,
 }
 
 impl Port {

@@ -79,6 +79,26 @@ pub enum TopologyError {
     /// No hosts at all.
     #[error("the topology has no hosts")]
     NoHosts,
+    /// PFC's reserves and headroom leave a switch no shared buffer.
+    #[error(
+        "PFC at switch {node}: {ports} ports' headroom ({headroom_bytes} B) and reserves \
+         ({reserve_bytes} B) leave nothing of its {buffer_bytes} B buffer to share"
+    )]
+    PfcBufferTooSmall {
+        /// The switch.
+        node: String,
+        /// Its ports.
+        ports: usize,
+        /// Their headroom, summed.
+        headroom_bytes: u64,
+        /// Their reserves, summed.
+        reserve_bytes: u64,
+        /// The switch's buffer.
+        buffer_bytes: u64,
+    },
+    /// PFC needs a switch buffer shared by all ports.
+    #[error("PFC needs a shared switch buffer ([switch] shared_buffer), not per-port buffers")]
+    PfcNeedsSharedBuffer,
 }
 
 /// Nodes and cables.

@@ -74,7 +74,7 @@ impl Fabric {
                 } else {
                     ingress.stats.viq_drops_full += 1;
                     ingress.stats.dropped_bytes += size as u64;
-                    self.leave_switch(id);
+                    self.leave_switch(id, sched);
                     self.packets.free(id);
                 }
             }
@@ -90,6 +90,9 @@ impl Fabric {
             matches!(self.nodes[node.idx()].kind, NodeKind::Switch { .. }),
             "ingress stage at a host"
         );
+        if !self.pfc_admit(p, id, sched) {
+            return; // a lossless violation, counted
+        }
         let salt = self.nodes[node.idx()].ecmp_salt;
         let out = self.routes.select(node, salt, self.packets.get(id));
         self.enqueue(out, id, sched);
@@ -108,14 +111,20 @@ impl Fabric {
     }
 
     /// A packet leaves its switch (transmitted or dropped): its ingress
-    /// port stops counting it.
+    /// port stops counting it, and so does PFC's memory manager.
     #[inline]
-    pub(super) fn leave_switch(&mut self, id: PacketId) {
+    pub(super) fn leave_switch<S: Scheduler>(&mut self, id: PacketId, sched: &mut S) {
         let pkt = self.packets.get(id);
         if pkt.ingress_port != NO_PORT {
             let (ip, prio, size) = (pkt.ingress_port, pkt.ingress_priority, pkt.size_bytes);
+            let charged = pkt.mmu_charged;
             self.ports[ip as usize].ingress.unaccount(prio, size);
-            self.packets.get_mut(id).ingress_port = NO_PORT;
+            let pkt = self.packets.get_mut(id);
+            pkt.ingress_port = NO_PORT;
+            pkt.mmu_charged = false;
+            if charged {
+                self.pfc_release(PortId(ip), prio, size, sched);
+            }
         }
     }
 
@@ -142,7 +151,7 @@ impl Fabric {
             if action == ViqAction::DropAged {
                 ingress.stats.viq_drops_aged += 1;
                 ingress.stats.dropped_bytes += size as u64;
-                self.leave_switch(head);
+                self.leave_switch(head, sched);
                 self.packets.free(head);
                 continue;
             }

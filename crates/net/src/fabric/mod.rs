@@ -37,6 +37,10 @@ pub enum NetEvent {
     Deliver(PortId),
     /// The ingress hook of the port asked for its timer (stale ones are ignored).
     IngressTimer(PortId),
+    /// The head PFC frame on the port's link arrives at the peer.
+    PfcDeliver(PortId),
+    /// The port's PFC timer (quanta mode: pause expiry and refresh).
+    PfcTimer(PortId),
 }
 
 /// What the layer above must act on after an event.
@@ -96,6 +100,8 @@ pub struct FabricConfig {
     pub class_of_priority: [u8; 8],
     /// The run's seed, which sets the switches' ECMP hash salts.
     pub seed: u64,
+    /// Priority flow control, if on (it needs a shared switch buffer).
+    pub pfc: Option<crate::pfc::PfcConfig>,
 }
 
 impl FabricConfig {
@@ -109,6 +115,7 @@ impl FabricConfig {
             classes: 1,
             class_of_priority: [0; 8],
             seed: 1,
+            pfc: None,
         }
     }
 }
@@ -196,7 +203,10 @@ impl Fabric {
             let pb = PortId(pa.0 + 1);
             for (node, peer, peer_node) in [(c.a, pb, c.b), (c.b, pa, c.a)] {
                 let is_switch = graph.nodes[node.idx()] != NodeKind::Host;
-                let classes = if is_switch { config.classes } else { 1 };
+                // Under PFC a NIC has a queue per class, so that a paused
+                // priority does not stop the others.
+                let per_class = is_switch || config.pfc.is_some();
+                let classes = if per_class { config.classes } else { 1 };
                 let me = PortId(ports.len() as u32);
                 ports.push(Port {
                     node,
@@ -214,6 +224,8 @@ impl Fabric {
                     queues: ClassQueues::new(classes),
                     sched: if is_switch {
                         SchedState::new(config.discipline.clone(), classes)
+                    } else if classes > 1 {
+                        SchedState::new(Discipline::StrictPriority, classes)
                     } else {
                         SchedState::fifo()
                     },
@@ -227,6 +239,9 @@ impl Fabric {
                     },
                     busy: false,
                     hooked: false,
+                    paused_classes: 0,
+                    ctl_pending: false,
+                    pfc: None,
                     in_flight: VecDeque::new(),
                     stats: PortStats::default(),
                     ingress: Ingress::default(),
@@ -264,7 +279,7 @@ impl Fabric {
             BufferPolicy::PerPort(_) => 0,
         };
         let shared = vec![SharedBuffer::new(shared_bytes); n];
-        Ok(Fabric {
+        let mut fabric = Fabric {
             packets: PacketArena::with_capacity(4096),
             ports,
             nodes,
@@ -276,7 +291,9 @@ impl Fabric {
             shared,
             pool: vec![(0, 0); n],
             hops: 0,
-        })
+        };
+        fabric.pfc_setup()?;
+        Ok(fabric)
     }
 
     /// The number of hosts.
@@ -325,6 +342,27 @@ impl Fabric {
         self.ports[self.host_ports[h.idx()].idx()].bytes < self.config.nic_buffer_bytes
     }
 
+    /// Whether host `h`'s NIC has a queue per class (under PFC), so that
+    /// room must be asked per priority ([`Fabric::nic_has_room_for`]).
+    #[inline]
+    pub fn nic_per_class(&self, h: HostId) -> bool {
+        self.ports[self.host_ports[h.idx()].idx()].queues.len() > 1
+    }
+
+    /// Whether host `h`'s NIC accepts more data of priority `prio`: each
+    /// class queue has the NIC buffer's size, so a paused priority fills
+    /// its own queue and holds back only its own flows.
+    #[inline]
+    pub fn nic_has_room_for(&self, h: HostId, prio: u8) -> bool {
+        let port = &self.ports[self.host_ports[h.idx()].idx()];
+        let class = if port.queues.len() == 1 {
+            0
+        } else {
+            self.config.class_of_priority[(prio % 8) as usize] as usize
+        };
+        port.queues[class].bytes() < self.config.nic_buffer_bytes
+    }
+
     /// Hands a packet to host `h`'s NIC. Hosts never drop their own packets.
     #[inline]
     pub fn host_send<S: Scheduler>(&mut self, h: HostId, pkt: Packet, sched: &mut S) -> PacketId {
@@ -357,7 +395,7 @@ impl Fabric {
                 let port = &mut self.ports[p.idx()];
                 assert!(port.busy, "TxDone on idle {p}"); // pairs with start_tx's
                 port.busy = false;
-                if port.packets > 0 {
+                if port.packets > 0 || port.ctl_pending {
                     self.start_tx(p, sched);
                 }
                 let node = self.ports[p.idx()].node;
@@ -371,6 +409,14 @@ impl Fabric {
             NetEvent::Deliver(p) => self.deliver(p, sched),
             NetEvent::IngressTimer(p) => {
                 self.on_ingress_timer(p, sched);
+                Outcome::Nothing
+            }
+            NetEvent::PfcDeliver(p) => {
+                self.pfc_deliver(p, sched);
+                Outcome::Nothing
+            }
+            NetEvent::PfcTimer(p) => {
+                self.pfc_timer(p, sched);
                 Outcome::Nothing
             }
         }
@@ -433,7 +479,8 @@ impl Fabric {
             self.config.class_of_priority[(pkt.priority as usize) % 8] as usize
         };
         debug_assert!(class < port.queues.len());
-        let shared = shared_alpha(&self.config.buffer, port);
+        // A lossless packet the PFC memory manager charged is in the buffer already.
+        let shared = shared_alpha(&self.config.buffer, port).filter(|_| !pkt.mmu_charged);
         let fits = match shared {
             Some(dt_alpha) => {
                 self.shared[port.node.idx()].admits(port.queues[class].bytes(), size, dt_alpha)
@@ -441,14 +488,14 @@ impl Fabric {
             None => port.fits(size),
         };
         if !fits {
-            return self.drop_packet(p, class, id, DropCause::BufferOverflow);
+            return self.drop_packet(p, class, id, DropCause::BufferOverflow, sched);
         }
         let state = port.state(class, self.pool[port.node.idx()]);
         if let Some(aqm) = port.aqm.as_mut() {
             match aqm.on_enqueue(now, state, pkt) {
                 Verdict::Accept => {}
                 Verdict::Mark => mark_ce(port, class, pkt),
-                Verdict::Drop => return self.drop_packet(p, class, id, DropCause::Aqm),
+                Verdict::Drop => return self.drop_packet(p, class, id, DropCause::Aqm, sched),
             }
         }
         pkt.enqueued_at = now;
@@ -483,8 +530,24 @@ impl Fabric {
         &self.shared[node.idx()]
     }
 
-    fn drop_packet(&mut self, p: PortId, class: usize, id: PacketId, cause: DropCause) {
-        self.leave_switch(id);
+    fn drop_packet<S: Scheduler>(
+        &mut self,
+        p: PortId,
+        class: usize,
+        id: PacketId,
+        cause: DropCause,
+        sched: &mut S,
+    ) {
+        let pkt = self.packets.get(id);
+        if let Some(cfg) = self.config.pfc
+            && cfg.is_lossless(pkt.priority)
+        {
+            let q = (pkt.priority % 8) as usize;
+            if let Some(st) = self.ports[p.idx()].pfc.as_deref_mut() {
+                st.stats.lossless_drops[q] += 1; // a lossless violation, never hidden
+            }
+        }
+        self.leave_switch(id, sched);
         let port = &mut self.ports[p.idx()];
         port.stats.dropped_bytes += self.packets.get(id).size_bytes as u64;
         let aqm = cause == DropCause::Aqm;
@@ -507,7 +570,18 @@ impl Fabric {
         let wire = self.config.wire;
         let port = &mut self.ports[p.idx()];
         assert!(!port.busy, "start_tx on busy {p}"); // pairs with TxDone's
+        if port.ctl_pending && self.pfc_send_frame(p, sched) {
+            return; // PFC frames go first and are never paused
+        }
+        let port = &mut self.ports[p.idx()];
+        let paused = port.paused_classes;
+        if port.packets == 0 {
+            return;
+        }
         let class = if port.queues.len() == 1 {
+            if paused & 1 != 0 {
+                return; // paused: idle until RESUME
+            }
             0 // one FIFO: nothing to schedule
         } else {
             let packets = &self.packets;
@@ -518,16 +592,27 @@ impl Fabric {
                 ..
             } = port;
             let queues = &*queues;
-            scheduler
-                .pick(
-                    |c| queues[c].head().map(|h| packets.get(h).size_bytes),
-                    |c, active| {
-                        if let Some(a) = aqm.as_mut() {
-                            a.on_round(now, c, active);
-                        }
-                    },
-                )
-                .expect("start_tx on an empty port")
+            // A paused class is skipped as if empty (its turn passes).
+            let picked = scheduler.pick(
+                |c| {
+                    if paused & (1 << c) != 0 {
+                        return None;
+                    }
+                    queues[c].head().map(|h| packets.get(h).size_bytes)
+                },
+                |c, active| {
+                    if let Some(a) = aqm.as_mut() {
+                        a.on_round(now, c, active);
+                    }
+                },
+            );
+            match picked {
+                Some(c) => c,
+                None => {
+                    assert!(paused != 0, "start_tx on an empty port");
+                    return; // every backlogged class is paused
+                }
+            }
         };
         let id = port.queues[class]
             .pop()
@@ -542,7 +627,7 @@ impl Fabric {
             port.packets
         );
         port.queues[class].release(size);
-        if shared_alpha(&self.config.buffer, port).is_some() {
+        if shared_alpha(&self.config.buffer, port).is_some() && !pkt.mmu_charged {
             self.shared[port.node.idx()].release(size);
         }
         port.bytes -= size as u64;
@@ -594,7 +679,7 @@ impl Fabric {
         if port.in_flight.len() == 1 {
             sched.schedule_net(arrival, NetEvent::Deliver(p));
         }
-        self.leave_switch(id);
+        self.leave_switch(id, sched);
         self.service_viq(p, sched);
     }
 
@@ -641,5 +726,9 @@ impl Fabric {
 }
 
 mod ingress_stage;
+mod pfc_stage;
+pub use pfc_stage::MmuSnapshot;
+#[cfg(test)]
+mod pfc_tests;
 #[cfg(test)]
 mod tests;

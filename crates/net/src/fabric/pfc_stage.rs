@@ -1,0 +1,368 @@
+//! The fabric's side of PFC ([`crate::pfc`]): the memory manager's charge
+//! when a lossless packet enters a switch's data buffer and its release when
+//! the packet leaves, PAUSE/RESUME frames on the wire, and the upstream
+//! ports that obey them.
+
+use super::{Fabric, NetEvent, Scheduler};
+use crate::ids::PortId;
+use crate::packet::PacketId;
+use crate::pfc::{self, Charge, PAUSE_PAYLOAD_BYTES, PauseMode, PfcConfig, PortPfc};
+use sim_core::SimTime;
+
+/// A snapshot of one switch's PFC memory, for invariant checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MmuSnapshot {
+    /// The switch's whole buffer.
+    pub buffer_bytes: u64,
+    /// Bytes in every egress queue of the switch.
+    pub queued_bytes: u64,
+    /// Lossless bytes counted in reserves and the shared pool.
+    pub lossless_buffer_bytes: u64,
+    /// Lossless bytes counted in headroom.
+    pub headroom_used_bytes: u64,
+    /// Bytes of the shared pool in use (lossless beyond reserve, and lossy).
+    pub shared_used_bytes: u64,
+    /// The shared pool's size.
+    pub shared_capacity_bytes: u64,
+    /// Whether some (port, priority) uses more headroom than its port has.
+    pub headroom_overrun: bool,
+}
+
+impl Fabric {
+    /// The PFC settings, if PFC is on.
+    #[inline]
+    pub fn pfc(&self) -> Option<&PfcConfig> {
+        self.config.pfc.as_ref()
+    }
+
+    /// A lossless packet arriving at switch port `p` enters the data
+    /// buffer: the MMU charges it (or drops it, a lossless violation) and
+    /// pauses the upstream if the (port, priority) crossed XOFF. Returns
+    /// false if it was dropped.
+    pub(super) fn pfc_admit<S: Scheduler>(
+        &mut self,
+        p: PortId,
+        id: PacketId,
+        sched: &mut S,
+    ) -> bool {
+        let Some(cfg) = self.config.pfc else {
+            return true;
+        };
+        let pkt = self.packets.get(id);
+        let (q, size) = ((pkt.ingress_priority % 8) as usize, pkt.size_bytes as u64);
+        if !cfg.is_lossless(q as u8) {
+            return true;
+        }
+        let node = self.ports[p.idx()].node.idx();
+        let shared_free = self.shared[node].free();
+        let t = pfc::threshold(&cfg, shared_free);
+        let st = self.ports[p.idx()]
+            .pfc
+            .as_deref_mut()
+            .expect("every switch port has PFC state when PFC is on");
+        match pfc::charge(st, &cfg, q, size, t, shared_free) {
+            Charge::Buffer { shared } => {
+                st.ingress_bytes[q] += size;
+                if shared > 0 {
+                    self.shared[node].take(shared as u32);
+                }
+            }
+            Charge::Headroom => {
+                st.hdrm_bytes[q] += size;
+                st.stats.peak_headroom_bytes[q] =
+                    st.stats.peak_headroom_bytes[q].max(st.hdrm_bytes[q]);
+            }
+            Charge::Drop => {
+                st.stats.lossless_drops[q] += 1;
+                st.stats.headroom_drops[q] += 1;
+                self.ports[p.idx()].ingress.stats.dropped_bytes += size;
+                self.leave_switch(id, sched);
+                self.packets.free(id);
+                return false;
+            }
+        }
+        self.packets.get_mut(id).mmu_charged = true;
+        let t = pfc::threshold(&cfg, self.shared[node].free());
+        let st = self.ports[p.idx()]
+            .pfc
+            .as_deref_mut()
+            .expect("checked above");
+        if st.xoff & (1 << q) == 0 && pfc::should_pause(st, &cfg, q, t) {
+            st.xoff |= 1 << q;
+            self.pfc_announce(p, sched);
+        }
+        true
+    }
+
+    /// A charged lossless packet leaves its switch (sent or dropped): the
+    /// MMU takes its bytes back and resumes the upstream if the (port,
+    /// priority) drained.
+    pub(super) fn pfc_release<S: Scheduler>(
+        &mut self,
+        ingress: PortId,
+        q: u8,
+        size: u32,
+        sched: &mut S,
+    ) {
+        let cfg = self.config.pfc.expect("a charged packet implies PFC");
+        let q = (q % 8) as usize;
+        let node = self.ports[ingress.idx()].node.idx();
+        let st = self.ports[ingress.idx()]
+            .pfc
+            .as_deref_mut()
+            .expect("a charged packet's port has PFC state");
+        let shared = pfc::release(st, &cfg, q, size as u64);
+        if shared > 0 {
+            self.shared[node].release(shared as u32);
+        }
+        let t = pfc::threshold(&cfg, self.shared[node].free());
+        let st = self.ports[ingress.idx()]
+            .pfc
+            .as_deref_mut()
+            .expect("checked above");
+        if st.xoff & (1 << q) != 0 && pfc::should_resume(st, &cfg, q, t) {
+            st.xoff &= !(1 << q);
+            self.pfc_announce(ingress, sched);
+        }
+    }
+
+    /// Port `p` has a PFC change to tell its upstream: the frame goes out
+    /// next, behind the frame in transmission if any.
+    fn pfc_announce<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
+        let port = &mut self.ports[p.idx()];
+        port.ctl_pending = port
+            .pfc
+            .as_ref()
+            .is_some_and(|s| s.pending_frame().is_some());
+        if port.ctl_pending && !port.busy {
+            self.start_tx(p, sched);
+        }
+    }
+
+    /// Serialises port `p`'s pending PAUSE/RESUME frame, if it still has
+    /// one (a PAUSE undone before it left is never sent). Returns whether a
+    /// frame went out.
+    pub(super) fn pfc_send_frame<S: Scheduler>(&mut self, p: PortId, sched: &mut S) -> bool {
+        let now = sched.now();
+        let wire = self.config.wire;
+        let quanta = matches!(
+            self.config.pfc.map(|c| c.pause),
+            Some(PauseMode::Quanta { .. })
+        );
+        let port = &mut self.ports[p.idx()];
+        port.ctl_pending = false;
+        let st = port
+            .pfc
+            .as_deref_mut()
+            .expect("a pending frame implies PFC state");
+        let Some(frame) = st.pending_frame() else {
+            return false;
+        };
+        st.announced = st.xoff;
+        st.refresh_due = 0;
+        for q in 0..8 {
+            if frame.mask & (1 << q) == 0 {
+                continue;
+            }
+            if frame.pause & (1 << q) != 0 {
+                st.stats.pauses_sent[q] += 1;
+                st.announced_at[q] = now;
+            } else {
+                st.stats.resumes_sent[q] += 1;
+            }
+        }
+        let wire_bytes = wire.wire_bytes(PAUSE_PAYLOAD_BYTES);
+        port.stats.tx_wire_bytes += wire_bytes;
+        let tx_end = now + port.rate.tx_time(wire_bytes);
+        port.busy = true;
+        sched.schedule_net(tx_end, NetEvent::TxDone(p));
+        let arrival = tx_end + port.delay;
+        st.in_flight.push_back((arrival, frame));
+        if st.in_flight.len() == 1 {
+            sched.schedule_net(arrival, NetEvent::PfcDeliver(p));
+        }
+        if quanta
+            && frame.pause != 0
+            && let Some(PauseMode::Quanta { quanta, refresh }) = self.config.pfc.map(|c| c.pause)
+        {
+            let every = pfc::refresh_time(quanta, refresh, port.rate);
+            sched.schedule_net(now + every, NetEvent::PfcTimer(p));
+        }
+        true
+    }
+
+    /// The head PFC frame on port `p`'s link reaches the upstream (the
+    /// peer port's egress), which stops or restarts those priorities.
+    pub(super) fn pfc_deliver<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
+        let now = sched.now();
+        let port = &mut self.ports[p.idx()];
+        let st = port
+            .pfc
+            .as_deref_mut()
+            .expect("a frame on the wire implies PFC state");
+        let (at, frame) = st
+            .in_flight
+            .pop_front()
+            .expect("PfcDeliver with nothing in flight");
+        assert_eq!(at, now, "link {p} delivered a PFC frame out of time");
+        if let Some(&(next, _)) = st.in_flight.front() {
+            sched.schedule_net(next, NetEvent::PfcDeliver(p));
+        }
+        let up = port.peer;
+        let rate = self.ports[up.idx()].rate;
+        let pause_for = match self.config.pfc.map(|c| c.pause) {
+            Some(PauseMode::Quanta { quanta, .. }) => Some(pfc::quanta_time(quanta, rate)),
+            _ => None,
+        };
+        let st = self.ports[up.idx()]
+            .pfc
+            .as_deref_mut()
+            .expect("both ends of a cable have PFC state when PFC is on");
+        let resumed = st.receive(frame, now, pause_for);
+        if let Some(d) = pause_for
+            && frame.pause != 0
+        {
+            sched.schedule_net(now + d, NetEvent::PfcTimer(up));
+        }
+        self.pfc_restart(up, resumed, sched);
+    }
+
+    /// Port `p`'s PFC timer: an upstream's timed pauses that expired end
+    /// (quanta mode), and a downstream still congested refreshes its PAUSE.
+    pub(super) fn pfc_timer<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
+        let now = sched.now();
+        let Some(PauseMode::Quanta { quanta, refresh }) = self.config.pfc.map(|c| c.pause) else {
+            return;
+        };
+        let port = &mut self.ports[p.idx()];
+        let refresh = pfc::refresh_time(quanta, refresh, port.rate);
+        let st = port
+            .pfc
+            .as_deref_mut()
+            .expect("a PFC timer implies PFC state");
+        let mut resumed = 0;
+        for q in 0..8 {
+            if st.paused & (1 << q) != 0 && st.pause_until[q] <= now {
+                resumed |= st.unpause(q, now);
+            }
+            let announced = st.xoff & st.announced & (1 << q) != 0;
+            if announced && st.announced_at[q] + refresh <= now {
+                st.refresh_due |= 1 << q;
+            }
+        }
+        if st.pending_frame().is_some() {
+            port.ctl_pending = true;
+            if !port.busy {
+                self.start_tx(p, sched);
+            }
+        }
+        self.pfc_restart(p, resumed, sched);
+    }
+
+    /// Recomputes port `p`'s paused classes and restarts it if `resumed`
+    /// freed a class while it idled.
+    fn pfc_restart<S: Scheduler>(&mut self, p: PortId, resumed: u8, sched: &mut S) {
+        let classes_of = self.config.class_of_priority;
+        let port = &mut self.ports[p.idx()];
+        let paused = port.pfc.as_ref().map_or(0, |s| s.paused);
+        let single = port.queues.len() == 1;
+        port.paused_classes = (0..8)
+            .filter(|q| paused & (1 << q) != 0)
+            .map(|q| if single { 0 } else { classes_of[q] })
+            .fold(0u8, |m, c| m | (1 << c));
+        if resumed != 0 && !port.busy && port.packets > 0 {
+            self.start_tx(p, sched);
+        }
+    }
+
+    /// The PFC memory of switch node `node` now.
+    pub fn mmu_snapshot(&self, node: crate::ids::NodeId) -> MmuSnapshot {
+        let mut s = MmuSnapshot {
+            buffer_bytes: 0,
+            queued_bytes: 0,
+            lossless_buffer_bytes: 0,
+            headroom_used_bytes: 0,
+            shared_used_bytes: self.shared[node.idx()].used,
+            shared_capacity_bytes: self.shared[node.idx()].capacity,
+            headroom_overrun: false,
+        };
+        let mut reserve_total = 0;
+        for port in self.ports.iter().filter(|p| p.node == node) {
+            s.queued_bytes += port.bytes;
+            if let (Some(st), Some(cfg)) = (port.pfc.as_deref(), self.config.pfc.as_ref()) {
+                s.lossless_buffer_bytes += st.ingress_bytes.iter().sum::<u64>();
+                s.headroom_used_bytes += st.hdrm_bytes.iter().sum::<u64>();
+                s.headroom_overrun |= st.hdrm_bytes.iter().any(|&h| h > st.headroom_bytes);
+                reserve_total += st.headroom_bytes + cfg.reserve_bytes * cfg.lossless_count();
+            }
+        }
+        s.buffer_bytes = match self.config.buffer {
+            crate::buffer::BufferPolicy::Shared { bytes, .. } => bytes,
+            crate::buffer::BufferPolicy::PerPort(_) => s.shared_capacity_bytes + reserve_total,
+        };
+        s
+    }
+
+    /// A switch port's headroom under `cfg`, from its link.
+    pub(super) fn pfc_headroom(&self, cfg: &PfcConfig, p: PortId) -> u64 {
+        let port = &self.ports[p.idx()];
+        let wire = self.config.wire;
+        cfg.headroom_bytes(
+            port.rate,
+            port.delay,
+            wire.wire_bytes(cfg.mtu_bytes),
+            wire.wire_bytes(PAUSE_PAYLOAD_BYTES),
+        )
+    }
+
+    /// Installs PFC state at every port and shrinks each switch's shared
+    /// pool by its ports' headroom and reserves.
+    pub(super) fn pfc_setup(&mut self) -> Result<(), crate::topology::TopologyError> {
+        let Some(cfg) = self.config.pfc else {
+            return Ok(());
+        };
+        let crate::buffer::BufferPolicy::Shared { bytes, .. } = self.config.buffer else {
+            return Err(crate::topology::TopologyError::PfcNeedsSharedBuffer);
+        };
+        let mut held = vec![(0usize, 0u64); self.nodes.len()];
+        for i in 0..self.ports.len() {
+            let p = PortId(i as u32);
+            let headroom = if self.ports[i].at_switch {
+                self.pfc_headroom(&cfg, p)
+            } else {
+                0
+            };
+            if self.ports[i].at_switch {
+                let h = &mut held[self.ports[i].node.idx()];
+                h.0 += 1;
+                h.1 += headroom;
+            }
+            self.ports[i].pfc = Some(Box::new(PortPfc::new(headroom)));
+        }
+        for (n, &(ports, headroom)) in held.iter().enumerate() {
+            if ports == 0 {
+                continue;
+            }
+            let reserve = ports as u64 * cfg.reserve_bytes * cfg.lossless_count();
+            let Some(pool) = bytes.checked_sub(headroom + reserve).filter(|&b| b > 0) else {
+                return Err(crate::topology::TopologyError::PfcBufferTooSmall {
+                    node: format!("s{}", n - self.host_nodes.len()),
+                    ports,
+                    headroom_bytes: headroom,
+                    reserve_bytes: reserve,
+                    buffer_bytes: bytes,
+                });
+            };
+            self.shared[n] = crate::buffer::SharedBuffer::new(pool);
+        }
+        Ok(())
+    }
+
+    /// Time port `p`'s egress spent paused on priority `q` up to `now`.
+    pub fn paused_ps(&self, p: PortId, q: usize, now: SimTime) -> u64 {
+        self.ports[p.idx()]
+            .pfc
+            .as_ref()
+            .map_or(0, |s| s.paused_ps_at(q, now))
+    }
+}

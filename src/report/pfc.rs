@@ -1,0 +1,150 @@
+//! PFC in the results: `summary.json`'s `pfc` block and `pfc.csv`, one row
+//! per (port, priority) that PFC touched (rdma-spec.md 1.6's recommended
+//! outputs). Paused time is measured at the upstream that obeyed, from
+//! PAUSE receipt to RESUME receipt (the HPCC fork's definition); its
+//! fraction is of the whole run.
+
+use crate::world::World;
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// What PFC did over the run.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PfcSummary {
+    /// PAUSE frames sent by switches.
+    pub pauses_sent: u64,
+    /// RESUME frames sent by switches.
+    pub resumes_sent: u64,
+    /// (port, priority) pairs that were ever paused.
+    pub paused_port_priorities: u64,
+    /// Paused time summed over every port and priority, in microseconds.
+    pub paused_time_us: f64,
+    /// The largest paused fraction of the run of any (port, priority).
+    pub max_paused_fraction: f64,
+    /// The paused fraction of the run of the host NICs that PFC paused,
+    /// each NIC counted by its most-paused priority, averaged (one reading
+    /// of RCC Table II's unstated "pause time (%)": the senders' share of
+    /// the run spent stopped); 0 when no NIC was paused.
+    pub mean_nic_paused_fraction: f64,
+    /// The most headroom any (switch port, priority) used, in bytes.
+    pub peak_headroom_bytes: u64,
+    /// The smallest headroom of any switch port, in bytes.
+    pub min_headroom_bytes: u64,
+    /// Lossless packets dropped anywhere (headroom overflow or egress):
+    /// lossless violations; 0 in a correctly sized fabric.
+    pub lossless_drops: u64,
+}
+
+impl PfcSummary {
+    /// The summary of `world`'s run, `None` when PFC is off.
+    pub fn of(world: &World) -> Option<PfcSummary> {
+        let cfg = world.fabric.pfc()?;
+        let end = world.end_time();
+        let run_ps = end.ps().max(1) as f64;
+        let mut s = PfcSummary {
+            pauses_sent: 0,
+            resumes_sent: 0,
+            paused_port_priorities: 0,
+            paused_time_us: 0.0,
+            max_paused_fraction: 0.0,
+            mean_nic_paused_fraction: 0.0,
+            peak_headroom_bytes: 0,
+            min_headroom_bytes: u64::MAX,
+            lossless_drops: 0,
+        };
+        let (mut nic_sum, mut nic_n) = (0.0, 0u64);
+        for (i, port) in world.fabric.ports().iter().enumerate() {
+            let Some(st) = port.pfc.as_deref() else {
+                continue;
+            };
+            if port.at_switch {
+                s.min_headroom_bytes = s.min_headroom_bytes.min(st.headroom_bytes);
+            }
+            let mut nic_max: Option<f64> = None;
+            for q in 0..8 {
+                let paused = world.fabric.paused_ps(net::PortId(i as u32), q, end);
+                let st = &st.stats;
+                s.pauses_sent += st.pauses_sent[q];
+                s.resumes_sent += st.resumes_sent[q];
+                s.paused_port_priorities += (st.pauses_received[q] > 0) as u64;
+                s.paused_time_us += paused as f64 / 1e6;
+                s.max_paused_fraction = s.max_paused_fraction.max(paused as f64 / run_ps);
+                s.peak_headroom_bytes = s.peak_headroom_bytes.max(st.peak_headroom_bytes[q]);
+                s.lossless_drops += st.lossless_drops[q];
+                if !port.at_switch && cfg.is_lossless(q as u8) && st.pauses_received[q] > 0 {
+                    let x = paused as f64 / run_ps;
+                    nic_max = Some(nic_max.map_or(x, |m| m.max(x)));
+                }
+            }
+            if let Some(x) = nic_max {
+                nic_sum += x;
+                nic_n += 1;
+            }
+        }
+        if s.min_headroom_bytes == u64::MAX {
+            s.min_headroom_bytes = 0;
+        }
+        s.mean_nic_paused_fraction = if nic_n > 0 {
+            nic_sum / nic_n as f64
+        } else {
+            0.0
+        };
+        Some(s)
+    }
+
+    /// One line for the terminal.
+    pub fn human(&self) -> String {
+        format!(
+            "  PFC               {} pauses, {} resumes, paused up to {:.1}% of the run, peak headroom {} of {} B, {} lossless drops",
+            self.pauses_sent,
+            self.resumes_sent,
+            self.max_paused_fraction * 100.0,
+            self.peak_headroom_bytes,
+            self.min_headroom_bytes,
+            self.lossless_drops
+        )
+    }
+}
+
+/// `pfc.csv`: one row per (port, priority) with any PFC activity.
+pub fn pfc_csv(world: &World) -> String {
+    let mut s = String::from(
+        "port,node,peer_node,priority,pauses_sent,resumes_sent,pauses_received,resumes_received,\
+         paused_us,paused_fraction,headroom_bytes,peak_headroom_bytes,lossless_drops\n",
+    );
+    let end = world.end_time();
+    for (i, port) in world.fabric.ports().iter().enumerate() {
+        let Some(st) = port.pfc.as_deref() else {
+            continue;
+        };
+        let peer = world.fabric.port(port.peer).node.0;
+        for q in 0..8 {
+            let c = &st.stats;
+            let active = c.pauses_sent[q] + c.pauses_received[q] + c.lossless_drops[q] > 0
+                || c.peak_headroom_bytes[q] > 0;
+            if !active {
+                continue;
+            }
+            let paused = world.fabric.paused_ps(net::PortId(i as u32), q, end);
+            let fraction = if end.ps() > 0 {
+                format!("{:.6}", paused as f64 / end.ps() as f64)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                s,
+                "{i},{},{peer},{q},{},{},{},{},{},{fraction},{},{},{}",
+                port.node.0,
+                c.pauses_sent[q],
+                c.resumes_sent[q],
+                c.pauses_received[q],
+                c.resumes_received[q],
+                super::us(paused),
+                st.headroom_bytes,
+                c.peak_headroom_bytes[q],
+                c.lossless_drops[q],
+            );
+        }
+    }
+    s
+}
