@@ -145,6 +145,9 @@ pub enum BuildError {
 /// The simulated world.
 pub struct World {
     q: EventQueue<Event>,
+    /// Host NICs have a queue per class (PFC with several classes): data
+    /// is then pumped per class ([`World::pump_per_class`]).
+    nic_per_class: bool,
     /// The network.
     pub fabric: Fabric,
     /// Every TCP flow, indexed by flow id.
@@ -255,8 +258,10 @@ impl World {
         fabric
             .install_ingress(|p, rate| sc.switch.ingress.as_ref().map(|i| i.build(&ctx(p, rate))));
         let hosts = fabric.host_count();
+        let nic_per_class = hosts > 0 && fabric.nic_per_class(HostId(0));
         let mut w = World {
             q: EventQueue::with_capacity(4096),
+            nic_per_class,
             fabric,
             flows: Vec::new(),
             sources: Vec::new(),
@@ -641,7 +646,7 @@ impl World {
     /// The NIC of `host` pulls data segments round-robin from ready flows.
     #[inline]
     fn pump(&mut self, now: SimTime, host: HostId) {
-        if self.fabric.nic_per_class(host) {
+        if self.nic_per_class {
             return self.pump_per_class(now, host);
         }
         while self.fabric.nic_has_room(host) {
@@ -668,6 +673,7 @@ impl World {
     /// ready flows send one segment each in turn while their own class has
     /// room; a flow whose class is full (paused downstream, say) keeps its
     /// place without holding back the others.
+    #[inline(never)]
     fn pump_per_class(&mut self, now: SimTime, host: HostId) {
         let mut stalled = 0; // flows passed over in a row for want of room
         while stalled < self.ready[host.idx()].len() {

@@ -90,7 +90,7 @@ impl Fabric {
             matches!(self.nodes[node.idx()].kind, NodeKind::Switch { .. }),
             "ingress stage at a host"
         );
-        if !self.pfc_admit(p, id, sched) {
+        if self.config.pfc.is_some() && !self.pfc_admit(p, id, sched) {
             return; // a lossless violation, counted
         }
         let salt = self.nodes[node.idx()].ecmp_salt;
@@ -121,8 +121,8 @@ impl Fabric {
             self.ports[ip as usize].ingress.unaccount(prio, size);
             let pkt = self.packets.get_mut(id);
             pkt.ingress_port = NO_PORT;
-            pkt.mmu_charged = false;
             if charged {
+                pkt.mmu_charged = false;
                 self.pfc_release(PortId(ip), prio, size, sched);
             }
         }

@@ -76,7 +76,7 @@ impl<E: Copy + From<NetEvent>> Scheduler for EventQueue<E> {
     fn now(&self) -> SimTime {
         EventQueue::now(self)
     }
-    #[inline]
+    #[inline(always)]
     fn schedule_net(&mut self, at: SimTime, ev: NetEvent) {
         self.schedule(at, E::from(ev));
     }

@@ -39,6 +39,7 @@ impl Fabric {
     /// buffer: the MMU charges it (or drops it, a lossless violation) and
     /// pauses the upstream if the (port, priority) crossed XOFF. Returns
     /// false if it was dropped.
+    #[inline(never)]
     pub(super) fn pfc_admit<S: Scheduler>(
         &mut self,
         p: PortId,
@@ -97,6 +98,7 @@ impl Fabric {
     /// A charged lossless packet leaves its switch (sent or dropped): the
     /// MMU takes its bytes back and resumes the upstream if the (port,
     /// priority) drained.
+    #[inline(never)]
     pub(super) fn pfc_release<S: Scheduler>(
         &mut self,
         ingress: PortId,
@@ -142,6 +144,7 @@ impl Fabric {
     /// Serialises port `p`'s pending PAUSE/RESUME frame, if it still has
     /// one (a PAUSE undone before it left is never sent). Returns whether a
     /// frame went out.
+    #[inline(never)]
     pub(super) fn pfc_send_frame<S: Scheduler>(&mut self, p: PortId, sched: &mut S) -> bool {
         let now = sched.now();
         let wire = self.config.wire;
@@ -193,6 +196,7 @@ impl Fabric {
 
     /// The head PFC frame on port `p`'s link reaches the upstream (the
     /// peer port's egress), which stops or restarts those priorities.
+    #[inline(never)]
     pub(super) fn pfc_deliver<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
         let now = sched.now();
         let port = &mut self.ports[p.idx()];
@@ -229,6 +233,7 @@ impl Fabric {
 
     /// Port `p`'s PFC timer: an upstream's timed pauses that expired end
     /// (quanta mode), and a downstream still congested refreshes its PAUSE.
+    #[inline(never)]
     pub(super) fn pfc_timer<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
         let now = sched.now();
         let Some(PauseMode::Quanta { quanta, refresh }) = self.config.pfc.map(|c| c.pause) else {
