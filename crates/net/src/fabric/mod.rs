@@ -21,7 +21,7 @@ use crate::buffer::{BufferPolicy, SharedBuffer};
 use crate::ids::{HostId, NodeId, PortId};
 use crate::ingress::Ingress;
 use crate::packet::{Ecn, NO_PORT, Packet, PacketArena, PacketId, WireFormat};
-use crate::port::{ClassQueues, ClassStats, DropCause, Port, PortStats};
+use crate::port::{ClassQueues, ClassStats, DropCause, PFC_FRAME, Port, PortStats};
 use crate::routing::RoutingTable;
 use crate::sched::{Discipline, Scheduler as SchedState};
 use crate::topology::{NodeKind, TopologyError, TopologyGraph};
@@ -239,8 +239,8 @@ impl Fabric {
                     },
                     busy: false,
                     hooked: false,
+                    pfc_attention: 0,
                     paused_classes: 0,
-                    ctl_pending: false,
                     pfc: None,
                     in_flight: VecDeque::new(),
                     stats: PortStats::default(),
@@ -390,36 +390,48 @@ impl Fabric {
     /// Processes one network event.
     #[inline]
     pub fn handle<S: Scheduler>(&mut self, ev: NetEvent, sched: &mut S) -> Outcome {
-        match ev {
-            NetEvent::TxDone(p) => {
-                let port = &mut self.ports[p.idx()];
-                assert!(port.busy, "TxDone on idle {p}"); // pairs with start_tx's
-                port.busy = false;
-                if port.packets > 0 || port.ctl_pending {
-                    self.start_tx(p, sched);
-                }
-                let node = self.ports[p.idx()].node;
-                match self.nodes[node.idx()].kind {
-                    NodeKind::Host => Outcome::NicReady {
-                        host: self.host_of(node),
-                    },
-                    NodeKind::Switch { .. } => Outcome::Nothing,
-                }
-            }
-            NetEvent::Deliver(p) => self.deliver(p, sched),
-            NetEvent::IngressTimer(p) => {
-                self.on_ingress_timer(p, sched);
-                Outcome::Nothing
-            }
-            NetEvent::PfcDeliver(p) => {
-                self.pfc_deliver(p, sched);
-                Outcome::Nothing
-            }
-            NetEvent::PfcTimer(p) => {
-                self.pfc_timer(p, sched);
-                Outcome::Nothing
-            }
+        // The two events of every hop first, the rare ones out of line: a
+        // five-way match compiles to a jump table whose target alternates
+        // between TxDone and Deliver, an indirect branch mispredicted about
+        // every other hop (cachegrind: 29 k indirect mispredictions became
+        // 556 k on the 128-to-1 incast when PFC added two events).
+        if let NetEvent::Deliver(p) = ev {
+            return self.deliver(p, sched);
         }
+        if let NetEvent::TxDone(p) = ev {
+            return self.tx_done(p, sched);
+        }
+        self.handle_rare(ev, sched)
+    }
+
+    /// The port finished serialising: it starts its next frame, if any.
+    #[inline]
+    fn tx_done<S: Scheduler>(&mut self, p: PortId, sched: &mut S) -> Outcome {
+        let port = &mut self.ports[p.idx()];
+        assert!(port.busy, "TxDone on idle {p}"); // pairs with start_tx's
+        port.busy = false;
+        if port.packets > 0 || port.pfc_attention & PFC_FRAME != 0 {
+            self.start_tx(p, sched);
+        }
+        let node = self.ports[p.idx()].node;
+        match self.nodes[node.idx()].kind {
+            NodeKind::Host => Outcome::NicReady {
+                host: self.host_of(node),
+            },
+            NodeKind::Switch { .. } => Outcome::Nothing,
+        }
+    }
+
+    /// The events that are not a hop's: hook timers and PFC.
+    #[inline(never)]
+    fn handle_rare<S: Scheduler>(&mut self, ev: NetEvent, sched: &mut S) -> Outcome {
+        match ev {
+            NetEvent::TxDone(_) | NetEvent::Deliver(_) => unreachable!("handled inline"),
+            NetEvent::IngressTimer(p) => self.on_ingress_timer(p, sched),
+            NetEvent::PfcDeliver(p) => self.pfc_deliver(p, sched),
+            NetEvent::PfcTimer(p) => self.pfc_timer(p, sched),
+        }
+        Outcome::Nothing
     }
 
     #[inline]
@@ -570,14 +582,18 @@ impl Fabric {
         let wire = self.config.wire;
         let port = &mut self.ports[p.idx()];
         assert!(!port.busy, "start_tx on busy {p}"); // pairs with TxDone's
-        if port.ctl_pending && self.pfc_send_frame(p, sched) {
-            return; // PFC frames go first and are never paused
+        let mut paused = 0;
+        if port.pfc_attention != 0 {
+            if port.pfc_attention & PFC_FRAME != 0 && self.pfc_send_frame(p, sched) {
+                return; // PFC frames go first and are never paused
+            }
+            let port = &self.ports[p.idx()];
+            if port.packets == 0 {
+                return;
+            }
+            paused = port.paused_classes;
         }
         let port = &mut self.ports[p.idx()];
-        let paused = port.paused_classes;
-        if port.packets == 0 {
-            return;
-        }
         let class = if port.queues.len() == 1 {
             if paused & 1 != 0 {
                 return; // paused: idle until RESUME

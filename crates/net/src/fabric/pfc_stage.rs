@@ -7,6 +7,7 @@ use super::{Fabric, NetEvent, Scheduler};
 use crate::ids::PortId;
 use crate::packet::PacketId;
 use crate::pfc::{self, Charge, PAUSE_PAYLOAD_BYTES, PauseMode, PfcConfig, PortPfc};
+use crate::port::{PFC_FRAME, PFC_PAUSED};
 use sim_core::SimTime;
 
 /// A snapshot of one switch's PFC memory, for invariant checks.
@@ -132,11 +133,12 @@ impl Fabric {
     /// next, behind the frame in transmission if any.
     fn pfc_announce<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
         let port = &mut self.ports[p.idx()];
-        port.ctl_pending = port
+        let pending = port
             .pfc
             .as_ref()
             .is_some_and(|s| s.pending_frame().is_some());
-        if port.ctl_pending && !port.busy {
+        port.set_attention(PFC_FRAME, pending);
+        if pending && !port.busy {
             self.start_tx(p, sched);
         }
     }
@@ -153,7 +155,7 @@ impl Fabric {
             Some(PauseMode::Quanta { .. })
         );
         let port = &mut self.ports[p.idx()];
-        port.ctl_pending = false;
+        port.set_attention(PFC_FRAME, false);
         let st = port
             .pfc
             .as_deref_mut()
@@ -256,7 +258,7 @@ impl Fabric {
             }
         }
         if st.pending_frame().is_some() {
-            port.ctl_pending = true;
+            port.set_attention(PFC_FRAME, true);
             if !port.busy {
                 self.start_tx(p, sched);
             }
@@ -275,6 +277,8 @@ impl Fabric {
             .filter(|q| paused & (1 << q) != 0)
             .map(|q| if single { 0 } else { classes_of[q] })
             .fold(0u8, |m, c| m | (1 << c));
+        let any = port.paused_classes != 0;
+        port.set_attention(PFC_PAUSED, any);
         if resumed != 0 && !port.busy && port.packets > 0 {
             self.start_tx(p, sched);
         }

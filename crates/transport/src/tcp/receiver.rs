@@ -113,7 +113,6 @@ impl TcpReceiver {
     }
 
     /// Processes a packet from the sender.
-    #[inline]
     pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
         if pkt.flags.has(TcpFlags::SYN) {
             return self.on_syn(now, pkt, out);
