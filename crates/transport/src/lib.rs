@@ -17,6 +17,7 @@
 
 pub mod cc;
 pub mod endpoint;
+pub mod roce;
 pub mod rtt;
 pub mod tcp;
 
