@@ -3,7 +3,8 @@
 //! HPCC and MQ-ECN convention: slowdown = FCT / ideal FCT >= 1).
 //!
 //! A TCP flow's FCT runs from its SYN to the acknowledgment of its last
-//! byte, so its ideal is
+//! byte (a RoCE flow's from its first packet: no handshake term), so its
+//! ideal is
 //!
 //! ```text
 //! ideal = sum_fwd (d + t(C)) + sum_rev (d + t(C))     SYN and SYN-ACK
@@ -24,9 +25,54 @@
 //! delayed ACKs), so slowdown measures both the network and the
 //! transport. Paths are the ones routing gives the flow's own 5-tuple.
 
-use net::{Fabric, Origin, Packet, PortId, Protocol};
+use net::{Fabric, Origin, Packet, PortId};
 use sim_core::SimDuration;
 use transport::{FlowAddr, TransportConfig};
+
+/// The egress ports of a flow's forward path and of its reverse path, as
+/// routing gives its own 5-tuple.
+fn paths(
+    fabric: &Fabric,
+    addr: &FlowAddr,
+    transport: &TransportConfig,
+) -> (Vec<PortId>, Vec<PortId>) {
+    let mut pkt = Packet {
+        origin: Origin::Flow(addr.flow),
+        src: addr.src,
+        dst: addr.dst,
+        sport: addr.sport,
+        dport: addr.dport,
+        protocol: transport.protocol(),
+        priority: addr.priority,
+        ..Packet::default()
+    };
+    let fwd = fabric.path(&pkt);
+    pkt.src = addr.dst;
+    pkt.dst = addr.src;
+    pkt.sport = addr.dport;
+    pkt.dport = addr.sport;
+    pkt.reverse = true;
+    (fwd, fabric.path(&pkt))
+}
+
+/// Store-and-forward time of one packet of `ip_bytes` over `path`, in ps.
+fn one_way(fabric: &Fabric, path: &[PortId], ip_bytes: u32) -> u64 {
+    let wire = fabric.config().wire;
+    path.iter()
+        .map(|&p| {
+            let port = fabric.port(p);
+            port.delay.ps() + port.rate.tx_time(wire.wire_bytes(ip_bytes)).ps()
+        })
+        .sum()
+}
+
+/// A flow's base RTT: one full data packet out and an acknowledgment back,
+/// store-and-forward on empty queues (what RoCE's windows scale a BDP by).
+pub fn base_rtt(fabric: &Fabric, addr: &FlowAddr, transport: &TransportConfig) -> SimDuration {
+    let (fwd, rev) = paths(fabric, addr, transport);
+    let full = transport.data_header_bytes() + transport.mss() as u32;
+    SimDuration::from_ps(one_way(fabric, &fwd, full) + one_way(fabric, &rev, transport.ack_bytes()))
+}
 
 /// The ideal FCT of a flow of `size` bytes at `addr`, cut into the
 /// transport's segments.
@@ -39,33 +85,10 @@ pub fn ideal_fct(
     let wire = fabric.config().wire;
     let mss = transport.mss();
     let header = transport.data_header_bytes();
-    let syn = transport.handshake_header_bytes();
-    let mut pkt = Packet {
-        origin: Origin::Flow(addr.flow),
-        src: addr.src,
-        dst: addr.dst,
-        sport: addr.sport,
-        dport: addr.dport,
-        protocol: Protocol::Tcp,
-        priority: addr.priority,
-        ..Packet::default()
-    };
-    let fwd = fabric.path(&pkt);
-    pkt.src = addr.dst;
-    pkt.dst = addr.src;
-    pkt.sport = addr.dport;
-    pkt.dport = addr.sport;
-    pkt.reverse = true;
-    let rev = fabric.path(&pkt);
-    // Store-and-forward of one packet of `ip_bytes` over a path.
-    let one_way = |path: &[PortId], ip_bytes: u32| -> u64 {
-        path.iter()
-            .map(|&p| {
-                let port = fabric.port(p);
-                port.delay.ps() + port.rate.tx_time(wire.wire_bytes(ip_bytes)).ps()
-            })
-            .sum()
-    };
+    let (fwd, rev) = paths(fabric, addr, transport);
+    let handshake = transport.handshake_header_bytes().map_or(0, |syn| {
+        one_way(fabric, &fwd, syn) + one_way(fabric, &rev, syn)
+    });
     let first = size.min(mss);
     let full = size / mss;
     let tail = size % mss;
@@ -77,10 +100,9 @@ pub fn ideal_fct(
         .map(|&p| fabric.port(p).rate)
         .min()
         .expect("a path has at least the host's link");
-    let ps = one_way(&fwd, syn)
-        + one_way(&rev, syn)
-        + one_way(&fwd, header + first as u32)
+    let ps = handshake
+        + one_way(fabric, &fwd, header + first as u32)
         + bottleneck.tx_time(rest).ps()
-        + one_way(&rev, header);
+        + one_way(fabric, &rev, transport.ack_bytes());
     SimDuration::from_ps(ps)
 }

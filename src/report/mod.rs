@@ -22,7 +22,7 @@ pub use csv::{
     QueueCsv, flows_csv, goodput_csv, pings_csv, ports_csv, queues_csv, rounds_csv, rtt_csv,
 };
 pub use folder::{FolderBusy, RunFolder, try_lock, write_atomic};
-pub use ideal::ideal_fct;
+pub use ideal::{base_rtt, ideal_fct};
 pub use pfc::{PfcSummary, pfc_csv};
 pub use transports::TransportSummary;
 pub use workloads::{Fairness, ProbesSummary, RoundsSummary, WorkloadSummary, round_rows};

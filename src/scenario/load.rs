@@ -307,9 +307,10 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
 
     let mut transports = transports(&src, root.get("transport"), ctx)?;
     for t in &mut transports {
-        let TransportConfig::Tcp(c) = &mut t.config;
-        // The host shim is on exactly when switches rewrite rwnd, unless set.
-        c.window_scale_shim = Some(c.window_scale_shim.unwrap_or(switch.rewrites_rwnd()));
+        if let TransportConfig::Tcp(c) = &mut t.config {
+            // The host shim is on exactly when switches rewrite rwnd, unless set.
+            c.window_scale_shim = Some(c.window_scale_shim.unwrap_or(switch.rewrites_rwnd()));
+        }
     }
 
     let mut workloads = Vec::new();

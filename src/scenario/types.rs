@@ -43,6 +43,10 @@ impl NamedTransport {
     pub fn cc(&self) -> &'static str {
         match &self.config {
             TransportConfig::Tcp(c) => c.cc.name(),
+            TransportConfig::Roce(c) => match c.cc {
+                transport::roce::RoceCc::None => "none",
+                transport::roce::RoceCc::Dcqcn(_) => "dcqcn",
+            },
         }
     }
 }

@@ -383,11 +383,12 @@ impl World {
             dport: 5001,
             priority: sc.workloads[wi as usize].priority(),
         };
+        let path = self.path_info(cfg, &addr);
         self.flows.push(Flow {
             workload: wi,
             transport,
             // An unbounded flow: more bytes than any run can send.
-            sender: cfg.sender(addr, size.unwrap_or(u64::MAX - 2)),
+            sender: cfg.sender(addr, size.unwrap_or(u64::MAX - 2), &path),
             size,
             receiver: cfg.receiver(addr),
             start: at.unwrap_or(SimTime::MAX),
@@ -403,6 +404,26 @@ impl World {
         }
         if let Some(t) = stop {
             self.q.schedule(t, Event::FlowStop(id));
+        }
+    }
+
+    /// What a new flow's sender may know of its host and path: the NIC's
+    /// rate and framing, and (for the families that read it) the base BDP:
+    /// one full data packet out and an ACK back, store-and-forward on empty
+    /// queues, times the NIC's rate.
+    fn path_info(&self, cfg: &transport::TransportConfig, addr: &FlowAddr) -> transport::PathInfo {
+        let wire = self.fabric.config().wire;
+        let line_rate = self.fabric.port(self.fabric.host_port(addr.src)).rate;
+        let bdp_bytes = if cfg.needs_bdp() {
+            let rtt = crate::report::base_rtt(&self.fabric, addr, cfg);
+            line_rate.bytes_in(rtt)
+        } else {
+            0
+        };
+        transport::PathInfo {
+            line_rate,
+            wire,
+            bdp_bytes,
         }
     }
 

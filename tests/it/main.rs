@@ -19,6 +19,7 @@ mod queue_md1;
 mod queue_sampling;
 mod r_aqm;
 mod red_ecn;
+mod roce;
 mod run_folder;
 mod scenario_files;
 mod shared_buffer;

@@ -5,7 +5,13 @@
 //!   from `k_min` to `k_max` a packet is marked with probability
 //!   `p_b = p_max (avg - k_min) / (k_max - k_min)`, spread out by RED's count
 //!   (`p_a = p_b / (1 - count p_b)`, so the gaps between marks are uniform);
-//!   at or above `k_max` every packet is marked. ECT packets are marked CE;
+//!   at or above `k_max` every packet is marked. With `spread = false` each
+//!   packet is marked independently with `p_b` (no count): DCQCN's
+//!   congestion point as the HPCC and DCQCN ns-3 codes and the DCQCN fluid
+//!   model have it; the count roughly doubles the marks at a given queue
+//!   (a mark every 1/(2 p_b) packets on average), which a DCQCN flow pair
+//!   answers with a queue about half as far above `k_min`.
+//!   ECT packets are marked CE;
 //!   non-ECT packets (or all packets, with `ecn = false`) are dropped instead.
 //!   With `k_min = k_max` this is step marking at K, but note that RED marks at
 //!   `avg >= k_max` where `step-ecn` marks when the queue exceeds K.
@@ -99,6 +105,10 @@ pub struct RedConfig {
     /// Mark ECT packets (default true); false: drop instead.
     #[serde(default = "default_true")]
     pub ecn: bool,
+    /// Spread marks by RED's count (default true, Floyd and Jacobson);
+    /// false: each packet independently with p_b (DCQCN's CP).
+    #[serde(default = "default_true")]
+    pub spread: bool,
     /// `"standard"` or `"minimum"` (MQ-ECN 2.2), instead of `k_min`/`k_max`.
     pub preset: Option<Preset>,
     /// The standard threshold K, for a preset.
@@ -202,6 +212,7 @@ impl RedConfig {
             average: self.average,
             bytes_unit,
             ecn: self.ecn,
+            spread: self.spread,
             p_max,
             queues: std::array::from_fn(|c| RedQueue {
                 k_min: k_min[c],
@@ -244,6 +255,7 @@ pub struct Red {
     average: Average,
     bytes_unit: bool,
     ecn: bool,
+    spread: bool,
     p_max: f64,
     queues: [RedQueue; 8],
     weight: f64,
@@ -302,6 +314,10 @@ impl Red {
             true
         } else {
             let p_b = self.p_max * (avg - lo) / (hi - lo);
+            if !self.spread {
+                let hit = self.rng.uniform_open01() < p_b;
+                return self.verdict(hit, pkt);
+            }
             self.queues[slot].count += 1;
             let denom = 1.0 - self.queues[slot].count as f64 * p_b;
             let p_a = if denom <= 0.0 {
@@ -315,6 +331,10 @@ impl Red {
             }
             hit
         };
+        self.verdict(congested, pkt)
+    }
+
+    fn verdict(&self, congested: bool, pkt: &Packet) -> Verdict {
         match (congested, self.ecn && pkt.ecn != Ecn::NotEct) {
             (false, _) => Verdict::Accept,
             (true, true) => Verdict::Mark,
@@ -404,6 +424,7 @@ mod tests {
             mark_at: MarkAt::Enqueue,
             scope: Scope::Queue,
             ecn: true,
+            spread: true,
             preset: None,
             k_standard: None,
             rtt: None,
@@ -470,6 +491,28 @@ mod tests {
                 gap = 0;
             }
         }
+    }
+
+    #[test]
+    fn without_spreading_each_packet_is_marked_with_p_b() {
+        // DCQCN's CP: p_b = 0.25 for every packet, independently: a mark
+        // fraction of 0.25 (half the count method's), gaps geometric.
+        let mut c = cfg(20, 40, 0.5);
+        c.spread = false;
+        let mut r = c.build(&ctx());
+        let n = 100_000;
+        let (mut marks, mut longest, mut gap) = (0, 0, 0);
+        for _ in 0..n {
+            gap += 1;
+            if r.on_enqueue(SimTime::ZERO, q(29), &ect()) == Verdict::Mark {
+                marks += 1;
+                longest = longest.max(gap);
+                gap = 0;
+            }
+        }
+        let f = marks as f64 / n as f64;
+        assert!((f - 0.25).abs() < 0.01, "mark fraction {f}");
+        assert!(longest > 10, "geometric gaps run long: {longest}");
     }
 
     #[test]

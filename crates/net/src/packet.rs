@@ -217,6 +217,39 @@ pub enum Protocol {
     Tcp,
     /// A UDP-like datagram (packet sources); TCP fields are zero.
     Udp,
+    /// RoCE v2 (RDMA over UDP/IP): `seq` is the PSN, `ack` the next
+    /// expected PSN of an ACK/NAK, and [`Packet::roce`] holds the opcode's
+    /// place in its message and the NAK and CNP bits.
+    Roce,
+}
+
+/// The RoCE header bits the model uses (the BTH opcode's place in its
+/// message, the AETH syndrome, the CNP opcode), in one byte.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RoceBits(pub u8);
+
+impl RoceBits {
+    /// The first packet of a message (SEND/WRITE First, or Only with `LAST`).
+    pub const FIRST: RoceBits = RoceBits(1);
+    /// The last packet of a message (Last, or Only with `FIRST`).
+    pub const LAST: RoceBits = RoceBits(2);
+    /// An ACK whose AETH syndrome is a NAK (PSN sequence error): go back to `ack`.
+    pub const NAK: RoceBits = RoceBits(4);
+    /// A congestion notification packet (BTH opcode 0x81).
+    pub const CNP: RoceBits = RoceBits(8);
+
+    /// Whether every bit of `other` is set.
+    #[inline]
+    pub fn has(self, other: RoceBits) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl std::ops::BitOr for RoceBits {
+    type Output = RoceBits;
+    fn bitor(self, o: RoceBits) -> RoceBits {
+        RoceBits(self.0 | o.0)
+    }
 }
 
 /// One packet. Header fields are those of DESIGN.md's network model.
@@ -276,6 +309,8 @@ pub struct Packet {
     /// Counted by its switch's PFC memory manager (a lossless packet that
     /// entered the data buffer; see [`crate::pfc`]).
     pub mmu_charged: bool,
+    /// RoCE's opcode place, NAK and CNP bits (zero for other protocols).
+    pub roce: RoceBits,
     /// TCP sequence number of the first payload byte (64-bit, never wraps).
     pub seq: u64,
     /// TCP cumulative acknowledgment number.
@@ -335,7 +370,7 @@ impl Packet {
                 self.flags = self.flags | TcpFlags::ECE;
                 true
             }
-            Protocol::Udp => false,
+            Protocol::Udp | Protocol::Roce => false,
         }
     }
 
@@ -461,6 +496,7 @@ mod tests {
             offset_of!(Packet, kind) + 1,
             offset_of!(Packet, origin) + size_of::<Origin>(),
             offset_of!(Packet, mmu_charged) + 1,
+            offset_of!(Packet, roce) + 1,
         ] {
             assert!(end <= 64, "a per-hop field ends at {end}");
         }

@@ -7,10 +7,24 @@
 //! per call; with one family the match compiles away. Reports read a flow
 //! through the family-neutral [`FlowRecord`].
 
+use crate::roce::{RoceConfig, RoceReceiver, RoceSender};
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::{Emit, FlowAddr};
-use net::Packet;
-use sim_core::{SimDuration, SimTime};
+use net::{Packet, Protocol, WireFormat};
+use sim_core::{Bandwidth, SimDuration, SimTime};
+
+/// What a sender may know of its host and path when it is built.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PathInfo {
+    /// The source NIC's line rate (RoCE starts and paces at it).
+    pub line_rate: Bandwidth,
+    /// The links' framing (pacing counts wire bytes).
+    pub wire: WireFormat,
+    /// The path's base bandwidth-delay product, bytes: the base RTT (one
+    /// full data packet forward and an ACK back, store-and-forward, on
+    /// empty queues) times the line rate (RoCE's window modes).
+    pub bdp_bytes: u64,
+}
 
 /// Which end of a flow: the data sender or the data receiver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -34,6 +48,8 @@ impl Side {
 pub enum TransportConfig {
     /// The TCP family (NewReno, ECN*, DCTCP).
     Tcp(TcpConfig),
+    /// The RoCE family (the reliable connection; DCQCN).
+    Roce(RoceConfig),
 }
 
 impl TransportConfig {
@@ -41,14 +57,33 @@ impl TransportConfig {
     pub fn family(&self) -> &'static str {
         match self {
             TransportConfig::Tcp(_) => "tcp",
+            TransportConfig::Roce(_) => "roce",
+        }
+    }
+
+    /// The IP protocol of the family's packets (part of the ECMP hash).
+    pub fn protocol(&self) -> Protocol {
+        match self {
+            TransportConfig::Tcp(_) => Protocol::Tcp,
+            TransportConfig::Roce(_) => Protocol::Roce,
+        }
+    }
+
+    /// Whether [`TransportConfig::sender`] reads [`PathInfo::bdp_bytes`]
+    /// (the caller may then skip computing it).
+    pub fn needs_bdp(&self) -> bool {
+        match self {
+            TransportConfig::Tcp(_) => false,
+            TransportConfig::Roce(c) => c.window != crate::roce::WindowMode::None,
         }
     }
 
     /// The sending end of a flow of `size_bytes` (`u64::MAX - 2` and
-    /// [`Sender::stop_app`] for an unbounded flow).
-    pub fn sender(&self, addr: FlowAddr, size_bytes: u64) -> Sender {
+    /// [`Sender::stop_app`] for an unbounded flow) on `path`.
+    pub fn sender(&self, addr: FlowAddr, size_bytes: u64, path: &PathInfo) -> Sender {
         match self {
             TransportConfig::Tcp(c) => Sender::Tcp(TcpSender::new(addr, size_bytes, c)),
+            TransportConfig::Roce(c) => Sender::Roce(RoceSender::new(addr, size_bytes, c, path)),
         }
     }
 
@@ -56,6 +91,7 @@ impl TransportConfig {
     pub fn receiver(&self, addr: FlowAddr) -> Receiver {
         match self {
             TransportConfig::Tcp(c) => Receiver::Tcp(TcpReceiver::new(addr, c)),
+            TransportConfig::Roce(c) => Receiver::Roce(RoceReceiver::new(addr, c)),
         }
     }
 
@@ -63,21 +99,33 @@ impl TransportConfig {
     pub fn mss(&self) -> u64 {
         match self {
             TransportConfig::Tcp(c) => c.mss.0,
+            TransportConfig::Roce(c) => c.mtu_bytes as u64,
         }
     }
 
-    /// Header bytes of a data packet and of a pure ACK (IP and transport,
-    /// options included).
+    /// Header bytes of a data packet (IP and transport, options included).
     pub fn data_header_bytes(&self) -> u32 {
         match self {
             TransportConfig::Tcp(c) => c.data_header_bytes(),
+            TransportConfig::Roce(_) => crate::roce::config::DATA_HEADER_BYTES,
         }
     }
 
-    /// Header bytes of a connection-setup packet (TCP's SYN and SYN-ACK).
-    pub fn handshake_header_bytes(&self) -> u32 {
+    /// IP bytes of a pure acknowledgment.
+    pub fn ack_bytes(&self) -> u32 {
         match self {
-            TransportConfig::Tcp(c) => c.syn_header_bytes(),
+            TransportConfig::Tcp(c) => c.data_header_bytes(),
+            TransportConfig::Roce(_) => crate::roce::config::ACK_BYTES,
+        }
+    }
+
+    /// Header bytes of a connection-setup packet (TCP's SYN and SYN-ACK);
+    /// `None` for a family without a handshake in the flow's time (RoCE's
+    /// connections are set up beforehand).
+    pub fn handshake_header_bytes(&self) -> Option<u32> {
+        match self {
+            TransportConfig::Tcp(c) => Some(c.syn_header_bytes()),
+            TransportConfig::Roce(_) => None,
         }
     }
 }
@@ -87,6 +135,8 @@ impl TransportConfig {
 pub enum Sender {
     /// TCP.
     Tcp(TcpSender),
+    /// RoCE.
+    Roce(RoceSender),
 }
 
 /// The receiving end of a flow, of any family.
@@ -94,6 +144,8 @@ pub enum Sender {
 pub enum Receiver {
     /// TCP.
     Tcp(TcpReceiver),
+    /// RoCE.
+    Roce(RoceReceiver),
 }
 
 impl Sender {
@@ -101,6 +153,7 @@ impl Sender {
     pub fn start(&mut self, now: SimTime, out: &mut impl Emit) {
         match self {
             Sender::Tcp(s) => s.start(now, out),
+            Sender::Roce(s) => s.start(now, out),
         }
     }
 
@@ -108,6 +161,7 @@ impl Sender {
     pub fn stop_app(&mut self, now: SimTime, out: &mut impl Emit) {
         match self {
             Sender::Tcp(s) => s.stop_app(now, out),
+            Sender::Roce(s) => s.stop_app(now, out),
         }
     }
 
@@ -116,6 +170,7 @@ impl Sender {
     pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
         match self {
             Sender::Tcp(s) => s.on_packet(now, pkt, out),
+            Sender::Roce(s) => s.on_packet(now, pkt, out),
         }
     }
 
@@ -123,6 +178,7 @@ impl Sender {
     pub fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
         match self {
             Sender::Tcp(s) => s.on_timer(now, out),
+            Sender::Roce(s) => s.on_timer(now, out),
         }
     }
 
@@ -131,6 +187,7 @@ impl Sender {
     pub fn deadline(&self) -> Option<SimTime> {
         match self {
             Sender::Tcp(s) => s.deadline(),
+            Sender::Roce(s) => s.deadline(),
         }
     }
 
@@ -140,6 +197,7 @@ impl Sender {
     pub fn wants_transmit(&mut self) -> bool {
         match self {
             Sender::Tcp(s) => s.wants_transmit(),
+            Sender::Roce(s) => s.wants_transmit(),
         }
     }
 
@@ -148,6 +206,7 @@ impl Sender {
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
         match self {
             Sender::Tcp(s) => s.poll_transmit(now),
+            Sender::Roce(s) => s.poll_transmit(now),
         }
     }
 
@@ -156,6 +215,7 @@ impl Sender {
     pub fn take_rtt_sample(&mut self) -> Option<SimDuration> {
         match self {
             Sender::Tcp(s) => s.take_rtt_sample(),
+            Sender::Roce(s) => s.take_rtt_sample(),
         }
     }
 
@@ -164,6 +224,7 @@ impl Sender {
     pub fn completed_at(&self) -> Option<SimTime> {
         match self {
             Sender::Tcp(s) => s.completed_at(),
+            Sender::Roce(s) => s.completed_at(),
         }
     }
 
@@ -172,6 +233,7 @@ impl Sender {
     pub fn bytes_acked(&self) -> u64 {
         match self {
             Sender::Tcp(s) => s.bytes_acked(),
+            Sender::Roce(s) => s.bytes_acked(),
         }
     }
 
@@ -179,6 +241,7 @@ impl Sender {
     pub fn size_bytes(&self) -> u64 {
         match self {
             Sender::Tcp(s) => s.size_bytes(),
+            Sender::Roce(s) => s.size_bytes(),
         }
     }
 
@@ -187,6 +250,7 @@ impl Sender {
     pub fn addr(&self) -> &FlowAddr {
         match self {
             Sender::Tcp(s) => s.addr(),
+            Sender::Roce(s) => s.addr(),
         }
     }
 
@@ -194,6 +258,7 @@ impl Sender {
     pub fn record(&self) -> FlowRecord {
         match self {
             Sender::Tcp(s) => s.record(),
+            Sender::Roce(s) => s.record(),
         }
     }
 
@@ -201,6 +266,15 @@ impl Sender {
     pub fn as_tcp(&self) -> Option<&TcpSender> {
         match self {
             Sender::Tcp(s) => Some(s),
+            Sender::Roce(_) => None,
+        }
+    }
+
+    /// The RoCE sender, if the flow is RoCE (tests and RoCE-only reports).
+    pub fn as_roce(&self) -> Option<&RoceSender> {
+        match self {
+            Sender::Roce(s) => Some(s),
+            Sender::Tcp(_) => None,
         }
     }
 }
@@ -211,6 +285,7 @@ impl Receiver {
     pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
         match self {
             Receiver::Tcp(r) => r.on_packet(now, pkt, out),
+            Receiver::Roce(r) => r.on_packet(now, pkt, out),
         }
     }
 
@@ -218,6 +293,7 @@ impl Receiver {
     pub fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
         match self {
             Receiver::Tcp(r) => r.on_timer(now, out),
+            Receiver::Roce(r) => r.on_timer(now, out),
         }
     }
 
@@ -226,6 +302,7 @@ impl Receiver {
     pub fn deadline(&self) -> Option<SimTime> {
         match self {
             Receiver::Tcp(r) => r.deadline(),
+            Receiver::Roce(r) => r.deadline(),
         }
     }
 
@@ -234,6 +311,7 @@ impl Receiver {
     pub fn bytes_received(&self) -> u64 {
         match self {
             Receiver::Tcp(r) => r.bytes_received(),
+            Receiver::Roce(r) => r.bytes_received(),
         }
     }
 
@@ -241,6 +319,7 @@ impl Receiver {
     pub fn as_tcp(&self) -> Option<&TcpReceiver> {
         match self {
             Receiver::Tcp(r) => Some(r),
+            Receiver::Roce(_) => None,
         }
     }
 }

@@ -2,9 +2,80 @@
 //! packets leave one at a time at `rate`, every packet takes `delay` one way,
 //! and test hooks may drop or rewrite packets in flight.
 
+use crate::roce::{RoceReceiver, RoceSender};
 use crate::{FlowAddr, TcpConfig, TcpReceiver, TcpSender};
 use net::{FlowId, HostId, Packet};
 use sim_core::{Bandwidth, EventQueue, SimDuration, SimTime};
+
+/// A sending end the harness can drive.
+pub trait TxEnd {
+    fn start(&mut self, now: SimTime, out: &mut Vec<Packet>);
+    fn on_packet(&mut self, now: SimTime, p: &Packet, out: &mut Vec<Packet>);
+    fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>);
+    fn deadline(&self) -> Option<SimTime>;
+    fn poll_transmit(&mut self, now: SimTime) -> Option<Packet>;
+}
+
+/// A receiving end the harness can drive.
+pub trait RxEnd {
+    fn on_packet(&mut self, now: SimTime, p: &Packet, out: &mut Vec<Packet>);
+    fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>);
+    fn deadline(&self) -> Option<SimTime>;
+}
+
+macro_rules! tx_end {
+    ($t:ty) => {
+        impl TxEnd for $t {
+            fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+                <$t>::start(self, now, out)
+            }
+            fn on_packet(&mut self, now: SimTime, p: &Packet, out: &mut Vec<Packet>) {
+                <$t>::on_packet(self, now, p, out)
+            }
+            fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+                <$t>::on_timer(self, now, out)
+            }
+            fn deadline(&self) -> Option<SimTime> {
+                <$t>::deadline(self)
+            }
+            fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
+                <$t>::poll_transmit(self, now)
+            }
+        }
+    };
+}
+tx_end!(TcpSender);
+tx_end!(RoceSender);
+
+macro_rules! rx_end {
+    ($t:ty) => {
+        impl RxEnd for $t {
+            fn on_packet(&mut self, now: SimTime, p: &Packet, out: &mut Vec<Packet>) {
+                <$t>::on_packet(self, now, p, out)
+            }
+            fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+                <$t>::on_timer(self, now, out)
+            }
+            fn deadline(&self) -> Option<SimTime> {
+                <$t>::deadline(self)
+            }
+        }
+    };
+}
+rx_end!(TcpReceiver);
+rx_end!(RoceReceiver);
+
+/// The addressing every harness flow uses.
+pub fn addr() -> FlowAddr {
+    FlowAddr {
+        flow: FlowId(0),
+        src: HostId(0),
+        dst: HostId(1),
+        sport: 1000,
+        dport: 80,
+        priority: 0,
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -17,9 +88,9 @@ enum Ev {
 /// Hooks on packets in flight: return false to drop.
 pub type Filter<'a> = Box<dyn FnMut(SimTime, &mut Packet) -> bool + 'a>;
 
-pub struct Harness<'a> {
-    pub sender: TcpSender,
-    pub receiver: TcpReceiver,
+pub struct Harness<'a, S = TcpSender, R = TcpReceiver> {
+    pub sender: S,
+    pub receiver: R,
     pub rate: Bandwidth,
     pub delay: SimDuration,
     pub data_filter: Filter<'a>,
@@ -34,17 +105,16 @@ pub struct Harness<'a> {
 
 impl<'a> Harness<'a> {
     pub fn new(cfg: &TcpConfig, size: u64) -> Self {
-        let addr = FlowAddr {
-            flow: FlowId(0),
-            src: HostId(0),
-            dst: HostId(1),
-            sport: 1000,
-            dport: 80,
-            priority: 0,
-        };
+        let a = addr();
+        Harness::with(TcpSender::new(a, size, cfg), TcpReceiver::new(a, cfg))
+    }
+}
+
+impl<'a, S: TxEnd, R: RxEnd> Harness<'a, S, R> {
+    pub fn with(sender: S, receiver: R) -> Self {
         Harness {
-            sender: TcpSender::new(addr, size, cfg),
-            receiver: TcpReceiver::new(addr, cfg),
+            sender,
+            receiver,
             rate: Bandwidth::from_gbps(10),
             delay: SimDuration::from_us(10),
             data_filter: Box::new(|_, _| true),

@@ -13,7 +13,8 @@
 //!
 //! The TCP family ([`tcp`]) puts congestion control behind the small
 //! [`cc::CongestionControl`] trait, dispatched through the [`cc::Controller`]
-//! enum on the hot path.
+//! enum on the hot path. The RoCE family ([`roce`]) is rate-based: DCQCN
+//! sets the pace of a go-back-N reliable connection.
 
 pub mod cc;
 pub mod endpoint;
@@ -21,7 +22,7 @@ pub mod roce;
 pub mod rtt;
 pub mod tcp;
 
-pub use endpoint::{Counters, FlowRecord, Receiver, Sender, Side, TransportConfig};
+pub use endpoint::{Counters, FlowRecord, PathInfo, Receiver, Sender, Side, TransportConfig};
 pub use tcp::{CcConfig, TcpConfig, TcpReceiver, TcpSender};
 
 use net::{Kind, Origin, Packet};

@@ -1,7 +1,17 @@
-//! The RoCE family: RDMA over Converged Ethernet's reliable connection and
-//! its congestion control. This first piece is DCQCN's reaction
-//! point ([`dcqcn`]); the RC transport (PSNs, go-back-N, pacing) builds on it.
+//! The RoCE family: RDMA over Converged Ethernet v2's reliable connection
+//! (one message per flow, PSNs, go-back-N, NIC pacing) and DCQCN (the
+//! reaction point at the sender, the notification point at the receiver;
+//! the switches' RED marking is the congestion point).
 
+pub mod config;
 pub mod dcqcn;
+mod receiver;
+mod sender;
 
+pub use config::{RoceCc, RoceConfig, RoceKeys, WindowMode};
 pub use dcqcn::{Clamp, Dcqcn, DcqcnConfig, Variant};
+pub use receiver::RoceReceiver;
+pub use sender::RoceSender;
+
+#[cfg(test)]
+mod tests;

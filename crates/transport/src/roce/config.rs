@@ -1,0 +1,343 @@
+//! The RoCE family's keys (`[transport.NAME]` with `kind = "roce"`).
+
+use super::dcqcn::{Clamp, DcqcnConfig, Variant};
+use serde::Deserialize;
+use sim_core::{Bandwidth, Bytes, SimDuration};
+
+/// RoCE v2 headers of a data packet, IP bytes: IPv4 20 + UDP 8 + BTH 12 +
+/// ICRC 4 (Ethernet's header and FCS are the wire framing's).
+pub const DATA_HEADER_BYTES: u32 = 44;
+/// An ACK/NAK: a data packet's headers + AETH 4.
+pub const ACK_BYTES: u32 = 48;
+/// A CNP: IPv4 20 + UDP 8 + BTH 12 + 16 reserved + ICRC 4.
+pub const CNP_BYTES: u32 = 60;
+
+/// How many bytes a sender may have in flight (DCQCN+window; rdma-spec.md
+/// 2.5, A7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowMode {
+    /// No window: the rate alone limits (plain DCQCN).
+    None,
+    /// One base BDP of the flow's path.
+    Bdp,
+    /// BDP x R_C / line rate, at least 1 B (the HPCC fork's `VAR_WIN 1`,
+    /// its "DCQCN+window").
+    BdpXRate,
+}
+
+/// The congestion controller of a RoCE flow.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RoceCc {
+    /// Line rate always (the RDMA NIC without congestion control).
+    None,
+    /// DCQCN (reaction point here, notification point at the receiver).
+    Dcqcn(DcqcnConfig),
+}
+
+/// The RoCE reliable connection's configuration.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoceConfig {
+    /// Payload bytes per packet (the HPCC fork's `PACKET_PAYLOAD_SIZE`, 1000 B).
+    pub mtu_bytes: u32,
+    /// Data packets per ACK (1: every packet, as the references run).
+    pub ack_interval: u32,
+    /// At most one NAK per expected PSN per this long (HPCC fork: 500 us).
+    pub nack_interval: SimDuration,
+    /// The retransmission timeout; `None` (the references): none.
+    pub rto: Option<SimDuration>,
+    /// The in-flight cap.
+    pub window: WindowMode,
+    /// The congestion controller.
+    pub cc: RoceCc,
+    /// The notification point's CNP spacing per flow (DCQCN: 50 us).
+    pub cnp_interval: SimDuration,
+    /// Priority of ACKs, NAKs and CNPs (`None`: the flow's own).
+    pub ack_priority: Option<u8>,
+}
+
+impl Default for RoceConfig {
+    fn default() -> Self {
+        RoceConfig {
+            mtu_bytes: 1000,
+            ack_interval: 1,
+            nack_interval: SimDuration::from_us(500),
+            rto: None,
+            window: WindowMode::None,
+            cc: RoceCc::Dcqcn(DcqcnConfig::defaults(Variant::Paper)),
+            cnp_interval: SimDuration::from_us(50),
+            ack_priority: None,
+        }
+    }
+}
+
+impl RoceConfig {
+    /// IP bytes of a full data packet.
+    pub fn packet_bytes(&self) -> u32 {
+        self.mtu_bytes + DATA_HEADER_BYTES
+    }
+}
+
+/// A key that failed validation, with why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyError {
+    /// The key (relative to the transport table).
+    pub key: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+fn err(key: &'static str, message: impl Into<String>) -> KeyError {
+    KeyError {
+        key,
+        message: message.into(),
+    }
+}
+
+/// `[transport.NAME]` of the RoCE family as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoceKeys {
+    /// See [`RoceConfig::mtu_bytes`].
+    pub mtu: Option<Bytes>,
+    /// See [`RoceConfig::ack_interval`].
+    pub ack_interval: Option<u32>,
+    /// See [`RoceConfig::nack_interval`].
+    pub nack_interval: Option<SimDuration>,
+    /// See [`RoceConfig::rto`].
+    pub rto: Option<SimDuration>,
+    /// See [`RoceConfig::window`].
+    pub window: Option<WindowMode>,
+    /// `"dcqcn"`, `"none"`, or `{ kind = "dcqcn", variant = ..., keys }`.
+    pub cc: Option<CcKeys>,
+    /// See [`RoceConfig::cnp_interval`].
+    pub cnp_interval: Option<SimDuration>,
+    /// See [`RoceConfig::ack_priority`].
+    pub ack_priority: Option<u8>,
+}
+
+/// The `cc` key: a name or a table.
+#[derive(Debug, Clone)]
+pub enum CcKeys {
+    /// `"none"` or `"dcqcn"` (the paper variant's defaults).
+    Named(String),
+    /// `{ kind = "dcqcn", ... }`.
+    Dcqcn(DcqcnKeys),
+}
+
+impl<'de> Deserialize<'de> for CcKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{self, MapAccess, Visitor};
+        struct Either;
+        impl<'de> Visitor<'de> for Either {
+            type Value = CcKeys;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("\"dcqcn\", \"none\" or a table with `kind = \"dcqcn\"`")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<CcKeys, E> {
+                match s {
+                    "dcqcn" | "none" => Ok(CcKeys::Named(s.into())),
+                    _ => Err(E::unknown_variant(s, &["dcqcn", "none"])),
+                }
+            }
+            fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<CcKeys, A::Error> {
+                #[derive(Deserialize)]
+                #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+                enum Table {
+                    Dcqcn(DcqcnKeys),
+                }
+                let Table::Dcqcn(k) = Table::deserialize(de::value::MapAccessDeserializer::new(m))?;
+                Ok(CcKeys::Dcqcn(k))
+            }
+        }
+        d.deserialize_any(Either)
+    }
+}
+
+/// DCQCN's keys; each absent one takes its variant's default.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DcqcnKeys {
+    /// `"paper"` (default), `"mellanox"` or `"ns3rdma"`.
+    pub variant: Option<String>,
+    /// Alpha's gain g.
+    pub g: Option<f64>,
+    /// Alpha before the first CNP.
+    pub alpha_initial: Option<f64>,
+    /// K.
+    pub alpha_interval: Option<SimDuration>,
+    /// T.
+    pub rate_timer: Option<SimDuration>,
+    /// B, or `"none"`.
+    pub byte_counter: Option<ByteCounter>,
+    /// F.
+    pub fast_recovery_steps: Option<u32>,
+    /// R_AI.
+    pub r_ai: Option<Bandwidth>,
+    /// R_HAI.
+    pub r_hai: Option<Bandwidth>,
+    /// The floor on R_C.
+    pub min_rate: Option<Bandwidth>,
+    /// `"always"`, `"after_increase"` or `"after_byte_increase"`.
+    pub clamp: Option<String>,
+    /// Mellanox: the decrease check's period.
+    pub decrease_interval: Option<SimDuration>,
+    /// Mellanox: the fraction of R_C kept at the first CNP.
+    pub rate_on_first_cnp: Option<f64>,
+}
+
+/// A byte counter: a size, or `"none"`.
+#[derive(Debug, Clone, Copy)]
+pub struct ByteCounter(pub Option<u64>);
+
+impl<'de> Deserialize<'de> for ByteCounter {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        if s == "none" {
+            return Ok(ByteCounter(None));
+        }
+        Bytes::parse(&s)
+            .map(|b| ByteCounter(Some(b.0)))
+            .map_err(|e| serde::de::Error::custom(format!("{e}, or \"none\"")))
+    }
+}
+
+impl DcqcnKeys {
+    fn build(&self) -> Result<DcqcnConfig, KeyError> {
+        let variant = match self.variant.as_deref().unwrap_or("paper") {
+            "paper" => Variant::Paper,
+            "mellanox" => Variant::Mellanox,
+            "ns3rdma" => Variant::Ns3Rdma,
+            other => {
+                return Err(err(
+                    "cc.variant",
+                    format!(
+                        "unknown value '{other}': valid values are \"paper\", \"mellanox\", \"ns3rdma\""
+                    ),
+                ));
+            }
+        };
+        let mut c = DcqcnConfig::defaults(variant);
+        if let Some(g) = self.g {
+            if !(g > 0.0 && g <= 1.0) {
+                return Err(err(
+                    "cc.g",
+                    "must be in (0, 1] (the paper: 1/256 = 0.00390625)",
+                ));
+            }
+            c.g = g;
+        }
+        if let Some(a) = self.alpha_initial {
+            if !(0.0..=1.0).contains(&a) {
+                return Err(err("cc.alpha_initial", "must be in [0, 1]"));
+            }
+            c.alpha_initial = a;
+        }
+        for (key, value, slot) in [
+            (
+                "cc.alpha_interval",
+                self.alpha_interval,
+                &mut c.alpha_interval,
+            ),
+            ("cc.rate_timer", self.rate_timer, &mut c.rate_timer),
+            (
+                "cc.decrease_interval",
+                self.decrease_interval,
+                &mut c.decrease_interval,
+            ),
+        ] {
+            if let Some(v) = value {
+                if v.ps() == 0 {
+                    return Err(err(key, "must be positive"));
+                }
+                *slot = v;
+            }
+        }
+        if let Some(b) = self.byte_counter {
+            if variant == Variant::Mellanox && b.0.is_some() {
+                return Err(err(
+                    "cc.byte_counter",
+                    "the Mellanox variant has no byte counter",
+                ));
+            }
+            if b.0 == Some(0) {
+                return Err(err("cc.byte_counter", "must be positive, or \"none\""));
+            }
+            c.byte_counter = b.0;
+        }
+        if let Some(f) = self.fast_recovery_steps {
+            c.fast_recovery_steps = f;
+        }
+        if let Some(r) = self.r_ai {
+            c.r_ai_bps = r.bps() as f64;
+        }
+        if let Some(r) = self.r_hai {
+            c.r_hai_bps = r.bps() as f64;
+        }
+        if let Some(r) = self.min_rate {
+            c.min_rate_bps = r.bps() as f64;
+        }
+        if let Some(clamp) = &self.clamp {
+            c.clamp = match clamp.as_str() {
+                "always" => Clamp::Always,
+                "after_increase" => Clamp::AfterIncrease,
+                "after_byte_increase" => Clamp::AfterByteIncrease,
+                other => {
+                    return Err(err(
+                        "cc.clamp",
+                        format!(
+                            "unknown value '{other}': valid values are \"always\", \"after_increase\", \"after_byte_increase\""
+                        ),
+                    ));
+                }
+            };
+        }
+        if let Some(r) = self.rate_on_first_cnp {
+            if !(r > 0.0 && r <= 1.0) {
+                return Err(err("cc.rate_on_first_cnp", "must be in (0, 1]"));
+            }
+            c.rate_on_first_cnp = r;
+        }
+        Ok(c)
+    }
+}
+
+impl RoceKeys {
+    /// The configuration, or the first invalid key with why.
+    pub fn build(&self) -> Result<RoceConfig, KeyError> {
+        let d = RoceConfig::default();
+        let mtu = self.mtu.map_or(d.mtu_bytes as u64, |b| b.0);
+        if !(64..=9000).contains(&mtu) {
+            return Err(err(
+                "mtu",
+                "payload bytes per packet: 64B to 9000B (HPCC fork: 1000B)",
+            ));
+        }
+        let ack_interval = self.ack_interval.unwrap_or(1);
+        if ack_interval == 0 {
+            return Err(err("ack_interval", "must be at least 1 (packets per ACK)"));
+        }
+        if self.rto.is_some_and(|r| r.ps() == 0) {
+            return Err(err("rto", "must be positive (leave it out for no timeout)"));
+        }
+        if self.ack_priority.is_some_and(|p| p > 7) {
+            return Err(err("ack_priority", "priorities are 0 to 7"));
+        }
+        let cc = match &self.cc {
+            None => d.cc,
+            Some(CcKeys::Named(n)) if n == "none" => RoceCc::None,
+            Some(CcKeys::Named(_)) => RoceCc::Dcqcn(DcqcnConfig::defaults(Variant::Paper)),
+            Some(CcKeys::Dcqcn(k)) => RoceCc::Dcqcn(k.build()?),
+        };
+        Ok(RoceConfig {
+            mtu_bytes: mtu as u32,
+            ack_interval,
+            nack_interval: self.nack_interval.unwrap_or(d.nack_interval),
+            rto: self.rto,
+            window: self.window.unwrap_or(d.window),
+            cc,
+            cnp_interval: self.cnp_interval.unwrap_or(d.cnp_interval),
+            ack_priority: self.ack_priority,
+        })
+    }
+}

@@ -1,0 +1,172 @@
+//! The responder of a RoCE reliable connection and DCQCN's notification
+//! point (rdma-spec.md 2.2, 3.2).
+//!
+//! - In-order packets advance the expected PSN and are acknowledged every
+//!   `ack_interval` packets and at each message's last packet.
+//! - A packet above the expected PSN is discarded (no out-of-order buffer)
+//!   and answered by a NAK carrying the expected PSN, at most once per
+//!   expected PSN per `nack_interval` (the HPCC fork's rule).
+//! - A duplicate (below the expected PSN) is re-acknowledged, as IBTA
+//!   responders do (the HPCC fork sends nothing; with its RTO off that never
+//!   matters, and with an RTO a lost final ACK would otherwise never be
+//!   repaired).
+//! - CNPs (the SIGCOMM 2015 notification point as htsim runs it): on a
+//!   CE-marked packet, a CNP at once if none went out in the last
+//!   `cnp_interval`, else one when that interval ends if marked packets
+//!   arrived meanwhile; so at most one per interval per flow.
+//! - Message boundaries come from the First/Last bits: the number of
+//!   messages in progress is what RCC's receiver counts.
+
+use super::config::{ACK_BYTES, CNP_BYTES, RoceConfig};
+use crate::endpoint::Side;
+use crate::{Emit, FlowAddr};
+use net::{Ecn, Kind, Packet, Protocol, RoceBits};
+use sim_core::{SimDuration, SimTime};
+
+/// The receiving end of a RoCE flow.
+#[derive(Clone, Debug)]
+pub struct RoceReceiver {
+    addr: FlowAddr,
+    ack_interval: u32,
+    nack_interval: SimDuration,
+    cnp_interval: SimDuration,
+    ack_priority: Option<u8>,
+    /// The next PSN expected.
+    expected: u64,
+    bytes_received: u64,
+    /// In-order packets since the last ACK.
+    unacked: u32,
+    /// The last NAK: its PSN and when it was sent.
+    last_nak: Option<(u64, SimTime)>,
+    /// When the last CNP went out.
+    last_cnp: Option<SimTime>,
+    /// A CE-marked packet arrived since the last CNP.
+    marked: bool,
+    /// The deferred CNP's time.
+    cnp_at: Option<SimTime>,
+    /// Messages begun and not yet ended (RCC's flow count).
+    active_messages: u32,
+    /// NAKs and CNPs sent (for tests and reports).
+    naks_sent: u64,
+    cnps_sent: u64,
+}
+
+impl RoceReceiver {
+    /// The responder of `addr`'s flow.
+    pub fn new(addr: FlowAddr, cfg: &RoceConfig) -> Self {
+        RoceReceiver {
+            addr,
+            ack_interval: cfg.ack_interval,
+            nack_interval: cfg.nack_interval,
+            cnp_interval: cfg.cnp_interval,
+            ack_priority: cfg.ack_priority,
+            expected: 0,
+            bytes_received: 0,
+            unacked: 0,
+            last_nak: None,
+            last_cnp: None,
+            marked: false,
+            cnp_at: None,
+            active_messages: 0,
+            naks_sent: 0,
+            cnps_sent: 0,
+        }
+    }
+
+    fn reply(&self, kind: Kind, size: u32, bits: RoceBits) -> Packet {
+        let mut p = self.addr.header(Side::Receiver, kind);
+        p.protocol = Protocol::Roce;
+        p.size_bytes = size;
+        p.roce = bits;
+        p.ack = self.expected;
+        if let Some(prio) = self.ack_priority {
+            p.priority = prio;
+        }
+        p
+    }
+
+    fn send_cnp(&mut self, now: SimTime, out: &mut impl Emit) {
+        out.emit(self.reply(Kind::Control, CNP_BYTES, RoceBits::CNP));
+        self.cnps_sent += 1;
+        self.last_cnp = Some(now);
+        self.marked = false;
+        self.cnp_at = None;
+    }
+
+    /// A packet from the requester.
+    pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
+        if pkt.protocol != Protocol::Roce || pkt.kind != Kind::Data {
+            return;
+        }
+        if pkt.ecn == Ecn::Ce {
+            match self.last_cnp {
+                Some(t) if now < t + self.cnp_interval => {
+                    self.marked = true;
+                    self.cnp_at = Some(t + self.cnp_interval);
+                }
+                _ => self.send_cnp(now, out),
+            }
+        }
+        let psn = pkt.seq;
+        if psn == self.expected {
+            self.expected += 1;
+            self.bytes_received += pkt.payload_bytes as u64;
+            self.unacked += 1;
+            if pkt.roce.has(RoceBits::FIRST) {
+                self.active_messages += 1;
+            }
+            let last = pkt.roce.has(RoceBits::LAST);
+            if last {
+                self.active_messages = self.active_messages.saturating_sub(1);
+            }
+            if self.unacked >= self.ack_interval || last {
+                self.unacked = 0;
+                out.emit(self.reply(Kind::Ack, ACK_BYTES, RoceBits::default()));
+            }
+        } else if psn > self.expected {
+            let fresh = match self.last_nak {
+                Some((p, t)) => p != self.expected || now >= t + self.nack_interval,
+                None => true,
+            };
+            if fresh {
+                self.last_nak = Some((self.expected, now));
+                self.naks_sent += 1;
+                out.emit(self.reply(Kind::Ack, ACK_BYTES, RoceBits::NAK));
+            }
+        } else {
+            out.emit(self.reply(Kind::Ack, ACK_BYTES, RoceBits::default()));
+        }
+    }
+
+    /// The deferred CNP's time, if one is due.
+    pub fn deadline(&self) -> Option<SimTime> {
+        self.cnp_at
+    }
+
+    /// Sends the deferred CNP.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
+        if self.cnp_at.is_some_and(|t| t <= now) && self.marked {
+            self.send_cnp(now, out);
+        }
+    }
+
+    /// Payload bytes received in order.
+    pub fn bytes_received(&self) -> u64 {
+        self.bytes_received
+    }
+
+    /// Messages in progress (First seen, Last not yet).
+    pub fn active_messages(&self) -> u32 {
+        self.active_messages
+    }
+
+    /// NAKs sent.
+    pub fn naks_sent(&self) -> u64 {
+        self.naks_sent
+    }
+
+    /// CNPs sent.
+    pub fn cnps_sent(&self) -> u64 {
+        self.cnps_sent
+    }
+}

@@ -1,0 +1,303 @@
+//! The requester of a RoCE reliable connection: one message cut into
+//! packets with PSNs, paced by the NIC at the flow's rate, recovered by
+//! go-back-N (rdma-spec.md 2.3-2.5).
+//!
+//! - The flow starts at line rate (RCC III-B, the HPCC fork) and sends one
+//!   packet each `wire bytes / rate`: the next packet may leave `tx_time`
+//!   after the previous one started (the HPCC fork's `m_nextAvail`, which
+//!   it also applies at line rate, so the NIC never holds more than a
+//!   packet or two of the flow). A rate change applies from the next packet
+//!   (the HPCC fork also moves the pending `m_nextAvail`; a difference of at
+//!   most one packet time).
+//! - An ACK carries the next expected PSN; a NAK also rewinds `snd_nxt` to
+//!   it: everything from the hole is sent again.
+//! - A CNP goes to DCQCN's reaction point; every byte sent feeds its byte
+//!   counter.
+//! - The retransmission timeout is off by default, as in the references
+//!   (a lost tail is then never recovered; PFC makes losses violations).
+
+use super::config::{DATA_HEADER_BYTES, RoceCc, RoceConfig, WindowMode};
+use super::dcqcn::Dcqcn;
+use crate::endpoint::{Counters, FlowRecord, PathInfo, Side};
+use crate::{Emit, FlowAddr};
+use net::{Ecn, Kind, Packet, Protocol, RoceBits, WireFormat};
+use sim_core::{SimDuration, SimTime};
+
+/// The sending end of a RoCE flow.
+#[derive(Clone, Debug)]
+pub struct RoceSender {
+    addr: FlowAddr,
+    size_bytes: u64,
+    mtu: u64,
+    /// Packets in the message.
+    npkts: u64,
+    /// The oldest unacknowledged PSN.
+    snd_una: u64,
+    /// The next PSN to send.
+    snd_nxt: u64,
+    /// One past the highest PSN ever sent (retransmissions are below it).
+    high_sent: u64,
+    line_bps: f64,
+    wire: WireFormat,
+    window: WindowMode,
+    bdp_bytes: u64,
+    rp: Option<Dcqcn>,
+    /// When the pacer lets the next packet go.
+    next_avail: SimTime,
+    /// `poll_transmit` found the pacer closed: the deadline wakes the flow.
+    pace_wait: bool,
+    rto: Option<SimDuration>,
+    rto_at: Option<SimTime>,
+    started: bool,
+    started_at: Option<SimTime>,
+    completed_at: Option<SimTime>,
+    stats: Counters,
+}
+
+impl RoceSender {
+    /// A sender of `size_bytes` on `path`.
+    pub fn new(addr: FlowAddr, size_bytes: u64, cfg: &RoceConfig, path: &PathInfo) -> Self {
+        assert!(size_bytes > 0, "a message has at least one byte");
+        let mtu = cfg.mtu_bytes as u64;
+        let line_bps = path.line_rate.bps() as f64;
+        RoceSender {
+            addr,
+            size_bytes,
+            mtu,
+            npkts: size_bytes.div_ceil(mtu),
+            snd_una: 0,
+            snd_nxt: 0,
+            high_sent: 0,
+            line_bps,
+            wire: path.wire,
+            window: cfg.window,
+            bdp_bytes: path.bdp_bytes,
+            rp: match cfg.cc {
+                RoceCc::None => None,
+                RoceCc::Dcqcn(c) => Some(Dcqcn::new(c, line_bps)),
+            },
+            next_avail: SimTime::ZERO,
+            pace_wait: false,
+            rto: cfg.rto,
+            rto_at: None,
+            started: false,
+            started_at: None,
+            completed_at: None,
+            stats: Counters::default(),
+        }
+    }
+
+    /// Opens the flow: RC connections are set up beforehand, so data may go at once.
+    pub fn start(&mut self, now: SimTime, _out: &mut impl Emit) {
+        self.started = true;
+        self.started_at = Some(now);
+        self.next_avail = now;
+    }
+
+    /// Ends the message at what has been sent so far (an unbounded flow's
+    /// stop time): the Last bit is then never sent, and the flow completes
+    /// once that is acknowledged.
+    pub fn stop_app(&mut self, now: SimTime, _out: &mut impl Emit) {
+        self.npkts = self.high_sent.max(self.snd_una);
+        self.size_bytes = self.size_bytes.min(self.npkts * self.mtu);
+        self.snd_nxt = self.snd_nxt.min(self.npkts);
+        if self.snd_una >= self.npkts && self.completed_at.is_none() {
+            self.completed_at = Some(now);
+            self.rto_at = None;
+        }
+    }
+
+    /// RoCE's requester takes no RTT samples (RCC's receiver measures delay).
+    pub fn take_rtt_sample(&mut self) -> Option<SimDuration> {
+        None
+    }
+
+    /// The rate the pacer applies, bits per second.
+    pub fn rate_bps(&self) -> f64 {
+        self.rp.as_ref().map_or(self.line_bps, |r| r.rate_bps())
+    }
+
+    /// The reaction point, if DCQCN runs.
+    pub fn dcqcn(&self) -> Option<&Dcqcn> {
+        self.rp.as_ref()
+    }
+
+    fn payload_of(&self, psn: u64) -> u64 {
+        if psn + 1 == self.npkts {
+            self.size_bytes - psn * self.mtu
+        } else {
+            self.mtu
+        }
+    }
+
+    /// The in-flight cap in bytes, if any.
+    fn window_bytes(&self) -> Option<u64> {
+        match self.window {
+            WindowMode::None => None,
+            WindowMode::Bdp => Some(self.bdp_bytes),
+            WindowMode::BdpXRate => {
+                let w = self.bdp_bytes as f64 * self.rate_bps() / self.line_bps;
+                Some((w as u64).max(1))
+            }
+        }
+    }
+
+    /// Whether the window and the message leave a packet to send (the
+    /// pacer aside: the NIC asks again when it has room or the pacer opens).
+    #[inline]
+    pub fn wants_transmit(&mut self) -> bool {
+        if !self.started || self.completed_at.is_some() || self.snd_nxt >= self.npkts {
+            return false;
+        }
+        match self.window_bytes() {
+            None => true,
+            Some(w) => (self.snd_nxt - self.snd_una) * self.mtu < w,
+        }
+    }
+
+    /// The next packet, if the window and the pacer allow one now.
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
+        if !self.wants_transmit() {
+            return None;
+        }
+        if now < self.next_avail {
+            self.pace_wait = true;
+            return None;
+        }
+        let psn = self.snd_nxt;
+        let payload = self.payload_of(psn);
+        let mut bits = RoceBits::default();
+        if psn == 0 {
+            bits = bits | RoceBits::FIRST;
+        }
+        if psn + 1 == self.npkts {
+            bits = bits | RoceBits::LAST;
+        }
+        let mut p = self.addr.header(Side::Sender, Kind::Data);
+        p.protocol = Protocol::Roce;
+        p.seq = psn;
+        p.payload_bytes = payload as u32;
+        p.size_bytes = DATA_HEADER_BYTES + payload as u32;
+        p.roce = bits;
+        p.ecn = Ecn::Ect0;
+        p.ts_val = now;
+        p.created_at = now;
+        self.snd_nxt += 1;
+        if psn < self.high_sent {
+            self.stats.retransmits += 1;
+        }
+        self.high_sent = self.high_sent.max(self.snd_nxt);
+        let wire_bits = self.wire.wire_bytes(p.size_bytes) as f64 * 8.0;
+        let gap_ps = (wire_bits / self.rate_bps() * 1e12).ceil() as u64;
+        self.next_avail = now + SimDuration::from_ps(gap_ps);
+        self.pace_wait = false;
+        if let Some(rp) = self.rp.as_mut() {
+            rp.on_sent(p.size_bytes as u64);
+        }
+        if let (Some(rto), None) = (self.rto, self.rto_at) {
+            self.rto_at = Some(now + rto);
+        }
+        Some(p)
+    }
+
+    /// An ACK, NAK or CNP from the responder.
+    pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, _out: &mut impl Emit) {
+        if pkt.protocol != Protocol::Roce {
+            return;
+        }
+        if pkt.roce.has(RoceBits::CNP) {
+            if let Some(rp) = self.rp.as_mut() {
+                rp.on_cnp(now);
+                self.stats.ecn_reductions += 1;
+            }
+            return;
+        }
+        if pkt.kind != Kind::Ack {
+            return;
+        }
+        let ack = pkt.ack.min(self.npkts);
+        if ack > self.snd_una {
+            self.snd_una = ack;
+            self.rto_at = self
+                .rto
+                .filter(|_| self.snd_una < self.snd_nxt)
+                .map(|r| now + r);
+        }
+        if pkt.roce.has(RoceBits::NAK) && ack < self.snd_nxt {
+            // Go-back-N from the hole (the HPCC fork's RecoverQueue).
+            self.snd_nxt = self.snd_una;
+            self.stats.fast_recoveries += 1;
+        }
+        if self.snd_una >= self.npkts && self.completed_at.is_none() {
+            self.completed_at = Some(now);
+            self.rto_at = None;
+        }
+    }
+
+    /// The earliest of the pacer (while it holds a packet back), DCQCN's
+    /// timers (while the flow runs) and the RTO.
+    #[inline]
+    pub fn deadline(&self) -> Option<SimTime> {
+        let pace = self.pace_wait.then_some(self.next_avail);
+        let rp = self
+            .rp
+            .as_ref()
+            .filter(|_| self.completed_at.is_none())
+            .and_then(|r| r.deadline());
+        [pace, rp, self.rto_at].into_iter().flatten().min()
+    }
+
+    /// Runs what is due.
+    pub fn on_timer(&mut self, now: SimTime, _out: &mut impl Emit) {
+        if self.pace_wait && self.next_avail <= now {
+            self.pace_wait = false;
+        }
+        if self.completed_at.is_none()
+            && let Some(rp) = self.rp.as_mut()
+        {
+            rp.on_timer(now);
+        }
+        if self.rto_at.is_some_and(|t| t <= now) {
+            self.stats.timeouts += 1;
+            self.snd_nxt = self.snd_una;
+            self.rto_at = None;
+        }
+    }
+
+    /// When the last packet was acknowledged.
+    pub fn completed_at(&self) -> Option<SimTime> {
+        self.completed_at
+    }
+
+    /// Data bytes acknowledged.
+    pub fn bytes_acked(&self) -> u64 {
+        (self.snd_una * self.mtu).min(self.size_bytes)
+    }
+
+    /// The message's size.
+    pub fn size_bytes(&self) -> u64 {
+        self.size_bytes
+    }
+
+    /// The flow's addressing.
+    pub fn addr(&self) -> &FlowAddr {
+        &self.addr
+    }
+
+    /// The next PSN to send, and the oldest unacknowledged.
+    pub fn psns(&self) -> (u64, u64) {
+        (self.snd_nxt, self.snd_una)
+    }
+
+    /// What the reports need.
+    pub fn record(&self) -> FlowRecord {
+        FlowRecord {
+            family: "roce",
+            started_at: self.started_at,
+            completed_at: self.completed_at,
+            closed_at: self.completed_at,
+            bytes_acked: self.bytes_acked(),
+            counters: self.stats,
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! The RoCE reliable connection on the two-endpoint harness: go-back-N
+//! (rdma-spec.md 5.2), the NAK interval and the optional RTO, CNP spacing,
+//! pacing and the windows.
+use super::config::{ACK_BYTES, RoceCc, RoceConfig, WindowMode};
+use super::{RoceReceiver, RoceSender};
+use crate::endpoint::PathInfo;
+use crate::harness::{Harness, addr};
+use net::{Ecn, Kind, Packet, Protocol, RoceBits, WireFormat};
+use sim_core::{Bandwidth, SimDuration, SimTime};
+
+fn path(gbps: u64, bdp_bytes: u64) -> PathInfo {
+    PathInfo {
+        line_rate: Bandwidth::from_gbps(gbps),
+        wire: WireFormat::NONE,
+        bdp_bytes,
+    }
+}
+
+fn harness<'a>(cfg: &RoceConfig, size: u64) -> Harness<'a, RoceSender, RoceReceiver> {
+    let a = addr();
+    let mut h = Harness::with(
+        RoceSender::new(a, size, cfg, &path(10, 0)),
+        RoceReceiver::new(a, cfg),
+    );
+    h.rate = Bandwidth::from_gbps(10);
+    h.delay = SimDuration::from_us(10);
+    h
+}
+
+fn no_cc() -> RoceConfig {
+    RoceConfig {
+        cc: RoceCc::None,
+        ..RoceConfig::default()
+    }
+}
+
+#[test]
+fn one_drop_gives_one_nak_and_goes_back_to_the_hole() {
+    // rdma-spec.md 5.2: PSN k = 3 of a 10-packet message is dropped once.
+    let cfg = no_cc();
+    let naks = std::cell::RefCell::new(Vec::new());
+    let mut h = harness(&cfg, 10_000);
+    let mut dropped = false;
+    h.data_filter = Box::new(move |_, p| {
+        if p.seq == 3 && !dropped {
+            dropped = true;
+            return false;
+        }
+        true
+    });
+    h.ack_filter = Box::new(|_, p| {
+        if p.roce.has(RoceBits::NAK) {
+            naks.borrow_mut().push(p.ack);
+        }
+        true
+    });
+    h.run(SimTime::ZERO + SimDuration::from_ms(10));
+    let psns: Vec<u64> = h.data_packets.iter().map(|p| p.seq).collect();
+    let naks = naks.borrow().clone();
+    println!("go-back-N: sent {psns:?}, NAKs for {naks:?}");
+    assert_eq!(naks, vec![3], "exactly one NAK, for the hole");
+    // All ten left before the NAK came back (10 us each way): 3..=9 again.
+    assert_eq!(
+        psns,
+        [(0..10).collect::<Vec<_>>(), (3..10).collect()].concat()
+    );
+    assert_eq!(h.receiver.naks_sent(), 1);
+    assert_eq!(h.receiver.bytes_received(), 10_000);
+    assert!(h.sender.completed_at().is_some());
+    assert_eq!(h.sender.record().counters.retransmits, 7);
+}
+
+#[test]
+fn a_lost_retransmission_stalls_without_rto_and_recovers_with_it() {
+    let drop_3_twice = || {
+        let mut n = 0;
+        Box::new(move |_: SimTime, p: &mut Packet| {
+            if p.seq == 3 && n < 2 {
+                n += 1;
+                return false;
+            }
+            true
+        })
+    };
+    // No RTO (the references): the second loss of PSN 3 finds the NAK for
+    // 3 suppressed (500 us) and nothing else in flight: the flow stalls.
+    let cfg = no_cc();
+    let mut h = harness(&cfg, 10_000);
+    h.data_filter = drop_3_twice();
+    h.run(SimTime::ZERO + SimDuration::from_ms(10));
+    assert!(h.sender.completed_at().is_none(), "no RTO: stalled");
+    assert_eq!(h.sender.psns(), (10, 3));
+    // With an RTO of 1 ms it goes back to PSN 3 once and completes.
+    let cfg = RoceConfig {
+        rto: Some(SimDuration::from_ms(1)),
+        ..no_cc()
+    };
+    let mut h = harness(&cfg, 10_000);
+    h.data_filter = drop_3_twice();
+    h.run(SimTime::ZERO + SimDuration::from_ms(10));
+    let done = h.sender.completed_at().expect("the RTO repairs it");
+    println!("with RTO 1 ms: completed at {done}");
+    assert_eq!(h.sender.record().counters.timeouts, 1);
+    assert!(done > SimTime::ZERO + SimDuration::from_ms(1));
+}
+
+fn data(psn: u64, ce: bool) -> Packet {
+    let mut p = addr().header(crate::Side::Sender, Kind::Data);
+    p.protocol = Protocol::Roce;
+    p.seq = psn;
+    p.payload_bytes = 1000;
+    p.ecn = if ce { Ecn::Ce } else { Ecn::Ect0 };
+    p
+}
+
+#[test]
+fn the_notification_point_sends_at_most_one_cnp_per_interval() {
+    let cfg = RoceConfig::default();
+    let mut r = RoceReceiver::new(addr(), &cfg);
+    let us = |n| SimTime::ZERO + SimDuration::from_us(n);
+    let mut out = Vec::new();
+    // CE at 0 (CNP now), 10 and 20 (one deferred CNP at 50), 60 (deferred to 100).
+    for (psn, t) in [(0, 0), (1, 10), (2, 20), (3, 60)] {
+        r.on_packet(us(t), &data(psn, true), &mut out);
+        if r.deadline().is_some_and(|d| d <= us(t + 40)) {
+            let d = r.deadline().expect("checked");
+            r.on_timer(d, &mut out);
+        }
+    }
+    if let Some(d) = r.deadline() {
+        assert_eq!(d, us(100));
+        r.on_timer(d, &mut out);
+    }
+    let cnps = out.iter().filter(|p| p.roce.has(RoceBits::CNP)).count();
+    let acks = out.iter().filter(|p| p.kind == Kind::Ack).count();
+    assert_eq!((cnps, acks), (3, 4));
+    assert!(
+        out.iter()
+            .filter(|p| p.kind == Kind::Ack)
+            .all(|p| p.size_bytes == ACK_BYTES)
+    );
+    // An unmarked packet after the interval sends nothing more.
+    r.on_packet(us(200), &data(4, false), &mut out);
+    assert_eq!(r.cnps_sent(), 3);
+}
+
+#[test]
+fn packets_are_paced_at_the_current_rate_and_carry_their_message_place() {
+    let cfg = RoceConfig::default(); // DCQCN, paper variant
+    let mut s = RoceSender::new(addr(), 5_000, &cfg, &path(40, 0));
+    let mut out = Vec::new();
+    let t0 = SimTime::ZERO;
+    s.start(t0, &mut out);
+    let p0 = s
+        .poll_transmit(t0)
+        .expect("line rate: the first packet goes at once");
+    assert!(p0.roce.has(RoceBits::FIRST) && !p0.roce.has(RoceBits::LAST));
+    assert_eq!(p0.size_bytes, 1044);
+    assert!(s.poll_transmit(t0).is_none(), "the pacer holds the second");
+    // 1044 B at 40 Gb/s = 208.8 ns.
+    assert_eq!(s.deadline(), Some(t0 + SimDuration::from_ps(208_800)));
+    // A CNP halves the rate (alpha = 1): the next gap is 417.6 ns.
+    let mut cnp = addr().header(crate::Side::Receiver, Kind::Control);
+    cnp.protocol = Protocol::Roce;
+    cnp.roce = RoceBits::CNP;
+    s.on_packet(t0, &cnp, &mut out);
+    assert_eq!(s.rate_bps(), 20e9);
+    let t1 = t0 + SimDuration::from_ps(208_800);
+    s.on_timer(t1, &mut out);
+    s.poll_transmit(t1).expect("the pacer opened");
+    assert!(s.poll_transmit(t1).is_none());
+    assert_eq!(s.deadline(), Some(t1 + SimDuration::from_ps(417_600)));
+    // The last packet is Last; a one-packet message is First and Last.
+    let mut one = RoceSender::new(addr(), 10, &cfg, &path(40, 0));
+    one.start(t0, &mut out);
+    let p = one.poll_transmit(t0).expect("one packet");
+    assert!(p.roce.has(RoceBits::FIRST | RoceBits::LAST));
+    let mut r = RoceReceiver::new(addr(), &cfg);
+    r.on_packet(t0, &data(0, false), &mut out);
+    assert_eq!(r.active_messages(), 0);
+}
+
+#[test]
+fn windows_cap_the_bytes_in_flight() {
+    let t0 = SimTime::ZERO;
+    let mut out = Vec::new();
+    for (window, rate_cut, want) in [
+        (WindowMode::None, false, 50),
+        (WindowMode::Bdp, false, 10),
+        (WindowMode::BdpXRate, false, 10),
+        (WindowMode::BdpXRate, true, 5),
+    ] {
+        let cfg = RoceConfig {
+            window,
+            ..RoceConfig::default()
+        };
+        let mut s = RoceSender::new(addr(), 50_000, &cfg, &path(40, 10_000));
+        s.start(t0, &mut out);
+        if rate_cut {
+            let mut cnp = addr().header(crate::Side::Receiver, Kind::Control);
+            cnp.protocol = Protocol::Roce;
+            cnp.roce = RoceBits::CNP;
+            s.on_packet(t0, &cnp, &mut out);
+        }
+        let mut sent = 0;
+        let mut now = t0;
+        for _ in 0..200 {
+            if let Some(_p) = s.poll_transmit(now) {
+                sent += 1;
+            }
+            now += SimDuration::from_us(1);
+        }
+        assert_eq!(sent, want, "{window:?} after a cut: {rate_cut}");
+    }
+}

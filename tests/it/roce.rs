@@ -1,0 +1,183 @@
+//! The RoCE family end to end, from scenario files: DCQCN's two-flow fixed
+//! point at 40 Gb/s, a lossless RoCE incast over PFC, and the keys' errors.
+use crate::common;
+use sim_core::SimTime;
+
+/// Two long DCQCN flows into one 40 Gb/s port, the second joining at 50 ms
+/// (rdma-spec.md 5.4), with the paper's CP: RED 5 KB / 200 KB / 1%, each
+/// packet marked independently at dequeue.
+fn two_flows() -> String {
+    r#"
+    [topology]
+    kind = "star"
+    hosts = 3
+    link_rate = "40Gbps"
+    link_delay = "1us"
+    [switch]
+    shared_buffer = "12MB"
+    [switch.aqm]
+    kind = "red"
+    k_min = "5KB"
+    k_max = "200KB"
+    p_max = 0.01
+    mark_at = "dequeue"
+    spread = false
+    [switch.pfc]
+    [transport]
+    kind = "roce"
+    [[workload]]
+    kind = "long-flows"
+    schedule = [
+        { src = 1, dst = 0, start = "0ms", stop = "200ms" },
+        { src = 2, dst = 0, start = "50ms", stop = "200ms" },
+    ]
+    "#
+    .into()
+}
+
+#[test]
+fn two_dcqcn_flows_share_40g_near_the_fluid_models_fixed_point() {
+    let sc = common::scenario(&two_flows());
+    let mut w = dcnsim::world::World::build(&sc, 1).expect("builds");
+    let ms = |n: u64| SimTime::ZERO + sim_core::SimDuration::from_ms(n);
+    // Measure from 110 ms (60 ms after the join, the fluid model's
+    // convergence time) to 200 ms.
+    let port = w.fabric.port_towards_host(net::HostId(0));
+    w.run_until(ms(110));
+    let acked0: Vec<u64> = w.flows.iter().map(|f| f.sender.bytes_acked()).collect();
+    let area0 = w
+        .fabric
+        .port(port)
+        .stats
+        .queue_bytes_area
+        .area_at(ms(110).ps());
+    w.run_until(ms(200));
+    let area1 = w
+        .fabric
+        .port(port)
+        .stats
+        .queue_bytes_area
+        .area_at(ms(200).ps());
+    let secs = 0.090;
+    // Wire rate: 1082 wire bytes per 1000 B of payload (Ethernet framing).
+    let rates: Vec<f64> = w
+        .flows
+        .iter()
+        .zip(&acked0)
+        .map(|(f, a)| (f.sender.bytes_acked() - a) as f64 * 8.0 / secs / 1e9 * 1082.0 / 1000.0)
+        .collect();
+    let queue_kb = (area1 - area0) as f64 / (ms(200).ps() - ms(110).ps()) as f64 / 1e3;
+    let alphas: Vec<f64> = w
+        .flows
+        .iter()
+        .map(|f| {
+            f.sender
+                .as_roce()
+                .and_then(|s| s.dcqcn())
+                .map_or(0.0, |d| d.alpha())
+        })
+        .collect();
+    eprintln!(
+        "DCQCN 2 x 40G, 110-200 ms: rates {:.2} / {:.2} Gb/s on the wire, mean queue {queue_kb:.1} KB (fluid model 20.2), alpha {:.3} / {:.3} (0.101)",
+        rates[0], rates[1], alphas[0], alphas[1]
+    );
+    for r in &rates {
+        assert!(
+            (r - 20.0).abs() <= 1.0,
+            "a long-run rate of {r:.2} Gb/s is not within 5% of 20"
+        );
+    }
+    assert!(
+        (rates[0] - rates[1]).abs() <= 2.0,
+        "the rates differ by more than 10%: {rates:?}"
+    );
+    assert!(
+        (20.2 / 1.5..=20.2 * 1.5).contains(&queue_kb),
+        "mean queue {queue_kb:.1} KB"
+    );
+    for a in alphas {
+        assert!((0.02..0.3).contains(&a), "alpha {a}");
+    }
+}
+
+#[test]
+fn a_roce_incast_over_pfc_completes_without_loss() {
+    // A low static XOFF (20 KB per ingress port and priority) so that the
+    // NICs are paused before DCQCN has brought the rates down.
+    let (w, s) = common::run(
+        r#"
+        [topology]
+        kind = "star"
+        hosts = 9
+        link_rate = "40Gbps"
+        link_delay = "1us"
+        [switch]
+        shared_buffer = "1MiB"
+        [switch.aqm]
+        kind = "red"
+        k_min = "5KB"
+        k_max = "200KB"
+        p_max = 0.01
+        mark_at = "dequeue"
+        spread = false
+        [switch.pfc]
+        xoff = "static"
+        xoff_threshold = "20KB"
+        xon_threshold = "10KB"
+        [transport]
+        kind = "roce"
+        [[workload]]
+        kind = "incast"
+        receiver = 0
+        senders = "1-8"
+        size = "1MB"
+        "#,
+    );
+    let p = s.pfc.as_ref().expect("PFC is on");
+    let cnps: u64 = w
+        .flows
+        .iter()
+        .map(|f| f.sender.record().counters.ecn_reductions)
+        .sum();
+    eprintln!(
+        "RoCE 8-to-1 at 40G: {} PAUSEs, {cnps} CNPs, {} drops, last FCT {:.1} us",
+        p.pauses_sent,
+        s.drops,
+        s.flows.fct_us.max.unwrap_or(0.0)
+    );
+    assert_eq!(s.flows.completed, 8);
+    assert_eq!(
+        (s.drops, p.lossless_drops, s.flows.retransmissions),
+        (0, 0, 0)
+    );
+    assert!(cnps > 0, "DCQCN reacted");
+    assert!(
+        p.pauses_sent > 0,
+        "20 KB per ingress port pauses the senders' NICs"
+    );
+    assert!(p.mean_nic_paused_fraction > 0.0);
+}
+
+#[test]
+fn roce_keys_are_checked() {
+    let base = two_flows();
+    let err = |from: &str, to: &str| {
+        dcnsim::scenario::parse_str("r.toml", &base.replace(from, to)).unwrap_err()
+    };
+    let e = err("kind = \"roce\"", "kind = \"roce\"\nmtu = \"10B\"");
+    assert_eq!(e.key, "transport.mtu");
+    let e = err("kind = \"roce\"", "kind = \"roce\"\nwindow = \"huge\"");
+    assert!(e.to_string().contains("bdp_x_rate"), "{e}");
+    let e = err(
+        "kind = \"roce\"",
+        "kind = \"roce\"\ncc = { kind = \"dcqcn\", variant = \"v2\" }",
+    );
+    assert!(e.to_string().contains("\"mellanox\""), "{e}");
+    let e = err(
+        "kind = \"roce\"",
+        "kind = \"roce\"\ncc = { kind = \"dcqcn\", variant = \"mellanox\", byte_counter = \"1MB\" }",
+    );
+    assert!(e.to_string().contains("no byte counter"), "{e}");
+    let e = err("kind = \"roce\"", "kind = \"roce\"\nsack = true");
+    assert!(e.to_string().contains("unknown key"), "{e}");
+}
