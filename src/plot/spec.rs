@@ -33,6 +33,7 @@ const SUMMARY_KEYS: &[&str] = &[
     "loads",
     "workloads",
     "fairness",
+    "pfc",
 ];
 
 /// The statistics of a summary (`fct_us`, `slowdown`, ...).

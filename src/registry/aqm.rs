@@ -39,6 +39,7 @@ pub static FAMILY: Family<Spec> = Family {
             key("mark_at", "enqueue", "choice", "\"enqueue\" or \"dequeue\""),
             key("scope", "queue", "choice", "\"queue\", \"port\" or \"pool\": the occupancy compared"),
             key("ecn", "true", "bool", "mark ECT packets (false: drop instead)"),
+            key("reference_rate", "none", "rate", "the link rate k_min and k_max are given for: each port's thresholds scale by its rate over it"),
             key("spread", "true", "bool", "spread marks by RED's count (Floyd-Jacobson); false: each packet independently with p (DCQCN's CP)"),
             key("preset", "none", "choice", "\"standard\" or \"minimum\" (MQ-ECN 2.2), instead of k_min/k_max"),
             key("k_standard", "none", "queue size", "the standard threshold K of a preset"),

@@ -28,8 +28,9 @@ pub struct PfcSummary {
     pub mean_nic_paused_fraction: f64,
     /// The most headroom any (switch port, priority) used, in bytes.
     pub peak_headroom_bytes: u64,
-    /// The smallest headroom of any switch port, in bytes.
-    pub min_headroom_bytes: u64,
+    /// The most any (switch port, priority) used of its port's headroom,
+    /// as a fraction (at most 1: a packet that would overfill it is dropped).
+    pub peak_headroom_fraction: f64,
     /// Lossless packets dropped anywhere (headroom overflow or egress):
     /// lossless violations; 0 in a correctly sized fabric.
     pub lossless_drops: u64,
@@ -49,7 +50,7 @@ impl PfcSummary {
             max_paused_fraction: 0.0,
             mean_nic_paused_fraction: 0.0,
             peak_headroom_bytes: 0,
-            min_headroom_bytes: u64::MAX,
+            peak_headroom_fraction: 0.0,
             lossless_drops: 0,
         };
         let (mut nic_sum, mut nic_n) = (0.0, 0u64);
@@ -57,9 +58,6 @@ impl PfcSummary {
             let Some(st) = port.pfc.as_deref() else {
                 continue;
             };
-            if port.at_switch {
-                s.min_headroom_bytes = s.min_headroom_bytes.min(st.headroom_bytes);
-            }
             let mut nic_max: Option<f64> = None;
             for q in 0..8 {
                 let paused = world.fabric.paused_ps(net::PortId(i as u32), q, end);
@@ -70,6 +68,11 @@ impl PfcSummary {
                 s.paused_time_us += paused as f64 / 1e6;
                 s.max_paused_fraction = s.max_paused_fraction.max(paused as f64 / run_ps);
                 s.peak_headroom_bytes = s.peak_headroom_bytes.max(st.peak_headroom_bytes[q]);
+                if port.at_switch && st.peak_headroom_bytes[q] > 0 {
+                    let f = st.peak_headroom_bytes[q] as f64
+                        / port.pfc.as_ref().map_or(1, |p| p.headroom_bytes.max(1)) as f64;
+                    s.peak_headroom_fraction = s.peak_headroom_fraction.max(f);
+                }
                 s.lossless_drops += st.lossless_drops[q];
                 if !port.at_switch && cfg.is_lossless(q as u8) && st.pauses_received[q] > 0 {
                     let x = paused as f64 / run_ps;
@@ -80,9 +83,6 @@ impl PfcSummary {
                 nic_sum += x;
                 nic_n += 1;
             }
-        }
-        if s.min_headroom_bytes == u64::MAX {
-            s.min_headroom_bytes = 0;
         }
         s.mean_nic_paused_fraction = if nic_n > 0 {
             nic_sum / nic_n as f64
@@ -95,12 +95,12 @@ impl PfcSummary {
     /// One line for the terminal.
     pub fn human(&self) -> String {
         format!(
-            "  PFC               {} pauses, {} resumes, paused up to {:.1}% of the run, peak headroom {} of {} B, {} lossless drops",
+            "  PFC               {} pauses, {} resumes, paused up to {:.1}% of the run, peak headroom {} B ({:.0}% of its port's), {} lossless drops",
             self.pauses_sent,
             self.resumes_sent,
             self.max_paused_fraction * 100.0,
             self.peak_headroom_bytes,
-            self.min_headroom_bytes,
+            self.peak_headroom_fraction * 100.0,
             self.lossless_drops
         )
     }

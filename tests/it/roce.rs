@@ -28,8 +28,8 @@ fn two_flows() -> String {
     [[workload]]
     kind = "long-flows"
     schedule = [
-        { src = 1, dst = 0, start = "0ms", stop = "200ms" },
-        { src = 2, dst = 0, start = "50ms", stop = "200ms" },
+        { src = 1, dst = 0, start = "0ms", stop = "400ms" },
+        { src = 2, dst = 0, start = "50ms", stop = "400ms" },
     ]
     "#
     .into()
@@ -51,14 +51,14 @@ fn two_dcqcn_flows_share_40g_near_the_fluid_models_fixed_point() {
         .stats
         .queue_bytes_area
         .area_at(ms(110).ps());
-    w.run_until(ms(200));
+    w.run_until(ms(400));
     let area1 = w
         .fabric
         .port(port)
         .stats
         .queue_bytes_area
         .area_at(ms(200).ps());
-    let secs = 0.090;
+    let secs = 0.290;
     // Wire rate: 1082 wire bytes per 1000 B of payload (Ethernet framing).
     let rates: Vec<f64> = w
         .flows
@@ -66,7 +66,7 @@ fn two_dcqcn_flows_share_40g_near_the_fluid_models_fixed_point() {
         .zip(&acked0)
         .map(|(f, a)| (f.sender.bytes_acked() - a) as f64 * 8.0 / secs / 1e9 * 1082.0 / 1000.0)
         .collect();
-    let queue_kb = (area1 - area0) as f64 / (ms(200).ps() - ms(110).ps()) as f64 / 1e3;
+    let queue_kb = (area1 - area0) as f64 / (ms(400).ps() - ms(110).ps()) as f64 / 1e3;
     let alphas: Vec<f64> = w
         .flows
         .iter()
@@ -78,7 +78,7 @@ fn two_dcqcn_flows_share_40g_near_the_fluid_models_fixed_point() {
         })
         .collect();
     eprintln!(
-        "DCQCN 2 x 40G, 110-200 ms: rates {:.2} / {:.2} Gb/s on the wire, mean queue {queue_kb:.1} KB (fluid model 20.2), alpha {:.3} / {:.3} (0.101)",
+        "DCQCN 2 x 40G, 110-400 ms: rates {:.2} / {:.2} Gb/s on the wire, mean queue {queue_kb:.1} KB (fluid model 20.2), alpha {:.3} / {:.3} (0.101)",
         rates[0], rates[1], alphas[0], alphas[1]
     );
     for r in &rates {

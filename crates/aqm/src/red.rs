@@ -105,6 +105,10 @@ pub struct RedConfig {
     /// Mark ECT packets (default true); false: drop instead.
     #[serde(default = "default_true")]
     pub ecn: bool,
+    /// The link rate `k_min` and `k_max` are given for: each port's
+    /// thresholds scale by its rate over this (R-AQM VII-A and RCC V-A
+    /// scale DCQCN's thresholds with the link bandwidth). Absent: as given.
+    pub reference_rate: Option<sim_core::Bandwidth>,
     /// Spread marks by RED's count (default true, Floyd and Jacobson);
     /// false: each packet independently with p_b (DCQCN's CP).
     #[serde(default = "default_true")]
@@ -166,6 +170,12 @@ impl RedConfig {
         if self.lambda.is_some_and(|l| l.is_nan() || l <= 0.0) {
             return e("lambda", "must be positive");
         }
+        if self.preset.is_some() && self.reference_rate.is_some() {
+            return e(
+                "reference_rate",
+                "a preset computes its thresholds from each port's rate already",
+            );
+        }
         Ok(())
     }
 
@@ -183,8 +193,13 @@ impl RedConfig {
                     self.k_max.expect("validated"),
                 );
                 bytes_unit = lo.is_bytes();
-                k_min = [lo.amount(); 8];
-                k_max = [hi.amount(); 8];
+                // Scaled in u128 so that 400G over 10G cannot overflow.
+                let scale = |k: u64| match self.reference_rate {
+                    None => k,
+                    Some(r) => (k as u128 * ctx.rate.bps() as u128 / r.bps() as u128) as u64,
+                };
+                k_min = [scale(lo.amount()); 8];
+                k_max = [scale(hi.amount()); 8];
             }
             Some(preset) => {
                 // MQ-ECN eq. (1): the standard threshold K.
@@ -425,6 +440,7 @@ mod tests {
             scope: Scope::Queue,
             ecn: true,
             spread: true,
+            reference_rate: None,
             preset: None,
             k_standard: None,
             rtt: None,
@@ -491,6 +507,19 @@ mod tests {
                 gap = 0;
             }
         }
+    }
+
+    #[test]
+    fn thresholds_scale_with_the_port_rate_from_a_reference_rate() {
+        // DCQCN's 5 KB / 200 KB given at 10 Gb/s become 20 KB / 800 KB on a 40G port.
+        let mut c = cfg(20, 40, 0.5);
+        c.k_min = Some(QueueSize::Bytes(5_000));
+        c.k_max = Some(QueueSize::Bytes(200_000));
+        c.reference_rate = Some(Bandwidth::from_gbps(10));
+        let r = c.build(&context_for_tests(Bandwidth::from_gbps(40), vec![1]));
+        assert_eq!(r.thresholds(0), (20_000, 800_000));
+        let r = c.build(&context_for_tests(Bandwidth::from_gbps(10), vec![1]));
+        assert_eq!(r.thresholds(0), (5_000, 200_000));
     }
 
     #[test]

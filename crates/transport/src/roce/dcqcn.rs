@@ -87,7 +87,10 @@ impl DcqcnConfig {
     ///
     /// - paper: g = 1/256, K = T = 55 us, B = 10 MB, F = 5, R_AI = 40 Mb/s
     ///   (the fluid-model script), R_HAI = 200 Mb/s (the paper's value was not
-    ///   retrieved; the DCQCN authors' ns-3 sample), no floor, alpha from 1;
+    ///   retrieved; the DCQCN authors' ns-3 sample), alpha from 1, and a
+    ///   floor of 100 Mb/s (the paper's equations have none; without one a
+    ///   flow cut every 50 us through a long incast decays towards zero, so
+    ///   the floor of the DCQCN authors' own code);
     /// - mellanox: the HPCC fork's attribute defaults, g = 1/16, alpha
     ///   interval 55 us, decrease interval 4 us, rate timer 1500 us, F = 5,
     ///   R_AI = 5 Mb/s, R_HAI = 50 Mb/s, floor 100 Mb/s, no clamp, rate on
@@ -109,7 +112,7 @@ impl DcqcnConfig {
                 fast_recovery_steps: 5,
                 r_ai_bps: 40e6,
                 r_hai_bps: 200e6,
-                min_rate_bps: 0.0,
+                min_rate_bps: 100e6,
                 clamp: Clamp::Always,
                 decrease_interval: us(50),
                 rate_on_first_cnp: 1.0,

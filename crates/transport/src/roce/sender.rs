@@ -3,12 +3,13 @@
 //! go-back-N (rdma-spec.md 2.3-2.5).
 //!
 //! - The flow starts at line rate (RCC III-B, the HPCC fork) and sends one
-//!   packet each `wire bytes / rate`: the next packet may leave `tx_time`
-//!   after the previous one started (the HPCC fork's `m_nextAvail`, which
-//!   it also applies at line rate, so the NIC never holds more than a
-//!   packet or two of the flow). A rate change applies from the next packet
-//!   (the HPCC fork also moves the pending `m_nextAvail`; a difference of at
-//!   most one packet time).
+//!   packet each `wire bytes / rate`: the next packet may leave that long
+//!   after the previous one (the HPCC fork's `m_nextAvail`, which it also
+//!   applies at line rate, so the NIC never holds more than a packet or two
+//!   of the flow). The gap is always the current rate's: a rate change
+//!   moves the pending departure too (the HPCC fork's `ChangeRate`), so a
+//!   flow cut to its minimum rate and then recovering is not held to the
+//!   long gap of its slowest moment.
 //! - An ACK carries the next expected PSN; a NAK also rewinds `snd_nxt` to
 //!   it: everything from the hole is sent again.
 //! - A CNP goes to DCQCN's reaction point; every byte sent feeds its byte
@@ -42,8 +43,9 @@ pub struct RoceSender {
     window: WindowMode,
     bdp_bytes: u64,
     rp: Option<Dcqcn>,
-    /// When the pacer lets the next packet go.
-    next_avail: SimTime,
+    /// When the last packet left, and its wire bits (the pacer's gap is
+    /// computed from them at the current rate).
+    last_sent: Option<(SimTime, u64)>,
     /// `poll_transmit` found the pacer closed: the deadline wakes the flow.
     pace_wait: bool,
     rto: Option<SimDuration>,
@@ -76,7 +78,7 @@ impl RoceSender {
                 RoceCc::None => None,
                 RoceCc::Dcqcn(c) => Some(Dcqcn::new(c, line_bps)),
             },
-            next_avail: SimTime::ZERO,
+            last_sent: None,
             pace_wait: false,
             rto: cfg.rto,
             rto_at: None,
@@ -91,7 +93,6 @@ impl RoceSender {
     pub fn start(&mut self, now: SimTime, _out: &mut impl Emit) {
         self.started = true;
         self.started_at = Some(now);
-        self.next_avail = now;
     }
 
     /// Ends the message at what has been sent so far (an unbounded flow's
@@ -130,6 +131,20 @@ impl RoceSender {
         }
     }
 
+    /// When the pacer lets the next packet go: the last departure plus its
+    /// wire bits at the current rate.
+    fn next_avail(&self) -> SimTime {
+        match self.last_sent {
+            None => SimTime::ZERO,
+            Some((at, bits)) => {
+                let gap_ps = (bits as f64 / self.rate_bps() * 1e12).ceil();
+                // A rate is at least the reaction point's floor (or line
+                // rate); the cap only guards the conversion.
+                at + SimDuration::from_ps(gap_ps.min(1e18) as u64)
+            }
+        }
+    }
+
     /// The in-flight cap in bytes, if any.
     fn window_bytes(&self) -> Option<u64> {
         match self.window {
@@ -160,7 +175,7 @@ impl RoceSender {
         if !self.wants_transmit() {
             return None;
         }
-        if now < self.next_avail {
+        if now < self.next_avail() {
             self.pace_wait = true;
             return None;
         }
@@ -187,9 +202,7 @@ impl RoceSender {
             self.stats.retransmits += 1;
         }
         self.high_sent = self.high_sent.max(self.snd_nxt);
-        let wire_bits = self.wire.wire_bytes(p.size_bytes) as f64 * 8.0;
-        let gap_ps = (wire_bits / self.rate_bps() * 1e12).ceil() as u64;
-        self.next_avail = now + SimDuration::from_ps(gap_ps);
+        self.last_sent = Some((now, self.wire.wire_bytes(p.size_bytes) * 8));
         self.pace_wait = false;
         if let Some(rp) = self.rp.as_mut() {
             rp.on_sent(p.size_bytes as u64);
@@ -238,7 +251,7 @@ impl RoceSender {
     /// timers (while the flow runs) and the RTO.
     #[inline]
     pub fn deadline(&self) -> Option<SimTime> {
-        let pace = self.pace_wait.then_some(self.next_avail);
+        let pace = self.pace_wait.then(|| self.next_avail());
         let rp = self
             .rp
             .as_ref()
@@ -249,7 +262,7 @@ impl RoceSender {
 
     /// Runs what is due.
     pub fn on_timer(&mut self, now: SimTime, _out: &mut impl Emit) {
-        if self.pace_wait && self.next_avail <= now {
+        if self.pace_wait && self.next_avail() <= now {
             self.pace_wait = false;
         }
         if self.completed_at.is_none()

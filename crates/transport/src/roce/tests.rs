@@ -159,13 +159,19 @@ fn packets_are_paced_at_the_current_rate_and_carry_their_message_place() {
     assert!(s.poll_transmit(t0).is_none(), "the pacer holds the second");
     // 1044 B at 40 Gb/s = 208.8 ns.
     assert_eq!(s.deadline(), Some(t0 + SimDuration::from_ps(208_800)));
-    // A CNP halves the rate (alpha = 1): the next gap is 417.6 ns.
+    // A CNP halves the rate (alpha = 1): the pending departure moves to
+    // 417.6 ns after the first packet (the HPCC fork's ChangeRate).
     let mut cnp = addr().header(crate::Side::Receiver, Kind::Control);
     cnp.protocol = Protocol::Roce;
     cnp.roce = RoceBits::CNP;
     s.on_packet(t0, &cnp, &mut out);
     assert_eq!(s.rate_bps(), 20e9);
-    let t1 = t0 + SimDuration::from_ps(208_800);
+    let t1 = t0 + SimDuration::from_ps(417_600);
+    assert_eq!(s.deadline(), Some(t1));
+    assert!(
+        s.poll_transmit(t0 + SimDuration::from_ps(417_599))
+            .is_none()
+    );
     s.on_timer(t1, &mut out);
     s.poll_transmit(t1).expect("the pacer opened");
     assert!(s.poll_transmit(t1).is_none());
