@@ -10,14 +10,21 @@
 //!   responders do (the HPCC fork sends nothing; with its RTO off that never
 //!   matters, and with an RTO a lost final ACK would otherwise never be
 //!   repaired).
-//! - CNPs (the SIGCOMM 2015 notification point as htsim runs it): on a
-//!   CE-marked packet, a CNP at once if none went out in the last
-//!   `cnp_interval`, else one when that interval ends if marked packets
-//!   arrived meanwhile; so at most one per interval per flow.
+//! - The notification point follows the DCQCN variant (rdma-spec.md 3.2):
+//!   - paper (htsim's `DCQCNSink`): on a CE-marked packet, a CNP at once if
+//!     none went out in the last `cnp_interval`, else one when that
+//!     interval ends; at most one per interval per flow;
+//!   - ns3rdma: slotted, `cnp_interval` slots from the flow's first packet
+//!     (which is checked at once); a CNP at the end of each slot in which a
+//!     CE-marked packet arrived;
+//!   - mellanox (the HPCC fork): no CNP packets; the next ACK or NAK after
+//!     a CE-marked packet carries the CNP bit (the reaction point limits
+//!     its cuts to one per decrease interval).
 //! - Message boundaries come from the First/Last bits: the number of
 //!   messages in progress is what RCC's receiver counts.
 
-use super::config::{ACK_BYTES, CNP_BYTES, RoceConfig};
+use super::config::{ACK_BYTES, CNP_BYTES, RoceCc, RoceConfig};
+use super::dcqcn::Variant;
 use crate::endpoint::Side;
 use crate::{Emit, FlowAddr};
 use net::{Ecn, Kind, Packet, Protocol, RoceBits};
@@ -30,6 +37,8 @@ pub struct RoceReceiver {
     ack_interval: u32,
     nack_interval: SimDuration,
     cnp_interval: SimDuration,
+    /// How congestion is notified (`None`: not at all, no DCQCN).
+    np: Option<Variant>,
     ack_priority: Option<u8>,
     /// The next PSN expected.
     expected: u64,
@@ -44,6 +53,10 @@ pub struct RoceReceiver {
     marked: bool,
     /// The deferred CNP's time.
     cnp_at: Option<SimTime>,
+    /// ns3rdma: the first packet's arrival (its slots start there).
+    slot_origin: Option<SimTime>,
+    /// mellanox: the next ACK carries the CNP bit.
+    flag_next_ack: bool,
     /// Messages begun and not yet ended (RCC's flow count).
     active_messages: u32,
     /// NAKs and CNPs sent (for tests and reports).
@@ -59,6 +72,10 @@ impl RoceReceiver {
             ack_interval: cfg.ack_interval,
             nack_interval: cfg.nack_interval,
             cnp_interval: cfg.cnp_interval,
+            np: match cfg.cc {
+                RoceCc::None => None,
+                RoceCc::Dcqcn(d) => Some(d.variant),
+            },
             ack_priority: cfg.ack_priority,
             expected: 0,
             bytes_received: 0,
@@ -67,13 +84,20 @@ impl RoceReceiver {
             last_cnp: None,
             marked: false,
             cnp_at: None,
+            slot_origin: None,
+            flag_next_ack: false,
             active_messages: 0,
             naks_sent: 0,
             cnps_sent: 0,
         }
     }
 
-    fn reply(&self, kind: Kind, size: u32, bits: RoceBits) -> Packet {
+    fn reply(&mut self, kind: Kind, size: u32, mut bits: RoceBits) -> Packet {
+        if kind == Kind::Ack && self.flag_next_ack {
+            bits = bits | RoceBits::CNP;
+            self.flag_next_ack = false;
+            self.cnps_sent += 1;
+        }
         let mut p = self.addr.header(Side::Receiver, kind);
         p.protocol = Protocol::Roce;
         p.size_bytes = size;
@@ -86,11 +110,39 @@ impl RoceReceiver {
     }
 
     fn send_cnp(&mut self, now: SimTime, out: &mut impl Emit) {
-        out.emit(self.reply(Kind::Control, CNP_BYTES, RoceBits::CNP));
+        let cnp = self.reply(Kind::Control, CNP_BYTES, RoceBits::CNP);
+        out.emit(cnp);
         self.cnps_sent += 1;
         self.last_cnp = Some(now);
         self.marked = false;
         self.cnp_at = None;
+    }
+
+    /// A CE-marked packet arrived at `now` (`first`: the flow's first packet).
+    fn notify(&mut self, now: SimTime, first: bool, out: &mut impl Emit) {
+        match self.np {
+            None => {}
+            Some(Variant::Paper) => match self.last_cnp {
+                Some(t) if now < t + self.cnp_interval => {
+                    self.marked = true;
+                    self.cnp_at = Some(t + self.cnp_interval);
+                }
+                _ => self.send_cnp(now, out),
+            },
+            Some(Variant::Ns3Rdma) => {
+                if first {
+                    self.send_cnp(now, out);
+                    return;
+                }
+                // The end of the slot this packet falls in.
+                let origin = self.slot_origin.expect("set by the first packet");
+                let slot = self.cnp_interval.ps();
+                let k = now.since(origin).ps() / slot + 1;
+                self.marked = true;
+                self.cnp_at = Some(origin + SimDuration::from_ps(k * slot));
+            }
+            Some(Variant::Mellanox) => self.flag_next_ack = true,
+        }
     }
 
     /// A packet from the requester.
@@ -98,14 +150,10 @@ impl RoceReceiver {
         if pkt.protocol != Protocol::Roce || pkt.kind != Kind::Data {
             return;
         }
+        let first = self.slot_origin.is_none();
+        self.slot_origin.get_or_insert(now);
         if pkt.ecn == Ecn::Ce {
-            match self.last_cnp {
-                Some(t) if now < t + self.cnp_interval => {
-                    self.marked = true;
-                    self.cnp_at = Some(t + self.cnp_interval);
-                }
-                _ => self.send_cnp(now, out),
-            }
+            self.notify(now, first, out);
         }
         let psn = pkt.seq;
         if psn == self.expected {
@@ -121,7 +169,8 @@ impl RoceReceiver {
             }
             if self.unacked >= self.ack_interval || last {
                 self.unacked = 0;
-                out.emit(self.reply(Kind::Ack, ACK_BYTES, RoceBits::default()));
+                let ack = self.reply(Kind::Ack, ACK_BYTES, RoceBits::default());
+                out.emit(ack);
             }
         } else if psn > self.expected {
             let fresh = match self.last_nak {
@@ -131,10 +180,12 @@ impl RoceReceiver {
             if fresh {
                 self.last_nak = Some((self.expected, now));
                 self.naks_sent += 1;
-                out.emit(self.reply(Kind::Ack, ACK_BYTES, RoceBits::NAK));
+                let nak = self.reply(Kind::Ack, ACK_BYTES, RoceBits::NAK);
+                out.emit(nak);
             }
         } else {
-            out.emit(self.reply(Kind::Ack, ACK_BYTES, RoceBits::default()));
+            let ack = self.reply(Kind::Ack, ACK_BYTES, RoceBits::default());
+            out.emit(ack);
         }
     }
 
@@ -165,7 +216,7 @@ impl RoceReceiver {
         self.naks_sent
     }
 
-    /// CNPs sent.
+    /// CNPs sent (CNP packets, or ACKs carrying the CNP bit).
     pub fn cnps_sent(&self) -> u64 {
         self.cnps_sent
     }

@@ -218,12 +218,12 @@ impl RoceSender {
         if pkt.protocol != Protocol::Roce {
             return;
         }
-        if pkt.roce.has(RoceBits::CNP) {
-            if let Some(rp) = self.rp.as_mut() {
-                rp.on_cnp(now);
-                self.stats.ecn_reductions += 1;
-            }
-            return;
+        if pkt.roce.has(RoceBits::CNP)
+            && let Some(rp) = self.rp.as_mut()
+        {
+            // A CNP packet, or an ACK carrying the CNP bit (Mellanox).
+            rp.on_cnp(now);
+            self.stats.ecn_reductions += 1;
         }
         if pkt.kind != Kind::Ack {
             return;

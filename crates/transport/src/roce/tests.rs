@@ -219,3 +219,58 @@ fn windows_cap_the_bytes_in_flight() {
         assert_eq!(sent, want, "{window:?} after a cut: {rate_cut}");
     }
 }
+
+#[test]
+fn the_notification_point_follows_the_dcqcn_variant() {
+    use super::dcqcn::{DcqcnConfig, Variant};
+    let us = |n| SimTime::ZERO + SimDuration::from_us(n);
+    let with = |v| RoceConfig {
+        cc: RoceCc::Dcqcn(DcqcnConfig::defaults(v)),
+        ..RoceConfig::default()
+    };
+    // ns3rdma: 50 us slots from the first packet; a CNP at the end of each
+    // slot that saw a mark (a marked first packet is answered at once).
+    let mut r = RoceReceiver::new(addr(), &with(Variant::Ns3Rdma));
+    let mut out = Vec::new();
+    let mut cnp_times = Vec::new();
+    for (psn, t, ce) in [
+        (0, 5, false),
+        (1, 10, true),
+        (2, 20, true),
+        (3, 70, true),
+        (4, 200, false),
+    ] {
+        if let Some(d) = r.deadline().filter(|&d| d <= us(t)) {
+            r.on_timer(d, &mut out);
+            cnp_times.push(d);
+        }
+        r.on_packet(us(t), &data(psn, ce), &mut out);
+    }
+    assert_eq!(cnp_times, vec![us(55), us(105)]);
+    assert_eq!(r.cnps_sent(), 2);
+    let mut r = RoceReceiver::new(addr(), &with(Variant::Ns3Rdma));
+    r.on_packet(us(0), &data(0, true), &mut out);
+    assert_eq!(
+        r.cnps_sent(),
+        1,
+        "a marked first packet is answered at once"
+    );
+    // mellanox: no CNP packets; the ACK of a marked packet carries the bit.
+    let mut r = RoceReceiver::new(addr(), &with(Variant::Mellanox));
+    let mut out = Vec::new();
+    r.on_packet(us(0), &data(0, true), &mut out);
+    r.on_packet(us(1), &data(1, false), &mut out);
+    assert_eq!(out.len(), 2);
+    assert!(out.iter().all(|p| p.kind == Kind::Ack));
+    assert!(out[0].roce.has(RoceBits::CNP) && !out[1].roce.has(RoceBits::CNP));
+    assert_eq!(r.deadline(), None);
+    // The sender's reaction point takes the flag as a CNP.
+    let mut s = RoceSender::new(addr(), 100_000, &with(Variant::Mellanox), &path(40, 0));
+    s.start(us(0), &mut Vec::new());
+    s.on_packet(us(2), &out[0], &mut Vec::new());
+    assert_eq!(s.record().counters.ecn_reductions, 1);
+    assert!(
+        s.dcqcn().and_then(|d| d.deadline()).is_some(),
+        "the RP is running"
+    );
+}
