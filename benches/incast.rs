@@ -1,7 +1,10 @@
-//! Whole runs: the quickstart (16-to-1 DCTCP incast) and a 128-to-1 DCTCP
-//! incast of 1 MB each on a 10 Gb/s star. Throughput is reported in packet
-//! hops (criterion "elements"), measured over the event loop only: parsing
-//! and building happen in the untimed setup.
+//! Whole runs: the quickstart (16-to-1 DCTCP incast), a 128-to-1 DCTCP
+//! incast of 1 MB each on a 10 Gb/s star, and the 64-to-1 pair that prices
+//! PFC and pacing: DCTCP on a 300-packet buffer against RoCE with DCQCN
+//! over PFC on a 2 MB shared buffer (RED marking), 1 MB each on the same
+//! star. Throughput is reported in packet hops (criterion "elements"),
+//! measured over the event loop only: parsing and building happen in the
+//! untimed setup.
 use criterion::{Criterion, criterion_group, criterion_main};
 use dcnsim::scenario::parse_str;
 
@@ -33,6 +36,40 @@ fn incast(n: u32) -> String {
     )
 }
 
+/// The RoCE incast: DCQCN (paper variant) over PFC, RED at 5 KB / 200 KB / 1%.
+fn roce_incast(n: u32) -> String {
+    format!(
+        r#"
+        [topology]
+        kind = "star"
+        hosts = {hosts}
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [switch]
+        shared_buffer = "2MB"
+        [switch.aqm]
+        kind = "red"
+        k_min = "5KB"
+        k_max = "200KB"
+        p_max = 0.01
+        mark_at = "dequeue"
+        spread = false
+        [switch.pfc]
+        lossless = [3]
+        mtu = "1044B"
+        [transport]
+        kind = "roce"
+        [[workload]]
+        kind = "incast"
+        receiver = 0
+        senders = "1-{n}"
+        size = "1MB"
+        priority = 3
+        "#,
+        hosts = n + 1
+    )
+}
+
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("whole_run");
     g.sample_size(20);
@@ -42,6 +79,8 @@ fn bench(c: &mut Criterion) {
             std::fs::read_to_string("scenarios/quickstart.toml").expect("quickstart"),
         ),
         ("dctcp_incast_128to1", incast(128)),
+        ("dctcp_incast_64to1", incast(64)),
+        ("dcqcn_pfc_incast_64to1", roce_incast(64)),
     ] {
         let sc = parse_str(name, &text).expect("valid scenario");
         common::whole_run(&mut g, name, &sc, |w| w.fabric.hops);

@@ -46,6 +46,9 @@ pub struct RoceSender {
     /// When the last packet left, and its wire bits (the pacer's gap is
     /// computed from them at the current rate).
     last_sent: Option<(SimTime, u64)>,
+    /// When the pacer lets the next packet go: `last_sent` at the current
+    /// rate, recomputed whenever either changes.
+    next_avail: SimTime,
     /// `poll_transmit` found the pacer closed: the deadline wakes the flow.
     pace_wait: bool,
     rto: Option<SimDuration>,
@@ -79,6 +82,7 @@ impl RoceSender {
                 RoceCc::Dcqcn(c) => Some(Dcqcn::new(c, line_bps)),
             },
             last_sent: None,
+            next_avail: SimTime::ZERO,
             pace_wait: false,
             rto: cfg.rto,
             rto_at: None,
@@ -131,10 +135,10 @@ impl RoceSender {
         }
     }
 
-    /// When the pacer lets the next packet go: the last departure plus its
-    /// wire bits at the current rate.
-    fn next_avail(&self) -> SimTime {
-        match self.last_sent {
+    /// Recomputes when the pacer opens: the last departure plus its wire
+    /// bits at the current rate (after a send or any rate change).
+    fn refresh_pacer(&mut self) {
+        self.next_avail = match self.last_sent {
             None => SimTime::ZERO,
             Some((at, bits)) => {
                 let gap_ps = (bits as f64 / self.rate_bps() * 1e12).ceil();
@@ -142,7 +146,7 @@ impl RoceSender {
                 // rate); the cap only guards the conversion.
                 at + SimDuration::from_ps(gap_ps.min(1e18) as u64)
             }
-        }
+        };
     }
 
     /// The in-flight cap in bytes, if any.
@@ -175,7 +179,7 @@ impl RoceSender {
         if !self.wants_transmit() {
             return None;
         }
-        if now < self.next_avail() {
+        if now < self.next_avail {
             self.pace_wait = true;
             return None;
         }
@@ -207,6 +211,7 @@ impl RoceSender {
         if let Some(rp) = self.rp.as_mut() {
             rp.on_sent(p.size_bytes as u64);
         }
+        self.refresh_pacer();
         if let (Some(rto), None) = (self.rto, self.rto_at) {
             self.rto_at = Some(now + rto);
         }
@@ -224,6 +229,7 @@ impl RoceSender {
             // A CNP packet, or an ACK carrying the CNP bit (Mellanox).
             rp.on_cnp(now);
             self.stats.ecn_reductions += 1;
+            self.refresh_pacer();
         }
         if pkt.kind != Kind::Ack {
             return;
@@ -251,7 +257,7 @@ impl RoceSender {
     /// timers (while the flow runs) and the RTO.
     #[inline]
     pub fn deadline(&self) -> Option<SimTime> {
-        let pace = self.pace_wait.then(|| self.next_avail());
+        let pace = self.pace_wait.then_some(self.next_avail);
         let rp = self
             .rp
             .as_ref()
@@ -262,13 +268,14 @@ impl RoceSender {
 
     /// Runs what is due.
     pub fn on_timer(&mut self, now: SimTime, _out: &mut impl Emit) {
-        if self.pace_wait && self.next_avail() <= now {
-            self.pace_wait = false;
-        }
         if self.completed_at.is_none()
             && let Some(rp) = self.rp.as_mut()
         {
             rp.on_timer(now);
+            self.refresh_pacer();
+        }
+        if self.pace_wait && self.next_avail <= now {
+            self.pace_wait = false;
         }
         if self.rto_at.is_some_and(|t| t <= now) {
             self.stats.timeouts += 1;
