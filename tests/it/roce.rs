@@ -3,11 +3,24 @@
 use crate::common;
 use sim_core::SimTime;
 
+/// DCQCN's congestion point as its references run it: RED at 5 KB / 200 KB
+/// / 1%, each packet marked independently as it leaves.
+const DCQCN_CP: &str = r#"
+[switch.aqm]
+kind = "red"
+k_min = "5KB"
+k_max = "200KB"
+p_max = 0.01
+mark_at = "dequeue"
+spread = false
+"#;
+
 /// Two long DCQCN flows into one 40 Gb/s port, the second joining at 50 ms
 /// (rdma-spec.md 5.4), with the paper's CP: RED 5 KB / 200 KB / 1%, each
 /// packet marked independently at dequeue.
 fn two_flows() -> String {
-    r#"
+    format!(
+        r#"
     [topology]
     kind = "star"
     hosts = 3
@@ -15,24 +28,18 @@ fn two_flows() -> String {
     link_delay = "1us"
     [switch]
     shared_buffer = "12MB"
-    [switch.aqm]
-    kind = "red"
-    k_min = "5KB"
-    k_max = "200KB"
-    p_max = 0.01
-    mark_at = "dequeue"
-    spread = false
+    {DCQCN_CP}
     [switch.pfc]
     [transport]
     kind = "roce"
     [[workload]]
     kind = "long-flows"
     schedule = [
-        { src = 1, dst = 0, start = "0ms", stop = "400ms" },
-        { src = 2, dst = 0, start = "50ms", stop = "400ms" },
+        {{ src = 1, dst = 0, start = "0ms", stop = "400ms" }},
+        {{ src = 2, dst = 0, start = "50ms", stop = "400ms" }},
     ]
     "#
-    .into()
+    )
 }
 
 #[test]
@@ -104,7 +111,7 @@ fn two_dcqcn_flows_share_40g_near_the_fluid_models_fixed_point() {
 fn a_roce_incast_over_pfc_completes_without_loss() {
     // A low static XOFF (20 KB per ingress port and priority) so that the
     // NICs are paused before DCQCN has brought the rates down.
-    let (w, s) = common::run(
+    let (w, s) = common::run(&format!(
         r#"
         [topology]
         kind = "star"
@@ -113,13 +120,7 @@ fn a_roce_incast_over_pfc_completes_without_loss() {
         link_delay = "1us"
         [switch]
         shared_buffer = "1MiB"
-        [switch.aqm]
-        kind = "red"
-        k_min = "5KB"
-        k_max = "200KB"
-        p_max = 0.01
-        mark_at = "dequeue"
-        spread = false
+        {DCQCN_CP}
         [switch.pfc]
         xoff = "static"
         xoff_threshold = "20KB"
@@ -131,8 +132,8 @@ fn a_roce_incast_over_pfc_completes_without_loss() {
         receiver = 0
         senders = "1-8"
         size = "1MB"
-        "#,
-    );
+        "#
+    ));
     let p = s.pfc.as_ref().expect("PFC is on");
     let cnps: u64 = w
         .flows
@@ -205,13 +206,7 @@ fn r_aqm_and_abq_hold_and_release_roce_acks() {
             link_delay = "1us"
             [switch]
             shared_buffer = "2MB"
-            [switch.aqm]
-            kind = "red"
-            k_min = "5KB"
-            k_max = "200KB"
-            p_max = 0.01
-            mark_at = "dequeue"
-            spread = false
+            {DCQCN_CP}
             [switch.pfc]
             [switch.ingress]
             {ingress}
