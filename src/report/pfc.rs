@@ -58,6 +58,7 @@ impl PfcSummary {
             let Some(st) = port.pfc.as_deref() else {
                 continue;
             };
+            let headroom = st.headroom_bytes.max(1) as f64;
             let mut nic_max: Option<f64> = None;
             for q in 0..8 {
                 let paused = world.fabric.paused_ps(net::PortId(i as u32), q, end);
@@ -69,8 +70,7 @@ impl PfcSummary {
                 s.max_paused_fraction = s.max_paused_fraction.max(paused as f64 / run_ps);
                 s.peak_headroom_bytes = s.peak_headroom_bytes.max(st.peak_headroom_bytes[q]);
                 if port.at_switch && st.peak_headroom_bytes[q] > 0 {
-                    let f = st.peak_headroom_bytes[q] as f64
-                        / port.pfc.as_ref().map_or(1, |p| p.headroom_bytes.max(1)) as f64;
+                    let f = st.peak_headroom_bytes[q] as f64 / headroom;
                     s.peak_headroom_fraction = s.peak_headroom_fraction.max(f);
                 }
                 s.lossless_drops += st.lossless_drops[q];

@@ -674,19 +674,26 @@ impl World {
             let Some(f) = self.ready[host.idx()].pop_front() else {
                 break;
             };
-            let fl = &mut self.flows[f as usize];
-            match fl.sender.poll_transmit(now) {
-                Some(p) => {
-                    if fl.sender.wants_transmit() {
-                        self.ready[host.idx()].push_back(f);
-                    } else {
-                        fl.ready = false;
-                    }
-                    self.fabric.host_send(host, p, &mut self.q);
-                    self.arm(f, Side::Sender);
+            self.send_next(now, host, f);
+        }
+    }
+
+    /// Ready flow `f` at `host` hands the NIC its next packet, if it has
+    /// one, and keeps its turn in the ready list while it has more.
+    #[inline]
+    fn send_next(&mut self, now: SimTime, host: HostId, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        match fl.sender.poll_transmit(now) {
+            Some(p) => {
+                if fl.sender.wants_transmit() {
+                    self.ready[host.idx()].push_back(f);
+                } else {
+                    fl.ready = false;
                 }
-                None => fl.ready = false,
+                self.fabric.host_send(host, p, &mut self.q);
+                self.arm(f, Side::Sender);
             }
+            None => fl.ready = false,
         }
     }
 
@@ -701,28 +708,14 @@ impl World {
             let Some(f) = self.ready[host.idx()].pop_front() else {
                 break;
             };
-            let fl = &mut self.flows[f as usize];
-            if !self
-                .fabric
-                .nic_has_room_for(host, fl.sender.addr().priority)
-            {
+            let prio = self.flows[f as usize].sender.addr().priority;
+            if !self.fabric.nic_has_room_for(host, prio) {
                 self.ready[host.idx()].push_back(f);
                 stalled += 1;
                 continue;
             }
             stalled = 0;
-            match fl.sender.poll_transmit(now) {
-                Some(p) => {
-                    if fl.sender.wants_transmit() {
-                        self.ready[host.idx()].push_back(f);
-                    } else {
-                        fl.ready = false;
-                    }
-                    self.fabric.host_send(host, p, &mut self.q);
-                    self.arm(f, Side::Sender);
-                }
-                None => fl.ready = false,
-            }
+            self.send_next(now, host, f);
         }
     }
 

@@ -150,10 +150,7 @@ impl Fabric {
     pub(super) fn pfc_send_frame<S: Scheduler>(&mut self, p: PortId, sched: &mut S) -> bool {
         let now = sched.now();
         let wire = self.config.wire;
-        let quanta = matches!(
-            self.config.pfc.map(|c| c.pause),
-            Some(PauseMode::Quanta { .. })
-        );
+        let pause = self.config.pfc.map(|c| c.pause);
         let port = &mut self.ports[p.idx()];
         port.set_attention(PFC_FRAME, false);
         let st = port
@@ -186,9 +183,8 @@ impl Fabric {
         if st.in_flight.len() == 1 {
             sched.schedule_net(arrival, NetEvent::PfcDeliver(p));
         }
-        if quanta
-            && frame.pause != 0
-            && let Some(PauseMode::Quanta { quanta, refresh }) = self.config.pfc.map(|c| c.pause)
+        if frame.pause != 0
+            && let Some(PauseMode::Quanta { quanta, refresh }) = pause
         {
             let every = pfc::refresh_time(quanta, refresh, port.rate);
             sched.schedule_net(now + every, NetEvent::PfcTimer(p));
