@@ -172,6 +172,12 @@ impl ClassQueues {
     pub fn is_empty(&self) -> bool {
         false
     }
+    /// Whether there is one class queue only (most ports: the per-hop
+    /// path asks on every packet).
+    #[inline]
+    pub fn is_single(&self) -> bool {
+        self.rest.is_empty()
+    }
     /// The queues, class 0 first.
     pub fn iter(&self) -> impl Iterator<Item = &PacketQueue> + '_ {
         std::iter::once(&self.first).chain(self.rest.iter())
@@ -289,7 +295,7 @@ impl Port {
     /// `class_stats`).
     #[inline]
     pub fn class_stats_mut(&mut self, class: usize) -> Option<&mut ClassStats> {
-        if self.queues.len() == 1 {
+        if self.queues.is_single() {
             return None;
         }
         self.class_stats.get_mut(class)
@@ -338,7 +344,7 @@ impl Port {
         self.stats.queue_packets_area.set(now.ps(), self.packets);
         self.stats.max_bytes = self.stats.max_bytes.max(self.bytes);
         self.stats.max_packets = self.stats.max_packets.max(self.packets);
-        if self.queues.len() > 1 {
+        if !self.queues.is_single() {
             let (q, cs) = (&self.queues[class], &mut self.class_stats[class]);
             cs.queue_bytes_area.set(now.ps(), q.bytes());
             cs.max_packets = cs.max_packets.max(q.packets());

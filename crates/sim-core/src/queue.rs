@@ -31,6 +31,8 @@ const SLOT_SHIFT: u32 = 18;
 /// Slots in the wheel (a power of two): the horizon is about 1.07 ms.
 const WHEEL_SLOTS: usize = 4096;
 const WORDS: usize = WHEEL_SLOTS / 64;
+/// The wheel's horizon in picoseconds.
+const HORIZON_PS: u64 = (WHEEL_SLOTS as u64) << SLOT_SHIFT;
 
 /// One pending event: the sort key packs `(time, seq)` into one `u128`.
 #[derive(Clone, Copy)]
@@ -258,13 +260,15 @@ impl<E: Copy> EventQueue<E> {
             key: ((at.ps() as u128) << 64) | self.next_seq as u128,
             event,
         };
-        self.next_seq += 1;
-        let horizon_end = self.base as u128 + ((WHEEL_SLOTS as u128) << SLOT_SHIFT);
-        if (at.ps() as u128) < horizon_end {
+        // The per-event counters cannot overflow (2^64 events at 10^9 a
+        // second take 584 years), so they skip the overflow check.
+        self.next_seq = self.next_seq.wrapping_add(1);
+        // `base` <= `now` <= `at`, so the offset is never negative.
+        if at.ps() - self.base < HORIZON_PS {
             let s = Self::slot_of(at.ps());
             self.slots[s].push(e, &mut self.spare);
             self.occupied[s / 64] |= 1 << (s % 64);
-            self.in_wheel += 1;
+            self.in_wheel = self.in_wheel.wrapping_add(1);
         } else {
             self.far.push(e);
         }
@@ -320,7 +324,7 @@ impl<E: Copy> EventQueue<E> {
                 if emptied {
                     self.occupied[slot / 64] &= !(1 << (slot % 64));
                 }
-                self.in_wheel -= 1;
+                self.in_wheel = self.in_wheel.wrapping_sub(1);
                 e
             }
         };
@@ -328,7 +332,7 @@ impl<E: Copy> EventQueue<E> {
         debug_assert!(t >= self.now.ps());
         self.now = SimTime(t);
         self.base = (t >> SLOT_SHIFT) << SLOT_SHIFT;
-        self.popped += 1;
+        self.popped = self.popped.wrapping_add(1);
         e
     }
 

@@ -42,6 +42,7 @@ impl SimTime {
     }
 
     /// The span from `earlier` to `self`; panics if `earlier` is later (an invariant breach).
+    #[inline]
     pub fn since(self, earlier: SimTime) -> SimDuration {
         assert!(
             earlier <= self,

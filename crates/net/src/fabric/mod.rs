@@ -346,7 +346,9 @@ impl Fabric {
     /// room must be asked per priority ([`Fabric::nic_has_room_for`]).
     #[inline]
     pub fn nic_per_class(&self, h: HostId) -> bool {
-        self.ports[self.host_ports[h.idx()].idx()].queues.len() > 1
+        !self.ports[self.host_ports[h.idx()].idx()]
+            .queues
+            .is_single()
     }
 
     /// Whether host `h`'s NIC accepts more data of priority `prio`: each
@@ -355,7 +357,7 @@ impl Fabric {
     #[inline]
     pub fn nic_has_room_for(&self, h: HostId, prio: u8) -> bool {
         let port = &self.ports[self.host_ports[h.idx()].idx()];
-        let class = if port.queues.len() == 1 {
+        let class = if port.queues.is_single() {
             0
         } else {
             self.config.class_of_priority[(prio % 8) as usize] as usize
@@ -367,10 +369,10 @@ impl Fabric {
     #[inline]
     pub fn host_send<S: Scheduler>(&mut self, h: HostId, pkt: Packet, sched: &mut S) -> PacketId {
         assert_eq!(pkt.src, h, "{h} sends a packet of {}", pkt.src); // pairs with deliver's
-        let id = self.packets.alloc(Packet {
-            ingress_port: NO_PORT,
-            ..pkt
-        });
+        // Set in the arena's slot: a struct update would copy all 128 bytes
+        // once more on the way in.
+        let id = self.packets.alloc(pkt);
+        self.packets.get_mut(id).ingress_port = NO_PORT;
         let port = self.host_ports[h.idx()];
         self.enqueue(port, id, sched);
         id
@@ -485,7 +487,7 @@ impl Fabric {
         let port = &mut self.ports[p.idx()];
         let pkt = self.packets.get_mut(id);
         let size = pkt.size_bytes;
-        let class = if port.queues.len() == 1 {
+        let class = if port.queues.is_single() {
             0
         } else {
             self.config.class_of_priority[(pkt.priority as usize) % 8] as usize
@@ -594,7 +596,7 @@ impl Fabric {
             paused = port.paused_classes;
         }
         let port = &mut self.ports[p.idx()];
-        let class = if port.queues.len() == 1 {
+        let class = if port.queues.is_single() {
             if paused & 1 != 0 {
                 return; // paused: idle until RESUME
             }
@@ -652,7 +654,7 @@ impl Fabric {
         pool.0 -= size as u64;
         pool.1 -= 1;
         // One class: no scheduling happened, so no scheduler bookkeeping either.
-        let single = port.queues.len() == 1;
+        let single = port.queues.is_single();
         if !single
             && port
                 .sched

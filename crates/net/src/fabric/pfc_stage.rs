@@ -268,7 +268,7 @@ impl Fabric {
         let classes_of = self.config.class_of_priority;
         let port = &mut self.ports[p.idx()];
         let paused = port.pfc.as_ref().map_or(0, |s| s.paused);
-        let single = port.queues.len() == 1;
+        let single = port.queues.is_single();
         port.paused_classes = (0..8)
             .filter(|q| paused & (1 << q) != 0)
             .map(|q| if single { 0 } else { classes_of[q] })

@@ -717,18 +717,14 @@ impl TcpSender {
     /// The earliest time [`TcpSender::on_timer`] must run.
     #[inline]
     pub fn deadline(&self) -> Option<SimTime> {
-        #[inline]
-        fn earlier(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
-            match (a, b) {
-                (Some(x), Some(y)) => Some(x.min(y)),
-                (x, None) => x,
-                (None, y) => y,
-            }
-        }
-        earlier(
-            earlier(self.rto_at, self.tlp_at),
-            earlier(self.persist_at, self.reo_at),
-        )
+        // Unset timers sort last (as u128::MAX, above every SimTime), so the
+        // minimum takes no branches; it runs after every segment and ACK.
+        let key = |t: Option<SimTime>| t.map_or(u128::MAX, |t| t.ps() as u128);
+        let m = key(self.rto_at)
+            .min(key(self.tlp_at))
+            .min(key(self.persist_at))
+            .min(key(self.reo_at));
+        (m != u128::MAX).then_some(SimTime(m as u64))
     }
 
     /// Runs expired timers.

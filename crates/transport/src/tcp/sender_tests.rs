@@ -439,3 +439,21 @@ fn dctcp_delayed_ack_sends_immediately_on_ce_change() {
     // at segment 3, so ACK 3 with ECE is sent before 3 is counted.
     assert_eq!(&acks[..3], &[(2, false), (3, true), (5, false)], "{acks:?}");
 }
+
+#[test]
+fn deadline_is_the_earliest_armed_timer() {
+    let addr = crate::harness::addr();
+    let mut s = TcpSender::new(addr, 10_000, &cfg());
+    assert_eq!(s.deadline(), None, "nothing armed before the SYN");
+    s.rto_at = Some(SimTime(50));
+    s.tlp_at = Some(SimTime(70));
+    assert_eq!(s.deadline(), Some(SimTime(50)));
+    s.reo_at = Some(SimTime(20));
+    assert_eq!(s.deadline(), Some(SimTime(20)));
+    s.persist_at = Some(SimTime(5));
+    assert_eq!(s.deadline(), Some(SimTime(5)));
+    // The latest representable time is still a deadline, not "unset".
+    let mut t = TcpSender::new(addr, 10_000, &cfg());
+    t.tlp_at = Some(SimTime::MAX);
+    assert_eq!(t.deadline(), Some(SimTime::MAX));
+}
