@@ -721,7 +721,7 @@ impl World {
 
     /// Schedules the endpoint's timer event if its deadline is earlier than
     /// the one already pending.
-    #[inline]
+    #[inline(always)] // after every packet sent; a call here cost 1.5% (cachegrind)
     fn arm(&mut self, f: u32, side: Side) {
         let fl = &mut self.flows[f as usize];
         if let Some(d) = fl.deadline(side) {

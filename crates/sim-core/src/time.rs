@@ -25,6 +25,18 @@ pub struct SimTime(pub u64);
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SimDuration(pub u64);
 
+/// The earliest of some optional instants (`None` if all are unset): an
+/// endpoint's timer deadline, asked after every packet it sends or takes.
+/// Unset instants sort last (as `u128::MAX`, above every `SimTime`), so
+/// the minimum is branch-free; an iterator chain of `flatten().min()`
+/// measured 8% of a RoCE incast's instructions.
+#[inline(always)]
+pub fn earliest<const N: usize>(times: [Option<SimTime>; N]) -> Option<SimTime> {
+    let key = |t: Option<SimTime>| t.map_or(u128::MAX, |t| t.0 as u128);
+    let m = times.into_iter().fold(u128::MAX, |m, t| m.min(key(t)));
+    (m != u128::MAX).then_some(SimTime(m as u64))
+}
+
 impl SimTime {
     /// The start of every run.
     pub const ZERO: SimTime = SimTime(0);
@@ -173,6 +185,17 @@ impl fmt::Display for SimDuration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn earliest_skips_unset_instants() {
+        assert_eq!(earliest::<3>([None, None, None]), None);
+        assert_eq!(
+            earliest([None, Some(SimTime(9)), Some(SimTime(4))]),
+            Some(SimTime(4))
+        );
+        // The last representable instant is still an instant, not "unset".
+        assert_eq!(earliest([Some(SimTime::MAX), None]), Some(SimTime::MAX));
+    }
 
     #[test]
     fn arithmetic_and_display() {

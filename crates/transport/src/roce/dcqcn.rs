@@ -24,6 +24,7 @@
 //! congestion was signalled. Rates are f64 bits per second (IEEE arithmetic
 //! only: deterministic).
 
+use sim_core::time::earliest;
 use sim_core::{SimDuration, SimTime};
 
 /// Which reference's reaction point.
@@ -248,10 +249,7 @@ impl Dcqcn {
     /// The next timer, if the RP runs any.
     #[inline]
     pub fn deadline(&self) -> Option<SimTime> {
-        [self.alpha_at, self.decrease_at, self.rate_at]
-            .into_iter()
-            .flatten()
-            .min()
+        earliest([self.alpha_at, self.decrease_at, self.rate_at])
     }
 
     /// A congestion notification packet arrived.

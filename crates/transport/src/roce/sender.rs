@@ -22,6 +22,7 @@ use super::dcqcn::Dcqcn;
 use crate::endpoint::{Counters, FlowRecord, PathInfo, Side};
 use crate::{Emit, FlowAddr};
 use net::{Ecn, Kind, Packet, Protocol, RoceBits, WireFormat};
+use sim_core::time::earliest;
 use sim_core::{SimDuration, SimTime};
 
 /// The sending end of a RoCE flow.
@@ -263,7 +264,7 @@ impl RoceSender {
             .as_ref()
             .filter(|_| self.completed_at.is_none())
             .and_then(|r| r.deadline());
-        [pace, rp, self.rto_at].into_iter().flatten().min()
+        earliest([pace, rp, self.rto_at])
     }
 
     /// Runs what is due.

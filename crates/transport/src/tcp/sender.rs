@@ -57,6 +57,7 @@ use crate::rtt::RttEstimator;
 use crate::{Emit, FlowAddr};
 use net::packet::WSCALE_NONE;
 use net::{Ecn, Kind, Packet, TcpFlags};
+use sim_core::time::earliest;
 use sim_core::{SimDuration, SimTime};
 
 /// RFC 5681's DupThresh, and RFC 6675's SACKed-segments threshold.
@@ -717,14 +718,7 @@ impl TcpSender {
     /// The earliest time [`TcpSender::on_timer`] must run.
     #[inline]
     pub fn deadline(&self) -> Option<SimTime> {
-        // Unset timers sort last (as u128::MAX, above every SimTime), so the
-        // minimum takes no branches; it runs after every segment and ACK.
-        let key = |t: Option<SimTime>| t.map_or(u128::MAX, |t| t.ps() as u128);
-        let m = key(self.rto_at)
-            .min(key(self.tlp_at))
-            .min(key(self.persist_at))
-            .min(key(self.reo_at));
-        (m != u128::MAX).then_some(SimTime(m as u64))
+        earliest([self.rto_at, self.tlp_at, self.persist_at, self.reo_at])
     }
 
     /// Runs expired timers.
