@@ -693,7 +693,12 @@ impl World {
                 self.fabric.host_send(host, p, &mut self.q);
                 self.arm(f, Side::Sender);
             }
-            None => fl.ready = false,
+            None => {
+                // Nothing now, but perhaps at a deadline the poll just set
+                // (a pacer that holds the packet back).
+                fl.ready = false;
+                self.arm(f, Side::Sender);
+            }
         }
     }
 

@@ -48,7 +48,7 @@ fn two_dcqcn_flows_share_40g_near_the_fluid_models_fixed_point() {
     let mut w = dcnsim::world::World::build(&sc, 1).expect("builds");
     let ms = |n: u64| SimTime::ZERO + sim_core::SimDuration::from_ms(n);
     // Measure from 110 ms (60 ms after the join, the fluid model's
-    // convergence time) to 200 ms.
+    // convergence time) to 400 ms.
     let port = w.fabric.port_towards_host(net::HostId(0));
     w.run_until(ms(110));
     let acked0: Vec<u64> = w.flows.iter().map(|f| f.sender.bytes_acked()).collect();
@@ -64,7 +64,7 @@ fn two_dcqcn_flows_share_40g_near_the_fluid_models_fixed_point() {
         .port(port)
         .stats
         .queue_bytes_area
-        .area_at(ms(200).ps());
+        .area_at(ms(400).ps());
     let secs = 0.290;
     // Wire rate: 1082 wire bytes per 1000 B of payload (Ethernet framing).
     let rates: Vec<f64> = w
