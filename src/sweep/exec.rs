@@ -207,21 +207,42 @@ fn worker(
         let Some(run) = todo.get(next.fetch_add(1, Ordering::SeqCst)) else {
             return;
         };
-        let done = match simulate(sweep, run, out, limit, stop) {
-            Ok(Some(staged)) => Done::Ran {
+        // A panic is a simulator bug; it fails this run, reported with the
+        // others, instead of silently ending the worker and losing the run.
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            simulate(sweep, run, out, limit, stop)
+        }));
+        let done = match result {
+            Ok(Ok(Some(staged))) => Done::Ran {
                 run: run.index,
                 staged,
             },
-            Ok(None) => return, // interrupted: nothing of it is kept
-            Err(why) => Done::Failed {
+            Ok(Ok(None)) => return, // interrupted: nothing of it is kept
+            Ok(Err(why)) => Done::Failed {
                 run: run.index,
                 why: format!("{why:#}"),
+            },
+            Err(panic) => Done::Failed {
+                run: run.index,
+                why: format!(
+                    "the simulation panicked (a dcnsim bug): {}",
+                    panic_text(&panic)
+                ),
             },
         };
         if tx.send(done).is_err() {
             return;
         }
     }
+}
+
+/// A panic's message, when it is a string.
+fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "(no message)".into())
 }
 
 /// Simulates one run into its staging folder, with `run.json` and

@@ -373,7 +373,7 @@ impl Dcqcn {
         match self.cfg.variant {
             Variant::Paper => {
                 self.rate_at = Some(now + period);
-                self.time_stage += 1;
+                self.time_stage = self.time_stage.saturating_add(1);
                 self.paper_increase();
             }
             Variant::Mellanox => {
@@ -391,10 +391,10 @@ impl Dcqcn {
                 }
                 self.rc = self.rc / 2.0 + self.rt / 2.0;
                 self.last_step = Some(step);
-                self.time_stage += 1;
+                self.time_stage = self.time_stage.saturating_add(1);
             }
             Variant::Ns3Rdma => {
-                self.time_stage += 1;
+                self.time_stage = self.time_stage.saturating_add(1);
                 let f = self.cfg.fast_recovery_steps;
                 match self.stage {
                     Stage::Fast => {
@@ -423,12 +423,12 @@ impl Dcqcn {
         match self.cfg.variant {
             Variant::Paper => {
                 self.bytes_left += b;
-                self.byte_stage += 1;
+                self.byte_stage = self.byte_stage.saturating_add(1);
                 self.paper_increase();
             }
             Variant::Mellanox => unreachable!("the Mellanox RP has no byte counter"),
             Variant::Ns3Rdma => {
-                self.byte_stage += 1;
+                self.byte_stage = self.byte_stage.saturating_add(1);
                 match self.stage {
                     Stage::Fast => {
                         self.bytes_left = b;
