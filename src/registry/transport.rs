@@ -45,13 +45,13 @@ pub static FAMILY: Family<TransportConfig> = Family {
             key("window_scaling", "true", "bool", "negotiate RFC 7323 window scaling"),
             key("window_scale_shim", "auto", "bool", "FairQ's host shim (fairq.txt V-A); on with rwnd-rewriting plugins"),
         ], tcp),
-        row("roce", "RoCE v2 reliable connection: one message per flow in MTU packets with PSNs, per-packet ACKs, NAK and go-back-N, NIC pacing from line rate; cc DCQCN (the receiver notifies, the sender reacts)", "IBTA RoCE v2; DCQCN (SIGCOMM 2015); rdma-spec.md 2-3", &[
+        row("roce", "RoCE v2 reliable connection: one message per flow in MTU packets with PSNs, per-packet ACKs, NAK and go-back-N, NIC pacing from line rate; cc DCQCN (the receiver notifies, the sender reacts) or RCC (the receiver assigns each flow's window)", "IBTA RoCE v2; DCQCN (SIGCOMM 2015); RCC (rcc.txt); rdma-spec.md 2-4", &[
             key("mtu", "1000B", "size", "payload bytes per packet (the HPCC fork's PACKET_PAYLOAD_SIZE); +44 B of IPv4, UDP, BTH and ICRC headers"),
             key("ack_interval", "1", "packets", "data packets per ACK (every packet, as the references run)"),
             key("nack_interval", "500us", "duration", "at most one NAK per expected PSN per this long (HPCC fork)"),
             key("rto", "off", "duration", "retransmission timeout (off in the references: a lost tail is never recovered)"),
-            key("window", "none", "word", "in-flight cap: \"none\", \"bdp\" (one base BDP of the path), \"bdp_x_rate\" (BDP x R_C / line rate, the HPCC fork's DCQCN+window)"),
-            key("cc", "dcqcn", "name or table", "\"dcqcn\" (paper variant), \"none\" (line rate), or { kind = \"dcqcn\", variant = \"paper\" | \"mellanox\" | \"ns3rdma\", g, alpha_initial, alpha_interval, rate_timer, byte_counter, fast_recovery_steps, r_ai, r_hai, min_rate, clamp, decrease_interval, rate_on_first_cnp }: each absent key is its variant's source default (docs/scenarios.md)"),
+            key("window", "none", "word", "in-flight cap: \"none\", \"bdp\" (one base BDP of the path), \"bdp_x_rate\" (BDP x R_C / line rate, the HPCC fork's DCQCN+window); not with RCC, which assigns its own"),
+            key("cc", "dcqcn", "name or table", "\"dcqcn\" (paper variant), \"none\" (line rate), or { kind = \"dcqcn\", variant = \"paper\" | \"mellanox\" | \"ns3rdma\", g, alpha_initial, alpha_interval, rate_timer, byte_counter, fast_recovery_steps, r_ai, r_hai, min_rate, clamp, decrease_interval, rate_on_first_cnp }, \"rcc\", or { kind = \"rcc\", variant = \"rcc\" | \"rcc-ewa\" | \"rcc-pid\" | \"rcc-sender\", n = 3, delta = 0.2, eta = 0.95, kp = 1e4, kd = 1e5, error_unit = \"s\" | \"us\", scale = \"tanh\" | \"sigmoid\" | \"sigmoid2\", pid_step = \"rtt\" | \"packet\", clock_offset = \"0s\", clock_jitter = \"0s\" }: each absent key is its source default (docs/scenarios.md)"),
             key("cnp_interval", "50us", "duration", "DCQCN's notification point: at most one CNP per flow per this long (paper), or its slot (ns3rdma); mellanox flags ACKs instead"),
             key("ack_priority", "the flow's", "0-7", "priority of ACKs, NAKs and CNPs"),
         ], roce)],

@@ -46,6 +46,12 @@ impl NamedTransport {
             TransportConfig::Roce(c) => match c.cc {
                 transport::roce::RoceCc::None => "none",
                 transport::roce::RoceCc::Dcqcn(_) => "dcqcn",
+                transport::roce::RoceCc::Rcc(r) => match r.variant {
+                    transport::roce::RccVariant::Rcc => "rcc",
+                    transport::roce::RccVariant::Ewa => "rcc-ewa",
+                    transport::roce::RccVariant::Pid => "rcc-pid",
+                    transport::roce::RccVariant::Sender => "rcc-sender",
+                },
             },
         }
     }

@@ -184,6 +184,8 @@ pub struct World {
     seed: u64,
     /// Each host's next ephemeral source port; 0: none handed out yet.
     next_port: Vec<u16>,
+    /// Each host's NIC state across its connections (RCC's N and B_R).
+    nics: Vec<transport::NicState>,
     /// Flows whose data is not all acknowledged yet.
     open_flows: usize,
     /// Packet sources with an arrival still to come.
@@ -282,6 +284,7 @@ impl World {
             queue_samples: Vec::new(),
             seed,
             next_port: vec![0; hosts],
+            nics: vec![transport::NicState::default(); hosts],
             open_flows: 0,
             active_sources: 0,
             workloads: Vec::new(),
@@ -390,7 +393,7 @@ impl World {
             // An unbounded flow: more bytes than any run can send.
             sender: cfg.sender(addr, size.unwrap_or(u64::MAX - 2), &path),
             size,
-            receiver: cfg.receiver(addr),
+            receiver: cfg.receiver(addr, &path),
             start: at.unwrap_or(SimTime::MAX),
             round: 0,
             gate: None,
@@ -407,23 +410,44 @@ impl World {
         }
     }
 
-    /// What a new flow's sender may know of its host and path: the NIC's
-    /// rate and framing, and (for the families that read it) the base BDP:
-    /// one full data packet out and an ACK back, store-and-forward on empty
-    /// queues, times the NIC's rate.
+    /// What a new flow's ends may know of their hosts and path: the NICs'
+    /// rates and framing, (for the families that read it) the base RTT and
+    /// BDP: one full data packet out and an ACK back, store-and-forward on
+    /// empty queues, times the source NIC's rate, and (RCC-async) the two
+    /// hosts' clock offsets.
     fn path_info(&self, cfg: &transport::TransportConfig, addr: &FlowAddr) -> transport::PathInfo {
         let wire = self.fabric.config().wire;
         let line_rate = self.fabric.port(self.fabric.host_port(addr.src)).rate;
-        let bdp_bytes = if cfg.needs_bdp() {
-            let rtt = crate::report::base_rtt(&self.fabric, addr, cfg);
-            line_rate.bytes_in(rtt)
+        let rx_line_rate = self.fabric.port(self.fabric.host_port(addr.dst)).rate;
+        let base_rtt = if cfg.needs_bdp() {
+            crate::report::base_rtt(&self.fabric, addr, cfg)
         } else {
-            0
+            SimDuration::ZERO
+        };
+        let offset_max = cfg.clock_offset_max().ps();
+        let clock_offset = |h: HostId| {
+            if offset_max == 0 {
+                return SimDuration::ZERO;
+            }
+            let purpose = sim_core::rng::purpose::CLOCK_OFFSET;
+            SimDuration::from_ps(
+                RngStream::new(self.seed, h.0 as u64, purpose).below(offset_max + 1),
+            )
         };
         transport::PathInfo {
             line_rate,
+            rx_line_rate,
             wire,
-            bdp_bytes,
+            base_rtt,
+            bdp_bytes: line_rate.bytes_in(base_rtt),
+            src_clock_offset: clock_offset(addr.src),
+            dst_clock_offset: clock_offset(addr.dst),
+            stream_seed: RngStream::new(
+                self.seed,
+                addr.flow.0 as u64,
+                sim_core::rng::purpose::CLOCK_JITTER,
+            )
+            .next_u64(),
         }
     }
 
@@ -621,7 +645,8 @@ impl World {
             if p.payload_bytes > 0 {
                 self.metrics.one_way(fl.workload, now.since(p.created_at));
             }
-            fl.receiver.on_packet(now, p, &mut self.scratch);
+            let nic = &mut self.nics[host.idx()];
+            fl.receiver.on_packet(now, p, nic, &mut self.scratch);
             let gate = fl.gate;
             let received = fl.received_at.is_none()
                 && fl.size.is_some_and(|s| fl.receiver.bytes_received() >= s);

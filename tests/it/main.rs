@@ -18,6 +18,7 @@ mod ports_csv;
 mod queue_md1;
 mod queue_sampling;
 mod r_aqm;
+mod rcc;
 mod red_ecn;
 mod roce;
 mod run_folder;

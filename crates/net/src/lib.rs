@@ -30,7 +30,8 @@ pub use fabric::{Fabric, FabricConfig, NetEvent, Outcome};
 pub use ids::{FlowId, HostId, NodeId, Origin, PortId, SourceId};
 pub use ingress::{Arrival, IngressHook, IngressView, ViqAction};
 pub use packet::{
-    Ecn, Kind, Packet, PacketArena, PacketId, Protocol, RoceBits, SackBlocks, TcpFlags, WireFormat,
+    Ecn, Kind, Packet, PacketArena, PacketId, Protocol, RccFeedback, RoceBits, SackBlocks,
+    TcpFlags, WireFormat,
 };
 pub use port::{DropCause, PortStats};
 pub use routing::RoutingTable;

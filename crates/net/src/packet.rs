@@ -252,6 +252,20 @@ impl std::ops::BitOr for RoceBits {
     }
 }
 
+/// What a RoCE receiver running RCC tells its sender on each ACK (rcc.txt
+/// III-B and III-G). Eight bytes, in what was the packet's tail padding.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RccFeedback {
+    /// RCC: the window the receiver assigns, bytes (Table I's 4-byte
+    /// `cwnd`); 0: none.
+    pub window_bytes: u32,
+    /// RCC-sender: the receiver's number of active messages N.
+    pub flows: u16,
+    /// RCC-sender: the last hop is saturated (B_R >= C x base RTT x eta),
+    /// B_R's comparison made where B_R is counted.
+    pub last_hop: bool,
+}
+
 /// One packet. Header fields are those of DESIGN.md's network model.
 ///
 /// `repr(C)` and aligned to a cache line: what every hop reads or writes
@@ -323,6 +337,8 @@ pub struct Packet {
     pub created_at: SimTime,
     /// SACK blocks of a TCP ACK (RFC 2018).
     pub sack: SackBlocks,
+    /// An RCC receiver's feedback on a RoCE ACK.
+    pub rcc: RccFeedback,
 }
 
 /// `Packet::ingress_port` outside a switch.

@@ -35,6 +35,11 @@ pub mod purpose {
     /// A `shuffle` workload's flow order and arrivals (component: workload
     /// index x 2^32 + sending host).
     pub const SHUFFLE: u64 = 7;
+    /// A host's clock offset under RCC-async (component: host index).
+    pub const CLOCK_OFFSET: u64 = 8;
+    /// The seed of a flow's send-timestamp jitter under RCC-async
+    /// (component: flow id).
+    pub const CLOCK_JITTER: u64 = 9;
     /// MQ-ECN's random marking (component: port id).
     pub const MQ_ECN: u64 = 0x4d_51;
     /// RED's random marking or dropping (component: port id).

@@ -7,23 +7,33 @@
 //! per call; with one family the match compiles away. Reports read a flow
 //! through the family-neutral [`FlowRecord`].
 
-use crate::roce::{RoceConfig, RoceReceiver, RoceSender};
+use crate::roce::{NicState, RoceConfig, RoceReceiver, RoceSender};
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::{Emit, FlowAddr};
 use net::{Packet, Protocol, WireFormat};
 use sim_core::{Bandwidth, SimDuration, SimTime};
 
-/// What a sender may know of its host and path when it is built.
+/// What a flow's ends may know of their hosts and path when they are built.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PathInfo {
     /// The source NIC's line rate (RoCE starts and paces at it).
     pub line_rate: Bandwidth,
+    /// The destination NIC's line rate (RCC's C).
+    pub rx_line_rate: Bandwidth,
     /// The links' framing (pacing counts wire bytes).
     pub wire: WireFormat,
-    /// The path's base bandwidth-delay product, bytes: the base RTT (one
-    /// full data packet forward and an ACK back, store-and-forward, on
-    /// empty queues) times the line rate (RoCE's window modes).
+    /// The path's base RTT: one full data packet forward and an ACK back,
+    /// store-and-forward, on empty queues (zero unless
+    /// [`TransportConfig::needs_bdp`]).
+    pub base_rtt: SimDuration,
+    /// The base RTT times the line rate, bytes (RoCE's window modes).
     pub bdp_bytes: u64,
+    /// How far the source host's clock runs ahead of true time (RCC-async).
+    pub src_clock_offset: SimDuration,
+    /// How far the destination host's clock runs ahead of true time.
+    pub dst_clock_offset: SimDuration,
+    /// The seed of the flow's own random stream (RCC-async's timestamp jitter).
+    pub stream_seed: u64,
 }
 
 /// Which end of a flow: the data sender or the data receiver.
@@ -74,7 +84,10 @@ impl TransportConfig {
     pub fn needs_bdp(&self) -> bool {
         match self {
             TransportConfig::Tcp(_) => false,
-            TransportConfig::Roce(c) => c.window != crate::roce::WindowMode::None,
+            TransportConfig::Roce(c) => {
+                c.window != crate::roce::WindowMode::None
+                    || matches!(c.cc, crate::roce::RoceCc::Rcc(_))
+            }
         }
     }
 
@@ -87,11 +100,23 @@ impl TransportConfig {
         }
     }
 
-    /// The receiving end of a flow.
-    pub fn receiver(&self, addr: FlowAddr) -> Receiver {
+    /// The receiving end of a flow on `path`.
+    pub fn receiver(&self, addr: FlowAddr, path: &PathInfo) -> Receiver {
         match self {
             TransportConfig::Tcp(c) => Receiver::Tcp(TcpReceiver::new(addr, c)),
-            TransportConfig::Roce(c) => Receiver::Roce(RoceReceiver::new(addr, c)),
+            TransportConfig::Roce(c) => Receiver::Roce(RoceReceiver::new(addr, c, path)),
+        }
+    }
+
+    /// The largest clock offset a host may have (RCC-async; zero: clocks
+    /// are synchronised).
+    pub fn clock_offset_max(&self) -> SimDuration {
+        match self {
+            TransportConfig::Roce(crate::roce::RoceConfig {
+                cc: crate::roce::RoceCc::Rcc(r),
+                ..
+            }) => r.clock_offset,
+            _ => SimDuration::ZERO,
         }
     }
 
@@ -280,12 +305,19 @@ impl Sender {
 }
 
 impl Receiver {
-    /// A packet from the sender.
+    /// A packet from the sender; `nic` is the receiving host's NIC state
+    /// (what RCC counts across connections).
     #[inline]
-    pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
+    pub fn on_packet(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        nic: &mut NicState,
+        out: &mut impl Emit,
+    ) {
         match self {
             Receiver::Tcp(r) => r.on_packet(now, pkt, out),
-            Receiver::Roce(r) => r.on_packet(now, pkt, out),
+            Receiver::Roce(r) => r.on_packet(now, pkt, nic, out),
         }
     }
 
@@ -320,6 +352,14 @@ impl Receiver {
         match self {
             Receiver::Tcp(r) => Some(r),
             Receiver::Roce(_) => None,
+        }
+    }
+
+    /// The RoCE receiver, if the flow is RoCE.
+    pub fn as_roce(&self) -> Option<&RoceReceiver> {
+        match self {
+            Receiver::Roce(r) => Some(r),
+            Receiver::Tcp(_) => None,
         }
     }
 }

@@ -2,7 +2,7 @@
 //! packets leave one at a time at `rate`, every packet takes `delay` one way,
 //! and test hooks may drop or rewrite packets in flight.
 
-use crate::roce::{RoceReceiver, RoceSender};
+use crate::roce::{NicState, RoceReceiver, RoceSender};
 use crate::{FlowAddr, TcpConfig, TcpReceiver, TcpSender};
 use net::{FlowId, HostId, Packet};
 use sim_core::{Bandwidth, EventQueue, SimDuration, SimTime};
@@ -18,7 +18,7 @@ pub trait TxEnd {
 
 /// A receiving end the harness can drive.
 pub trait RxEnd {
-    fn on_packet(&mut self, now: SimTime, p: &Packet, out: &mut Vec<Packet>);
+    fn on_packet(&mut self, now: SimTime, p: &Packet, nic: &mut NicState, out: &mut Vec<Packet>);
     fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>);
     fn deadline(&self) -> Option<SimTime>;
 }
@@ -47,23 +47,29 @@ macro_rules! tx_end {
 tx_end!(TcpSender);
 tx_end!(RoceSender);
 
-macro_rules! rx_end {
-    ($t:ty) => {
-        impl RxEnd for $t {
-            fn on_packet(&mut self, now: SimTime, p: &Packet, out: &mut Vec<Packet>) {
-                <$t>::on_packet(self, now, p, out)
-            }
-            fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-                <$t>::on_timer(self, now, out)
-            }
-            fn deadline(&self) -> Option<SimTime> {
-                <$t>::deadline(self)
-            }
-        }
-    };
+impl RxEnd for TcpReceiver {
+    fn on_packet(&mut self, now: SimTime, p: &Packet, _: &mut NicState, out: &mut Vec<Packet>) {
+        TcpReceiver::on_packet(self, now, p, out)
+    }
+    fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        TcpReceiver::on_timer(self, now, out)
+    }
+    fn deadline(&self) -> Option<SimTime> {
+        TcpReceiver::deadline(self)
+    }
 }
-rx_end!(TcpReceiver);
-rx_end!(RoceReceiver);
+
+impl RxEnd for RoceReceiver {
+    fn on_packet(&mut self, now: SimTime, p: &Packet, nic: &mut NicState, out: &mut Vec<Packet>) {
+        RoceReceiver::on_packet(self, now, p, nic, out)
+    }
+    fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        RoceReceiver::on_timer(self, now, out)
+    }
+    fn deadline(&self) -> Option<SimTime> {
+        RoceReceiver::deadline(self)
+    }
+}
 
 /// The addressing every harness flow uses.
 pub fn addr() -> FlowAddr {
@@ -101,6 +107,8 @@ pub struct Harness<'a, S = TcpSender, R = TcpReceiver> {
     sender_timer: Option<SimTime>,
     receiver_timer: Option<SimTime>,
     pub data_packets: Vec<Packet>,
+    /// The receiving host's NIC state.
+    pub nic: NicState,
 }
 
 impl<'a> Harness<'a> {
@@ -125,6 +133,7 @@ impl<'a, S: TxEnd, R: RxEnd> Harness<'a, S, R> {
             sender_timer: None,
             receiver_timer: None,
             data_packets: Vec::new(),
+            nic: NicState::default(),
         }
     }
 
@@ -192,10 +201,12 @@ impl<'a, S: TxEnd, R: RxEnd> Harness<'a, S, R> {
             let mut to_recv = Vec::new();
             let mut to_send = Vec::new();
             match ev {
-                Ev::ToReceiver(i) => {
-                    self.receiver
-                        .on_packet(now, &self.store[i].clone(), &mut to_send)
-                }
+                Ev::ToReceiver(i) => self.receiver.on_packet(
+                    now,
+                    &self.store[i].clone(),
+                    &mut self.nic,
+                    &mut to_send,
+                ),
                 Ev::ToSender(i) => self
                     .sender
                     .on_packet(now, &self.store[i].clone(), &mut to_recv),

@@ -23,6 +23,7 @@ pub mod rtt;
 pub mod tcp;
 
 pub use endpoint::{Counters, FlowRecord, PathInfo, Receiver, Sender, Side, TransportConfig};
+pub use roce::NicState;
 pub use tcp::{CcConfig, TcpConfig, TcpReceiver, TcpSender};
 
 use net::{Kind, Origin, Packet};

@@ -1,6 +1,7 @@
 //! The RoCE family's keys (`[transport.NAME]` with `kind = "roce"`).
 
 use super::dcqcn::{Clamp, DcqcnConfig, Variant};
+use super::rcc::{ErrorUnit, PidStep, RccConfig, RccVariant, Scale};
 use serde::Deserialize;
 use sim_core::{Bandwidth, Bytes, SimDuration};
 
@@ -33,6 +34,8 @@ pub enum RoceCc {
     None,
     /// DCQCN (reaction point here, notification point at the receiver).
     Dcqcn(DcqcnConfig),
+    /// RCC (the receiver assigns the window; rcc.txt).
+    Rcc(RccConfig),
 }
 
 /// The RoCE reliable connection's configuration.
@@ -108,7 +111,7 @@ pub struct RoceKeys {
     pub rto: Option<SimDuration>,
     /// See [`RoceConfig::window`].
     pub window: Option<WindowMode>,
-    /// `"dcqcn"`, `"none"`, or `{ kind = "dcqcn", variant = ..., keys }`.
+    /// `"dcqcn"`, `"rcc"`, `"none"`, or a table `{ kind = "dcqcn" | "rcc", keys }`.
     pub cc: Option<CcKeys>,
     /// See [`RoceConfig::cnp_interval`].
     pub cnp_interval: Option<SimDuration>,
@@ -119,10 +122,12 @@ pub struct RoceKeys {
 /// The `cc` key: a name or a table.
 #[derive(Debug, Clone)]
 pub enum CcKeys {
-    /// `"none"` or `"dcqcn"` (the paper variant's defaults).
+    /// `"none"`, `"dcqcn"` (the paper variant's defaults) or `"rcc"`.
     Named(String),
     /// `{ kind = "dcqcn", ... }`.
     Dcqcn(DcqcnKeys),
+    /// `{ kind = "rcc", ... }`.
+    Rcc(RccKeys),
 }
 
 impl<'de> Deserialize<'de> for CcKeys {
@@ -132,12 +137,12 @@ impl<'de> Deserialize<'de> for CcKeys {
         impl<'de> Visitor<'de> for Either {
             type Value = CcKeys;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("\"dcqcn\", \"none\" or a table with `kind = \"dcqcn\"`")
+                f.write_str("\"dcqcn\", \"rcc\", \"none\" or a table with `kind = \"dcqcn\"` or `kind = \"rcc\"`")
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<CcKeys, E> {
                 match s {
-                    "dcqcn" | "none" => Ok(CcKeys::Named(s.into())),
-                    _ => Err(E::unknown_variant(s, &["dcqcn", "none"])),
+                    "dcqcn" | "rcc" | "none" => Ok(CcKeys::Named(s.into())),
+                    _ => Err(E::unknown_variant(s, &["dcqcn", "rcc", "none"])),
                 }
             }
             fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<CcKeys, A::Error> {
@@ -145,9 +150,14 @@ impl<'de> Deserialize<'de> for CcKeys {
                 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
                 enum Table {
                     Dcqcn(DcqcnKeys),
+                    Rcc(RccKeys),
                 }
-                let Table::Dcqcn(k) = Table::deserialize(de::value::MapAccessDeserializer::new(m))?;
-                Ok(CcKeys::Dcqcn(k))
+                Ok(
+                    match Table::deserialize(de::value::MapAccessDeserializer::new(m))? {
+                        Table::Dcqcn(k) => CcKeys::Dcqcn(k),
+                        Table::Rcc(k) => CcKeys::Rcc(k),
+                    },
+                )
             }
         }
         d.deserialize_any(Either)
@@ -302,6 +312,124 @@ impl DcqcnKeys {
     }
 }
 
+/// RCC's keys (rcc.txt III-F, V-A, V-D); each absent one takes the paper's default.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RccKeys {
+    /// `"rcc"` (default), `"rcc-ewa"`, `"rcc-pid"` or `"rcc-sender"`.
+    pub variant: Option<String>,
+    /// Consecutive delays above the threshold that signal congestion.
+    pub n: Option<u32>,
+    /// Allowed queueing as a fraction of the base delay.
+    pub delta: Option<f64>,
+    /// Expected last-hop utilisation.
+    pub eta: Option<f64>,
+    /// Proportional gain.
+    pub kp: Option<f64>,
+    /// Derivative gain.
+    pub kd: Option<f64>,
+    /// `"s"` (default) or `"us"`: the unit of the PID's error.
+    pub error_unit: Option<String>,
+    /// `"tanh"` (default), `"sigmoid"` or `"sigmoid2"`.
+    pub scale: Option<String>,
+    /// `"rtt"` (default) or `"packet"`.
+    pub pid_step: Option<String>,
+    /// RCC-async: the largest per-host clock offset.
+    pub clock_offset: Option<SimDuration>,
+    /// RCC-async: the largest delay added to a send timestamp.
+    pub clock_jitter: Option<SimDuration>,
+}
+
+fn choose<T: Copy>(
+    key: &'static str,
+    value: Option<&str>,
+    choices: &[(&str, T)],
+    default: T,
+) -> Result<T, KeyError> {
+    let Some(v) = value else {
+        return Ok(default);
+    };
+    choices
+        .iter()
+        .find(|(name, _)| *name == v)
+        .map(|c| c.1)
+        .ok_or_else(|| {
+            let names: Vec<String> = choices.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+            err(
+                key,
+                format!("unknown value '{v}': valid values are {}", names.join(", ")),
+            )
+        })
+}
+
+impl RccKeys {
+    fn build(&self) -> Result<RccConfig, KeyError> {
+        let d = RccConfig::default();
+        let variant = choose(
+            "cc.variant",
+            self.variant.as_deref(),
+            &[
+                ("rcc", RccVariant::Rcc),
+                ("rcc-ewa", RccVariant::Ewa),
+                ("rcc-pid", RccVariant::Pid),
+                ("rcc-sender", RccVariant::Sender),
+            ],
+            d.variant,
+        )?;
+        let n = self.n.unwrap_or(d.n);
+        if n == 0 {
+            return Err(err("cc.n", "must be at least 1 (the paper: 3)"));
+        }
+        let delta = self.delta.unwrap_or(d.delta);
+        if !(delta > 0.0 && delta < 1.0) {
+            return Err(err("cc.delta", "must be in (0, 1) (the paper: 0.2)"));
+        }
+        let eta = self.eta.unwrap_or(d.eta);
+        if !(eta > 0.0 && eta < 1.0) {
+            return Err(err("cc.eta", "must be in (0, 1) (the paper: 0.95)"));
+        }
+        let kp = self.kp.unwrap_or(d.kp);
+        let kd = self.kd.unwrap_or(d.kd);
+        for (key, v) in [("cc.kp", kp), ("cc.kd", kd)] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(err(key, "must be a finite number >= 0"));
+            }
+        }
+        Ok(RccConfig {
+            variant,
+            n,
+            delta,
+            eta,
+            kp,
+            kd,
+            error_unit: choose(
+                "cc.error_unit",
+                self.error_unit.as_deref(),
+                &[("s", ErrorUnit::Seconds), ("us", ErrorUnit::Microseconds)],
+                d.error_unit,
+            )?,
+            scale: choose(
+                "cc.scale",
+                self.scale.as_deref(),
+                &[
+                    ("tanh", Scale::Tanh),
+                    ("sigmoid", Scale::Sigmoid),
+                    ("sigmoid2", Scale::Sigmoid2),
+                ],
+                d.scale,
+            )?,
+            pid_step: choose(
+                "cc.pid_step",
+                self.pid_step.as_deref(),
+                &[("rtt", PidStep::BaseRtt), ("packet", PidStep::Packet)],
+                d.pid_step,
+            )?,
+            clock_offset: self.clock_offset.unwrap_or(d.clock_offset),
+            clock_jitter: self.clock_jitter.unwrap_or(d.clock_jitter),
+        })
+    }
+}
+
 impl RoceKeys {
     /// The configuration, or the first invalid key with why.
     pub fn build(&self) -> Result<RoceConfig, KeyError> {
@@ -326,9 +454,17 @@ impl RoceKeys {
         let cc = match &self.cc {
             None => d.cc,
             Some(CcKeys::Named(n)) if n == "none" => RoceCc::None,
+            Some(CcKeys::Named(n)) if n == "rcc" => RoceCc::Rcc(RccConfig::default()),
             Some(CcKeys::Named(_)) => RoceCc::Dcqcn(DcqcnConfig::defaults(Variant::Paper)),
             Some(CcKeys::Dcqcn(k)) => RoceCc::Dcqcn(k.build()?),
+            Some(CcKeys::Rcc(k)) => RoceCc::Rcc(k.build()?),
         };
+        if matches!(cc, RoceCc::Rcc(_)) && self.window.is_some() {
+            return Err(err(
+                "window",
+                "RCC assigns its own window: leave `window` out with cc = \"rcc\"",
+            ));
+        }
         Ok(RoceConfig {
             mtu_bytes: mtu as u32,
             ack_interval,

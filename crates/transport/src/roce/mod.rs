@@ -1,17 +1,22 @@
 //! The RoCE family: RDMA over Converged Ethernet v2's reliable connection
-//! (one message per flow, PSNs, go-back-N, NIC pacing) and DCQCN (the
+//! (one message per flow, PSNs, go-back-N, NIC pacing), DCQCN (the
 //! reaction point at the sender, the notification point at the receiver;
-//! the switches' RED marking is the congestion point).
+//! the switches' RED marking is the congestion point) and RCC (the
+//! receiver assigns each flow's window).
 
 pub mod config;
 pub mod dcqcn;
+pub mod rcc;
 mod receiver;
 mod sender;
 
 pub use config::{RoceCc, RoceConfig, RoceKeys, WindowMode};
 pub use dcqcn::{Clamp, Dcqcn, DcqcnConfig, Variant};
+pub use rcc::{NicState, RccConfig, RccControl, RccVariant};
 pub use receiver::RoceReceiver;
 pub use sender::RoceSender;
 
+#[cfg(test)]
+mod rcc_tests;
 #[cfg(test)]
 mod tests;

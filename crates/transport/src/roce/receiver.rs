@@ -21,14 +21,35 @@
 //!     a CE-marked packet carries the CNP bit (the reaction point limits
 //!     its cuts to one per decrease interval).
 //! - Message boundaries come from the First/Last bits: the number of
-//!   messages in progress is what RCC's receiver counts.
+//!   messages in progress, per flow and across the host's NIC, is what
+//!   RCC's receiver counts (N, rcc.txt III-D); every RoCE data packet's
+//!   wire bytes feed the NIC's B_R (III-C).
+//! - Under RCC every data packet is a delay sample for Algorithm 1
+//!   ([`super::rcc`]), and every ACK or NAK carries the window it assigns
+//!   (RCC-sender: N and whether the last hop is saturated) and echoes the
+//!   packet's send stamp.
 
 use super::config::{ACK_BYTES, CNP_BYTES, RoceCc, RoceConfig};
 use super::dcqcn::Variant;
-use crate::endpoint::Side;
+use super::rcc::{NicState, RccControl, RccVariant};
+use crate::endpoint::{PathInfo, Side};
 use crate::{Emit, FlowAddr};
-use net::{Ecn, Kind, Packet, Protocol, RoceBits};
-use sim_core::{SimDuration, SimTime};
+use net::{Ecn, Kind, Packet, Protocol, RccFeedback, RoceBits, WireFormat};
+use sim_core::{Bandwidth, SimDuration, SimTime};
+
+/// A receiver's RCC state (boxed: other flows do without it).
+#[derive(Clone, Debug)]
+struct RccRecv {
+    variant: RccVariant,
+    eta: f64,
+    /// The detector and PID (unused by RCC-sender, whose sender runs them).
+    control: RccControl,
+    base_rtt: SimDuration,
+    rx_rate: Bandwidth,
+    /// This host's clock offset (RCC-async).
+    clock_offset: SimDuration,
+    registered: bool,
+}
 
 /// The receiving end of a RoCE flow.
 #[derive(Clone, Debug)]
@@ -62,19 +83,21 @@ pub struct RoceReceiver {
     /// NAKs and CNPs sent (for tests and reports).
     naks_sent: u64,
     cnps_sent: u64,
+    wire: WireFormat,
+    rcc: Option<Box<RccRecv>>,
 }
 
 impl RoceReceiver {
-    /// The responder of `addr`'s flow.
-    pub fn new(addr: FlowAddr, cfg: &RoceConfig) -> Self {
+    /// The responder of `addr`'s flow on `path`.
+    pub fn new(addr: FlowAddr, cfg: &RoceConfig, path: &PathInfo) -> Self {
         RoceReceiver {
             addr,
             ack_interval: cfg.ack_interval,
             nack_interval: cfg.nack_interval,
             cnp_interval: cfg.cnp_interval,
             np: match cfg.cc {
-                RoceCc::None => None,
                 RoceCc::Dcqcn(d) => Some(d.variant),
+                RoceCc::None | RoceCc::Rcc(_) => None,
             },
             ack_priority: cfg.ack_priority,
             expected: 0,
@@ -89,7 +112,58 @@ impl RoceReceiver {
             active_messages: 0,
             naks_sent: 0,
             cnps_sent: 0,
+            wire: path.wire,
+            rcc: match &cfg.cc {
+                RoceCc::Rcc(c) => {
+                    let packet = cfg.mtu_bytes as u64;
+                    let line_bdp = path.bdp_bytes.max(packet);
+                    Some(Box::new(RccRecv {
+                        variant: c.variant,
+                        eta: c.eta,
+                        control: RccControl::new(*c, path.base_rtt, packet, line_bdp),
+                        base_rtt: path.base_rtt,
+                        rx_rate: path.rx_line_rate,
+                        clock_offset: path.dst_clock_offset,
+                        registered: false,
+                    }))
+                }
+                _ => None,
+            },
         }
+    }
+
+    /// Algorithm 1 on data packet `pkt` (after N was updated for it): what
+    /// the next ACK or NAK tells the sender.
+    fn rcc_feedback(&mut self, now: SimTime, pkt: &Packet, nic: &NicState) -> RccFeedback {
+        let Some(r) = self.rcc.as_mut() else {
+            return RccFeedback::default();
+        };
+        let flows = nic.active_messages.min(u16::MAX as u32) as u16;
+        let last_hop = nic.saturated(r.eta);
+        if r.variant == RccVariant::Sender {
+            return RccFeedback {
+                window_bytes: 0,
+                flows,
+                last_hop,
+            };
+        }
+        // The one-way delay, read on this host's clock (rcc.txt III-C).
+        let delay = (now + r.clock_offset).saturating_since(pkt.ts_val);
+        let fair_share = nic.fair_share(r.base_rtt);
+        let w = r.control.on_sample(now, delay, fair_share, last_hop);
+        RccFeedback {
+            window_bytes: w.min(u32::MAX as u64) as u32,
+            flows,
+            last_hop,
+        }
+    }
+
+    /// RCC's controller of this flow (not RCC-sender's, which is at the sender).
+    pub fn rcc_control(&self) -> Option<&RccControl> {
+        self.rcc
+            .as_ref()
+            .filter(|r| r.variant != RccVariant::Sender)
+            .map(|r| &r.control)
     }
 
     fn reply(&mut self, kind: Kind, size: u32, mut bits: RoceBits) -> Packet {
@@ -145,47 +219,69 @@ impl RoceReceiver {
         }
     }
 
-    /// A packet from the requester.
-    pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
+    /// A packet from the requester; `nic` is this host's NIC state.
+    pub fn on_packet(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        nic: &mut NicState,
+        out: &mut impl Emit,
+    ) {
         if pkt.protocol != Protocol::Roce || pkt.kind != Kind::Data {
             return;
         }
+        if let Some(r) = self.rcc.as_mut()
+            && !r.registered
+        {
+            r.registered = true;
+            nic.register(r.rx_rate, r.base_rtt);
+        }
+        nic.on_bytes(now, self.wire.wire_bytes(pkt.size_bytes));
         let first = self.slot_origin.is_none();
         self.slot_origin.get_or_insert(now);
         if pkt.ecn == Ecn::Ce {
             self.notify(now, first, out);
         }
         let psn = pkt.seq;
-        if psn == self.expected {
+        let in_order = psn == self.expected;
+        let mut last = false;
+        if in_order {
             self.expected += 1;
             self.bytes_received += pkt.payload_bytes as u64;
             self.unacked += 1;
             if pkt.roce.has(RoceBits::FIRST) {
                 self.active_messages += 1;
+                nic.active_messages += 1;
             }
-            let last = pkt.roce.has(RoceBits::LAST);
+            last = pkt.roce.has(RoceBits::LAST);
             if last {
                 self.active_messages = self.active_messages.saturating_sub(1);
+                nic.active_messages = nic.active_messages.saturating_sub(1);
             }
-            if self.unacked >= self.ack_interval || last {
+        }
+        let feedback = self.rcc_feedback(now, pkt, nic);
+        let reply = if in_order {
+            (self.unacked >= self.ack_interval || last).then(|| {
                 self.unacked = 0;
-                let ack = self.reply(Kind::Ack, ACK_BYTES, RoceBits::default());
-                out.emit(ack);
-            }
+                self.reply(Kind::Ack, ACK_BYTES, RoceBits::default())
+            })
         } else if psn > self.expected {
             let fresh = match self.last_nak {
                 Some((p, t)) => p != self.expected || now >= t + self.nack_interval,
                 None => true,
             };
-            if fresh {
+            fresh.then(|| {
                 self.last_nak = Some((self.expected, now));
                 self.naks_sent += 1;
-                let nak = self.reply(Kind::Ack, ACK_BYTES, RoceBits::NAK);
-                out.emit(nak);
-            }
+                self.reply(Kind::Ack, ACK_BYTES, RoceBits::NAK)
+            })
         } else {
-            let ack = self.reply(Kind::Ack, ACK_BYTES, RoceBits::default());
-            out.emit(ack);
+            Some(self.reply(Kind::Ack, ACK_BYTES, RoceBits::default()))
+        };
+        if let Some(mut p) = reply {
+            p.rcc = feedback;
+            p.ts_ecr = pkt.ts_val;
+            out.emit(p);
         }
     }
 

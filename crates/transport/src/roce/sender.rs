@@ -14,16 +14,66 @@
 //!   it: everything from the hole is sent again.
 //! - A CNP goes to DCQCN's reaction point; every byte sent feeds its byte
 //!   counter.
+//! - Under RCC the window is the receiver's, from each ACK (RCC-sender:
+//!   this end's detector and PID, fed with ACK round trips and the
+//!   receiver's N), and the pacer runs at window / base RTT (rdma-spec.md
+//!   A6), at most line rate. Data packets carry the send time as the
+//!   host's clock reads it (RCC-async: offset and jittered).
 //! - The retransmission timeout is off by default, as in the references
 //!   (a lost tail is then never recovered; PFC makes losses violations).
 
 use super::config::{DATA_HEADER_BYTES, RoceCc, RoceConfig, WindowMode};
 use super::dcqcn::Dcqcn;
+use super::rcc::{RccConfig, RccControl, RccVariant};
 use crate::endpoint::{Counters, FlowRecord, PathInfo, Side};
 use crate::{Emit, FlowAddr};
 use net::{Ecn, Kind, Packet, Protocol, RoceBits, WireFormat};
+use sim_core::rng::RngStream;
 use sim_core::time::earliest;
-use sim_core::{SimDuration, SimTime};
+use sim_core::{Bandwidth, SimDuration, SimTime};
+
+/// A sender's RCC state (boxed: DCQCN flows do without it).
+#[derive(Clone, Debug)]
+struct RccSend {
+    variant: RccVariant,
+    /// The window in force, bytes: the line rate's BDP until the first
+    /// assignment arrives (III-B: flows start at line rate).
+    cwnd: u64,
+    base_rtt: SimDuration,
+    /// The receiver's NIC rate: RCC-sender's fair share is C x RTT_base / N.
+    rx_rate: Bandwidth,
+    /// RCC-sender's detector and PID.
+    control: Option<RccControl>,
+    /// This host's clock offset, and the timestamps' jitter with its stream.
+    clock_offset: SimDuration,
+    jitter: Option<(SimDuration, RngStream)>,
+}
+
+impl RccSend {
+    fn new(cfg: &RccConfig, path: &PathInfo, packet_bytes: u64) -> Self {
+        let line_bdp = path.bdp_bytes.max(packet_bytes);
+        RccSend {
+            variant: cfg.variant,
+            cwnd: line_bdp,
+            base_rtt: path.base_rtt,
+            rx_rate: path.rx_line_rate,
+            control: (cfg.variant == RccVariant::Sender)
+                .then(|| RccControl::new(*cfg, path.base_rtt, packet_bytes, line_bdp)),
+            clock_offset: path.src_clock_offset,
+            jitter: (cfg.clock_jitter.ps() > 0)
+                .then(|| (cfg.clock_jitter, RngStream::from_seed_u64(path.stream_seed))),
+        }
+    }
+
+    /// The send timestamp at true time `now`, as this host's clock reads it.
+    fn stamp(&mut self, now: SimTime) -> SimTime {
+        let jitter = match self.jitter.as_mut() {
+            Some((max, rng)) => rng.below(max.ps() + 1),
+            None => 0,
+        };
+        now + self.clock_offset + SimDuration::from_ps(jitter)
+    }
+}
 
 /// The sending end of a RoCE flow.
 #[derive(Clone, Debug)]
@@ -44,6 +94,7 @@ pub struct RoceSender {
     window: WindowMode,
     bdp_bytes: u64,
     rp: Option<Dcqcn>,
+    rcc: Option<Box<RccSend>>,
     /// When the last packet left, and its wire bits (the pacer's gap is
     /// computed from them at the current rate).
     last_sent: Option<(SimTime, u64)>,
@@ -79,8 +130,12 @@ impl RoceSender {
             window: cfg.window,
             bdp_bytes: path.bdp_bytes,
             rp: match cfg.cc {
-                RoceCc::None => None,
                 RoceCc::Dcqcn(c) => Some(Dcqcn::new(c, line_bps)),
+                RoceCc::None | RoceCc::Rcc(_) => None,
+            },
+            rcc: match &cfg.cc {
+                RoceCc::Rcc(c) => Some(Box::new(RccSend::new(c, path, mtu))),
+                _ => None,
             },
             last_sent: None,
             next_avail: SimTime::ZERO,
@@ -120,7 +175,25 @@ impl RoceSender {
 
     /// The rate the pacer applies, bits per second.
     pub fn rate_bps(&self) -> f64 {
+        if let Some(r) = &self.rcc {
+            let rtt_s = r.base_rtt.ps() as f64 * 1e-12;
+            return if rtt_s > 0.0 {
+                (r.cwnd as f64 * 8.0 / rtt_s).min(self.line_bps)
+            } else {
+                self.line_bps
+            };
+        }
         self.rp.as_ref().map_or(self.line_bps, |r| r.rate_bps())
+    }
+
+    /// RCC's window in force, bytes (`None`: not RCC).
+    pub fn rcc_window(&self) -> Option<u64> {
+        self.rcc.as_ref().map(|r| r.cwnd)
+    }
+
+    /// RCC-sender's controller.
+    pub fn rcc_control(&self) -> Option<&RccControl> {
+        self.rcc.as_ref().and_then(|r| r.control.as_ref())
     }
 
     /// The reaction point, if DCQCN runs.
@@ -152,6 +225,9 @@ impl RoceSender {
 
     /// The in-flight cap in bytes, if any.
     fn window_bytes(&self) -> Option<u64> {
+        if let Some(r) = &self.rcc {
+            return Some(r.cwnd);
+        }
         match self.window {
             WindowMode::None => None,
             WindowMode::Bdp => Some(self.bdp_bytes),
@@ -200,7 +276,10 @@ impl RoceSender {
         p.size_bytes = DATA_HEADER_BYTES + payload as u32;
         p.roce = bits;
         p.ecn = Ecn::Ect0;
-        p.ts_val = now;
+        p.ts_val = match self.rcc.as_mut() {
+            Some(r) => r.stamp(now),
+            None => now,
+        };
         p.created_at = now;
         self.snd_nxt += 1;
         if psn < self.high_sent {
@@ -235,9 +314,28 @@ impl RoceSender {
         if pkt.kind != Kind::Ack {
             return;
         }
+        if let Some(r) = self.rcc.as_mut() {
+            match r.control.as_mut() {
+                // RCC-sender (III-G): the round trip from the echoed stamp,
+                // both ends of it read on this host's clock.
+                Some(c) => {
+                    let rtt = (now + r.clock_offset).saturating_since(pkt.ts_ecr);
+                    let flows = pkt.rcc.flows.max(1) as u64;
+                    let fair_share = r.rx_rate.bytes_in(r.base_rtt) / flows;
+                    r.cwnd = c.on_sample(now, rtt, fair_share, pkt.rcc.last_hop);
+                }
+                None if pkt.rcc.window_bytes > 0 => r.cwnd = pkt.rcc.window_bytes as u64,
+                None => {}
+            }
+            debug_assert!(r.variant == RccVariant::Sender || r.control.is_none());
+            self.refresh_pacer();
+        }
         let ack = pkt.ack.min(self.npkts);
         if ack > self.snd_una {
             self.snd_una = ack;
+            // After a go-back (RTO or NAK), ACKs of packets sent before it
+            // may pass the rewound snd_nxt: nothing below them is resent.
+            self.snd_nxt = self.snd_nxt.max(ack);
             self.rto_at = self
                 .rto
                 .filter(|_| self.snd_una < self.snd_nxt)

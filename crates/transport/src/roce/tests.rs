@@ -2,17 +2,23 @@
 //! (rdma-spec.md 5.2), the NAK interval and the optional RTO, CNP spacing,
 //! pacing and the windows.
 use super::config::{ACK_BYTES, RoceCc, RoceConfig, WindowMode};
-use super::{RoceReceiver, RoceSender};
+use super::{NicState, RoceReceiver, RoceSender};
 use crate::endpoint::PathInfo;
 use crate::harness::{Harness, addr};
 use net::{Ecn, Kind, Packet, Protocol, RoceBits, WireFormat};
 use sim_core::{Bandwidth, SimDuration, SimTime};
 
 fn path(gbps: u64, bdp_bytes: u64) -> PathInfo {
+    let line_rate = Bandwidth::from_gbps(gbps);
     PathInfo {
-        line_rate: Bandwidth::from_gbps(gbps),
+        line_rate,
+        rx_line_rate: line_rate,
         wire: WireFormat::NONE,
+        base_rtt: SimDuration::from_ps(bdp_bytes * 8 * 1_000_000_000_000 / line_rate.bps()),
         bdp_bytes,
+        src_clock_offset: SimDuration::ZERO,
+        dst_clock_offset: SimDuration::ZERO,
+        stream_seed: 1,
     }
 }
 
@@ -20,7 +26,7 @@ fn harness<'a>(cfg: &RoceConfig, size: u64) -> Harness<'a, RoceSender, RoceRecei
     let a = addr();
     let mut h = Harness::with(
         RoceSender::new(a, size, cfg, &path(10, 0)),
-        RoceReceiver::new(a, cfg),
+        RoceReceiver::new(a, cfg, &path(10, 0)),
     );
     h.rate = Bandwidth::from_gbps(10);
     h.delay = SimDuration::from_us(10);
@@ -104,6 +110,41 @@ fn a_lost_retransmission_stalls_without_rto_and_recovers_with_it() {
     assert!(done > SimTime::ZERO + SimDuration::from_ms(1));
 }
 
+#[test]
+fn acks_of_packets_sent_before_a_spurious_timeout_move_snd_nxt_on() {
+    // DCQCN+window (the in-flight count is computed), RTO 15 us, round
+    // trip 20 us: the timer fires during the first flight and goes back to
+    // PSN 0. Every packet is CE-marked, so the first CNP
+    // (at about 21 us) halves the rate and the resent packets fall behind
+    // the ACKs of the first flight: those pass the rewound snd_nxt, which
+    // must follow them (the in-flight count underflowed before).
+    let cfg = RoceConfig {
+        rto: Some(SimDuration::from_us(15)),
+        window: WindowMode::BdpXRate,
+        ..RoceConfig::default()
+    };
+    let a = addr();
+    let mut h = Harness::with(
+        RoceSender::new(a, 40_000, &cfg, &path(10, 25_000)),
+        RoceReceiver::new(a, &cfg, &path(10, 25_000)),
+    );
+    h.data_filter = Box::new(|_, p| {
+        p.ecn = Ecn::Ce;
+        true
+    });
+    h.run(SimTime::ZERO + SimDuration::from_ms(10));
+    let rec = h.sender.record();
+    println!(
+        "spurious RTO: {} timeouts, {} packets resent, completed at {:?}",
+        rec.counters.timeouts, rec.counters.retransmits, rec.completed_at
+    );
+    assert!(
+        rec.counters.timeouts >= 1,
+        "the RTO fired before the first ACK"
+    );
+    assert!(rec.completed_at.is_some(), "the flow completes");
+}
+
 fn data(psn: u64, ce: bool) -> Packet {
     let mut p = addr().header(crate::Side::Sender, Kind::Data);
     p.protocol = Protocol::Roce;
@@ -116,12 +157,12 @@ fn data(psn: u64, ce: bool) -> Packet {
 #[test]
 fn the_notification_point_sends_at_most_one_cnp_per_interval() {
     let cfg = RoceConfig::default();
-    let mut r = RoceReceiver::new(addr(), &cfg);
+    let mut r = RoceReceiver::new(addr(), &cfg, &path(10, 0));
     let us = |n| SimTime::ZERO + SimDuration::from_us(n);
     let mut out = Vec::new();
     // CE at 0 (CNP now), 10 and 20 (one deferred CNP at 50), 60 (deferred to 100).
     for (psn, t) in [(0, 0), (1, 10), (2, 20), (3, 60)] {
-        r.on_packet(us(t), &data(psn, true), &mut out);
+        r.on_packet(us(t), &data(psn, true), &mut NicState::default(), &mut out);
         if r.deadline().is_some_and(|d| d <= us(t + 40)) {
             let d = r.deadline().expect("checked");
             r.on_timer(d, &mut out);
@@ -140,7 +181,7 @@ fn the_notification_point_sends_at_most_one_cnp_per_interval() {
             .all(|p| p.size_bytes == ACK_BYTES)
     );
     // An unmarked packet after the interval sends nothing more.
-    r.on_packet(us(200), &data(4, false), &mut out);
+    r.on_packet(us(200), &data(4, false), &mut NicState::default(), &mut out);
     assert_eq!(r.cnps_sent(), 3);
 }
 
@@ -181,8 +222,8 @@ fn packets_are_paced_at_the_current_rate_and_carry_their_message_place() {
     one.start(t0, &mut out);
     let p = one.poll_transmit(t0).expect("one packet");
     assert!(p.roce.has(RoceBits::FIRST | RoceBits::LAST));
-    let mut r = RoceReceiver::new(addr(), &cfg);
-    r.on_packet(t0, &data(0, false), &mut out);
+    let mut r = RoceReceiver::new(addr(), &cfg, &path(10, 0));
+    r.on_packet(t0, &data(0, false), &mut NicState::default(), &mut out);
     assert_eq!(r.active_messages(), 0);
 }
 
@@ -230,7 +271,7 @@ fn the_notification_point_follows_the_dcqcn_variant() {
     };
     // ns3rdma: 50 us slots from the first packet; a CNP at the end of each
     // slot that saw a mark (a marked first packet is answered at once).
-    let mut r = RoceReceiver::new(addr(), &with(Variant::Ns3Rdma));
+    let mut r = RoceReceiver::new(addr(), &with(Variant::Ns3Rdma), &path(10, 0));
     let mut out = Vec::new();
     let mut cnp_times = Vec::new();
     for (psn, t, ce) in [
@@ -244,22 +285,22 @@ fn the_notification_point_follows_the_dcqcn_variant() {
             r.on_timer(d, &mut out);
             cnp_times.push(d);
         }
-        r.on_packet(us(t), &data(psn, ce), &mut out);
+        r.on_packet(us(t), &data(psn, ce), &mut NicState::default(), &mut out);
     }
     assert_eq!(cnp_times, vec![us(55), us(105)]);
     assert_eq!(r.cnps_sent(), 2);
-    let mut r = RoceReceiver::new(addr(), &with(Variant::Ns3Rdma));
-    r.on_packet(us(0), &data(0, true), &mut out);
+    let mut r = RoceReceiver::new(addr(), &with(Variant::Ns3Rdma), &path(10, 0));
+    r.on_packet(us(0), &data(0, true), &mut NicState::default(), &mut out);
     assert_eq!(
         r.cnps_sent(),
         1,
         "a marked first packet is answered at once"
     );
     // mellanox: no CNP packets; the ACK of a marked packet carries the bit.
-    let mut r = RoceReceiver::new(addr(), &with(Variant::Mellanox));
+    let mut r = RoceReceiver::new(addr(), &with(Variant::Mellanox), &path(10, 0));
     let mut out = Vec::new();
-    r.on_packet(us(0), &data(0, true), &mut out);
-    r.on_packet(us(1), &data(1, false), &mut out);
+    r.on_packet(us(0), &data(0, true), &mut NicState::default(), &mut out);
+    r.on_packet(us(1), &data(1, false), &mut NicState::default(), &mut out);
     assert_eq!(out.len(), 2);
     assert!(out.iter().all(|p| p.kind == Kind::Ack));
     assert!(out[0].roce.has(RoceBits::CNP) && !out[1].roce.has(RoceBits::CNP));

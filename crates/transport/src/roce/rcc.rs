@@ -1,0 +1,352 @@
+//! RCC (rcc.txt): receiver-driven RDMA congestion control that tells
+//! last-hop congestion from in-network congestion.
+//!
+//! Per data packet (Algorithm 1), the receiver measures the one-way delay
+//! from the packet's send timestamp, counts the messages in progress at
+//! its NIC (N, from the First/Last opcodes, III-D) and the bytes received
+//! by all of them over the last round (B_R, III-C), and assigns a window:
+//! - the fair share C x RTT_base / N (Explicit Window Assignment, III-D)
+//!   while the last hop is saturated (B_R >= C x RTT_base x eta) or no
+//!   in-network congestion is seen;
+//! - once n consecutive delays exceed base x (1 + delta) with the last hop
+//!   not saturated (in-network congestion, III-C), a PID loop on the delay
+//!   (III-E): U(t) = U(t-1) + Kp E(t) + Kd (E(t) - E(t-1)), E = delay -
+//!   base x (1 + delta/2), W(t) = W(t-1) (1 - tanh U(t)), capped by the
+//!   fair share. A flow in PID stays there (III-B).
+//!
+//! The window rides on every ACK; the sender keeps at most that many bytes
+//! in flight and paces at window / RTT_base.
+//!
+//! Choices where the paper is open (rdma-spec.md section 6), each a key:
+//! - A1: delays are one-way, against a per-flow base that is the smallest
+//!   delay seen (so R_ref = 1.1 x base); the round of B_R and the fair
+//!   share's RTT_base are the round trip of the flow's path on empty
+//!   queues (the HPCC fork's per-pair base RTT), the round the smallest
+//!   over the host's flows.
+//! - A2: E in seconds with Kp = 1e4, Kd = 1e5 (section V-A); `error_unit =
+//!   "us"` with section IV-D's gains (Kp 1-16, Kd 1e3-7e3) is the other set.
+//! - A3: the fair share in bytes is C x RTT_base / N, without eta (eta is
+//!   the detection threshold; with it the link would run at 95% of 95%).
+//! - A4: N counts a message on its First packet and uncounts it on its
+//!   Last, each when accepted in order (a retransmitted Last is counted
+//!   once; an Only packet is +1 then -1).
+//! - A5: one PID step per RTT_base, with the latest delay (the fluid
+//!   model's cadence and Table I's `update_timer`; `pid_step = "packet"`
+//!   steps on every packet); entering PID starts from the current window
+//!   with U = E(t-1) = 0; the n-sample counter is per flow and reset by
+//!   any sample at or below the threshold.
+//! - The window is at least one packet: a flow always keeps one in flight.
+
+use libm::{exp, tanh};
+use sim_core::{Bandwidth, SimDuration, SimTime};
+
+/// Which RCC (rcc.txt section V-D's ablations and III-G's deployment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RccVariant {
+    /// The full algorithm at the receiver.
+    Rcc,
+    /// RCC-EWA: Explicit Window Assignment alone (no PID).
+    Ewa,
+    /// RCC-PID: the PID loop alone, from the first packet (no EWA; the
+    /// window is capped by the line rate's BDP instead of the fair share).
+    Pid,
+    /// RCC-sender (III-G): delays are round trips measured at the sender,
+    /// which also runs the detection and the PID; the receiver feeds back
+    /// N and whether the last hop is saturated.
+    Sender,
+}
+
+/// The unit of the PID's error E (rdma-spec.md A2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorUnit {
+    /// Seconds: section V-A's Kp = 1e4, Kd = 1e5 give a 1 us error a 1%
+    /// proportional step.
+    Seconds,
+    /// Microseconds: for section IV-D's gains (Kp 1-16, Kd 1e3-7e3).
+    Microseconds,
+}
+
+/// The window's scale function (section V-D-3's ablation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    /// S0 = 1 - tanh(U) (eq. 5).
+    Tanh,
+    /// S1 = 1 - sigmoid(U).
+    Sigmoid,
+    /// S2 = 2 - 2 sigmoid(U).
+    Sigmoid2,
+}
+
+/// How often the PID steps (rdma-spec.md A5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PidStep {
+    /// Once per RTT_base, with the latest delay.
+    BaseRtt,
+    /// On every data packet (Algorithm 1 read literally).
+    Packet,
+}
+
+/// RCC's parameters, each with the paper's default.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RccConfig {
+    /// Which RCC.
+    pub variant: RccVariant,
+    /// Consecutive delays above the threshold that signal congestion (III-F: 3).
+    pub n: u32,
+    /// Allowed queueing, as a fraction of the base delay (III-F: 0.2).
+    pub delta: f64,
+    /// Expected last-hop utilisation (III-F: 0.95).
+    pub eta: f64,
+    /// Proportional gain (V-A: 1e4).
+    pub kp: f64,
+    /// Derivative gain (V-A: 1e5).
+    pub kd: f64,
+    /// The unit of E.
+    pub error_unit: ErrorUnit,
+    /// The scale function.
+    pub scale: Scale,
+    /// The PID's cadence.
+    pub pid_step: PidStep,
+    /// RCC-async (V-D-1): each host's clock runs ahead of true time by an
+    /// offset drawn uniformly from [0, this] (zero: synchronised clocks).
+    pub clock_offset: SimDuration,
+    /// RCC-async: each send timestamp is late by a uniform draw from [0, this].
+    pub clock_jitter: SimDuration,
+}
+
+impl Default for RccConfig {
+    fn default() -> Self {
+        RccConfig {
+            variant: RccVariant::Rcc,
+            n: 3,
+            delta: 0.2,
+            eta: 0.95,
+            kp: 1e4,
+            kd: 1e5,
+            error_unit: ErrorUnit::Seconds,
+            scale: Scale::Tanh,
+            pid_step: PidStep::BaseRtt,
+            clock_offset: SimDuration::ZERO,
+            clock_jitter: SimDuration::ZERO,
+        }
+    }
+}
+
+/// What a host's NIC knows across its connections: RCC's N and B_R.
+#[derive(Clone, Debug, Default)]
+pub struct NicState {
+    /// Messages begun (First accepted) and not yet ended (Last accepted).
+    pub active_messages: u32,
+    /// The NIC's line rate C (zero until a flow registers).
+    rate_bps: u64,
+    /// The round of B_R: the smallest base RTT of the flows seen.
+    round: SimDuration,
+    round_start: SimTime,
+    /// Wire bytes received in the current round and in the last one (B_R).
+    bytes_now: u64,
+    bytes_last: u64,
+}
+
+impl NicState {
+    /// A flow with base RTT `base_rtt` arrives at a NIC of rate `rate`.
+    pub fn register(&mut self, rate: Bandwidth, base_rtt: SimDuration) {
+        self.rate_bps = rate.bps();
+        if self.round.ps() == 0 || base_rtt < self.round {
+            self.round = base_rtt;
+        }
+    }
+
+    /// `wire_bytes` arrived at `now`.
+    pub fn on_bytes(&mut self, now: SimTime, wire_bytes: u64) {
+        if self.round.ps() == 0 {
+            return;
+        }
+        let end = self.round_start + self.round;
+        if now >= end {
+            let k = now.since(self.round_start).ps() / self.round.ps();
+            // The round just ended is the last one only if it was the
+            // previous round; after a silence, the last round was empty.
+            self.bytes_last = if k == 1 { self.bytes_now } else { 0 };
+            self.bytes_now = 0;
+            self.round_start += SimDuration::from_ps(k * self.round.ps());
+        }
+        self.bytes_now += wire_bytes;
+    }
+
+    /// B_R: wire bytes received by all connections in the last round.
+    pub fn bytes_last_round(&self) -> u64 {
+        self.bytes_last
+    }
+
+    /// Whether the last hop is saturated: B_R >= C x round x eta (III-C).
+    pub fn saturated(&self, eta: f64) -> bool {
+        let capacity_bytes = self.rate_bps as f64 * self.round.ps() as f64 * 1e-12 / 8.0;
+        self.round.ps() > 0 && self.bytes_last as f64 >= capacity_bytes * eta
+    }
+
+    /// EWA's fair share for a flow with base RTT `base_rtt`: C x RTT_base / N bytes.
+    pub fn fair_share(&self, base_rtt: SimDuration) -> u64 {
+        Bandwidth::from_bps(self.rate_bps).bytes_in(base_rtt) / self.active_messages.max(1) as u64
+    }
+}
+
+/// One flow's RCC state: the delay detector and the PID (Table I's
+/// receiver state; at the sender for RCC-sender).
+#[derive(Clone, Debug)]
+pub struct RccControl {
+    cfg: RccConfig,
+    /// RTT_base of the flow's path: the PID's step interval.
+    base_rtt: SimDuration,
+    /// The window never falls below this (one packet).
+    min_window: u64,
+    /// RCC-PID's cap: the line rate's BDP.
+    max_window: u64,
+    /// The smallest delay seen (the base of eq. 1 and 2).
+    base_delay: Option<SimDuration>,
+    /// Consecutive delays above base x (1 + delta).
+    above: u32,
+    in_pid: bool,
+    pid_since: Option<SimTime>,
+    /// W, U and E(t-1) of eqs. 3-5.
+    w: f64,
+    u: f64,
+    e_prev: f64,
+    last_step: Option<SimTime>,
+    /// The window last assigned.
+    cwnd: u64,
+}
+
+impl RccControl {
+    /// A flow with base RTT `base_rtt`, packets of `packet_bytes`, and the
+    /// line rate's BDP `line_bdp` (its first window).
+    pub fn new(cfg: RccConfig, base_rtt: SimDuration, packet_bytes: u64, line_bdp: u64) -> Self {
+        RccControl {
+            cfg,
+            base_rtt,
+            min_window: packet_bytes,
+            max_window: line_bdp.max(packet_bytes),
+            base_delay: None,
+            above: 0,
+            in_pid: false,
+            pid_since: None,
+            w: line_bdp as f64,
+            u: 0.0,
+            e_prev: 0.0,
+            last_step: None,
+            cwnd: line_bdp.max(packet_bytes),
+        }
+    }
+
+    /// One delay sample at `now` (Algorithm 1): `fair_share` is EWA's
+    /// window, `last_hop` whether the last hop is saturated. Returns the
+    /// window to assign.
+    pub fn on_sample(
+        &mut self,
+        now: SimTime,
+        delay: SimDuration,
+        fair_share: u64,
+        last_hop: bool,
+    ) -> u64 {
+        let base = self.base_delay.map_or(delay, |b| b.min(delay));
+        self.base_delay = Some(base);
+        let threshold = base.ps() as f64 * (1.0 + self.cfg.delta);
+        self.above = if delay.ps() as f64 > threshold {
+            self.above + 1
+        } else {
+            0
+        };
+        let fair_share = fair_share.max(self.min_window);
+        self.cwnd = match self.cfg.variant {
+            RccVariant::Ewa => fair_share,
+            RccVariant::Pid => {
+                if !self.in_pid {
+                    self.enter_pid(now, self.max_window);
+                }
+                self.pid(now, delay, base, self.max_window)
+            }
+            RccVariant::Rcc | RccVariant::Sender => {
+                if self.in_pid {
+                    self.pid(now, delay, base, fair_share)
+                } else if last_hop {
+                    fair_share
+                } else if self.above >= self.cfg.n {
+                    self.enter_pid(now, self.cwnd);
+                    self.pid(now, delay, base, fair_share)
+                } else {
+                    fair_share
+                }
+            }
+        };
+        self.cwnd
+    }
+
+    fn enter_pid(&mut self, now: SimTime, w: u64) {
+        self.in_pid = true;
+        self.pid_since = Some(now);
+        self.w = w as f64;
+        self.u = 0.0;
+        self.e_prev = 0.0;
+        self.last_step = None;
+    }
+
+    /// A PID step if one is due (eqs. 3-5), then the window capped by `cap`.
+    fn pid(&mut self, now: SimTime, delay: SimDuration, base: SimDuration, cap: u64) -> u64 {
+        let due = match self.cfg.pid_step {
+            PidStep::Packet => true,
+            PidStep::BaseRtt => self.last_step.is_none_or(|t| now >= t + self.base_rtt),
+        };
+        if due {
+            self.last_step = Some(now);
+            let target_ps = base.ps() as f64 * (1.0 + self.cfg.delta / 2.0);
+            let unit = match self.cfg.error_unit {
+                ErrorUnit::Seconds => 1e-12,
+                ErrorUnit::Microseconds => 1e-6,
+            };
+            let e = (delay.ps() as f64 - target_ps) * unit;
+            self.u += self.cfg.kp * e + self.cfg.kd * (e - self.e_prev);
+            self.e_prev = e;
+            self.w *= scale(self.cfg.scale, self.u);
+        }
+        // The window carried to the next step is the one applied: capped
+        // by the fair share (III-B), so it cannot wind up above it.
+        self.w = self
+            .w
+            .clamp(self.min_window as f64, cap.max(self.min_window) as f64);
+        self.w as u64
+    }
+
+    /// Whether the flow is in PID-based control.
+    pub fn in_pid(&self) -> bool {
+        self.in_pid
+    }
+
+    /// When the flow entered PID-based control.
+    pub fn pid_since(&self) -> Option<SimTime> {
+        self.pid_since
+    }
+
+    /// The window last assigned, bytes.
+    pub fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+
+    /// The control factor U.
+    pub fn u(&self) -> f64 {
+        self.u
+    }
+
+    /// The smallest delay seen.
+    pub fn base_delay(&self) -> Option<SimDuration> {
+        self.base_delay
+    }
+}
+
+/// The window's multiplier for control factor `u`.
+pub fn scale(s: Scale, u: f64) -> f64 {
+    let sigmoid = |x: f64| 1.0 / (1.0 + exp(-x));
+    match s {
+        Scale::Tanh => 1.0 - tanh(u),
+        Scale::Sigmoid => 1.0 - sigmoid(u),
+        Scale::Sigmoid2 => 2.0 - 2.0 * sigmoid(u),
+    }
+}

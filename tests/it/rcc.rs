@@ -1,0 +1,157 @@
+//! RCC end to end: rcc.txt Fig. 6 (convergence and fairness) scaled down
+//! from the shipped scenario, and the runs' determinism.
+use crate::common;
+use sim_core::{SimDuration, SimTime};
+
+/// `scenarios/rcc/convergence.toml` scaled by `1 / scale` in time and
+/// size (flows 100 ms / scale apart; the same rates, delays and keys).
+fn fig6(scale: u64, extra_cc: &str) -> String {
+    let text = std::fs::read_to_string("scenarios/rcc/convergence.toml").expect("shipped");
+    let size = |gb: f64| format!("\"{}B\"", (gb * 1e9 / scale as f64) as u64);
+    let start = |ms: u64| format!("\"{}us\"", ms * 1000 / scale);
+    text.replace("\"4.4GB\"", &size(4.4))
+        .replace("\"2.2GB\"", &size(2.2))
+        .replace("\"1.1GB\"", &size(1.1))
+        .replace("\"0.27GB\"", &size(0.27))
+        .replace("\"100ms\"", &start(100))
+        .replace("\"200ms\"", &start(200))
+        .replace("\"300ms\"", &start(300))
+        .replace(
+            "stop_time = \"700ms\"",
+            &format!("stop_time = \"{}us\"", 700_000 / scale),
+        )
+        .replace(
+            "error_unit = \"s\" }",
+            &format!("error_unit = \"s\"{extra_cc} }}"),
+        )
+}
+
+fn jain(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let q: f64 = x.iter().map(|v| v * v).sum();
+    s * s / (x.len() as f64 * q)
+}
+
+#[test]
+fn rcc_fig6_converges_to_fair_shares_and_finishes_on_schedule() {
+    // 1/100 of Fig. 6: joins 1 ms apart, 44 / 22 / 11 / 2.7 MB.
+    let sc = common::scenario(&fig6(100, ""));
+    let mut w = dcnsim::world::World::build(&sc, 1).expect("builds");
+    let step = SimDuration::from_us(100);
+    let base_rtts_5 = SimDuration::from_us(60);
+    let mut t = SimTime::ZERO;
+    let mut last: Vec<u64> = vec![0; 4];
+    let mut worst: f64 = 0.0;
+    let mut worst_jain: f64 = 1.0;
+    let mut windows = 0;
+    while t < SimTime::ZERO + SimDuration::from_us(7_000) {
+        let end = t + step;
+        w.run_until(end);
+        let acked: Vec<u64> = w.flows.iter().map(|f| f.sender.bytes_acked()).collect();
+        // The flows open through the whole window, joined or left at
+        // least 5 base RTTs before it.
+        let open: Vec<usize> = (0..4)
+            .filter(|&i| {
+                let f = &w.flows[i];
+                let started = f.start + base_rtts_5 <= t;
+                let done = f.sender.completed_at().is_some_and(|c| c <= end);
+                started && !done
+            })
+            .collect();
+        // Steady: no flow joined or left in the window or the 5 base RTTs before it.
+        let changed = |c: SimTime| c + base_rtts_5 > t && c <= end;
+        let steady = !w
+            .flows
+            .iter()
+            .any(|f| changed(f.start) || f.sender.completed_at().is_some_and(changed));
+        if !open.is_empty() && steady {
+            let n = open.len() as f64;
+            let rates: Vec<f64> = open
+                .iter()
+                .map(|&i| (acked[i] - last[i]) as f64 * 8.0 / 100e-6 / 1e9)
+                .collect();
+            for r in &rates {
+                let off = (r - 95.0 / n).abs() / (95.0 / n);
+                worst = worst.max(off);
+                assert!(
+                    off <= 0.05,
+                    "at {t:?}, {n} flows: {rates:?} Gb/s, fair share {:.2}",
+                    95.0 / n
+                );
+            }
+            worst_jain = worst_jain.min(jain(&rates));
+            windows += 1;
+        }
+        last = acked;
+        t = end;
+    }
+    // At 95 Gb/s the fair schedule ends flow 4, 3, 2, 1 at 390.9, 500.6,
+    // 585.9 and 671.2 ms of the full-size run.
+    let ideal_ms = [671.2, 585.9, 500.6, 390.9];
+    let finish: Vec<f64> = w
+        .flows
+        .iter()
+        .map(|f| f.sender.completed_at().expect("finished").as_secs_f64() * 1e3 * 100.0)
+        .collect();
+    println!(
+        "RCC Fig. 6 at 1/100: {windows} steady 100-us windows, worst {:.2}% from 95/N Gb/s, Jain >= {worst_jain:.5}; finish (x100) {finish:.1?} ms vs {ideal_ms:?}",
+        worst * 100.0
+    );
+    assert!(windows >= 50, "only {windows} steady windows");
+    assert!(worst_jain >= 0.998, "Jain {worst_jain}");
+    for (f, i) in finish.iter().zip(ideal_ms) {
+        assert!(
+            (f - i).abs() / i <= 0.01,
+            "finish {f:.1} ms vs the fair schedule's {i}"
+        );
+    }
+    let max_queue = w
+        .fabric
+        .ports()
+        .iter()
+        .map(|p| p.stats.max_packets)
+        .max()
+        .unwrap_or(0);
+    println!("RCC Fig. 6 at 1/100: largest queue {max_queue} packets");
+}
+
+#[test]
+fn rcc_runs_repeat_exactly_and_async_with_zero_offset_is_rcc() {
+    let summary = |text: &str| {
+        let (w, s) = common::run(text);
+        let finish: Vec<Option<SimTime>> =
+            w.flows.iter().map(|f| f.sender.completed_at()).collect();
+        let base_delays: Vec<Option<SimDuration>> = w
+            .flows
+            .iter()
+            .map(|f| f.receiver.as_roce()?.rcc_control()?.base_delay())
+            .collect();
+        (
+            serde_json::to_string(&s).expect("serialises"),
+            finish,
+            base_delays,
+        )
+    };
+    let rcc = summary(&fig6(1000, ""));
+    assert_eq!(rcc, summary(&fig6(1000, "")), "two runs of one seed differ");
+    let zero = summary(&fig6(
+        1000,
+        ", clock_offset = \"0s\", clock_jitter = \"0s\"",
+    ));
+    assert_eq!(
+        rcc, zero,
+        "RCC-async with zero offset and jitter is not RCC"
+    );
+    let skewed = summary(&fig6(
+        1000,
+        ", clock_offset = \"2us\", clock_jitter = \"500ns\"",
+    ));
+    // The offsets and jitter move the delays the receiver reads (here the
+    // last hop is the bottleneck, so EWA decides and the finish times may
+    // stay).
+    println!(
+        "base one-way delays, synchronised: {:?}; skewed: {:?}",
+        rcc.2, skewed.2
+    );
+    assert_ne!(rcc.2, skewed.2, "clock offsets and jitter changed nothing");
+}
