@@ -25,7 +25,11 @@ fn control(cfg: RccConfig) -> RccControl {
 
 #[test]
 fn n_consecutive_delays_above_the_threshold_enter_pid_and_pid_stays() {
-    let mut c = control(RccConfig::default());
+    // Per-packet cadence: every sample counts (the per-RTT cadence is below).
+    let mut c = control(RccConfig {
+        pid_step: PidStep::Packet,
+        ..RccConfig::default()
+    });
     let fs = 75_000; // two flows' fair share
     // Base 5 us; threshold 6 us (delta 0.2). Two high samples, one low:
     // the count restarts.
@@ -58,6 +62,24 @@ fn n_consecutive_delays_above_the_threshold_enter_pid_and_pid_stays() {
     // Once in PID, a low delay and a saturated last hop do not leave it.
     c.on_sample(us(30), d_ns(5000), fs, true);
     assert!(c.in_pid(), "a flow in PID stays there");
+}
+
+#[test]
+fn with_per_rtt_cadence_the_detector_samples_once_per_base_rtt() {
+    let mut c = control(RccConfig::default());
+    let fs = 75_000;
+    c.on_sample(us(0), d_ns(5000), fs, false);
+    // Ten high delays within one base RTT (12 us): one sample, not ten.
+    for t in 1..11 {
+        c.on_sample(us(t), d_ns(9000), fs, false);
+    }
+    assert!(!c.in_pid());
+    // The next samples at 12, 24 and 36 us make three in a row.
+    c.on_sample(us(12), d_ns(9000), fs, false);
+    c.on_sample(us(24), d_ns(9000), fs, false);
+    assert!(!c.in_pid(), "two samples so far");
+    c.on_sample(us(36), d_ns(9000), fs, false);
+    assert!(c.in_pid(), "three samples, a base RTT apart");
 }
 
 #[test]
