@@ -46,6 +46,7 @@ impl NamedTransport {
             TransportConfig::Roce(c) => match c.cc {
                 transport::roce::RoceCc::None => "none",
                 transport::roce::RoceCc::Dcqcn(_) => "dcqcn",
+                transport::roce::RoceCc::Timely(_) => "timely",
                 transport::roce::RoceCc::Rcc(r) => match r.variant {
                     transport::roce::RccVariant::Rcc => "rcc",
                     transport::roce::RccVariant::Ewa => "rcc-ewa",

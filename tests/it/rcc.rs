@@ -157,12 +157,15 @@ fn rcc_runs_repeat_exactly_and_async_with_zero_offset_is_rcc() {
 }
 
 /// Table II's incast (`scenarios/rcc/incast-pfc.toml`) with `n` senders,
-/// RCC or the sweep's DCQCN case: the most paused (port, priority)'s share
-/// of the run.
-fn table2_pause(n: u32, dcqcn: bool) -> f64 {
+/// RCC, TIMELY or the sweep's DCQCN case: the most paused (port,
+/// priority)'s share of the run.
+fn table2_pause(n: u32, cc: &str) -> f64 {
     let text = std::fs::read_to_string("scenarios/rcc/incast-pfc.toml").expect("shipped");
     let mut text = text.replace("senders = \"1-256\"", &format!("senders = \"1-{n}\""));
-    if dcqcn {
+    if cc == "timely" {
+        text = text.replace("cc = \"rcc\"", "cc = \"timely\"");
+    }
+    if cc == "dcqcn" {
         text = text.replace(
             "cc = \"rcc\"",
             "cc = { kind = \"dcqcn\", variant = \"ns3rdma\" }\n[switch.aqm]\nkind = \"red\"\nk_min = \"400KB\"\nk_max = \"1600KB\"\np_max = 0.2\nmark_at = \"dequeue\"\nspread = false",
@@ -174,18 +177,20 @@ fn table2_pause(n: u32, dcqcn: bool) -> f64 {
 }
 
 #[test]
-fn table2_rcc_keeps_pfc_quiet_where_dcqcn_pauses() {
-    let rcc_256 = table2_pause(256, false);
+fn table2_rcc_keeps_pfc_quiet_where_dcqcn_and_timely_pause() {
+    let rcc_256 = table2_pause(256, "rcc");
     let dcqcn: Vec<f64> = [64, 192, 256]
         .iter()
-        .map(|&n| table2_pause(n, true))
+        .map(|&n| table2_pause(n, "dcqcn"))
         .collect();
+    let timely_256 = table2_pause(256, "timely");
     println!(
-        "Table II, pause time: RCC at N = 256 {:.1}%; DCQCN at N = 64 / 192 / 256 {:.1}% / {:.1}% / {:.1}% (paper 0 / 27.6 / 42.1)",
+        "Table II, pause time: RCC at N = 256 {:.1}%; DCQCN at N = 64 / 192 / 256 {:.1}% / {:.1}% / {:.1}% (paper 0 / 27.6 / 42.1); TIMELY at 256 {:.1}% (54.9)",
         rcc_256 * 100.0,
         dcqcn[0] * 100.0,
         dcqcn[1] * 100.0,
-        dcqcn[2] * 100.0
+        dcqcn[2] * 100.0,
+        timely_256 * 100.0
     );
     assert!(
         rcc_256 <= 0.01,
@@ -196,5 +201,10 @@ fn table2_rcc_keeps_pfc_quiet_where_dcqcn_pauses() {
     assert!(
         dcqcn[1] > 0.10 && dcqcn[2] > 0.10,
         "DCQCN at 192 / 256: {dcqcn:?}"
+    );
+    assert!(
+        timely_256 > 0.10,
+        "TIMELY pauses {:.1}% at N = 256",
+        timely_256 * 100.0
     );
 }

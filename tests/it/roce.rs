@@ -181,6 +181,24 @@ fn roce_keys_are_checked() {
     assert!(e.to_string().contains("no byte counter"), "{e}");
     let e = err("kind = \"roce\"", "kind = \"roce\"\nsack = true");
     assert!(e.to_string().contains("unknown key"), "{e}");
+    // RCC and TIMELY.
+    let e = err(
+        "kind = \"roce\"",
+        "kind = \"roce\"\ncc = { kind = \"rcc\", variant = \"rcc-fast\" }",
+    );
+    assert_eq!(e.key, "transport.cc.variant");
+    assert!(e.to_string().contains("\"rcc-sender\""), "{e}");
+    let e = err("kind = \"roce\"", "kind = \"roce\"\ncc = { kind = \"rcc\", delta = 1.5 }");
+    assert!(e.to_string().contains("(0, 1)"), "{e}");
+    let e = err("kind = \"roce\"", "kind = \"roce\"\ncc = \"rcc\"\nwindow = \"bdp\"");
+    assert!(e.to_string().contains("assigns its own window"), "{e}");
+    let e = err(
+        "kind = \"roce\"",
+        "kind = \"roce\"\ncc = { kind = \"timely\", t_low = \"600us\" }",
+    );
+    assert_eq!(e.key, "transport.cc.t_high");
+    let e = err("kind = \"roce\"", "kind = \"roce\"\ncc = \"swift\"");
+    assert!(e.to_string().contains("timely"), "{e}");
 }
 
 #[test]

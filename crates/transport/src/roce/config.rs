@@ -2,6 +2,7 @@
 
 use super::dcqcn::{Clamp, DcqcnConfig, Variant};
 use super::rcc::{ErrorUnit, PidStep, RccConfig, RccVariant, Scale};
+use super::timely::TimelyConfig;
 use serde::Deserialize;
 use sim_core::{Bandwidth, Bytes, SimDuration};
 
@@ -36,6 +37,8 @@ pub enum RoceCc {
     Dcqcn(DcqcnConfig),
     /// RCC (the receiver assigns the window; rcc.txt).
     Rcc(RccConfig),
+    /// TIMELY (RTT gradients at the sender).
+    Timely(TimelyConfig),
 }
 
 /// The RoCE reliable connection's configuration.
@@ -128,6 +131,8 @@ pub enum CcKeys {
     Dcqcn(DcqcnKeys),
     /// `{ kind = "rcc", ... }`.
     Rcc(RccKeys),
+    /// `{ kind = "timely", ... }`.
+    Timely(TimelyKeys),
 }
 
 impl<'de> Deserialize<'de> for CcKeys {
@@ -137,12 +142,14 @@ impl<'de> Deserialize<'de> for CcKeys {
         impl<'de> Visitor<'de> for Either {
             type Value = CcKeys;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("\"dcqcn\", \"rcc\", \"none\" or a table with `kind = \"dcqcn\"` or `kind = \"rcc\"`")
+                f.write_str(
+                    "\"dcqcn\", \"rcc\", \"timely\", \"none\" or a table with `kind` one of those",
+                )
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<CcKeys, E> {
                 match s {
-                    "dcqcn" | "rcc" | "none" => Ok(CcKeys::Named(s.into())),
-                    _ => Err(E::unknown_variant(s, &["dcqcn", "rcc", "none"])),
+                    "dcqcn" | "rcc" | "timely" | "none" => Ok(CcKeys::Named(s.into())),
+                    _ => Err(E::unknown_variant(s, &["dcqcn", "rcc", "timely", "none"])),
                 }
             }
             fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<CcKeys, A::Error> {
@@ -151,11 +158,13 @@ impl<'de> Deserialize<'de> for CcKeys {
                 enum Table {
                     Dcqcn(DcqcnKeys),
                     Rcc(RccKeys),
+                    Timely(TimelyKeys),
                 }
                 Ok(
                     match Table::deserialize(de::value::MapAccessDeserializer::new(m))? {
                         Table::Dcqcn(k) => CcKeys::Dcqcn(k),
                         Table::Rcc(k) => CcKeys::Rcc(k),
+                        Table::Timely(k) => CcKeys::Timely(k),
                     },
                 )
             }
@@ -430,6 +439,71 @@ impl RccKeys {
     }
 }
 
+/// TIMELY's keys (Mittal et al., SIGCOMM 2015); each absent one takes the paper's default.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimelyKeys {
+    /// EWMA weight of a new RTT difference.
+    pub alpha: Option<f64>,
+    /// Multiplicative decrease factor.
+    pub beta: Option<f64>,
+    /// Below this RTT, always increase.
+    pub t_low: Option<SimDuration>,
+    /// Above this RTT, always decrease.
+    pub t_high: Option<SimDuration>,
+    /// The gradient's normaliser.
+    pub min_rtt: Option<SimDuration>,
+    /// Additive step.
+    pub delta: Option<Bandwidth>,
+    /// Negative gradients in a row before hyper-active increase.
+    pub hai_after: Option<u32>,
+    /// HAI's multiple of delta.
+    pub hai_factor: Option<f64>,
+    /// The rate's floor.
+    pub min_rate: Option<Bandwidth>,
+}
+
+impl TimelyKeys {
+    fn build(&self) -> Result<TimelyConfig, KeyError> {
+        let d = TimelyConfig::default();
+        let alpha = self.alpha.unwrap_or(d.alpha);
+        if !(alpha > 0.0 && alpha <= 1.0) {
+            return Err(err("cc.alpha", "must be in (0, 1] (the paper: 0.875)"));
+        }
+        let beta = self.beta.unwrap_or(d.beta);
+        if !(beta > 0.0 && beta <= 1.0) {
+            return Err(err("cc.beta", "must be in (0, 1] (the paper: 0.8)"));
+        }
+        let t_low = self.t_low.unwrap_or(d.t_low);
+        let t_high = self.t_high.unwrap_or(d.t_high);
+        if t_low >= t_high {
+            return Err(err(
+                "cc.t_high",
+                "must be above t_low (the paper: 50us and 500us)",
+            ));
+        }
+        let min_rtt = self.min_rtt.unwrap_or(d.min_rtt);
+        if min_rtt.ps() == 0 {
+            return Err(err("cc.min_rtt", "must be positive (the paper: 20us)"));
+        }
+        let hai_factor = self.hai_factor.unwrap_or(d.hai_factor);
+        if !(hai_factor >= 1.0 && hai_factor.is_finite()) {
+            return Err(err("cc.hai_factor", "must be at least 1 (the paper: 5)"));
+        }
+        Ok(TimelyConfig {
+            alpha,
+            beta,
+            t_low,
+            t_high,
+            min_rtt,
+            delta_bps: self.delta.map_or(d.delta_bps, |b| b.bps() as f64),
+            hai_after: self.hai_after.unwrap_or(d.hai_after),
+            hai_factor,
+            min_rate_bps: self.min_rate.map_or(d.min_rate_bps, |b| b.bps() as f64),
+        })
+    }
+}
+
 impl RoceKeys {
     /// The configuration, or the first invalid key with why.
     pub fn build(&self) -> Result<RoceConfig, KeyError> {
@@ -455,9 +529,11 @@ impl RoceKeys {
             None => d.cc,
             Some(CcKeys::Named(n)) if n == "none" => RoceCc::None,
             Some(CcKeys::Named(n)) if n == "rcc" => RoceCc::Rcc(RccConfig::default()),
+            Some(CcKeys::Named(n)) if n == "timely" => RoceCc::Timely(TimelyConfig::default()),
             Some(CcKeys::Named(_)) => RoceCc::Dcqcn(DcqcnConfig::defaults(Variant::Paper)),
             Some(CcKeys::Dcqcn(k)) => RoceCc::Dcqcn(k.build()?),
             Some(CcKeys::Rcc(k)) => RoceCc::Rcc(k.build()?),
+            Some(CcKeys::Timely(k)) => RoceCc::Timely(k.build()?),
         };
         if matches!(cc, RoceCc::Rcc(_)) && self.window.is_some() {
             return Err(err(

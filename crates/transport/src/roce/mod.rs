@@ -1,20 +1,23 @@
 //! The RoCE family: RDMA over Converged Ethernet v2's reliable connection
 //! (one message per flow, PSNs, go-back-N, NIC pacing), DCQCN (the
 //! reaction point at the sender, the notification point at the receiver;
-//! the switches' RED marking is the congestion point) and RCC (the
-//! receiver assigns each flow's window).
+//! the switches' RED marking is the congestion point), TIMELY (RTT
+//! gradients at the sender) and RCC (the receiver assigns each flow's
+//! window).
 
 pub mod config;
 pub mod dcqcn;
 pub mod rcc;
 mod receiver;
 mod sender;
+pub mod timely;
 
 pub use config::{RoceCc, RoceConfig, RoceKeys, WindowMode};
 pub use dcqcn::{Clamp, Dcqcn, DcqcnConfig, Variant};
 pub use rcc::{NicState, RccConfig, RccControl, RccVariant};
 pub use receiver::RoceReceiver;
 pub use sender::RoceSender;
+pub use timely::{Timely, TimelyConfig};
 
 #[cfg(test)]
 mod rcc_tests;

@@ -97,7 +97,7 @@ impl RoceReceiver {
             cnp_interval: cfg.cnp_interval,
             np: match cfg.cc {
                 RoceCc::Dcqcn(d) => Some(d.variant),
-                RoceCc::None | RoceCc::Rcc(_) => None,
+                RoceCc::None | RoceCc::Rcc(_) | RoceCc::Timely(_) => None,
             },
             ack_priority: cfg.ack_priority,
             expected: 0,

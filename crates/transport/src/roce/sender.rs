@@ -19,12 +19,15 @@
 //!   receiver's N), and the pacer runs at window / base RTT (rdma-spec.md
 //!   A6), at most line rate. Data packets carry the send time as the
 //!   host's clock reads it (RCC-async: offset and jittered).
+//! - Under TIMELY the pacer runs at TIMELY's rate, updated once per
+//!   completion event with the RTT the ACK's echoed stamp gives.
 //! - The retransmission timeout is off by default, as in the references
 //!   (a lost tail is then never recovered; PFC makes losses violations).
 
 use super::config::{DATA_HEADER_BYTES, RoceCc, RoceConfig, WindowMode};
 use super::dcqcn::Dcqcn;
 use super::rcc::{RccConfig, RccControl, RccVariant};
+use super::timely::Timely;
 use crate::endpoint::{Counters, FlowRecord, PathInfo, Side};
 use crate::{Emit, FlowAddr};
 use net::{Ecn, Kind, Packet, Protocol, RoceBits, WireFormat};
@@ -95,6 +98,8 @@ pub struct RoceSender {
     bdp_bytes: u64,
     rp: Option<Dcqcn>,
     rcc: Option<Box<RccSend>>,
+    /// TIMELY, and the PSN an ACK must pass to be the next completion event.
+    timely: Option<Box<(Timely, u64)>>,
     /// When the last packet left, and its wire bits (the pacer's gap is
     /// computed from them at the current rate).
     last_sent: Option<(SimTime, u64)>,
@@ -131,7 +136,11 @@ impl RoceSender {
             bdp_bytes: path.bdp_bytes,
             rp: match cfg.cc {
                 RoceCc::Dcqcn(c) => Some(Dcqcn::new(c, line_bps)),
-                RoceCc::None | RoceCc::Rcc(_) => None,
+                RoceCc::None | RoceCc::Rcc(_) | RoceCc::Timely(_) => None,
+            },
+            timely: match cfg.cc {
+                RoceCc::Timely(c) => Some(Box::new((Timely::new(c, line_bps), 0))),
+                _ => None,
             },
             rcc: match &cfg.cc {
                 RoceCc::Rcc(c) => Some(Box::new(RccSend::new(c, path, mtu))),
@@ -183,7 +192,15 @@ impl RoceSender {
                 self.line_bps
             };
         }
+        if let Some(t) = &self.timely {
+            return t.0.rate_bps();
+        }
         self.rp.as_ref().map_or(self.line_bps, |r| r.rate_bps())
+    }
+
+    /// TIMELY's state, if it runs.
+    pub fn timely(&self) -> Option<&Timely> {
+        self.timely.as_ref().map(|t| &t.0)
     }
 
     /// RCC's window in force, bytes (`None`: not RCC).
@@ -331,6 +348,15 @@ impl RoceSender {
             self.refresh_pacer();
         }
         let ack = pkt.ack.min(self.npkts);
+        if let Some(t) = self.timely.as_mut()
+            && ack > t.1
+        {
+            // A completion event: the first ACK past what was in flight
+            // at the last one (once per round trip, as the HPCC fork).
+            t.0.on_rtt(now.saturating_since(pkt.ts_ecr));
+            t.1 = self.snd_nxt.max(ack);
+            self.refresh_pacer();
+        }
         if ack > self.snd_una {
             self.snd_una = ack;
             // After a go-back (RTO or NAK), ACKs of packets sent before it
