@@ -1,7 +1,8 @@
 //! Whole runs: the quickstart (16-to-1 DCTCP incast), a 128-to-1 DCTCP
-//! incast of 1 MB each on a 10 Gb/s star, and the 64-to-1 pair that prices
-//! PFC and pacing: DCTCP on a 300-packet buffer against RoCE with DCQCN
-//! over PFC on a 2 MB shared buffer (RED marking), 1 MB each on the same
+//! incast of 1 MB each on a 10 Gb/s star, and the 64-to-1 runs that price
+//! PFC, pacing and the RoCE controllers: DCTCP on a 300-packet buffer
+//! against RoCE with DCQCN, RCC and TIMELY over PFC on a 2 MB shared
+//! buffer (RED marking, which only DCQCN reads), 1 MB each on the same
 //! star. Throughput is reported in packet hops (criterion "elements"),
 //! measured over the event loop only: parsing and building happen in the
 //! untimed setup.
@@ -81,7 +82,25 @@ fn bench(c: &mut Criterion) {
         ("dctcp_incast_128to1", incast(128)),
         ("dctcp_incast_64to1", incast(64)),
         ("dcqcn_pfc_incast_64to1", roce_incast(64)),
+        (
+            "rcc_pfc_incast_64to1",
+            roce_incast(64).replace(
+                "[transport]\n        kind = \"roce\"",
+                "[transport]\n        kind = \"roce\"\n        cc = \"rcc\"",
+            ),
+        ),
+        (
+            "timely_pfc_incast_64to1",
+            roce_incast(64).replace(
+                "[transport]\n        kind = \"roce\"",
+                "[transport]\n        kind = \"roce\"\n        cc = \"timely\"",
+            ),
+        ),
     ] {
+        assert!(
+            name.starts_with("dc") || name.starts_with("quick") || text.contains("cc = "),
+            "{name}: the cc replacement failed"
+        );
         let sc = parse_str(name, &text).expect("valid scenario");
         common::whole_run(&mut g, name, &sc, |w| w.fabric.hops);
     }

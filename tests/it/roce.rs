@@ -188,9 +188,15 @@ fn roce_keys_are_checked() {
     );
     assert_eq!(e.key, "transport.cc.variant");
     assert!(e.to_string().contains("\"rcc-sender\""), "{e}");
-    let e = err("kind = \"roce\"", "kind = \"roce\"\ncc = { kind = \"rcc\", delta = 1.5 }");
+    let e = err(
+        "kind = \"roce\"",
+        "kind = \"roce\"\ncc = { kind = \"rcc\", delta = 1.5 }",
+    );
     assert!(e.to_string().contains("(0, 1)"), "{e}");
-    let e = err("kind = \"roce\"", "kind = \"roce\"\ncc = \"rcc\"\nwindow = \"bdp\"");
+    let e = err(
+        "kind = \"roce\"",
+        "kind = \"roce\"\ncc = \"rcc\"\nwindow = \"bdp\"",
+    );
     assert!(e.to_string().contains("assigns its own window"), "{e}");
     let e = err(
         "kind = \"roce\"",
