@@ -208,3 +208,38 @@ fn table2_rcc_keeps_pfc_quiet_where_dcqcn_and_timely_pause() {
         timely_256 * 100.0
     );
 }
+
+/// The ablations and RCC-sender on Fig. 6 at 1/100: with the last hop as
+/// the bottleneck, RCC-EWA and RCC-sender (the sender's PID fed by the
+/// receiver's N and last-hop bit) keep RCC's schedule; RCC-PID, without
+/// the fair share, does not (its flows keep the offsets they entered PID
+/// with).
+#[test]
+fn rcc_variants_on_fig6() {
+    // Finish times x 100 in ms; 0 for a flow unfinished at the end (7 ms).
+    let finish = |variant: &str| -> Vec<f64> {
+        let text = fig6(100, "").replace("variant = \"rcc\"", &format!("variant = \"{variant}\""));
+        let (w, _) = common::run(&text);
+        w.flows
+            .iter()
+            .map(|f| {
+                f.sender
+                    .completed_at()
+                    .map_or(0.0, |t| t.as_secs_f64() * 1e5)
+            })
+            .collect()
+    };
+    let ideal_ms = [671.2, 585.9, 500.6, 390.9];
+    let within = |f: &[f64]| {
+        f.iter()
+            .zip(ideal_ms)
+            .all(|(f, i)| (f - i).abs() / i <= 0.01)
+    };
+    let (ewa, sender, pid) = (finish("rcc-ewa"), finish("rcc-sender"), finish("rcc-pid"));
+    println!(
+        "Fig. 6 at 1/100, finish (x100, ms): RCC-EWA {ewa:.1?}, RCC-sender {sender:.1?}, RCC-PID {pid:.1?}"
+    );
+    assert!(within(&ewa), "RCC-EWA {ewa:?}");
+    assert!(within(&sender), "RCC-sender {sender:?}");
+    assert!(!within(&pid), "RCC-PID kept the fair schedule: {pid:?}");
+}
