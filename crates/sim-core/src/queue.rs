@@ -249,7 +249,9 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedules `event` at `at`, which must not be in the past.
-    #[inline]
+    // Always inlined: a call here cost 17 instructions of prologue and
+    // epilogue per event (cachegrind), 1% of the 128-to-1 incast's total.
+    #[inline(always)]
     pub fn schedule(&mut self, at: SimTime, event: E) {
         assert!(
             at >= self.now,
