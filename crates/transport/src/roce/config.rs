@@ -223,19 +223,16 @@ impl<'de> Deserialize<'de> for ByteCounter {
 
 impl DcqcnKeys {
     fn build(&self) -> Result<DcqcnConfig, KeyError> {
-        let variant = match self.variant.as_deref().unwrap_or("paper") {
-            "paper" => Variant::Paper,
-            "mellanox" => Variant::Mellanox,
-            "ns3rdma" => Variant::Ns3Rdma,
-            other => {
-                return Err(err(
-                    "cc.variant",
-                    format!(
-                        "unknown value '{other}': valid values are \"paper\", \"mellanox\", \"ns3rdma\""
-                    ),
-                ));
-            }
-        };
+        let variant = choose(
+            "cc.variant",
+            self.variant.as_deref(),
+            &[
+                ("paper", Variant::Paper),
+                ("mellanox", Variant::Mellanox),
+                ("ns3rdma", Variant::Ns3Rdma),
+            ],
+            Variant::Paper,
+        )?;
         let mut c = DcqcnConfig::defaults(variant);
         if let Some(g) = self.g {
             if !(g > 0.0 && g <= 1.0) {
@@ -296,21 +293,16 @@ impl DcqcnKeys {
         if let Some(r) = self.min_rate {
             c.min_rate_bps = r.bps() as f64;
         }
-        if let Some(clamp) = &self.clamp {
-            c.clamp = match clamp.as_str() {
-                "always" => Clamp::Always,
-                "after_increase" => Clamp::AfterIncrease,
-                "after_byte_increase" => Clamp::AfterByteIncrease,
-                other => {
-                    return Err(err(
-                        "cc.clamp",
-                        format!(
-                            "unknown value '{other}': valid values are \"always\", \"after_increase\", \"after_byte_increase\""
-                        ),
-                    ));
-                }
-            };
-        }
+        c.clamp = choose(
+            "cc.clamp",
+            self.clamp.as_deref(),
+            &[
+                ("always", Clamp::Always),
+                ("after_increase", Clamp::AfterIncrease),
+                ("after_byte_increase", Clamp::AfterByteIncrease),
+            ],
+            c.clamp,
+        )?;
         if let Some(r) = self.rate_on_first_cnp {
             if !(r > 0.0 && r <= 1.0) {
                 return Err(err("cc.rate_on_first_cnp", "must be in (0, 1]"));
@@ -349,6 +341,8 @@ pub struct RccKeys {
     pub clock_jitter: Option<SimDuration>,
 }
 
+/// The value a word key names among `choices`, or `default` when absent;
+/// an unknown word is an error listing the valid ones.
 fn choose<T: Copy>(
     key: &'static str,
     value: Option<&str>,

@@ -188,10 +188,20 @@ impl NicState {
         self.round.ps() > 0 && self.bytes_last as f64 >= capacity_bytes * eta
     }
 
-    /// EWA's fair share for a flow with base RTT `base_rtt`: C x RTT_base / N bytes.
+    /// EWA's fair share for a flow with base RTT `base_rtt` at this NIC.
     pub fn fair_share(&self, base_rtt: SimDuration) -> u64 {
-        Bandwidth::from_bps(self.rate_bps).bytes_in(base_rtt) / self.active_messages.max(1) as u64
+        fair_share(
+            Bandwidth::from_bps(self.rate_bps),
+            base_rtt,
+            self.active_messages,
+        )
     }
+}
+
+/// EWA's fair share (III-D): C x RTT_base / N bytes, N at least 1
+/// (rdma-spec.md A3: without eta).
+pub fn fair_share(rate: Bandwidth, base_rtt: SimDuration, messages: u32) -> u64 {
+    rate.bytes_in(base_rtt) / messages.max(1) as u64
 }
 
 /// One flow's RCC state: the delay detector and the PID (Table I's

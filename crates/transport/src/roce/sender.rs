@@ -26,7 +26,7 @@
 
 use super::config::{DATA_HEADER_BYTES, RoceCc, RoceConfig, WindowMode};
 use super::dcqcn::Dcqcn;
-use super::rcc::{RccConfig, RccControl, RccVariant};
+use super::rcc::{RccConfig, RccControl, RccVariant, fair_share};
 use super::timely::Timely;
 use crate::endpoint::{Counters, FlowRecord, PathInfo, Side};
 use crate::{Emit, FlowAddr};
@@ -337,8 +337,7 @@ impl RoceSender {
                 // both ends of it read on this host's clock.
                 Some(c) => {
                     let rtt = (now + r.clock_offset).saturating_since(pkt.ts_ecr);
-                    let flows = pkt.rcc.flows.max(1) as u64;
-                    let fair_share = r.rx_rate.bytes_in(r.base_rtt) / flows;
+                    let fair_share = fair_share(r.rx_rate, r.base_rtt, pkt.rcc.flows as u32);
                     r.cwnd = c.on_sample(now, rtt, fair_share, pkt.rcc.last_hop);
                 }
                 None if pkt.rcc.window_bytes > 0 => r.cwnd = pkt.rcc.window_bytes as u64,
