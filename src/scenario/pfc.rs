@@ -125,7 +125,7 @@ impl PfcKeys {
                         return Err((
                             "headroom",
                             format!(
-                                "'{other}': expected \"standard\" (2 C d + 2 MTU + PAUSE), \"hpcc_3x\" (3 C d) or a size such as \"30KB\""
+                                "'{other}': expected \"standard\" (2 C d + 3 MTU + PAUSE), \"hpcc_3x\" (3 C d) or a size such as \"30KB\""
                             ),
                         ));
                     }

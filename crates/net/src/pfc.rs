@@ -63,11 +63,14 @@ pub enum Xoff {
 /// How each switch port's headroom is sized.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum HeadroomRule {
-    /// 2 C d + 2 MTU + the PAUSE frame (rdma-spec.md 1.3): the bytes that
-    /// can still arrive after XOFF is decided (the frame on the reverse
-    /// wire finishes, the PAUSE is serialised and propagates, the
-    /// upstream's frame in serialisation finishes, and one cable's worth
-    /// of bytes is in flight).
+    /// 2 C d + 3 MTU + the PAUSE frame (rdma-spec.md 1.3 and A12): the
+    /// standard 2 C d + 2 MTU + PAUSE that can still arrive after XOFF is
+    /// decided (the frame on the reverse wire finishes, the PAUSE is
+    /// serialised and propagates, the upstream's frame in serialisation
+    /// finishes, and one cable's worth of bytes is in flight), plus the
+    /// packet whose arrival crossed XOFF, which this MMU charges to
+    /// headroom as the HPCC fork's does. Without that third MTU a
+    /// shuffle over 40 Gb/s links lost lossless packets.
     Standard,
     /// The HPCC fork's 3 C d (no MTU term; not lossless at 10 or 25 Gb/s
     /// with 1 us cables), for side-by-side runs.
@@ -136,7 +139,7 @@ impl PfcConfig {
     ) -> u64 {
         let cd = rate.bytes_in(delay);
         match self.headroom {
-            HeadroomRule::Standard => 2 * cd + 2 * mtu_wire + pause_wire,
+            HeadroomRule::Standard => 2 * cd + 3 * mtu_wire + pause_wire,
             HeadroomRule::Hpcc3x => 3 * cd,
             HeadroomRule::Bytes(b) => b,
         }
@@ -421,9 +424,9 @@ mod tests {
     }
 
     #[test]
-    fn standard_headroom_is_two_cable_bdps_two_mtus_and_a_pause() {
-        // rdma-spec.md 1.3's table: 100G, 1 us, M = 1036 B (HPCC's data
-        // packet on its PPP wire), P = 84 B: 27,156 B.
+    fn standard_headroom_is_two_cable_bdps_three_mtus_and_a_pause() {
+        // rdma-spec.md 1.3's table, "need + M": 100G, 1 us, M = 1036 B
+        // (HPCC's data packet on its PPP wire), P = 84 B: 28,192 B.
         let c = dynamic();
         let h = c.headroom_bytes(
             Bandwidth::from_bps(100_000_000_000),
@@ -431,7 +434,7 @@ mod tests {
             1036,
             84,
         );
-        assert_eq!(h, 27_156);
+        assert_eq!(h, 28_192);
         let hpcc = PfcConfig {
             headroom: HeadroomRule::Hpcc3x,
             ..c

@@ -66,10 +66,30 @@ fn switch_of(f: &Fabric) -> NodeId {
 /// incast. Runs to the end, checking the MMU after every event; returns the
 /// packets delivered.
 fn run_incast(f: &mut Fabric, senders: u32, per_sender: u32, size: u32) -> u64 {
+    run_incast_with_reverse(f, senders, per_sender, size, 0)
+}
+
+/// [`run_incast`], with host 0 also sending `reverse` lossless packets of
+/// `size` bytes to each sender, so that a PAUSE towards a sender can wait
+/// behind a full frame (the standard rule's first MTU). Returns the packets
+/// delivered, both ways.
+fn run_incast_with_reverse(
+    f: &mut Fabric,
+    senders: u32,
+    per_sender: u32,
+    size: u32,
+    reverse: u32,
+) -> u64 {
     let mut q: EventQueue<Ev> = EventQueue::new();
-    for s in 1..=senders {
-        for _ in 0..per_sender {
-            f.host_send(HostId(s), packet(s, 0, size, 3), &mut q);
+    for i in 0..per_sender.max(reverse) {
+        for s in 1..=senders {
+            if i < per_sender {
+                f.host_send(HostId(s), packet(s, 0, size, 3), &mut q);
+            }
+            if i < reverse {
+                f.host_send(HostId(0), packet(0, s, size, 3), &mut q);
+                f.host_send(HostId(s), packet(s, s % senders + 1, size, 3), &mut q);
+            }
         }
     }
     let sw = switch_of(f);
@@ -113,7 +133,7 @@ fn totals(f: &Fabric) -> (u64, u64, u64, u64) {
 #[test]
 fn a_line_rate_incast_with_standard_headroom_loses_nothing() {
     // rdma-spec.md 5.1 test 1: 8-to-1 at 100 Gb/s, 1 us links, 1 MiB
-    // shared buffer, headroom 2 C d + 2 MTU + PAUSE.
+    // shared buffer, headroom by the standard rule.
     let mut f = star_fabric(9, 1 << 20, pfc(hpcc_dynamic(), HeadroomRule::Standard), 1);
     let delivered = run_incast(&mut f, 8, 400, 1036);
     let (pauses, drops, peak, headroom) = totals(&f);
@@ -273,6 +293,7 @@ proptest! {
         buffer_kib in 384u64..2048,
         alpha_log2 in -4i32..1,
         use_static in any::<bool>(),
+        reverse in 0u32..100,
     ) {
         let xoff = if use_static {
             Xoff::Static { xoff_bytes: 30_000, xon_bytes: 20_000 }
@@ -282,9 +303,76 @@ proptest! {
         let mut cfg = pfc(xoff, HeadroomRule::Standard);
         cfg.lossless = 1 << 3; // one lossless priority: 4 KiB of reserve per port
         let mut f = star_fabric(senders + 1, buffer_kib << 10, cfg, 1);
-        let delivered = run_incast(&mut f, senders, per_sender, size);
+        let delivered = run_incast_with_reverse(&mut f, senders, per_sender, size, reverse);
         let (_, drops, _, _) = totals(&f);
         prop_assert_eq!(drops, 0);
-        prop_assert_eq!(delivered, (senders * per_sender) as u64);
+        prop_assert_eq!(delivered, ((senders * per_sender) + 2 * senders * reverse) as u64);
     }
+}
+
+/// Hosts 0 and 1 (left switch) and host 3 (right switch) all send to host
+/// 2, so the right switch pauses the left one and the left switch's
+/// ingresses from hosts 0 and 1 stop draining; host 4 sends full frames to
+/// host 0, so the PAUSE towards host 0 can wait behind one. The first
+/// frame's size and a lead of host 1's frames shift the phase between the
+/// two directions. Returns the worst headroom use and the lossless drops.
+fn paused_downstream_sweep(headroom: HeadroomRule) -> (u64, u64) {
+    let (mut worst, mut drops) = (0, 0);
+    for first in (64u32..1500).step_by(7) {
+        for lead in 0..4 {
+            let mut cfg = pfc(hpcc_dynamic(), headroom);
+            cfg.lossless = 1 << 3;
+            let r = Bandwidth::from_bps(G100);
+            let d = SimDuration::from_us(1);
+            let g = TopologyGraph::dumbbell(2, 3, r, d, r, d);
+            let mut fc = FabricConfig::fifo(WireFormat::ETHERNET, QueueSize::Packets(1), 1 << 30);
+            fc.buffer = BufferPolicy::Shared {
+                bytes: 1 << 20,
+                dt_alpha: 1.0,
+            };
+            fc.pfc = Some(cfg);
+            let mut f = Fabric::new(&g, fc, |_, _| None).expect("a valid fabric");
+            let mut q: EventQueue<Ev> = EventQueue::new();
+            f.host_send(HostId(4), packet(4, 0, first, 3), &mut q);
+            for _ in 0..lead {
+                f.host_send(HostId(1), packet(1, 2, 1500, 3), &mut q);
+            }
+            for _ in 0..400 {
+                for s in [0, 1, 3] {
+                    f.host_send(HostId(s), packet(s, 2, 1500, 3), &mut q);
+                }
+                f.host_send(HostId(4), packet(4, 0, 1500, 3), &mut q);
+            }
+            while let Some((_, Ev(e))) = q.pop() {
+                if let Outcome::Delivered { pkt, .. } = f.handle(e, &mut q) {
+                    f.packets.free(pkt);
+                }
+            }
+            let (_, d, peak, _) = totals(&f);
+            (worst, drops) = (worst.max(peak), drops + d);
+        }
+    }
+    (worst, drops)
+}
+
+#[test]
+fn standard_headroom_holds_the_packet_that_crossed_xoff_and_a_full_window_after_it() {
+    // rdma-spec.md 1.3: after XOFF, up to 2 C d + 2 MTU + PAUSE arrive; the
+    // packet whose arrival crossed XOFF is in headroom too (HPCC fork step 2).
+    let mtu_wire = WireFormat::ETHERNET.wire_bytes(1500);
+    let pause_wire = WireFormat::ETHERNET.wire_bytes(crate::pfc::PAUSE_PAYLOAD_BYTES);
+    let cd = Bandwidth::from_bps(G100).bytes_in(SimDuration::from_us(1));
+    let without_crossing = 2 * cd + 2 * mtu_wire + pause_wire;
+    let (worst, drops) = paused_downstream_sweep(HeadroomRule::Standard);
+    println!(
+        "worst headroom use over 816 phases: {worst} B; 2 C d + 2 MTU + PAUSE = {without_crossing} B; lossless drops {drops}"
+    );
+    assert!(
+        worst > without_crossing,
+        "some phase must use the crossing packet's share of the headroom"
+    );
+    assert_eq!(drops, 0);
+    let (_, drops_2mtu) = paused_downstream_sweep(HeadroomRule::Bytes(without_crossing));
+    println!("with 2 C d + 2 MTU + PAUSE only: {drops_2mtu} lossless drops");
+    assert!(drops_2mtu > 0);
 }
