@@ -256,3 +256,43 @@ fn r_aqm_and_abq_hold_and_release_roce_acks() {
         assert_eq!((s.flows.completed, s.drops), (8, 0));
     }
 }
+
+/// `scenarios/r-aqm/roce-shuffle.toml` at half its hosts (30, on 10 racks)
+/// and 20 mice per pair instead of 50, with `set` applied: returns the
+/// mice's FCT p50 and p99 (us) and the largest switch queue (packets).
+fn small_shuffle(set: &[&str]) -> (f64, f64, u64) {
+    let path = std::path::Path::new("scenarios/r-aqm/roce-shuffle.toml");
+    let mut overrides = vec![
+        r#"workload[0].hosts="0-29""#.to_string(),
+        "workload[0].mice=20".to_string(),
+    ];
+    overrides.extend(set.iter().map(|s| s.to_string()));
+    let sc = dcnsim::scenario::load(path, &overrides).unwrap_or_else(|e| panic!("{e}"));
+    let mut w = dcnsim::world::World::build(&sc, sc.simulation.seed).expect("builds");
+    let stop = w.run();
+    let s = dcnsim::report::RunSummary::of(&w, "shuffle", sc.simulation.seed, stop);
+    let mice = &s.flows.by_size[0];
+    assert_eq!(mice.up_to_bytes, Some(5_000));
+    assert_eq!((mice.unfinished, s.drops), (0, 0), "{set:?}");
+    let fct = &mice.fct_us;
+    (
+        fct.p50.expect("mice finished"),
+        fct.p99.expect("mice finished"),
+        s.max_switch_queue_packets,
+    )
+}
+
+#[test]
+fn r_aqm_vii_shuffle_orders_the_mice_tail_dcqcn_then_window_then_r_aqm() {
+    // r-aqm.txt VII-C, Fig. 15 at 40% load: mice p99 2030 / 900 / 543 us.
+    let no_ingress = r#"switch.ingress={kind="none"}"#;
+    let dcqcn = small_shuffle(&["transport.window=none", no_ingress]);
+    let window = small_shuffle(&[no_ingress]);
+    let r_aqm = small_shuffle(&[]);
+    for (name, (p50, p99, q)) in [("DCQCN", dcqcn), ("+window", window), ("+window+R-AQM", r_aqm)] {
+        eprintln!("{name:>14}: mice p50 {p50:.1} us, p99 {p99:.1} us; largest queue {q} packets");
+    }
+    assert!(dcqcn.1 > 2.0 * window.1, "the window cuts DCQCN's mice tail");
+    assert!(window.1 > r_aqm.1, "R-AQM cuts the window's mice tail further");
+    assert!(window.2 > r_aqm.2, "R-AQM keeps the forward queue shorter");
+}
