@@ -169,6 +169,9 @@ pub struct World {
     /// The goodput series, when `output.goodput_interval` is set.
     goodput: Option<goodput::GoodputSeries>,
     ready: Vec<VecDeque<u32>>,
+    /// Per host: every flow it sends builds its packets at the wire
+    /// (RoCE), so the NIC pulls nothing while its port is busy.
+    wire_built_only: Vec<bool>,
     scratch: Vec<Packet>,
     limit: RunLimit,
     /// Time of the last event that did work (stale timer events do none).
@@ -268,6 +271,7 @@ impl World {
             flows: Vec::new(),
             sources: Vec::new(),
             ready: vec![VecDeque::new(); hosts],
+            wire_built_only: vec![true; hosts],
             scratch: Vec::with_capacity(16),
             limit: RunLimit {
                 end: sc
@@ -387,11 +391,13 @@ impl World {
             priority: sc.workloads[wi as usize].priority(),
         };
         let path = self.path_info(cfg, &addr);
+        // An unbounded flow: more bytes than any run can send.
+        let sender = cfg.sender(addr, size.unwrap_or(u64::MAX - 2), &path);
+        self.wire_built_only[src.idx()] &= sender.built_at_the_wire();
         self.flows.push(Flow {
             workload: wi,
             transport,
-            // An unbounded flow: more bytes than any run can send.
-            sender: cfg.sender(addr, size.unwrap_or(u64::MAX - 2), &path),
+            sender,
             size,
             receiver: cfg.receiver(addr, &path),
             start: at.unwrap_or(SimTime::MAX),
@@ -689,16 +695,25 @@ impl World {
         self.pump(now, host);
     }
 
-    /// The NIC of `host` pulls data segments round-robin from ready flows.
+    /// The NIC of `host` pulls data segments round-robin from ready flows:
+    /// a flow built at the wire (RoCE) when the port can send it now, any
+    /// other while the NIC buffer has room.
     #[inline]
     fn pump(&mut self, now: SimTime, host: HostId) {
         if self.nic_per_class {
             return self.pump_per_class(now, host);
         }
-        while self.fabric.nic_has_room(host) {
-            let Some(f) = self.ready[host.idx()].pop_front() else {
-                break;
+        while let Some(&f) = self.ready[host.idx()].front() {
+            let fl = &self.flows[f as usize];
+            let room = if fl.sender.built_at_the_wire() {
+                self.fabric.nic_wire_free(host, fl.sender.addr().priority)
+            } else {
+                self.fabric.nic_has_room(host)
             };
+            if !room {
+                break;
+            }
+            self.ready[host.idx()].pop_front();
             self.send_next(now, host, f);
         }
     }
@@ -735,11 +750,20 @@ impl World {
     fn pump_per_class(&mut self, now: SimTime, host: HostId) {
         let mut stalled = 0; // flows passed over in a row for want of room
         while stalled < self.ready[host.idx()].len() {
+            if self.wire_built_only[host.idx()] && self.fabric.nic_busy(host) {
+                break; // no flow of this host can send before the port frees
+            }
             let Some(f) = self.ready[host.idx()].pop_front() else {
                 break;
             };
-            let prio = self.flows[f as usize].sender.addr().priority;
-            if !self.fabric.nic_has_room_for(host, prio) {
+            let sender = &self.flows[f as usize].sender;
+            let prio = sender.addr().priority;
+            let room = if sender.built_at_the_wire() {
+                self.fabric.nic_wire_free(host, prio)
+            } else {
+                self.fabric.nic_has_room_for(host, prio)
+            };
+            if !room {
                 self.ready[host.idx()].push_back(f);
                 stalled += 1;
                 continue;

@@ -226,6 +226,17 @@ impl Sender {
         }
     }
 
+    /// Whether the NIC builds this flow's packets only when its port can
+    /// send them, as an RDMA NIC's scheduler picks a queue pair when the
+    /// link is free and its priority not paused (rdma-spec.md 2.4; HPCC fork
+    /// `DequeueAndTransmit`), rather than taking them ahead into the host's
+    /// NIC buffer as a kernel's queueing discipline does (TCP). A RoCE
+    /// flow's rate pacing then holds at the wire, also after a PFC pause.
+    #[inline]
+    pub fn built_at_the_wire(&self) -> bool {
+        matches!(self, Sender::Roce(_))
+    }
+
     /// The next data packet for the NIC, if the flow may send one.
     #[inline]
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {

@@ -55,7 +55,8 @@ pub enum Outcome {
         /// The packet.
         pkt: PacketId,
     },
-    /// A host's NIC started a transmission and may have room for more data.
+    /// A host's NIC finished a transmission, or a PFC frame or timer
+    /// touched it: it may have room for more data.
     NicReady {
         /// The host.
         host: HostId,
@@ -365,6 +366,27 @@ impl Fabric {
         port.queues[class].bytes() < self.config.nic_buffer_bytes
     }
 
+    /// Whether host `h`'s NIC can put a packet of priority `prio` on the
+    /// wire now: its port idle, nothing queued in that class, and the class
+    /// not paused. The NIC of an RDMA host builds a packet only then (see
+    /// `transport::Sender::built_at_the_wire`).
+    #[inline]
+    pub fn nic_wire_free(&self, h: HostId, prio: u8) -> bool {
+        let port = &self.ports[self.host_ports[h.idx()].idx()];
+        let class = if port.queues.is_single() {
+            0
+        } else {
+            self.config.class_of_priority[(prio % 8) as usize] as usize
+        };
+        !port.busy && port.queues[class].is_empty() && port.paused_classes & (1 << class) == 0
+    }
+
+    /// Whether host `h`'s NIC port is serialising a frame.
+    #[inline]
+    pub fn nic_busy(&self, h: HostId) -> bool {
+        self.ports[self.host_ports[h.idx()].idx()].busy
+    }
+
     /// Hands a packet to host `h`'s NIC. Hosts never drop their own packets.
     #[inline]
     pub fn host_send<S: Scheduler>(&mut self, h: HostId, pkt: Packet, sched: &mut S) -> PacketId {
@@ -427,13 +449,30 @@ impl Fabric {
     /// The events that are not a hop's: hook timers and PFC.
     #[inline(never)]
     fn handle_rare<S: Scheduler>(&mut self, ev: NetEvent, sched: &mut S) -> Outcome {
-        match ev {
+        // A PFC frame or timer at a host's port may have resumed a class
+        // whose flows build their packets at the wire: the NIC asks them.
+        let upstream = match ev {
             NetEvent::TxDone(_) | NetEvent::Deliver(_) => unreachable!("handled inline"),
-            NetEvent::IngressTimer(p) => self.on_ingress_timer(p, sched),
-            NetEvent::PfcDeliver(p) => self.pfc_deliver(p, sched),
-            NetEvent::PfcTimer(p) => self.pfc_timer(p, sched),
+            NetEvent::IngressTimer(p) => {
+                self.on_ingress_timer(p, sched);
+                return Outcome::Nothing;
+            }
+            NetEvent::PfcDeliver(p) => {
+                self.pfc_deliver(p, sched);
+                self.ports[p.idx()].peer
+            }
+            NetEvent::PfcTimer(p) => {
+                self.pfc_timer(p, sched);
+                p
+            }
+        };
+        let node = self.ports[upstream.idx()].node;
+        match self.nodes[node.idx()].kind {
+            NodeKind::Host => Outcome::NicReady {
+                host: self.host_of(node),
+            },
+            NodeKind::Switch { .. } => Outcome::Nothing,
         }
-        Outcome::Nothing
     }
 
     #[inline]
