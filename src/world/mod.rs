@@ -681,17 +681,19 @@ impl World {
     /// has data to send, and let the NIC pull.
     #[inline]
     fn after_sender(&mut self, now: SimTime, f: u32) {
-        self.arm(f, Side::Sender);
         let fl = &mut self.flows[f as usize];
         if !fl.done && fl.sender.completed_at().is_some() {
             fl.done = true;
             self.open_flows -= 1;
         }
         let host = fl.sender.addr().src;
-        if !fl.ready && fl.sender.wants_transmit() {
+        // Asked before arming: a pacer that holds the packet back sets
+        // the deadline that wakes the flow.
+        if !fl.ready && fl.sender.wants_transmit(now) {
             fl.ready = true;
             self.ready[host.idx()].push_back(f);
         }
+        self.arm(f, Side::Sender);
         self.pump(now, host);
     }
 
@@ -725,7 +727,7 @@ impl World {
         let fl = &mut self.flows[f as usize];
         match fl.sender.poll_transmit(now) {
             Some(p) => {
-                if fl.sender.wants_transmit() {
+                if fl.sender.wants_transmit(now) {
                     self.ready[host.idx()].push_back(f);
                 } else {
                     fl.ready = false;

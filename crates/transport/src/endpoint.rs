@@ -216,13 +216,15 @@ impl Sender {
         }
     }
 
-    /// Whether [`Sender::poll_transmit`] would hand out a packet now
-    /// (`&mut`: a family may advance its search hints).
+    /// Whether [`Sender::poll_transmit`] would hand out a packet at `now`
+    /// (`&mut`: a family may advance its search hints, and a paced one
+    /// notes that its pacer holds a packet back, so that its deadline
+    /// wakes it).
     #[inline]
-    pub fn wants_transmit(&mut self) -> bool {
+    pub fn wants_transmit(&mut self, now: SimTime) -> bool {
         match self {
             Sender::Tcp(s) => s.wants_transmit(),
-            Sender::Roce(s) => s.wants_transmit(),
+            Sender::Roce(s) => s.wants_transmit_at(now),
         }
     }
 

@@ -268,13 +268,23 @@ impl RoceSender {
         }
     }
 
-    /// The next packet, if the window and the pacer allow one now.
-    pub fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
+    /// Whether the window, the message and the pacer leave a packet to
+    /// send at `now`; a packet held back by the pacer arms its deadline.
+    #[inline]
+    pub fn wants_transmit_at(&mut self, now: SimTime) -> bool {
         if !self.wants_transmit() {
-            return None;
+            return false;
         }
         if now < self.next_avail {
             self.pace_wait = true;
+            return false;
+        }
+        true
+    }
+
+    /// The next packet, if the window and the pacer allow one now.
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
+        if !self.wants_transmit_at(now) {
             return None;
         }
         let psn = self.snd_nxt;
