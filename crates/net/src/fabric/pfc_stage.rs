@@ -47,7 +47,7 @@ impl Fabric {
         id: PacketId,
         sched: &mut S,
     ) -> bool {
-        let Some(cfg) = self.config.pfc else {
+        let Some(cfg) = self.config.pfc.as_ref() else {
             return true;
         };
         let pkt = self.packets.get(id);
@@ -55,18 +55,18 @@ impl Fabric {
         if !cfg.is_lossless(q as u8) {
             return true;
         }
-        let node = self.ports[p.idx()].node.idx();
-        let shared_free = self.shared[node].free();
-        let t = pfc::threshold(&cfg, shared_free);
-        let st = self.ports[p.idx()]
+        let port = &mut self.ports[p.idx()];
+        let shared = &mut self.shared[port.node.idx()];
+        let st = port
             .pfc
             .as_deref_mut()
             .expect("every switch port has PFC state when PFC is on");
-        match pfc::charge(st, &cfg, q, size, t, shared_free) {
-            Charge::Buffer { shared } => {
+        let shared_free = shared.free();
+        match pfc::charge(st, cfg, q, size, pfc::threshold(cfg, shared_free), shared_free) {
+            Charge::Buffer { shared: bytes } => {
                 st.ingress_bytes[q] += size;
-                if shared > 0 {
-                    self.shared[node].take(shared as u32);
+                if bytes > 0 {
+                    shared.take(bytes as u32);
                 }
             }
             Charge::Headroom => {
@@ -77,20 +77,21 @@ impl Fabric {
             Charge::Drop => {
                 st.stats.lossless_drops[q] += 1;
                 st.stats.headroom_drops[q] += 1;
-                self.ports[p.idx()].ingress.stats.dropped_bytes += size;
+                port.ingress.stats.dropped_bytes += size;
                 self.leave_switch(id, sched);
                 self.packets.free(id);
                 return false;
             }
         }
+        // The threshold after the charge: the pool it shrank may lower it.
+        let bit = 1u8 << q;
+        let pause = st.xoff & bit == 0
+            && pfc::should_pause(st, cfg, q, pfc::threshold(cfg, shared.free()));
+        if pause {
+            st.xoff |= bit;
+        }
         self.packets.get_mut(id).mmu_charged = true;
-        let t = pfc::threshold(&cfg, self.shared[node].free());
-        let st = self.ports[p.idx()]
-            .pfc
-            .as_deref_mut()
-            .expect("checked above");
-        if st.xoff & (1 << q) == 0 && pfc::should_pause(st, &cfg, q, t) {
-            st.xoff |= 1 << q;
+        if pause {
             self.pfc_announce(p, sched);
         }
         true
@@ -107,24 +108,23 @@ impl Fabric {
         size: u32,
         sched: &mut S,
     ) {
-        let cfg = self.config.pfc.expect("a charged packet implies PFC");
+        let cfg = self.config.pfc.as_ref().expect("a charged packet implies PFC");
         let q = (q % 8) as usize;
-        let node = self.ports[ingress.idx()].node.idx();
-        let st = self.ports[ingress.idx()]
+        let port = &mut self.ports[ingress.idx()];
+        let shared = &mut self.shared[port.node.idx()];
+        let st = port
             .pfc
             .as_deref_mut()
             .expect("a charged packet's port has PFC state");
-        let shared = pfc::release(st, &cfg, q, size as u64);
-        if shared > 0 {
-            self.shared[node].release(shared as u32);
+        let bytes = pfc::release(st, cfg, q, size as u64);
+        if bytes > 0 {
+            shared.release(bytes as u32);
         }
-        let t = pfc::threshold(&cfg, self.shared[node].free());
-        let st = self.ports[ingress.idx()]
-            .pfc
-            .as_deref_mut()
-            .expect("checked above");
-        if st.xoff & (1 << q) != 0 && pfc::should_resume(st, &cfg, q, t) {
-            st.xoff &= !(1 << q);
+        let bit = 1u8 << q;
+        let resume = st.xoff & bit != 0
+            && pfc::should_resume(st, cfg, q, pfc::threshold(cfg, shared.free()));
+        if resume {
+            st.xoff &= !bit;
             self.pfc_announce(ingress, sched);
         }
     }

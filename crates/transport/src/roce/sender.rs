@@ -232,10 +232,16 @@ impl RoceSender {
         self.next_avail = match self.last_sent {
             None => SimTime::ZERO,
             Some((at, bits)) => {
-                let gap_ps = (bits as f64 / self.rate_bps() * 1e12).ceil();
                 // A rate is at least the reaction point's floor (or line
                 // rate); the cap only guards the conversion.
-                at + SimDuration::from_ps(gap_ps.min(1e18) as u64)
+                let gap_ps = (bits as f64 / self.rate_bps() * 1e12).min(1e18);
+                // The ceiling without a libm call (f64::ceil is one on the
+                // baseline x86-64 target), converting through i64 (one
+                // instruction each way, u64 takes a dozen): exact, as
+                // 0 <= gap_ps <= 1e18 < 2^63.
+                let whole = gap_ps as i64;
+                let ceil = whole + i64::from((whole as f64) < gap_ps);
+                at + SimDuration::from_ps(ceil as u64)
             }
         };
     }
