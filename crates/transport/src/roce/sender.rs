@@ -108,6 +108,11 @@ pub struct RoceSender {
     next_avail: SimTime,
     /// `poll_transmit` found the pacer closed: the deadline wakes the flow.
     pace_wait: bool,
+    /// DCQCN's next timer while the flow runs (`SimTime::MAX` if none).
+    timers_at: SimTime,
+    /// The wake of the pacer and DCQCN's timers, recomputed after every
+    /// change (`after_change`), since finding it may run the timers ahead.
+    wake: Option<SimTime>,
     rto: Option<SimDuration>,
     rto_at: Option<SimTime>,
     started: bool,
@@ -149,6 +154,8 @@ impl RoceSender {
             last_sent: None,
             next_avail: SimTime::ZERO,
             pace_wait: false,
+            timers_at: SimTime::MAX,
+            wake: None,
             rto: cfg.rto,
             rto_at: None,
             started: false,
@@ -162,6 +169,7 @@ impl RoceSender {
     pub fn start(&mut self, now: SimTime, _out: &mut impl Emit) {
         self.started = true;
         self.started_at = Some(now);
+        self.after_change();
     }
 
     /// Ends the message at what has been sent so far (an unbounded flow's
@@ -175,6 +183,7 @@ impl RoceSender {
             self.completed_at = Some(now);
             self.rto_at = None;
         }
+        self.after_change();
     }
 
     /// RoCE's requester takes no RTT samples (RCC's receiver measures delay).
@@ -229,12 +238,19 @@ impl RoceSender {
     /// Recomputes when the pacer opens: the last departure plus its wire
     /// bits at the current rate (after a send or any rate change).
     fn refresh_pacer(&mut self) {
-        self.next_avail = match self.last_sent {
+        self.next_avail = self.pacer_opens_at(self.rate_bps());
+    }
+
+    /// When the pacer opens at `rate_bps`: the last departure plus its
+    /// wire bits at that rate.
+    #[inline]
+    fn pacer_opens_at(&self, rate_bps: f64) -> SimTime {
+        match self.last_sent {
             None => SimTime::ZERO,
             Some((at, bits)) => {
                 // A rate is at least the reaction point's floor (or line
                 // rate); the cap only guards the conversion.
-                let gap_ps = (bits as f64 / self.rate_bps() * 1e12).min(1e18);
+                let gap_ps = (bits as f64 / rate_bps * 1e12).min(1e18);
                 // The ceiling without a libm call (f64::ceil is one on the
                 // baseline x86-64 target), converting through i64 (one
                 // instruction each way, u64 takes a dozen): exact, as
@@ -243,7 +259,60 @@ impl RoceSender {
                 let ceil = whole + i64::from((whole as f64) < gap_ps);
                 at + SimDuration::from_ps(ceil as u64)
             }
+        }
+    }
+
+    /// Runs DCQCN's timers due by `now`, each at its own time, as their
+    /// events would have. Every entry point calls it first, so the timers
+    /// need no events of their own while the flow sends (see `deadline`).
+    #[inline]
+    fn catch_up(&mut self, now: SimTime) -> bool {
+        if now < self.timers_at {
+            return false; // also with no DCQCN, or the flow completed
+        }
+        let Some(rp) = self.rp.as_mut() else {
+            return false;
         };
+        while let Some(t) = rp.deadline().filter(|&t| t <= now) {
+            rp.on_timer(t);
+        }
+        self.refresh_pacer();
+        true
+    }
+
+    /// Recomputes the cached timer and wake after any change of state.
+    fn after_change(&mut self) {
+        let rp = self.rp.as_ref().filter(|_| self.completed_at.is_none());
+        let timers = rp.and_then(|r| r.deadline());
+        self.timers_at = timers.unwrap_or(SimTime::MAX);
+        self.wake = match (self.pace_wait, timers) {
+            (true, Some(t)) if t < self.next_avail => {
+                rp.map(|r| self.wake_with_timers(r, t))
+            }
+            (true, _) => Some(self.next_avail),
+            (false, _) if self.sends_when_polled() => None,
+            (false, t) => t,
+        };
+    }
+
+    /// When a flow whose pacer holds a packet back until `next_avail` can
+    /// send, given that DCQCN's timer fires first at `first` and may raise
+    /// the rate: the timers are run ahead on a copy until the pacer opens
+    /// before the next of them.
+    fn wake_with_timers(&self, rp: &Dcqcn, first: SimTime) -> SimTime {
+        let mut ahead = rp.clone();
+        let mut t = first;
+        loop {
+            ahead.on_timer(t);
+            let opens = self.pacer_opens_at(ahead.rate_bps());
+            if opens <= t {
+                return t;
+            }
+            match ahead.deadline() {
+                Some(next) if next < opens => t = next,
+                _ => return opens,
+            }
+        }
     }
 
     /// The in-flight cap in bytes, if any.
@@ -278,14 +347,17 @@ impl RoceSender {
     /// send at `now`; a packet held back by the pacer arms its deadline.
     #[inline]
     pub fn wants_transmit_at(&mut self, now: SimTime) -> bool {
-        if !self.wants_transmit() {
-            return false;
-        }
-        if now < self.next_avail {
+        let mut changed = self.catch_up(now);
+        let wants = self.wants_transmit();
+        let open = now >= self.next_avail;
+        if wants && !open && !self.pace_wait {
             self.pace_wait = true;
-            return false;
+            changed = true;
         }
-        true
+        if changed {
+            self.after_change();
+        }
+        wants && open
     }
 
     /// The next packet, if the window and the pacer allow one now.
@@ -328,6 +400,7 @@ impl RoceSender {
         if let (Some(rto), None) = (self.rto, self.rto_at) {
             self.rto_at = Some(now + rto);
         }
+        self.after_change();
         Some(p)
     }
 
@@ -336,6 +409,24 @@ impl RoceSender {
         if pkt.protocol != Protocol::Roce {
             return;
         }
+        // Behind a closed pacer the wake depends only on DCQCN's state and
+        // the pacer: a plain ACK leaves it as it was (most ACKs, skipping
+        // a recomputation that may run the timers ahead).
+        let before = (self.next_avail, self.completed_at);
+        let ran = self.catch_up(now);
+        self.receive(now, pkt);
+        if ran
+            || !self.pace_wait
+            || pkt.roce.has(RoceBits::CNP)
+            || (self.next_avail, self.completed_at) != before
+        {
+            self.after_change();
+        }
+    }
+
+    /// [`RoceSender::on_packet`]'s work, DCQCN's timers caught up.
+    #[inline]
+    fn receive(&mut self, now: SimTime, pkt: &Packet) {
         if pkt.roce.has(RoceBits::CNP)
             && let Some(rp) = self.rp.as_mut()
         {
@@ -394,26 +485,32 @@ impl RoceSender {
     }
 
     /// The earliest of the pacer (while it holds a packet back), DCQCN's
-    /// timers (while the flow runs) and the RTO.
+    /// timers (while the flow runs) and the RTO. DCQCN's timers take no
+    /// event of their own while the flow sends: behind a closed pacer they
+    /// are run ahead to the moment the pacer opens (`wake_with_timers`),
+    /// and a flow the NIC will poll catches them up then (`catch_up`).
+    /// Only a flow that cannot send (its window full, its message all
+    /// sent) wakes for them, since a raised rate may open its window.
     #[inline]
     pub fn deadline(&self) -> Option<SimTime> {
-        let pace = self.pace_wait.then_some(self.next_avail);
-        let rp = self
-            .rp
-            .as_ref()
-            .filter(|_| self.completed_at.is_none())
-            .and_then(|r| r.deadline());
-        earliest([pace, rp, self.rto_at])
+        earliest([self.wake, self.rto_at])
+    }
+
+    /// Whether the NIC will poll this flow without a timer: it has a
+    /// packet the window allows and its pacer is open.
+    #[inline]
+    fn sends_when_polled(&self) -> bool {
+        self.started
+            && self.completed_at.is_none()
+            && self.snd_nxt < self.npkts
+            && self
+                .window_bytes()
+                .is_none_or(|w| (self.snd_nxt - self.snd_una) * self.mtu < w)
     }
 
     /// Runs what is due.
     pub fn on_timer(&mut self, now: SimTime, _out: &mut impl Emit) {
-        if self.completed_at.is_none()
-            && let Some(rp) = self.rp.as_mut()
-        {
-            rp.on_timer(now);
-            self.refresh_pacer();
-        }
+        self.catch_up(now);
         if self.pace_wait && self.next_avail <= now {
             self.pace_wait = false;
         }
@@ -422,6 +519,7 @@ impl RoceSender {
             self.snd_nxt = self.snd_una;
             self.rto_at = None;
         }
+        self.after_change();
     }
 
     /// When the last packet was acknowledged.

@@ -251,7 +251,9 @@ fn windows_cap_the_bytes_in_flight() {
         }
         let mut sent = 0;
         let mut now = t0;
-        for _ in 0..200 {
+        // 50 polls, 1 us apart: all before DCQCN's first timer (55 us),
+        // which would raise the cut rate and with it the window.
+        for _ in 0..50 {
             if let Some(_p) = s.poll_transmit(now) {
                 sent += 1;
             }
@@ -314,4 +316,47 @@ fn the_notification_point_follows_the_dcqcn_variant() {
         s.dcqcn().and_then(|d| d.deadline()).is_some(),
         "the RP is running"
     );
+}
+
+#[test]
+fn dcqcn_timers_behind_a_closed_pacer_wake_the_flow_as_their_own_events_would() {
+    use super::dcqcn::{DcqcnConfig, Variant};
+    // CNPs cut a 40 Gb/s flow to DCQCN's 100 Mb/s floor, so that after one
+    // packet the pacer stays closed ~87 us, past the 55 us rate timer.
+    let cfg = RoceConfig {
+        cc: RoceCc::Dcqcn(DcqcnConfig::defaults(Variant::Paper)),
+        ..RoceConfig::default()
+    };
+    let t0 = SimTime::ZERO;
+    let mut out = Vec::new();
+    let mut s = RoceSender::new(addr(), 1_000_000, &cfg, &path(40, 0));
+    s.start(t0, &mut out);
+    let mut cnp = addr().header(crate::Side::Receiver, Kind::Control);
+    cnp.protocol = Protocol::Roce;
+    cnp.roce = RoceBits::CNP;
+    for _ in 0..200 {
+        s.on_packet(t0, &cnp, &mut out);
+    }
+    assert_eq!(s.rate_bps(), 100e6);
+    assert!(s.poll_transmit(t0).is_some());
+    assert!(!s.wants_transmit_at(t0), "the pacer holds the next packet");
+    let timer = s.dcqcn().and_then(|d| d.deadline()).expect("a rate timer");
+    assert_eq!(timer, t0 + SimDuration::from_us(55));
+    // The reference: the timer as an event of its own, then the pacer.
+    let mut events = s.clone();
+    events.on_timer(timer, &mut out);
+    let reference = if events.wants_transmit_at(timer) {
+        timer
+    } else {
+        events.deadline().expect("the pacer's wake")
+    };
+    // The sender reports one wake for both, at the same time.
+    let wake = s.deadline().expect("a wake");
+    println!("DCQCN timer at {timer}, one wake at {wake} (the timer as an event: {reference})");
+    assert_eq!(wake, reference);
+    assert!(wake > timer, "the raised rate still waits for its gap");
+    assert!(!s.clone().wants_transmit_at(SimTime(wake.ps() - 1)));
+    s.on_timer(wake, &mut out);
+    assert!(s.poll_transmit(wake).is_some(), "the flow sends when it wakes");
+    assert_eq!(s.dcqcn().map(|d| d.rate_bps()), events.dcqcn().map(|d| d.rate_bps()));
 }
