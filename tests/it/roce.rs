@@ -289,10 +289,20 @@ fn r_aqm_vii_shuffle_orders_the_mice_tail_dcqcn_then_window_then_r_aqm() {
     let dcqcn = small_shuffle(&["transport.window=none", no_ingress]);
     let window = small_shuffle(&[no_ingress]);
     let r_aqm = small_shuffle(&[]);
-    for (name, (p50, p99, q)) in [("DCQCN", dcqcn), ("+window", window), ("+window+R-AQM", r_aqm)] {
+    for (name, (p50, p99, q)) in [
+        ("DCQCN", dcqcn),
+        ("+window", window),
+        ("+window+R-AQM", r_aqm),
+    ] {
         eprintln!("{name:>14}: mice p50 {p50:.1} us, p99 {p99:.1} us; largest queue {q} packets");
     }
-    assert!(dcqcn.1 > 2.0 * window.1, "the window cuts DCQCN's mice tail");
-    assert!(window.1 > r_aqm.1, "R-AQM cuts the window's mice tail further");
+    assert!(
+        dcqcn.1 > 2.0 * window.1,
+        "the window cuts DCQCN's mice tail"
+    );
+    assert!(
+        window.1 > r_aqm.1,
+        "R-AQM cuts the window's mice tail further"
+    );
     assert!(window.2 > r_aqm.2, "R-AQM keeps the forward queue shorter");
 }

@@ -62,7 +62,14 @@ impl Fabric {
             .as_deref_mut()
             .expect("every switch port has PFC state when PFC is on");
         let shared_free = shared.free();
-        match pfc::charge(st, cfg, q, size, pfc::threshold(cfg, shared_free), shared_free) {
+        match pfc::charge(
+            st,
+            cfg,
+            q,
+            size,
+            pfc::threshold(cfg, shared_free),
+            shared_free,
+        ) {
             Charge::Buffer { shared: bytes } => {
                 st.ingress_bytes[q] += size;
                 if bytes > 0 {
@@ -85,8 +92,8 @@ impl Fabric {
         }
         // The threshold after the charge: the pool it shrank may lower it.
         let bit = 1u8 << q;
-        let pause = st.xoff & bit == 0
-            && pfc::should_pause(st, cfg, q, pfc::threshold(cfg, shared.free()));
+        let pause =
+            st.xoff & bit == 0 && pfc::should_pause(st, cfg, q, pfc::threshold(cfg, shared.free()));
         if pause {
             st.xoff |= bit;
         }
@@ -108,7 +115,11 @@ impl Fabric {
         size: u32,
         sched: &mut S,
     ) {
-        let cfg = self.config.pfc.as_ref().expect("a charged packet implies PFC");
+        let cfg = self
+            .config
+            .pfc
+            .as_ref()
+            .expect("a charged packet implies PFC");
         let q = (q % 8) as usize;
         let port = &mut self.ports[ingress.idx()];
         let shared = &mut self.shared[port.node.idx()];

@@ -286,9 +286,7 @@ impl RoceSender {
         let timers = rp.and_then(|r| r.deadline());
         self.timers_at = timers.unwrap_or(SimTime::MAX);
         self.wake = match (self.pace_wait, timers) {
-            (true, Some(t)) if t < self.next_avail => {
-                rp.map(|r| self.wake_with_timers(r, t))
-            }
+            (true, Some(t)) if t < self.next_avail => rp.map(|r| self.wake_with_timers(r, t)),
             (true, _) => Some(self.next_avail),
             (false, _) if self.sends_when_polled() => None,
             (false, t) => t,

@@ -357,6 +357,12 @@ fn dcqcn_timers_behind_a_closed_pacer_wake_the_flow_as_their_own_events_would() 
     assert!(wake > timer, "the raised rate still waits for its gap");
     assert!(!s.clone().wants_transmit_at(SimTime(wake.ps() - 1)));
     s.on_timer(wake, &mut out);
-    assert!(s.poll_transmit(wake).is_some(), "the flow sends when it wakes");
-    assert_eq!(s.dcqcn().map(|d| d.rate_bps()), events.dcqcn().map(|d| d.rate_bps()));
+    assert!(
+        s.poll_transmit(wake).is_some(),
+        "the flow sends when it wakes"
+    );
+    assert_eq!(
+        s.dcqcn().map(|d| d.rate_bps()),
+        events.dcqcn().map(|d| d.rate_bps())
+    );
 }
