@@ -357,13 +357,20 @@ impl Fabric {
     /// its own queue and holds back only its own flows.
     #[inline]
     pub fn nic_has_room_for(&self, h: HostId, prio: u8) -> bool {
+        let (port, class) = self.nic_class(h, prio);
+        port.queues[class].bytes() < self.config.nic_buffer_bytes
+    }
+
+    /// Host `h`'s NIC port and the class queue its priority `prio` uses.
+    #[inline]
+    fn nic_class(&self, h: HostId, prio: u8) -> (&Port, usize) {
         let port = &self.ports[self.host_ports[h.idx()].idx()];
         let class = if port.queues.is_single() {
             0
         } else {
             self.config.class_of_priority[(prio % 8) as usize] as usize
         };
-        port.queues[class].bytes() < self.config.nic_buffer_bytes
+        (port, class)
     }
 
     /// Whether host `h`'s NIC can put a packet of priority `prio` on the
@@ -372,12 +379,7 @@ impl Fabric {
     /// `transport::Sender::built_at_the_wire`).
     #[inline]
     pub fn nic_wire_free(&self, h: HostId, prio: u8) -> bool {
-        let port = &self.ports[self.host_ports[h.idx()].idx()];
-        let class = if port.queues.is_single() {
-            0
-        } else {
-            self.config.class_of_priority[(prio % 8) as usize] as usize
-        };
+        let (port, class) = self.nic_class(h, prio);
         !port.busy && port.queues[class].is_empty() && port.paused_classes & (1 << class) == 0
     }
 
@@ -437,6 +439,12 @@ impl Fabric {
         if port.packets > 0 || port.pfc_attention & PFC_FRAME != 0 {
             self.start_tx(p, sched);
         }
+        self.nic_ready(p)
+    }
+
+    /// `NicReady` if port `p` is a host's NIC, else nothing.
+    #[inline]
+    fn nic_ready(&self, p: PortId) -> Outcome {
         let node = self.ports[p.idx()].node;
         match self.nodes[node.idx()].kind {
             NodeKind::Host => Outcome::NicReady {
@@ -466,13 +474,7 @@ impl Fabric {
                 p
             }
         };
-        let node = self.ports[upstream.idx()].node;
-        match self.nodes[node.idx()].kind {
-            NodeKind::Host => Outcome::NicReady {
-                host: self.host_of(node),
-            },
-            NodeKind::Switch { .. } => Outcome::Nothing,
-        }
+        self.nic_ready(upstream)
     }
 
     #[inline]

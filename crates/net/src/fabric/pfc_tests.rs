@@ -36,6 +36,12 @@ fn hpcc_dynamic() -> Xoff {
 
 fn star_fabric(hosts: u32, buffer: u64, cfg: PfcConfig, classes: usize) -> Fabric {
     let g = TopologyGraph::star(hosts, Bandwidth::from_bps(G100), SimDuration::from_us(1));
+    pfc_fabric(&g, buffer, cfg, classes)
+}
+
+/// A fabric on `g` with a shared buffer of `buffer` bytes, PFC as `cfg`
+/// and `classes` class queues per port.
+fn pfc_fabric(g: &TopologyGraph, buffer: u64, cfg: PfcConfig, classes: usize) -> Fabric {
     let mut fc = FabricConfig::fifo(WireFormat::ETHERNET, QueueSize::Packets(1), 1 << 30);
     fc.buffer = BufferPolicy::Shared {
         bytes: buffer,
@@ -44,7 +50,7 @@ fn star_fabric(hosts: u32, buffer: u64, cfg: PfcConfig, classes: usize) -> Fabri
     fc.classes = classes;
     fc.class_of_priority = std::array::from_fn(|p| (p % classes) as u8);
     fc.pfc = Some(cfg);
-    Fabric::new(&g, fc, |_, _| None).expect("a valid fabric")
+    Fabric::new(g, fc, |_, _| None).expect("a valid fabric")
 }
 
 fn packet(src: u32, dst: u32, size: u32, prio: u8) -> Packet {
@@ -325,13 +331,7 @@ fn paused_downstream_sweep(headroom: HeadroomRule) -> (u64, u64) {
             let r = Bandwidth::from_bps(G100);
             let d = SimDuration::from_us(1);
             let g = TopologyGraph::dumbbell(2, 3, r, d, r, d);
-            let mut fc = FabricConfig::fifo(WireFormat::ETHERNET, QueueSize::Packets(1), 1 << 30);
-            fc.buffer = BufferPolicy::Shared {
-                bytes: 1 << 20,
-                dt_alpha: 1.0,
-            };
-            fc.pfc = Some(cfg);
-            let mut f = Fabric::new(&g, fc, |_, _| None).expect("a valid fabric");
+            let mut f = pfc_fabric(&g, 1 << 20, cfg, 1);
             let mut q: EventQueue<Ev> = EventQueue::new();
             f.host_send(HostId(4), packet(4, 0, first, 3), &mut q);
             for _ in 0..lead {
