@@ -610,9 +610,14 @@ impl World {
                     return; // superseded by an earlier deadline
                 }
                 fl.timers[side.idx()] = None;
-                if fl.deadline(side).is_some_and(|d| d <= now) {
-                    self.last_activity = now; // a timer that expires does work
+                if !fl.deadline(side).is_some_and(|d| d <= now) {
+                    // Nothing is due: the deadline moved later after this
+                    // event was armed (a CNP slowed a waiting pacer, say).
+                    // Re-arm for it; the endpoint has nothing to do.
+                    self.arm(flow, side);
+                    return;
                 }
+                self.last_activity = now; // a timer that expires does work
                 match side {
                     Side::Receiver => {
                         fl.receiver.on_timer(now, &mut self.scratch);

@@ -174,32 +174,35 @@ pub enum Step {
 }
 
 /// One flow's reaction point.
+// State first, configuration last: the state shares the sender's hot cache
+// lines (see `RoceSender`).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Dcqcn {
-    cfg: DcqcnConfig,
-    line_bps: f64,
     /// R_C: the current (sending) rate.
     rc: f64,
     /// R_T: the target rate.
     rt: f64,
     alpha: f64,
-    /// A CNP arrived: the RP runs its timers.
-    active: bool,
+    /// Bytes left before the next byte-counter event.
+    bytes_left: i64,
+    alpha_at: Option<SimTime>,
+    rate_at: Option<SimTime>,
+    decrease_at: Option<SimTime>,
     /// T: rate-timer events since the last cut (Mellanox: the stage counter).
     time_stage: u32,
     /// BC: byte-counter events since the last cut.
     byte_stage: u32,
-    /// Bytes left before the next byte-counter event.
-    bytes_left: i64,
     stage: Stage,
-    alpha_at: Option<SimTime>,
-    rate_at: Option<SimTime>,
-    decrease_at: Option<SimTime>,
+    /// A CNP arrived: the RP runs its timers.
+    active: bool,
     /// Mellanox: a CNP arrived in the current alpha slot / decrease slot.
     cnp_for_alpha: bool,
     cnp_for_decrease: bool,
     /// The last increase event's kind (traces and tests).
     last_step: Option<Step>,
+    line_bps: f64,
+    cfg: DcqcnConfig,
 }
 
 impl Dcqcn {
