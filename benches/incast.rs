@@ -1,7 +1,7 @@
 //! Whole runs: the quickstart (16-to-1 DCTCP incast), a 128-to-1 DCTCP
 //! incast of 1 MB each on a 10 Gb/s star, and the 64-to-1 runs that price
 //! PFC, pacing and the RoCE controllers: DCTCP on a 300-packet buffer
-//! against RoCE with DCQCN, RCC and TIMELY over PFC on a 2 MB shared
+//! against RoCE with DCQCN, RCC, HPCC and TIMELY over PFC on a 2 MB shared
 //! buffer (RED marking, which only DCQCN reads), 1 MB each on the same
 //! star. Throughput is reported in packet hops (criterion "elements"),
 //! measured over the event loop only: parsing and building happen in the
@@ -87,6 +87,13 @@ fn bench(c: &mut Criterion) {
             roce_incast(64).replace(
                 "[transport]\n        kind = \"roce\"",
                 "[transport]\n        kind = \"roce\"\n        cc = \"rcc\"",
+            ),
+        ),
+        (
+            "hpcc_pfc_incast_64to1",
+            roce_incast(64).replace(
+                "[transport]\n        kind = \"roce\"",
+                "[transport]\n        kind = \"roce\"\n        cc = \"hpcc\"",
             ),
         ),
         (

@@ -47,6 +47,7 @@ impl NamedTransport {
                 transport::roce::RoceCc::None => "none",
                 transport::roce::RoceCc::Dcqcn(_) => "dcqcn",
                 transport::roce::RoceCc::Timely(_) => "timely",
+                transport::roce::RoceCc::Hpcc(_) => "hpcc",
                 transport::roce::RoceCc::Rcc(r) => match r.variant {
                     transport::roce::RccVariant::Rcc => "rcc",
                     transport::roce::RccVariant::Ewa => "rcc-ewa",

@@ -14,7 +14,10 @@
 
 use crate::registry::workload::{Load, Planned, plan_all};
 use crate::scenario::{Framing, Scenario};
-use net::{Fabric, FabricConfig, FlowId, HostId, NetEvent, Origin, Outcome, Packet, WireFormat};
+use net::{
+    Fabric, FabricConfig, FlowId, HostId, IntStack, Kind, NetEvent, Origin, Outcome, Packet,
+    RoceBits, WireFormat,
+};
 use sim_core::queue::Stop;
 use sim_core::{EventQueue, RngStream, RunLimit, SimDuration, SimTime};
 use std::collections::VecDeque;
@@ -173,6 +176,9 @@ pub struct World {
     /// (RoCE), so the NIC pulls nothing while its port is busy.
     wire_built_only: Vec<bool>,
     scratch: Vec<Packet>,
+    /// The INT stack of the packet being delivered (HPCC), for the ACK that
+    /// echoes it or the sender that reads it.
+    int_rx: IntStack,
     limit: RunLimit,
     /// Time of the last event that did work (stale timer events do none).
     last_activity: SimTime,
@@ -273,6 +279,7 @@ impl World {
             ready: vec![VecDeque::new(); hosts],
             wire_built_only: vec![true; hosts],
             scratch: Vec::with_capacity(16),
+            int_rx: IntStack::EMPTY,
             limit: RunLimit {
                 end: sc
                     .simulation
@@ -587,6 +594,11 @@ impl World {
                 Outcome::Nothing => {}
                 Outcome::Delivered { host, pkt } => {
                     let p = *self.fabric.packets.get(pkt);
+                    if p.roce.has(RoceBits::INT) {
+                        // HPCC: the records go to the receiver's ACK, or
+                        // from the ACK to the sender.
+                        self.int_rx = *self.fabric.int.get(pkt);
+                    }
                     self.fabric.packets.free(pkt);
                     self.on_host_packet(now, host, &p);
                 }
@@ -610,7 +622,7 @@ impl World {
                     return; // superseded by an earlier deadline
                 }
                 fl.timers[side.idx()] = None;
-                if !fl.deadline(side).is_some_and(|d| d <= now) {
+                if fl.deadline(side).is_none_or(|d| d > now) {
                     // Nothing is due: the deadline moved later after this
                     // event was armed (a CNP slowed a waiting pacer, say).
                     // Re-arm for it; the endpoint has nothing to do.
@@ -646,7 +658,12 @@ impl World {
         };
         let fl = &mut self.flows[f as usize];
         if p.reverse {
-            fl.sender.on_packet(now, p, &mut self.scratch);
+            let int = if p.roce.has(RoceBits::INT) {
+                &self.int_rx
+            } else {
+                &IntStack::EMPTY
+            };
+            fl.sender.on_packet_int(now, p, int, &mut self.scratch);
             if let Some(rtt) = fl.sender.take_rtt_sample() {
                 self.metrics.rtt(fl.workload, rtt);
             }
@@ -677,7 +694,12 @@ impl World {
     fn flush(&mut self) {
         let mut out = std::mem::take(&mut self.scratch);
         for p in out.drain(..) {
-            self.fabric.host_send(p.src, p, &mut self.q);
+            let echo = p.roce.has(RoceBits::INT) && p.kind == Kind::Ack;
+            let id = self.fabric.host_send(p.src, p, &mut self.q);
+            if echo {
+                // An HPCC ACK echoes the stack of the data packet it answers.
+                self.fabric.int.set(id, &self.int_rx);
+            }
         }
         self.scratch = out;
     }

@@ -7,6 +7,7 @@ mod dctcp_steady_state;
 mod determinism;
 mod fairq;
 mod golden;
+mod hpcc;
 mod incast_collapse;
 mod incast_recovery;
 mod limits;

@@ -5,7 +5,7 @@ use sim_core::{SimDuration, SimTime};
 
 /// `scenarios/rcc/convergence.toml` scaled by `1 / scale` in time and
 /// size (flows 100 ms / scale apart; the same rates, delays and keys).
-fn fig6(scale: u64, extra_cc: &str) -> String {
+pub(crate) fn fig6(scale: u64, extra_cc: &str) -> String {
     let text = std::fs::read_to_string("scenarios/rcc/convergence.toml").expect("shipped");
     let size = |gb: f64| format!("\"{}B\"", (gb * 1e9 / scale as f64) as u64);
     let start = |ms: u64| format!("\"{}us\"", ms * 1000 / scale);
@@ -26,7 +26,7 @@ fn fig6(scale: u64, extra_cc: &str) -> String {
         )
 }
 
-fn jain(x: &[f64]) -> f64 {
+pub(crate) fn jain(x: &[f64]) -> f64 {
     let s: f64 = x.iter().sum();
     let q: f64 = x.iter().map(|v| v * v).sum();
     s * s / (x.len() as f64 * q)

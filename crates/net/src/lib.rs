@@ -18,6 +18,7 @@ pub mod fabric;
 pub mod fifo;
 pub mod ids;
 pub mod ingress;
+pub mod int;
 pub mod packet;
 pub mod pfc;
 pub mod port;
@@ -29,6 +30,7 @@ pub use aqm::{EgressAqm, QueueState, Verdict};
 pub use fabric::{Fabric, FabricConfig, NetEvent, Outcome};
 pub use ids::{FlowId, HostId, NodeId, Origin, PortId, SourceId};
 pub use ingress::{Arrival, IngressHook, IngressView, ViqAction};
+pub use int::{INT_HEADER_BYTES, INT_MAX_HOPS, IntHop, IntStack, IntTable};
 pub use packet::{
     Ecn, Kind, Packet, PacketArena, PacketId, Protocol, RccFeedback, RoceBits, SackBlocks,
     TcpFlags, WireFormat,

@@ -237,6 +237,9 @@ impl RoceBits {
     pub const NAK: RoceBits = RoceBits(4);
     /// A congestion notification packet (BTH opcode 0x81).
     pub const CNP: RoceBits = RoceBits(8);
+    /// The packet carries an INT stack (HPCC): switches stamp data packets
+    /// at egress, ACKs echo the stack ([`crate::int`]).
+    pub const INT: RoceBits = RoceBits(16);
 
     /// Whether every bit of `other` is set.
     #[inline]

@@ -199,6 +199,22 @@ impl Sender {
         }
     }
 
+    /// [`Sender::on_packet`] for a packet that carried an INT stack (HPCC's
+    /// ACKs); families that read no telemetry ignore it.
+    #[inline]
+    pub fn on_packet_int(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        int: &net::IntStack,
+        out: &mut impl Emit,
+    ) {
+        match self {
+            Sender::Tcp(s) => s.on_packet(now, pkt, out),
+            Sender::Roce(s) => s.on_packet_int(now, pkt, int, out),
+        }
+    }
+
     /// Runs the timers that are due.
     pub fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
         match self {

@@ -20,7 +20,8 @@ use crate::aqm::{EgressAqm, Verdict};
 use crate::buffer::{BufferPolicy, SharedBuffer};
 use crate::ids::{HostId, NodeId, PortId};
 use crate::ingress::Ingress;
-use crate::packet::{Ecn, NO_PORT, Packet, PacketArena, PacketId, WireFormat};
+use crate::int::{IntHop, IntStack, IntTable};
+use crate::packet::{Ecn, Kind, NO_PORT, Packet, PacketArena, PacketId, RoceBits, WireFormat};
 use crate::port::{ClassQueues, ClassStats, DropCause, PFC_FRAME, Port, PortStats};
 use crate::routing::RoutingTable;
 use crate::sched::{Discipline, Scheduler as SchedState};
@@ -155,6 +156,8 @@ fn shared_alpha(policy: &BufferPolicy, port: &Port) -> Option<f64> {
 pub struct Fabric {
     /// Every live packet.
     pub packets: PacketArena,
+    /// The INT stacks of the packets that carry one (HPCC).
+    pub int: IntTable,
     ports: Vec<Port>,
     nodes: Vec<Node>,
     host_nodes: Vec<NodeId>,
@@ -282,6 +285,7 @@ impl Fabric {
         let shared = vec![SharedBuffer::new(shared_bytes); n];
         let mut fabric = Fabric {
             packets: PacketArena::with_capacity(4096),
+            int: IntTable::default(),
             ports,
             nodes,
             host_nodes,
@@ -395,8 +399,13 @@ impl Fabric {
         assert_eq!(pkt.src, h, "{h} sends a packet of {}", pkt.src); // pairs with deliver's
         // Set in the arena's slot: a struct update would copy all 128 bytes
         // once more on the way in.
+        let int = pkt.roce.has(RoceBits::INT);
         let id = self.packets.alloc(pkt);
         self.packets.get_mut(id).ingress_port = NO_PORT;
+        if int {
+            // A fresh stack; the caller sets an ACK's echo after this.
+            self.int.set(id, &IntStack::EMPTY);
+        }
         let port = self.host_ports[h.idx()];
         self.enqueue(port, id, sched);
         id
@@ -730,6 +739,19 @@ impl Fabric {
         port.stats.wait_sum_ps += now.since(pkt.enqueued_at).ps() as u128;
         let wire_bytes = wire.wire_bytes(pkt.size_bytes);
         port.stats.tx_wire_bytes += wire_bytes;
+        if pkt.roce.has(RoceBits::INT) && pkt.kind == Kind::Data && port.at_switch {
+            // HPCC's telemetry, stamped as the packet starts onto the wire
+            // (the fork's `SwitchNotifyDequeue`).
+            self.int.push(
+                id,
+                IntHop {
+                    ts: now,
+                    tx_bytes: port.stats.tx_wire_bytes,
+                    qlen_bytes: port.bytes,
+                    rate_bps: port.rate.bps(),
+                },
+            );
+        }
         let tx_end = now + port.rate.tx_time(wire_bytes);
         port.busy = true;
         sched.schedule_net(tx_end, NetEvent::TxDone(p));

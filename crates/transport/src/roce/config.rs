@@ -1,6 +1,7 @@
 //! The RoCE family's keys (`[transport.NAME]` with `kind = "roce"`).
 
 use super::dcqcn::{Clamp, DcqcnConfig, Variant};
+use super::hpcc::{HpccConfig, HpccKeys};
 use super::rcc::{ErrorUnit, PidStep, RccConfig, RccVariant, Scale};
 use super::timely::TimelyConfig;
 use serde::Deserialize;
@@ -39,6 +40,8 @@ pub enum RoceCc {
     Rcc(RccConfig),
     /// TIMELY (RTT gradients at the sender).
     Timely(TimelyConfig),
+    /// HPCC (INT from every hop, at the sender).
+    Hpcc(HpccConfig),
 }
 
 /// The RoCE reliable connection's configuration.
@@ -114,7 +117,8 @@ pub struct RoceKeys {
     pub rto: Option<SimDuration>,
     /// See [`RoceConfig::window`].
     pub window: Option<WindowMode>,
-    /// `"dcqcn"`, `"rcc"`, `"none"`, or a table `{ kind = "dcqcn" | "rcc", keys }`.
+    /// `"dcqcn"`, `"rcc"`, `"timely"`, `"hpcc"`, `"none"`, or a table
+    /// `{ kind = "dcqcn" | "rcc" | "timely" | "hpcc", keys }`.
     pub cc: Option<CcKeys>,
     /// See [`RoceConfig::cnp_interval`].
     pub cnp_interval: Option<SimDuration>,
@@ -133,6 +137,8 @@ pub enum CcKeys {
     Rcc(RccKeys),
     /// `{ kind = "timely", ... }`.
     Timely(TimelyKeys),
+    /// `{ kind = "hpcc", ... }`.
+    Hpcc(HpccKeys),
 }
 
 impl<'de> Deserialize<'de> for CcKeys {
@@ -143,13 +149,16 @@ impl<'de> Deserialize<'de> for CcKeys {
             type Value = CcKeys;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str(
-                    "\"dcqcn\", \"rcc\", \"timely\", \"none\" or a table with `kind` one of those",
+                    "\"dcqcn\", \"rcc\", \"timely\", \"hpcc\", \"none\" or a table with `kind` one of those",
                 )
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<CcKeys, E> {
                 match s {
-                    "dcqcn" | "rcc" | "timely" | "none" => Ok(CcKeys::Named(s.into())),
-                    _ => Err(E::unknown_variant(s, &["dcqcn", "rcc", "timely", "none"])),
+                    "dcqcn" | "rcc" | "timely" | "hpcc" | "none" => Ok(CcKeys::Named(s.into())),
+                    _ => Err(E::unknown_variant(
+                        s,
+                        &["dcqcn", "rcc", "timely", "hpcc", "none"],
+                    )),
                 }
             }
             fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<CcKeys, A::Error> {
@@ -159,12 +168,14 @@ impl<'de> Deserialize<'de> for CcKeys {
                     Dcqcn(DcqcnKeys),
                     Rcc(RccKeys),
                     Timely(TimelyKeys),
+                    Hpcc(HpccKeys),
                 }
                 Ok(
                     match Table::deserialize(de::value::MapAccessDeserializer::new(m))? {
                         Table::Dcqcn(k) => CcKeys::Dcqcn(k),
                         Table::Rcc(k) => CcKeys::Rcc(k),
                         Table::Timely(k) => CcKeys::Timely(k),
+                        Table::Hpcc(k) => CcKeys::Hpcc(k),
                     },
                 )
             }
@@ -524,10 +535,12 @@ impl RoceKeys {
             Some(CcKeys::Named(n)) if n == "none" => RoceCc::None,
             Some(CcKeys::Named(n)) if n == "rcc" => RoceCc::Rcc(RccConfig::default()),
             Some(CcKeys::Named(n)) if n == "timely" => RoceCc::Timely(TimelyConfig::default()),
+            Some(CcKeys::Named(n)) if n == "hpcc" => RoceCc::Hpcc(HpccConfig::default()),
             Some(CcKeys::Named(_)) => RoceCc::Dcqcn(DcqcnConfig::defaults(Variant::Paper)),
             Some(CcKeys::Dcqcn(k)) => RoceCc::Dcqcn(k.build()?),
             Some(CcKeys::Rcc(k)) => RoceCc::Rcc(k.build()?),
             Some(CcKeys::Timely(k)) => RoceCc::Timely(k.build()?),
+            Some(CcKeys::Hpcc(k)) => RoceCc::Hpcc(k.build().map_err(|(key, m)| err(key, m))?),
         };
         if matches!(cc, RoceCc::Rcc(_)) && self.window.is_some() {
             return Err(err(
@@ -540,7 +553,11 @@ impl RoceKeys {
             ack_interval,
             nack_interval: self.nack_interval.unwrap_or(d.nack_interval),
             rto: self.rto,
-            window: self.window.unwrap_or(d.window),
+            // HPCC's window is BDP x R / line rate (the fork's `VAR_WIN 1`).
+            window: self.window.unwrap_or(match cc {
+                RoceCc::Hpcc(_) => WindowMode::BdpXRate,
+                _ => d.window,
+            }),
             cc,
             cnp_interval: self.cnp_interval.unwrap_or(d.cnp_interval),
             ack_priority: self.ack_priority,

@@ -2,11 +2,12 @@
 //! (one message per flow, PSNs, go-back-N, NIC pacing), DCQCN (the
 //! reaction point at the sender, the notification point at the receiver;
 //! the switches' RED marking is the congestion point), TIMELY (RTT
-//! gradients at the sender) and RCC (the receiver assigns each flow's
-//! window).
+//! gradients at the sender), HPCC (in-band telemetry of every hop, read at
+//! the sender) and RCC (the receiver assigns each flow's window).
 
 pub mod config;
 pub mod dcqcn;
+pub mod hpcc;
 pub mod rcc;
 mod receiver;
 mod sender;
@@ -14,6 +15,7 @@ pub mod timely;
 
 pub use config::{RoceCc, RoceConfig, RoceKeys, WindowMode};
 pub use dcqcn::{Clamp, Dcqcn, DcqcnConfig, Variant};
+pub use hpcc::{Hpcc, HpccConfig, HpccKeys, HpccStep};
 pub use rcc::{NicState, RccConfig, RccControl, RccVariant};
 pub use receiver::RoceReceiver;
 pub use sender::RoceSender;

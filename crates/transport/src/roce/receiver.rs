@@ -34,7 +34,7 @@ use super::dcqcn::Variant;
 use super::rcc::{NicState, RccControl, RccVariant};
 use crate::endpoint::{PathInfo, Side};
 use crate::{Emit, FlowAddr};
-use net::{Ecn, Kind, Packet, Protocol, RccFeedback, RoceBits, WireFormat};
+use net::{Ecn, INT_HEADER_BYTES, Kind, Packet, Protocol, RccFeedback, RoceBits, WireFormat};
 use sim_core::{Bandwidth, SimDuration, SimTime};
 
 /// A receiver's RCC state (boxed: other flows do without it).
@@ -97,7 +97,7 @@ impl RoceReceiver {
             cnp_interval: cfg.cnp_interval,
             np: match cfg.cc {
                 RoceCc::Dcqcn(d) => Some(d.variant),
-                RoceCc::None | RoceCc::Rcc(_) | RoceCc::Timely(_) => None,
+                RoceCc::None | RoceCc::Rcc(_) | RoceCc::Timely(_) | RoceCc::Hpcc(_) => None,
             },
             ack_priority: cfg.ack_priority,
             expected: 0,
@@ -281,6 +281,12 @@ impl RoceReceiver {
         if let Some(mut p) = reply {
             p.rcc = feedback;
             p.ts_ecr = pkt.ts_val;
+            if pkt.roce.has(RoceBits::INT) {
+                // HPCC: the ACK echoes the data packet's INT stack (the
+                // world copies the records into the ACK's slot).
+                p.roce = p.roce | RoceBits::INT;
+                p.size_bytes += INT_HEADER_BYTES;
+            }
             out.emit(p);
         }
     }

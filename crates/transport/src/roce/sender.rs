@@ -26,11 +26,12 @@
 
 use super::config::{DATA_HEADER_BYTES, RoceCc, RoceConfig, WindowMode};
 use super::dcqcn::Dcqcn;
+use super::hpcc::Hpcc;
 use super::rcc::{RccConfig, RccControl, RccVariant, fair_share};
 use super::timely::Timely;
 use crate::endpoint::{Counters, FlowRecord, PathInfo, Side};
 use crate::{Emit, FlowAddr};
-use net::{Ecn, Kind, Packet, Protocol, RoceBits, WireFormat};
+use net::{Ecn, INT_HEADER_BYTES, IntStack, Kind, Packet, Protocol, RoceBits, WireFormat};
 use sim_core::rng::RngStream;
 use sim_core::time::earliest;
 use sim_core::{Bandwidth, SimDuration, SimTime};
@@ -121,6 +122,7 @@ pub struct RoceSender {
     rcc: Option<Box<RccSend>>,
     /// TIMELY, and the PSN an ACK must pass to be the next completion event.
     timely: Option<Box<(Timely, u64)>>,
+    hpcc: Option<Box<Hpcc>>,
     line_bps: f64,
     bdp_bytes: u64,
     started_at: Option<SimTime>,
@@ -147,10 +149,14 @@ impl RoceSender {
             bdp_bytes: path.bdp_bytes,
             rp: match cfg.cc {
                 RoceCc::Dcqcn(c) => Some(Dcqcn::new(c, line_bps)),
-                RoceCc::None | RoceCc::Rcc(_) | RoceCc::Timely(_) => None,
+                RoceCc::None | RoceCc::Rcc(_) | RoceCc::Timely(_) | RoceCc::Hpcc(_) => None,
             },
             timely: match cfg.cc {
                 RoceCc::Timely(c) => Some(Box::new((Timely::new(c, line_bps), 0))),
+                _ => None,
+            },
+            hpcc: match cfg.cc {
+                RoceCc::Hpcc(c) => Some(Box::new(Hpcc::new(c, line_bps, path.base_rtt))),
                 _ => None,
             },
             rcc: match &cfg.cc {
@@ -210,7 +216,15 @@ impl RoceSender {
         if let Some(t) = &self.timely {
             return t.0.rate_bps();
         }
+        if let Some(h) = &self.hpcc {
+            return h.rate_bps();
+        }
         self.rp.as_ref().map_or(self.line_bps, |r| r.rate_bps())
+    }
+
+    /// HPCC's state, if it runs.
+    pub fn hpcc(&self) -> Option<&Hpcc> {
+        self.hpcc.as_deref()
     }
 
     /// TIMELY's state, if it runs.
@@ -383,6 +397,11 @@ impl RoceSender {
         p.seq = psn;
         p.payload_bytes = payload as u32;
         p.size_bytes = DATA_HEADER_BYTES + payload as u32;
+        if self.hpcc.is_some() {
+            // HPCC asks every switch for telemetry; the header rides on the wire.
+            bits = bits | RoceBits::INT;
+            p.size_bytes += INT_HEADER_BYTES;
+        }
         p.roce = bits;
         p.ecn = Ecn::Ect0;
         p.ts_val = match self.rcc.as_mut() {
@@ -409,7 +428,19 @@ impl RoceSender {
     }
 
     /// An ACK, NAK or CNP from the responder.
-    pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, _out: &mut impl Emit) {
+    pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
+        self.on_packet_int(now, pkt, &IntStack::EMPTY, out);
+    }
+
+    /// [`RoceSender::on_packet`] for a packet that carries the INT stack
+    /// `int` (HPCC's ACKs; any other packet may pass an empty one).
+    pub fn on_packet_int(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        int: &IntStack,
+        _out: &mut impl Emit,
+    ) {
         if pkt.protocol != Protocol::Roce {
             return;
         }
@@ -418,7 +449,7 @@ impl RoceSender {
         // a recomputation that may run the timers ahead).
         let before = (self.next_avail, self.completed_at);
         let ran = self.catch_up(now);
-        self.receive(now, pkt);
+        self.receive(now, pkt, int);
         if ran
             || !self.pace_wait
             || pkt.roce.has(RoceBits::CNP)
@@ -430,7 +461,7 @@ impl RoceSender {
 
     /// [`RoceSender::on_packet`]'s work, DCQCN's timers caught up.
     #[inline]
-    fn receive(&mut self, now: SimTime, pkt: &Packet) {
+    fn receive(&mut self, now: SimTime, pkt: &Packet, int: &IntStack) {
         if pkt.roce.has(RoceBits::CNP)
             && let Some(rp) = self.rp.as_mut()
         {
@@ -481,6 +512,13 @@ impl RoceSender {
             // Go-back-N from the hole (the HPCC fork's RecoverQueue).
             self.snd_nxt = self.snd_una;
             self.stats.fast_recoveries += 1;
+        }
+        if let Some(h) = self.hpcc.as_mut()
+            && pkt.roce.has(RoceBits::INT)
+        {
+            // After the ACK's bookkeeping, as the fork's ReceiveAck.
+            h.on_ack(int, pkt.ack, self.snd_nxt);
+            self.refresh_pacer();
         }
         if self.snd_una >= self.npkts && self.completed_at.is_none() {
             self.completed_at = Some(now);
