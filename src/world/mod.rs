@@ -15,8 +15,8 @@
 use crate::registry::workload::{Load, Planned, plan_all};
 use crate::scenario::{Framing, Scenario};
 use net::{
-    Fabric, FabricConfig, FlowId, HostId, IntStack, Kind, NetEvent, Origin, Outcome, Packet,
-    RoceBits, WireFormat,
+    Fabric, FabricConfig, FlowId, HostId, IntStack, NetEvent, Origin, Outcome, Packet, RoceBits,
+    WireFormat,
 };
 use sim_core::queue::Stop;
 use sim_core::{EventQueue, RngStream, RunLimit, SimDuration, SimTime};
@@ -694,12 +694,10 @@ impl World {
     fn flush(&mut self) {
         let mut out = std::mem::take(&mut self.scratch);
         for p in out.drain(..) {
-            let echo = p.roce.has(RoceBits::INT) && p.kind == Kind::Ack;
-            let id = self.fabric.host_send(p.src, p, &mut self.q);
-            if echo {
-                // An HPCC ACK echoes the stack of the data packet it answers.
-                self.fabric.int.set(id, &self.int_rx);
-            }
+            // An HPCC ACK echoes the stack of the data packet it answers
+            // (the endpoints emit no other packet that carries INT).
+            self.fabric
+                .host_send_int(p.src, p, &self.int_rx, &mut self.q);
         }
         self.scratch = out;
     }

@@ -396,15 +396,27 @@ impl Fabric {
     /// Hands a packet to host `h`'s NIC. Hosts never drop their own packets.
     #[inline]
     pub fn host_send<S: Scheduler>(&mut self, h: HostId, pkt: Packet, sched: &mut S) -> PacketId {
+        self.host_send_int(h, pkt, &IntStack::EMPTY, sched)
+    }
+
+    /// [`Fabric::host_send`], giving a packet that carries INT the stack
+    /// `int` (an HPCC ACK's echo; a data packet's starts empty).
+    #[inline]
+    pub fn host_send_int<S: Scheduler>(
+        &mut self,
+        h: HostId,
+        pkt: Packet,
+        int: &IntStack,
+        sched: &mut S,
+    ) -> PacketId {
         assert_eq!(pkt.src, h, "{h} sends a packet of {}", pkt.src); // pairs with deliver's
         // Set in the arena's slot: a struct update would copy all 128 bytes
         // once more on the way in.
-        let int = pkt.roce.has(RoceBits::INT);
+        let (int_stack, int) = (int, pkt.roce.has(RoceBits::INT));
         let id = self.packets.alloc(pkt);
         self.packets.get_mut(id).ingress_port = NO_PORT;
         if int {
-            // A fresh stack; the caller sets an ACK's echo after this.
-            self.int.set(id, &IntStack::EMPTY);
+            self.int.set(id, int_stack);
         }
         let port = self.host_ports[h.idx()];
         self.enqueue(port, id, sched);
@@ -686,7 +698,7 @@ impl Fabric {
             .pop()
             .expect("the scheduler picked a backlogged class");
         let pkt = self.packets.get_mut(id);
-        let size = pkt.size_bytes;
+        let (size, stamp) = (pkt.size_bytes, pkt.roce.has(RoceBits::INT));
         // Pairs with enqueue's accounting: the port holds what it sent.
         assert!(
             port.bytes >= size as u64 && port.packets > 0,
@@ -739,19 +751,6 @@ impl Fabric {
         port.stats.wait_sum_ps += now.since(pkt.enqueued_at).ps() as u128;
         let wire_bytes = wire.wire_bytes(pkt.size_bytes);
         port.stats.tx_wire_bytes += wire_bytes;
-        if pkt.roce.has(RoceBits::INT) && pkt.kind == Kind::Data && port.at_switch {
-            // HPCC's telemetry, stamped as the packet starts onto the wire
-            // (the fork's `SwitchNotifyDequeue`).
-            self.int.push(
-                id,
-                IntHop {
-                    ts: now,
-                    tx_bytes: port.stats.tx_wire_bytes,
-                    qlen_bytes: port.bytes,
-                    rate_bps: port.rate.bps(),
-                },
-            );
-        }
         let tx_end = now + port.rate.tx_time(wire_bytes);
         port.busy = true;
         sched.schedule_net(tx_end, NetEvent::TxDone(p));
@@ -760,8 +759,29 @@ impl Fabric {
         if port.in_flight.len() == 1 {
             sched.schedule_net(arrival, NetEvent::Deliver(p));
         }
+        if stamp {
+            self.stamp_int(p, id, now);
+        }
         self.leave_switch(id, sched);
         self.service_viq(p, sched);
+    }
+
+    /// HPCC's telemetry: a data packet that asks for it gets port `p`'s
+    /// record as it starts onto the wire (the fork's `SwitchNotifyDequeue`).
+    /// Out of line: the other packets pay one bit test.
+    #[inline(never)]
+    fn stamp_int(&mut self, p: PortId, id: PacketId, now: SimTime) {
+        let port = &self.ports[p.idx()];
+        if self.packets.get(id).kind != Kind::Data || !port.at_switch {
+            return;
+        }
+        let hop = IntHop {
+            ts: now,
+            tx_bytes: port.stats.tx_wire_bytes,
+            qlen_bytes: port.bytes,
+            rate_bps: port.rate.bps(),
+        };
+        self.int.push(id, hop);
     }
 
     /// The egress ports a packet would take from its source host to its
