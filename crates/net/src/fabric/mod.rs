@@ -412,11 +412,11 @@ impl Fabric {
         assert_eq!(pkt.src, h, "{h} sends a packet of {}", pkt.src); // pairs with deliver's
         // Set in the arena's slot: a struct update would copy all 128 bytes
         // once more on the way in.
-        let (int_stack, int) = (int, pkt.roce.has(RoceBits::INT));
+        let carries_int = pkt.roce.has(RoceBits::INT);
         let id = self.packets.alloc(pkt);
         self.packets.get_mut(id).ingress_port = NO_PORT;
-        if int {
-            self.int.set(id, int_stack);
+        if carries_int {
+            self.int.set(id, int);
         }
         let port = self.host_ports[h.idx()];
         self.enqueue(port, id, sched);

@@ -1,7 +1,7 @@
 //! The RoCE family's keys (`[transport.NAME]` with `kind = "roce"`).
 
 use super::dcqcn::{Clamp, DcqcnConfig, Variant};
-use super::hpcc::{HpccConfig, HpccKeys};
+use super::hpcc::HpccConfig;
 use super::rcc::{ErrorUnit, PidStep, RccConfig, RccVariant, Scale};
 use super::timely::TimelyConfig;
 use serde::Deserialize;
@@ -509,6 +509,40 @@ impl TimelyKeys {
     }
 }
 
+/// HPCC's keys (Li et al., SIGCOMM 2019; the HPCC fork's `run.py`); each
+/// absent one takes its default.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HpccKeys {
+    /// Target utilisation eta.
+    pub eta: Option<f64>,
+    /// maxStage.
+    pub max_stage: Option<u32>,
+    /// R_AI (W_AI / T); absent: line rate / 2500.
+    pub rate_ai: Option<Bandwidth>,
+    /// The rate's floor.
+    pub min_rate: Option<Bandwidth>,
+    /// React on every ACK.
+    pub fast_react: Option<bool>,
+}
+
+impl HpccKeys {
+    fn build(&self) -> Result<HpccConfig, KeyError> {
+        let d = HpccConfig::default();
+        let eta = self.eta.unwrap_or(d.eta);
+        if !(eta > 0.0 && eta <= 1.0) {
+            return Err(err("cc.eta", "must be in (0, 1] (the paper: 0.95)"));
+        }
+        Ok(HpccConfig {
+            eta,
+            max_stage: self.max_stage.unwrap_or(d.max_stage),
+            rate_ai_bps: self.rate_ai.map(|b| b.bps() as f64),
+            min_rate_bps: self.min_rate.map_or(d.min_rate_bps, |b| b.bps() as f64),
+            fast_react: self.fast_react.unwrap_or(d.fast_react),
+        })
+    }
+}
+
 impl RoceKeys {
     /// The configuration, or the first invalid key with why.
     pub fn build(&self) -> Result<RoceConfig, KeyError> {
@@ -540,7 +574,7 @@ impl RoceKeys {
             Some(CcKeys::Dcqcn(k)) => RoceCc::Dcqcn(k.build()?),
             Some(CcKeys::Rcc(k)) => RoceCc::Rcc(k.build()?),
             Some(CcKeys::Timely(k)) => RoceCc::Timely(k.build()?),
-            Some(CcKeys::Hpcc(k)) => RoceCc::Hpcc(k.build().map_err(|(key, m)| err(key, m))?),
+            Some(CcKeys::Hpcc(k)) => RoceCc::Hpcc(k.build()?),
         };
         if matches!(cc, RoceCc::Rcc(_)) && self.window.is_some() {
             return Err(err(

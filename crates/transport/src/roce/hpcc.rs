@@ -19,7 +19,8 @@
 //! The window is BDP x R / line rate (the fork's `VAR_WIN`), and the NIC
 //! paces at R. The first ACK only records the hops.
 //!
-//! Choices where the sources leave room (documented in docs/scenarios.md):
+//! Choices where the sources leave room (documented in docs/scenarios.md;
+//! the keys are `config::HpccKeys`):
 //! - T is the flow's own base RTT (the fork's `GLOBAL_T 1` takes the
 //!   largest in the topology);
 //! - a hop whose two records have the same time is skipped (the fork would
@@ -30,8 +31,7 @@
 //!   fork's script passes 0), the rate floor to the script's 1 Gb/s.
 
 use net::IntStack;
-use serde::Deserialize;
-use sim_core::{Bandwidth, SimDuration};
+use sim_core::SimDuration;
 
 /// HPCC's parameters (paper section 3.3 and 5.1; the fork's `run.py`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -196,40 +196,6 @@ impl Hpcc {
         if full {
             self.last_update = Some(last.max(snd_nxt));
         }
-    }
-}
-
-/// HPCC's keys; each absent one takes its default.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HpccKeys {
-    /// Target utilisation eta.
-    pub eta: Option<f64>,
-    /// maxStage.
-    pub max_stage: Option<u32>,
-    /// R_AI (W_AI / T); absent: line rate / 2500.
-    pub rate_ai: Option<Bandwidth>,
-    /// The rate's floor.
-    pub min_rate: Option<Bandwidth>,
-    /// React on every ACK.
-    pub fast_react: Option<bool>,
-}
-
-impl HpccKeys {
-    /// The configuration, or the first invalid key (relative to `cc`) with why.
-    pub fn build(&self) -> Result<HpccConfig, (&'static str, String)> {
-        let d = HpccConfig::default();
-        let eta = self.eta.unwrap_or(d.eta);
-        if !(eta > 0.0 && eta <= 1.0) {
-            return Err(("cc.eta", "must be in (0, 1] (the paper: 0.95)".into()));
-        }
-        Ok(HpccConfig {
-            eta,
-            max_stage: self.max_stage.unwrap_or(d.max_stage),
-            rate_ai_bps: self.rate_ai.map(|b| b.bps() as f64),
-            min_rate_bps: self.min_rate.map_or(d.min_rate_bps, |b| b.bps() as f64),
-            fast_react: self.fast_react.unwrap_or(d.fast_react),
-        })
     }
 }
 

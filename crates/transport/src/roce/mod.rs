@@ -13,9 +13,9 @@ mod receiver;
 mod sender;
 pub mod timely;
 
-pub use config::{RoceCc, RoceConfig, RoceKeys, WindowMode};
+pub use config::{HpccKeys, RoceCc, RoceConfig, RoceKeys, WindowMode};
 pub use dcqcn::{Clamp, Dcqcn, DcqcnConfig, Variant};
-pub use hpcc::{Hpcc, HpccConfig, HpccKeys, HpccStep};
+pub use hpcc::{Hpcc, HpccConfig, HpccStep};
 pub use rcc::{NicState, RccConfig, RccControl, RccVariant};
 pub use receiver::RoceReceiver;
 pub use sender::RoceSender;
