@@ -2,7 +2,7 @@
 //! its target utilisation but shares unfairly), and Figs. 7-8's incast
 //! with a long flow (RCC's incast FCT below HPCC's).
 use crate::common;
-use crate::rcc::{fig6, jain};
+use crate::rcc::{fig6, jain, steady_windows};
 use sim_core::{SimDuration, SimTime};
 
 #[test]
@@ -22,36 +22,18 @@ fn hpcc_fig6_holds_eta_of_the_link_but_shares_it_unfairly() {
         .replace("stop_time = \"7000us\"", "stop_time = \"9000us\"");
     let sc = common::scenario(&text);
     let mut w = dcnsim::world::World::build(&sc, 1).expect("builds");
-    let step = SimDuration::from_us(100);
-    let settle = SimDuration::from_us(300);
-    let mut t = SimTime::ZERO;
-    let mut last = [0u64; 4];
+    let steady = steady_windows(
+        &mut w,
+        SimDuration::from_us(300),
+        SimTime::ZERO + SimDuration::from_us(9_000),
+    );
     let (mut alone, mut shared_jain) = (Vec::new(), Vec::new());
-    while t < SimTime::ZERO + SimDuration::from_us(9_000) {
-        let end = t + step;
-        w.run_until(end);
-        let acked: Vec<u64> = w.flows.iter().map(|f| f.sender.bytes_acked()).collect();
-        let changed = |c: SimTime| c + settle > t && c <= end;
-        let steady = !w
-            .flows
-            .iter()
-            .any(|f| changed(f.start) || f.sender.completed_at().is_some_and(changed));
-        let open: Vec<usize> = (0..4)
-            .filter(|&i| w.flows[i].start <= t && w.flows[i].sender.completed_at().is_none())
-            .collect();
-        if steady && !open.is_empty() {
-            let rates: Vec<f64> = open
-                .iter()
-                .map(|&i| (acked[i] - last[i]) as f64 * 8.0 / 100e-6 / 1e9)
-                .collect();
-            if rates.len() == 1 {
-                alone.push(rates[0]);
-            } else {
-                shared_jain.push(jain(&rates));
-            }
+    for (_, rates) in &steady {
+        if rates.len() == 1 {
+            alone.push(rates[0]);
+        } else {
+            shared_jain.push(jain(rates));
         }
-        last.copy_from_slice(&acked);
-        t = end;
     }
     // HPCC fills eta of the link's wire rate: 100 x 0.95 Gb/s, of which
     // 1000 B of every 1088 (44 B of headers, 42 of INT, 2 of PPP) is payload.

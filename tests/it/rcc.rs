@@ -32,59 +32,69 @@ pub(crate) fn jain(x: &[f64]) -> f64 {
     s * s / (x.len() as f64 * q)
 }
 
-#[test]
-fn rcc_fig6_converges_to_fair_shares_and_finishes_on_schedule() {
-    // 1/100 of Fig. 6: joins 1 ms apart, 44 / 22 / 11 / 2.7 MB.
-    let sc = common::scenario(&fig6(100, ""));
-    let mut w = dcnsim::world::World::build(&sc, 1).expect("builds");
+/// Runs `w` to `until` in 100 us windows and returns, for every steady
+/// window (no flow joined or left in it or in the `settle` before it), its
+/// start and the goodput in Gb/s of each flow open through it.
+pub(crate) fn steady_windows(
+    w: &mut dcnsim::world::World,
+    settle: SimDuration,
+    until: SimTime,
+) -> Vec<(SimTime, Vec<f64>)> {
     let step = SimDuration::from_us(100);
-    let base_rtts_5 = SimDuration::from_us(60);
     let mut t = SimTime::ZERO;
-    let mut last: Vec<u64> = vec![0; 4];
-    let mut worst: f64 = 0.0;
-    let mut worst_jain: f64 = 1.0;
-    let mut windows = 0;
-    while t < SimTime::ZERO + SimDuration::from_us(7_000) {
+    let mut last: Vec<u64> = vec![0; w.flows.len()];
+    let mut windows = Vec::new();
+    while t < until {
         let end = t + step;
         w.run_until(end);
         let acked: Vec<u64> = w.flows.iter().map(|f| f.sender.bytes_acked()).collect();
-        // The flows open through the whole window, joined or left at
-        // least 5 base RTTs before it.
-        let open: Vec<usize> = (0..4)
-            .filter(|&i| {
-                let f = &w.flows[i];
-                let started = f.start + base_rtts_5 <= t;
-                let done = f.sender.completed_at().is_some_and(|c| c <= end);
-                started && !done
-            })
-            .collect();
-        // Steady: no flow joined or left in the window or the 5 base RTTs before it.
-        let changed = |c: SimTime| c + base_rtts_5 > t && c <= end;
+        let changed = |c: SimTime| c + settle > t && c <= end;
         let steady = !w
             .flows
             .iter()
             .any(|f| changed(f.start) || f.sender.completed_at().is_some_and(changed));
-        if !open.is_empty() && steady {
-            let n = open.len() as f64;
-            let rates: Vec<f64> = open
-                .iter()
-                .map(|&i| (acked[i] - last[i]) as f64 * 8.0 / 100e-6 / 1e9)
-                .collect();
-            for r in &rates {
-                let off = (r - 95.0 / n).abs() / (95.0 / n);
-                worst = worst.max(off);
-                assert!(
-                    off <= 0.05,
-                    "at {t:?}, {n} flows: {rates:?} Gb/s, fair share {:.2}",
-                    95.0 / n
-                );
-            }
-            worst_jain = worst_jain.min(jain(&rates));
-            windows += 1;
+        // In a steady window a flow is open through it if it started
+        // before it and has not completed by its end.
+        let rates: Vec<f64> = (0..w.flows.len())
+            .filter(|&i| w.flows[i].start <= t && w.flows[i].sender.completed_at().is_none())
+            .map(|i| (acked[i] - last[i]) as f64 * 8.0 / 100e-6 / 1e9)
+            .collect();
+        if steady && !rates.is_empty() {
+            windows.push((t, rates));
         }
         last = acked;
         t = end;
     }
+    windows
+}
+
+#[test]
+fn rcc_fig6_converges_to_fair_shares_and_finishes_on_schedule() {
+    // 1/100 of Fig. 6: joins 1 ms apart, 44 / 22 / 11 / 2.7 MB; steady
+    // windows start 5 base RTTs after a join or leave.
+    let sc = common::scenario(&fig6(100, ""));
+    let mut w = dcnsim::world::World::build(&sc, 1).expect("builds");
+    let steady = steady_windows(
+        &mut w,
+        SimDuration::from_us(60),
+        SimTime::ZERO + SimDuration::from_us(7_000),
+    );
+    let mut worst: f64 = 0.0;
+    let mut worst_jain: f64 = 1.0;
+    for (t, rates) in &steady {
+        let n = rates.len() as f64;
+        for r in rates {
+            let off = (r - 95.0 / n).abs() / (95.0 / n);
+            worst = worst.max(off);
+            assert!(
+                off <= 0.05,
+                "at {t:?}, {n} flows: {rates:?} Gb/s, fair share {:.2}",
+                95.0 / n
+            );
+        }
+        worst_jain = worst_jain.min(jain(rates));
+    }
+    let windows = steady.len();
     // At 95 Gb/s the fair schedule ends flow 4, 3, 2, 1 at 390.9, 500.6,
     // 585.9 and 671.2 ms of the full-size run.
     let ideal_ms = [671.2, 585.9, 500.6, 390.9];

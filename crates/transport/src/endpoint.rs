@@ -193,10 +193,7 @@ impl Sender {
     /// A packet from the receiver.
     #[inline]
     pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
-        match self {
-            Sender::Tcp(s) => s.on_packet(now, pkt, out),
-            Sender::Roce(s) => s.on_packet(now, pkt, out),
-        }
+        self.on_packet_int(now, pkt, &net::IntStack::EMPTY, out);
     }
 
     /// [`Sender::on_packet`] for a packet that carried an INT stack (HPCC's
