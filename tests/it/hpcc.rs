@@ -1,6 +1,7 @@
 //! HPCC end to end, beside RCC: rcc.txt Fig. 6 scaled down (HPCC holds
 //! its target utilisation but shares unfairly), and Figs. 7-8's incast
-//! with a long flow (RCC's incast FCT below HPCC's).
+//! with a long flow (RCC's incast FCT below HPCC's; with `ewa_share =
+//! "eta"`, RCC's queue drains after the first round trips and HPCC's stays).
 use crate::common;
 use crate::rcc::{fig6, jain, steady_windows};
 use sim_core::{SimDuration, SimTime};
@@ -109,4 +110,61 @@ fn rcc_incast_with_a_long_flow_beats_hpcc_on_fct_at_the_goodput_ceiling() {
     );
     // The paper: RCC's median incast FCT 5.2% and its p99 4.1% below HPCC's.
     assert!(rcc_p50 < hp_p50 && rcc_p99 < hp_p99);
+}
+
+/// The bottleneck's queue (bytes, the largest over switch ports) sampled
+/// every 10 us of `scenarios/rcc/incast-long-flow.toml` under `cc`, from
+/// `from` until the incast's last flow completes.
+fn incast_queue_after(cc: &str, from: SimTime) -> Vec<u64> {
+    let text = std::fs::read_to_string("scenarios/rcc/incast-long-flow.toml").expect("shipped");
+    let sc = common::scenario(&text.replace("cc = \"rcc\"", &format!("cc = {cc}")));
+    let mut w = dcnsim::world::World::build(&sc, 1).expect("builds");
+    let incast_done = |w: &dcnsim::world::World| {
+        w.flows
+            .iter()
+            .filter(|f| f.workload < 10)
+            .all(|f| f.sender.completed_at().is_some())
+    };
+    let mut t = SimTime::ZERO + SimDuration::from_us(10);
+    let mut queue = Vec::new();
+    while !incast_done(&w) {
+        assert!(
+            t < SimTime::ZERO + SimDuration::from_us(40_000),
+            "{cc}: the incast ends"
+        );
+        w.run_until(t);
+        if t >= from {
+            let q = w.fabric.ports().iter().filter(|p| p.at_switch);
+            queue.push(q.map(|p| p.bytes).max().unwrap_or(0));
+        }
+        t += SimDuration::from_us(10);
+    }
+    queue
+}
+
+#[test]
+fn ewa_share_eta_drains_the_incasts_standing_queue_that_hpcc_keeps() {
+    // Both start every flow at line rate, so the first round trips queue
+    // tens of MB under PFC whatever the scheme; from 5 ms on, RCC with
+    // eta x C / N shares (below a packet each) has drained it, while
+    // HPCC, and RCC with one-packet shares, hold about one packet per flow.
+    let from = SimTime::ZERO + SimDuration::from_us(5_000);
+    let p99 = |mut q: Vec<u64>| {
+        q.sort_unstable();
+        q[q.len() * 99 / 100]
+    };
+    let eta = p99(incast_queue_after(
+        r#"{ kind = "rcc", ewa_share = "eta" }"#,
+        from,
+    ));
+    let line = p99(incast_queue_after(r#""rcc""#, from));
+    let hpcc = p99(incast_queue_after(r#""hpcc""#, from));
+    println!(
+        "Fig. 8 after 5 ms: bottleneck queue p99 RCC (eta shares) {eta} B, RCC (line shares) {line} B, HPCC {hpcc} B"
+    );
+    assert!(eta * 10 < hpcc, "RCC eta {eta} B vs HPCC {hpcc} B");
+    assert!(
+        line > hpcc / 2,
+        "one-packet shares keep a packet per flow: {line} B"
+    );
 }

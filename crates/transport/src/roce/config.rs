@@ -2,7 +2,7 @@
 
 use super::dcqcn::{Clamp, DcqcnConfig, Variant};
 use super::hpcc::HpccConfig;
-use super::rcc::{ErrorUnit, PidStep, RccConfig, RccVariant, Scale};
+use super::rcc::{ErrorUnit, EwaShare, PidStep, RccConfig, RccVariant, Scale};
 use super::timely::TimelyConfig;
 use serde::Deserialize;
 use sim_core::{Bandwidth, Bytes, SimDuration};
@@ -346,6 +346,8 @@ pub struct RccKeys {
     pub scale: Option<String>,
     /// `"rtt"` (default) or `"packet"`.
     pub pid_step: Option<String>,
+    /// `"line"` (default) or `"eta"`: EWA's share in bytes.
+    pub ewa_share: Option<String>,
     /// RCC-async: the largest per-host clock offset.
     pub clock_offset: Option<SimDuration>,
     /// RCC-async: the largest delay added to a send timestamp.
@@ -437,6 +439,12 @@ impl RccKeys {
                 self.pid_step.as_deref(),
                 &[("rtt", PidStep::BaseRtt), ("packet", PidStep::Packet)],
                 d.pid_step,
+            )?,
+            ewa_share: choose(
+                "cc.ewa_share",
+                self.ewa_share.as_deref(),
+                &[("line", EwaShare::Line), ("eta", EwaShare::Eta)],
+                d.ewa_share,
             )?,
             clock_offset: self.clock_offset.unwrap_or(d.clock_offset),
             clock_jitter: self.clock_jitter.unwrap_or(d.clock_jitter),

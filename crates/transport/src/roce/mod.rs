@@ -16,7 +16,7 @@ pub mod timely;
 pub use config::{HpccKeys, RoceCc, RoceConfig, RoceKeys, WindowMode};
 pub use dcqcn::{Clamp, Dcqcn, DcqcnConfig, Variant};
 pub use hpcc::{Hpcc, HpccConfig, HpccStep};
-pub use rcc::{NicState, RccConfig, RccControl, RccVariant};
+pub use rcc::{EwaShare, NicState, RccConfig, RccControl, RccVariant};
 pub use receiver::RoceReceiver;
 pub use sender::RoceSender;
 pub use timely::{Timely, TimelyConfig};

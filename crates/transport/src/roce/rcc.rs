@@ -26,7 +26,10 @@
 //! - A2: E in seconds with Kp = 1e4, Kd = 1e5 (section V-A); `error_unit =
 //!   "us"` with section IV-D's gains (Kp 1-16, Kd 1e3-7e3) is the other set.
 //! - A3: the fair share in bytes is C x RTT_base / N, without eta (eta is
-//!   the detection threshold; with it the link would run at 95% of 95%).
+//!   the detection threshold; with it the link would run at 95% of 95%),
+//!   and at least one packet. `ewa_share = "eta"` is the other reading:
+//!   eta x C x RTT_base / N with no floor, so that the shares sum below
+//!   line rate and a standing queue drains (Fig. 8's near-zero queue).
 //! - A4: N counts a message on its First packet and uncounts it on its
 //!   Last, each when accepted in order (a retransmitted Last is counted
 //!   once; an Only packet is +1 then -1).
@@ -90,6 +93,23 @@ pub enum PidStep {
     Packet,
 }
 
+/// What Explicit Window Assignment hands each message (III-D; rdma-spec.md
+/// A3: W = C / N is a rate, and the paper does not say how it becomes bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EwaShare {
+    /// C x RTT_base / N bytes, at least one packet: the shares sum to line
+    /// rate, and Fig. 6's 95 Gb/s of goodput is the wire's header overhead
+    /// (1000 B of payload per 1046 B). With more messages than packets in a
+    /// BDP, each keeps a packet in flight and the excess stands in the queue.
+    Line,
+    /// eta x C x RTT_base / N bytes, below one packet if N is large: the
+    /// sender still sends one packet, paced at window / RTT_base (III-D's
+    /// "per-ACK window adjustment and packet pacing"), so the shares sum to
+    /// eta x C on the wire and a standing queue drains. Goodput is then
+    /// 95% of the header-limited ceiling.
+    Eta,
+}
+
 /// RCC's parameters, each with the paper's default.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RccConfig {
@@ -111,6 +131,8 @@ pub struct RccConfig {
     pub scale: Scale,
     /// The PID's cadence.
     pub pid_step: PidStep,
+    /// EWA's share in bytes (rdma-spec.md A3).
+    pub ewa_share: EwaShare,
     /// RCC-async (V-D-1): each host's clock runs ahead of true time by an
     /// offset drawn uniformly from [0, this] (zero: synchronised clocks).
     pub clock_offset: SimDuration,
@@ -130,6 +152,7 @@ impl Default for RccConfig {
             error_unit: ErrorUnit::Seconds,
             scale: Scale::Tanh,
             pid_step: PidStep::BaseRtt,
+            ewa_share: EwaShare::Line,
             clock_offset: SimDuration::ZERO,
             clock_jitter: SimDuration::ZERO,
         }
@@ -283,7 +306,11 @@ impl RccControl {
                 0
             };
         }
-        let fair_share = fair_share.max(self.min_window);
+        let fair_share = match self.cfg.ewa_share {
+            EwaShare::Line => fair_share.max(self.min_window),
+            // At least a byte: the sender's pacer needs a rate.
+            EwaShare::Eta => ((fair_share as f64 * self.cfg.eta) as u64).max(1),
+        };
         self.cwnd = match self.cfg.variant {
             RccVariant::Ewa => fair_share,
             RccVariant::Pid => {

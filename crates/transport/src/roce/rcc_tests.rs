@@ -164,6 +164,24 @@ fn rcc_ewa_never_enters_pid() {
 }
 
 #[test]
+fn ewa_share_line_floors_at_a_packet_and_eta_scales_without_a_floor() {
+    // 1001 messages on 100 Gb/s and an 8 us base RTT: C x RTT / N = 99 B.
+    for (share, want) in [
+        (EwaShare::Line, (1000, 50_000)),
+        (EwaShare::Eta, (94, 47_500)),
+    ] {
+        let mut c = control(RccConfig {
+            ewa_share: share,
+            ..RccConfig::default()
+        });
+        let sub_packet = c.on_sample(us(0), d_ns(5000), 99, true);
+        let large = c.on_sample(us(1), d_ns(5000), 50_000, true);
+        println!("{share:?}: a 99 B share assigns {sub_packet} B, a 50,000 B one {large} B");
+        assert_eq!((sub_packet, large), want, "{share:?}");
+    }
+}
+
+#[test]
 fn b_r_counts_the_last_complete_round() {
     let mut nic = NicState::default();
     nic.on_bytes(us(0), 1000); // before any RCC flow: not counted
