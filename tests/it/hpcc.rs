@@ -58,13 +58,18 @@ fn hpcc_fig6_holds_eta_of_the_link_but_shares_it_unfairly() {
     assert!(min_jain < 0.95, "HPCC shared fairly: Jain >= {min_jain}");
 }
 
+/// `scenarios/rcc/incast-long-flow.toml` with `cc` (a TOML value) in
+/// place of its `"rcc"`.
+fn incast_text(cc: &str) -> String {
+    let text = std::fs::read_to_string("scenarios/rcc/incast-long-flow.toml").expect("shipped");
+    text.replace("cc = \"rcc\"", &format!("cc = {cc}"))
+}
+
 /// The incast of `scenarios/rcc/incast-long-flow.toml` under `cc`: the
 /// median and p99 incast FCT (us), the incast's aggregate goodput (Gb/s
 /// until its last flow ends), and the bottleneck's largest queue (bytes).
 fn incast_with_long_flow(cc: &str) -> (f64, f64, f64, u64) {
-    let text = std::fs::read_to_string("scenarios/rcc/incast-long-flow.toml").expect("shipped");
-    let text = text.replace("cc = \"rcc\"", &format!("cc = \"{cc}\""));
-    let (w, _) = common::run(&text);
+    let (w, _) = common::run(&incast_text(&format!("\"{cc}\"")));
     assert!(
         w.flows.iter().all(|f| f.sender.completed_at().is_some()),
         "{cc}: every flow completes"
@@ -116,8 +121,7 @@ fn rcc_incast_with_a_long_flow_beats_hpcc_on_fct_at_the_goodput_ceiling() {
 /// every 10 us of `scenarios/rcc/incast-long-flow.toml` under `cc`, from
 /// `from` until the incast's last flow completes.
 fn incast_queue_after(cc: &str, from: SimTime) -> Vec<u64> {
-    let text = std::fs::read_to_string("scenarios/rcc/incast-long-flow.toml").expect("shipped");
-    let sc = common::scenario(&text.replace("cc = \"rcc\"", &format!("cc = {cc}")));
+    let sc = common::scenario(&incast_text(cc));
     let mut w = dcnsim::world::World::build(&sc, 1).expect("builds");
     let incast_done = |w: &dcnsim::world::World| {
         w.flows
