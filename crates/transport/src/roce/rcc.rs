@@ -221,8 +221,9 @@ impl NicState {
     }
 }
 
-/// EWA's fair share (III-D): C x RTT_base / N bytes, N at least 1
-/// (rdma-spec.md A3: without eta).
+/// EWA's fair share (III-D): C x RTT_base / N bytes, N at least 1.
+/// `RccControl::on_sample` turns it into the window by `ewa_share`
+/// (rdma-spec.md A3): floored at a packet, or scaled by eta.
 pub fn fair_share(rate: Bandwidth, base_rtt: SimDuration, messages: u32) -> u64 {
     rate.bytes_in(base_rtt) / messages.max(1) as u64
 }
