@@ -188,6 +188,9 @@ fn load_checked(
     let estimate = Estimate::of(&sc, &planned)
         .check(Limit::new(max_memory))
         .with_context(|| format!("{}", path.display()))?;
+    dcnsim::report::volume::Volume::of(&sc, &planned)
+        .check()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     Ok(Checked {
         sc,
         seed,
@@ -292,8 +295,7 @@ fn sweep(
     no_plots: bool,
 ) -> Result<()> {
     use dcnsim::sweep::{Options, Shard, Sweep, exec};
-    use std::sync::atomic::{AtomicBool, Ordering};
-    let sweep = Sweep::read(file)?;
+    let mut sweep = Sweep::read(file)?;
     sweep.check()?;
     let shard = shard.unwrap_or(Shard::ALL);
     let out = out.unwrap_or_else(|| PathBuf::from("results").join(&sweep.name));
@@ -335,14 +337,11 @@ fn sweep(
         let _ = std::io::stdout().write_all(listing.as_bytes());
         return Ok(());
     }
-    static STOP: AtomicBool = AtomicBool::new(false);
-    ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
-            // A second interrupt: leave now (finished runs are on disk whole).
-            std::process::exit(130);
-        }
-        eprintln!("\nstopping: runs in progress are dropped; rerun the command to resume");
-    })?;
+    dcnsim::report::claim::check_holds_no_input(&out, &sweep.input_paths())?;
+    let stop = on_stop_signal(
+        "stopping: runs in progress are dropped, finished ones are kept and listed in the \
+         sweep's table; rerun the same command to resume",
+    )?;
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let opts = Options {
         jobs,
@@ -350,7 +349,7 @@ fn sweep(
         shard,
         max_memory,
     };
-    let report = exec::execute(&sweep, &opts, &STOP)?;
+    let report = exec::execute(&sweep, &opts, stop)?;
     let finished = report.already_done + report.ran;
     say!(
         "sweep {}: {finished} of {} runs finished ({} now, {} before), {} failed; table {}",
@@ -366,7 +365,9 @@ fn sweep(
     }
     if report.interrupted {
         eprintln!(
-            "interrupted: rerun the same command to run the {} runs left",
+            "interrupted: {finished} finished runs are kept in {} and its table; rerun the same \
+             command to run the {} runs left",
+            out.display(),
             report.selected - finished
         );
         std::process::exit(130);
@@ -378,6 +379,24 @@ fn sweep(
         plot_after(&out);
     }
     Ok(())
+}
+
+/// Makes SIGINT, SIGTERM and SIGHUP (Slurm's time limit, a closed
+/// terminal) ask the command to stop: the first prints `message` and sets
+/// the returned flag, which the simulation polls; a second leaves at once
+/// (what is finished is on disk whole; a staging folder left behind is
+/// cleared by the next run into the same place).
+fn on_stop_signal(message: &'static str) -> Result<&'static std::sync::atomic::AtomicBool> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static STOP: AtomicBool = AtomicBool::new(false);
+    ctrlc::set_handler(move || {
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\n{message}");
+    })
+    .context("cannot install the signal handler")?;
+    Ok(&STOP)
 }
 
 fn run_one(
@@ -394,12 +413,28 @@ fn run_one(
     let dir = out
         .or_else(|| sc.output.dir.as_ref().map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("results").join(&sc.name));
+    use dcnsim::report::claim;
+    claim::check_target(&dir, claim::FolderKind::Run)?;
+    claim::check_not_in_sweep(&dir)?;
+    let inputs: Vec<PathBuf> = sc.inputs.iter().map(|f| PathBuf::from(&f.path)).collect();
+    claim::check_holds_no_input(&dir, &inputs)?;
+    let stop = on_stop_signal("stopping: the run is dropped and nothing of it is kept")?;
     let mut progress = dcnsim::progress::SimProgress::new(sc.simulation.stop_time);
-    let (outcome, staged) = runner::simulate(&sc, seed, planned, &dir, &mut |t| {
+    let simulated = runner::simulate(&sc, seed, planned, &dir, &mut |t| {
         progress.update(t);
-        true
-    })
-    .with_context(|| format!("{}", path.display()))?;
+        !stop.load(std::sync::atomic::Ordering::Relaxed)
+    });
+    let (outcome, staged) = match simulated {
+        Err(runner::RunError::Interrupted) => {
+            progress.finish();
+            eprintln!(
+                "interrupted: nothing of this run was written; {} is as it was",
+                dir.display()
+            );
+            std::process::exit(130);
+        }
+        other => other.with_context(|| format!("{}", path.display()))?,
+    };
     progress.finish();
     staged.commit()?;
     let runner::Outcome {
@@ -408,6 +443,7 @@ fn run_one(
         stop,
         unfinished_flows,
         now,
+        pfc_stall,
     } = outcome;
     let wall = perf.wall_seconds;
     say!("{}", summary.human());
@@ -428,11 +464,18 @@ fn run_one(
         StopReason::EventLimit => {
             eprintln!("warning: the run hit simulation.max_events; results are partial")
         }
-        StopReason::Stalled => eprintln!(
-            "warning: the run stalled: {} of {} flows unfinished and no event left that could \
-             make progress (is a buffer or nic_buffer smaller than one packet?)",
-            unfinished_flows, summary.flows.total
-        ),
+        StopReason::Stalled => match pfc_stall {
+            Some(why) => eprintln!(
+                "warning: the run stalled: {} of {} flows unfinished and no event left that \
+                 could make progress; {why} (pfc.csv has each port's pauses)",
+                unfinished_flows, summary.flows.total
+            ),
+            None => eprintln!(
+                "warning: the run stalled: {} of {} flows unfinished and no event left that \
+                 could make progress (is a buffer or nic_buffer smaller than one packet?)",
+                unfinished_flows, summary.flows.total
+            ),
+        },
         StopReason::TimeOverflow => anyhow::bail!(
             "{}: an event would land past the end of representable simulated time \
              (2^64 ps, about 213 days) at {:.3} s: a rate or delay is extreme (e.g. a 1 bps \

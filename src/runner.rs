@@ -27,6 +27,8 @@ pub struct Outcome {
     pub unfinished_flows: usize,
     /// Simulated time when the run ended.
     pub now: SimTime,
+    /// For a stalled run under PFC: the paused ports and any pause cycle.
+    pub pfc_stall: Option<String>,
 }
 
 /// A run's files, written into its staging folder, waiting for [`Staged::commit`].
@@ -44,14 +46,14 @@ pub enum RunError {
     #[error(transparent)]
     Build(#[from] BuildError),
     /// A result file could not be written.
-    #[error("{what} in {}: {source}", .dir.display())]
+    #[error("{what} in {}: {cause}", .dir.display())]
     Io {
         /// What was being done.
         what: String,
         /// The run's output folder.
         dir: PathBuf,
-        /// The cause.
-        source: std::io::Error,
+        /// The cause (not a `source`: the message already says it, once).
+        cause: std::io::Error,
     },
     /// The run was stopped from outside (its `progress` said stop).
     #[error("interrupted")]
@@ -60,7 +62,7 @@ pub enum RunError {
 
 fn io(what: impl Into<String>, dir: &Path) -> impl FnOnce(std::io::Error) -> RunError {
     let (what, dir) = (what.into(), dir.to_path_buf());
-    move |source| RunError::Io { what, dir, source }
+    move |cause| RunError::Io { what, dir, cause }
 }
 
 /// Events between two progress calls: about a tenth of a second of a run.
@@ -78,7 +80,9 @@ pub fn simulate(
     dir: &Path,
     progress: &mut dyn FnMut(SimTime) -> bool,
 ) -> Result<(Outcome, Staged), RunError> {
+    let volume = crate::report::volume::Volume::of(sc, &planned);
     let folder = RunFolder::create(dir).map_err(io("cannot write results", dir))?;
+    check_free_space(folder.staging(), volume.bytes).map_err(io("before the run", dir))?;
     let mut world = World::build_planned(sc, seed, planned)?;
     if sc.output.queue_interval.is_some() {
         let file = folder
@@ -132,6 +136,9 @@ pub fn simulate(
         stop,
         unfinished_flows: world.unfinished_flows(),
         now: world.now(),
+        pfc_stall: (stop == StopReason::Stalled)
+            .then(|| crate::report::pfc_stall(&world))
+            .flatten(),
     };
     let staged = Staged {
         folder,
@@ -139,6 +146,39 @@ pub fn simulate(
         files,
     };
     Ok((outcome, staged))
+}
+
+/// Refuses a run whose files would not fit on the disk that holds its
+/// staging folder (with a margin: the estimate is rough).
+fn check_free_space(staging: &Path, bytes: u64) -> std::io::Result<()> {
+    let Some(free) = free_bytes(staging) else {
+        return Ok(()); // unknown here: the writes themselves will tell
+    };
+    let needed = bytes.saturating_add(bytes / 4);
+    if needed > free {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::StorageFull,
+            format!(
+                "its files would take about {} and the disk has {} free: free some space or \
+                 write elsewhere (nothing was simulated)",
+                crate::memory::human(needed),
+                crate::memory::human(free)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Bytes an unprivileged writer may still use on the file system of `path`.
+#[cfg(unix)]
+fn free_bytes(path: &Path) -> Option<u64> {
+    let s = rustix::fs::statvfs(path).ok()?;
+    Some(s.f_bavail.saturating_mul(s.f_frsize))
+}
+
+#[cfg(not(unix))]
+fn free_bytes(_path: &Path) -> Option<u64> {
+    None
 }
 
 impl Staged {

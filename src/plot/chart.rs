@@ -127,12 +127,12 @@ pub enum ChartError {
         why: String,
     },
     /// Writing failed.
-    #[error("writing {file}: {source}")]
+    #[error("writing {file}: {cause}")]
     Io {
         /// The file.
         file: PathBuf,
-        /// The cause.
-        source: std::io::Error,
+        /// The cause (not a `source`: the message already says it, once).
+        cause: std::io::Error,
     },
 }
 
@@ -400,9 +400,9 @@ fn pad_log(lo: f64, hi: f64) -> (f64, f64) {
 }
 
 fn write(file: &Path, bytes: &[u8]) -> Result<(), ChartError> {
-    crate::report::write_atomic(file, bytes).map_err(|source| ChartError::Io {
+    crate::report::write_atomic(file, bytes).map_err(|cause| ChartError::Io {
         file: file.to_path_buf(),
-        source,
+        cause,
     })
 }
 

@@ -5,20 +5,30 @@ use super::PlotError;
 use crate::sweep::table::split;
 use std::path::{Path, PathBuf};
 
-/// A CSV file: its header and rows of fields.
+/// The most rows a figure reads from one CSV file. A sampled run can write
+/// gigabytes of `queues.csv`; reading it whole would exhaust memory, and
+/// no figure shows more points than its pixels anyway.
+pub const MAX_PLOT_ROWS: u64 = 400_000;
+
+/// A CSV file: its header and rows of fields, thinned to at most about
+/// [`MAX_PLOT_ROWS`] rows as it is read.
 pub struct Csv {
     /// The file, for errors.
     pub file: PathBuf,
     header: Vec<String>,
     /// The rows, split into fields.
     pub rows: Vec<Vec<String>>,
+    /// 1, or N when only every Nth group of rows was kept: every Nth
+    /// sampling instant for a file whose first column is `time_us` (so a
+    /// kept instant keeps all its ports), else every Nth row.
+    pub stride: u64,
 }
 
 impl Csv {
     /// Reads `file`; `None` if it does not exist.
     pub fn read_if_present(file: &Path) -> Result<Option<Csv>, PlotError> {
-        match std::fs::read_to_string(file) {
-            Ok(text) => Csv::parse(file, &text).map(Some),
+        match std::fs::File::open(file) {
+            Ok(f) => Csv::parse(file, std::io::BufReader::new(f)).map(Some),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(PlotError::read(file, e.to_string())),
         }
@@ -29,16 +39,47 @@ impl Csv {
         Csv::read_if_present(file)?.ok_or_else(|| PlotError::read(file, "no such file".into()))
     }
 
-    /// Splits `text`; every row must have the header's number of fields.
-    fn parse(file: &Path, text: &str) -> Result<Csv, PlotError> {
-        let mut lines = text.lines();
-        let header = lines.next().map(split).unwrap_or_default();
+    /// Reads `text` line by line; every row must have the header's number
+    /// of fields. The stride comes from the file's size and its first
+    /// lines' length, so the rows kept do not depend on reading order.
+    fn parse(file: &Path, mut text: impl std::io::BufRead) -> Result<Csv, PlotError> {
+        let io = |e: std::io::Error| PlotError::read(file, e.to_string());
+        let size = std::fs::metadata(file).map_or(0, |m| m.len());
+        let mut line = String::new();
+        text.read_line(&mut line).map_err(io)?;
+        let header = split(&line);
+        let by_time = header.first().is_some_and(|h| h == "time_us");
+        let (mut stride, mut seen_bytes) = (1u64, 0u64);
+        let (mut group, mut last_key) = (0u64, None::<String>);
         let mut rows = Vec::new();
-        for (n, line) in (2..).zip(lines) {
-            if line.is_empty() {
+        for n in 2.. {
+            line.clear();
+            if text.read_line(&mut line).map_err(io)? == 0 {
+                break;
+            }
+            seen_bytes += line.len() as u64;
+            if n == 1001 {
+                // Rows in the file / rows allowed, from the mean line length.
+                let rows_est = size / (seen_bytes / 1000).max(1);
+                stride = rows_est.div_ceil(MAX_PLOT_ROWS).max(1);
+            }
+            let trimmed = line.trim_end_matches(['\n', '\r']);
+            if trimmed.is_empty() {
                 continue;
             }
-            let row = split(line);
+            let key = if by_time {
+                trimmed.split(',').next()
+            } else {
+                None
+            };
+            if key.is_none() || key != last_key.as_deref() {
+                group += 1;
+                last_key = key.map(str::to_string);
+            }
+            if n > 1001 && (group - 1) % stride != 0 {
+                continue;
+            }
+            let row = split(trimmed);
             if row.len() != header.len() {
                 let why = format!(
                     "line {n} has {} fields where the header has {}",
@@ -53,7 +94,17 @@ impl Csv {
             file: file.to_path_buf(),
             header,
             rows,
+            stride,
         })
+    }
+
+    /// `""`, or a note for a title that only every Nth sample is drawn.
+    pub fn thinned_note(&self) -> String {
+        if self.stride > 1 {
+            format!(" (every {}th sample drawn)", self.stride)
+        } else {
+            String::new()
+        }
     }
 
     /// The position of column `name`.
@@ -98,7 +149,7 @@ mod tests {
 
     #[test]
     fn a_short_row_is_an_error_naming_its_line() {
-        let e = Csv::parse(Path::new("q.csv"), "a,b\n1,2\n3\n")
+        let e = Csv::parse(Path::new("q.csv"), "a,b\n1,2\n3\n".as_bytes())
             .err()
             .expect("refused");
         assert_eq!(
@@ -110,5 +161,32 @@ mod tests {
         assert_eq!(json_number(&doc, "a.0.b"), Some(2.5));
         assert_eq!(json_number(&doc, "a.1.b"), None);
         assert_eq!(json_number(&doc, "a.7.b"), None);
+    }
+
+    #[test]
+    fn a_large_series_is_thinned_by_whole_sampling_instants() {
+        let dir = std::env::temp_dir().join(format!("dcnsim-thin-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("queues.csv");
+        // 2 ports per instant, 600k instants: 1.2 M rows, three times the cap.
+        let mut text = String::from("time_us,port,packets\n");
+        for t in 0..600_000u64 {
+            for p in 0..2 {
+                text.push_str(&format!("{t},{p},{}\n", t % 7));
+            }
+        }
+        std::fs::write(&file, &text).unwrap();
+        let c = Csv::read(&file).unwrap();
+        assert!(c.stride >= 3, "stride {}", c.stride);
+        assert!(
+            c.rows.len() as u64 <= MAX_PLOT_ROWS + 1000,
+            "{}",
+            c.rows.len()
+        );
+        // Every kept instant keeps both its ports.
+        let late: Vec<&Vec<String>> = c.rows.iter().skip(2000).take(4).collect();
+        assert_eq!(late[0][0], late[1][0]);
+        assert_eq!((late[0][1].as_str(), late[1][1].as_str()), ("0", "1"));
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -115,7 +115,7 @@ fn queues(c: &Csv) -> Result<Chart, PlotError> {
     }
     let (series, note) = keep_top(lines, peak, "queues, by peak");
     Ok(Chart {
-        title: format!("Queue occupancy{note}"),
+        title: format!("Queue occupancy{note}{}", c.thinned_note()),
         x: XAxis::Numeric {
             label: x_label.into(),
             log: false,
@@ -167,7 +167,7 @@ fn goodput(c: &Csv) -> Result<Chart, PlotError> {
         String::new()
     };
     Ok(Chart {
-        title: format!("Goodput{note}"),
+        title: format!("Goodput{note}{}", c.thinned_note()),
         x: XAxis::Numeric {
             label: x_label.into(),
             log: false,
@@ -228,7 +228,7 @@ fn fct_cdf(c: &Csv) -> Result<Chart, PlotError> {
         String::new()
     };
     Ok(Chart {
-        title: format!("FCT CDF{note}"),
+        title: format!("FCT CDF{note}{}", c.thinned_note()),
         x: XAxis::Numeric {
             label: "flow completion time (us)".into(),
             log: true,
@@ -266,7 +266,7 @@ fn rtt(c: &Csv) -> Result<Chart, PlotError> {
     }
     let (series, note) = keep_top(lines, |_| 0.0, "lines");
     Ok(Chart {
-        title: format!("RTT per interval{note}"),
+        title: format!("RTT per interval{note}{}", c.thinned_note()),
         x: XAxis::Numeric {
             label: x_label.into(),
             log: false,

@@ -46,7 +46,14 @@ pub trait Shape: Debug + Send + Sync {
     fn max_host_rate(&self) -> Bandwidth {
         self.host_rate(0)
     }
+    /// Its longest link delay, with the key that sets it.
+    fn longest_delay(&self) -> (String, SimDuration);
 }
+
+/// The longest link delay a topology may have: a second is 5,000 times a
+/// datacenter's cross-pod propagation delay, and keeps every path's delay
+/// and every ideal FCT far inside representable time (about 213 days).
+pub const MAX_LINK_DELAY: SimDuration = SimDuration::from_secs(1);
 
 /// A checked topology: its shape and node counts.
 #[derive(Debug, Clone)]
@@ -129,6 +136,9 @@ impl Shape for Star {
     fn build(&self) -> TopologyGraph {
         TopologyGraph::star(self.hosts, self.link_rate, self.link_delay)
     }
+    fn longest_delay(&self) -> (String, SimDuration) {
+        ("link_delay".into(), self.link_delay)
+    }
 }
 
 /// `kind = "dumbbell"`: hosts on two switches joined by a bottleneck.
@@ -160,6 +170,13 @@ impl Shape for Dumbbell {
             self.bottleneck_rate,
             self.bottleneck_delay,
         )
+    }
+    fn longest_delay(&self) -> (String, SimDuration) {
+        if self.host_delay >= self.bottleneck_delay {
+            ("host_delay".into(), self.host_delay)
+        } else {
+            ("bottleneck_delay".into(), self.bottleneck_delay)
+        }
     }
 }
 
@@ -201,6 +218,9 @@ impl Shape for LeafSpine {
             self.fabric_rate,
             self.link_delay,
         )
+    }
+    fn longest_delay(&self) -> (String, SimDuration) {
+        ("link_delay".into(), self.link_delay)
     }
 }
 
@@ -272,6 +292,9 @@ impl Shape for FatTree {
             self.link_delay,
         )
     }
+    fn longest_delay(&self) -> (String, SimDuration) {
+        ("link_delay".into(), self.link_delay)
+    }
 }
 
 /// `kind = "k-ary-fat-tree"`: Al-Fares et al.'s fat-tree of even arity k.
@@ -305,6 +328,9 @@ impl Shape for KAryFatTree {
     }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::k_ary_fat_tree(self.k, self.link_rate, self.link_delay)
+    }
+    fn longest_delay(&self) -> (String, SimDuration) {
+        ("link_delay".into(), self.link_delay)
     }
 }
 
@@ -478,12 +504,23 @@ impl Shape for Explicit {
         }
         g
     }
+    fn longest_delay(&self) -> (String, SimDuration) {
+        let longest = self.links.iter().enumerate().max_by_key(|(_, l)| l.delay);
+        longest.map_or(("links".into(), SimDuration::ZERO), |(i, l)| {
+            (format!("links[{i}].delay"), l.delay)
+        })
+    }
 }
 
 /// Reads a shape of type `T` and checks its sizes.
 fn parse<T: Shape + DeserializeOwned + 'static>(t: &Table<'_>) -> Result<Spec, ScenarioError> {
     let shape: T = t.read()?;
     let size = shape.size().map_err(|(k, m)| t.invalid(&k, m))?;
+    let (key, delay) = shape.longest_delay();
+    if delay > MAX_LINK_DELAY {
+        let msg = format!("{delay}: a link delay may be at most {MAX_LINK_DELAY}");
+        return Err(t.invalid(&key, msg));
+    }
     Ok(Spec {
         shape: Checked::new(Arc::new(shape)),
         size,

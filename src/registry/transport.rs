@@ -4,12 +4,24 @@
 
 use super::{Family, key, row};
 use crate::scenario::{ScenarioError, Table};
-use transport::roce::RoceKeys;
+use transport::roce::{RoceCc, RoceKeys};
 use transport::{TcpConfig, TransportConfig};
 
 fn roce(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
     let k: RoceKeys = t.read()?;
     let c = k.build().map_err(|e| t.invalid(e.key, e.message))?;
+    let min_rate_bps = match &c.cc {
+        RoceCc::Dcqcn(d) => Some(d.min_rate_bps),
+        RoceCc::Timely(d) => Some(d.min_rate_bps),
+        RoceCc::Hpcc(d) => Some(d.min_rate_bps),
+        RoceCc::Rcc(_) | RoceCc::None => None,
+    };
+    let line = t.ctx().max_host_rate;
+    if min_rate_bps.is_some_and(|r| r > line.bps() as f64) {
+        let msg =
+            format!("is above the fastest host link ({line}): a floor the rate can never reach");
+        return Err(t.invalid("cc.min_rate", msg));
+    }
     Ok(TransportConfig::Roce(c))
 }
 

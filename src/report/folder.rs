@@ -1,6 +1,8 @@
 //! A run's output folder: files written atomically into a staging folder
 //! that moves into place whole, under a lock that keeps two runs apart.
+//! Only what [`super::claim`] allows is ever replaced.
 
+use super::claim::{FolderKind, MARKER, check_target, folder_kind, marker_bytes};
 use std::io::Write as _;
 use std::path::Path;
 
@@ -41,12 +43,14 @@ pub fn try_lock(path: &Path) -> std::io::Result<Option<std::fs::File>> {
     }
 }
 
-/// A run's output folder, written whole or not at all. Files go to a
-/// staging folder beside the target (made before the run, which proves the
-/// place writable before any simulated work); `commit` then moves it into
-/// place, replacing an older run's folder whole, so a run never sits beside
-/// another run's files. A run that fails before `commit` removes its staging
-/// folder.
+/// A run's output folder, written whole or not at all. The target must be
+/// absent, an empty folder or an earlier dcnsim run ([`check_target`]),
+/// checked before anything is made and again just before `commit`. Files
+/// go to a staging folder beside the target (made, with its marker
+/// written, before the run, which proves the place writable before any
+/// simulated work); `commit` then moves it into place, replacing the
+/// earlier run's folder whole, so a run never sits beside another run's
+/// files. A run that fails before `commit` removes its staging folder.
 ///
 /// A run holds a lock on `.NAME.lock` beside the target from `create` to
 /// drop (released by the operating system however the process ends), so a
@@ -73,8 +77,10 @@ pub struct FolderBusy {
 }
 
 impl RunFolder {
-    /// Locks `target`, clears what killed runs left, and makes the staging folder.
+    /// Checks that `target` may be written, locks it, clears what killed
+    /// runs left, and makes the staging folder with its marker.
     pub fn create(target: &Path) -> std::io::Result<RunFolder> {
+        check_target(target, FolderKind::Run).map_err(std::io::Error::other)?;
         let name = target
             .file_name()
             .ok_or_else(|| std::io::Error::other("the output folder has no name"))?
@@ -95,12 +101,19 @@ impl RunFolder {
         clear_remains(parent, &name, target)?;
         let staging = parent.join(format!(".{name}.partial-{}", std::process::id()));
         std::fs::create_dir(&staging)?;
-        Ok(RunFolder {
+        let folder = RunFolder {
             target: target.to_path_buf(),
             staging,
             committed: false,
             _lock: lock,
-        })
+        };
+        folder.write(MARKER, &marker_bytes(FolderKind::Run))?;
+        Ok(folder)
+    }
+
+    /// The staging folder (for checking free space before the run).
+    pub fn staging(&self) -> &Path {
+        &self.staging
     }
 
     /// Writes one file of the run.
@@ -113,12 +126,15 @@ impl RunFolder {
         std::fs::File::create(self.staging.join(name))
     }
 
-    /// Moves the complete run into place, replacing any older run there.
+    /// Moves the complete run into place, replacing an earlier run there
+    /// (or an empty folder); refused, with nothing touched, if something
+    /// else has appeared at the target since `create`.
     pub fn commit(mut self) -> std::io::Result<()> {
         for entry in std::fs::read_dir(&self.staging)? {
             std::fs::File::open(entry?.path())?.sync_all()?;
         }
-        if self.target.exists() {
+        check_target(&self.target, FolderKind::Run).map_err(std::io::Error::other)?;
+        if std::fs::symlink_metadata(&self.target).is_ok() {
             let mut old = self.staging.clone().into_os_string();
             old.push(".old");
             std::fs::rename(&self.target, &old)?;
@@ -134,12 +150,21 @@ impl RunFolder {
 
 /// Removes the staging folders of killed runs into `parent/name`; restores an
 /// older run whose replacement was killed between the two renames of commit.
+/// A folder of that name is only touched if dcnsim made it (it holds a run
+/// marker, or is empty: killed before the marker was written).
 fn clear_remains(parent: &Path, name: &str, target: &Path) -> std::io::Result<()> {
     let prefix = format!(".{name}.partial-");
     let mut remains: Vec<std::path::PathBuf> = Vec::new();
     for entry in std::fs::read_dir(parent)? {
         let entry = entry?;
-        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+        let ours = |p: &Path| {
+            folder_kind(p) == Some(FolderKind::Run)
+                || std::fs::read_dir(p).is_ok_and(|mut d| d.next().is_none())
+        };
+        if entry.file_name().to_string_lossy().starts_with(&prefix)
+            && entry.file_type()?.is_dir()
+            && ours(&entry.path())
+        {
             remains.push(entry.path());
         }
     }
@@ -203,6 +228,17 @@ mod tests {
         failed.write("summary.json", b"3").unwrap();
         drop(failed);
         assert_eq!(names(&base), [".run.lock", "run"], "no staging folder left");
+        // A user's folder that appears at the target during the run stops
+        // the commit, and is left as it is.
+        let late = RunFolder::create(&base.join("late")).unwrap();
+        std::fs::create_dir(base.join("late")).unwrap();
+        std::fs::write(base.join("late/data.csv"), "mine").unwrap();
+        let e = late.commit().expect_err("refused");
+        assert!(e.to_string().contains("did not make"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(base.join("late/data.csv")).unwrap(),
+            "mine"
+        );
         std::fs::remove_dir_all(base).unwrap();
     }
 
@@ -237,11 +273,17 @@ mod tests {
         let target = base.join("run");
         // A run killed while writing, and one killed between commit's renames
         // (the older run moved aside, the new one not yet in place).
+        let marker = marker_bytes(FolderKind::Run);
         std::fs::create_dir_all(base.join(".run.partial-1")).unwrap();
+        std::fs::write(base.join(".run.partial-1").join(MARKER), &marker).unwrap();
         std::fs::write(base.join(".run.partial-1/queues.csv"), "half").unwrap();
         std::fs::create_dir_all(base.join(".run.partial-2.old")).unwrap();
+        std::fs::write(base.join(".run.partial-2.old").join(MARKER), &marker).unwrap();
         std::fs::write(base.join(".run.partial-2.old/summary.json"), "older").unwrap();
         std::fs::create_dir_all(base.join(".run.partial-2")).unwrap();
+        // A user's folder that happens to share the name is not ours.
+        std::fs::create_dir_all(base.join(".run.partial-user")).unwrap();
+        std::fs::write(base.join(".run.partial-user/notes.txt"), "mine").unwrap();
         let f = RunFolder::create(&target).unwrap();
         assert_eq!(
             std::fs::read_to_string(target.join("summary.json")).unwrap(),
@@ -249,7 +291,7 @@ mod tests {
             "the older run is back in place"
         );
         drop(f);
-        assert_eq!(names(&base), [".run.lock", "run"]);
+        assert_eq!(names(&base), [".run.lock", ".run.partial-user", "run"]);
         std::fs::remove_dir_all(base).unwrap();
     }
 }

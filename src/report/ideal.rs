@@ -58,12 +58,13 @@ fn paths(
 /// Store-and-forward time of one packet of `ip_bytes` over `path`, in ps.
 fn one_way(fabric: &Fabric, path: &[PortId], ip_bytes: u32) -> u64 {
     let wire = fabric.config().wire;
-    path.iter()
-        .map(|&p| {
-            let port = fabric.port(p);
-            port.delay.ps() + port.rate.tx_time(wire.wire_bytes(ip_bytes)).ps()
-        })
-        .sum()
+    // Saturating: delays and sizes are bounded at load, but a report must
+    // never panic after a whole run.
+    path.iter().fold(0u64, |sum, &p| {
+        let port = fabric.port(p);
+        let hop = port.rate.tx_time(wire.wire_bytes(ip_bytes)).ps();
+        sum.saturating_add(port.delay.ps()).saturating_add(hop)
+    })
 }
 
 /// A flow's base RTT: one full data packet out and an acknowledgment back,
@@ -71,7 +72,11 @@ fn one_way(fabric: &Fabric, path: &[PortId], ip_bytes: u32) -> u64 {
 pub fn base_rtt(fabric: &Fabric, addr: &FlowAddr, transport: &TransportConfig) -> SimDuration {
     let (fwd, rev) = paths(fabric, addr, transport);
     let full = transport.data_header_bytes() + transport.mss() as u32;
-    SimDuration::from_ps(one_way(fabric, &fwd, full) + one_way(fabric, &rev, transport.ack_bytes()))
+    SimDuration::from_ps(one_way(fabric, &fwd, full).saturating_add(one_way(
+        fabric,
+        &rev,
+        transport.ack_bytes(),
+    )))
 }
 
 /// The ideal FCT of a flow of `size` bytes at `addr`, cut into the
@@ -87,22 +92,24 @@ pub fn ideal_fct(
     let header = transport.data_header_bytes();
     let (fwd, rev) = paths(fabric, addr, transport);
     let handshake = transport.handshake_header_bytes().map_or(0, |syn| {
-        one_way(fabric, &fwd, syn) + one_way(fabric, &rev, syn)
+        one_way(fabric, &fwd, syn).saturating_add(one_way(fabric, &rev, syn))
     });
     let first = size.min(mss);
     let full = size / mss;
     let tail = size % mss;
     let seg_wire = |payload: u64| wire.wire_bytes(header + payload as u32);
-    let all_wire = full * seg_wire(mss) + if tail > 0 { seg_wire(tail) } else { 0 };
-    let rest = all_wire - seg_wire(first);
+    let all_wire = full
+        .saturating_mul(seg_wire(mss))
+        .saturating_add(if tail > 0 { seg_wire(tail) } else { 0 });
+    let rest = all_wire.saturating_sub(seg_wire(first));
     let bottleneck = fwd
         .iter()
         .map(|&p| fabric.port(p).rate)
         .min()
         .expect("a path has at least the host's link");
     let ps = handshake
-        + one_way(fabric, &fwd, header + first as u32)
-        + bottleneck.tx_time(rest).ps()
-        + one_way(fabric, &rev, transport.ack_bytes());
+        .saturating_add(one_way(fabric, &fwd, header + first as u32))
+        .saturating_add(bottleneck.tx_time(rest).ps())
+        .saturating_add(one_way(fabric, &rev, transport.ack_bytes()));
     SimDuration::from_ps(ps)
 }

@@ -12,18 +12,21 @@ use serde::Serialize;
 use sim_core::stats::{Summary, jain_index};
 use std::fmt::Write as _;
 
+pub mod claim;
 mod csv;
 mod folder;
 mod ideal;
 mod pfc;
 mod transports;
+pub mod volume;
 mod workloads;
+pub use claim::{FolderKind, Refused};
 pub use csv::{
     QueueCsv, flows_csv, goodput_csv, pings_csv, ports_csv, queues_csv, rounds_csv, rtt_csv,
 };
 pub use folder::{FolderBusy, RunFolder, try_lock, write_atomic};
 pub use ideal::{base_rtt, ideal_fct};
-pub use pfc::{PfcSummary, pfc_csv};
+pub use pfc::{PfcSummary, pfc_csv, pfc_stall};
 pub use transports::TransportSummary;
 pub use workloads::{Fairness, ProbesSummary, RoundsSummary, WorkloadSummary, round_rows};
 

@@ -148,3 +148,105 @@ pub fn pfc_csv(world: &World) -> String {
     }
     s
 }
+
+/// Why a run under PFC stalled, in words, or `None` without PFC: the
+/// ports whose egress is paused at the end and, if their pauses wait on
+/// each other in a cycle, the cycle (a PFC deadlock).
+pub fn pfc_stall(world: &World) -> Option<String> {
+    world.fabric.pfc()?;
+    let ports = world.fabric.ports();
+    // Node a waits on node b when a's egress port towards b is paused.
+    let mut waits: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+    let mut paused = Vec::new();
+    for (i, port) in ports.iter().enumerate() {
+        let Some(st) = port.pfc.as_deref() else {
+            continue;
+        };
+        if st.paused != 0 {
+            let (a, b) = (port.node.0, port.peer_node.0);
+            waits.entry(a).or_default().push(b);
+            paused.push(format!(
+                "port {i} (node {a} -> node {b}, priorities {:#010b})",
+                st.paused
+            ));
+        }
+    }
+    if paused.is_empty() {
+        return Some(
+            "PFC is on but no port is paused at the end: look at lossless drops in pfc.csv".into(),
+        );
+    }
+    let shown: Vec<&str> = paused.iter().take(4).map(String::as_str).collect();
+    let mut text = format!(
+        "{} port{} paused by PFC at the end: {}{}",
+        paused.len(),
+        if paused.len() == 1 { " is" } else { "s are" },
+        shown.join(", "),
+        if paused.len() > 4 { ", ..." } else { "" }
+    );
+    if let Some(cycle) = wait_cycle(&waits) {
+        let nodes: Vec<String> = cycle.iter().map(|n| format!("node {n}")).collect();
+        let _ = write!(
+            text,
+            "; the pauses wait on each other in a cycle, a PFC deadlock: {}",
+            nodes.join(" -> ")
+        );
+    }
+    Some(text)
+}
+
+/// A cycle in the wait-for graph, first node repeated at the end.
+fn wait_cycle(waits: &std::collections::BTreeMap<u32, Vec<u32>>) -> Option<Vec<u32>> {
+    // Colours: absent = unvisited, 1 = on the current path, 2 = done.
+    let mut colour: std::collections::BTreeMap<u32, u8> = Default::default();
+    for &start in waits.keys() {
+        if colour.contains_key(&start) {
+            continue;
+        }
+        let mut path = vec![start];
+        let mut next = vec![0usize];
+        colour.insert(start, 1);
+        while let Some(&node) = path.last() {
+            let i = next.last_mut().expect("as long as path");
+            let succ = waits.get(&node).and_then(|v| v.get(*i)).copied();
+            *i += 1;
+            match succ {
+                None => {
+                    colour.insert(node, 2);
+                    path.pop();
+                    next.pop();
+                }
+                Some(s) => match colour.get(&s) {
+                    Some(1) => {
+                        let at = path.iter().position(|&n| n == s).expect("on the path");
+                        let mut cycle = path[at..].to_vec();
+                        cycle.push(s);
+                        return Some(cycle);
+                    }
+                    Some(_) => {}
+                    None => {
+                        colour.insert(s, 1);
+                        path.push(s);
+                        next.push(0);
+                    }
+                },
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod stall_tests {
+    use super::wait_cycle;
+
+    #[test]
+    fn a_pause_cycle_is_found_and_a_chain_is_not() {
+        let chain = [(1, vec![2]), (2, vec![3])].into_iter().collect();
+        assert_eq!(wait_cycle(&chain), None);
+        let cycle = [(1, vec![2]), (2, vec![3]), (3, vec![1]), (4, vec![1])]
+            .into_iter()
+            .collect();
+        assert_eq!(wait_cycle(&cycle), Some(vec![1, 2, 3, 1]));
+    }
+}

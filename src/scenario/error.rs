@@ -66,6 +66,8 @@ pub(crate) struct Source<'a> {
     pub text: &'a str,
     /// The overrides as given (`KEY=VALUE`), in order.
     pub overrides: &'a [String],
+    /// The files read while loading (beside the scenario's own text).
+    pub inputs: std::cell::RefCell<Vec<super::InputFile>>,
 }
 
 impl Source<'_> {

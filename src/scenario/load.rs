@@ -28,6 +28,8 @@ pub fn load(path: &Path, overrides: &[String]) -> Result<Scenario, ScenarioError
     let text = std::fs::read_to_string(path)
         .map_err(|e| ScenarioError::whole_file(&file, format!("cannot read the scenario: {e}")))?;
     let mut sc = load_str(&file, &text, overrides)?;
+    sc.inputs
+        .insert(0, super::InputFile::of(path, text.as_bytes()));
     sc.name = path
         .file_stem()
         .map_or("scenario".into(), |s| s.to_string_lossy().into_owned());
@@ -71,6 +73,17 @@ impl Table<'_> {
     /// What the checks may know.
     pub fn ctx(&self) -> &LoadCtx {
         &self.ctx
+    }
+
+    /// Reads a file the table names (relative to the scenario's folder),
+    /// recording it among the scenario's inputs.
+    pub fn read_input(&self, path: &Path) -> std::io::Result<String> {
+        let text = std::fs::read_to_string(path)?;
+        self.src
+            .inputs
+            .borrow_mut()
+            .push(super::InputFile::of(path, text.as_bytes()));
+        Ok(text)
     }
 
     /// The directory of the scenario file (paths in it are relative to it).
@@ -260,6 +273,7 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
         file,
         text,
         overrides,
+        inputs: Default::default(),
     };
     let doc = DeTable::parse(text).map_err(|e| src.toml_error(&e, ""))?;
     let doc_span = doc.span();
@@ -342,6 +356,7 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
         workloads,
         workload_transport,
         output: base.output,
+        inputs: src.inputs.take(),
     };
     check(&src, &root, &sc)?;
     Ok(sc)
@@ -588,14 +603,16 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
             format!("{what} never ends: set simulation.stop_time, or give the workload a stop");
         return Err(err(&format!("workload[{i}]"), msg));
     }
-    if sc.output.queue_interval.is_some_and(|i| i.ps() == 0) {
-        return Err(err("output.queue_interval", "must be positive".into()));
-    }
-    if sc.output.goodput_interval.is_some_and(|i| i.ps() == 0) {
-        return Err(err("output.goodput_interval", "must be positive".into()));
-    }
-    if sc.output.rtt_interval.is_some_and(|i| i.ps() == 0) {
-        return Err(err("output.rtt_interval", "must be positive".into()));
+    let min = crate::report::volume::MIN_SAMPLE_INTERVAL_PS;
+    for (key, interval) in [
+        ("output.queue_interval", sc.output.queue_interval),
+        ("output.goodput_interval", sc.output.goodput_interval),
+        ("output.rtt_interval", sc.output.rtt_interval),
+    ] {
+        if interval.is_some_and(|i| i.ps() < min) {
+            let msg = "must be at least 1ns (the sampled rows a run may write are bounded too)";
+            return Err(err(key, msg.into()));
+        }
     }
     if sc.output.goodput_flows.is_some() && sc.output.goodput_interval.is_none() {
         let msg = "goodput_flows needs goodput_interval (the series is off without it)";
@@ -618,6 +635,25 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
                     flows.saturating_sub(1)
                 );
                 return Err(err(key, msg));
+            }
+        }
+    }
+    if let Some(pfc) = &sc.switch.pfc {
+        for t in &sc.transports {
+            let packet = t.config.data_header_bytes() + t.config.mss() as u32;
+            if matches!(t.config, TransportConfig::Roce(_)) && packet > pfc.mtu_bytes {
+                let key = if t.name == "default" {
+                    "transport.mtu".to_string()
+                } else {
+                    format!("transport.{}.mtu", t.name)
+                };
+                let msg = format!(
+                    "its packets are {packet} B with headers, above switch.pfc.mtu ({} B), \
+                     which PFC's headroom is sized for: lossless queues would drop; raise \
+                     switch.pfc.mtu or lower this",
+                    pfc.mtu_bytes
+                );
+                return Err(err(&key, msg));
             }
         }
     }

@@ -19,6 +19,7 @@
 //! `docs/scenarios.md`, and `dcnsim list` prints the registries.
 
 pub(crate) mod error;
+pub mod inputs;
 mod load;
 mod overrides;
 mod pfc;
@@ -26,6 +27,7 @@ mod types;
 mod words;
 
 pub use error::ScenarioError;
+pub use inputs::InputFile;
 pub use load::{Table, load, load_str, parse_str};
 pub use overrides::is_override_key;
 pub use types::*;

@@ -27,6 +27,9 @@ pub struct Scenario {
     pub workload_transport: Vec<u32>,
     /// `[output]`.
     pub output: OutputConfig,
+    /// The files it was read from: the scenario file first (when loaded
+    /// from one), then each file it names, with digests of their content.
+    pub inputs: Vec<super::InputFile>,
 }
 
 /// A transport with its name in the scenario.

@@ -14,10 +14,15 @@
 //! ```
 //!
 //! A run counts as finished when its folder holds a `run.json` equal to
-//! the run's (same overrides and seed) and its `row.csv`: folders move into
-//! place whole, so a run killed at any point is either finished or absent,
-//! and rerunning the command redoes exactly the absent ones.
+//! the run's (same overrides, seed and fingerprint) and its `row.csv`:
+//! folders move into place whole, so a run killed at any point is either
+//! finished or absent, and rerunning the command redoes exactly the absent
+//! ones. A finished run whose fingerprint differs from the sweep's now (the
+//! base scenario or a CDF edited, another dcnsim) stops the command before
+//! anything runs, and so does an input edited while the sweep runs: the
+//! runs of one folder are always made from the same inputs.
 
+use super::fingerprint::{Fingerprint, disagreement};
 use super::spec::{Run, Sweep};
 use super::table;
 use crate::memory::{Estimate, Limit};
@@ -120,6 +125,26 @@ pub fn finished_row(out: &Path, run: &Run) -> Option<String> {
     std::fs::read_to_string(dir.join("row.csv")).ok()
 }
 
+/// The runs of `sweep` finished in `out` (by any shard) from other inputs:
+/// same id, overrides and seed, another fingerprint; with what changed.
+pub fn fingerprint_conflicts(sweep: &Sweep, out: &Path) -> Vec<(String, Vec<String>)> {
+    let mut conflicts = Vec::new();
+    for run in &sweep.runs {
+        let Ok(bytes) = std::fs::read(run_dir(out, run).join("run.json")) else {
+            continue;
+        };
+        let Ok(done) = serde_json::from_slice::<Run>(&bytes) else {
+            continue; // not a run of this sweep's form: redone, not joined
+        };
+        let same_run =
+            done.id == run.id && done.overrides == run.overrides && done.seed == run.seed;
+        if same_run && done.fingerprint != run.fingerprint {
+            conflicts.push((run.id.clone(), done.fingerprint.changes(&run.fingerprint)));
+        }
+    }
+    conflicts
+}
+
 /// What a worker hands the writer.
 enum Done {
     Ran { run: usize, staged: runner::Staged },
@@ -131,8 +156,12 @@ enum Done {
 /// runs and start no more.
 pub fn execute(sweep: &Sweep, opts: &Options, stop: &AtomicBool) -> anyhow::Result<Report> {
     let out = &opts.out;
-    std::fs::create_dir_all(out.join("runs"))?;
+    crate::report::claim::claim_sweep_folder(out)?;
     let _lock = lock(out, opts.shard)?;
+    let conflicts = fingerprint_conflicts(sweep, out);
+    if !conflicts.is_empty() {
+        return Err(disagreement(&out.display().to_string(), &conflicts));
+    }
     write_atomic(&out.join("sweep.json"), &manifest(sweep))?;
     let selected: Vec<&Run> = opts.shard.runs(&sweep.runs).collect();
     let todo: Vec<&Run> = selected
@@ -148,8 +177,10 @@ pub fn execute(sweep: &Sweep, opts: &Options, stop: &AtomicBool) -> anyhow::Resu
     let mut progress =
         crate::progress::SweepProgress::new(selected.len() as u64, report.already_done as u64);
     let jobs = opts.jobs.max(1).min(todo.len().max(1));
+    // Each of the runs simulated at once gets an equal share: `jobs` is
+    // already capped at the runs left, so a large -j never starves them.
     let mut limit = Limit::new(opts.max_memory);
-    limit.bytes /= opts.jobs.max(1) as u64;
+    limit.bytes /= jobs as u64;
     let next = AtomicUsize::new(0);
     let (tx, rx) = crossbeam_channel::bounded::<Done>(jobs);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -255,8 +286,20 @@ fn simulate(
     stop: &AtomicBool,
 ) -> anyhow::Result<Option<runner::Staged>> {
     let sc = sweep.load(run)?;
+    let now = Fingerprint::of(&sc);
+    if now != run.fingerprint {
+        anyhow::bail!(
+            "its inputs changed while the sweep ran ({}): it is not run, so that every run of \
+             the sweep comes from the same inputs; restore them and rerun to resume, or start \
+             the sweep anew in another folder",
+            run.fingerprint.changes(&now).join("; ")
+        );
+    }
     let planned = plan_all(&sc, run.seed);
     Estimate::of(&sc, &planned).check(limit)?;
+    crate::report::volume::Volume::of(&sc, &planned)
+        .check()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let dir = run_dir(out, run);
     let result = runner::simulate(&sc, run.seed, planned, &dir, &mut |_| {
         !stop.load(Ordering::Relaxed)

@@ -1,6 +1,12 @@
 //! `dcnsim merge`: joins the folders of a sweep's slices (shards run on
 //! different machines, or into one shared folder) into one folder whose
 //! `sweep.csv` is byte-identical to an unsharded run's.
+//!
+//! Nothing is joined that does not belong together: every folder must hold
+//! the same sweep (same runs, overrides and seeds) made from the same
+//! inputs (each run's fingerprint), every run folder's row must be a
+//! well-formed row of its run, and every row of a shard's table must be
+//! the row its run folder holds.
 
 use super::exec::{finished_row, run_dir};
 use super::spec::Run;
@@ -48,14 +54,11 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Merged> {
     let (manifest, bytes) = read_manifest(first)?;
     for d in &dirs[1..] {
         let (m, _) = read_manifest(d)?;
-        if m != manifest {
-            anyhow::bail!(
-                "{} and {} hold different sweeps (their sweep.json differ): \
-                 only slices of one sweep file can be merged",
-                first.display(),
-                d.display()
-            );
-        }
+        same_sweep(first, &manifest, d, &m)?;
+    }
+    crate::report::claim::check_target(out, crate::report::FolderKind::Sweep)?;
+    for d in dirs {
+        check_rows(d, &manifest)?;
     }
     // Each run's finished folder, from the first slice that has it.
     let mut sources = Vec::with_capacity(manifest.runs.len());
@@ -78,7 +81,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Merged> {
             if missing.len() > 10 { ", ..." } else { "" }
         );
     }
-    std::fs::create_dir_all(out.join("runs"))?;
+    crate::report::claim::claim_sweep_folder(out)?;
     let mut copied = 0;
     let mut text = table::header(manifest.axes.iter().map(String::as_str));
     for (run, src) in manifest.runs.iter().zip(sources) {
@@ -99,6 +102,89 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Merged> {
         runs: manifest.runs.len(),
         copied,
     })
+}
+
+/// Refuses two manifests that are not slices of one sweep made from the
+/// same inputs, saying which.
+fn same_sweep(a_dir: &Path, a: &Manifest, b_dir: &Path, b: &Manifest) -> anyhow::Result<()> {
+    if a == b {
+        return Ok(());
+    }
+    // The same runs (ids, overrides, seeds) under the same name and axes.
+    let same_runs = a.name == b.name
+        && a.axes == b.axes
+        && a.runs.len() == b.runs.len()
+        && a.runs
+            .iter()
+            .zip(&b.runs)
+            .all(|(x, y)| x.id == y.id && x.overrides == y.overrides && x.seed == y.seed);
+    if !same_runs {
+        anyhow::bail!(
+            "{} and {} hold different sweeps (their sweep.json list other runs): \
+             only slices of one sweep file can be merged",
+            a_dir.display(),
+            b_dir.display()
+        );
+    }
+    let conflicts: Vec<(String, Vec<String>)> = a
+        .runs
+        .iter()
+        .zip(&b.runs)
+        .filter(|(x, y)| x.fingerprint != y.fingerprint)
+        .map(|(x, y)| (x.id.clone(), x.fingerprint.changes(&y.fingerprint)))
+        .collect();
+    Err(super::fingerprint::disagreement(
+        &format!(
+            "{} against {} (\"then\" is the first)",
+            b_dir.display(),
+            a_dir.display()
+        ),
+        &conflicts,
+    ))
+}
+
+/// Checks a slice's rows: each finished run folder's `row.csv` is a row of
+/// its run, and each row of the folder's tables (`sweep.csv`,
+/// `sweep.shard-*.csv`) is the row its run folder holds.
+fn check_rows(dir: &Path, manifest: &Manifest) -> anyhow::Result<()> {
+    let header = table::header(manifest.axes.iter().map(String::as_str));
+    let mut rows = std::collections::BTreeMap::new();
+    for run in &manifest.runs {
+        if let Some(row) = finished_row(dir, run) {
+            table::check_row(run, &row).map_err(|why| {
+                anyhow::anyhow!(
+                    "{}: not a row of run {}: {why}",
+                    run_dir(dir, run).join("row.csv").display(),
+                    run.id
+                )
+            })?;
+            rows.insert(run.id.as_str(), row);
+        }
+    }
+    for entry in std::fs::read_dir(dir)? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if !(name == "sweep.csv" || name.starts_with("sweep.shard-") && name.ends_with(".csv")) {
+            continue;
+        }
+        let path = dir.join(&name);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| anyhow::anyhow!("{}: cannot read it: {e}", path.display()))?;
+        let body = text
+            .strip_prefix(header.as_str())
+            .ok_or_else(|| anyhow::anyhow!("{}: its header is not this sweep's", path.display()))?;
+        for (i, line) in body.split_inclusive('\n').enumerate() {
+            let id = line.split(',').next().unwrap_or_default();
+            if rows.get(id).is_none_or(|r| r != line) {
+                anyhow::bail!(
+                    "{}: row {} (run '{id}') is not the row its run folder holds: the table \
+                     was edited or belongs to another sweep; rerun the shard to rewrite it",
+                    path.display(),
+                    i + 2
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Copies a run's folder whole: into a staging folder, then renamed.

@@ -5,6 +5,7 @@
 //! `sweep.csv`. docs/sweeps.md is the user's guide.
 
 pub mod exec;
+pub mod fingerprint;
 pub mod merge;
 pub mod spec;
 pub mod table;

@@ -21,6 +21,7 @@
 //! grid point (axes in the order of their keys, sorted; the last axis
 //! varies fastest), then seed.
 
+use super::fingerprint::Fingerprint;
 use crate::plot::PlotSpec;
 use crate::scenario::ScenarioError;
 use crate::scenario::error::Source;
@@ -64,6 +65,10 @@ pub struct Run {
     pub seed: u64,
     /// The overrides that make its scenario, in order (`KEY=VALUE`).
     pub overrides: Vec<String>,
+    /// The dcnsim version and input files it is made from (filled in by
+    /// [`Sweep::check`]).
+    #[serde(default)]
+    pub fingerprint: Fingerprint,
 }
 
 #[derive(Deserialize)]
@@ -178,6 +183,7 @@ impl Sweep {
             file,
             text,
             overrides: &[],
+            inputs: Default::default(),
         };
         let doc: FileDoc = toml::from_str(text).map_err(|e| src.toml_error(&e, ""))?;
         let at = |key: &str, msg: String| {
@@ -279,6 +285,7 @@ impl Sweep {
                         axes: shown,
                         seed,
                         overrides,
+                        fingerprint: Fingerprint::default(),
                     });
                 }
             }
@@ -310,12 +317,27 @@ impl Sweep {
     }
 
     /// Loads every run's scenario (each validated as `dcnsim run` would),
-    /// stopping at the first that fails.
-    pub fn check(&self) -> anyhow::Result<()> {
-        for run in &self.runs {
-            self.load(run)?;
+    /// stopping at the first that fails, and records each run's fingerprint.
+    pub fn check(&mut self) -> anyhow::Result<()> {
+        for i in 0..self.runs.len() {
+            let sc = self.load(&self.runs[i])?;
+            self.runs[i].fingerprint = Fingerprint::of(&sc);
         }
         Ok(())
+    }
+
+    /// The files a sweep's runs read: the sweep file and every run's inputs.
+    pub fn input_paths(&self) -> Vec<PathBuf> {
+        let mut v = vec![self.file.clone()];
+        for run in &self.runs {
+            for f in &run.fingerprint.inputs {
+                let p = PathBuf::from(&f.path);
+                if !v.contains(&p) {
+                    v.push(p);
+                }
+            }
+        }
+        v
     }
 
     /// The scenario of `run`; an error names the run by its case, axis

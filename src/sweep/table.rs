@@ -53,6 +53,42 @@ pub fn header<'a>(axes: impl Iterator<Item = &'a str>) -> String {
     cols.join(",") + "\n"
 }
 
+/// Checks that `line` is a well-formed row of `run`: its id, case, axis
+/// values and seed, then one field per metric, each a number, empty, or
+/// (the first) a stop reason; one line.
+pub fn check_row(run: &Run, line: &str) -> Result<(), String> {
+    let mut prefix = vec![run.id.clone(), field(&run.case)];
+    prefix.extend(run.axes.iter().map(|a| field(a)));
+    prefix.push(run.seed.to_string());
+    let prefix = prefix.join(",") + ",";
+    let Some(rest) = line.strip_prefix(&prefix) else {
+        return Err(format!(
+            "it does not start with the run's own columns ({prefix})"
+        ));
+    };
+    let Some(rest) = rest.strip_suffix('\n') else {
+        return Err("it does not end with a line break".into());
+    };
+    let fields: Vec<&str> = rest.split(',').collect();
+    if fields.len() != METRICS.len() {
+        return Err(format!(
+            "{} metric fields where a row has {}",
+            fields.len(),
+            METRICS.len()
+        ));
+    }
+    let word = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_lowercase() || c == '_');
+    if !word(fields[0]) {
+        return Err(format!("'{}' is not a stop reason", fields[0]));
+    }
+    for (name, v) in METRICS.iter().zip(&fields).skip(1) {
+        if !v.is_empty() && v.parse::<f64>().is_err() {
+            return Err(format!("{name} = '{v}' is not a number"));
+        }
+    }
+    Ok(())
+}
+
 /// The row of a finished run.
 pub fn row(run: &Run, s: &RunSummary) -> String {
     let f = &s.flows;

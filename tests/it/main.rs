@@ -2,6 +2,7 @@
 
 mod abq;
 mod bad_input;
+mod bad_values;
 mod common;
 mod dctcp_steady_state;
 mod determinism;
@@ -11,6 +12,7 @@ mod hpcc;
 mod incast_collapse;
 mod incast_recovery;
 mod limits;
+mod loader_fuzz;
 mod outputs;
 mod overrides;
 mod pfc;
@@ -31,6 +33,7 @@ mod switch_invariants;
 mod tcp_throughput;
 mod topologies;
 mod transports;
+mod user_files;
 mod viq_invariants;
 mod workload_kinds;
 mod workloads;

@@ -228,7 +228,17 @@ fn table2_rcc_keeps_pfc_quiet_where_dcqcn_and_timely_pause() {
 fn rcc_variants_on_fig6() {
     // Finish times x 100 in ms; 0 for a flow unfinished at the end (7 ms).
     let finish = |variant: &str| -> Vec<f64> {
-        let text = fig6(100, "").replace("variant = \"rcc\"", &format!("variant = \"{variant}\""));
+        // Each variant with the keys it reads (a key it ignores is an error).
+        let keys = match variant {
+            "rcc-ewa" => String::new(),
+            "rcc-pid" => ", delta = 0.2, kp = 1e4, kd = 1e5, error_unit = \"s\"".into(),
+            _ => ", n = 3, delta = 0.2, eta = 0.95, kp = 1e4, kd = 1e5, error_unit = \"s\"".into(),
+        };
+        let text = fig6(100, "").replace(
+            "variant = \"rcc\", n = 3, delta = 0.2, eta = 0.95, kp = 1e4, kd = 1e5, error_unit = \"s\"",
+            &format!("variant = \"{variant}\"{keys}"),
+        );
+        assert!(text.contains(variant), "the scenario's cc line changed");
         let (w, _) = common::run(&text);
         w.flows
             .iter()

@@ -258,7 +258,7 @@ fn shipped_sweeps_are_valid() {
     let sweeps = common::shipped_sweeps();
     assert!(!sweeps.is_empty());
     for path in sweeps {
-        let s = dcnsim::sweep::Sweep::read(&path).unwrap_or_else(|e| panic!("{e}"));
+        let mut s = dcnsim::sweep::Sweep::read(&path).unwrap_or_else(|e| panic!("{e}"));
         s.check().unwrap_or_else(|e| panic!("{e:#}"));
         assert!(!s.runs.is_empty(), "{}", path.display());
     }

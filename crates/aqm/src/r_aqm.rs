@@ -85,10 +85,13 @@ pub struct RAqmConfig {
     /// The gradient period T (default 3 us).
     pub t: SimDuration,
     /// (alpha_1, n_1) of the Normal state: tokens taken, ACKs released (default [1, 1]).
+    #[serde(deserialize_with = "pair")]
     pub normal: [u32; 2],
     /// (alpha_2, n_2) of the Draining state (default [1, 2]).
+    #[serde(deserialize_with = "pair")]
     pub draining: [u32; 2],
     /// (alpha_3, n_3) of the Congest state (default [10, 1]).
+    #[serde(deserialize_with = "pair")]
     pub congest: [u32; 2],
     /// Token bucket depth (default: the largest alpha).
     pub bucket_depth: Option<u32>,
@@ -104,6 +107,18 @@ pub struct RAqmConfig {
     pub mss: Bytes,
     /// The priority released ACKs carry (default 0).
     pub ack_priority: u8,
+}
+
+/// An `[alpha, n]` pair: exactly two whole numbers (a third would be
+/// accepted by a plain array and silently dropped).
+fn pair<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[u32; 2], D::Error> {
+    let v = Vec::<u32>::deserialize(d)?;
+    <[u32; 2]>::try_from(v.as_slice()).map_err(|_| {
+        serde::de::Error::custom(format!(
+            "{} numbers: expected an [alpha, n] pair of two whole numbers, e.g. [1, 2]",
+            v.len()
+        ))
+    })
 }
 
 impl Default for RAqmConfig {

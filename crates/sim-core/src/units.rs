@@ -216,10 +216,11 @@ impl Bandwidth {
     /// Time to serialize `bytes` bytes at this rate, rounded up to the next
     /// picosecond so a link never exceeds its rate. Exact for rates that divide
     /// 8e12 bits/s (1, 10, 25, 40, 100, 400 Gb/s all do).
+    /// Saturates at the largest duration rather than wrapping.
     pub fn tx_time(self, bytes: u64) -> SimDuration {
         let num = bytes as u128 * 8 * PS_PER_S as u128;
         let bps = self.0 as u128;
-        SimDuration(num.div_ceil(bps) as u64)
+        SimDuration(u64::try_from(num.div_ceil(bps)).unwrap_or(u64::MAX))
     }
     /// Bytes this rate carries in `d` (rounded down).
     pub fn bytes_in(self, d: SimDuration) -> u64 {

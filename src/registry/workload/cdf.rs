@@ -112,6 +112,12 @@ impl FlowSizeCdf {
             let size: u64 = size
                 .parse()
                 .map_err(|_| err(format!("size '{size}' is not a whole number of bytes")))?;
+            if size > super::MAX_FLOW_BYTES {
+                return Err(err(format!(
+                    "size {size} is above the largest flow, 1PB ({} B)",
+                    super::MAX_FLOW_BYTES
+                )));
+            }
             let p: f64 = p
                 .parse()
                 .ok()

@@ -75,7 +75,7 @@ pub(super) fn parse(t: &Table<'_>) -> Result<Spec, ScenarioError> {
         Some(d) => d,
         None => {
             let path = t.base_dir().join(&k.cdf);
-            let text = std::fs::read_to_string(&path).map_err(|e| {
+            let text = t.read_input(&path).map_err(|e| {
                 let msg = format!(
                     "'{}' is neither a shipped distribution ({}) nor a readable file ({}: {e})",
                     k.cdf,

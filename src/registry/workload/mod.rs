@@ -288,9 +288,17 @@ fn check_packet_size(size: Bytes, headers: &str) -> Result<(), (String, String)>
     Ok(())
 }
 
+/// The largest flow a workload may plan: 1 PB, far above any experiment,
+/// low enough that a flow's bytes, segments and ideal FCT never overflow.
+pub const MAX_FLOW_BYTES: u64 = 1_000_000_000_000_000;
+
 fn check_size(key: &str, size: Bytes) -> Result<(), (String, String)> {
     if size.0 == 0 {
         return Err((key.into(), "a flow size must be positive".into()));
+    }
+    if size.0 > MAX_FLOW_BYTES {
+        let msg = format!("{size}: a flow may carry at most 1PB ({MAX_FLOW_BYTES} B)");
+        return Err((key.into(), msg));
     }
     Ok(())
 }

@@ -244,6 +244,7 @@ impl DcqcnKeys {
             ],
             Variant::Paper,
         )?;
+        self.check_variant_keys(variant)?;
         let mut c = DcqcnConfig::defaults(variant);
         if let Some(g) = self.g {
             if !(g > 0.0 && g <= 1.0) {
@@ -274,8 +275,13 @@ impl DcqcnKeys {
             ),
         ] {
             if let Some(v) = value {
-                if v.ps() == 0 {
-                    return Err(err(key, "must be positive"));
+                // A per-flow timer: below a microsecond it fires faster
+                // than packets leave a 100 Gb/s NIC and the run crawls.
+                if v < MIN_TIMER {
+                    return Err(err(
+                        key,
+                        "must be at least 1us (a timer per flow; the paper: 55us)",
+                    ));
                 }
                 *slot = v;
             }
@@ -323,6 +329,45 @@ impl DcqcnKeys {
         Ok(c)
     }
 }
+
+impl DcqcnKeys {
+    /// Refuses keys that `variant` does not read (a key given and then
+    /// ignored would silently mean nothing).
+    fn check_variant_keys(&self, variant: Variant) -> Result<(), KeyError> {
+        let mellanox_only = [
+            ("cc.decrease_interval", self.decrease_interval.is_some()),
+            ("cc.rate_on_first_cnp", self.rate_on_first_cnp.is_some()),
+        ];
+        let not_mellanox = [("cc.alpha_initial", self.alpha_initial.is_some())];
+        let (keys, readers): (&[(&'static str, bool)], &str) = match variant {
+            Variant::Mellanox => (&not_mellanox, "the paper and ns3rdma variants"),
+            _ => (&mellanox_only, "the mellanox variant"),
+        };
+        if let Some((key, _)) = keys.iter().find(|k| k.1) {
+            return Err(err(
+                key,
+                format!("only {readers} read this key: drop it, or choose that variant"),
+            ));
+        }
+        if variant != Variant::Ns3Rdma && self.clamp.as_deref() == Some("after_byte_increase") {
+            return Err(err(
+                "cc.clamp",
+                "\"after_byte_increase\" is ns3rdma's rule: the paper and mellanox variants \
+                 read \"always\" or \"after_increase\"",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The shortest per-flow timer (DCQCN's K, T and decrease slot, the CNP
+/// interval): 1 us, below every source's value (Mellanox's 4 us slot).
+pub const MIN_TIMER: SimDuration = SimDuration::from_us(1);
+/// The shortest RoCE retransmission timeout: 10 us, a few base RTTs of the
+/// papers' fabrics; below it every packet would time out before its ACK.
+pub const MIN_RTO: SimDuration = SimDuration::from_us(10);
+/// The longest RCC-async clock offset or jitter.
+pub const MAX_CLOCK_SKEW: SimDuration = SimDuration::from_secs(1);
 
 /// RCC's keys (rcc.txt III-F, V-A, V-D); each absent one takes the paper's default.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -392,6 +437,15 @@ impl RccKeys {
             ],
             d.variant,
         )?;
+        self.check_variant_keys(variant)?;
+        for (key, v) in [
+            ("cc.clock_offset", self.clock_offset),
+            ("cc.clock_jitter", self.clock_jitter),
+        ] {
+            if v.is_some_and(|v| v > MAX_CLOCK_SKEW) {
+                return Err(err(key, "must be at most 1s"));
+            }
+        }
         let n = self.n.unwrap_or(d.n);
         if n == 0 {
             return Err(err("cc.n", "must be at least 1 (the paper: 3)"));
@@ -449,6 +503,50 @@ impl RccKeys {
             clock_offset: self.clock_offset.unwrap_or(d.clock_offset),
             clock_jitter: self.clock_jitter.unwrap_or(d.clock_jitter),
         })
+    }
+}
+
+impl RccKeys {
+    /// Refuses keys that `variant` does not read: RCC-EWA has no PID, no
+    /// congestion detector and no last-hop check (it reads `eta` only to
+    /// scale the share, with `ewa_share = "eta"`), RCC-PID no fair share
+    /// (rcc.txt V-D).
+    fn check_variant_keys(&self, variant: RccVariant) -> Result<(), KeyError> {
+        let pid_keys = [
+            ("cc.n", self.n.is_some()),
+            ("cc.delta", self.delta.is_some()),
+            ("cc.kp", self.kp.is_some()),
+            ("cc.kd", self.kd.is_some()),
+            ("cc.error_unit", self.error_unit.is_some()),
+            ("cc.scale", self.scale.is_some()),
+            ("cc.pid_step", self.pid_step.is_some()),
+        ];
+        let share_keys = [
+            ("cc.n", self.n.is_some()),
+            ("cc.ewa_share", self.ewa_share.is_some()),
+            ("cc.eta", self.eta.is_some()),
+        ];
+        let (keys, why): (&[(&'static str, bool)], &str) = match variant {
+            RccVariant::Ewa => (&pid_keys, "rcc-ewa has no PID and no congestion detector"),
+            RccVariant::Pid => (
+                &share_keys,
+                "rcc-pid runs the PID alone, without a fair share",
+            ),
+            RccVariant::Rcc | RccVariant::Sender => (&[], ""),
+        };
+        if let Some((key, _)) = keys.iter().find(|k| k.1) {
+            return Err(err(key, format!("not read by this variant: {why}")));
+        }
+        if self.eta.is_some()
+            && variant == RccVariant::Ewa
+            && self.ewa_share.as_deref() != Some("eta")
+        {
+            return Err(err(
+                "cc.eta",
+                "rcc-ewa reads eta only with ewa_share = \"eta\" (it has no last-hop check)",
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -566,8 +664,12 @@ impl RoceKeys {
         if ack_interval == 0 {
             return Err(err("ack_interval", "must be at least 1 (packets per ACK)"));
         }
-        if self.rto.is_some_and(|r| r.ps() == 0) {
-            return Err(err("rto", "must be positive (leave it out for no timeout)"));
+        if self.rto.is_some_and(|r| r < MIN_RTO) {
+            return Err(err(
+                "rto",
+                "must be at least 10us: below a round trip every packet times out before its ACK \
+                 (leave it out for no timeout)",
+            ));
         }
         if self.ack_priority.is_some_and(|p| p > 7) {
             return Err(err("ack_priority", "priorities are 0 to 7"));
@@ -578,12 +680,43 @@ impl RoceKeys {
             Some(CcKeys::Named(n)) if n == "rcc" => RoceCc::Rcc(RccConfig::default()),
             Some(CcKeys::Named(n)) if n == "timely" => RoceCc::Timely(TimelyConfig::default()),
             Some(CcKeys::Named(n)) if n == "hpcc" => RoceCc::Hpcc(HpccConfig::default()),
-            Some(CcKeys::Named(_)) => RoceCc::Dcqcn(DcqcnConfig::defaults(Variant::Paper)),
+            Some(CcKeys::Named(n)) if n == "dcqcn" => {
+                RoceCc::Dcqcn(DcqcnConfig::defaults(Variant::Paper))
+            }
+            Some(CcKeys::Named(n)) => {
+                return Err(err(
+                    "cc",
+                    format!("unknown controller '{n}': valid are dcqcn, rcc, timely, hpcc, none"),
+                ));
+            }
             Some(CcKeys::Dcqcn(k)) => RoceCc::Dcqcn(k.build()?),
             Some(CcKeys::Rcc(k)) => RoceCc::Rcc(k.build()?),
             Some(CcKeys::Timely(k)) => RoceCc::Timely(k.build()?),
             Some(CcKeys::Hpcc(k)) => RoceCc::Hpcc(k.build()?),
         };
+        if let Some(i) = self.cnp_interval {
+            match &cc {
+                RoceCc::Dcqcn(c) if c.variant == Variant::Mellanox => {
+                    return Err(err(
+                        "cnp_interval",
+                        "the mellanox variant flags ACKs instead of pacing CNPs: drop this key",
+                    ));
+                }
+                RoceCc::Dcqcn(_) if i < MIN_TIMER => {
+                    return Err(err(
+                        "cnp_interval",
+                        "must be at least 1us (the paper: 50us)",
+                    ));
+                }
+                RoceCc::Dcqcn(_) => {}
+                _ => {
+                    return Err(err(
+                        "cnp_interval",
+                        "only DCQCN sends CNPs: drop this key, or choose cc = \"dcqcn\"",
+                    ));
+                }
+            }
+        }
         if matches!(cc, RoceCc::Rcc(_)) && self.window.is_some() {
             return Err(err(
                 "window",

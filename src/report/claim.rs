@@ -1,0 +1,307 @@
+//! What dcnsim may write over. An output path is written only when it is
+//! absent, an empty folder, or a folder dcnsim made itself: every run and
+//! sweep folder holds a marker file, [`MARKER`], naming the tool, the
+//! folder's kind and the format. Anything else at the path (a folder with
+//! other content, a regular file, a symbolic link, a device, a folder that
+//! holds one of the run's own input files) is refused before anything is
+//! simulated, and nothing there is touched, renamed or hidden.
+
+use std::path::{Path, PathBuf};
+
+/// The marker file in every folder dcnsim makes.
+pub const MARKER: &str = ".dcnsim";
+/// The marker's format version.
+pub const FORMAT: u32 = 1;
+
+/// What a dcnsim folder holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FolderKind {
+    /// One run's results (`dcnsim run`, or a sweep's `runs/r0007`).
+    Run,
+    /// A sweep's results (`dcnsim sweep` or `merge`).
+    Sweep,
+}
+
+impl std::fmt::Display for FolderKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FolderKind::Run => "run",
+            FolderKind::Sweep => "sweep",
+        })
+    }
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Marker {
+    tool: String,
+    kind: FolderKind,
+    format: u32,
+}
+
+/// The marker file's bytes for a folder of `kind`.
+pub fn marker_bytes(kind: FolderKind) -> Vec<u8> {
+    let m = Marker {
+        tool: "dcnsim".into(),
+        kind,
+        format: FORMAT,
+    };
+    let mut v = serde_json::to_vec(&m).expect("plain data serialises");
+    v.push(b'\n');
+    v
+}
+
+/// The kind of dcnsim folder `dir` is, if it holds a marker dcnsim wrote.
+pub fn folder_kind(dir: &Path) -> Option<FolderKind> {
+    let path = dir.join(MARKER);
+    let meta = std::fs::symlink_metadata(&path).ok()?;
+    if !meta.is_file() || meta.len() > 4096 {
+        return None;
+    }
+    let m: Marker = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
+    (m.tool == "dcnsim").then_some(m.kind)
+}
+
+/// Why dcnsim will not write at a path. Nothing at the path was touched.
+#[derive(Debug, thiserror::Error)]
+pub enum Refused {
+    /// Something that is not a folder dcnsim made.
+    #[error(
+        "{}: refusing to write there: it is {what}. dcnsim writes only where the path is \
+         absent, an empty folder, or a folder it made itself; nothing there was touched \
+         (choose another output path)",
+        .path.display()
+    )]
+    NotOurs {
+        /// The output path.
+        path: PathBuf,
+        /// What is there, in words.
+        what: String,
+    },
+    /// A dcnsim folder of the other kind.
+    #[error(
+        "{}: refusing to write a {want} there: it holds a dcnsim {found}, which a {want} would \
+         replace; nothing there was touched (choose another output path, or remove it yourself)",
+        .path.display()
+    )]
+    OtherKind {
+        /// The output path.
+        path: PathBuf,
+        /// The kind found.
+        found: FolderKind,
+        /// The kind to be written.
+        want: FolderKind,
+    },
+    /// The path holds a file the run reads.
+    #[error(
+        "{}: refusing to write there: it holds {}, an input of this run, which replacing the \
+         folder would delete; nothing there was touched (choose another output path)",
+        .path.display(), .input.display()
+    )]
+    HoldsInput {
+        /// The output path.
+        path: PathBuf,
+        /// The input inside it.
+        input: PathBuf,
+    },
+    /// A run aimed into a sweep's folder.
+    #[error(
+        "{}: refusing to write a run there: it is inside the sweep folder {}, whose runs only \
+         `dcnsim sweep` writes (rerun the sweep to redo its runs); nothing there was touched",
+        .path.display(), .sweep.display()
+    )]
+    InsideSweep {
+        /// The output path.
+        path: PathBuf,
+        /// The sweep folder around it.
+        sweep: PathBuf,
+    },
+    /// The path could not be examined.
+    #[error("{}: cannot examine the output path: {cause}", .path.display())]
+    Io {
+        /// The output path.
+        path: PathBuf,
+        /// The cause (not a `source`: the message already says it, once).
+        cause: std::io::Error,
+    },
+}
+
+/// Checks that dcnsim may write a folder of `kind` at `target`: absent, an
+/// empty folder, or a dcnsim folder of that kind.
+pub fn check_target(target: &Path, kind: FolderKind) -> Result<(), Refused> {
+    let not_ours = |what: String| Refused::NotOurs {
+        path: target.to_path_buf(),
+        what,
+    };
+    let io = |cause| Refused::Io {
+        path: target.to_path_buf(),
+        cause,
+    };
+    let meta = match std::fs::symlink_metadata(target) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io(e)),
+    };
+    let ft = meta.file_type();
+    if ft.is_symlink() {
+        return Err(not_ours("a symbolic link".into()));
+    }
+    if ft.is_file() {
+        return Err(not_ours(format!("a file of {} bytes", meta.len())));
+    }
+    if !ft.is_dir() {
+        return Err(not_ours("a device, pipe or socket, not a folder".into()));
+    }
+    if let Some(found) = folder_kind(target) {
+        return if found == kind {
+            Ok(())
+        } else {
+            Err(Refused::OtherKind {
+                path: target.to_path_buf(),
+                found,
+                want: kind,
+            })
+        };
+    }
+    let mut names: Vec<String> = Vec::new();
+    for entry in std::fs::read_dir(target).map_err(io)? {
+        names.push(
+            entry
+                .map_err(io)?
+                .file_name()
+                .to_string_lossy()
+                .into_owned(),
+        );
+    }
+    if names.is_empty() {
+        return Ok(());
+    }
+    names.sort();
+    let count = names.len();
+    let shown: Vec<String> = names.into_iter().take(3).collect();
+    Err(not_ours(format!(
+        "a folder that dcnsim did not make, holding {count} entr{} ({}{})",
+        if count == 1 { "y" } else { "ies" },
+        shown.join(", "),
+        if count > 3 { ", ..." } else { "" }
+    )))
+}
+
+/// Checks that no file of `inputs` lies inside `target` (replacing the
+/// folder would delete it).
+pub fn check_holds_no_input(target: &Path, inputs: &[PathBuf]) -> Result<(), Refused> {
+    let Ok(dir) = target.canonicalize() else {
+        return Ok(()); // absent: it holds nothing
+    };
+    for input in inputs {
+        if input.canonicalize().is_ok_and(|p| p.starts_with(&dir)) {
+            return Err(Refused::HoldsInput {
+                path: target.to_path_buf(),
+                input: input.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Checks that `target` is not a sweep's folder nor inside one (its run
+/// folders are `SWEEP/runs/rNNNN`).
+pub fn check_not_in_sweep(target: &Path) -> Result<(), Refused> {
+    let abs = std::path::absolute(target).map_err(|cause| Refused::Io {
+        path: target.to_path_buf(),
+        cause,
+    })?;
+    for dir in abs.ancestors().skip(1).take(2) {
+        if folder_kind(dir) == Some(FolderKind::Sweep) {
+            return Err(Refused::InsideSweep {
+                path: target.to_path_buf(),
+                sweep: dir.to_path_buf(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Makes (or reopens) a sweep's folder at `out`: refused unless
+/// [`check_target`] allows a sweep there; then the marker is written.
+pub fn claim_sweep_folder(out: &Path) -> anyhow::Result<()> {
+    check_target(out, FolderKind::Sweep)?;
+    let io = |what: &str, e: std::io::Error| anyhow::anyhow!("{}: {what}: {e}", out.display());
+    std::fs::create_dir_all(out.join("runs")).map_err(|e| io("cannot create the folder", e))?;
+    if folder_kind(out).is_none() {
+        super::write_atomic(&out.join(MARKER), &marker_bytes(FolderKind::Sweep))
+            .map_err(|e| io("cannot write in the folder", e))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("dcnsim-claim-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn only_absent_empty_or_own_folders_may_be_written() {
+        let d = temp("kinds");
+        assert!(check_target(&d.join("absent"), FolderKind::Run).is_ok());
+        std::fs::create_dir(d.join("empty")).unwrap();
+        assert!(check_target(&d.join("empty"), FolderKind::Run).is_ok());
+        std::fs::create_dir(d.join("mine")).unwrap();
+        std::fs::write(d.join("mine/thesis.tex"), "x").unwrap();
+        let e = check_target(&d.join("mine"), FolderKind::Run).unwrap_err();
+        assert!(
+            e.to_string().contains("holding 1 entry (thesis.tex)"),
+            "{e}"
+        );
+        std::fs::write(d.join("notes.txt"), "x").unwrap();
+        let e = check_target(&d.join("notes.txt"), FolderKind::Run).unwrap_err();
+        assert!(e.to_string().contains("a file of 1 bytes"), "{e}");
+        std::fs::create_dir(d.join("run")).unwrap();
+        std::fs::write(d.join("run").join(MARKER), marker_bytes(FolderKind::Run)).unwrap();
+        assert!(check_target(&d.join("run"), FolderKind::Run).is_ok());
+        let e = check_target(&d.join("run"), FolderKind::Sweep).unwrap_err();
+        assert!(matches!(e, Refused::OtherKind { .. }), "{e}");
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(d.join("run"), d.join("link")).unwrap();
+            let e = check_target(&d.join("link"), FolderKind::Run).unwrap_err();
+            assert!(e.to_string().contains("symbolic link"), "{e}");
+            let e = check_target(Path::new("/dev/null"), FolderKind::Run).unwrap_err();
+            assert!(e.to_string().contains("device"), "{e}");
+        }
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn a_forged_or_foreign_marker_is_not_ours() {
+        let d = temp("forged");
+        std::fs::write(
+            d.join(MARKER),
+            "{\"tool\":\"other\",\"kind\":\"run\",\"format\":1}",
+        )
+        .unwrap();
+        assert_eq!(folder_kind(&d), None);
+        assert!(check_target(&d, FolderKind::Run).is_err());
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn a_folder_holding_an_input_or_inside_a_sweep_is_refused() {
+        let d = temp("inputs");
+        let input = d.join("scenario.toml");
+        std::fs::write(&input, "x").unwrap();
+        assert!(check_holds_no_input(&d, std::slice::from_ref(&input)).is_err());
+        assert!(check_holds_no_input(&d.join("sub"), std::slice::from_ref(&input)).is_ok());
+        claim_sweep_folder(&d.join("sw")).unwrap();
+        assert!(check_not_in_sweep(&d.join("sw/runs/r0001")).is_err());
+        assert!(check_not_in_sweep(&d.join("sw/x")).is_err());
+        assert!(check_not_in_sweep(&d.join("other")).is_ok());
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}

@@ -1,0 +1,321 @@
+//! Never lose what a user owns: `--out` pointed at a user's folder, file,
+//! device or a sweep's folder is refused with nothing touched; SIGTERM is
+//! handled as Ctrl-C; a sweep's runs never mix inputs; a merge never joins
+//! rows that do not belong together.
+use crate::common;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const SMALL: &str = "[topology]\nkind = \"star\"\nhosts = 5\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n\
+[switch]\nbuffer = \"100pkt\"\n[transport]\ncc = \"dctcp\"\n[switch.aqm]\nkind = \"step-ecn\"\nk = \"20pkt\"\n\
+[[workload]]\nkind = \"incast\"\nreceiver = 0\nsenders = \"1-4\"\nsize = \"100KB\"\n";
+
+fn dcnsim(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dcnsim"))
+        .args(args)
+        .output()
+        .expect("dcnsim starts")
+}
+
+fn run_into(scenario: &Path, out: &Path) -> Output {
+    dcnsim(&[
+        "run".as_ref(),
+        scenario.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--no-plots".as_ref(),
+    ])
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Every entry under `dir`, sorted, with file contents.
+fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(dir).expect("folder") {
+        let p = e.expect("entry").path();
+        if p.is_dir() {
+            v.push((p.clone(), Vec::new()));
+            v.extend(tree(&p));
+        } else {
+            v.push((p.clone(), std::fs::read(&p).unwrap_or_default()));
+        }
+    }
+    v.sort();
+    v
+}
+
+#[test]
+fn a_users_folder_and_file_survive_out_and_nothing_is_hidden() {
+    let dir = common::temp_dir("user-out");
+    let sc = dir.join("small.toml");
+    std::fs::write(&sc, SMALL).expect("write");
+    std::fs::create_dir(dir.join("mine")).expect("mkdir");
+    std::fs::write(dir.join("mine/thesis.tex"), "chapter 1").expect("write");
+    std::fs::write(dir.join("notes.txt"), "keep me").expect("write");
+    let before = tree(&dir);
+    for target in ["mine", "notes.txt"] {
+        let o = run_into(&sc, &dir.join(target));
+        assert!(!o.status.success(), "{target} was written into");
+        let e = stderr(&o);
+        assert!(
+            e.contains("refusing to write there") && e.contains(target),
+            "{e}"
+        );
+        assert_eq!(e.matches("refusing").count(), 1, "said once: {e}");
+    }
+    // The scenario's own folder holds the scenario: refused too.
+    let o = run_into(&sc, &dir);
+    assert!(!o.status.success());
+    assert_eq!(tree(&dir), before, "nothing touched, renamed or hidden");
+    #[cfg(unix)]
+    {
+        let o = run_into(&sc, Path::new("/dev/null"));
+        assert!(stderr(&o).contains("device"), "{}", stderr(&o));
+        assert!(Path::new("/dev/null").metadata().is_ok_and(|m| !m.is_dir()));
+    }
+    // An empty folder and an earlier run may be written; the earlier run is replaced whole.
+    std::fs::create_dir(dir.join("empty")).expect("mkdir");
+    assert!(run_into(&sc, &dir.join("empty")).status.success());
+    assert!(dir.join("empty/.dcnsim").is_file(), "the run is marked");
+    assert!(run_into(&sc, &dir.join("empty")).status.success());
+    std::fs::remove_dir_all(dir).expect("cleanup");
+}
+
+#[test]
+fn a_run_folder_holding_the_scenario_is_refused() {
+    let dir = common::temp_dir("holds-input");
+    let sc = dir.join("small.toml");
+    std::fs::write(&sc, SMALL).expect("write");
+    assert!(run_into(&sc, &dir.join("r")).status.success());
+    std::fs::copy(&sc, dir.join("r/copy.toml")).expect("copy");
+    let o = run_into(&dir.join("r/copy.toml"), &dir.join("r"));
+    assert!(
+        stderr(&o).contains("an input of this run"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(dir.join("r/copy.toml").is_file());
+    std::fs::remove_dir_all(dir).expect("cleanup");
+}
+
+fn sweep_file(dir: &Path, base: &str) -> PathBuf {
+    let f = dir.join("sweep.toml");
+    let text = format!(
+        "[sweep]\nbase = \"{base}\"\nseeds = 2\n[sweep.grid]\n\"workload[0].size\" = [\"50KB\", \"100KB\"]\n"
+    );
+    std::fs::write(&f, text).expect("write");
+    f
+}
+
+fn sweep(file: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args: Vec<&std::ffi::OsStr> = vec![
+        "sweep".as_ref(),
+        file.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--no-plots".as_ref(),
+    ];
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    dcnsim(&args)
+}
+
+#[test]
+fn a_run_into_a_sweeps_folder_or_its_runs_is_refused() {
+    let dir = common::temp_dir("run-in-sweep");
+    std::fs::write(dir.join("small.toml"), SMALL).expect("write");
+    let file = sweep_file(&dir, "small.toml");
+    let out = dir.join("sw");
+    let o = sweep(&file, &out, &["-j", "64"]);
+    assert!(o.status.success(), "-j above the run count: {}", stderr(&o));
+    let before = tree(&out);
+    for target in [out.clone(), out.join("runs/r0001"), out.join("runs")] {
+        let o = run_into(&dir.join("small.toml"), &target);
+        assert!(!o.status.success(), "{} written", target.display());
+    }
+    assert_eq!(tree(&out), before);
+    std::fs::remove_dir_all(dir).expect("cleanup");
+}
+
+#[test]
+fn a_changed_base_scenario_is_refused_on_resume_naming_the_change() {
+    let dir = common::temp_dir("fingerprint");
+    let base = dir.join("small.toml");
+    std::fs::write(&base, SMALL).expect("write");
+    let file = sweep_file(&dir, "small.toml");
+    let out = dir.join("sw");
+    assert!(sweep(&file, &out, &["--shard", "0/2"]).status.success());
+    std::fs::write(&base, SMALL.replace("10Gbps", "25Gbps")).expect("edit");
+    for shard in ["0/2", "1/2"] {
+        let o = sweep(&file, &out, &["--shard", shard]);
+        assert!(!o.status.success(), "shard {shard} joined other inputs");
+        let e = stderr(&o);
+        assert!(e.contains("r0") && e.contains("small.toml"), "{e}");
+    }
+    // Restored, the sweep resumes.
+    std::fs::write(&base, SMALL).expect("restore");
+    assert!(sweep(&file, &out, &[]).status.success());
+    std::fs::remove_dir_all(dir).expect("cleanup");
+}
+
+#[test]
+fn merge_refuses_garbage_rows_and_other_sweeps() {
+    let dir = common::temp_dir("merge-check");
+    std::fs::write(dir.join("small.toml"), SMALL).expect("write");
+    let file = sweep_file(&dir, "small.toml");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    assert!(sweep(&file, &a, &["--shard", "0/2"]).status.success());
+    assert!(sweep(&file, &b, &["--shard", "1/2"]).status.success());
+    let merge = |out: &Path| {
+        dcnsim(&[
+            "merge".as_ref(),
+            a.as_os_str(),
+            b.as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+            "--no-plots".as_ref(),
+        ])
+    };
+    // A shard table edited by hand.
+    let table = a.join("sweep.shard-0-of-2.csv");
+    let good = std::fs::read_to_string(&table).expect("table");
+    std::fs::write(&table, good.replacen(",completed,", ",completed,9", 1)).expect("edit");
+    let o = merge(&dir.join("m"));
+    assert!(
+        stderr(&o).contains("is not the row its run folder holds"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(&table, &good).expect("restore");
+    // A run folder's row that is not a row.
+    let row = a.join("runs/r0000/row.csv");
+    let good_row = std::fs::read_to_string(&row).expect("row");
+    std::fs::write(&row, good_row.replace(",completed,", ",completed,x,")).expect("edit");
+    let o = merge(&dir.join("m"));
+    assert!(
+        stderr(&o).contains("not a row of run r0000"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(&row, &good_row).expect("restore");
+    // A shard of another sweep.
+    let other = dir.join("other.toml");
+    std::fs::write(&other, "[sweep]\nbase = \"small.toml\"\nseeds = 3\n").expect("write");
+    let c = dir.join("c");
+    assert!(sweep(&other, &c, &["--shard", "1/2"]).status.success());
+    let o = dcnsim(&[
+        "merge".as_ref(),
+        a.as_os_str(),
+        c.as_os_str(),
+        "--out".as_ref(),
+        dir.join("m").as_os_str(),
+    ]);
+    assert!(stderr(&o).contains("different sweeps"), "{}", stderr(&o));
+    assert!(merge(&dir.join("m")).status.success());
+    std::fs::remove_dir_all(dir).expect("cleanup");
+}
+
+/// Sends `signal` to `child` once `ready` holds, then waits for it.
+#[cfg(unix)]
+fn signal_when(mut child: std::process::Child, signal: &str, ready: impl Fn() -> bool) -> Output {
+    let t0 = std::time::Instant::now();
+    while !ready() {
+        assert!(
+            child.try_wait().expect("wait").is_none(),
+            "ended before the signal"
+        );
+        assert!(t0.elapsed().as_secs() < 120, "never got ready");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let pid = child.id().to_string();
+    let ok = Command::new("kill").args(["-s", signal, &pid]).status();
+    assert!(ok.is_ok_and(|s| s.success()), "kill -s {signal}");
+    child.wait_with_output().expect("reaped")
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_a_sweep_keeping_finished_runs_and_a_resumable_folder() {
+    let dir = common::temp_dir("sigterm-sweep");
+    // Long enough per run that the signal falls while runs remain.
+    let long = SMALL.replace("size = \"100KB\"", "size = \"20MB\"");
+    std::fs::write(dir.join("small.toml"), long).expect("write");
+    let file = dir.join("sweep.toml");
+    std::fs::write(&file, "[sweep]\nbase = \"small.toml\"\nseeds = 12\n").expect("write");
+    let out = dir.join("sw");
+    let child = Command::new(env!("CARGO_BIN_EXE_dcnsim"))
+        .args([
+            "sweep".as_ref(),
+            file.as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+        ])
+        .args(["-j", "1", "--no-plots"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let first = out.join("runs/r0000/row.csv");
+    let o = signal_when(child, "TERM", || first.exists());
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("rerun the same command"),
+        "{}",
+        stderr(&o)
+    );
+    let table = std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv kept");
+    let done = table.lines().count() - 1;
+    assert!((1..12).contains(&done), "{done} runs in the table");
+    let partial = std::fs::read_dir(out.join("runs"))
+        .expect("runs")
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.file_name().to_string_lossy().contains("partial"))
+        })
+        .count();
+    assert_eq!(partial, 0, "no staging folder left");
+    let o = sweep(&file, &out, &["-j", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv");
+    assert_eq!(table.lines().count(), 13, "resumed to the end");
+    std::fs::remove_dir_all(dir).expect("cleanup");
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_a_run_leaving_the_earlier_run_whole() {
+    let dir = common::temp_dir("sigterm-run");
+    let sc = dir.join("long.toml");
+    // Seconds of wall time: 2 GB through one 10 Gb/s link (the stop flag
+    // is polled every 2^20 events).
+    std::fs::write(&sc, SMALL.replace("size = \"100KB\"", "size = \"500MB\"")).expect("write");
+    let target = dir.join("run");
+    let small = dir.join("small.toml");
+    std::fs::write(&small, SMALL).expect("write");
+    assert!(run_into(&small, &target).status.success());
+    let before = tree(&target);
+    let child = Command::new(env!("CARGO_BIN_EXE_dcnsim"))
+        .args([
+            "run".as_ref(),
+            sc.as_os_str(),
+            "--out".as_ref(),
+            target.as_os_str(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let staging = dir.join(format!(".run.partial-{}", child.id()));
+    let o = signal_when(child, "TERM", || staging.exists());
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("nothing of this run was written"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!staging.exists(), "the staging folder is removed");
+    assert_eq!(tree(&target), before, "the earlier run is whole");
+    std::fs::remove_dir_all(dir).expect("cleanup");
+}
