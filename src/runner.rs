@@ -209,3 +209,18 @@ impl Staged {
 fn json<T: serde::Serialize>(v: &T) -> Vec<u8> {
     serde_json::to_vec_pretty(v).expect("plain data serialises")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_run_larger_than_the_free_space_is_refused_before_it_runs() {
+        let dir = std::env::temp_dir();
+        assert!(check_free_space(&dir, 1 << 20).is_ok());
+        let e = check_free_space(&dir, u64::MAX / 2).expect_err("no disk is that large");
+        assert_eq!(e.kind(), std::io::ErrorKind::StorageFull);
+        assert!(e.to_string().contains("nothing was simulated"), "{e}");
+    }
+}

@@ -317,6 +317,24 @@ mod tests {
     }
 
     #[test]
+    fn every_time_key_states_its_bounds() {
+        for f in families() {
+            for k in &f.kinds {
+                for key in k.keys.iter().filter(|key| key.unit.starts_with("duration")) {
+                    let bound = key.unit.trim_start_matches("duration, ");
+                    assert!(
+                        bound.starts_with(['>', '0', '1', 'r']) && bound != key.unit,
+                        "{} {}: `{}` states no minimum",
+                        k.name,
+                        key.name,
+                        key.unit
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn defaults_are_rows_and_names_are_unique() {
         for f in families() {
             let mut names: Vec<&str> = f.kinds.iter().map(|k| k.name).collect();

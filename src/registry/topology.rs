@@ -537,15 +537,15 @@ pub static FAMILY: Family<Spec> = Family {
         row("star", "hosts 0..hosts on one switch", "", &[
             key("hosts", "required", "integer", "number of hosts (>= 2)"),
             key("link_rate", "required", "rate", "rate of every host link"),
-            key("link_delay", "required", "duration", "propagation delay of every host link"),
+            key("link_delay", "required", "duration, 0 to 1s", "propagation delay of every host link"),
         ], parse::<Star>),
         row("dumbbell", "left hosts (numbered first) and right hosts on two switches joined by a bottleneck", "", &[
             key("left", "required", "integer", "hosts on the left switch"),
             key("right", "required", "integer", "hosts on the right switch"),
             key("host_rate", "required", "rate", "rate of the host links"),
-            key("host_delay", "required", "duration", "delay of the host links"),
+            key("host_delay", "required", "duration, 0 to 1s", "delay of the host links"),
             key("bottleneck_rate", "required", "rate", "rate of the switch-to-switch link"),
-            key("bottleneck_delay", "required", "duration", "delay of the switch-to-switch link"),
+            key("bottleneck_delay", "required", "duration, 0 to 1s", "delay of the switch-to-switch link"),
         ], parse::<Dumbbell>),
         row("leaf-spine", "every leaf linked to every spine; hosts numbered leaf by leaf", "", &[
             key("leaves", "required", "integer", "leaf (ToR) switches"),
@@ -553,7 +553,7 @@ pub static FAMILY: Family<Spec> = Family {
             key("hosts_per_leaf", "required", "integer", "hosts under each leaf"),
             key("host_rate", "required", "rate", "host link rate"),
             key("fabric_rate", "required", "rate", "leaf-spine link rate"),
-            key("link_delay", "required", "duration", "propagation delay of every link"),
+            key("link_delay", "required", "duration, 0 to 1s", "propagation delay of every link"),
         ], parse::<LeafSpine>),
         row("fat-tree", "three tiers: ToR and aggregation fully meshed per pod, aggregation j to cores j x cores/aggs_per_pod..", "r-aqm.txt VI-A, rcc.txt V-A (320 hosts)", &[
             key("pods", "5", "integer", "pods"),
@@ -563,12 +563,12 @@ pub static FAMILY: Family<Spec> = Family {
             key("hosts_per_tor", "16", "integer", "hosts per ToR"),
             key("host_rate", "required", "rate", "host link rate"),
             key("fabric_rate", "required", "rate", "ToR-aggregation and aggregation-core link rate"),
-            key("link_delay", "required", "duration", "propagation delay of every link"),
+            key("link_delay", "required", "duration, 0 to 1s", "propagation delay of every link"),
         ], parse::<FatTree>),
         row("k-ary-fat-tree", "Al-Fares et al.'s fat-tree: k pods of k/2 + k/2 switches, (k/2)^2 cores, k^3/4 hosts", "Al-Fares et al., SIGCOMM 2008", &[
             key("k", "required", "integer", "the arity, even and at least 2"),
             key("link_rate", "required", "rate", "rate of every link"),
-            key("link_delay", "required", "duration", "propagation delay of every link"),
+            key("link_delay", "required", "duration, 0 to 1s", "propagation delay of every link"),
         ], parse::<KAryFatTree>),
         row("explicit", "hosts h0.., switches s0.. and a list of cables", "", &[
             key("hosts", "required", "integer", "number of hosts, named h0, h1, .."),

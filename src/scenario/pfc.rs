@@ -159,8 +159,10 @@ impl PfcKeys {
                 if quanta == 0 {
                     return Err(("quanta", "must be 1 to 65535 (0 means XON)".into()));
                 }
-                if self.refresh.is_some_and(|r| r.ps() == 0) {
-                    return Err(("refresh", "must be positive".into()));
+                // A per-port timer while paused: below 100 ns it would
+                // resend PAUSE faster than a frame fits on a 10 Gb/s wire.
+                if self.refresh.is_some_and(|r| r < SimDuration::from_ns(100)) {
+                    return Err(("refresh", "must be at least 100ns".into()));
                 }
                 PauseMode::Quanta {
                     quanta,

@@ -319,3 +319,46 @@ fn sigterm_stops_a_run_leaving_the_earlier_run_whole() {
     assert_eq!(tree(&target), before, "the earlier run is whole");
     std::fs::remove_dir_all(dir).expect("cleanup");
 }
+
+#[test]
+fn a_sweep_into_a_users_folder_is_refused() {
+    let dir = common::temp_dir("sweep-foreign");
+    std::fs::write(dir.join("small.toml"), SMALL).expect("write");
+    let file = sweep_file(&dir, "small.toml");
+    std::fs::create_dir(dir.join("mine")).expect("mkdir");
+    std::fs::write(dir.join("mine/data.csv"), "1,2").expect("write");
+    let o = sweep(&file, &dir.join("mine"), &[]);
+    assert!(stderr(&o).contains("did not make"), "{}", stderr(&o));
+    let o = sweep(&file, &dir, &[]);
+    assert!(!o.status.success(), "the sweep file's own folder");
+    assert_eq!(std::fs::read_dir(dir.join("mine")).expect("dir").count(), 1);
+    std::fs::remove_dir_all(dir).expect("cleanup");
+}
+
+#[test]
+fn a_base_edited_while_a_sweep_runs_fails_its_remaining_runs() {
+    use dcnsim::sweep::{Options, Shard, Sweep, execute};
+    let dir = common::temp_dir("edited-midway");
+    let base = dir.join("small.toml");
+    std::fs::write(&base, SMALL).expect("write");
+    let mut sweep = Sweep::read(&sweep_file(&dir, "small.toml")).expect("reads");
+    sweep.check().expect("valid");
+    // The inputs as the sweep recorded them at its start, then edited.
+    std::fs::write(&base, SMALL.replace("20pkt", "30pkt")).expect("edit");
+    let opts = Options {
+        jobs: 2,
+        out: dir.join("sw"),
+        shard: Shard::ALL,
+        max_memory: None,
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let report = execute(&sweep, &opts, &stop).expect("the sweep itself runs");
+    assert_eq!(report.ran, 0, "no run of other inputs joins the folder");
+    assert_eq!(report.failed.len(), 4);
+    assert!(
+        report.failed[0].1.contains("changed while the sweep ran"),
+        "{:?}",
+        report.failed
+    );
+    std::fs::remove_dir_all(dir).expect("cleanup");
+}
