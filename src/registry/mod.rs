@@ -19,6 +19,7 @@
 //!    until every row's kind and keys are named there).
 
 pub mod aqm;
+pub mod cc;
 pub mod ingress;
 pub mod scheduler;
 pub mod topology;
@@ -81,6 +82,8 @@ pub struct KindDoc {
     pub paper: &'static str,
     /// Its keys.
     pub keys: &'static [Key],
+    /// The transport family it runs on (controllers only; empty otherwise).
+    pub runs_on: &'static str,
 }
 
 /// One kind of a family: its documentation and its parse-and-validate.
@@ -151,6 +154,7 @@ pub fn families() -> Vec<FamilyInfo> {
         aqm::FAMILY.info(),
         ingress::FAMILY.info(),
         transport::FAMILY.info(),
+        cc::FAMILY.info(),
         workload::FAMILY.info(),
     ]
 }
@@ -174,7 +178,11 @@ pub fn render_list(family: Option<&str>) -> Option<String> {
         }
         s.push('\n');
         for k in &f.kinds {
-            let _ = write!(s, "  {:<18} {}", k.name, k.about);
+            let _ = write!(s, "  {:<18} ", k.name);
+            if !k.runs_on.is_empty() {
+                let _ = write!(s, "({}) ", k.runs_on);
+            }
+            let _ = write!(s, "{}", k.about);
             if !k.paper.is_empty() {
                 let _ = write!(s, " [{}]", k.paper);
             }
@@ -182,7 +190,7 @@ pub fn render_list(family: Option<&str>) -> Option<String> {
             for key in k.keys {
                 let _ = writeln!(
                     s,
-                    "      {:<24} {:<14} {:<12} {}",
+                    "      {:<26} {:<14} {:<18} {}",
                     key.name, key.default, key.unit, key.meaning
                 );
             }
@@ -215,6 +223,7 @@ pub(crate) const fn row<O>(
             about,
             paper,
             keys,
+            runs_on: "",
         },
         parse,
     }
@@ -250,6 +259,16 @@ mod tests {
             "topology" => format!("[topology]\n{table}\n{switch}{workload}"),
             "workload" => format!("{topology}{switch}[[workload]]\n{table}\n"),
             "transport" => format!("{topology}{switch}{workload}[transport]\n{table}\n"),
+            "cc" => {
+                // `table` is `kind = "NAME"` and maybe a probe key: an inline table.
+                let name = table.lines().next().unwrap_or_default();
+                let kind = name.trim_start_matches("kind = ").trim_matches('"');
+                let family = cc::FAMILY.find(kind).map_or("tcp", |k| k.doc.runs_on);
+                let inline = table.lines().collect::<Vec<_>>().join(", ");
+                format!(
+                    "{topology}{switch}{workload}[transport]\nkind = \"{family}\"\ncc = {{ {inline} }}\n"
+                )
+            }
             _ => format!("{topology}{switch}[switch.{family}]\n{table}\n{workload}"),
         }
     }
@@ -281,6 +300,9 @@ mod tests {
                 let mut documented: Vec<String> =
                     k.keys.iter().map(|k| k.name.to_string()).collect();
                 let mut accepted = serde_keys(f.name, k.name);
+                if f.name == "transport" {
+                    accepted.push("cc".into()); // taken by the cc family first
+                }
                 documented.sort();
                 accepted.sort();
                 assert_eq!(documented, accepted, "{} kind \"{}\"", f.name, k.name);

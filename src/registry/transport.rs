@@ -8,8 +8,9 @@ use transport::roce::{RoceCc, RoceKeys};
 use transport::{TcpConfig, TransportConfig};
 
 fn roce(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
-    let k: RoceKeys = t.read()?;
-    let c = k.build().map_err(|e| t.invalid(e.key, e.message))?;
+    let (cc, rest) = super::cc::roce_cc(t)?;
+    let k: RoceKeys = rest.read()?;
+    let c = k.build(cc).map_err(|e| t.invalid(e.key, e.message))?;
     let min_rate_bps = match &c.cc {
         RoceCc::Dcqcn(d) => Some(d.min_rate_bps),
         RoceCc::Timely(d) => Some(d.min_rate_bps),
@@ -26,7 +27,9 @@ fn roce(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
 }
 
 fn tcp(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
-    let c: TcpConfig = t.read()?;
+    let (cc, rest) = super::cc::tcp_cc(t)?;
+    let mut c: TcpConfig = rest.read()?;
+    c.cc = cc;
     c.validate().map_err(|e| t.invalid(e.key, e.message))?;
     Ok(TransportConfig::Tcp(c))
 }
@@ -38,7 +41,7 @@ pub static FAMILY: Family<TransportConfig> = Family {
     table: "transport",
     default: Some("tcp"),
     kinds: &[row("tcp", "TCP as Linux runs it: SACK + RFC 6675 recovery, PRR, limited transmit, RFC 6298 RTO, timestamps, window scaling; cc NewReno, ECN* or DCTCP", "RFC 9293, 5681, 6582, 6675, 6937, 3042, 2018, 6298, 7323, 3168, 8257", &[
-            key("cc", "newreno", "name or table", "\"newreno\", \"ecn\" (ECN*, RFC 3168), \"dctcp\" (RFC 8257), or { kind = NAME, keys }: dctcp's g = 0.0625 (RFC 8257 3.3), alpha_initial = 1 (Linux)"),
+            key("cc", "newreno", "name or table", "the window controller: a TCP row of `dcnsim list cc` (newreno, ecn, dctcp, cubic), by name or as { kind = NAME, keys }"),
             key("mss", "1448B", "size", "payload bytes per segment (1500 B MTU - 40 B headers - 12 B timestamps)"),
             key("initial_window_mss", "10", "segments", "initial window (RFC 6928)"),
             key("min_cwnd_mss", "2", "segments", "floor of a window reduction (Linux 2; ns-3.48 DCTCP 1)"),
@@ -63,7 +66,7 @@ pub static FAMILY: Family<TransportConfig> = Family {
             key("nack_interval", "500us", "duration, >= 0", "at most one NAK per expected PSN per this long (HPCC fork)"),
             key("rto", "off", "duration, >= 1us", "retransmission timeout (off in the references: a lost tail is never recovered)"),
             key("window", "none", "word", "in-flight cap: \"none\", \"bdp\" (one base BDP of the path), \"bdp_x_rate\" (BDP x R_C / line rate, the HPCC fork's DCQCN+window); not with RCC, which assigns its own"),
-            key("cc", "dcqcn", "name or table", "\"dcqcn\" (paper variant), \"none\" (line rate), or { kind = \"dcqcn\", variant = \"paper\" | \"mellanox\" | \"ns3rdma\", g, alpha_initial, alpha_interval, rate_timer, byte_counter, fast_recovery_steps, r_ai, r_hai, min_rate, clamp, decrease_interval, rate_on_first_cnp }, \"rcc\", or { kind = \"rcc\", variant = \"rcc\" | \"rcc-ewa\" | \"rcc-pid\" | \"rcc-sender\", n = 3, delta = 0.2, eta = 0.95, kp = 1e4, kd = 1e5, error_unit = \"s\" | \"us\", scale = \"tanh\" | \"sigmoid\" | \"sigmoid2\", pid_step = \"rtt\" | \"packet\", clock_offset = \"0s\", clock_jitter = \"0s\" }, \"timely\", or { kind = \"timely\", alpha = 0.875, beta = 0.8, t_low = \"50us\", t_high = \"500us\", min_rtt = \"20us\", delta = \"10Mbps\", hai_after = 5, hai_factor = 5, min_rate = \"100Mbps\" }: each absent key is its source default (docs/scenarios.md)"),
+            key("cc", "dcqcn", "name or table", "the rate and/or window controller: a RoCE row of `dcnsim list cc` (dcqcn, timely, hpcc, rcc, none), by name or as { kind = NAME, keys }"),
             key("cnp_interval", "50us", "duration, >= 1us", "DCQCN's notification point: at most one CNP per flow per this long (paper), or its slot (ns3rdma); mellanox flags ACKs instead"),
             key("ack_priority", "the flow's", "0-7", "priority of ACKs, NAKs and CNPs"),
         ], roce)],

@@ -51,7 +51,7 @@ pub struct Table<'a> {
     ctx: LoadCtx,
 }
 
-impl Table<'_> {
+impl<'a> Table<'a> {
     /// Deserializes the table's keys (unknown keys are errors that list the valid ones).
     pub fn read<T: DeserializeOwned>(&self) -> Result<T, ScenarioError> {
         de(
@@ -84,6 +84,55 @@ impl Table<'_> {
             .borrow_mut()
             .push(super::InputFile::of(path, text.as_bytes()));
         Ok(text)
+    }
+
+    /// Takes the tagged sub-table `key` out of this table and reads it
+    /// through `family`'s rows: a kind name (`cc = "dctcp"`), a table with
+    /// `kind`, or, when absent, the kind `default`. Returns it and the rest
+    /// of this table, to be read as usual.
+    pub fn take_tagged<O>(
+        &self,
+        key: &str,
+        family: &Family<O>,
+        default: &str,
+    ) -> Result<(O, Table<'a>), ScenarioError> {
+        let mut rest = self.table.clone();
+        let prefix = format!("{}.{key}", self.prefix);
+        let kind_of = |name: Spanned<DeValue<'a>>, span: Range<usize>| {
+            let mut t = DeTable::new();
+            t.insert(Spanned::new(span.clone(), "kind".into()), name);
+            Spanned::new(span, DeValue::Table(t))
+        };
+        let value = match rest.remove(key) {
+            None => {
+                let span = self.span.clone().unwrap_or(0..0);
+                let name = Spanned::new(span.clone(), DeValue::String(default.to_string().into()));
+                kind_of(name, span)
+            }
+            Some(v) => match v.get_ref() {
+                DeValue::String(_) => {
+                    let span = v.span();
+                    kind_of(v, span)
+                }
+                DeValue::Table(_) => v,
+                _ => {
+                    let msg = format!(
+                        "expected a kind name or a table with `kind`: one of {}",
+                        family.choices()
+                    );
+                    return Err(self.src.error(Some(v.span()), &prefix, msg));
+                }
+            },
+        };
+        let o = pick(self.src, family, Some(&value), &prefix, self.ctx)?;
+        let rest = Table {
+            src: self.src,
+            span: self.span.clone(),
+            table: rest,
+            prefix: self.prefix.clone(),
+            ctx: self.ctx,
+        };
+        Ok((o, rest))
     }
 
     /// The directory of the scenario file (paths in it are relative to it).

@@ -130,7 +130,7 @@ fn transport_ranges_are_checked() {
     ));
     assert_eq!(e.key, "transport.rto_min");
     assert!(e.line > 0, "{e}");
-    let e = err(&format!("{GOOD}\n[transport]\ncc = \"cubic\"\n"));
+    let e = err(&format!("{GOOD}\n[transport]\ncc = \"vegas\"\n"));
     assert!(
         e.to_string().contains("newreno") && e.to_string().contains("dctcp"),
         "{e}"

@@ -4,6 +4,7 @@ mod abq;
 mod bad_input;
 mod bad_values;
 mod common;
+mod cubic;
 mod dctcp_steady_state;
 mod determinism;
 mod fairq;

@@ -134,14 +134,14 @@ fn run_and_validate_take_overrides() {
             "validate",
             "scenarios/quickstart.toml",
             "--set",
-            "transport.cc=cubic",
+            "transport.cc=vegas",
         ])
         .output()
         .expect("runs");
     assert!(!bad.status.success());
     let e = String::from_utf8_lossy(&bad.stderr);
     assert!(
-        e.contains("--set transport.cc=cubic") && e.contains("`dctcp`"),
+        e.contains("--set transport.cc=vegas") && e.contains("\"dctcp\""),
         "{e}"
     );
     common::run_cli(&[

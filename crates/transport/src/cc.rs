@@ -1,18 +1,26 @@
-//! Congestion control behind one small trait.
+//! Congestion control of the TCP family behind one small trait.
 //!
 //! The sender owns loss recovery (fast retransmit, NewReno's recovery
 //! episode, RTO); a controller only decides how the window grows on ACKs and
-//! how it shrinks on a congestion [`Signal`]. The hot path dispatches through
-//! the [`Controller`] enum, not a trait object.
+//! how it shrinks on a congestion [`Signal`]. Each controller is one module
+//! with its state (implementing [`CongestionControl`]) and its config (the
+//! factory, implementing [`ControllerConfig`]); the list in
+//! [`controllers!`] generates the [`CcConfig`] and [`Controller`] enums and
+//! the dispatch, so the hot path matches on an enum, not a trait object.
+//! Adding a controller: its module, one line in that list, and its row in
+//! the `cc` registry of the simulator (docs/extending.md).
 
+mod cubic;
 mod dctcp;
 mod ecn_star;
 mod newreno;
 
-pub use dctcp::Dctcp;
-pub use ecn_star::EcnStar;
-pub use newreno::NewReno;
+pub use cubic::{Cubic, CubicConfig};
+pub use dctcp::{Dctcp, DctcpConfig};
+pub use ecn_star::{EcnConfig, EcnStar};
+pub use newreno::{NewReno, NewRenoConfig};
 
+use sim_core::SimDuration;
 use sim_core::SimTime;
 
 /// The congestion window and slow-start threshold, in bytes.
@@ -87,6 +95,10 @@ pub struct AckSample {
     pub snd_max: u64,
     /// Whether the sender is in a loss-recovery episode (no growth then).
     pub in_recovery: bool,
+    /// The smoothed RTT after this ACK, if any sample exists (RFC 6298).
+    pub srtt: Option<SimDuration>,
+    /// The RTT sample this ACK gave, if it gave one.
+    pub rtt_sample: Option<SimDuration>,
     /// Whether cwnd, not the peer's rwnd, limited the sender when the ACK
     /// arrived. An rwnd-limited sender does not grow cwnd (RFC 7661's
     /// principle, and Linux's `tcp_is_cwnd_limited`): switches that clamp
@@ -152,6 +164,10 @@ pub trait CongestionControl {
     /// Sets ssthresh and cwnd for `Ecn` and `Timeout`; for `Loss` sets
     /// ssthresh only (the sender inflates cwnd for fast recovery).
     fn on_congestion(&mut self, w: &mut Window, signal: Signal, flight: u64);
+
+    /// Its own state variables by name, for traces (`[output] cc_trace`);
+    /// the window itself is the sender's and traced by it.
+    fn state(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
 }
 
 /// Loss reaction shared by the TCP family (RFC 5681 section 3.1-3.2).
@@ -164,63 +180,117 @@ fn loss_reaction(w: &mut Window, signal: Signal, flight: u64) {
     w.ca_acked = 0;
 }
 
-/// The known controllers, for enum dispatch.
-#[derive(Clone, Debug)]
-pub enum Controller {
-    /// NewReno.
-    NewReno(NewReno),
-    /// ECN*.
-    EcnStar(EcnStar),
-    /// DCTCP.
-    Dctcp(Dctcp),
-}
-
-impl CongestionControl for Controller {
-    fn negotiates_ecn(&self) -> bool {
-        match self {
-            Controller::NewReno(c) => c.negotiates_ecn(),
-            Controller::EcnStar(c) => c.negotiates_ecn(),
-            Controller::Dctcp(c) => c.negotiates_ecn(),
-        }
-    }
-    fn ect_on_retransmit(&self) -> bool {
-        match self {
-            Controller::NewReno(c) => c.ect_on_retransmit(),
-            Controller::EcnStar(c) => c.ect_on_retransmit(),
-            Controller::Dctcp(c) => c.ect_on_retransmit(),
-        }
-    }
-    fn ce_echo(&self) -> CeEcho {
-        match self {
-            Controller::NewReno(c) => c.ce_echo(),
-            Controller::EcnStar(c) => c.ce_echo(),
-            Controller::Dctcp(c) => c.ce_echo(),
-        }
-    }
-    #[inline]
-    fn on_ack(&mut self, w: &mut Window, s: &AckSample) {
-        match self {
-            Controller::NewReno(c) => c.on_ack(w, s),
-            Controller::EcnStar(c) => c.on_ack(w, s),
-            Controller::Dctcp(c) => c.on_ack(w, s),
-        }
-    }
-    #[inline]
-    fn on_congestion(&mut self, w: &mut Window, signal: Signal, flight: u64) {
-        match self {
-            Controller::NewReno(c) => c.on_congestion(w, signal, flight),
-            Controller::EcnStar(c) => c.on_congestion(w, signal, flight),
-            Controller::Dctcp(c) => c.on_congestion(w, signal, flight),
-        }
+/// A controller's configuration, which builds one sender's controller.
+pub trait ControllerConfig {
+    /// The controller it builds.
+    type Controller: CongestionControl;
+    /// Its name in scenarios and reports (`cc = "NAME"`).
+    const NAME: &'static str;
+    /// A fresh controller for one flow.
+    fn build(&self) -> Self::Controller;
+    /// Checks the keys together: the key at fault (relative to the `cc`
+    /// table) and why.
+    fn check(&self) -> Result<(), (&'static str, String)> {
+        Ok(())
     }
 }
 
-impl Controller {
-    /// DCTCP's alpha, for reports (None for the others).
-    pub fn dctcp_alpha(&self) -> Option<f64> {
-        match self {
-            Controller::Dctcp(d) => Some(d.alpha()),
-            _ => None,
+/// Generates, from one list of `Variant: Config => State`, the
+/// [`CcConfig`] and [`Controller`] enums and their dispatch.
+macro_rules! controllers {
+    ($($(#[$doc:meta])* $variant:ident: $config:ty => $state:ty,)+) => {
+        /// A TCP congestion controller's configuration, one variant per
+        /// controller.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum CcConfig {
+            $($(#[$doc])* $variant($config),)+
         }
+
+        /// A running TCP congestion controller, one variant per controller.
+        #[derive(Clone, Debug)]
+        pub enum Controller {
+            $($(#[$doc])* $variant($state),)+
+        }
+
+        impl CcConfig {
+            /// Its name (`cc = "NAME"`).
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(CcConfig::$variant(_) => <$config as ControllerConfig>::NAME,)+
+                }
+            }
+
+            /// Checks its keys: the key at fault and why.
+            pub fn check(&self) -> Result<(), (&'static str, String)> {
+                match self {
+                    $(CcConfig::$variant(c) => c.check(),)+
+                }
+            }
+
+            /// A fresh controller.
+            pub fn build(&self) -> Controller {
+                match self {
+                    $(CcConfig::$variant(c) => Controller::$variant(c.build()),)+
+                }
+            }
+        }
+
+        $(impl From<$config> for CcConfig {
+            fn from(c: $config) -> Self {
+                CcConfig::$variant(c)
+            }
+        })+
+
+        impl CongestionControl for Controller {
+            fn negotiates_ecn(&self) -> bool {
+                match self {
+                    $(Controller::$variant(c) => c.negotiates_ecn(),)+
+                }
+            }
+            fn ect_on_retransmit(&self) -> bool {
+                match self {
+                    $(Controller::$variant(c) => c.ect_on_retransmit(),)+
+                }
+            }
+            fn ce_echo(&self) -> CeEcho {
+                match self {
+                    $(Controller::$variant(c) => c.ce_echo(),)+
+                }
+            }
+            #[inline]
+            fn on_ack(&mut self, w: &mut Window, s: &AckSample) {
+                match self {
+                    $(Controller::$variant(c) => c.on_ack(w, s),)+
+                }
+            }
+            #[inline]
+            fn on_congestion(&mut self, w: &mut Window, signal: Signal, flight: u64) {
+                match self {
+                    $(Controller::$variant(c) => c.on_congestion(w, signal, flight),)+
+                }
+            }
+            fn state(&self, out: &mut dyn FnMut(&'static str, f64)) {
+                match self {
+                    $(Controller::$variant(c) => c.state(out),)+
+                }
+            }
+        }
+    };
+}
+
+controllers! {
+    /// NewReno (RFC 5681, 6582).
+    NewReno: NewRenoConfig => NewReno,
+    /// ECN* (RFC 3168).
+    Ecn: EcnConfig => EcnStar,
+    /// DCTCP (RFC 8257).
+    Dctcp: DctcpConfig => Dctcp,
+    /// CUBIC (RFC 9438).
+    Cubic: CubicConfig => Cubic,
+}
+
+impl Default for CcConfig {
+    fn default() -> Self {
+        CcConfig::NewReno(NewRenoConfig {})
     }
 }

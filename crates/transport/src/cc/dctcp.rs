@@ -8,7 +8,45 @@
 //! does). cwnd never drops below `min_cwnd_mss` segments (Linux's floor is
 //! 2, RFC 5681's ssthresh minimum; ns-3.48's is 1). Losses are handled as NewReno does (section 3.5).
 
-use super::{AckSample, CeEcho, CongestionControl, Signal, Window, loss_reaction};
+use super::{
+    AckSample, CeEcho, CongestionControl, ControllerConfig, Signal, Window, loss_reaction,
+};
+
+/// DCTCP's keys.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DctcpConfig {
+    /// The EWMA gain g (RFC 8257 section 3.3: 1/16).
+    pub g: f64,
+    /// The initial alpha (Linux: 1, i.e. the first marks halve the window).
+    pub alpha_initial: f64,
+}
+
+impl Default for DctcpConfig {
+    fn default() -> Self {
+        DctcpConfig {
+            g: 1.0 / 16.0,
+            alpha_initial: 1.0,
+        }
+    }
+}
+
+impl ControllerConfig for DctcpConfig {
+    type Controller = Dctcp;
+    const NAME: &'static str = "dctcp";
+    fn build(&self) -> Dctcp {
+        Dctcp::new(self.g, self.alpha_initial)
+    }
+    fn check(&self) -> Result<(), (&'static str, String)> {
+        if !(self.g > 0.0 && self.g <= 1.0) {
+            return Err(("g", "must be in (0, 1] (RFC 8257: 1/16)".into()));
+        }
+        if !(0.0..=1.0).contains(&self.alpha_initial) {
+            return Err(("alpha_initial", "must be in [0, 1]".into()));
+        }
+        Ok(())
+    }
+}
 
 /// DCTCP sender state.
 #[derive(Clone, Debug)]
@@ -69,6 +107,10 @@ impl CongestionControl for Dctcp {
         }
     }
 
+    fn state(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("alpha", self.alpha);
+    }
+
     fn on_congestion(&mut self, w: &mut Window, signal: Signal, flight: u64) {
         match signal {
             Signal::Ecn => {
@@ -96,6 +138,8 @@ mod tests {
             snd_una: una,
             snd_max: max,
             in_recovery: false,
+            srtt: None,
+            rtt_sample: None,
             cwnd_limited: true,
         }
     }

@@ -1,7 +1,20 @@
 //! ECN* (RFC 3168 section 6.1.2): NewReno whose window halves on ECN-Echo, at
 //! most once per window of data (the sender enforces "once per window").
 
-use super::{CongestionControl, Signal, Window, loss_reaction};
+use super::{CongestionControl, ControllerConfig, Signal, Window, loss_reaction};
+
+/// ECN* takes no keys.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EcnConfig {}
+
+impl ControllerConfig for EcnConfig {
+    type Controller = EcnStar;
+    const NAME: &'static str = "ecn";
+    fn build(&self) -> EcnStar {
+        EcnStar
+    }
+}
 
 /// ECN*.
 #[derive(Clone, Copy, Debug, Default)]

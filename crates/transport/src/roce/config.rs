@@ -117,71 +117,10 @@ pub struct RoceKeys {
     pub rto: Option<SimDuration>,
     /// See [`RoceConfig::window`].
     pub window: Option<WindowMode>,
-    /// `"dcqcn"`, `"rcc"`, `"timely"`, `"hpcc"`, `"none"`, or a table
-    /// `{ kind = "dcqcn" | "rcc" | "timely" | "hpcc", keys }`.
-    pub cc: Option<CcKeys>,
     /// See [`RoceConfig::cnp_interval`].
     pub cnp_interval: Option<SimDuration>,
     /// See [`RoceConfig::ack_priority`].
     pub ack_priority: Option<u8>,
-}
-
-/// The `cc` key: a name or a table.
-#[derive(Debug, Clone)]
-pub enum CcKeys {
-    /// `"none"`, `"dcqcn"` (the paper variant's defaults) or `"rcc"`.
-    Named(String),
-    /// `{ kind = "dcqcn", ... }`.
-    Dcqcn(DcqcnKeys),
-    /// `{ kind = "rcc", ... }`.
-    Rcc(RccKeys),
-    /// `{ kind = "timely", ... }`.
-    Timely(TimelyKeys),
-    /// `{ kind = "hpcc", ... }`.
-    Hpcc(HpccKeys),
-}
-
-impl<'de> Deserialize<'de> for CcKeys {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::{self, MapAccess, Visitor};
-        struct Either;
-        impl<'de> Visitor<'de> for Either {
-            type Value = CcKeys;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str(
-                    "\"dcqcn\", \"rcc\", \"timely\", \"hpcc\", \"none\" or a table with `kind` one of those",
-                )
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<CcKeys, E> {
-                match s {
-                    "dcqcn" | "rcc" | "timely" | "hpcc" | "none" => Ok(CcKeys::Named(s.into())),
-                    _ => Err(E::unknown_variant(
-                        s,
-                        &["dcqcn", "rcc", "timely", "hpcc", "none"],
-                    )),
-                }
-            }
-            fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<CcKeys, A::Error> {
-                #[derive(Deserialize)]
-                #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-                enum Table {
-                    Dcqcn(DcqcnKeys),
-                    Rcc(RccKeys),
-                    Timely(TimelyKeys),
-                    Hpcc(HpccKeys),
-                }
-                Ok(
-                    match Table::deserialize(de::value::MapAccessDeserializer::new(m))? {
-                        Table::Dcqcn(k) => CcKeys::Dcqcn(k),
-                        Table::Rcc(k) => CcKeys::Rcc(k),
-                        Table::Timely(k) => CcKeys::Timely(k),
-                        Table::Hpcc(k) => CcKeys::Hpcc(k),
-                    },
-                )
-            }
-        }
-        d.deserialize_any(Either)
-    }
 }
 
 /// DCQCN's keys; each absent one takes its variant's default.
@@ -233,9 +172,10 @@ impl<'de> Deserialize<'de> for ByteCounter {
 }
 
 impl DcqcnKeys {
-    fn build(&self) -> Result<DcqcnConfig, KeyError> {
+    /// The configuration, or the first invalid key with why.
+    pub fn build(&self) -> Result<DcqcnConfig, KeyError> {
         let variant = choose(
-            "cc.variant",
+            "variant",
             self.variant.as_deref(),
             &[
                 ("paper", Variant::Paper),
@@ -249,7 +189,7 @@ impl DcqcnKeys {
         if let Some(g) = self.g {
             if !(g > 0.0 && g <= 1.0) {
                 return Err(err(
-                    "cc.g",
+                    "g",
                     "must be in (0, 1] (the paper: 1/256 = 0.00390625)",
                 ));
             }
@@ -257,19 +197,15 @@ impl DcqcnKeys {
         }
         if let Some(a) = self.alpha_initial {
             if !(0.0..=1.0).contains(&a) {
-                return Err(err("cc.alpha_initial", "must be in [0, 1]"));
+                return Err(err("alpha_initial", "must be in [0, 1]"));
             }
             c.alpha_initial = a;
         }
         for (key, value, slot) in [
+            ("alpha_interval", self.alpha_interval, &mut c.alpha_interval),
+            ("rate_timer", self.rate_timer, &mut c.rate_timer),
             (
-                "cc.alpha_interval",
-                self.alpha_interval,
-                &mut c.alpha_interval,
-            ),
-            ("cc.rate_timer", self.rate_timer, &mut c.rate_timer),
-            (
-                "cc.decrease_interval",
+                "decrease_interval",
                 self.decrease_interval,
                 &mut c.decrease_interval,
             ),
@@ -289,12 +225,12 @@ impl DcqcnKeys {
         if let Some(b) = self.byte_counter {
             if variant == Variant::Mellanox && b.0.is_some() {
                 return Err(err(
-                    "cc.byte_counter",
+                    "byte_counter",
                     "the Mellanox variant has no byte counter",
                 ));
             }
             if b.0 == Some(0) {
-                return Err(err("cc.byte_counter", "must be positive, or \"none\""));
+                return Err(err("byte_counter", "must be positive, or \"none\""));
             }
             c.byte_counter = b.0;
         }
@@ -311,7 +247,7 @@ impl DcqcnKeys {
             c.min_rate_bps = r.bps() as f64;
         }
         c.clamp = choose(
-            "cc.clamp",
+            "clamp",
             self.clamp.as_deref(),
             &[
                 ("always", Clamp::Always),
@@ -322,7 +258,7 @@ impl DcqcnKeys {
         )?;
         if let Some(r) = self.rate_on_first_cnp {
             if !(r > 0.0 && r <= 1.0) {
-                return Err(err("cc.rate_on_first_cnp", "must be in (0, 1]"));
+                return Err(err("rate_on_first_cnp", "must be in (0, 1]"));
             }
             c.rate_on_first_cnp = r;
         }
@@ -335,10 +271,10 @@ impl DcqcnKeys {
     /// ignored would silently mean nothing).
     fn check_variant_keys(&self, variant: Variant) -> Result<(), KeyError> {
         let mellanox_only = [
-            ("cc.decrease_interval", self.decrease_interval.is_some()),
-            ("cc.rate_on_first_cnp", self.rate_on_first_cnp.is_some()),
+            ("decrease_interval", self.decrease_interval.is_some()),
+            ("rate_on_first_cnp", self.rate_on_first_cnp.is_some()),
         ];
-        let not_mellanox = [("cc.alpha_initial", self.alpha_initial.is_some())];
+        let not_mellanox = [("alpha_initial", self.alpha_initial.is_some())];
         let (keys, readers): (&[(&'static str, bool)], &str) = match variant {
             Variant::Mellanox => (&not_mellanox, "the paper and ns3rdma variants"),
             _ => (&mellanox_only, "the mellanox variant"),
@@ -351,7 +287,7 @@ impl DcqcnKeys {
         }
         if variant != Variant::Ns3Rdma && self.clamp.as_deref() == Some("after_byte_increase") {
             return Err(err(
-                "cc.clamp",
+                "clamp",
                 "\"after_byte_increase\" is ns3rdma's rule: the paper and mellanox variants \
                  read \"always\" or \"after_increase\"",
             ));
@@ -424,10 +360,11 @@ fn choose<T: Copy>(
 }
 
 impl RccKeys {
-    fn build(&self) -> Result<RccConfig, KeyError> {
+    /// The configuration, or the first invalid key with why.
+    pub fn build(&self) -> Result<RccConfig, KeyError> {
         let d = RccConfig::default();
         let variant = choose(
-            "cc.variant",
+            "variant",
             self.variant.as_deref(),
             &[
                 ("rcc", RccVariant::Rcc),
@@ -439,8 +376,8 @@ impl RccKeys {
         )?;
         self.check_variant_keys(variant)?;
         for (key, v) in [
-            ("cc.clock_offset", self.clock_offset),
-            ("cc.clock_jitter", self.clock_jitter),
+            ("clock_offset", self.clock_offset),
+            ("clock_jitter", self.clock_jitter),
         ] {
             if v.is_some_and(|v| v > MAX_CLOCK_SKEW) {
                 return Err(err(key, "must be at most 1s"));
@@ -448,19 +385,19 @@ impl RccKeys {
         }
         let n = self.n.unwrap_or(d.n);
         if n == 0 {
-            return Err(err("cc.n", "must be at least 1 (the paper: 3)"));
+            return Err(err("n", "must be at least 1 (the paper: 3)"));
         }
         let delta = self.delta.unwrap_or(d.delta);
         if !(delta > 0.0 && delta < 1.0) {
-            return Err(err("cc.delta", "must be in (0, 1) (the paper: 0.2)"));
+            return Err(err("delta", "must be in (0, 1) (the paper: 0.2)"));
         }
         let eta = self.eta.unwrap_or(d.eta);
         if !(eta > 0.0 && eta < 1.0) {
-            return Err(err("cc.eta", "must be in (0, 1) (the paper: 0.95)"));
+            return Err(err("eta", "must be in (0, 1) (the paper: 0.95)"));
         }
         let kp = self.kp.unwrap_or(d.kp);
         let kd = self.kd.unwrap_or(d.kd);
-        for (key, v) in [("cc.kp", kp), ("cc.kd", kd)] {
+        for (key, v) in [("kp", kp), ("kd", kd)] {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(err(key, "must be a finite number >= 0"));
             }
@@ -473,13 +410,13 @@ impl RccKeys {
             kp,
             kd,
             error_unit: choose(
-                "cc.error_unit",
+                "error_unit",
                 self.error_unit.as_deref(),
                 &[("s", ErrorUnit::Seconds), ("us", ErrorUnit::Microseconds)],
                 d.error_unit,
             )?,
             scale: choose(
-                "cc.scale",
+                "scale",
                 self.scale.as_deref(),
                 &[
                     ("tanh", Scale::Tanh),
@@ -489,13 +426,13 @@ impl RccKeys {
                 d.scale,
             )?,
             pid_step: choose(
-                "cc.pid_step",
+                "pid_step",
                 self.pid_step.as_deref(),
                 &[("rtt", PidStep::BaseRtt), ("packet", PidStep::Packet)],
                 d.pid_step,
             )?,
             ewa_share: choose(
-                "cc.ewa_share",
+                "ewa_share",
                 self.ewa_share.as_deref(),
                 &[("line", EwaShare::Line), ("eta", EwaShare::Eta)],
                 d.ewa_share,
@@ -513,18 +450,18 @@ impl RccKeys {
     /// (rcc.txt V-D).
     fn check_variant_keys(&self, variant: RccVariant) -> Result<(), KeyError> {
         let pid_keys = [
-            ("cc.n", self.n.is_some()),
-            ("cc.delta", self.delta.is_some()),
-            ("cc.kp", self.kp.is_some()),
-            ("cc.kd", self.kd.is_some()),
-            ("cc.error_unit", self.error_unit.is_some()),
-            ("cc.scale", self.scale.is_some()),
-            ("cc.pid_step", self.pid_step.is_some()),
+            ("n", self.n.is_some()),
+            ("delta", self.delta.is_some()),
+            ("kp", self.kp.is_some()),
+            ("kd", self.kd.is_some()),
+            ("error_unit", self.error_unit.is_some()),
+            ("scale", self.scale.is_some()),
+            ("pid_step", self.pid_step.is_some()),
         ];
         let share_keys = [
-            ("cc.n", self.n.is_some()),
-            ("cc.ewa_share", self.ewa_share.is_some()),
-            ("cc.eta", self.eta.is_some()),
+            ("n", self.n.is_some()),
+            ("ewa_share", self.ewa_share.is_some()),
+            ("eta", self.eta.is_some()),
         ];
         let (keys, why): (&[(&'static str, bool)], &str) = match variant {
             RccVariant::Ewa => (&pid_keys, "rcc-ewa has no PID and no congestion detector"),
@@ -542,7 +479,7 @@ impl RccKeys {
             && self.ewa_share.as_deref() != Some("eta")
         {
             return Err(err(
-                "cc.eta",
+                "eta",
                 "rcc-ewa reads eta only with ewa_share = \"eta\" (it has no last-hop check)",
             ));
         }
@@ -575,31 +512,32 @@ pub struct TimelyKeys {
 }
 
 impl TimelyKeys {
-    fn build(&self) -> Result<TimelyConfig, KeyError> {
+    /// The configuration, or the first invalid key with why.
+    pub fn build(&self) -> Result<TimelyConfig, KeyError> {
         let d = TimelyConfig::default();
         let alpha = self.alpha.unwrap_or(d.alpha);
         if !(alpha > 0.0 && alpha <= 1.0) {
-            return Err(err("cc.alpha", "must be in (0, 1] (the paper: 0.875)"));
+            return Err(err("alpha", "must be in (0, 1] (the paper: 0.875)"));
         }
         let beta = self.beta.unwrap_or(d.beta);
         if !(beta > 0.0 && beta <= 1.0) {
-            return Err(err("cc.beta", "must be in (0, 1] (the paper: 0.8)"));
+            return Err(err("beta", "must be in (0, 1] (the paper: 0.8)"));
         }
         let t_low = self.t_low.unwrap_or(d.t_low);
         let t_high = self.t_high.unwrap_or(d.t_high);
         if t_low >= t_high {
             return Err(err(
-                "cc.t_high",
+                "t_high",
                 "must be above t_low (the paper: 50us and 500us)",
             ));
         }
         let min_rtt = self.min_rtt.unwrap_or(d.min_rtt);
         if min_rtt.ps() == 0 {
-            return Err(err("cc.min_rtt", "must be positive (the paper: 20us)"));
+            return Err(err("min_rtt", "must be positive (the paper: 20us)"));
         }
         let hai_factor = self.hai_factor.unwrap_or(d.hai_factor);
         if !(hai_factor >= 1.0 && hai_factor.is_finite()) {
-            return Err(err("cc.hai_factor", "must be at least 1 (the paper: 5)"));
+            return Err(err("hai_factor", "must be at least 1 (the paper: 5)"));
         }
         Ok(TimelyConfig {
             alpha,
@@ -633,11 +571,12 @@ pub struct HpccKeys {
 }
 
 impl HpccKeys {
-    fn build(&self) -> Result<HpccConfig, KeyError> {
+    /// The configuration, or the first invalid key with why.
+    pub fn build(&self) -> Result<HpccConfig, KeyError> {
         let d = HpccConfig::default();
         let eta = self.eta.unwrap_or(d.eta);
         if !(eta > 0.0 && eta <= 1.0) {
-            return Err(err("cc.eta", "must be in (0, 1] (the paper: 0.95)"));
+            return Err(err("eta", "must be in (0, 1] (the paper: 0.95)"));
         }
         Ok(HpccConfig {
             eta,
@@ -650,8 +589,9 @@ impl HpccKeys {
 }
 
 impl RoceKeys {
-    /// The configuration, or the first invalid key with why.
-    pub fn build(&self) -> Result<RoceConfig, KeyError> {
+    /// The configuration with controller `cc` (read through the `cc`
+    /// registry), or the first invalid key with why.
+    pub fn build(&self, cc: RoceCc) -> Result<RoceConfig, KeyError> {
         let d = RoceConfig::default();
         let mtu = self.mtu.map_or(d.mtu_bytes as u64, |b| b.0);
         if !(64..=9000).contains(&mtu) {
@@ -674,26 +614,6 @@ impl RoceKeys {
         if self.ack_priority.is_some_and(|p| p > 7) {
             return Err(err("ack_priority", "priorities are 0 to 7"));
         }
-        let cc = match &self.cc {
-            None => d.cc,
-            Some(CcKeys::Named(n)) if n == "none" => RoceCc::None,
-            Some(CcKeys::Named(n)) if n == "rcc" => RoceCc::Rcc(RccConfig::default()),
-            Some(CcKeys::Named(n)) if n == "timely" => RoceCc::Timely(TimelyConfig::default()),
-            Some(CcKeys::Named(n)) if n == "hpcc" => RoceCc::Hpcc(HpccConfig::default()),
-            Some(CcKeys::Named(n)) if n == "dcqcn" => {
-                RoceCc::Dcqcn(DcqcnConfig::defaults(Variant::Paper))
-            }
-            Some(CcKeys::Named(n)) => {
-                return Err(err(
-                    "cc",
-                    format!("unknown controller '{n}': valid are dcqcn, rcc, timely, hpcc, none"),
-                ));
-            }
-            Some(CcKeys::Dcqcn(k)) => RoceCc::Dcqcn(k.build()?),
-            Some(CcKeys::Rcc(k)) => RoceCc::Rcc(k.build()?),
-            Some(CcKeys::Timely(k)) => RoceCc::Timely(k.build()?),
-            Some(CcKeys::Hpcc(k)) => RoceCc::Hpcc(k.build()?),
-        };
         if let Some(i) = self.cnp_interval {
             match &cc {
                 RoceCc::Dcqcn(c) if c.variant == Variant::Mellanox => {

@@ -13,7 +13,9 @@ mod receiver;
 mod sender;
 pub mod timely;
 
-pub use config::{HpccKeys, RoceCc, RoceConfig, RoceKeys, WindowMode};
+pub use config::{
+    DcqcnKeys, HpccKeys, KeyError, RccKeys, RoceCc, RoceConfig, RoceKeys, TimelyKeys, WindowMode,
+};
 pub use dcqcn::{Clamp, Dcqcn, DcqcnConfig, Variant};
 pub use hpcc::{Hpcc, HpccConfig, HpccStep};
 pub use rcc::{EwaShare, NicState, RccConfig, RccControl, RccVariant};

@@ -2,118 +2,18 @@
 //! unless a key says otherwise), which builds the endpoints and their
 //! congestion controllers.
 
-use crate::cc::{Controller, Dctcp, EcnStar, NewReno};
+use crate::cc::{CcConfig, Controller};
 use net::packet::{TCP_IP_HEADER_BYTES, TCP_TIMESTAMPS_OPTION_BYTES};
 use serde::Deserialize;
 use sim_core::{Bytes, SimDuration};
-
-/// The congestion controller and its own keys: `cc = "dctcp"` (its
-/// defaults) or a table with `kind`, e.g. `cc = { kind = "dctcp", g = 0.0625 }`.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub enum CcConfig {
-    /// RFC 5681 + RFC 6582; does not negotiate ECN.
-    #[default]
-    Newreno,
-    /// NewReno that negotiates ECN and halves once per window on ECE (RFC 3168).
-    Ecn,
-    /// DCTCP (RFC 8257).
-    Dctcp(DctcpConfig),
-}
-
-/// The table form of [`CcConfig`], tagged by `kind`.
-#[derive(Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-enum CcTable {
-    Newreno,
-    Ecn,
-    Dctcp(DctcpConfig),
-}
-
-impl<'de> Deserialize<'de> for CcConfig {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::{self, MapAccess, Visitor};
-        struct Either;
-        impl<'de> Visitor<'de> for Either {
-            type Value = CcConfig;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                write!(f, "a controller ({CC_KINDS}) or a table with `kind`")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<CcConfig, E> {
-                CcConfig::named(s)
-                    .ok_or_else(|| E::unknown_variant(s, &["newreno", "ecn", "dctcp"]))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<CcConfig, A::Error> {
-                Ok(
-                    match CcTable::deserialize(de::value::MapAccessDeserializer::new(m))? {
-                        CcTable::Newreno => CcConfig::Newreno,
-                        CcTable::Ecn => CcConfig::Ecn,
-                        CcTable::Dctcp(d) => CcConfig::Dctcp(d),
-                    },
-                )
-            }
-        }
-        d.deserialize_any(Either)
-    }
-}
-
-/// DCTCP's keys.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct DctcpConfig {
-    /// The EWMA gain g (RFC 8257 section 3.3: 1/16).
-    pub g: f64,
-    /// The initial alpha (Linux: 1, i.e. the first marks halve the window).
-    pub alpha_initial: f64,
-}
-
-impl Default for DctcpConfig {
-    fn default() -> Self {
-        DctcpConfig {
-            g: 1.0 / 16.0,
-            alpha_initial: 1.0,
-        }
-    }
-}
-
-/// The controller names, for errors.
-pub const CC_KINDS: &str = "\"newreno\", \"ecn\" or \"dctcp\"";
-
-impl CcConfig {
-    /// The controller named `name` with its defaults.
-    pub fn named(name: &str) -> Option<CcConfig> {
-        Some(match name {
-            "newreno" => CcConfig::Newreno,
-            "ecn" => CcConfig::Ecn,
-            "dctcp" => CcConfig::Dctcp(DctcpConfig::default()),
-            _ => return None,
-        })
-    }
-
-    /// Its name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            CcConfig::Newreno => "newreno",
-            CcConfig::Ecn => "ecn",
-            CcConfig::Dctcp(_) => "dctcp",
-        }
-    }
-
-    /// A fresh controller.
-    pub fn build(&self) -> Controller {
-        match self {
-            CcConfig::Newreno => Controller::NewReno(NewReno),
-            CcConfig::Ecn => Controller::EcnStar(EcnStar),
-            CcConfig::Dctcp(d) => Controller::Dctcp(Dctcp::new(d.g, d.alpha_initial)),
-        }
-    }
-}
 
 /// The `[transport]` table of the TCP family. Every field has a default.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
-    /// The congestion controller: its name, or a table with `kind` and
-    /// the controller's own keys.
+    /// The congestion controller, read through the simulator's `cc`
+    /// registry (a name, or a table with `kind` and the controller's keys).
+    #[serde(skip)]
     pub cc: CcConfig,
     /// Maximum segment size (payload bytes). Default 1448 B: a 1500 B IP MTU
     /// less 40 B of IP and TCP headers and the 12 B timestamps option, what
@@ -174,7 +74,7 @@ pub struct TcpConfig {
 impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
-            cc: CcConfig::Newreno,
+            cc: CcConfig::default(),
             mss: Bytes(1448),
             initial_window_mss: 10,
             min_cwnd_mss: 2,
@@ -257,14 +157,6 @@ impl TcpConfig {
                 "rack_tlp",
                 "needs sack = true (RACK works on SACK information)",
             );
-        }
-        if let CcConfig::Dctcp(d) = &self.cc {
-            if !(d.g > 0.0 && d.g <= 1.0) {
-                return err("cc.g", "must be in (0, 1]");
-            }
-            if !(0.0..=1.0).contains(&d.alpha_initial) {
-                return err("cc.alpha_initial", "must be in [0, 1]");
-            }
         }
         if self.delayed_ack && self.delayed_ack_timeout < RTO_MIN_FLOOR {
             return err("delayed_ack_timeout", "must be at least 1us");

@@ -8,7 +8,8 @@ pub mod receiver;
 pub mod scoreboard;
 pub mod sender;
 
-pub use config::{CcConfig, TcpConfig};
+pub use crate::cc::CcConfig;
+pub use config::TcpConfig;
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
 

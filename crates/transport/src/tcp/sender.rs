@@ -542,6 +542,8 @@ impl TcpSender {
                 snd_una: self.snd_una,
                 snd_max: self.snd_nxt,
                 in_recovery: matches!(self.phase, Phase::Recovery | Phase::Cwr),
+                srtt: self.rtt.srtt(),
+                rtt_sample: self.rtt_sample,
                 cwnd_limited,
             };
             self.cc.on_ack(&mut self.win, &sample);

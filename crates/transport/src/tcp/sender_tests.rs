@@ -354,7 +354,7 @@ fn window_below_one_mss_sends_small_segments() {
 #[test]
 fn ecn_star_halves_once_per_window_and_sets_cwr() {
     let mut c = cfg();
-    c.cc = CcConfig::Ecn;
+    c.cc = CcConfig::Ecn(crate::cc::EcnConfig {});
     c.initial_window_mss = 20;
     let mut h = Harness::new(&c, 200_000);
     // Mark a few consecutive segments in the first window.
@@ -389,7 +389,7 @@ fn newreno_ignores_ce_and_sends_not_ect() {
 #[test]
 fn dctcp_receiver_echoes_ce_exactly() {
     let mut c = cfg();
-    c.cc = CcConfig::named("dctcp").unwrap();
+    c.cc = CcConfig::Dctcp(crate::cc::DctcpConfig::default());
     let mut echoes = Vec::new();
     let mut h = Harness::new(&c, 100_000);
     let marked = [4u64, 5, 9];
@@ -416,7 +416,7 @@ fn dctcp_receiver_echoes_ce_exactly() {
 #[test]
 fn dctcp_delayed_ack_sends_immediately_on_ce_change() {
     let mut c = cfg();
-    c.cc = CcConfig::named("dctcp").unwrap();
+    c.cc = CcConfig::Dctcp(crate::cc::DctcpConfig::default());
     c.delayed_ack = true;
     let mut acks = Vec::new();
     let mut h = Harness::new(&c, 14_600);
