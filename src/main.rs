@@ -360,8 +360,10 @@ fn sweep(
         report.failed.len(),
         out.join(shard.table_name()).display()
     );
-    for (id, why) in &report.failed {
-        eprintln!("run {id} failed: {why}");
+    if !report.failed.is_empty() {
+        // Each failure was printed with its reason as it happened.
+        let ids: Vec<&str> = report.failed.iter().map(|(id, _)| id.as_str()).collect();
+        eprintln!("failed runs: {} (the reasons are above)", ids.join(", "));
     }
     if report.interrupted {
         eprintln!(

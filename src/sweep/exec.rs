@@ -206,7 +206,10 @@ pub fn execute(sweep: &Sweep, opts: &Options, stop: &AtomicBool) -> anyhow::Resu
                             report.ran += 1;
                             progress.run_done(&format!("{} ({})", r.id, sweep.describe(r)));
                         }
-                        Err(e) => report.failed.push((r.id.clone(), e.to_string())),
+                        Err(e) => {
+                            progress.println(&format!("run {} failed: {e}", r.id));
+                            report.failed.push((r.id.clone(), e.to_string()));
+                        }
                     }
                 }
                 Done::Failed { run, why } => {
