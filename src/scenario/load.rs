@@ -689,15 +689,18 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
     }
     if let Some(pfc) = &sc.switch.pfc {
         for t in &sc.transports {
-            let packet = t.config.data_header_bytes() + t.config.mss() as u32;
-            if matches!(t.config, TransportConfig::Roce(_)) && packet > pfc.mtu_bytes {
+            let TransportConfig::Roce(roce) = &t.config else {
+                continue;
+            };
+            let packet = roce.largest_packet_bytes();
+            if packet > pfc.mtu_bytes {
                 let key = if t.name == "default" {
                     "transport.mtu".to_string()
                 } else {
                     format!("transport.{}.mtu", t.name)
                 };
                 let msg = format!(
-                    "its packets are {packet} B with headers, above switch.pfc.mtu ({} B), \
+                    "its packets are up to {packet} B with headers, above switch.pfc.mtu ({} B), \
                      which PFC's headroom is sized for: lossless queues would drop; raise \
                      switch.pfc.mtu or lower this",
                     pfc.mtu_bytes

@@ -116,3 +116,25 @@ fn shipped_scenarios_match_their_golden_outputs() {
         );
     }
 }
+
+/// Every controller of the `cc` registry runs in a shipped scenario that
+/// has a golden output (named on its `cc` line, by name or `kind`).
+#[test]
+fn every_controller_has_a_golden_scenario() {
+    let with_golden: Vec<String> = common::shipped_scenarios()
+        .iter()
+        .filter(|p| golden_dir(p).join("summary.json").is_file())
+        .map(|p| std::fs::read_to_string(p).expect("shipped"))
+        .collect();
+    for row in dcnsim::registry::cc::FAMILY.kinds {
+        let name = format!("\"{}\"", row.doc.name);
+        let found = with_golden.iter().any(|text| {
+            text.lines()
+                .any(|l| l.trim_start().starts_with("cc = ") && l.contains(&name))
+        });
+        assert!(
+            found,
+            "controller {name} has no shipped scenario with a golden output"
+        );
+    }
+}

@@ -21,6 +21,7 @@ fn hpcc_fig6_holds_eta_of_the_link_but_shares_it_unfairly() {
         .collect::<Vec<_>>()
         .join("\n")
         .replace("stop_time = \"7000us\"", "stop_time = \"9000us\"");
+    let text = with_int_mtu(&text, "hpcc");
     let sc = common::scenario(&text);
     let mut w = dcnsim::world::World::build(&sc, 1).expect("builds");
     let steady = steady_windows(
@@ -62,7 +63,21 @@ fn hpcc_fig6_holds_eta_of_the_link_but_shares_it_unfairly() {
 /// place of its `"rcc"`.
 fn incast_text(cc: &str) -> String {
     let text = std::fs::read_to_string("scenarios/rcc/incast-long-flow.toml").expect("shipped");
-    text.replace("cc = \"rcc\"", &format!("cc = {cc}"))
+    let text = text.replace("cc = \"rcc\"", &format!("cc = {cc}"));
+    with_int_mtu(&text, cc)
+}
+
+/// HPCC's packets carry 42 B of INT: PFC's mtu (which sizes the headroom)
+/// must hold them (1000 + 44 + 42 B), as the loader requires.
+pub(crate) fn with_int_mtu(text: &str, cc: &str) -> String {
+    if cc.contains("hpcc") {
+        text.replace(
+            "mtu = \"1046B\"\n\n[transport]",
+            "mtu = \"1086B\"\n\n[transport]",
+        )
+    } else {
+        text.to_string()
+    }
 }
 
 /// The incast of `scenarios/rcc/incast-long-flow.toml` under `cc`: the

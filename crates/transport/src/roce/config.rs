@@ -85,6 +85,16 @@ impl RoceConfig {
     pub fn packet_bytes(&self) -> u32 {
         self.mtu_bytes + DATA_HEADER_BYTES
     }
+
+    /// IP bytes of the largest packet it sends: a full data packet and the
+    /// telemetry its controller adds (HPCC's INT stack).
+    pub fn largest_packet_bytes(&self) -> u32 {
+        let int = match self.cc {
+            RoceCc::Hpcc(_) => net::INT_HEADER_BYTES,
+            _ => 0,
+        };
+        self.packet_bytes() + int
+    }
 }
 
 /// A key that failed validation, with why.
