@@ -121,6 +121,9 @@ pub fn simulate(
             crate::report::goodput_csv(&world).into_bytes(),
         ));
     }
+    if world.cc_trace_on() {
+        files.push(("cc.csv", crate::report::cc_csv(&world).into_bytes()));
+    }
     if sc.output.rtt_interval.is_some() {
         files.push(("rtt.csv", crate::report::rtt_csv(&world).into_bytes()));
     }

@@ -1,7 +1,8 @@
 //! The figures of one run, from its folder's files: queue occupancy over
 //! time (`queues.csv`), goodput over time (`goodput.csv`), the FCT CDF
-//! (`flows.csv`), RTT over time (`rtt.csv`) and the ping RTT CDF
-//! (`pings.csv`). A figure whose file is absent (its output was off) is
+//! (`flows.csv`), RTT over time (`rtt.csv`), the ping RTT CDF
+//! (`pings.csv`), and each traced flow's window and rate over time
+//! (`cc.csv`). A figure whose file is absent (its output was off) is
 //! skipped.
 
 use super::PlotError;
@@ -32,6 +33,9 @@ pub fn figures(dir: &Path) -> Result<Vec<(String, Chart)>, PlotError> {
     }
     if let Some(c) = Csv::read_if_present(&dir.join("pings.csv"))? {
         out.push(("ping_rtt_cdf".to_string(), ping_cdf(&c)?));
+    }
+    if let Some(c) = Csv::read_if_present(&dir.join("cc.csv"))? {
+        out.extend(cc_figures(&c)?);
     }
     Ok(out.into_iter().filter(|(_, c)| !c.is_empty()).collect())
 }
@@ -276,6 +280,84 @@ fn rtt(c: &Csv) -> Result<Chart, PlotError> {
         style: Style::Line,
         series,
     })
+}
+
+/// From `cc.csv`: each traced flow's window over time (`window_bytes`,
+/// else TCP's `cwnd_bytes`) and, where the controller sets a rate, its
+/// rate over time.
+fn cc_figures(c: &Csv) -> Result<Vec<(String, Chart)>, PlotError> {
+    let (t, flow, var, value) = (
+        c.col("time_us")?,
+        c.col("flow")?,
+        c.col("variable")?,
+        c.col("value")?,
+    );
+    let max_t = c
+        .rows
+        .iter()
+        .filter_map(|r| Csv::num(r, t))
+        .fold(0.0, f64::max);
+    let (div, x_label) = time_unit(max_t);
+    let has = |name: &str| c.rows.iter().any(|r| r[var] == name);
+    let window = if has("window_bytes") {
+        Some("window_bytes")
+    } else if has("cwnd_bytes") {
+        Some("cwnd_bytes")
+    } else {
+        None
+    };
+    let mut out = Vec::new();
+    for (stem, variable, title) in [
+        ("cc_window", window, "Congestion window"),
+        (
+            "cc_rate",
+            has("rate_gbps").then_some("rate_gbps"),
+            "Sending rate",
+        ),
+    ] {
+        let Some(variable) = variable else { continue };
+        let mut lines = Lines::new();
+        let (mut peak_y, mut least_y): (f64, f64) = (0.0, f64::INFINITY);
+        for r in c.rows.iter().filter(|r| r[var] == variable) {
+            if let (Some(x), Some(y)) = (Csv::num(r, t), Csv::num(r, value)) {
+                peak_y = peak_y.max(y);
+                if y > 0.0 {
+                    least_y = least_y.min(y);
+                }
+                let name = format!("flow {:>4}", r[flow]);
+                lines.entry(name).or_default().push(point(x / div, y));
+            }
+        }
+        // Windows in KB or MB, as the largest needs.
+        let (scale, y_label) = match variable {
+            "rate_gbps" => (1.0, "rate (Gb/s)"),
+            _ if peak_y >= 2e6 => (1e6, "window (MB)"),
+            _ => (1e3, "window (KB)"),
+        };
+        for points in lines.values_mut() {
+            for p in points.iter_mut() {
+                p.y /= scale;
+            }
+        }
+        let (series, note) = keep_top(lines, |_| 0.0, "traced flows");
+        out.push((
+            stem.to_string(),
+            Chart {
+                title: format!("{title} per traced flow{note}{}", c.thinned_note()),
+                x: XAxis::Numeric {
+                    label: x_label.into(),
+                    log: false,
+                },
+                y_label: y_label.into(),
+                // Windows and rates that span two decades (an incast's
+                // shares beside a long flow's) read on a log axis.
+                y_log: peak_y > 100.0 * least_y,
+                style: Style::Line,
+                series,
+            },
+        ));
+    }
+    Ok(out)
 }
 
 /// The CDF of ping RTTs, a line per ping source.

@@ -74,6 +74,17 @@ pub fn goodput_csv(world: &World) -> String {
     s
 }
 
+/// `cc.csv`: every `cc_trace` interval, each traced flow's controller
+/// state, one row per variable (its name carries its unit), values in
+/// Rust's shortest exact form.
+pub fn cc_csv(world: &World) -> String {
+    let mut s = String::from("time_us,flow,variable,value\n");
+    for c in world.cc_samples() {
+        let _ = writeln!(s, "{},{},{},{}", us(c.time_ps), c.flow, c.variable, c.value);
+    }
+    s
+}
+
 /// `pings.csv`: every probe of every `ping` workload: its source (index
 /// among the run's packet sources), number, send time and round-trip time
 /// (empty when its echo never came back).

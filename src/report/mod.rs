@@ -22,7 +22,7 @@ pub mod volume;
 mod workloads;
 pub use claim::{FolderKind, Refused};
 pub use csv::{
-    QueueCsv, flows_csv, goodput_csv, pings_csv, ports_csv, queues_csv, rounds_csv, rtt_csv,
+    QueueCsv, cc_csv, flows_csv, goodput_csv, pings_csv, ports_csv, queues_csv, rounds_csv, rtt_csv,
 };
 pub use folder::{FolderBusy, RunFolder, try_lock, write_atomic};
 pub use ideal::{base_rtt, ideal_fct};

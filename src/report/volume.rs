@@ -1,5 +1,5 @@
 //! How much a run will write, estimated before anything is built: the rows
-//! of its sampled series (`queues.csv`, `goodput.csv`, `rtt.csv`) and the
+//! of its sampled series (`queues.csv`, `goodput.csv`, `rtt.csv`, `cc.csv`) and the
 //! bytes of all its files. A sampling interval may be short, but a run
 //! whose series would pass [`MAX_SAMPLE_ROWS`] is refused at load, as one
 //! that would not fit in memory is; and a run whose files would not fit on
@@ -27,6 +27,7 @@ pub const MIN_SAMPLE_INTERVAL_PS: u64 = 1_000;
 const QUEUE_ROW_BYTES: u64 = 48;
 const GOODPUT_ROW_BYTES: u64 = 40;
 const RTT_ROW_BYTES: u64 = 80;
+const CC_ROW_BYTES: u64 = 48;
 const FLOW_ROW_BYTES: u64 = 220;
 const PORT_ROW_BYTES: u64 = 160;
 /// `summary.json`, `perf.json` and the rest of the small files.
@@ -158,6 +159,16 @@ impl Volume {
                 per_interval: sc.workloads.len() as u64,
                 intervals: n,
                 row_bytes: RTT_ROW_BYTES,
+            });
+        }
+        if let Some(c) = &sc.output.cc_trace {
+            series.push(Series {
+                file: "cc.csv",
+                key: "output.cc_trace.interval",
+                // About six variables a flow (window or rate, the controller's own).
+                per_interval: (c.flows.len() as u64).saturating_mul(6),
+                intervals: duration_ps / c.interval.ps().max(1) + 1,
+                row_bytes: CC_ROW_BYTES,
             });
         }
         let sampled = series

@@ -653,10 +653,18 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
         return Err(err(&format!("workload[{i}]"), msg));
     }
     let min = crate::report::volume::MIN_SAMPLE_INTERVAL_PS;
+    let cc_trace = sc.output.cc_trace.as_ref();
+    if cc_trace.is_some_and(|c| c.flows.is_empty()) {
+        return Err(err(
+            "output.cc_trace.flows",
+            "name at least one flow".into(),
+        ));
+    }
     for (key, interval) in [
         ("output.queue_interval", sc.output.queue_interval),
         ("output.goodput_interval", sc.output.goodput_interval),
         ("output.rtt_interval", sc.output.rtt_interval),
+        ("output.cc_trace.interval", cc_trace.map(|c| c.interval)),
     ] {
         if interval.is_some_and(|i| i.ps() < min) {
             let msg = "must be at least 1ns (the sampled rows a run may write are bounded too)";
@@ -667,9 +675,11 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
         let msg = "goodput_flows needs goodput_interval (the series is off without it)";
         return Err(err("output.goodput_flows", msg.into()));
     }
+    let traced = cc_trace.map(|c| c.flows.clone());
     let lists = [
         ("output.goodput_flows", &sc.output.goodput_flows),
         ("output.jain_flows", &sc.output.jain_flows),
+        ("output.cc_trace.flows", &traced),
     ];
     if lists.iter().any(|l| l.1.is_some()) {
         let flows: usize = crate::registry::workload::plan_all(sc, sc.simulation.seed)

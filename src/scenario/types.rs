@@ -235,6 +235,19 @@ pub struct OutputConfig {
     /// Report Jain's index over these flows, by id, in `summary.json`
     /// (`fairness`); absent: not reported (every workload's own index is).
     pub jain_flows: Option<Vec<u32>>,
+    /// Write `cc.csv`: the chosen flows' controller state every interval
+    /// (absent: off).
+    pub cc_trace: Option<CcTraceConfig>,
+}
+
+/// `[output] cc_trace`: which flows' controllers to trace, and how often.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CcTraceConfig {
+    /// The flows, by id (rows of `flows.csv`).
+    pub flows: Vec<u32>,
+    /// The sampling interval (at least 1 ns).
+    pub interval: SimDuration,
 }
 
 impl Default for OutputConfig {
@@ -248,6 +261,7 @@ impl Default for OutputConfig {
             goodput_flows: None,
             rtt_interval: None,
             jain_flows: None,
+            cc_trace: None,
         }
     }
 }

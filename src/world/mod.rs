@@ -23,11 +23,13 @@ use sim_core::{EventQueue, RngStream, RunLimit, SimDuration, SimTime};
 use std::collections::VecDeque;
 use transport::{FlowAddr, Receiver, Sender, Side};
 
+mod cc_trace;
 mod goodput;
 mod metrics;
 mod rounds;
 mod sampling;
 mod sources;
+pub use cc_trace::CcSample;
 pub use goodput::{ALL_FLOWS, GoodputSample};
 pub use metrics::{DelayHistograms, Metrics, RttRow, summary_us};
 pub use sampling::{QueueSample, SampleSink, VIQ_CLASS};
@@ -57,6 +59,8 @@ pub enum Event {
     GoodputSample,
     /// Close an interval of `rtt.csv`.
     RttSample,
+    /// Trace the chosen flows' controllers for `cc.csv`.
+    CcSample,
 }
 
 impl From<NetEvent> for Event {
@@ -171,6 +175,8 @@ pub struct World {
     pub size_buckets: Vec<u64>,
     /// The goodput series, when `output.goodput_interval` is set.
     goodput: Option<goodput::GoodputSeries>,
+    /// The controller trace, when `output.cc_trace` is set.
+    cc_trace: Option<cc_trace::CcTrace>,
     ready: Vec<VecDeque<u32>>,
     /// Per host: every flow it sends builds its packets at the wire
     /// (RoCE), so the NIC pulls nothing while its port is busy.
@@ -314,7 +320,15 @@ impl World {
                     last_total: 0,
                     rows: Vec::new(),
                 }),
+            cc_trace: sc.output.cc_trace.as_ref().map(|c| cc_trace::CcTrace {
+                interval: c.interval,
+                flows: c.flows.clone(),
+                rows: Vec::new(),
+            }),
         };
+        if let Some(c) = &sc.output.cc_trace {
+            w.q.schedule(SimTime::ZERO + c.interval, Event::CcSample);
+        }
         if let Some(i) = sc.output.goodput_interval {
             w.q.schedule(SimTime::ZERO + i, Event::GoodputSample);
         }
@@ -582,7 +596,11 @@ impl World {
     #[inline]
     fn dispatch(&mut self, now: SimTime, ev: Event) {
         let live = match ev {
-            Event::Timer { .. } | Event::Sample | Event::GoodputSample | Event::RttSample => false,
+            Event::Timer { .. }
+            | Event::Sample
+            | Event::GoodputSample
+            | Event::RttSample
+            | Event::CcSample => false,
             Event::Net(NetEvent::IngressTimer(p)) => self.fabric.ingress_timer_due(p, now),
             _ => true,
         };
@@ -647,6 +665,7 @@ impl World {
             Event::Sample => self.sample(now),
             Event::GoodputSample => self.sample_goodput(now),
             Event::RttSample => self.sample_rtt(now),
+            Event::CcSample => self.sample_cc(now),
         }
     }
 

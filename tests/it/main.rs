@@ -3,6 +3,7 @@
 mod abq;
 mod bad_input;
 mod bad_values;
+mod cc_trace;
 mod common;
 mod cubic;
 mod dctcp_steady_state;

@@ -173,7 +173,20 @@ pub enum Receiver {
     Roce(RoceReceiver),
 }
 
+/// Where an endpoint reports its congestion controller's state: each
+/// variable by name (units last in the name: `cwnd_bytes`, `rate_gbps`).
+pub type StateOut<'a> = dyn FnMut(&'static str, f64) + 'a;
+
 impl Sender {
+    /// Its controller's state variables now (`[output] cc_trace`): the
+    /// window or rate it applies and the controller's own.
+    pub fn cc_state(&self, out: &mut StateOut<'_>) {
+        match self {
+            Sender::Tcp(s) => s.cc_state(out),
+            Sender::Roce(s) => s.cc_state(out),
+        }
+    }
+
     /// Opens the flow (a TCP SYN).
     pub fn start(&mut self, now: SimTime, out: &mut impl Emit) {
         match self {
@@ -331,6 +344,14 @@ impl Sender {
 }
 
 impl Receiver {
+    /// The state of a controller that runs at the receiver (RCC's), by name.
+    pub fn cc_state(&self, out: &mut StateOut<'_>) {
+        match self {
+            Receiver::Tcp(_) => {}
+            Receiver::Roce(r) => r.cc_state(out),
+        }
+    }
+
     /// A packet from the sender; `nic` is the receiving host's NIC state
     /// (what RCC counts across connections).
     #[inline]

@@ -371,6 +371,15 @@ impl RccControl {
         self.w as u64
     }
 
+    /// Its state by name: the window it assigned, whether the PID runs,
+    /// and the PID's U(t) and window (rcc.txt eqs. 3-5).
+    pub fn state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+        out("assigned_window_bytes", self.cwnd as f64);
+        out("in_pid", if self.in_pid { 1.0 } else { 0.0 });
+        out("pid_u", self.u);
+        out("pid_window_bytes", self.w);
+    }
+
     /// Whether the flow is in PID-based control.
     pub fn in_pid(&self) -> bool {
         self.in_pid

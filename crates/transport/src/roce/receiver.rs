@@ -158,6 +158,13 @@ impl RoceReceiver {
         }
     }
 
+    /// The state of RCC's controller of this flow, by name (`cc_trace`).
+    pub fn cc_state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+        if let Some(c) = self.rcc_control() {
+            c.state(out);
+        }
+    }
+
     /// RCC's controller of this flow (not RCC-sender's, which is at the sender).
     pub fn rcc_control(&self) -> Option<&RccControl> {
         self.rcc

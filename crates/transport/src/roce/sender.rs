@@ -222,6 +222,27 @@ impl RoceSender {
         self.rp.as_ref().map_or(self.line_bps, |r| r.rate_bps())
     }
 
+    /// The rate and window it applies and its controller's state, by
+    /// name (`cc_trace`).
+    pub fn cc_state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+        out("rate_gbps", self.rate_bps() / 1e9);
+        if let Some(w) = self.window_bytes() {
+            out("window_bytes", w as f64);
+        }
+        if let Some(rp) = &self.rp {
+            out("alpha", rp.alpha());
+            out("target_gbps", rp.target_bps() / 1e9);
+        }
+        if let Some(h) = &self.hpcc {
+            out("reference_gbps", h.reference_bps() / 1e9);
+            out("utilisation", h.utilisation());
+            out("inc_stage", h.inc_stage() as f64);
+        }
+        if let Some(c) = self.rcc_control() {
+            c.state(out);
+        }
+    }
+
     /// HPCC's state, if it runs.
     pub fn hpcc(&self) -> Option<&Hpcc> {
         self.hpcc.as_deref()

@@ -864,6 +864,16 @@ impl TcpSender {
         self.rtt_sample = Some(rtt);
     }
 
+    /// The window and the controller's state, by name (`cc_trace`).
+    pub fn cc_state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+        use crate::cc::CongestionControl as _;
+        out("cwnd_bytes", self.win.cwnd as f64);
+        if self.win.ssthresh != u64::MAX {
+            out("ssthresh_bytes", self.win.ssthresh as f64);
+        }
+        self.cc.state(out);
+    }
+
     /// Counters of what the sender did.
     pub fn stats(&self) -> Counters {
         self.cold.stats

@@ -1,0 +1,72 @@
+//! The controller trace of `cc.csv` (`[output] cc_trace`): every
+//! `interval`, each chosen flow's congestion-control state, as its
+//! endpoints report it by name (the window or rate applied, and the
+//! controller's own variables: DCTCP's alpha, CUBIC's W_max, DCQCN's alpha
+//! and target rate, HPCC's reference rate, RCC's assigned window and PID
+//! state). A flow has rows from its start until it completes.
+
+use super::{Event, World};
+use sim_core::{SimDuration, SimTime};
+
+/// One `cc.csv` row.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CcSample {
+    /// When (ps).
+    pub time_ps: u64,
+    /// The flow.
+    pub flow: u32,
+    /// The variable's name, unit last (`cwnd_bytes`, `rate_gbps`, `alpha`).
+    pub variable: &'static str,
+    /// Its value.
+    pub value: f64,
+}
+
+/// What the trace keeps between samples.
+pub(super) struct CcTrace {
+    pub interval: SimDuration,
+    /// The traced flows, by id.
+    pub flows: Vec<u32>,
+    /// The rows so far.
+    pub rows: Vec<CcSample>,
+}
+
+impl World {
+    /// Records the traced flows' controller state, then samples again while
+    /// traffic remains.
+    pub(super) fn sample_cc(&mut self, now: SimTime) {
+        let Some(t) = self.cc_trace.as_mut() else {
+            return;
+        };
+        for &id in &t.flows {
+            let f = &self.flows[id as usize];
+            if f.start > now || f.sender.completed_at().is_some_and(|c| c < now) {
+                continue;
+            }
+            let rows = &mut t.rows;
+            let mut push = |variable: &'static str, value: f64| {
+                rows.push(CcSample {
+                    time_ps: now.ps(),
+                    flow: id,
+                    variable,
+                    value,
+                });
+            };
+            f.sender.cc_state(&mut push);
+            f.receiver.cc_state(&mut push);
+        }
+        let next = now + t.interval;
+        if self.traffic_pending() && !self.q.is_empty() {
+            self.q.schedule(next, Event::CcSample);
+        }
+    }
+
+    /// The controller trace taken so far (empty when it is off).
+    pub fn cc_samples(&self) -> &[CcSample] {
+        self.cc_trace.as_ref().map_or(&[], |t| &t.rows)
+    }
+
+    /// Whether `cc_trace` is on.
+    pub fn cc_trace_on(&self) -> bool {
+        self.cc_trace.is_some()
+    }
+}
