@@ -121,7 +121,9 @@ enum Command {
     },
     /// List every plugin kind with its keys, defaults, units and paper section.
     List {
-        /// Only this family: topology, scheduler, aqm, ingress, transport, workload.
+        /// Only this family: topology, scheduler, aqm, ingress, transport, cc,
+        /// workload; or `outputs`: every output file's columns and the
+        /// summary's keys.
         family: Option<String>,
     },
 }
@@ -271,10 +273,17 @@ fn run() -> Result<()> {
             }
             Ok(())
         }
+        Command::List { family } if family.as_deref() == Some("outputs") => {
+            say!(
+                "{}",
+                dcnsim::report::columns::render_outputs().trim_end_matches('\n')
+            );
+            Ok(())
+        }
         Command::List { family } => {
             let text = dcnsim::registry::render_list(family.as_deref()).ok_or_else(|| {
                 anyhow::anyhow!(
-                    "no family '{}': families are {}",
+                    "no family '{}': families are {} (and `outputs`: the output files' columns)",
                     family.unwrap_or_default(),
                     dcnsim::registry::family_names()
                 )

@@ -18,24 +18,6 @@
 use crate::sweep::table::METRICS;
 use serde::{Deserialize, Serialize};
 
-/// The top-level keys of `summary.json` a path may start with.
-const SUMMARY_KEYS: &[&str] = &[
-    "simulated_time_us",
-    "events",
-    "packet_hops",
-    "flows",
-    "drops",
-    "drops_by_cause",
-    "ingress",
-    "ecn_marks",
-    "max_switch_queue_packets",
-    "sources",
-    "loads",
-    "workloads",
-    "fairness",
-    "pfc",
-];
-
 /// The statistics of a summary (`fct_us`, `slowdown`, ...).
 pub const STATS: &[&str] = &["mean", "p50", "p99", "p999"];
 
@@ -176,19 +158,44 @@ pub fn numeric_metrics() -> Vec<&'static str> {
         .collect()
 }
 
-/// Whether `y` names a numeric `sweep.csv` metric or a summary path.
+/// Whether `y` names a numeric `sweep.csv` metric or a numeric
+/// `summary.json` path (list positions as numbers); else why, with the
+/// nearest valid names.
 fn check_metric(y: &str) -> Result<(), String> {
     if numeric_metrics().contains(&y) {
         return Ok(());
     }
-    let first = y.split('.').next().unwrap_or_default();
-    if y.contains('.') && SUMMARY_KEYS.contains(&first) {
+    let paths = crate::report::schema::summary_paths();
+    let generic = crate::report::schema::generic(y);
+    if paths.contains(&generic) {
         return Ok(());
     }
+    // The three nearest names, list positions shown as 0.
+    let mut near: Vec<((u8, usize), String)> = numeric_metrics()
+        .iter()
+        .map(|m| m.to_string())
+        .chain(paths.iter().map(|p| p.replace(".N", ".0")))
+        .map(|c| {
+            // Names that contain what was written come first, shortest
+            // first; then the rest by edit distance.
+            let rank = if c.contains(y) {
+                (0, c.len())
+            } else {
+                (1, strsim::levenshtein(y, &c))
+            };
+            (rank, c)
+        })
+        .collect();
+    near.sort();
+    let names: Vec<String> = near
+        .into_iter()
+        .take(3)
+        .map(|(_, c)| format!("\"{c}\""))
+        .collect();
     Err(format!(
-        "'{y}' is neither a sweep.csv metric ({}) nor a summary.json path starting with one of {}",
-        numeric_metrics().join(", "),
-        SUMMARY_KEYS.join(", ")
+        "'{y}' names no sweep.csv column nor summary.json number; the nearest are {} \
+         (`dcnsim list outputs` lists them all)",
+        names.join(", ")
     ))
 }
 

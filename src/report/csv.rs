@@ -8,11 +8,7 @@ use std::io::Write as _;
 
 /// `flows.csv`: one row per TCP flow (columns in docs/outputs.md).
 pub fn flows_csv(world: &World) -> String {
-    let mut s = String::from(
-        "id,workload,src,dst,size_bytes,start_us,finish_us,fct_us,received_us,ideal_fct_us,\
-         slowdown,bytes_acked,retransmissions,syn_retransmissions,fin_retransmissions,timeouts,\
-         rto_episodes,fast_recoveries,ecn_reductions,sack_recovered,tail_loss_probes,transport\n",
-    );
+    let mut s = super::columns::FLOWS.header();
     for (i, f) in world.flows.iter().enumerate() {
         let snd = &f.sender;
         let a = snd.addr();
@@ -30,7 +26,7 @@ pub fn flows_csv(world: &World) -> String {
         let st = snd.record().counters;
         let _ = writeln!(
             s,
-            "{i},{},{},{},{},{},{finish},{fct},{},{},{slowdown},{},{},{},{},{},{},{},{},{},{},{}",
+            "{i},{},{},{},{},{},{finish},{fct},{},{},{slowdown},{},{},{},{},{},{},{},{},{},{},{},{}",
             f.workload,
             a.src.0,
             a.dst.0,
@@ -48,6 +44,7 @@ pub fn flows_csv(world: &World) -> String {
             st.ecn_reductions,
             st.sack_recovered,
             st.tail_loss_probes,
+            st.window_probes,
             world.transports[f.transport as usize].name,
         );
     }
@@ -58,7 +55,7 @@ pub fn flows_csv(world: &World) -> String {
 /// `all`) and of each chosen flow open in it, in Gb/s (data bytes first
 /// acknowledged in the interval, over the interval).
 pub fn goodput_csv(world: &World) -> String {
-    let mut s = String::from("time_us,flow,gbps\n");
+    let mut s = super::columns::GOODPUT.header();
     let Some(interval) = world.goodput_interval() else {
         return s;
     };
@@ -78,7 +75,7 @@ pub fn goodput_csv(world: &World) -> String {
 /// state, one row per variable (its name carries its unit), values in
 /// Rust's shortest exact form.
 pub fn cc_csv(world: &World) -> String {
-    let mut s = String::from("time_us,flow,variable,value\n");
+    let mut s = super::columns::CC.header();
     for c in world.cc_samples() {
         let _ = writeln!(s, "{},{},{},{}", us(c.time_ps), c.flow, c.variable, c.value);
     }
@@ -89,7 +86,7 @@ pub fn cc_csv(world: &World) -> String {
 /// among the run's packet sources), number, send time and round-trip time
 /// (empty when its echo never came back).
 pub fn pings_csv(world: &World) -> String {
-    let mut s = String::from("workload,source,probe,sent_us,rtt_us\n");
+    let mut s = super::columns::PINGS.header();
     for (i, src) in world.sources.iter().enumerate().filter(|(_, s)| s.echo) {
         for (k, (&sent, &rtt)) in src.sent_ps.iter().zip(&src.rtt_ps).enumerate() {
             let rtt = if rtt == crate::world::LOST {
@@ -107,7 +104,7 @@ pub fn pings_csv(world: &World) -> String {
 /// flow's start, the time its last flow was received in full, and the
 /// difference (empty for a round not started or not complete).
 pub fn rounds_csv(world: &World) -> String {
-    let mut s = String::from("workload,round,start_us,end_us,duration_us\n");
+    let mut s = super::columns::ROUNDS.header();
     for (w, r, start, end) in super::round_rows(world) {
         let opt = |t: Option<sim_core::SimTime>| t.map_or(String::new(), |t| us(t.ps()));
         let duration = start
@@ -122,7 +119,7 @@ pub fn rounds_csv(world: &World) -> String {
 /// mean, median, 99th percentile and largest of its RTT samples (HDR, in
 /// microseconds); `time_us` is the end of the interval.
 pub fn rtt_csv(world: &World) -> String {
-    let mut s = String::from("time_us,workload,samples,mean_us,p50_us,p99_us,max_us\n");
+    let mut s = super::columns::RTT.header();
     for r in world.rtt_rows() {
         let _ = writeln!(
             s,
@@ -139,9 +136,6 @@ pub fn rtt_csv(world: &World) -> String {
     s
 }
 
-/// The header of `queues.csv`.
-const QUEUES_HEADER: &str = "time_us,port,node,class,bytes,packets\n";
-
 /// One `queues.csv` row; class `viq` is a port's VIQ.
 fn queue_row(out: &mut impl std::io::Write, q: &QueueSample) -> std::io::Result<()> {
     let t = us(q.time_ps);
@@ -157,7 +151,7 @@ fn queue_row(out: &mut impl std::io::Write, q: &QueueSample) -> std::io::Result<
 /// class queue per sampling instant, and one with class `viq` for the VIQ
 /// of each sampled port that has an ingress plugin.
 pub fn queues_csv(world: &World) -> String {
-    let mut out = QUEUES_HEADER.as_bytes().to_vec();
+    let mut out = super::columns::QUEUES.header().into_bytes();
     for q in &world.queue_samples {
         queue_row(&mut out, q).expect("writing to memory cannot fail");
     }
@@ -175,7 +169,9 @@ impl<W: std::io::Write> QueueCsv<W> {
     /// Starts the file: writes the header.
     pub fn new(out: W) -> QueueCsv<W> {
         let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
-        let error = out.write_all(QUEUES_HEADER.as_bytes()).err();
+        let error = out
+            .write_all(super::columns::QUEUES.header().as_bytes())
+            .err();
         QueueCsv { out, error }
     }
 }
@@ -199,10 +195,7 @@ impl<W: std::io::Write> SampleSink for QueueCsv<W> {
 /// class `all` for the port as a whole (which also carries its ingress
 /// stage's VIQ counters). Averages are over the whole run.
 pub fn ports_csv(world: &World) -> String {
-    let mut s = String::from(
-        "port,node,peer_node,class,tx_packets,tx_bytes,drops_overflow,drops_aqm,drops,ecn_marks,\
-         max_packets,avg_bytes,viq_held,viq_released,viq_drops_full,viq_drops_aged,viq_max_packets,avg_viq_packets\n",
-    );
+    let mut s = super::columns::PORTS.header();
     let end = world.end_time().ps();
     // A time average over no time does not exist: an empty cell.
     let avg = |area: &sim_core::stats::TimeIntegral| match end {

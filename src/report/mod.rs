@@ -13,10 +13,12 @@ use sim_core::stats::{Summary, jain_index};
 use std::fmt::Write as _;
 
 pub mod claim;
+pub mod columns;
 mod csv;
 mod folder;
 mod ideal;
 mod pfc;
+pub mod schema;
 mod transports;
 pub mod volume;
 mod workloads;

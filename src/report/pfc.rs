@@ -108,10 +108,7 @@ impl PfcSummary {
 
 /// `pfc.csv`: one row per (port, priority) with any PFC activity.
 pub fn pfc_csv(world: &World) -> String {
-    let mut s = String::from(
-        "port,node,peer_node,priority,pauses_sent,resumes_sent,pauses_received,resumes_received,\
-         paused_us,paused_fraction,headroom_bytes,peak_headroom_bytes,lossless_drops\n",
-    );
+    let mut s = super::columns::PFC.header();
     let end = world.end_time();
     for (i, port) in world.fabric.ports().iter().enumerate() {
         let Some(st) = port.pfc.as_deref() else {

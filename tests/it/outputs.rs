@@ -63,7 +63,8 @@ fn lost_syns_are_counted() {
     assert!(csv.starts_with(
         "id,workload,src,dst,size_bytes,start_us,finish_us,fct_us,received_us,ideal_fct_us,\
          slowdown,bytes_acked,retransmissions,syn_retransmissions,fin_retransmissions,timeouts,\
-         rto_episodes,fast_recoveries,ecn_reductions,sack_recovered,tail_loss_probes,transport\n"
+         rto_episodes,fast_recoveries,ecn_reductions,sack_recovered,tail_loss_probes,\
+         window_probes,transport\n"
     ));
     let per_flow: u64 = csv
         .lines()

@@ -1,0 +1,275 @@
+//! Every column of every CSV file a run writes, declared once: its name,
+//! unit and meaning. The writers take their headers from here, `dcnsim
+//! list outputs` prints it, the `[[plot]]` validator reads it, and a test
+//! checks that docs/outputs.md names every column (the docs say more).
+
+/// One column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Column {
+    /// Its header.
+    pub name: &'static str,
+    /// Its unit (`us`, `bytes`, `count`...; `id` and `text` for labels).
+    pub unit: &'static str,
+    /// What it holds, in a line.
+    pub meaning: &'static str,
+}
+
+/// One CSV file of a run's folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CsvFile {
+    /// Its name in the folder.
+    pub name: &'static str,
+    /// When a run writes it.
+    pub when: &'static str,
+    /// Its columns, in order.
+    pub columns: &'static [Column],
+}
+
+impl CsvFile {
+    /// The header line, with its line break.
+    pub fn header(&self) -> String {
+        let names: Vec<&str> = self.columns.iter().map(|c| c.name).collect();
+        names.join(",") + "\n"
+    }
+
+    /// The column named `name`.
+    pub fn column(&self, name: &str) -> Option<&'static Column> {
+        self.columns.iter().find(|c| c.name == name)
+    }
+}
+
+const fn col(name: &'static str, unit: &'static str, meaning: &'static str) -> Column {
+    Column {
+        name,
+        unit,
+        meaning,
+    }
+}
+
+/// `flows.csv`.
+#[rustfmt::skip]
+pub static FLOWS: CsvFile = CsvFile { name: "flows.csv", when: "always", columns: &[
+    col("id", "id", "flow id, in order of creation"),
+    col("workload", "id", "the [[workload]] that made it"),
+    col("src", "id", "sending host"),
+    col("dst", "id", "receiving host"),
+    col("size_bytes", "bytes", "data bytes; empty for an unbounded flow"),
+    col("start_us", "us", "when it opened (TCP: its SYN; RoCE: its first packet)"),
+    col("finish_us", "us", "when its last byte was acknowledged; empty if unfinished"),
+    col("fct_us", "us", "finish_us - start_us"),
+    col("received_us", "us", "when the receiver had every byte in order"),
+    col("ideal_fct_us", "us", "the same flow alone on the empty network"),
+    col("slowdown", "ratio", "fct_us / ideal_fct_us"),
+    col("bytes_acked", "bytes", "data bytes acknowledged"),
+    col("retransmissions", "count", "data packets sent again"),
+    col("syn_retransmissions", "count", "SYNs sent again after a timeout"),
+    col("fin_retransmissions", "count", "FINs sent again after a timeout"),
+    col("timeouts", "count", "expiries of the retransmission timer"),
+    col("rto_episodes", "count", "runs of back-to-back expiries without progress"),
+    col("fast_recoveries", "count", "fast-recovery episodes (RoCE: go-back-N on a NAK)"),
+    col("ecn_reductions", "count", "window reductions on ECN-Echo (RoCE: CNPs received)"),
+    col("sack_recovered", "count", "segments retransmitted on a SACK or RACK loss verdict"),
+    col("tail_loss_probes", "count", "RACK-TLP probes sent"),
+    col("window_probes", "count", "zero-window probes sent by the persist timer"),
+    col("transport", "text", "the flow's transport (default, or NAME of [transport.NAME])"),
+]};
+
+/// `ports.csv`.
+#[rustfmt::skip]
+pub static PORTS: CsvFile = CsvFile { name: "ports.csv", when: "always", columns: &[
+    col("port", "id", "the switch egress port"),
+    col("node", "id", "its switch"),
+    col("peer_node", "id", "the node at the far end of its link"),
+    col("class", "id", "class queue, or all for the port as a whole"),
+    col("tx_packets", "count", "packets transmitted"),
+    col("tx_bytes", "bytes", "IP bytes transmitted"),
+    col("drops_overflow", "count", "drops of a full buffer"),
+    col("drops_aqm", "count", "early drops by the AQM"),
+    col("drops", "count", "drops, all causes"),
+    col("ecn_marks", "count", "CE marks"),
+    col("max_packets", "packets", "largest queue"),
+    col("avg_bytes", "bytes", "time-average queue over the run"),
+    col("viq_held", "count", "packets held in the port's VIQ"),
+    col("viq_released", "count", "held packets released"),
+    col("viq_drops_full", "count", "drops of a full VIQ"),
+    col("viq_drops_aged", "count", "held packets dropped as too old"),
+    col("viq_max_packets", "packets", "largest VIQ"),
+    col("avg_viq_packets", "packets", "time-average VIQ over the run"),
+]};
+
+/// `queues.csv`.
+#[rustfmt::skip]
+pub static QUEUES: CsvFile = CsvFile { name: "queues.csv", when: "output.queue_interval", columns: &[
+    col("time_us", "us", "the sampling instant"),
+    col("port", "id", "the switch egress port"),
+    col("node", "id", "its switch"),
+    col("class", "id", "class queue, or viq"),
+    col("bytes", "bytes", "bytes queued"),
+    col("packets", "packets", "packets queued"),
+]};
+
+/// `goodput.csv`.
+#[rustfmt::skip]
+pub static GOODPUT: CsvFile = CsvFile { name: "goodput.csv", when: "output.goodput_interval", columns: &[
+    col("time_us", "us", "the end of the interval"),
+    col("flow", "id", "the flow, or all"),
+    col("gbps", "Gb/s", "data bytes first acknowledged in the interval, over its length"),
+]};
+
+/// `rtt.csv`.
+#[rustfmt::skip]
+pub static RTT: CsvFile = CsvFile { name: "rtt.csv", when: "output.rtt_interval", columns: &[
+    col("time_us", "us", "the end of the interval"),
+    col("workload", "id", "the workload"),
+    col("samples", "count", "RTT samples in the interval"),
+    col("mean_us", "us", "their mean"),
+    col("p50_us", "us", "their median"),
+    col("p99_us", "us", "their 99th percentile"),
+    col("max_us", "us", "their largest"),
+]};
+
+/// `rounds.csv`.
+#[rustfmt::skip]
+pub static ROUNDS: CsvFile = CsvFile { name: "rounds.csv", when: "a workload with rounds", columns: &[
+    col("workload", "id", "the workload"),
+    col("round", "id", "the round, from 0"),
+    col("start_us", "us", "its first flow's start"),
+    col("end_us", "us", "when its last flow was received in full"),
+    col("duration_us", "us", "end_us - start_us"),
+]};
+
+/// `pings.csv`.
+#[rustfmt::skip]
+pub static PINGS: CsvFile = CsvFile { name: "pings.csv", when: "a ping workload", columns: &[
+    col("workload", "id", "the workload"),
+    col("source", "id", "the packet source, among the run's"),
+    col("probe", "id", "the probe's number, from 0"),
+    col("sent_us", "us", "when it was sent"),
+    col("rtt_us", "us", "its round-trip time; empty if lost or in flight"),
+]};
+
+/// `pfc.csv`.
+#[rustfmt::skip]
+pub static PFC: CsvFile = CsvFile { name: "pfc.csv", when: "[switch.pfc]", columns: &[
+    col("port", "id", "the port"),
+    col("node", "id", "its node"),
+    col("peer_node", "id", "the node at the far end"),
+    col("priority", "id", "the priority"),
+    col("pauses_sent", "count", "PAUSE frames sent upstream"),
+    col("resumes_sent", "count", "RESUME frames sent upstream"),
+    col("pauses_received", "count", "PAUSE frames received"),
+    col("resumes_received", "count", "RESUME frames received"),
+    col("paused_us", "us", "time its egress was paused"),
+    col("paused_fraction", "fraction", "paused_us over the run"),
+    col("headroom_bytes", "bytes", "the port's headroom"),
+    col("peak_headroom_bytes", "bytes", "the most headroom used"),
+    col("lossless_drops", "count", "lossless packets dropped at this port"),
+]};
+
+/// `cc.csv`.
+#[rustfmt::skip]
+pub static CC: CsvFile = CsvFile { name: "cc.csv", when: "output.cc_trace", columns: &[
+    col("time_us", "us", "the sampling instant"),
+    col("flow", "id", "the traced flow"),
+    col("variable", "text", "the state variable, unit last in its name"),
+    col("value", "its name's", "its value"),
+]};
+
+/// Every CSV file of a run, in the order docs/outputs.md gives them.
+pub static FILES: &[&CsvFile] = &[
+    &FLOWS, &PORTS, &PFC, &QUEUES, &GOODPUT, &RTT, &ROUNDS, &PINGS, &CC,
+];
+
+/// `dcnsim list outputs`: every CSV file with its columns (unit,
+/// meaning), `sweep.csv`'s metric columns and the numeric paths of
+/// `summary.json`.
+pub fn render_outputs() -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    for f in FILES {
+        let _ = writeln!(s, "{} (written {})", f.name, when_text(f.when));
+        for c in f.columns {
+            let _ = writeln!(s, "      {:<24} {:<10} {}", c.name, c.unit, c.meaning);
+        }
+        s.push('\n');
+    }
+    let _ = writeln!(
+        s,
+        "sweep.csv (a sweep's table: run, case, one column per axis, seed, then)"
+    );
+    for m in crate::sweep::table::METRICS {
+        let _ = writeln!(s, "      {m}");
+    }
+    let _ = writeln!(
+        s,
+        "\nsummary.json (numbers a [[plot]] y may name; N: a list position)"
+    );
+    for p in super::schema::summary_paths() {
+        let _ = writeln!(s, "      {p}");
+    }
+    s
+}
+
+fn when_text(when: &str) -> String {
+    if when == "always" {
+        "by every run".into()
+    } else {
+        format!("with {when}")
+    }
+}
+
+/// The file named `name`.
+pub fn file(name: &str) -> Option<&'static CsvFile> {
+    FILES.iter().copied().find(|f| f.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn docs_name_every_file_and_column_in_its_section() {
+        let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/outputs.md"))
+            .expect("docs/outputs.md");
+        let mut missing = Vec::new();
+        for f in FILES {
+            let heading = format!("## `{}`", f.name);
+            let Some(at) = docs.find(&heading) else {
+                missing.push(heading);
+                continue;
+            };
+            let rest = &docs[at + heading.len()..];
+            let section = &rest[..rest.find("\n## ").unwrap_or(rest.len())];
+            let word = |w: &str| {
+                section.match_indices(w).any(|(i, _)| {
+                    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+                    let before = section[..i].chars().next_back().is_none_or(|c| !ident(c));
+                    let after = section[i + w.len()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| !ident(c));
+                    before && after
+                })
+            };
+            for c in f.columns {
+                if !word(c.name) {
+                    missing.push(format!("{} {}", f.name, c.name));
+                }
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "docs/outputs.md does not name: {missing:?}"
+        );
+    }
+
+    #[test]
+    fn names_are_unique_within_a_file() {
+        for f in FILES {
+            let mut names: Vec<&str> = f.columns.iter().map(|c| c.name).collect();
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), f.columns.len(), "{}", f.name);
+        }
+    }
+}

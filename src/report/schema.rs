@@ -1,0 +1,166 @@
+//! The keys of `summary.json`, as plot paths: read off a real summary
+//! rather than kept by hand, so that the list cannot drift from the code.
+//! A small built-in scenario that turns every optional block on (two
+//! transports, an incast with rounds, a load-defined workload, a ping, PFC,
+//! `jain_flows`) is run once, its summary serialised, and every numeric
+//! leaf's dotted path kept, list positions written `N`
+//! (`workloads.N.rtt_us.p99`). A test checks that every shipped golden
+//! summary's paths are among them.
+
+use std::sync::OnceLock;
+
+/// The built-in scenario whose summary has every block.
+const SCHEMA_SCENARIO: &str = r#"
+[simulation]
+stop_time = "3ms"
+[topology]
+kind = "star"
+hosts = 6
+link_rate = "10Gbps"
+link_delay = "1us"
+[switch]
+shared_buffer = "1MB"
+[switch.pfc]
+lossless = [3]
+[transport.tcp]
+cc = "dctcp"
+[transport.roce]
+kind = "roce"
+[[workload]]
+kind = "incast"
+transport = "tcp"
+receiver = 0
+senders = "1-2"
+size = "20KB"
+rounds = 2
+[[workload]]
+kind = "flows"
+transport = "tcp"
+cdf = "websearch"
+load = 0.1
+hosts = "3-4"
+flows = 2
+[[workload]]
+kind = "incast"
+transport = "roce"
+receiver = 5
+senders = "3-4"
+size = "20KB"
+priority = 3
+[[workload]]
+kind = "ping"
+transport = "tcp"
+src = 1
+dst = 2
+interval = "100us"
+count = 3
+[output]
+jain_flows = [0, 1]
+"#;
+
+/// Every plottable path of `summary.json`, sorted: numeric leaves (and
+/// leaves that may be `null` where a statistic does not exist), list
+/// positions as `N`.
+pub fn summary_paths() -> &'static [String] {
+    static PATHS: OnceLock<Vec<String>> = OnceLock::new();
+    PATHS.get_or_init(|| {
+        let sc = crate::scenario::parse_str("(built-in schema scenario)", SCHEMA_SCENARIO)
+            .expect("the built-in schema scenario is valid (a dcnsim bug otherwise)");
+        let mut w = crate::world::World::build(&sc, 1)
+            .expect("the built-in schema scenario builds (a dcnsim bug otherwise)");
+        let stop = w.run();
+        let summary = super::RunSummary::of(&w, "schema", 1, stop);
+        let value = serde_json::to_value(&summary).expect("plain data serialises");
+        let mut paths = leaf_paths(&value);
+        paths.sort();
+        paths.dedup();
+        paths
+    })
+}
+
+/// The dotted paths of `v`'s numeric (or null) leaves, list positions as `N`.
+pub fn leaf_paths(v: &serde_json::Value) -> Vec<String> {
+    let mut out = Vec::new();
+    walk(v, String::new(), &mut out);
+    out
+}
+
+fn walk(v: &serde_json::Value, at: String, out: &mut Vec<String>) {
+    let join = |k: &str| {
+        if at.is_empty() {
+            k.to_string()
+        } else {
+            format!("{at}.{k}")
+        }
+    };
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                walk(x, join(k), out);
+            }
+        }
+        serde_json::Value::Array(a) => {
+            for x in a {
+                walk(x, join("N"), out);
+            }
+        }
+        serde_json::Value::Number(_) | serde_json::Value::Null => out.push(at),
+        serde_json::Value::String(_) | serde_json::Value::Bool(_) => {}
+    }
+}
+
+/// `path` with its list positions written `N` (`workloads.1.rtt_us.p99`
+/// -> `workloads.N.rtt_us.p99`).
+pub fn generic(path: &str) -> String {
+    path.split('.')
+        .map(|p| {
+            if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) {
+                "N"
+            } else {
+                p
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_golden_summarys_paths_are_known() {
+        let known = summary_paths();
+        assert!(
+            known.iter().any(|p| p == "transports.N.goodput_gbps"),
+            "{known:?}"
+        );
+        assert!(known.iter().any(|p| p.starts_with("pfc.")), "{known:?}");
+        let mut dirs = vec![std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/golden"
+        ))];
+        let mut checked = 0;
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).expect("golden folder") {
+                let p = e.expect("entry").path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.file_name().is_some_and(|n| n == "summary.json") {
+                    let v: serde_json::Value =
+                        serde_json::from_slice(&std::fs::read(&p).expect("read")).expect("json");
+                    for path in leaf_paths(&v) {
+                        // A block that is `null` here (fairness unset) is an
+                        // object in the schema.
+                        let block = format!("{path}.");
+                        let ok =
+                            known.contains(&path) || known.iter().any(|k| k.starts_with(&block));
+                        assert!(ok, "{}: {path} is not in the schema", p.display());
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 10, "{checked} golden summaries");
+    }
+}
