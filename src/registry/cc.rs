@@ -10,7 +10,7 @@ use crate::scenario::{NoKeys, ScenarioError, Table};
 use serde::de::DeserializeOwned;
 use transport::CcConfig;
 use transport::cc::{ControllerConfig, CubicConfig, DctcpConfig, EcnConfig, NewRenoConfig};
-use transport::roce::{DcqcnKeys, HpccKeys, RccKeys, RoceCc, TimelyKeys};
+use transport::roce::{DcqcnKeys, HpccKeys, LineRateConfig, RccKeys, RoceCc, TimelyKeys};
 
 /// A controller read from its row: of the TCP family or the RoCE family.
 #[derive(Debug, Clone)]
@@ -63,7 +63,7 @@ fn rcc(t: &Table<'_>) -> Result<Cc, ScenarioError> {
 
 fn none(t: &Table<'_>) -> Result<Cc, ScenarioError> {
     t.read::<NoKeys>()?;
-    Ok(Cc::Roce(RoceCc::None))
+    Ok(Cc::Roce(RoceCc::None(LineRateConfig)))
 }
 
 /// A row of this family: its documentation, the family it runs on, and

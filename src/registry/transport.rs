@@ -4,21 +4,15 @@
 
 use super::{Family, key, row};
 use crate::scenario::{ScenarioError, Table};
-use transport::roce::{RoceCc, RoceKeys};
+use transport::roce::RoceKeys;
 use transport::{TcpConfig, TransportConfig};
 
 fn roce(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
     let (cc, rest) = super::cc::roce_cc(t)?;
     let k: RoceKeys = rest.read()?;
     let c = k.build(cc).map_err(|e| t.invalid(e.key, e.message))?;
-    let min_rate_bps = match &c.cc {
-        RoceCc::Dcqcn(d) => Some(d.min_rate_bps),
-        RoceCc::Timely(d) => Some(d.min_rate_bps),
-        RoceCc::Hpcc(d) => Some(d.min_rate_bps),
-        RoceCc::Rcc(_) | RoceCc::None => None,
-    };
     let line = t.ctx().max_host_rate;
-    if min_rate_bps.is_some_and(|r| r > line.bps() as f64) {
+    if c.cc.min_rate_bps().is_some_and(|r| r > line.bps() as f64) {
         let msg =
             format!("is above the fastest host link ({line}): a floor the rate can never reach");
         return Err(t.invalid("cc.min_rate", msg));

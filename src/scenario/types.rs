@@ -46,18 +46,7 @@ impl NamedTransport {
     pub fn cc(&self) -> &'static str {
         match &self.config {
             TransportConfig::Tcp(c) => c.cc.name(),
-            TransportConfig::Roce(c) => match c.cc {
-                transport::roce::RoceCc::None => "none",
-                transport::roce::RoceCc::Dcqcn(_) => "dcqcn",
-                transport::roce::RoceCc::Timely(_) => "timely",
-                transport::roce::RoceCc::Hpcc(_) => "hpcc",
-                transport::roce::RoceCc::Rcc(r) => match r.variant {
-                    transport::roce::RccVariant::Rcc => "rcc",
-                    transport::roce::RccVariant::Ewa => "rcc-ewa",
-                    transport::roce::RccVariant::Pid => "rcc-pid",
-                    transport::roce::RccVariant::Sender => "rcc-sender",
-                },
-            },
+            TransportConfig::Roce(c) => c.cc.report_name(),
         }
     }
 }

@@ -182,8 +182,9 @@ pub struct World {
     /// (RoCE), so the NIC pulls nothing while its port is busy.
     wire_built_only: Vec<bool>,
     scratch: Vec<Packet>,
-    /// The INT stack of the packet being delivered (HPCC), for the ACK that
-    /// echoes it or the sender that reads it.
+    /// The INT stack of the packet being delivered (telemetry a controller
+    /// asked for, HPCC's), for the ACK that echoes it or the sender that
+    /// reads it.
     int_rx: IntStack,
     limit: RunLimit,
     /// Time of the last event that did work (stale timer events do none).
@@ -199,7 +200,8 @@ pub struct World {
     seed: u64,
     /// Each host's next ephemeral source port; 0: none handed out yet.
     next_port: Vec<u16>,
-    /// Each host's NIC state across its connections (RCC's N and B_R).
+    /// Each host's NIC state across its connections (what a receiver-side
+    /// controller counts over them: RCC's N and B_R).
     nics: Vec<transport::NicState>,
     /// Flows whose data is not all acknowledged yet.
     open_flows: usize,
@@ -613,7 +615,7 @@ impl World {
                 Outcome::Delivered { host, pkt } => {
                     let p = *self.fabric.packets.get(pkt);
                     if p.roce.has(RoceBits::INT) {
-                        // HPCC: the records go to the receiver's ACK, or
+                        // Telemetry: the records go to the receiver's ACK, or
                         // from the ACK to the sender.
                         self.int_rx = *self.fabric.int.get(pkt);
                     }
@@ -713,7 +715,7 @@ impl World {
     fn flush(&mut self) {
         let mut out = std::mem::take(&mut self.scratch);
         for p in out.drain(..) {
-            // An HPCC ACK echoes the stack of the data packet it answers
+            // An ACK echoes the INT stack of the data packet it answers
             // (the endpoints emit no other packet that carries INT).
             self.fabric
                 .host_send_int(p.src, p, &self.int_rx, &mut self.q);

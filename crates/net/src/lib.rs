@@ -32,8 +32,8 @@ pub use ids::{FlowId, HostId, NodeId, Origin, PortId, SourceId};
 pub use ingress::{Arrival, IngressHook, IngressView, ViqAction};
 pub use int::{INT_HEADER_BYTES, INT_MAX_HOPS, IntHop, IntStack, IntTable};
 pub use packet::{
-    Ecn, Kind, Packet, PacketArena, PacketId, Protocol, RccFeedback, RoceBits, SackBlocks,
-    TcpFlags, WireFormat,
+    Ecn, Feedback, Kind, Packet, PacketArena, PacketId, Protocol, RoceBits, SackBlocks, TcpFlags,
+    WireFormat,
 };
 pub use port::{DropCause, PortStats};
 pub use routing::RoutingTable;

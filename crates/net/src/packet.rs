@@ -237,7 +237,8 @@ impl RoceBits {
     pub const NAK: RoceBits = RoceBits(4);
     /// A congestion notification packet (BTH opcode 0x81).
     pub const CNP: RoceBits = RoceBits(8);
-    /// The packet carries an INT stack (HPCC): switches stamp data packets
+    /// The packet carries an INT stack (a controller asked for telemetry,
+    /// HPCC's): switches stamp data packets
     /// at egress, ACKs echo the stack ([`crate::int`]).
     pub const INT: RoceBits = RoceBits(16);
 
@@ -255,18 +256,19 @@ impl std::ops::BitOr for RoceBits {
     }
 }
 
-/// What a RoCE receiver running RCC tells its sender on each ACK (rcc.txt
-/// III-B and III-G). Eight bytes, in what was the packet's tail padding.
+/// Congestion feedback a receiver puts on its ACKs for the sender's
+/// controller, in whatever meaning that controller gives the fields (a
+/// receiver-driven controller's assigned window; a count such as the
+/// receiver's active messages; a flag such as a saturated last hop). Eight
+/// bytes, in what was the packet's tail padding.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RccFeedback {
-    /// RCC: the window the receiver assigns, bytes (Table I's 4-byte
-    /// `cwnd`); 0: none.
+pub struct Feedback {
+    /// A window the receiver assigns, bytes; 0: none.
     pub window_bytes: u32,
-    /// RCC-sender: the receiver's number of active messages N.
-    pub flows: u16,
-    /// RCC-sender: the last hop is saturated (B_R >= C x base RTT x eta),
-    /// B_R's comparison made where B_R is counted.
-    pub last_hop: bool,
+    /// A count the receiver reports.
+    pub count: u16,
+    /// A condition the receiver reports.
+    pub flag: bool,
 }
 
 /// One packet. Header fields are those of DESIGN.md's network model.
@@ -332,7 +334,8 @@ pub struct Packet {
     pub seq: u64,
     /// TCP cumulative acknowledgment number.
     pub ack: u64,
-    /// Sender's timestamp (TSval, RFC 7323); also RCC's send timestamp.
+    /// Sender's timestamp (TSval, RFC 7323); also a RoCE data packet's send
+    /// timestamp.
     pub ts_val: SimTime,
     /// Echoed timestamp (TSecr).
     pub ts_ecr: SimTime,
@@ -340,8 +343,8 @@ pub struct Packet {
     pub created_at: SimTime,
     /// SACK blocks of a TCP ACK (RFC 2018).
     pub sack: SackBlocks,
-    /// An RCC receiver's feedback on a RoCE ACK.
-    pub rcc: RccFeedback,
+    /// A receiver's congestion feedback on an ACK.
+    pub feedback: Feedback,
 }
 
 /// `Packet::ingress_port` outside a switch.

@@ -85,8 +85,7 @@ impl TransportConfig {
         match self {
             TransportConfig::Tcp(_) => false,
             TransportConfig::Roce(c) => {
-                c.window != crate::roce::WindowMode::None
-                    || matches!(c.cc, crate::roce::RoceCc::Rcc(_))
+                c.window != crate::roce::WindowMode::None || c.cc.needs_bdp()
             }
         }
     }
@@ -112,11 +111,8 @@ impl TransportConfig {
     /// are synchronised).
     pub fn clock_offset_max(&self) -> SimDuration {
         match self {
-            TransportConfig::Roce(crate::roce::RoceConfig {
-                cc: crate::roce::RoceCc::Rcc(r),
-                ..
-            }) => r.clock_offset,
-            _ => SimDuration::ZERO,
+            TransportConfig::Roce(c) => c.cc.clock_offset_max(),
+            TransportConfig::Tcp(_) => SimDuration::ZERO,
         }
     }
 

@@ -1,5 +1,6 @@
 //! The RoCE family's keys (`[transport.NAME]` with `kind = "roce"`).
 
+pub use super::control::RoceCc;
 use super::dcqcn::{Clamp, DcqcnConfig, Variant};
 use super::hpcc::HpccConfig;
 use super::rcc::{ErrorUnit, EwaShare, PidStep, RccConfig, RccVariant, Scale};
@@ -27,21 +28,6 @@ pub enum WindowMode {
     /// BDP x R_C / line rate, at least 1 B (the HPCC fork's `VAR_WIN 1`,
     /// its "DCQCN+window").
     BdpXRate,
-}
-
-/// The congestion controller of a RoCE flow.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum RoceCc {
-    /// Line rate always (the RDMA NIC without congestion control).
-    None,
-    /// DCQCN (reaction point here, notification point at the receiver).
-    Dcqcn(DcqcnConfig),
-    /// RCC (the receiver assigns the window; rcc.txt).
-    Rcc(RccConfig),
-    /// TIMELY (RTT gradients at the sender).
-    Timely(TimelyConfig),
-    /// HPCC (INT from every hop, at the sender).
-    Hpcc(HpccConfig),
 }
 
 /// The RoCE reliable connection's configuration.
@@ -89,11 +75,7 @@ impl RoceConfig {
     /// IP bytes of the largest packet it sends: a full data packet and the
     /// telemetry its controller adds (HPCC's INT stack).
     pub fn largest_packet_bytes(&self) -> u32 {
-        let int = match self.cc {
-            RoceCc::Hpcc(_) => net::INT_HEADER_BYTES,
-            _ => 0,
-        };
-        self.packet_bytes() + int
+        self.packet_bytes() + self.cc.telemetry_bytes()
     }
 }
 

@@ -505,6 +505,62 @@ impl Dcqcn {
     }
 }
 
+impl super::control::RoceControllerConfig for DcqcnConfig {
+    type Controller = Dcqcn;
+    const NAME: &'static str = "dcqcn";
+    fn build(&self, f: &super::control::FlowCtx<'_>) -> Dcqcn {
+        Dcqcn::new(*self, f.line_bps)
+    }
+    fn min_rate_bps(&self) -> Option<f64> {
+        Some(self.min_rate_bps)
+    }
+}
+
+impl super::control::RateControl for Dcqcn {
+    #[inline]
+    fn rate_bps(&self, _line_bps: f64) -> f64 {
+        Dcqcn::rate_bps(self)
+    }
+    #[inline]
+    fn on_sent(&mut self, bytes: u64) {
+        Dcqcn::on_sent(self, bytes)
+    }
+    #[inline]
+    fn on_cnp(&mut self, now: SimTime) -> bool {
+        Dcqcn::on_cnp(self, now);
+        true
+    }
+    #[inline]
+    fn deadline(&self) -> Option<SimTime> {
+        Dcqcn::deadline(self)
+    }
+    #[inline]
+    fn on_timer(&mut self, t: SimTime) {
+        Dcqcn::on_timer(self, t)
+    }
+    /// The timers run ahead on a copy until the pacer opens before the
+    /// next of them (a raised rate may open it sooner).
+    fn wake_with_timers(&self, first: SimTime, opens_at: &dyn Fn(f64) -> SimTime) -> SimTime {
+        let mut ahead = self.clone();
+        let mut t = first;
+        loop {
+            Dcqcn::on_timer(&mut ahead, t);
+            let opens = opens_at(Dcqcn::rate_bps(&ahead));
+            if opens <= t {
+                return t;
+            }
+            match Dcqcn::deadline(&ahead) {
+                Some(next) if next < opens => t = next,
+                _ => return opens,
+            }
+        }
+    }
+    fn state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+        out("alpha", self.alpha());
+        out("target_gbps", self.target_bps() / 1e9);
+    }
+}
+
 #[cfg(test)]
 #[path = "dcqcn_tests.rs"]
 mod tests;

@@ -199,6 +199,43 @@ impl Hpcc {
     }
 }
 
+impl super::control::RoceControllerConfig for HpccConfig {
+    type Controller = Hpcc;
+    const NAME: &'static str = "hpcc";
+    fn build(&self, f: &super::control::FlowCtx<'_>) -> Hpcc {
+        Hpcc::new(*self, f.line_bps, f.path.base_rtt)
+    }
+    fn min_rate_bps(&self) -> Option<f64> {
+        Some(self.min_rate_bps)
+    }
+    fn telemetry_bytes(&self) -> u32 {
+        net::INT_HEADER_BYTES
+    }
+}
+
+impl super::control::RateControl for Hpcc {
+    #[inline]
+    fn rate_bps(&self, _line_bps: f64) -> f64 {
+        Hpcc::rate_bps(self)
+    }
+    fn wants_int(&self) -> bool {
+        true
+    }
+    /// After the ACK's bookkeeping, as the fork's ReceiveAck.
+    fn after_ack(&mut self, a: &super::control::AckView<'_>) -> bool {
+        if !a.pkt.roce.has(net::RoceBits::INT) {
+            return false;
+        }
+        Hpcc::on_ack(self, a.int, a.pkt.ack, a.snd_nxt);
+        true
+    }
+    fn state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+        out("reference_gbps", self.reference_bps() / 1e9);
+        out("utilisation", self.utilisation());
+        out("inc_stage", self.inc_stage() as f64);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@
 //! the sender) and RCC (the receiver assigns each flow's window).
 
 pub mod config;
+pub mod control;
 pub mod dcqcn;
 pub mod hpcc;
 pub mod rcc;
@@ -14,14 +15,15 @@ mod sender;
 pub mod timely;
 
 pub use config::{
-    DcqcnKeys, HpccKeys, KeyError, RccKeys, RoceCc, RoceConfig, RoceKeys, TimelyKeys, WindowMode,
+    DcqcnKeys, HpccKeys, KeyError, RccKeys, RoceConfig, RoceKeys, TimelyKeys, WindowMode,
 };
+pub use control::{LineRateConfig, RateControl, RoceCc, RoceController};
 pub use dcqcn::{Clamp, Dcqcn, DcqcnConfig, Variant};
 pub use hpcc::{Hpcc, HpccConfig, HpccStep};
-pub use rcc::{EwaShare, NicState, RccConfig, RccControl, RccVariant};
+pub use rcc::{EwaShare, NicState, RccConfig, RccControl, RccSend, RccVariant};
 pub use receiver::RoceReceiver;
 pub use sender::RoceSender;
-pub use timely::{Timely, TimelyConfig};
+pub use timely::{Timely, TimelyConfig, TimelySend};
 
 #[cfg(test)]
 mod rcc_tests;

@@ -415,3 +415,115 @@ pub fn scale(s: Scale, u: f64) -> f64 {
         Scale::Sigmoid2 => 2.0 - 2.0 * sigmoid(u),
     }
 }
+
+/// RCC at a sender: the window in force and the pacer's rate from it; for
+/// RCC-sender, the detector and PID too; and the send stamps' clock.
+#[derive(Clone, Debug)]
+pub struct RccSend {
+    variant: RccVariant,
+    /// The window in force, bytes: the line rate's BDP until the first
+    /// assignment arrives (III-B: flows start at line rate).
+    cwnd: u64,
+    base_rtt: SimDuration,
+    /// The receiver's NIC rate: RCC-sender's fair share is C x RTT_base / N.
+    rx_rate: Bandwidth,
+    /// RCC-sender's detector and PID.
+    control: Option<RccControl>,
+    /// This host's clock offset, and the timestamps' jitter with its stream.
+    clock_offset: SimDuration,
+    jitter: Option<(SimDuration, sim_core::rng::RngStream)>,
+}
+
+impl RccSend {
+    /// The window in force, bytes.
+    pub fn window(&self) -> u64 {
+        self.cwnd
+    }
+
+    /// RCC-sender's controller, if this is RCC-sender.
+    pub fn control(&self) -> Option<&RccControl> {
+        self.control.as_ref()
+    }
+}
+
+impl super::control::RoceControllerConfig for RccConfig {
+    type Controller = RccSend;
+    const NAME: &'static str = "rcc";
+    fn build(&self, f: &super::control::FlowCtx<'_>) -> RccSend {
+        let path = f.path;
+        let line_bdp = path.bdp_bytes.max(f.mtu_bytes);
+        RccSend {
+            variant: self.variant,
+            cwnd: line_bdp,
+            base_rtt: path.base_rtt,
+            rx_rate: path.rx_line_rate,
+            control: (self.variant == RccVariant::Sender)
+                .then(|| RccControl::new(*self, path.base_rtt, f.mtu_bytes, line_bdp)),
+            clock_offset: path.src_clock_offset,
+            jitter: (self.clock_jitter.ps() > 0).then(|| {
+                let stream = sim_core::rng::RngStream::from_seed_u64(path.stream_seed);
+                (self.clock_jitter, stream)
+            }),
+        }
+    }
+    fn report_name(&self) -> &'static str {
+        match self.variant {
+            RccVariant::Rcc => "rcc",
+            RccVariant::Ewa => "rcc-ewa",
+            RccVariant::Pid => "rcc-pid",
+            RccVariant::Sender => "rcc-sender",
+        }
+    }
+    fn needs_bdp(&self) -> bool {
+        true
+    }
+    fn clock_offset_max(&self) -> SimDuration {
+        self.clock_offset
+    }
+}
+
+impl super::control::RateControl for RccSend {
+    /// window / base RTT (rdma-spec.md A6), at most line rate.
+    #[inline]
+    fn rate_bps(&self, line_bps: f64) -> f64 {
+        let rtt_s = self.base_rtt.ps() as f64 * 1e-12;
+        if rtt_s > 0.0 {
+            (self.cwnd as f64 * 8.0 / rtt_s).min(line_bps)
+        } else {
+            line_bps
+        }
+    }
+    #[inline]
+    fn window_bytes(&self) -> Option<u64> {
+        Some(self.cwnd)
+    }
+    /// The send timestamp at true time `now`, as this host's clock reads it.
+    fn stamp(&mut self, now: SimTime) -> SimTime {
+        let jitter = match self.jitter.as_mut() {
+            Some((max, rng)) => rng.below(max.ps() + 1),
+            None => 0,
+        };
+        now + self.clock_offset + SimDuration::from_ps(jitter)
+    }
+    fn on_ack(&mut self, a: &super::control::AckView<'_>) -> bool {
+        let fb = &a.pkt.feedback;
+        match self.control.as_mut() {
+            // RCC-sender (III-G): the round trip from the echoed stamp,
+            // both ends of it read on this host's clock.
+            Some(c) => {
+                let rtt = (a.now + self.clock_offset).saturating_since(a.pkt.ts_ecr);
+                let share = fair_share(self.rx_rate, self.base_rtt, fb.count as u32);
+                self.cwnd = c.on_sample(a.now, rtt, share, fb.flag);
+            }
+            None if fb.window_bytes > 0 => self.cwnd = fb.window_bytes as u64,
+            None => {}
+        }
+        debug_assert!(self.variant == RccVariant::Sender || self.control.is_none());
+        true
+    }
+    fn state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+        if let Some(c) = &self.control {
+            c.state(out);
+        }
+    }
+}

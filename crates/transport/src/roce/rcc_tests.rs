@@ -248,7 +248,11 @@ fn ewa_follows_the_number_of_active_messages() {
         let mut out = Vec::new();
         r.on_packet(us(at), &p, nic, &mut out);
         assert_eq!(out.len(), 1, "one ACK per packet");
-        (out[0].rcc.window_bytes, out[0].rcc.flows, out[0].ts_ecr)
+        (
+            out[0].feedback.window_bytes,
+            out[0].feedback.count,
+            out[0].ts_ecr,
+        )
     };
     // Message A begins: N = 1, the whole BDP.
     let (w, n, echo) = window(&mut rx[0], &mut nic, data(0, 0, RoceBits::FIRST, us(0)), 5);

@@ -34,7 +34,7 @@ use super::dcqcn::Variant;
 use super::rcc::{NicState, RccControl, RccVariant};
 use crate::endpoint::{PathInfo, Side};
 use crate::{Emit, FlowAddr};
-use net::{Ecn, INT_HEADER_BYTES, Kind, Packet, Protocol, RccFeedback, RoceBits, WireFormat};
+use net::{Ecn, Feedback, INT_HEADER_BYTES, Kind, Packet, Protocol, RoceBits, WireFormat};
 use sim_core::{Bandwidth, SimDuration, SimTime};
 
 /// A receiver's RCC state (boxed: other flows do without it).
@@ -97,7 +97,7 @@ impl RoceReceiver {
             cnp_interval: cfg.cnp_interval,
             np: match cfg.cc {
                 RoceCc::Dcqcn(d) => Some(d.variant),
-                RoceCc::None | RoceCc::Rcc(_) | RoceCc::Timely(_) | RoceCc::Hpcc(_) => None,
+                _ => None,
             },
             ack_priority: cfg.ack_priority,
             expected: 0,
@@ -134,27 +134,27 @@ impl RoceReceiver {
 
     /// Algorithm 1 on data packet `pkt` (after N was updated for it): what
     /// the next ACK or NAK tells the sender.
-    fn rcc_feedback(&mut self, now: SimTime, pkt: &Packet, nic: &NicState) -> RccFeedback {
+    fn rcc_feedback(&mut self, now: SimTime, pkt: &Packet, nic: &NicState) -> Feedback {
         let Some(r) = self.rcc.as_mut() else {
-            return RccFeedback::default();
+            return Feedback::default();
         };
         let flows = nic.active_messages.min(u16::MAX as u32) as u16;
         let last_hop = nic.saturated(r.eta);
         if r.variant == RccVariant::Sender {
-            return RccFeedback {
+            return Feedback {
                 window_bytes: 0,
-                flows,
-                last_hop,
+                count: flows,
+                flag: last_hop,
             };
         }
         // The one-way delay, read on this host's clock (rcc.txt III-C).
         let delay = (now + r.clock_offset).saturating_since(pkt.ts_val);
         let fair_share = nic.fair_share(r.base_rtt);
         let w = r.control.on_sample(now, delay, fair_share, last_hop);
-        RccFeedback {
+        Feedback {
             window_bytes: w.min(u32::MAX as u64) as u32,
-            flows,
-            last_hop,
+            count: flows,
+            flag: last_hop,
         }
     }
 
@@ -286,7 +286,7 @@ impl RoceReceiver {
             Some(self.reply(Kind::Ack, ACK_BYTES, RoceBits::default()))
         };
         if let Some(mut p) = reply {
-            p.rcc = feedback;
+            p.feedback = feedback;
             p.ts_ecr = pkt.ts_val;
             if pkt.roce.has(RoceBits::INT) {
                 // HPCC: the ACK echoes the data packet's INT stack (the

@@ -24,60 +24,17 @@
 //! - The retransmission timeout is off by default, as in the references
 //!   (a lost tail is then never recovered; PFC makes losses violations).
 
-use super::config::{DATA_HEADER_BYTES, RoceCc, RoceConfig, WindowMode};
+use super::config::{DATA_HEADER_BYTES, RoceConfig, WindowMode};
+use super::control::{AckView, FlowCtx, RateControl, RoceController};
 use super::dcqcn::Dcqcn;
 use super::hpcc::Hpcc;
-use super::rcc::{RccConfig, RccControl, RccVariant, fair_share};
+use super::rcc::RccControl;
 use super::timely::Timely;
 use crate::endpoint::{Counters, FlowRecord, PathInfo, Side};
 use crate::{Emit, FlowAddr};
 use net::{Ecn, INT_HEADER_BYTES, IntStack, Kind, Packet, Protocol, RoceBits, WireFormat};
-use sim_core::rng::RngStream;
 use sim_core::time::earliest;
-use sim_core::{Bandwidth, SimDuration, SimTime};
-
-/// A sender's RCC state (boxed: DCQCN flows do without it).
-#[derive(Clone, Debug)]
-struct RccSend {
-    variant: RccVariant,
-    /// The window in force, bytes: the line rate's BDP until the first
-    /// assignment arrives (III-B: flows start at line rate).
-    cwnd: u64,
-    base_rtt: SimDuration,
-    /// The receiver's NIC rate: RCC-sender's fair share is C x RTT_base / N.
-    rx_rate: Bandwidth,
-    /// RCC-sender's detector and PID.
-    control: Option<RccControl>,
-    /// This host's clock offset, and the timestamps' jitter with its stream.
-    clock_offset: SimDuration,
-    jitter: Option<(SimDuration, RngStream)>,
-}
-
-impl RccSend {
-    fn new(cfg: &RccConfig, path: &PathInfo, packet_bytes: u64) -> Self {
-        let line_bdp = path.bdp_bytes.max(packet_bytes);
-        RccSend {
-            variant: cfg.variant,
-            cwnd: line_bdp,
-            base_rtt: path.base_rtt,
-            rx_rate: path.rx_line_rate,
-            control: (cfg.variant == RccVariant::Sender)
-                .then(|| RccControl::new(*cfg, path.base_rtt, packet_bytes, line_bdp)),
-            clock_offset: path.src_clock_offset,
-            jitter: (cfg.clock_jitter.ps() > 0)
-                .then(|| (cfg.clock_jitter, RngStream::from_seed_u64(path.stream_seed))),
-        }
-    }
-
-    /// The send timestamp at true time `now`, as this host's clock reads it.
-    fn stamp(&mut self, now: SimTime) -> SimTime {
-        let jitter = match self.jitter.as_mut() {
-            Some((max, rng)) => rng.below(max.ps() + 1),
-            None => 0,
-        };
-        now + self.clock_offset + SimDuration::from_ps(jitter)
-    }
-}
+use sim_core::{SimDuration, SimTime};
 
 /// The sending end of a RoCE flow.
 // Laid out by hand, hot fields first: the per-packet path reads the PSNs,
@@ -114,15 +71,12 @@ pub struct RoceSender {
     pace_wait: bool,
     started: bool,
     window: WindowMode,
-    rp: Option<Dcqcn>,
+    /// The congestion controller (DCQCN's state inline, the others boxed).
+    cc: RoceController,
     addr: FlowAddr,
     size_bytes: u64,
     wire: WireFormat,
     rto: Option<SimDuration>,
-    rcc: Option<Box<RccSend>>,
-    /// TIMELY, and the PSN an ACK must pass to be the next completion event.
-    timely: Option<Box<(Timely, u64)>>,
-    hpcc: Option<Box<Hpcc>>,
     line_bps: f64,
     bdp_bytes: u64,
     started_at: Option<SimTime>,
@@ -147,22 +101,11 @@ impl RoceSender {
             wire: path.wire,
             window: cfg.window,
             bdp_bytes: path.bdp_bytes,
-            rp: match cfg.cc {
-                RoceCc::Dcqcn(c) => Some(Dcqcn::new(c, line_bps)),
-                RoceCc::None | RoceCc::Rcc(_) | RoceCc::Timely(_) | RoceCc::Hpcc(_) => None,
-            },
-            timely: match cfg.cc {
-                RoceCc::Timely(c) => Some(Box::new((Timely::new(c, line_bps), 0))),
-                _ => None,
-            },
-            hpcc: match cfg.cc {
-                RoceCc::Hpcc(c) => Some(Box::new(Hpcc::new(c, line_bps, path.base_rtt))),
-                _ => None,
-            },
-            rcc: match &cfg.cc {
-                RoceCc::Rcc(c) => Some(Box::new(RccSend::new(c, path, mtu))),
-                _ => None,
-            },
+            cc: cfg.cc.build(&FlowCtx {
+                line_bps,
+                path,
+                mtu_bytes: mtu,
+            }),
             last_sent: None,
             next_avail: SimTime::ZERO,
             pace_wait: false,
@@ -205,21 +148,7 @@ impl RoceSender {
 
     /// The rate the pacer applies, bits per second.
     pub fn rate_bps(&self) -> f64 {
-        if let Some(r) = &self.rcc {
-            let rtt_s = r.base_rtt.ps() as f64 * 1e-12;
-            return if rtt_s > 0.0 {
-                (r.cwnd as f64 * 8.0 / rtt_s).min(self.line_bps)
-            } else {
-                self.line_bps
-            };
-        }
-        if let Some(t) = &self.timely {
-            return t.0.rate_bps();
-        }
-        if let Some(h) = &self.hpcc {
-            return h.rate_bps();
-        }
-        self.rp.as_ref().map_or(self.line_bps, |r| r.rate_bps())
+        self.cc.rate_bps(self.line_bps)
     }
 
     /// The rate and window it applies and its controller's state, by
@@ -229,43 +158,47 @@ impl RoceSender {
         if let Some(w) = self.window_bytes() {
             out("window_bytes", w as f64);
         }
-        if let Some(rp) = &self.rp {
-            out("alpha", rp.alpha());
-            out("target_gbps", rp.target_bps() / 1e9);
-        }
-        if let Some(h) = &self.hpcc {
-            out("reference_gbps", h.reference_bps() / 1e9);
-            out("utilisation", h.utilisation());
-            out("inc_stage", h.inc_stage() as f64);
-        }
-        if let Some(c) = self.rcc_control() {
-            c.state(out);
-        }
+        self.cc.state(out);
     }
 
     /// HPCC's state, if it runs.
     pub fn hpcc(&self) -> Option<&Hpcc> {
-        self.hpcc.as_deref()
+        match &self.cc {
+            RoceController::Hpcc(h) => Some(h),
+            _ => None,
+        }
     }
 
     /// TIMELY's state, if it runs.
     pub fn timely(&self) -> Option<&Timely> {
-        self.timely.as_ref().map(|t| &t.0)
+        match &self.cc {
+            RoceController::Timely(t) => Some(t.timely()),
+            _ => None,
+        }
     }
 
     /// RCC's window in force, bytes (`None`: not RCC).
     pub fn rcc_window(&self) -> Option<u64> {
-        self.rcc.as_ref().map(|r| r.cwnd)
+        match &self.cc {
+            RoceController::Rcc(r) => Some(r.window()),
+            _ => None,
+        }
     }
 
     /// RCC-sender's controller.
     pub fn rcc_control(&self) -> Option<&RccControl> {
-        self.rcc.as_ref().and_then(|r| r.control.as_ref())
+        match &self.cc {
+            RoceController::Rcc(r) => r.control(),
+            _ => None,
+        }
     }
 
     /// The reaction point, if DCQCN runs.
     pub fn dcqcn(&self) -> Option<&Dcqcn> {
-        self.rp.as_ref()
+        match &self.cc {
+            RoceController::Dcqcn(d) => Some(d),
+            _ => None,
+        }
     }
 
     fn payload_of(&self, psn: u64) -> u64 {
@@ -309,13 +242,10 @@ impl RoceSender {
     #[inline]
     fn catch_up(&mut self, now: SimTime) -> bool {
         if now < self.timers_at {
-            return false; // also with no DCQCN, or the flow completed
+            return false; // also with no timers, or the flow completed
         }
-        let Some(rp) = self.rp.as_mut() else {
-            return false;
-        };
-        while let Some(t) = rp.deadline().filter(|&t| t <= now) {
-            rp.on_timer(t);
+        while let Some(t) = self.cc.deadline().filter(|&t| t <= now) {
+            self.cc.on_timer(t);
         }
         self.refresh_pacer();
         true
@@ -323,41 +253,23 @@ impl RoceSender {
 
     /// Recomputes the cached timer and wake after any change of state.
     fn after_change(&mut self) {
-        let rp = self.rp.as_ref().filter(|_| self.completed_at.is_none());
-        let timers = rp.and_then(|r| r.deadline());
+        let timers = self.cc.deadline().filter(|_| self.completed_at.is_none());
         self.timers_at = timers.unwrap_or(SimTime::MAX);
         self.wake = match (self.pace_wait, timers) {
-            (true, Some(t)) if t < self.next_avail => rp.map(|r| self.wake_with_timers(r, t)),
+            (true, Some(t)) if t < self.next_avail => Some(
+                self.cc
+                    .wake_with_timers(t, &|rate| self.pacer_opens_at(rate)),
+            ),
             (true, _) => Some(self.next_avail),
             (false, _) if self.sends_when_polled() => None,
             (false, t) => t,
         };
     }
 
-    /// When a flow whose pacer holds a packet back until `next_avail` can
-    /// send, given that DCQCN's timer fires first at `first` and may raise
-    /// the rate: the timers are run ahead on a copy until the pacer opens
-    /// before the next of them.
-    fn wake_with_timers(&self, rp: &Dcqcn, first: SimTime) -> SimTime {
-        let mut ahead = rp.clone();
-        let mut t = first;
-        loop {
-            ahead.on_timer(t);
-            let opens = self.pacer_opens_at(ahead.rate_bps());
-            if opens <= t {
-                return t;
-            }
-            match ahead.deadline() {
-                Some(next) if next < opens => t = next,
-                _ => return opens,
-            }
-        }
-    }
-
     /// The in-flight cap in bytes, if any.
     fn window_bytes(&self) -> Option<u64> {
-        if let Some(r) = &self.rcc {
-            return Some(r.cwnd);
+        if let Some(w) = self.cc.window_bytes() {
+            return Some(w);
         }
         match self.window {
             WindowMode::None => None,
@@ -418,17 +330,15 @@ impl RoceSender {
         p.seq = psn;
         p.payload_bytes = payload as u32;
         p.size_bytes = DATA_HEADER_BYTES + payload as u32;
-        if self.hpcc.is_some() {
-            // HPCC asks every switch for telemetry; the header rides on the wire.
+        if self.cc.wants_int() {
+            // The controller asks every switch for telemetry; the header
+            // rides on the wire.
             bits = bits | RoceBits::INT;
             p.size_bytes += INT_HEADER_BYTES;
         }
         p.roce = bits;
         p.ecn = Ecn::Ect0;
-        p.ts_val = match self.rcc.as_mut() {
-            Some(r) => r.stamp(now),
-            None => now,
-        };
+        p.ts_val = self.cc.stamp(now);
         p.created_at = now;
         self.snd_nxt += 1;
         if psn < self.high_sent {
@@ -437,9 +347,7 @@ impl RoceSender {
         self.high_sent = self.high_sent.max(self.snd_nxt);
         self.last_sent = Some((now, self.wire.wire_bytes(p.size_bytes) * 8));
         self.pace_wait = false;
-        if let Some(rp) = self.rp.as_mut() {
-            rp.on_sent(p.size_bytes as u64);
-        }
+        self.cc.on_sent(p.size_bytes as u64);
         self.refresh_pacer();
         if let (Some(rto), None) = (self.rto, self.rto_at) {
             self.rto_at = Some(now + rto);
@@ -480,43 +388,27 @@ impl RoceSender {
         }
     }
 
-    /// [`RoceSender::on_packet`]'s work, DCQCN's timers caught up.
+    /// [`RoceSender::on_packet`]'s work, the controller's timers caught up.
     #[inline]
     fn receive(&mut self, now: SimTime, pkt: &Packet, int: &IntStack) {
-        if pkt.roce.has(RoceBits::CNP)
-            && let Some(rp) = self.rp.as_mut()
-        {
-            // A CNP packet, or an ACK carrying the CNP bit (Mellanox).
-            rp.on_cnp(now);
+        // A CNP packet, or an ACK carrying the CNP bit (Mellanox).
+        if pkt.roce.has(RoceBits::CNP) && self.cc.on_cnp(now) {
             self.stats.ecn_reductions += 1;
             self.refresh_pacer();
         }
         if pkt.kind != Kind::Ack {
             return;
         }
-        if let Some(r) = self.rcc.as_mut() {
-            match r.control.as_mut() {
-                // RCC-sender (III-G): the round trip from the echoed stamp,
-                // both ends of it read on this host's clock.
-                Some(c) => {
-                    let rtt = (now + r.clock_offset).saturating_since(pkt.ts_ecr);
-                    let fair_share = fair_share(r.rx_rate, r.base_rtt, pkt.rcc.flows as u32);
-                    r.cwnd = c.on_sample(now, rtt, fair_share, pkt.rcc.last_hop);
-                }
-                None if pkt.rcc.window_bytes > 0 => r.cwnd = pkt.rcc.window_bytes as u64,
-                None => {}
-            }
-            debug_assert!(r.variant == RccVariant::Sender || r.control.is_none());
-            self.refresh_pacer();
-        }
         let ack = pkt.ack.min(self.npkts);
-        if let Some(t) = self.timely.as_mut()
-            && ack > t.1
-        {
-            // A completion event: the first ACK past what was in flight
-            // at the last one (once per round trip, as the HPCC fork).
-            t.0.on_rtt(now.saturating_since(pkt.ts_ecr));
-            t.1 = self.snd_nxt.max(ack);
+        let view = AckView {
+            now,
+            pkt,
+            ack,
+            snd_nxt: self.snd_nxt,
+            snd_una: self.snd_una,
+            int,
+        };
+        if self.cc.on_ack(&view) {
             self.refresh_pacer();
         }
         if ack > self.snd_una {
@@ -534,11 +426,12 @@ impl RoceSender {
             self.snd_nxt = self.snd_una;
             self.stats.fast_recoveries += 1;
         }
-        if let Some(h) = self.hpcc.as_mut()
-            && pkt.roce.has(RoceBits::INT)
-        {
-            // After the ACK's bookkeeping, as the fork's ReceiveAck.
-            h.on_ack(int, pkt.ack, self.snd_nxt);
+        let view = AckView {
+            snd_nxt: self.snd_nxt,
+            snd_una: self.snd_una,
+            ..view
+        };
+        if self.cc.after_ack(&view) {
             self.refresh_pacer();
         }
         if self.snd_una >= self.npkts && self.completed_at.is_none() {

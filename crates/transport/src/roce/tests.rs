@@ -35,7 +35,7 @@ fn harness<'a>(cfg: &RoceConfig, size: u64) -> Harness<'a, RoceSender, RoceRecei
 
 fn no_cc() -> RoceConfig {
     RoceConfig {
-        cc: RoceCc::None,
+        cc: RoceCc::None(super::LineRateConfig),
         ..RoceConfig::default()
     }
 }

@@ -160,6 +160,51 @@ impl Timely {
     }
 }
 
+/// TIMELY at a sender: the controller, and the PSN an ACK must pass to be
+/// the next completion event (the first ACK past what was in flight at the
+/// last one: once per round trip, as the HPCC fork).
+#[derive(Clone, Debug)]
+pub struct TimelySend {
+    timely: Timely,
+    next_event: u64,
+}
+
+impl TimelySend {
+    /// The controller.
+    pub fn timely(&self) -> &Timely {
+        &self.timely
+    }
+}
+
+impl super::control::RoceControllerConfig for TimelyConfig {
+    type Controller = TimelySend;
+    const NAME: &'static str = "timely";
+    fn build(&self, f: &super::control::FlowCtx<'_>) -> TimelySend {
+        TimelySend {
+            timely: Timely::new(*self, f.line_bps),
+            next_event: 0,
+        }
+    }
+    fn min_rate_bps(&self) -> Option<f64> {
+        Some(self.min_rate_bps)
+    }
+}
+
+impl super::control::RateControl for TimelySend {
+    #[inline]
+    fn rate_bps(&self, _line_bps: f64) -> f64 {
+        self.timely.rate_bps()
+    }
+    fn on_ack(&mut self, a: &super::control::AckView<'_>) -> bool {
+        if a.ack <= self.next_event {
+            return false;
+        }
+        self.timely.on_rtt(a.now.saturating_since(a.pkt.ts_ecr));
+        self.next_event = a.snd_nxt.max(a.ack);
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

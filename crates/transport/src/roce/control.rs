@@ -1,0 +1,356 @@
+//! RoCE congestion controllers behind one small trait.
+//!
+//! The requester (`sender.rs`) owns PSNs, go-back-N, the pacer and the
+//! window check; a controller only sets the rate the pacer applies and,
+//! if it has one, the window, from what reaches the sender: CNPs, ACKs
+//! (with their echoed timestamps and the receiver's feedback), telemetry
+//! (INT stacks), and the bytes it sends. Each controller is one module with
+//! its state (implementing [`RateControl`]) and its config (the factory,
+//! implementing [`RoceControllerConfig`]); the list in [`roce_controllers!`]
+//! generates the [`RoceCc`] and [`RoceController`] enums and their
+//! dispatch, so the per-packet path matches on an enum, not a trait object.
+//! Adding a controller: its module, one line in that list, and its row in
+//! the simulator's `cc` registry (docs/extending.md).
+
+use crate::endpoint::{PathInfo, StateOut};
+use net::{IntStack, Packet};
+use sim_core::{SimDuration, SimTime};
+
+/// What a sender tells its controller of an ACK (or NAK).
+#[derive(Clone, Copy, Debug)]
+pub struct AckView<'a> {
+    /// When it arrived.
+    pub now: SimTime,
+    /// The packet: its echoed timestamp (`ts_ecr`), the receiver's
+    /// feedback (`feedback`), its INT bit.
+    pub pkt: &'a Packet,
+    /// The next expected PSN it carries, at most the message's packets.
+    pub ack: u64,
+    /// The sender's next PSN to send.
+    pub snd_nxt: u64,
+    /// The oldest unacknowledged PSN before this ACK.
+    pub snd_una: u64,
+    /// The telemetry it echoes (empty unless it carries INT).
+    pub int: &'a IntStack,
+}
+
+/// A RoCE flow's congestion controller at the sender.
+pub trait RateControl {
+    /// The rate the pacer applies, bits per second (at most `line_bps`).
+    fn rate_bps(&self, line_bps: f64) -> f64;
+    /// The in-flight cap it sets, bytes (`None`: the transport's `window`).
+    fn window_bytes(&self) -> Option<u64> {
+        None
+    }
+    /// Whether data packets ask every switch for telemetry (INT).
+    fn wants_int(&self) -> bool {
+        false
+    }
+    /// The send timestamp a data packet carries, at true time `now`.
+    fn stamp(&mut self, now: SimTime) -> SimTime {
+        now
+    }
+    /// A data packet of `bytes` IP bytes left the NIC.
+    fn on_sent(&mut self, _bytes: u64) {}
+    /// A CNP (or an ACK with the CNP bit); whether it reacted.
+    fn on_cnp(&mut self, _now: SimTime) -> bool {
+        false
+    }
+    /// An ACK, before the sender's bookkeeping; whether the rate or the
+    /// window may have changed.
+    fn on_ack(&mut self, _a: &AckView<'_>) -> bool {
+        false
+    }
+    /// An ACK, after the sender's bookkeeping (`snd_nxt` as it is then);
+    /// whether the rate or the window may have changed.
+    fn after_ack(&mut self, _a: &AckView<'_>) -> bool {
+        false
+    }
+    /// Its next timer, if any (run lazily by the sender, at their times).
+    fn deadline(&self) -> Option<SimTime> {
+        None
+    }
+    /// Runs the timer due at `t`.
+    fn on_timer(&mut self, _t: SimTime) {}
+    /// When a pacer held back until `opens_at(rate)` opens, its timers
+    /// (the first at `first`) run ahead on a copy: the first timer instant
+    /// at which the pacer is open, or the pacer's time.
+    fn wake_with_timers(&self, first: SimTime, _opens_at: &dyn Fn(f64) -> SimTime) -> SimTime {
+        first
+    }
+    /// Its state variables by name (`[output] cc_trace`).
+    fn state(&self, _out: &mut StateOut<'_>) {}
+}
+
+/// What building a flow's controller may know.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowCtx<'a> {
+    /// The NIC's line rate, bits per second.
+    pub line_bps: f64,
+    /// The flow's path.
+    pub path: &'a PathInfo,
+    /// Payload bytes per packet.
+    pub mtu_bytes: u64,
+}
+
+/// A controller's configuration, which builds one flow's controller.
+pub trait RoceControllerConfig {
+    /// The controller it builds.
+    type Controller: RateControl;
+    /// Its name in scenarios (`cc = "NAME"`).
+    const NAME: &'static str;
+    /// A fresh controller for one flow.
+    fn build(&self, f: &FlowCtx<'_>) -> Self::Controller;
+    /// Its name in reports (a variant may name itself).
+    fn report_name(&self) -> &'static str {
+        Self::NAME
+    }
+    /// The rate's floor, if it has one (checked against the line rate).
+    fn min_rate_bps(&self) -> Option<f64> {
+        None
+    }
+    /// Whether it needs the path's bandwidth-delay product.
+    fn needs_bdp(&self) -> bool {
+        false
+    }
+    /// The largest host clock offset it models (RCC-async).
+    fn clock_offset_max(&self) -> SimDuration {
+        SimDuration::ZERO
+    }
+    /// The telemetry bytes its data packets carry (HPCC's INT stack).
+    fn telemetry_bytes(&self) -> u32 {
+        0
+    }
+}
+
+/// No congestion control: line rate always.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LineRateConfig;
+
+/// [`LineRateConfig`]'s controller.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LineRate;
+
+impl RoceControllerConfig for LineRateConfig {
+    type Controller = LineRate;
+    const NAME: &'static str = "none";
+    fn build(&self, _f: &FlowCtx<'_>) -> LineRate {
+        LineRate
+    }
+}
+
+impl RateControl for LineRate {
+    #[inline]
+    fn rate_bps(&self, line_bps: f64) -> f64 {
+        line_bps
+    }
+}
+
+/// Generates, from one list of `Variant: Config => State`, the [`RoceCc`]
+/// and [`RoceController`] enums and their dispatch.
+macro_rules! roce_controllers {
+    ($($(#[$doc:meta])* $variant:ident: $config:ty => $state:ty,)+) => {
+        /// A RoCE flow's congestion controller configuration.
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum RoceCc {
+            $($(#[$doc])* $variant($config),)+
+        }
+
+        /// A RoCE flow's running congestion controller.
+        #[derive(Clone, Debug)]
+        pub enum RoceController {
+            $($(#[$doc])* $variant($state),)+
+        }
+
+        $(impl From<$config> for RoceCc {
+            fn from(c: $config) -> Self {
+                RoceCc::$variant(c)
+            }
+        })+
+
+        impl RoceCc {
+            /// A fresh controller for one flow.
+            pub fn build(&self, f: &FlowCtx<'_>) -> RoceController {
+                match self {
+                    $(RoceCc::$variant(c) => RoceController::$variant(c.build(f).into()),)+
+                }
+            }
+            /// Its name in scenarios.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(RoceCc::$variant(_) => <$config as RoceControllerConfig>::NAME,)+
+                }
+            }
+            /// Its name in reports.
+            pub fn report_name(&self) -> &'static str {
+                match self {
+                    $(RoceCc::$variant(c) => <$config as RoceControllerConfig>::report_name(c),)+
+                }
+            }
+            /// The rate's floor, if it has one.
+            pub fn min_rate_bps(&self) -> Option<f64> {
+                match self {
+                    $(RoceCc::$variant(c) => <$config as RoceControllerConfig>::min_rate_bps(c),)+
+                }
+            }
+            /// Whether it needs the path's bandwidth-delay product.
+            pub fn needs_bdp(&self) -> bool {
+                match self {
+                    $(RoceCc::$variant(c) => <$config as RoceControllerConfig>::needs_bdp(c),)+
+                }
+            }
+            /// The largest host clock offset it models.
+            pub fn clock_offset_max(&self) -> SimDuration {
+                match self {
+                    $(RoceCc::$variant(c) => <$config as RoceControllerConfig>::clock_offset_max(c),)+
+                }
+            }
+            /// The telemetry bytes its data packets carry.
+            pub fn telemetry_bytes(&self) -> u32 {
+                match self {
+                    $(RoceCc::$variant(c) => <$config as RoceControllerConfig>::telemetry_bytes(c),)+
+                }
+            }
+        }
+
+        impl RateControl for RoceController {
+            #[inline]
+            fn rate_bps(&self, line_bps: f64) -> f64 {
+                match self {
+                    $(RoceController::$variant(c) => <$state as RateControl>::rate_bps(c, line_bps),)+
+                }
+            }
+            #[inline]
+            fn window_bytes(&self) -> Option<u64> {
+                match self {
+                    $(RoceController::$variant(c) => <$state as RateControl>::window_bytes(c),)+
+                }
+            }
+            #[inline]
+            fn wants_int(&self) -> bool {
+                match self {
+                    $(RoceController::$variant(c) => <$state as RateControl>::wants_int(c),)+
+                }
+            }
+            #[inline]
+            fn stamp(&mut self, now: SimTime) -> SimTime {
+                match self {
+                    $(RoceController::$variant(c) => <$state as RateControl>::stamp(c, now),)+
+                }
+            }
+            #[inline]
+            fn on_sent(&mut self, bytes: u64) {
+                match self {
+                    $(RoceController::$variant(c) => <$state as RateControl>::on_sent(c, bytes),)+
+                }
+            }
+            #[inline]
+            fn on_cnp(&mut self, now: SimTime) -> bool {
+                match self {
+                    $(RoceController::$variant(c) => <$state as RateControl>::on_cnp(c, now),)+
+                }
+            }
+            #[inline]
+            fn on_ack(&mut self, a: &AckView<'_>) -> bool {
+                match self {
+                    $(RoceController::$variant(c) => <$state as RateControl>::on_ack(c, a),)+
+                }
+            }
+            #[inline]
+            fn after_ack(&mut self, a: &AckView<'_>) -> bool {
+                match self {
+                    $(RoceController::$variant(c) => <$state as RateControl>::after_ack(c, a),)+
+                }
+            }
+            #[inline]
+            fn deadline(&self) -> Option<SimTime> {
+                match self {
+                    $(RoceController::$variant(c) => <$state as RateControl>::deadline(c),)+
+                }
+            }
+            #[inline]
+            fn on_timer(&mut self, t: SimTime) {
+                match self {
+                    $(RoceController::$variant(c) => <$state as RateControl>::on_timer(c, t),)+
+                }
+            }
+            fn wake_with_timers(&self, first: SimTime, opens_at: &dyn Fn(f64) -> SimTime) -> SimTime {
+                match self {
+                    $(RoceController::$variant(c) => <$state as RateControl>::wake_with_timers(c, first, opens_at),)+
+                }
+            }
+            fn state(&self, out: &mut StateOut<'_>) {
+                match self {
+                    $(RoceController::$variant(c) => <$state as RateControl>::state(c, out),)+
+                }
+            }
+        }
+    };
+}
+
+use super::dcqcn::{Dcqcn, DcqcnConfig};
+use super::hpcc::{Hpcc, HpccConfig};
+use super::rcc::{RccConfig, RccSend};
+use super::timely::{TimelyConfig, TimelySend};
+
+roce_controllers! {
+    /// Line rate always (the RDMA NIC without congestion control).
+    None: LineRateConfig => LineRate,
+    /// DCQCN (reaction point here, notification point at the receiver).
+    Dcqcn: DcqcnConfig => Dcqcn,
+    /// RCC (the receiver assigns the window; rcc.txt).
+    Rcc: RccConfig => Box<RccSend>,
+    /// TIMELY (RTT gradients at the sender).
+    Timely: TimelyConfig => Box<TimelySend>,
+    /// HPCC (INT from every hop, at the sender).
+    Hpcc: HpccConfig => Box<Hpcc>,
+}
+
+impl<T: RateControl + ?Sized> RateControl for Box<T> {
+    #[inline]
+    fn rate_bps(&self, line_bps: f64) -> f64 {
+        (**self).rate_bps(line_bps)
+    }
+    #[inline]
+    fn window_bytes(&self) -> Option<u64> {
+        (**self).window_bytes()
+    }
+    #[inline]
+    fn wants_int(&self) -> bool {
+        (**self).wants_int()
+    }
+    #[inline]
+    fn stamp(&mut self, now: SimTime) -> SimTime {
+        (**self).stamp(now)
+    }
+    #[inline]
+    fn on_sent(&mut self, bytes: u64) {
+        (**self).on_sent(bytes)
+    }
+    #[inline]
+    fn on_cnp(&mut self, now: SimTime) -> bool {
+        (**self).on_cnp(now)
+    }
+    #[inline]
+    fn on_ack(&mut self, a: &AckView<'_>) -> bool {
+        (**self).on_ack(a)
+    }
+    #[inline]
+    fn after_ack(&mut self, a: &AckView<'_>) -> bool {
+        (**self).after_ack(a)
+    }
+    #[inline]
+    fn deadline(&self) -> Option<SimTime> {
+        (**self).deadline()
+    }
+    #[inline]
+    fn on_timer(&mut self, t: SimTime) {
+        (**self).on_timer(t)
+    }
+    fn wake_with_timers(&self, first: SimTime, opens_at: &dyn Fn(f64) -> SimTime) -> SimTime {
+        (**self).wake_with_timers(first, opens_at)
+    }
+    fn state(&self, out: &mut StateOut<'_>) {
+        (**self).state(out)
+    }
+}
