@@ -61,6 +61,12 @@ fn rcc(t: &Table<'_>) -> Result<Cc, ScenarioError> {
     Ok(Cc::Roce(RoceCc::Rcc(c)))
 }
 
+fn swift(t: &Table<'_>) -> Result<Cc, ScenarioError> {
+    let k: transport::roce::swift::SwiftKeys = t.read()?;
+    let c = k.build().map_err(|(key, m)| t.invalid(key, m))?;
+    Ok(Cc::Roce(RoceCc::from(c)))
+}
+
 fn none(t: &Table<'_>) -> Result<Cc, ScenarioError> {
     t.read::<NoKeys>()?;
     Ok(Cc::Roce(RoceCc::None(LineRateConfig)))
@@ -159,6 +165,18 @@ pub static FAMILY: Family<Cc> = Family {
             key("clock_offset", "0s", "duration, 0 to 1s", "RCC-async: the largest per-host clock offset (V-D-1)"),
             key("clock_jitter", "0s", "duration, 0 to 1s", "RCC-async: the largest delay added to a send stamp"),
         ], rcc),
+        cc_row("swift", ROCE, "Swift: AIMD of a window on the round-trip delay against a target scaled by hops and by the window; below one packet, paced", "Swift (SIGCOMM 2020) 3, Algorithm 1", &[
+            key("base_target", "25us", "duration, > 0, <= 1s", "the target delay with no hop or flow scaling"),
+            key("hop_scale", "3.8us", "duration, 0 to 1s", "target added per switch hop (topology scaling, 3.3)"),
+            key("fs_range", "125us", "duration, 0 to 1s", "flow scaling's largest addition to the target (3.5)"),
+            key("fs_min_cwnd", "0.1", "packets, > 0", "the window at which flow scaling adds all of fs_range"),
+            key("fs_max_cwnd", "100", "packets, > fs_min", "the window at which flow scaling adds nothing"),
+            key("ai", "1", "packets/RTT, > 0", "additive increase"),
+            key("beta", "0.8", "factor, (0, 1]", "multiplicative decrease's gain"),
+            key("max_mdf", "0.5", "fraction, (0, 1)", "the largest cut of one decrease (once per RTT)"),
+            key("min_cwnd", "0.01", "packets, > 0", "the window's floor (below one packet: paced at RTT / cwnd)"),
+            key("max_cwnd", "1000", "packets, >= min", "the window's ceiling"),
+        ], swift),
         cc_row("none", ROCE, "no congestion control: every flow at line rate (with `window`, a fixed window)", "", &[], none),
     ],
 };

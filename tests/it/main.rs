@@ -30,6 +30,7 @@ mod run_folder;
 mod scenario_files;
 mod shared_buffer;
 mod sweeps;
+mod swift;
 mod switch_classes;
 mod switch_invariants;
 mod tcp_throughput;

@@ -203,7 +203,7 @@ fn roce_keys_are_checked() {
         "kind = \"roce\"\ncc = { kind = \"timely\", t_low = \"600us\" }",
     );
     assert_eq!(e.key, "transport.cc.t_high");
-    let e = err("kind = \"roce\"", "kind = \"roce\"\ncc = \"swift\"");
+    let e = err("kind = \"roce\"", "kind = \"roce\"\ncc = \"expresspass\"");
     assert!(e.to_string().contains("timely"), "{e}");
 }
 

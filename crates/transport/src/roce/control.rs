@@ -291,6 +291,7 @@ macro_rules! roce_controllers {
 use super::dcqcn::{Dcqcn, DcqcnConfig};
 use super::hpcc::{Hpcc, HpccConfig};
 use super::rcc::{RccConfig, RccSend};
+use super::swift::{Swift, SwiftConfig};
 use super::timely::{TimelyConfig, TimelySend};
 
 roce_controllers! {
@@ -304,6 +305,8 @@ roce_controllers! {
     Timely: TimelyConfig => Box<TimelySend>,
     /// HPCC (INT from every hop, at the sender).
     Hpcc: HpccConfig => Box<Hpcc>,
+    /// Swift (the round trip against a scaled target, at the sender).
+    Swift: SwiftConfig => Box<Swift>,
 }
 
 impl<T: RateControl + ?Sized> RateControl for Box<T> {

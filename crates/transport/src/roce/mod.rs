@@ -12,6 +12,7 @@ pub mod hpcc;
 pub mod rcc;
 mod receiver;
 mod sender;
+pub mod swift;
 pub mod timely;
 
 pub use config::{
