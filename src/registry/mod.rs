@@ -8,7 +8,8 @@
 //! dispatches on these rows only: a kind that has no row is an error that
 //! lists the rows, never a fall-through to another kind.
 //!
-//! Adding an egress AQM (the other families are alike):
+//! docs/extending.md has a recipe per family. Adding an egress AQM (the
+//! others are alike):
 //! 1. write the plugin and its serde config in `crates/aqm/src/<name>.rs`
 //!    (`pub mod <name>;` in its lib.rs), and implement
 //!    [`aqm::EgressPlugin`] for the config: `check` for the cross-key rules,

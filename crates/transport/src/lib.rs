@@ -18,12 +18,13 @@
 
 pub mod cc;
 pub mod endpoint;
+pub mod nic;
 pub mod roce;
 pub mod rtt;
 pub mod tcp;
 
 pub use endpoint::{Counters, FlowRecord, PathInfo, Receiver, Sender, Side, TransportConfig};
-pub use roce::NicState;
+pub use nic::NicState;
 pub use tcp::{CcConfig, TcpConfig, TcpReceiver, TcpSender};
 
 use net::{Kind, Origin, Packet};

@@ -15,13 +15,14 @@ mod sender;
 pub mod swift;
 pub mod timely;
 
+pub use crate::nic::NicState;
 pub use config::{
     DcqcnKeys, HpccKeys, KeyError, RccKeys, RoceConfig, RoceKeys, TimelyKeys, WindowMode,
 };
 pub use control::{LineRateConfig, RateControl, RoceCc, RoceController};
 pub use dcqcn::{Clamp, Dcqcn, DcqcnConfig, Variant};
 pub use hpcc::{Hpcc, HpccConfig, HpccStep};
-pub use rcc::{EwaShare, NicState, RccConfig, RccControl, RccSend, RccVariant};
+pub use rcc::{EwaShare, RccConfig, RccControl, RccSend, RccVariant};
 pub use receiver::RoceReceiver;
 pub use sender::RoceSender;
 pub use timely::{Timely, TimelyConfig, TimelySend};

@@ -31,8 +31,9 @@
 
 use super::config::{ACK_BYTES, CNP_BYTES, RoceCc, RoceConfig};
 use super::dcqcn::Variant;
-use super::rcc::{NicState, RccControl, RccVariant};
+use super::rcc::{RccControl, RccVariant};
 use crate::endpoint::{PathInfo, Side};
+use crate::nic::NicState;
 use crate::{Emit, FlowAddr};
 use net::{Ecn, Feedback, INT_HEADER_BYTES, Kind, Packet, Protocol, RoceBits, WireFormat};
 use sim_core::{Bandwidth, SimDuration, SimTime};
