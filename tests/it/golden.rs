@@ -117,24 +117,37 @@ fn shipped_scenarios_match_their_golden_outputs() {
     }
 }
 
-/// Every controller of the `cc` registry runs in a shipped scenario that
-/// has a golden output (named on its `cc` line, by name or `kind`).
+/// Every kind of every registry family runs in a shipped scenario that has
+/// a golden output: named in it (`kind = "NAME"`, or a controller's
+/// `cc = "NAME"`), or its family's default, which a scenario without that
+/// table runs.
 #[test]
-fn every_controller_has_a_golden_scenario() {
+fn every_registry_row_has_a_golden_scenario() {
     let with_golden: Vec<String> = common::shipped_scenarios()
         .iter()
         .filter(|p| golden_dir(p).join("summary.json").is_file())
         .map(|p| std::fs::read_to_string(p).expect("shipped"))
         .collect();
-    for row in dcnsim::registry::cc::FAMILY.kinds {
-        let name = format!("\"{}\"", row.doc.name);
-        let found = with_golden.iter().any(|text| {
-            text.lines()
-                .any(|l| l.trim_start().starts_with("cc = ") && l.contains(&name))
-        });
-        assert!(
-            found,
-            "controller {name} has no shipped scenario with a golden output"
-        );
+    let mut missing = Vec::new();
+    for family in dcnsim::registry::families() {
+        for row in &family.kinds {
+            if family.default == Some(row.name) {
+                continue;
+            }
+            let name = format!("\"{}\"", row.name);
+            let found = with_golden.iter().any(|text| {
+                text.lines().any(|l| {
+                    let l = l.trim_start();
+                    (l.starts_with("kind = ") || l.starts_with("cc = ")) && l.contains(&name)
+                })
+            });
+            if !found {
+                missing.push(format!("{} {name}", family.name));
+            }
+        }
     }
+    assert!(
+        missing.is_empty(),
+        "no shipped scenario with a golden runs: {missing:?}"
+    );
 }

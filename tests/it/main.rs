@@ -13,6 +13,7 @@ mod golden;
 mod hpcc;
 mod incast_collapse;
 mod incast_recovery;
+mod kinds;
 mod limits;
 mod loader_fuzz;
 mod outputs;
