@@ -5,7 +5,7 @@
 //! is an error naming that family's controllers, and an unknown name lists
 //! them all: nothing falls through to a default.
 
-use super::{Family, Kind, KindDoc, key};
+use super::{Family, Kind, key};
 use crate::scenario::{NoKeys, ScenarioError, Table};
 use serde::de::DeserializeOwned;
 use transport::CcConfig;
@@ -82,16 +82,9 @@ const fn cc_row(
     keys: &'static [super::Key],
     parse: fn(&Table<'_>) -> Result<Cc, ScenarioError>,
 ) -> Kind<Cc> {
-    Kind {
-        doc: KindDoc {
-            name,
-            about,
-            paper,
-            keys,
-            runs_on,
-        },
-        parse,
-    }
+    let mut kind = super::row(name, about, paper, keys, parse);
+    kind.doc.runs_on = runs_on;
+    kind
 }
 
 /// The rows.

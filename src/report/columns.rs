@@ -71,6 +71,8 @@ pub static FLOWS: CsvFile = CsvFile { name: "flows.csv", when: "always", columns
     col("sack_recovered", "count", "segments retransmitted on a SACK or RACK loss verdict"),
     col("tail_loss_probes", "count", "RACK-TLP probes sent"),
     col("window_probes", "count", "zero-window probes sent by the persist timer"),
+    col("naks_sent", "count", "RoCE: NAKs its receiver sent (empty for TCP)"),
+    col("cnps_sent", "count", "RoCE: CNPs its receiver sent (empty for TCP)"),
     col("transport", "text", "the flow's transport (default, or NAME of [transport.NAME])"),
 ]};
 
@@ -95,6 +97,11 @@ pub static PORTS: CsvFile = CsvFile { name: "ports.csv", when: "always", columns
     col("viq_drops_aged", "count", "held packets dropped as too old"),
     col("viq_max_packets", "packets", "largest VIQ"),
     col("avg_viq_packets", "packets", "time-average VIQ over the run"),
+    col("tx_wire_bytes", "bytes", "bytes transmitted with framing (port rows only)"),
+    col("max_bytes", "bytes", "largest queue in bytes (port rows only)"),
+    col("avg_packets", "packets", "time-average queue over the run (port rows only)"),
+    col("dropped_bytes", "bytes", "IP bytes dropped, all causes (port rows only)"),
+    col("mean_wait_us", "us", "mean time a transmitted packet waited in the queue (port rows only)"),
 ]};
 
 /// `queues.csv`.

@@ -24,9 +24,10 @@ pub fn flows_csv(world: &World) -> String {
         };
         let opt_us = |t: Option<u64>| t.map_or(String::new(), us);
         let st = snd.record().counters;
+        let rx = f.receiver.as_roce();
         let _ = writeln!(
             s,
-            "{i},{},{},{},{},{},{finish},{fct},{},{},{slowdown},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{i},{},{},{},{},{},{finish},{fct},{},{},{slowdown},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             f.workload,
             a.src.0,
             a.dst.0,
@@ -45,6 +46,8 @@ pub fn flows_csv(world: &World) -> String {
             st.sack_recovered,
             st.tail_loss_probes,
             st.window_probes,
+            rx.map_or(String::new(), |r| r.naks_sent().to_string()),
+            rx.map_or(String::new(), |r| r.cnps_sent().to_string()),
             world.transports[f.transport as usize].name,
         );
     }
@@ -211,7 +214,7 @@ pub fn ports_csv(world: &World) -> String {
         let (st, ing) = (&p.stats, &p.ingress.stats);
         let _ = writeln!(
             s,
-            "{i},{node},{peer},all,{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{i},{node},{peer},all,{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             st.tx_packets,
             st.tx_bytes,
             st.drops_overflow,
@@ -226,12 +229,18 @@ pub fn ports_csv(world: &World) -> String {
             ing.viq_drops_aged,
             ing.viq_max_packets,
             avg(&ing.viq_packets_area),
+            st.tx_wire_bytes,
+            st.max_bytes,
+            avg(&st.queue_packets_area),
+            st.dropped_bytes,
+            st.mean_wait_ps()
+                .map_or(String::new(), |w| format!("{:.6}", w / 1e6)),
         );
         if p.class_stats.len() > 1 {
             for (c, cs) in p.class_stats.iter().enumerate() {
                 let _ = writeln!(
                     s,
-                    "{i},{node},{peer},{c},{},{},{},{},{},{},{},{},,,,,,",
+                    "{i},{node},{peer},{c},{},{},{},{},{},{},{},{},,,,,,,,,,,",
                     cs.tx_packets,
                     cs.tx_bytes,
                     cs.drops - cs.drops_aqm,

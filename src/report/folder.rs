@@ -151,15 +151,27 @@ impl RunFolder {
 /// Removes the staging folders of killed runs into `parent/name`; restores an
 /// older run whose replacement was killed between the two renames of commit.
 /// A folder of that name is only touched if dcnsim made it (it holds a run
-/// marker, or is empty: killed before the marker was written).
+/// marker or the marker's temporary file, or is empty: killed before the
+/// marker was in place).
 fn clear_remains(parent: &Path, name: &str, target: &Path) -> std::io::Result<()> {
     let prefix = format!(".{name}.partial-");
     let mut remains: Vec<std::path::PathBuf> = Vec::new();
     for entry in std::fs::read_dir(parent)? {
         let entry = entry?;
+        // Ours: it holds a run marker, or the marker's temporary file (a
+        // kill between the staging folder's creation and the marker's
+        // rename), or nothing at all (a kill before that).
         let ours = |p: &Path| {
             folder_kind(p) == Some(FolderKind::Run)
-                || std::fs::read_dir(p).is_ok_and(|mut d| d.next().is_none())
+                || std::fs::read_dir(p).is_ok_and(|d| {
+                    let names: Vec<String> = d
+                        .filter_map(|e| e.ok())
+                        .map(|e| e.file_name().to_string_lossy().into_owned())
+                        .collect();
+                    // write_atomic's temporary file: `.` + the marker's name + `.PID.tmp`.
+                    let tmp = format!(".{MARKER}.");
+                    names.is_empty() || names.iter().any(|n| n.starts_with(&tmp))
+                })
         };
         if entry.file_name().to_string_lossy().starts_with(&prefix)
             && entry.file_type()?.is_dir()
@@ -281,6 +293,9 @@ mod tests {
         std::fs::write(base.join(".run.partial-2.old").join(MARKER), &marker).unwrap();
         std::fs::write(base.join(".run.partial-2.old/summary.json"), "older").unwrap();
         std::fs::create_dir_all(base.join(".run.partial-2")).unwrap();
+        // Killed while the marker was being written.
+        std::fs::create_dir_all(base.join(".run.partial-3")).unwrap();
+        std::fs::write(base.join(".run.partial-3/..dcnsim.3.tmp"), "{").unwrap();
         // A user's folder that happens to share the name is not ours.
         std::fs::create_dir_all(base.join(".run.partial-user")).unwrap();
         std::fs::write(base.join(".run.partial-user/notes.txt"), "mine").unwrap();

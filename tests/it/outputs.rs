@@ -64,7 +64,7 @@ fn lost_syns_are_counted() {
         "id,workload,src,dst,size_bytes,start_us,finish_us,fct_us,received_us,ideal_fct_us,\
          slowdown,bytes_acked,retransmissions,syn_retransmissions,fin_retransmissions,timeouts,\
          rto_episodes,fast_recoveries,ecn_reductions,sack_recovered,tail_loss_probes,\
-         window_probes,transport\n"
+         window_probes,naks_sent,cnps_sent,transport\n"
     ));
     let per_flow: u64 = csv
         .lines()
