@@ -203,6 +203,13 @@ impl super::control::RateControl for TimelySend {
         self.next_event = a.snd_nxt.max(a.ack);
         true
     }
+    fn state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+        out("rtt_diff_us", self.timely.rtt_diff_ps / 1e6);
+        out(
+            "gradient",
+            self.timely.rtt_diff_ps / self.timely.cfg.min_rtt.ps() as f64,
+        );
+    }
 }
 
 #[cfg(test)]
