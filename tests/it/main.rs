@@ -25,6 +25,7 @@ mod queue_md1;
 mod queue_sampling;
 mod r_aqm;
 mod rcc;
+mod readme;
 mod red_ecn;
 mod roce;
 mod run_folder;

@@ -1,0 +1,35 @@
+//! The README's quickstart block is what the run prints, line for line,
+//! but for the wall-clock line and the output paths.
+use crate::common;
+
+#[test]
+fn the_readme_quickstart_output_is_the_runs() {
+    let readme = std::fs::read_to_string("README.md").expect("README.md");
+    let at = readme
+        .find("The first prints")
+        .expect("the quickstart block");
+    let block = readme[at..].split("```").nth(1).expect("a fenced block");
+    let out = common::temp_dir("readme").join("run");
+    let o = common::run_cli(&[
+        "run".as_ref(),
+        "scenarios/quickstart.toml".as_ref(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    let printed = String::from_utf8_lossy(&o.stdout).into_owned();
+    let keep = |l: &&str| {
+        let l = l.trim_start();
+        !(l.starts_with("wall ") || l.starts_with("results ") || l.starts_with("plots "))
+    };
+    let want: Vec<&str> = block
+        .lines()
+        .filter(|l| !l.is_empty())
+        .filter(keep)
+        .collect();
+    let got: Vec<&str> = printed.lines().filter(keep).collect();
+    assert_eq!(
+        want, got,
+        "README.md's quickstart block is stale: update it"
+    );
+    std::fs::remove_dir_all(out.parent().expect("temp")).expect("cleanup");
+}
