@@ -12,13 +12,29 @@ const QUIET_FOR: Duration = Duration::from_secs(2);
 /// Plain progress lines (no terminal) come at most this often.
 const LINE_EVERY: Duration = Duration::from_secs(10);
 
-/// Simulated-time progress of one run.
+/// Simulated-time progress of one run: with a stop time, a bar of
+/// simulated time with its percentage and an ETA; without, a spinner with
+/// the simulated time and events per second.
 pub struct SimProgress {
     started: Instant,
     stop: Option<SimDuration>,
     bar: Option<ProgressBar>,
     last_line: Instant,
     terminal: bool,
+    /// Progress calls so far (one per `runner::PROGRESS_EVENTS` events).
+    calls: u64,
+}
+
+/// A simulated time in the unit that suits it.
+fn sim_time(ps: u64) -> String {
+    let s = ps as f64 / 1e12;
+    if s >= 1.0 {
+        format!("{s:.3} s")
+    } else if s >= 1e-3 {
+        format!("{:.3} ms", s * 1e3)
+    } else {
+        format!("{:.1} us", s * 1e6)
+    }
 }
 
 impl SimProgress {
@@ -31,25 +47,33 @@ impl SimProgress {
             bar: None,
             last_line: now,
             terminal: std::io::stderr().is_terminal(),
+            calls: 0,
         }
     }
 
     /// The run has reached simulated time `t`.
     pub fn update(&mut self, t: SimTime) {
+        self.calls += 1;
         if self.started.elapsed() < QUIET_FOR {
             return;
         }
-        let at_us = t.ps() / 1_000_000;
+        let events = self.calls * crate::runner::PROGRESS_EVENTS;
+        let rate = events as f64 / self.started.elapsed().as_secs_f64().max(1e-9) / 1e6;
+        let message = match self.stop {
+            Some(d) => format!("{} of {}", sim_time(t.ps()), sim_time(d.ps())),
+            None => format!("{}, {rate:.2} M events/s", sim_time(t.ps())),
+        };
         if self.terminal {
+            let stop = self.stop;
             let bar = self.bar.get_or_insert_with(|| {
-                let (bar, template) = match self.stop {
+                let (bar, template) = match stop {
                     Some(d) => (
-                        ProgressBar::new(d.ps() / 1_000_000),
-                        "{spinner} simulated {pos} of {len} us [{bar:30}] {elapsed} (eta {eta})",
+                        ProgressBar::new(d.ps().max(1)),
+                        "simulated {msg} [{bar:30}] {percent}% {elapsed} (eta {eta})",
                     ),
                     None => (
-                        ProgressBar::no_length(),
-                        "{spinner} simulated {pos} us {elapsed}",
+                        ProgressBar::new_spinner(),
+                        "{spinner} simulated {msg} {elapsed}",
                     ),
                 };
                 if let Ok(style) = ProgressStyle::with_template(template) {
@@ -57,14 +81,19 @@ impl SimProgress {
                 }
                 bar
             });
-            bar.set_position(at_us);
+            bar.set_message(message);
+            if stop.is_some() {
+                bar.set_position(t.ps());
+            } else {
+                bar.tick();
+            }
         } else if self.last_line.elapsed() >= LINE_EVERY {
             self.last_line = Instant::now();
-            let of = self
-                .stop
-                .map_or(String::new(), |d| format!(" of {} us", d.ps() / 1_000_000));
+            let percent = self.stop.map_or(String::new(), |d| {
+                format!(" ({:.0}%)", t.ps() as f64 / d.ps().max(1) as f64 * 100.0)
+            });
             eprintln!(
-                "  simulated {at_us}{of} us after {:.0} s",
+                "  simulated {message}{percent} after {:.0} s",
                 self.started.elapsed().as_secs_f64()
             );
         }

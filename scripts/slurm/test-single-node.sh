@@ -7,8 +7,9 @@
 # Installs Slurm and munge from Debian's packages when they are missing
 # (needs root and apt), starts munged, slurmctld and slurmd with a config
 # under a temporary folder, submits a small sweep as a 3-task job array,
-# waits, merges the shards, and checks that sweep.csv equals the one a
-# local (unsharded) sweep writes. The daemons it started are stopped by
+# submits the merge job after it (--dependency=afterok), waits, and checks
+# that sweep.csv equals the one a local (unsharded) sweep writes and that
+# the figures were drawn. The daemons it started are stopped by
 # their pids, whatever happens. DCNSIM defaults to target/release/dcnsim.
 set -euo pipefail
 
@@ -134,15 +135,18 @@ TOML
 
 cd "$work"
 "$dcnsim" sweep sweep.toml --out local -j 2 >/dev/null 2>&1
-job=$(sbatch --parsable --wait --array=0-2 --cpus-per-task=1 \
-    --output="$work/task-%a.out" "$root/scripts/slurm/sweep.sbatch" \
-    "$work/sweep.toml" "$work/cluster" "$dcnsim") || {
-    echo "slurm: the job array failed" >&2
-    cat "$work"/task-*.out >&2 || true
+# The array and its merge job, as docs/sweeps.md submits them, with the
+# binary from DCNSIM.
+export DCNSIM="$dcnsim"
+job=$(sbatch --parsable --array=0-2 --output="$work/task-%a.out" \
+    "$root/scripts/slurm/sweep.sbatch" "$work/sweep.toml" "$work/cluster")
+sbatch --parsable --wait --dependency=afterok:"$job" --output="$work/merge.out" \
+    "$root/scripts/slurm/merge.sbatch" "$work/cluster" >/dev/null || {
+    echo "slurm: the job array or its merge job failed" >&2
+    cat "$work"/task-*.out "$work/merge.out" >&2 || true
     exit 1
 }
-echo "slurm: job array $job done: $(ls "$work"/cluster/sweep.shard-*.csv | wc -l) shard tables"
-"$dcnsim" merge cluster --out cluster >/dev/null
+echo "slurm: job array $job and its merge job done: $(ls "$work"/cluster/sweep.shard-*.csv | wc -l) shard tables"
 if cmp -s local/sweep.csv cluster/sweep.csv; then
     echo "slurm: ok: the merged sweep.csv of the job array equals the local sweep's ($(($(wc -l < local/sweep.csv) - 1)) runs)"
 else
@@ -150,3 +154,4 @@ else
     diff local/sweep.csv cluster/sweep.csv >&2 || true
     exit 1
 fi
+ls "$work"/cluster/plots/*.png >/dev/null || { echo "slurm: the merge job drew no figures" >&2; exit 1; }

@@ -147,8 +147,16 @@ pub fn fingerprint_conflicts(sweep: &Sweep, out: &Path) -> Vec<(String, Vec<Stri
 
 /// What a worker hands the writer.
 enum Done {
-    Ran { run: usize, staged: runner::Staged },
-    Failed { run: usize, why: String },
+    Ran {
+        run: usize,
+        staged: runner::Staged,
+        /// The run's wall time and headline, for the log line.
+        note: String,
+    },
+    Failed {
+        run: usize,
+        why: String,
+    },
 }
 
 /// Runs the slice `opts.shard` of `sweep` into `opts.out`, showing
@@ -199,12 +207,12 @@ pub fn execute(sweep: &Sweep, opts: &Options, stop: &AtomicBool) -> anyhow::Resu
         });
         for done in rx.iter() {
             match done {
-                Done::Ran { run, staged } => {
+                Done::Ran { run, staged, note } => {
                     let r = &sweep.runs[run];
                     match staged.commit() {
                         Ok(()) => {
                             report.ran += 1;
-                            progress.run_done(&format!("{} ({})", r.id, sweep.describe(r)));
+                            progress.run_done(&format!("{} ({}): {note}", r.id, sweep.describe(r)));
                         }
                         Err(e) => {
                             progress.println(&format!("run {} failed: {e}", r.id));
@@ -247,9 +255,10 @@ fn worker(
             simulate(sweep, run, out, limit, stop)
         }));
         let done = match result {
-            Ok(Ok(Some(staged))) => Done::Ran {
+            Ok(Ok(Some((staged, note)))) => Done::Ran {
                 run: run.index,
                 staged,
+                note,
             },
             Ok(Ok(None)) => return, // interrupted: nothing of it is kept
             Ok(Err(why)) => Done::Failed {
@@ -280,14 +289,15 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
 }
 
 /// Simulates one run into its staging folder, with `run.json` and
-/// `row.csv` among its files; `None` if `stop` interrupted it.
+/// `row.csv` among its files, and its log note (wall time and headline);
+/// `None` if `stop` interrupted it.
 fn simulate(
     sweep: &Sweep,
     run: &Run,
     out: &Path,
     limit: Limit,
     stop: &AtomicBool,
-) -> anyhow::Result<Option<runner::Staged>> {
+) -> anyhow::Result<Option<(runner::Staged, String)>> {
     let sc = sweep.load(run)?;
     let now = Fingerprint::of(&sc);
     if now != run.fingerprint {
@@ -315,7 +325,19 @@ fn simulate(
     let row = table::row(run, &outcome.summary);
     staged.add("run.json", run_json(run));
     staged.add("row.csv", row.into_bytes());
-    Ok(Some(staged))
+    Ok(Some((staged, headline(&outcome))))
+}
+
+/// A run's log note: its wall time and one headline number (mean FCT when
+/// flows completed, else goodput, else the stop reason).
+fn headline(o: &runner::Outcome) -> String {
+    let f = &o.summary.flows;
+    let number = match (f.fct_us.mean, f.goodput_gbps) {
+        (Some(fct), _) => format!("mean FCT {fct:.1} us, {}/{} flows", f.completed, f.total),
+        (None, Some(g)) => format!("goodput {g:.3} Gb/s"),
+        (None, None) => o.summary.stop_reason.to_string(),
+    };
+    format!("{:.2} s, {number}", o.perf.wall_seconds)
 }
 
 /// Writes this slice's table from its finished runs, in run order.
