@@ -8,6 +8,7 @@ mod common;
 mod cubic;
 mod dctcp_steady_state;
 mod determinism;
+mod doc_links;
 mod fairq;
 mod golden;
 mod hpcc;
