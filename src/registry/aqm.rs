@@ -30,7 +30,7 @@ pub static FAMILY: Family<Spec> = Family {
         row("step-ecn", "mark ECT packets CE when the queue, counting the arriving packet, exceeds K", "DCTCP 3.1, RFC 8257 3.1", &[
             key("k", "required", "queue size", "the marking threshold K (\"65pkt\" or bytes)")
         ], parse::<aqm::StepEcn>),
-        row("red", "RED with ECN, per queue, port or pool; MQ-ECN's standard and minimum presets", "Floyd-Jacobson 1993; RFC 3168; mq-ecn.txt 2.2", &[
+        row("red", "RED with ECN, per queue, port or pool; MQ-ECN's standard and minimum presets", "Floyd-Jacobson 1993; RFC 3168; MQ-ECN 2.2", &[
             key("k_min", "required*", "queue size", "lower threshold (*or a preset)"),
             key("k_max", "required*", "queue size", "upper threshold, same unit as k_min"),
             key("p_max", "0.1", "probability", "marking probability at k_max"),
@@ -46,7 +46,7 @@ pub static FAMILY: Family<Spec> = Family {
             key("rtt", "none", "duration, >= 0", "RTT of K = C x RTT x lambda, for a preset without k_standard"),
             key("lambda", "1", "factor", "lambda of K = C x RTT x lambda"),
         ], parse::<aqm::red::RedConfig>),
-        row("mq-ecn", "per-class thresholds scaled by the scheduler's round time", "mq-ecn.txt 3", &[
+        row("mq-ecn", "per-class thresholds scaled by the scheduler's round time", "MQ-ECN 3", &[
             key("k_standard", "required*", "queue size", "the standard threshold K, eq. (1) (*or rtt)"),
             key("rtt", "none", "duration, >= 0", "RTT of K = C x RTT x lambda, instead of k_standard"),
             key("lambda", "1", "factor", "lambda of K = C x RTT x lambda"),

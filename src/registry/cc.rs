@@ -144,7 +144,7 @@ pub static FAMILY: Family<Cc> = Family {
             key("min_rate", "1Gbps", "rate, <= line", "the rate's floor (the fork's MIN_RATE)"),
             key("fast_react", "true", "bool", "react on every ACK, not once per RTT"),
         ], hpcc),
-        cc_row("rcc", ROCE, "RCC: the receiver assigns each flow's window: a fair share, or a PID on one-way delay when congested inside the network", "rcc.txt III, V", &[
+        cc_row("rcc", ROCE, "RCC: the receiver assigns each flow's window: a fair share, or a PID on one-way delay when congested inside the network", "RCC III, V", &[
             key("variant", "rcc", "choice", "\"rcc\", \"rcc-ewa\", \"rcc-pid\" or \"rcc-sender\" (V-D, III-G)"),
             key("n", "3", "count, >= 1", "delays in a row above the threshold that signal congestion (III-F)"),
             key("delta", "0.2", "fraction, (0, 1)", "allowed queueing as a fraction of the base delay (III-F)"),

@@ -34,7 +34,7 @@ pub static FAMILY: Family<Spec> = Family {
     default: Some("none"),
     kinds: &[
         row("none", "per-(port, priority) accounting and forwarding only", "", &[], none),
-        row("r-aqm", "R-AQM: ACKs shaped by a token bucket fed by data departures", "r-aqm.txt IV-V, VI-A", &[
+        row("r-aqm", "R-AQM: ACKs shaped by a token bucket fed by data departures", "R-AQM IV-V, VI-A", &[
             key("k_min", "20pkt", "queue size", "lower queue threshold K_min"),
             key("k_max", "40pkt", "queue size", "upper queue threshold K_max"),
             key("t", "3us", "duration, > 0", "the gradient period T"),
@@ -49,7 +49,7 @@ pub static FAMILY: Family<Spec> = Family {
             key("mss", "1460B", "size", "the window of the rwnd compensation"),
             key("ack_priority", "0", "priority", "the priority released ACKs carry"),
         ], parse::<aqm::r_aqm::RAqmConfig>),
-        row("abq", "ABQ: ACKs held while the output queue is congested, released by X-halving", "abq.txt III", &[
+        row("abq", "ABQ: ACKs held while the output queue is congested, released by X-halving", "ABQ III", &[
             key("k", "20pkt", "queue size", "the congestion threshold K on Q_out"),
             key("q_max", "port buffer", "queue size", "Q_max of X = min(Q_max - K, K), same unit as k"),
             key("mtu", "1500B", "size", "the MTU of \"4 MTU\" when k counts bytes"),
@@ -57,7 +57,7 @@ pub static FAMILY: Family<Spec> = Family {
             key("viq_capacity", "500pkt", "queue size", "VIQ capacity"),
             key("ece", "true", "bool", "set ECE on ACKs released in LCS"),
         ], parse::<aqm::abq::AbqConfig>),
-        row("fairq", "FairQ: a per-port fair-share rwnd that holds the queue at alpha x B", "fairq.txt III, V", &[
+        row("fairq", "FairQ: a per-port fair-share rwnd that holds the queue at alpha x B", "FairQ III, V", &[
             key("alpha", "0.2", "fraction", "target occupancy as a fraction of B"),
             key("t", "50us", "duration, > 0", "window update interval T"),
             key("m", "10", "integer", "updates M per LRwnd change"),
@@ -66,7 +66,7 @@ pub static FAMILY: Family<Spec> = Family {
             key("ecn", "false", "bool", "DCTCP-style marking option"),
             key("ecn_fraction", "0.25", "fraction", "the marking threshold as a fraction of B"),
         ], parse::<aqm::fairq::FairqConfig>),
-        row("hscc", "HSCC-style clamp: rwnd = one MSS while the output queue exceeds K", "r-aqm.txt VI-A (HSCC)", &[
+        row("hscc", "HSCC-style clamp: rwnd = one MSS while the output queue exceeds K", "R-AQM VI-A (HSCC)", &[
             key("k", "65pkt", "queue size", "congestion threshold on the output queue"),
             key("mss", "1460B", "size", "the window granted under congestion"),
         ], parse::<aqm::hscc::HsccConfig>),

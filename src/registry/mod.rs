@@ -377,10 +377,7 @@ mod tests {
             assert!(all.contains(&format!("{} [{}]", f.name, f.table)), "{all}");
         }
         let one = render_list(Some("ingress")).expect("ingress");
-        assert!(
-            one.contains("r-aqm") && one.contains("r-aqm.txt IV-V"),
-            "{one}"
-        );
+        assert!(one.contains("r-aqm") && one.contains("R-AQM IV-V"), "{one}");
         assert!(!one.contains("step-ecn"), "{one}");
         assert!(render_list(Some("nope")).is_none());
     }

@@ -111,9 +111,9 @@ pub static FAMILY: Family<Discipline> = Family {
     default: Some("strict-priority"),
     kinds: &[
         row("strict-priority", "the lowest-numbered backlogged class sends (one class: FIFO)", "", &[], strict_priority),
-        row("dwrr", "deficit round robin; deficit kept across rounds, reset when a queue empties", "mq-ecn.txt 3.3.2", &QUANTA, dwrr),
-        row("wrr", "weighted round robin: at most one quantum per class per round (each >= 1500B)", "mq-ecn.txt 3.3.2", &QUANTA, wrr),
-        row("sp-dwrr", "classes 0..strict in strict priority, DWRR among the others", "mq-ecn.txt 3.3.2", &[
+        row("dwrr", "deficit round robin; deficit kept across rounds, reset when a queue empties", "MQ-ECN 3.3.2", &QUANTA, dwrr),
+        row("wrr", "weighted round robin: at most one quantum per class per round (each >= 1500B)", "MQ-ECN 3.3.2", &QUANTA, wrr),
+        row("sp-dwrr", "classes 0..strict in strict priority, DWRR among the others", "MQ-ECN 3.3.2", &[
             key("strict", "required", "integer", "how many classes are strict"),
             key("quantum", "required*", "size", "bytes per round for every DWRR class (*or quanta)"),
             key("quanta", "none", "[size, ...]", "one quantum per class, instead of quantum"),

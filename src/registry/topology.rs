@@ -555,7 +555,7 @@ pub static FAMILY: Family<Spec> = Family {
             key("fabric_rate", "required", "rate", "leaf-spine link rate"),
             key("link_delay", "required", "duration, 0 to 1s", "propagation delay of every link"),
         ], parse::<LeafSpine>),
-        row("fat-tree", "three tiers: ToR and aggregation fully meshed per pod, aggregation j to cores j x cores/aggs_per_pod..", "r-aqm.txt VI-A, rcc.txt V-A (320 hosts)", &[
+        row("fat-tree", "three tiers: ToR and aggregation fully meshed per pod, aggregation j to cores j x cores/aggs_per_pod..", "R-AQM VI-A, RCC V-A (320 hosts)", &[
             key("pods", "5", "integer", "pods"),
             key("tors_per_pod", "4", "integer", "ToR switches per pod"),
             key("aggs_per_pod", "4", "integer", "aggregation switches per pod"),

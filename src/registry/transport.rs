@@ -52,9 +52,9 @@ pub static FAMILY: Family<TransportConfig> = Family {
             key("delayed_ack_timeout", "40ms", "duration, >= 1us", "delayed-ACK timer"),
             key("receive_window", "6MB", "size", "receive buffer = advertised window"),
             key("window_scaling", "true", "bool", "negotiate RFC 7323 window scaling"),
-            key("window_scale_shim", "auto", "bool", "FairQ's host shim (fairq.txt V-A); on with rwnd-rewriting plugins"),
+            key("window_scale_shim", "auto", "bool", "FairQ's host shim (FairQ V-A); on with rwnd-rewriting plugins"),
         ], tcp),
-        row("roce", "RoCE v2 reliable connection: one message per flow in MTU packets with PSNs, per-packet ACKs, NAK and go-back-N, NIC pacing from line rate; cc DCQCN (the receiver notifies, the sender reacts), TIMELY (RTT gradients at the sender) or RCC (the receiver assigns each flow's window)", "IBTA RoCE v2; DCQCN (SIGCOMM 2015); TIMELY (SIGCOMM 2015); RCC (rcc.txt); rdma-spec.md 2-4", &[
+        row("roce", "RoCE v2 reliable connection: one message per flow in MTU packets with PSNs, per-packet ACKs, NAK and go-back-N, NIC pacing from line rate; cc DCQCN (the receiver notifies, the sender reacts), TIMELY (RTT gradients at the sender) or RCC (the receiver assigns each flow's window)", "IBTA RoCE v2; DCQCN (SIGCOMM 2015); TIMELY (SIGCOMM 2015); RCC (RCC); the HPCC fork; ns3-rdma", &[
             key("mtu", "1000B", "size", "payload bytes per packet (the HPCC fork's PACKET_PAYLOAD_SIZE); +44 B of IPv4, UDP, BTH and ICRC headers"),
             key("ack_interval", "1", "packets", "data packets per ACK (every packet, as the references run)"),
             key("nack_interval", "500us", "duration, >= 0", "at most one NAK per expected PSN per this long (HPCC fork)"),

@@ -167,12 +167,13 @@ fn list_prints_the_registries() {
         "aqm",
         "ingress",
         "transport",
+        "cc",
         "workload",
     ] {
         assert!(text.contains(family), "{family}: {text}");
     }
     assert!(
-        text.contains("k-ary-fat-tree") && text.contains("r-aqm.txt IV-V"),
+        text.contains("k-ary-fat-tree") && text.contains("R-AQM IV-V") && text.contains("cubic"),
         "{text}"
     );
     let o = common::run_cli(&["list", "workload"]);
