@@ -88,7 +88,8 @@ pub fn simulate(
         let file = folder
             .create_file("queues.csv")
             .map_err(io("creating queues.csv", dir))?;
-        world.stream_samples_to(Box::new(QueueCsv::new(file)));
+        let names = world.port_names();
+        world.stream_samples_to(Box::new(QueueCsv::new(file, names)));
     }
     let t0 = Instant::now();
     let stop = world.run_with_progress(PROGRESS_EVENTS, progress);

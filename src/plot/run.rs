@@ -84,10 +84,9 @@ fn peak(points: &[Point]) -> f64 {
 /// Queue occupancy (packets) of each sampled class queue and VIQ; the
 /// `MAX_SERIES` with the highest peaks.
 fn queues(c: &Csv) -> Result<Chart, PlotError> {
-    let (t, node, port, class, packets) = (
+    let (t, port_name, class, packets) = (
         c.col("time_us")?,
-        c.col("node")?,
-        c.col("port")?,
+        c.col("name")?,
         c.col("class")?,
         c.col("packets")?,
     );
@@ -104,7 +103,7 @@ fn queues(c: &Csv) -> Result<Chart, PlotError> {
         let (Some(x), Some(y)) = (Csv::num(r, t), Csv::num(r, packets)) else {
             continue;
         };
-        let mut name = format!("node {} port {}", r[node], r[port]);
+        let mut name = r[port_name].clone();
         if classes.len() > 1 || r[class] == "viq" {
             name = format!(
                 "{name} {}",

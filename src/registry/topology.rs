@@ -48,6 +48,17 @@ pub trait Shape: Debug + Send + Sync {
     }
     /// Its longest link delay, with the key that sets it.
     fn longest_delay(&self) -> (String, SimDuration);
+    /// Every node's name in the papers' words, by node id (hosts first):
+    /// `host17`, `tor3`, `agg1`, `core2`, `leaf0`, `spine1`.
+    fn node_names(&self) -> Vec<String>;
+}
+
+/// `prefix0`, `prefix1`, ... for each (prefix, count), in order.
+fn numbered(groups: &[(&str, u32)]) -> Vec<String> {
+    groups
+        .iter()
+        .flat_map(|&(prefix, n)| (0..n).map(move |i| format!("{prefix}{i}")))
+        .collect()
 }
 
 /// The longest link delay a topology may have: a second is 5,000 times a
@@ -139,6 +150,11 @@ impl Shape for Star {
     fn longest_delay(&self) -> (String, SimDuration) {
         ("link_delay".into(), self.link_delay)
     }
+    fn node_names(&self) -> Vec<String> {
+        let mut v = numbered(&[("host", self.hosts)]);
+        v.push("switch".into());
+        v
+    }
 }
 
 /// `kind = "dumbbell"`: hosts on two switches joined by a bottleneck.
@@ -177,6 +193,11 @@ impl Shape for Dumbbell {
         } else {
             ("bottleneck_delay".into(), self.bottleneck_delay)
         }
+    }
+    fn node_names(&self) -> Vec<String> {
+        let mut v = numbered(&[("host", self.left + self.right)]);
+        v.extend(["left".to_string(), "right".to_string()]);
+        v
     }
 }
 
@@ -221,6 +242,14 @@ impl Shape for LeafSpine {
     }
     fn longest_delay(&self) -> (String, SimDuration) {
         ("link_delay".into(), self.link_delay)
+    }
+    fn node_names(&self) -> Vec<String> {
+        let hosts = self.leaves * self.hosts_per_leaf;
+        numbered(&[
+            ("host", hosts),
+            ("leaf", self.leaves),
+            ("spine", self.spines),
+        ])
     }
 }
 
@@ -295,6 +324,15 @@ impl Shape for FatTree {
     fn longest_delay(&self) -> (String, SimDuration) {
         ("link_delay".into(), self.link_delay)
     }
+    fn node_names(&self) -> Vec<String> {
+        let tors = self.pods * self.tors_per_pod;
+        numbered(&[
+            ("host", tors * self.hosts_per_tor),
+            ("tor", tors),
+            ("agg", self.pods * self.aggs_per_pod),
+            ("core", self.cores),
+        ])
+    }
 }
 
 /// `kind = "k-ary-fat-tree"`: Al-Fares et al.'s fat-tree of even arity k.
@@ -331,6 +369,15 @@ impl Shape for KAryFatTree {
     }
     fn longest_delay(&self) -> (String, SimDuration) {
         ("link_delay".into(), self.link_delay)
+    }
+    fn node_names(&self) -> Vec<String> {
+        let h = self.k / 2;
+        numbered(&[
+            ("host", self.k * h * h),
+            ("tor", self.k * h),
+            ("agg", self.k * h),
+            ("core", h * h),
+        ])
     }
 }
 
@@ -510,6 +557,9 @@ impl Shape for Explicit {
             (format!("links[{i}].delay"), l.delay)
         })
     }
+    fn node_names(&self) -> Vec<String> {
+        numbered(&[("h", self.hosts), ("s", self.switches)])
+    }
 }
 
 /// Reads a shape of type `T` and checks its sizes.
@@ -671,6 +721,25 @@ mod tests {
             assert_eq!(size, counted(&*s), "{s:?}");
             // Host link rates as the graph has them.
             let g = s.build();
+            // A name per node, hosts named as hosts, switches by their tier.
+            let names = s.node_names();
+            assert_eq!(names.len(), g.nodes.len(), "{s:?}");
+            for (n, name) in names.iter().enumerate() {
+                let host = g.nodes[n] == NodeKind::Host;
+                let host_name = name.starts_with("host") || name.starts_with('h');
+                assert_eq!(host, host_name, "{s:?}: node {n} is {name}");
+                let tier = match g.nodes[n] {
+                    NodeKind::Switch { tier } => tier,
+                    NodeKind::Host => 0,
+                };
+                if name.starts_with("tor") || name.starts_with("leaf") {
+                    assert_eq!(tier, 1, "{name}");
+                } else if name.starts_with("agg") || name.starts_with("spine") {
+                    assert_eq!(tier, 2, "{name}");
+                } else if name.starts_with("core") {
+                    assert_eq!(tier, 3, "{name}");
+                }
+            }
             let hosts = (0..g.nodes.len()).filter(|&n| g.nodes[n] == NodeKind::Host);
             let mut fastest = None;
             for (h, n) in hosts.enumerate() {

@@ -140,13 +140,22 @@ pub fn rtt_csv(world: &World) -> String {
 }
 
 /// One `queues.csv` row; class `viq` is a port's VIQ.
-fn queue_row(out: &mut impl std::io::Write, q: &QueueSample) -> std::io::Result<()> {
+fn queue_row(
+    out: &mut impl std::io::Write,
+    q: &QueueSample,
+    names: &[String],
+) -> std::io::Result<()> {
     let t = us(q.time_ps);
     let (port, node, bytes, packets) = (q.port, q.node, q.bytes, q.packets);
+    let name = names.get(port as usize).map_or("", String::as_str);
     if q.class == VIQ_CLASS {
-        writeln!(out, "{t},{port},{node},viq,{bytes},{packets}")
+        writeln!(out, "{t},{port},{node},{name},viq,{bytes},{packets}")
     } else {
-        writeln!(out, "{t},{port},{node},{},{bytes},{packets}", q.class)
+        writeln!(
+            out,
+            "{t},{port},{node},{name},{},{bytes},{packets}",
+            q.class
+        )
     }
 }
 
@@ -155,8 +164,9 @@ fn queue_row(out: &mut impl std::io::Write, q: &QueueSample) -> std::io::Result<
 /// of each sampled port that has an ingress plugin.
 pub fn queues_csv(world: &World) -> String {
     let mut out = super::columns::QUEUES.header().into_bytes();
+    let names = world.port_names();
     for q in &world.queue_samples {
-        queue_row(&mut out, q).expect("writing to memory cannot fail");
+        queue_row(&mut out, q, &names).expect("writing to memory cannot fail");
     }
     String::from_utf8(out).expect("rows are ASCII")
 }
@@ -166,23 +176,26 @@ pub fn queues_csv(world: &World) -> String {
 pub struct QueueCsv<W: std::io::Write> {
     out: std::io::BufWriter<W>,
     error: Option<std::io::Error>,
+    /// Every port's name, by port id.
+    names: Vec<String>,
 }
 
 impl<W: std::io::Write> QueueCsv<W> {
-    /// Starts the file: writes the header.
-    pub fn new(out: W) -> QueueCsv<W> {
+    /// Starts the file: writes the header. `names` names every port, by
+    /// port id (`World::port_names`).
+    pub fn new(out: W, names: Vec<String>) -> QueueCsv<W> {
         let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
         let error = out
             .write_all(super::columns::QUEUES.header().as_bytes())
             .err();
-        QueueCsv { out, error }
+        QueueCsv { out, error, names }
     }
 }
 
 impl<W: std::io::Write> SampleSink for QueueCsv<W> {
     fn record(&mut self, sample: &QueueSample) {
         if self.error.is_none() {
-            self.error = queue_row(&mut self.out, sample).err();
+            self.error = queue_row(&mut self.out, sample, &self.names).err();
         }
     }
 
@@ -212,9 +225,10 @@ pub fn ports_csv(world: &World) -> String {
         let peer = world.fabric.port(p.peer).node.0;
         let node = p.node.0;
         let (st, ing) = (&p.stats, &p.ingress.stats);
+        let name = world.port_name(net::PortId(i as u32));
         let _ = writeln!(
             s,
-            "{i},{node},{peer},all,{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{i},{node},{peer},{name},all,{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             st.tx_packets,
             st.tx_bytes,
             st.drops_overflow,
@@ -240,7 +254,7 @@ pub fn ports_csv(world: &World) -> String {
             for (c, cs) in p.class_stats.iter().enumerate() {
                 let _ = writeln!(
                     s,
-                    "{i},{node},{peer},{c},{},{},{},{},{},{},{},{},,,,,,,,,,,",
+                    "{i},{node},{peer},{name},{c},{},{},{},{},{},{},{},{},,,,,,,,,,,",
                     cs.tx_packets,
                     cs.tx_bytes,
                     cs.drops - cs.drops_aqm,

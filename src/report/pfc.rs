@@ -115,6 +115,7 @@ pub fn pfc_csv(world: &World) -> String {
             continue;
         };
         let peer = world.fabric.port(port.peer).node.0;
+        let name = world.port_name(net::PortId(i as u32));
         for q in 0..8 {
             let c = &st.stats;
             let active = c.pauses_sent[q] + c.pauses_received[q] + c.lossless_drops[q] > 0
@@ -130,7 +131,7 @@ pub fn pfc_csv(world: &World) -> String {
             };
             let _ = writeln!(
                 s,
-                "{i},{},{peer},{q},{},{},{},{},{},{fraction},{},{},{}",
+                "{i},{},{peer},{name},{q},{},{},{},{},{},{fraction},{},{},{}",
                 port.node.0,
                 c.pauses_sent[q],
                 c.resumes_sent[q],

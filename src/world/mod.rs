@@ -177,6 +177,8 @@ pub struct World {
     goodput: Option<goodput::GoodputSeries>,
     /// The controller trace, when `output.cc_trace` is set.
     cc_trace: Option<cc_trace::CcTrace>,
+    /// Every node's name (`host17`, `tor3`), by node id.
+    pub node_names: Vec<String>,
     ready: Vec<VecDeque<u32>>,
     /// Per host: every flow it sends builds its packets at the wire
     /// (RoCE), so the NIC pulls nothing while its port is busy.
@@ -322,6 +324,7 @@ impl World {
                     last_total: 0,
                     rows: Vec::new(),
                 }),
+            node_names: sc.topology.spec.shape.node_names(),
             cc_trace: sc.output.cc_trace.as_ref().map(|c| cc_trace::CcTrace {
                 interval: c.interval,
                 flows: c.flows.clone(),
@@ -512,6 +515,20 @@ impl World {
     /// The current simulated time.
     pub fn now(&self) -> SimTime {
         self.q.now()
+    }
+
+    /// A port's name: its node's and the far end's, `tor3->host17`.
+    pub fn port_name(&self, p: net::PortId) -> String {
+        let port = self.fabric.port(p);
+        let name = |n: net::NodeId| self.node_names.get(n.idx()).map_or("?", String::as_str);
+        format!("{}->{}", name(port.node), name(port.peer_node))
+    }
+
+    /// Every port's name, by port id.
+    pub fn port_names(&self) -> Vec<String> {
+        (0..self.fabric.ports().len() as u32)
+            .map(|p| self.port_name(net::PortId(p)))
+            .collect()
     }
 
     /// The end of the run as reported: the stop time if the run was cut

@@ -70,7 +70,7 @@ fn queues_csv_samples_the_viq() {
     let csv = dcnsim::report::queues_csv(&w);
     let viq: Vec<u64> = csv
         .lines()
-        .filter(|l| l.split(',').nth(3) == Some("viq"))
+        .filter(|l| l.split(',').nth(4) == Some("viq"))
         .map(|l| {
             l.rsplit(',')
                 .next()

@@ -58,7 +58,7 @@ fn sampling_records_the_queue_and_changes_nothing_else() {
     );
     let csv = dcnsim::report::queues_csv(&w);
     assert!(
-        csv.starts_with("time_us,port,node,class,bytes,packets\n0.000000,"),
+        csv.starts_with("time_us,port,node,name,class,bytes,packets\n0.000000,"),
         "{}",
         &csv[..80]
     );
