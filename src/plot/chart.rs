@@ -270,13 +270,26 @@ impl Chart {
             (longest as u32 * TICK_PX * 6 / 10 + 90).min(SIZE.0 / 3)
         };
         let (plot_area, legend_area) = root.split_horizontally(SIZE.0 - legend_px);
+        // A series of zeros alone would look like a missing plot: say so.
+        let all_zero = self
+            .series
+            .iter()
+            .flat_map(|s| &s.points)
+            .filter(|p| self.drawable(p))
+            .all(|p| p.y == 0.0)
+            && !self.is_empty();
+        let title = if all_zero {
+            format!("{} (every value 0)", self.title)
+        } else {
+            self.title.clone()
+        };
         // A long title shrinks to fit above the plot (about 0.55 em a character).
-        let chars = self.title.chars().count().max(1) as u32;
+        let chars = title.chars().count().max(1) as u32;
         let title_px = TITLE_PX
             .min((SIZE.0 - legend_px - 40) * 100 / (55 * chars))
             .max(14);
         let mut chart = ChartBuilder::on(&plot_area)
-            .caption(&self.title, (FONT, title_px))
+            .caption(&title, (FONT, title_px))
             .margin(16)
             .x_label_area_size(LABEL_PX * 3)
             .y_label_area_size(LABEL_PX * 4)
@@ -382,7 +395,12 @@ fn pad_linear(lo: f64, hi: f64, from_zero: bool) -> (f64, f64) {
         (lo, hi)
     };
     if hi <= lo {
-        let d = if lo == 0.0 { 1.0 } else { lo.abs() * 0.1 };
+        // One value: an all-zero series stands on [0, 1], not [-1, 1];
+        // another on a band around it.
+        if lo == 0.0 {
+            return (0.0, 1.0);
+        }
+        let d = lo.abs() * 0.1;
         return (lo - d, hi + d);
     }
     let d = (hi - lo) * 0.05;
@@ -409,6 +427,13 @@ fn write(file: &Path, bytes: &[u8]) -> Result<(), ChartError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_single_value_gets_a_sensible_range() {
+        assert_eq!(pad_linear(0.0, 0.0, true), (0.0, 1.0), "all zero: 0 to 1");
+        let (lo, hi) = pad_linear(5.0, 5.0, false);
+        assert!(lo < 5.0 && hi > 5.0);
+    }
 
     #[test]
     fn tick_labels_are_short() {

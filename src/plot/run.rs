@@ -130,7 +130,8 @@ fn queues(c: &Csv) -> Result<Chart, PlotError> {
     })
 }
 
-/// Aggregate goodput and that of the first `MAX_SERIES - 1` flows.
+/// Aggregate goodput and that of the `MAX_SERIES - 1` flows that carried
+/// the most bytes.
 fn goodput(c: &Csv) -> Result<Chart, PlotError> {
     let (t, flow, gbps) = (c.col("time_us")?, c.col("flow")?, c.col("gbps")?);
     let max_t = c
@@ -151,21 +152,27 @@ fn goodput(c: &Csv) -> Result<Chart, PlotError> {
         }
     }
     let total = flows.len();
+    // The flows that carried the most bytes (the sum of their intervals'
+    // goodput), ties by id: the first ids of a workload are often its
+    // smallest flows.
+    let mut ranked: Vec<(u64, Vec<Point>)> = flows.into_iter().collect();
+    let carried = |p: &[Point]| p.iter().map(|q| q.y).sum::<f64>();
+    ranked.sort_by(|a, b| carried(&b.1).total_cmp(&carried(&a.1)).then(a.0.cmp(&b.0)));
+    ranked.truncate(MAX_SERIES - 1);
+    ranked.sort_by_key(|r| r.0);
     let mut series = vec![Series {
         name: "all flows".into(),
         points: all,
     }];
-    series.extend(
-        flows
-            .into_iter()
-            .take(MAX_SERIES - 1)
-            .map(|(id, points)| Series {
-                name: format!("flow {id}"),
-                points,
-            }),
-    );
+    series.extend(ranked.into_iter().map(|(id, points)| Series {
+        name: format!("flow {id}"),
+        points,
+    }));
     let note = if total > MAX_SERIES - 1 {
-        format!(" (flows 0-{} of {total})", MAX_SERIES - 2)
+        format!(
+            " (the {} flows of {total} that carried the most)",
+            MAX_SERIES - 1
+        )
     } else {
         String::new()
     };
