@@ -324,16 +324,38 @@ impl Chart {
         for (i, s) in self.series.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
             let points: Vec<&Point> = s.points.iter().filter(|p| self.drawable(p)).collect();
-            chart.draw_series(LineSeries::new(
-                points.iter().map(|p| (p.x, p.y)),
-                color.stroke_width(3),
-            ))?;
+            let xy = points.iter().map(|p| (p.x, p.y));
+            // Colour and dash tell series apart: a dashed line drawn over
+            // an equal solid one still shows both.
+            match dash(i) {
+                None => {
+                    chart.draw_series(LineSeries::new(xy, color.stroke_width(3)))?;
+                }
+                Some((on, off)) => {
+                    chart.draw_series(DashedLineSeries::new(xy, on, off, color.stroke_width(3)))?;
+                }
+            }
             if self.style == Style::Markers {
-                chart.draw_series(
-                    points
-                        .iter()
-                        .map(|p| Circle::new((p.x, p.y), 6, color.filled())),
-                )?;
+                for p in &points {
+                    let at = (p.x, p.y);
+                    match i % 3 {
+                        0 => chart.draw_series(std::iter::once(Circle::new(
+                            at,
+                            6,
+                            color.filled(),
+                        )))?,
+                        1 => chart.draw_series(std::iter::once(TriangleMarker::new(
+                            at,
+                            8,
+                            color.filled(),
+                        )))?,
+                        _ => chart.draw_series(std::iter::once(Cross::new(
+                            at,
+                            6,
+                            color.stroke_width(3),
+                        )))?,
+                    };
+                }
             }
             chart.draw_series(points.iter().filter_map(|p| {
                 let (lo, hi) = p.err?;
@@ -356,10 +378,16 @@ impl Chart {
         {
             let color = PALETTE[i % PALETTE.len()];
             let row = 60 + i as i32 * (TICK_PX as i32 * 3 / 2);
-            legend_area.draw(&PathElement::new(
-                vec![(8, row), (48, row)],
-                color.stroke_width(4),
-            ))?;
+            let (on, off) = dash(i).map_or((40, 0), |(on, off)| (on as i32, off as i32));
+            let mut x = 8;
+            while x < 48 {
+                let end = (x + on).min(48);
+                legend_area.draw(&PathElement::new(
+                    vec![(x, row), (end, row)],
+                    color.stroke_width(4),
+                ))?;
+                x = end + off.max(1);
+            }
             legend_area.draw(&Text::new(
                 s.name.clone(),
                 (56, row - TICK_PX as i32 / 2),
@@ -367,6 +395,16 @@ impl Chart {
             ))?;
         }
         Ok(())
+    }
+}
+
+/// Series `i`'s dash (pixels on, off): solid, long dashes, short dashes in
+/// turn, so that series of the same colour family and equal series differ.
+fn dash(i: usize) -> Option<(u32, u32)> {
+    match i % 3 {
+        0 => None,
+        1 => Some((12, 6)),
+        _ => Some((4, 4)),
     }
 }
 
