@@ -398,6 +398,19 @@ impl Chart {
     }
 }
 
+/// Whether the positive values span more than two decades: such an axis
+/// reads better on a log scale (FCT, slowdown, a queue under incast).
+pub fn spans_decades<I: IntoIterator<Item = f64>>(values: I) -> bool {
+    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+    for v in values {
+        if v.is_finite() && v > 0.0 {
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
+    }
+    hi > 100.0 * lo
+}
+
 /// Series `i`'s dash (pixels on, off): solid, long dashes, short dashes in
 /// turn, so that series of the same colour family and equal series differ.
 fn dash(i: usize) -> Option<(u32, u32)> {
@@ -465,6 +478,13 @@ fn write(file: &Path, bytes: &[u8]) -> Result<(), ChartError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn more_than_two_decades_asks_for_a_log_axis() {
+        assert!(spans_decades([0.0, 1.0, 101.0]));
+        assert!(!spans_decades([0.0, 1.0, 100.0]));
+        assert!(!spans_decades([0.0, -5.0]));
+    }
 
     #[test]
     fn a_single_value_gets_a_sensible_range() {

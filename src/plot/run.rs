@@ -275,6 +275,7 @@ fn rtt(c: &Csv) -> Result<Chart, PlotError> {
         }
     }
     let (series, note) = keep_top(lines, |_| 0.0, "lines");
+    let y_log = super::chart::spans_decades(series.iter().flat_map(|s| &s.points).map(|p| p.y));
     Ok(Chart {
         title: format!("RTT per interval{note}{}", c.thinned_note()),
         x: XAxis::Numeric {
@@ -282,7 +283,7 @@ fn rtt(c: &Csv) -> Result<Chart, PlotError> {
             log: false,
         },
         y_label: "RTT (us)".into(),
-        y_log: false,
+        y_log,
         style: Style::Line,
         series,
     })
@@ -383,11 +384,12 @@ fn ping_cdf(c: &Csv) -> Result<Chart, PlotError> {
     } else {
         String::new()
     };
+    let log = super::chart::spans_decades(series.iter().flat_map(|s| &s.points).map(|p| p.x));
     Ok(Chart {
         title: format!("Ping RTT CDF{note}"),
         x: XAxis::Numeric {
             label: "RTT (us)".into(),
-            log: false,
+            log,
         },
         y_label: "fraction of probes".into(),
         y_log: false,

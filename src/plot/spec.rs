@@ -47,12 +47,12 @@ pub struct PlotSpec {
     pub stat: Option<String>,
     /// `case` (default) or a grid axis: one line per value.
     pub series: Option<String>,
-    /// Log x.
-    #[serde(default)]
-    pub log_x: bool,
-    /// Log y.
-    #[serde(default)]
-    pub log_y: bool,
+    /// Log x (absent: log when the values span more than two decades).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_x: Option<bool>,
+    /// Log y (absent: log when the values span more than two decades).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_y: Option<bool>,
     /// The title (default: y against x).
     pub title: Option<String>,
     /// The x label (default: the axis key).

@@ -117,8 +117,8 @@ fn defaults(axes: &[String]) -> Vec<PlotSpec> {
         y: None,
         stat: None,
         series: None,
-        log_x: false,
-        log_y: false,
+        log_x: None,
+        log_y: None,
         title: None,
         x_label: None,
         y_label: None,
@@ -343,10 +343,19 @@ fn figures_of(sweep: &mut Sweep<'_>, spec: &PlotSpec) -> Result<Vec<Figure>, Plo
             });
         }
         let x_label = spec.x_label.clone().unwrap_or_else(|| x_key.clone());
+        let values = |f: fn(&Point) -> f64| {
+            series
+                .iter()
+                .flat_map(|s| &s.points)
+                .map(f)
+                .collect::<Vec<_>>()
+        };
         let x = if numeric {
             XAxis::Numeric {
                 label: x_label,
-                log: spec.log_x,
+                log: spec
+                    .log_x
+                    .unwrap_or_else(|| super::chart::spans_decades(values(|p| p.x))),
             }
         } else {
             XAxis::Categories {
@@ -372,7 +381,9 @@ fn figures_of(sweep: &mut Sweep<'_>, spec: &PlotSpec) -> Result<Vec<Figure>, Plo
                 title,
                 x,
                 y_label: spec.y_label.clone().unwrap_or_else(|| label_of(&y_name)),
-                y_log: spec.log_y,
+                y_log: spec
+                    .log_y
+                    .unwrap_or_else(|| super::chart::spans_decades(values(|p| p.y))),
                 style: Style::Markers,
                 series,
             },
