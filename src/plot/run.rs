@@ -51,6 +51,17 @@ fn time_unit(max_us: f64) -> (f64, &'static str) {
     }
 }
 
+/// The divisor and label of a time axis for column `t` of `c` (in us),
+/// in the unit that suits its largest value.
+fn time_axis(c: &Csv, t: usize) -> (f64, &'static str) {
+    let max_us = c
+        .rows
+        .iter()
+        .filter_map(|r| Csv::num(r, t))
+        .fold(0.0, f64::max);
+    time_unit(max_us)
+}
+
 /// Series keyed by name, points in file order.
 type Lines = BTreeMap<String, Vec<Point>>;
 
@@ -90,12 +101,7 @@ fn queues(c: &Csv) -> Result<Chart, PlotError> {
         c.col("class")?,
         c.col("packets")?,
     );
-    let max_t = c
-        .rows
-        .iter()
-        .filter_map(|r| Csv::num(r, t))
-        .fold(0.0, f64::max);
-    let (div, x_label) = time_unit(max_t);
+    let (div, x_label) = time_axis(c, t);
     let classes: std::collections::BTreeSet<&str> =
         c.rows.iter().map(|r| r[class].as_str()).collect();
     let mut lines = Lines::new();
@@ -134,12 +140,7 @@ fn queues(c: &Csv) -> Result<Chart, PlotError> {
 /// the most bytes.
 fn goodput(c: &Csv) -> Result<Chart, PlotError> {
     let (t, flow, gbps) = (c.col("time_us")?, c.col("flow")?, c.col("gbps")?);
-    let max_t = c
-        .rows
-        .iter()
-        .filter_map(|r| Csv::num(r, t))
-        .fold(0.0, f64::max);
-    let (div, x_label) = time_unit(max_t);
+    let (div, x_label) = time_axis(c, t);
     let mut all = Vec::new();
     let mut flows: BTreeMap<u64, Vec<Point>> = BTreeMap::new();
     for r in &c.rows {
@@ -258,12 +259,7 @@ fn rtt(c: &Csv) -> Result<Chart, PlotError> {
         c.col("p50_us")?,
         c.col("p99_us")?,
     );
-    let max_t = c
-        .rows
-        .iter()
-        .filter_map(|r| Csv::num(r, t))
-        .fold(0.0, f64::max);
-    let (div, x_label) = time_unit(max_t);
+    let (div, x_label) = time_axis(c, t);
     let mut lines = Lines::new();
     for r in &c.rows {
         let Some(x) = Csv::num(r, t) else { continue };
@@ -299,12 +295,7 @@ fn cc_figures(c: &Csv) -> Result<Vec<(String, Chart)>, PlotError> {
         c.col("variable")?,
         c.col("value")?,
     );
-    let max_t = c
-        .rows
-        .iter()
-        .filter_map(|r| Csv::num(r, t))
-        .fold(0.0, f64::max);
-    let (div, x_label) = time_unit(max_t);
+    let (div, x_label) = time_axis(c, t);
     let has = |name: &str| c.rows.iter().any(|r| r[var] == name);
     let window = if has("window_bytes") {
         Some("window_bytes")

@@ -115,8 +115,7 @@ impl Volume {
             Some(t) => (t.ps(), true),
             None => (duration_bound_ps(sc, planned), false),
         };
-        let intervals =
-            |i: Option<sim_core::SimDuration>| i.map(|i| duration_ps / i.ps().max(1) + 1);
+        let intervals = |i: sim_core::SimDuration| duration_ps / i.ps().max(1) + 1;
         let size = sc.topology.spec.size;
         let switch_ports = size
             .links
@@ -125,7 +124,7 @@ impl Volume {
         let classes = sc.switch.classes as u64 + 1; // and the VIQ
         let flows: u64 = planned.iter().map(|p| p.plan.flows.len() as u64).sum();
         let mut series = Vec::new();
-        if let Some(n) = intervals(sc.output.queue_interval) {
+        if let Some(n) = sc.output.queue_interval.map(intervals) {
             let ports = match &sc.output.queue_ports {
                 Some(QueuePorts::List(l)) => (l.len() as u64).saturating_mul(size.links),
                 _ => switch_ports,
@@ -138,7 +137,7 @@ impl Volume {
                 row_bytes: QUEUE_ROW_BYTES,
             });
         }
-        if let Some(n) = intervals(sc.output.goodput_interval) {
+        if let Some(n) = sc.output.goodput_interval.map(intervals) {
             let traced = sc
                 .output
                 .goodput_flows
@@ -152,7 +151,7 @@ impl Volume {
                 row_bytes: GOODPUT_ROW_BYTES,
             });
         }
-        if let Some(n) = intervals(sc.output.rtt_interval) {
+        if let Some(n) = sc.output.rtt_interval.map(intervals) {
             series.push(Series {
                 file: "rtt.csv",
                 key: "output.rtt_interval",
@@ -167,7 +166,7 @@ impl Volume {
                 key: "output.cc_trace.interval",
                 // About six variables a flow (window or rate, the controller's own).
                 per_interval: (c.flows.len() as u64).saturating_mul(6),
-                intervals: duration_ps / c.interval.ps().max(1) + 1,
+                intervals: intervals(c.interval),
                 row_bytes: CC_ROW_BYTES,
             });
         }
