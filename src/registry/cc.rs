@@ -10,7 +10,10 @@ use crate::scenario::{NoKeys, ScenarioError, Table};
 use serde::de::DeserializeOwned;
 use transport::CcConfig;
 use transport::cc::{ControllerConfig, CubicConfig, DctcpConfig, EcnConfig, NewRenoConfig};
-use transport::roce::{DcqcnKeys, HpccKeys, LineRateConfig, RccKeys, RoceCc, TimelyKeys};
+use transport::roce::swift::SwiftKeys;
+use transport::roce::{
+    ControllerKeys, DcqcnKeys, HpccKeys, LineRateConfig, RccKeys, RoceCc, TimelyKeys,
+};
 
 /// A controller read from its row: of the TCP family or the RoCE family.
 #[derive(Debug, Clone)]
@@ -37,33 +40,14 @@ where
     Ok(Cc::Tcp(CcConfig::from(c)))
 }
 
-fn dcqcn(t: &Table<'_>) -> Result<Cc, ScenarioError> {
-    let k: DcqcnKeys = t.read()?;
+/// Reads a RoCE controller's keys with their keys type, checked.
+fn roce<K>(t: &Table<'_>) -> Result<Cc, ScenarioError>
+where
+    K: ControllerKeys + DeserializeOwned,
+    RoceCc: From<K::Config>,
+{
+    let k: K = t.read()?;
     let c = k.build().map_err(|e| t.invalid(e.key, e.message))?;
-    Ok(Cc::Roce(RoceCc::Dcqcn(c)))
-}
-
-fn timely(t: &Table<'_>) -> Result<Cc, ScenarioError> {
-    let k: TimelyKeys = t.read()?;
-    let c = k.build().map_err(|e| t.invalid(e.key, e.message))?;
-    Ok(Cc::Roce(RoceCc::Timely(c)))
-}
-
-fn hpcc(t: &Table<'_>) -> Result<Cc, ScenarioError> {
-    let k: HpccKeys = t.read()?;
-    let c = k.build().map_err(|e| t.invalid(e.key, e.message))?;
-    Ok(Cc::Roce(RoceCc::Hpcc(c)))
-}
-
-fn rcc(t: &Table<'_>) -> Result<Cc, ScenarioError> {
-    let k: RccKeys = t.read()?;
-    let c = k.build().map_err(|e| t.invalid(e.key, e.message))?;
-    Ok(Cc::Roce(RoceCc::Rcc(c)))
-}
-
-fn swift(t: &Table<'_>) -> Result<Cc, ScenarioError> {
-    let k: transport::roce::swift::SwiftKeys = t.read()?;
-    let c = k.build().map_err(|(key, m)| t.invalid(key, m))?;
     Ok(Cc::Roce(RoceCc::from(c)))
 }
 
@@ -125,7 +109,7 @@ pub static FAMILY: Family<Cc> = Family {
             key("clamp", "variant's", "choice", "when a cut sets R_T = R_C: \"always\", \"after_increase\", \"after_byte_increase\" (ns3rdma)"),
             key("decrease_interval", "4us", "duration, >= 1us", "mellanox: at most one cut per this period"),
             key("rate_on_first_cnp", "1.0", "fraction, (0, 1]", "mellanox: the fraction of R_C kept at the first CNP"),
-        ], dcqcn),
+        ], roce::<DcqcnKeys>),
         cc_row("timely", ROCE, "TIMELY: the sender's rate from RTT gradients, once per completion event", "TIMELY (SIGCOMM 2015) 4-5", &[
             key("alpha", "0.875", "fraction, (0, 1]", "EWMA weight of a new RTT difference"),
             key("beta", "0.8", "fraction, (0, 1]", "multiplicative decrease factor"),
@@ -136,14 +120,14 @@ pub static FAMILY: Family<Cc> = Family {
             key("hai_after", "5", "count", "negative gradients in a row before hyper-active increase"),
             key("hai_factor", "5", "factor, >= 1", "HAI's multiple of delta"),
             key("min_rate", "100Mbps", "rate, <= line", "the rate's floor"),
-        ], timely),
+        ], roce::<TimelyKeys>),
         cc_row("hpcc", ROCE, "HPCC: the window from in-band telemetry of every hop's queue and link use (Algorithm 1)", "HPCC (SIGCOMM 2019) 3.3; the HPCC fork", &[
             key("eta", "0.95", "fraction, (0, 1]", "target utilisation"),
             key("max_stage", "5", "count", "additive-increase stages before a multiplicative update"),
             key("rate_ai", "line rate / 2500", "rate", "R_AI (W_AI / T)"),
             key("min_rate", "1Gbps", "rate, <= line", "the rate's floor (the fork's MIN_RATE)"),
             key("fast_react", "true", "bool", "react on every ACK, not once per RTT"),
-        ], hpcc),
+        ], roce::<HpccKeys>),
         cc_row("rcc", ROCE, "RCC: the receiver assigns each flow's window: a fair share, or a PID on one-way delay when congested inside the network", "RCC III, V", &[
             key("variant", "rcc", "choice", "\"rcc\", \"rcc-ewa\", \"rcc-pid\" or \"rcc-sender\" (V-D, III-G)"),
             key("n", "3", "count, >= 1", "delays in a row above the threshold that signal congestion (III-F)"),
@@ -157,7 +141,7 @@ pub static FAMILY: Family<Cc> = Family {
             key("ewa_share", "line", "choice", "\"line\" (C x RTT / N, at least a packet) or \"eta\" (eta x C x RTT / N)"),
             key("clock_offset", "0s", "duration, 0 to 1s", "RCC-async: the largest per-host clock offset (V-D-1)"),
             key("clock_jitter", "0s", "duration, 0 to 1s", "RCC-async: the largest delay added to a send stamp"),
-        ], rcc),
+        ], roce::<RccKeys>),
         cc_row("swift", ROCE, "Swift: AIMD of a window on the round-trip delay against a target scaled by hops and by the window; below one packet, paced", "Swift (SIGCOMM 2020) 3, Algorithm 1", &[
             key("base_target", "25us", "duration, > 0, <= 1s", "the target delay with no hop or flow scaling"),
             key("hop_scale", "3.8us", "duration, 0 to 1s", "target added per switch hop (topology scaling, 3.3)"),
@@ -169,7 +153,7 @@ pub static FAMILY: Family<Cc> = Family {
             key("max_mdf", "0.5", "fraction, (0, 1)", "the largest cut of one decrease (once per RTT)"),
             key("min_cwnd", "0.01", "packets, > 0", "the window's floor (below one packet: paced at RTT / cwnd)"),
             key("max_cwnd", "1000", "packets, >= min", "the window's ceiling"),
-        ], swift),
+        ], roce::<SwiftKeys>),
         cc_row("none", ROCE, "no congestion control: every flow at line rate (with `window`, a fixed window)", "", &[], none),
     ],
 };

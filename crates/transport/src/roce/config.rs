@@ -79,6 +79,17 @@ impl RoceConfig {
     }
 }
 
+/// A controller's keys as written (`cc = { kind = NAME, ... }`), which
+/// build its checked configuration: what the simulator's `cc` registry
+/// reads each RoCE controller through.
+pub trait ControllerKeys {
+    /// The configuration it builds.
+    type Config;
+    /// The configuration, or the first invalid key (relative to the `cc`
+    /// table) with why.
+    fn build(&self) -> Result<Self::Config, KeyError>;
+}
+
 /// A key that failed validation, with why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeyError {
@@ -163,9 +174,9 @@ impl<'de> Deserialize<'de> for ByteCounter {
     }
 }
 
-impl DcqcnKeys {
-    /// The configuration, or the first invalid key with why.
-    pub fn build(&self) -> Result<DcqcnConfig, KeyError> {
+impl ControllerKeys for DcqcnKeys {
+    type Config = DcqcnConfig;
+    fn build(&self) -> Result<DcqcnConfig, KeyError> {
         let variant = choose(
             "variant",
             self.variant.as_deref(),
@@ -351,9 +362,9 @@ fn choose<T: Copy>(
         })
 }
 
-impl RccKeys {
-    /// The configuration, or the first invalid key with why.
-    pub fn build(&self) -> Result<RccConfig, KeyError> {
+impl ControllerKeys for RccKeys {
+    type Config = RccConfig;
+    fn build(&self) -> Result<RccConfig, KeyError> {
         let d = RccConfig::default();
         let variant = choose(
             "variant",
@@ -503,9 +514,9 @@ pub struct TimelyKeys {
     pub min_rate: Option<Bandwidth>,
 }
 
-impl TimelyKeys {
-    /// The configuration, or the first invalid key with why.
-    pub fn build(&self) -> Result<TimelyConfig, KeyError> {
+impl ControllerKeys for TimelyKeys {
+    type Config = TimelyConfig;
+    fn build(&self) -> Result<TimelyConfig, KeyError> {
         let d = TimelyConfig::default();
         let alpha = self.alpha.unwrap_or(d.alpha);
         if !(alpha > 0.0 && alpha <= 1.0) {
@@ -562,9 +573,9 @@ pub struct HpccKeys {
     pub fast_react: Option<bool>,
 }
 
-impl HpccKeys {
-    /// The configuration, or the first invalid key with why.
-    pub fn build(&self) -> Result<HpccConfig, KeyError> {
+impl ControllerKeys for HpccKeys {
+    type Config = HpccConfig;
+    fn build(&self) -> Result<HpccConfig, KeyError> {
         let d = HpccConfig::default();
         let eta = self.eta.unwrap_or(d.eta);
         if !(eta > 0.0 && eta <= 1.0) {

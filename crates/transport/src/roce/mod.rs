@@ -17,7 +17,8 @@ pub mod timely;
 
 pub use crate::nic::NicState;
 pub use config::{
-    DcqcnKeys, HpccKeys, KeyError, RccKeys, RoceConfig, RoceKeys, TimelyKeys, WindowMode,
+    ControllerKeys, DcqcnKeys, HpccKeys, KeyError, RccKeys, RoceConfig, RoceKeys, TimelyKeys,
+    WindowMode,
 };
 pub use control::{LineRateConfig, RateControl, RoceCc, RoceController};
 pub use dcqcn::{Clamp, Dcqcn, DcqcnConfig, Variant};

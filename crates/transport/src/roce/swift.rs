@@ -26,6 +26,7 @@
 //! the other RoCE controllers here do (RCC III-B, the HPCC fork). The RoCE
 //! RTO does not feed Swift's retransmit counter (it is off by default).
 
+use super::config::{ControllerKeys, KeyError};
 use super::control::{AckView, FlowCtx, RateControl, RoceControllerConfig};
 use crate::endpoint::StateOut;
 use sim_core::{SimDuration, SimTime};
@@ -117,10 +118,13 @@ pub struct SwiftKeys {
     pub max_cwnd: Option<f64>,
 }
 
-impl SwiftKeys {
-    /// The configuration, or the first invalid key (relative to the `cc`
-    /// table) with why.
-    pub fn build(&self) -> Result<SwiftConfig, (&'static str, String)> {
+impl ControllerKeys for SwiftKeys {
+    type Config = SwiftConfig;
+    fn build(&self) -> Result<SwiftConfig, KeyError> {
+        let err = |key, message: &str| KeyError {
+            key,
+            message: message.into(),
+        };
         let d = SwiftConfig::default();
         let c = SwiftConfig {
             base_target: self.base_target.unwrap_or(d.base_target),
@@ -141,37 +145,34 @@ impl SwiftKeys {
             ("fs_range", c.fs_range),
         ] {
             if v > second {
-                return Err((key, "must be at most 1s".into()));
+                return Err(err(key, "must be at most 1s"));
             }
         }
         if c.base_target.ps() == 0 {
-            return Err((
+            return Err(err(
                 "base_target",
-                "must be positive (the paper's order: 25us)".into(),
+                "must be positive (the paper's order: 25us)",
             ));
         }
         let positive = |v: f64| v > 0.0 && v.is_finite();
         if !(positive(c.fs_min_cwnd) && c.fs_min_cwnd < c.fs_max_cwnd && c.fs_max_cwnd.is_finite())
         {
-            return Err((
+            return Err(err(
                 "fs_min_cwnd",
-                "needs 0 < fs_min_cwnd < fs_max_cwnd (defaults 0.1 and 100)".into(),
+                "needs 0 < fs_min_cwnd < fs_max_cwnd (defaults 0.1 and 100)",
             ));
         }
         if !positive(c.ai) {
-            return Err(("ai", "must be a positive number of packets per RTT".into()));
+            return Err(err("ai", "must be a positive number of packets per RTT"));
         }
         if !(c.beta > 0.0 && c.beta <= 1.0) {
-            return Err(("beta", "must be in (0, 1] (default 0.8)".into()));
+            return Err(err("beta", "must be in (0, 1] (default 0.8)"));
         }
         if !(c.max_mdf > 0.0 && c.max_mdf < 1.0) {
-            return Err(("max_mdf", "must be in (0, 1) (default 0.5)".into()));
+            return Err(err("max_mdf", "must be in (0, 1) (default 0.5)"));
         }
         if !(positive(c.min_cwnd) && c.min_cwnd <= c.max_cwnd && c.max_cwnd.is_finite()) {
-            return Err((
-                "min_cwnd",
-                "needs 0 < min_cwnd <= max_cwnd (packets)".into(),
-            ));
+            return Err(err("min_cwnd", "needs 0 < min_cwnd <= max_cwnd (packets)"));
         }
         Ok(c)
     }
