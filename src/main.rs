@@ -174,6 +174,8 @@ struct Checked {
     seed: u64,
     planned: Vec<Planned>,
     estimate: Estimate,
+    /// What the run will write, checked against the sample limit.
+    volume: dcnsim::report::volume::Volume,
 }
 
 /// Loads a scenario, plans its workloads once for `seed` (else the
@@ -190,7 +192,7 @@ fn load_checked(
     let estimate = Estimate::of(&sc, &planned)
         .check(Limit::new(max_memory))
         .with_context(|| format!("{}", path.display()))?;
-    dcnsim::report::volume::Volume::of(&sc, &planned)
+    let volume = dcnsim::report::volume::Volume::of(&sc, &planned)
         .check()
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     Ok(Checked {
@@ -198,6 +200,7 @@ fn load_checked(
         seed,
         planned,
         estimate,
+        volume,
     })
 }
 
@@ -419,7 +422,11 @@ fn run_one(
     no_plots: bool,
 ) -> Result<()> {
     let Checked {
-        sc, seed, planned, ..
+        sc,
+        seed,
+        planned,
+        volume,
+        ..
     } = load_checked(&path, set, seed, max_memory)?;
     let dir = out
         .or_else(|| sc.output.dir.as_ref().map(PathBuf::from))
@@ -431,7 +438,7 @@ fn run_one(
     claim::check_holds_no_input(&dir, &inputs)?;
     let stop = on_stop_signal("stopping: the run is dropped and nothing of it is kept")?;
     let mut progress = dcnsim::progress::SimProgress::new(sc.simulation.stop_time);
-    let simulated = runner::simulate(&sc, seed, planned, &dir, &mut |t| {
+    let simulated = runner::simulate(&sc, seed, planned, volume.bytes, &dir, &mut |t| {
         progress.update(t);
         !stop.load(std::sync::atomic::Ordering::Relaxed)
     });

@@ -72,17 +72,19 @@ pub const PROGRESS_EVENTS: u64 = 1 << 20;
 /// staging folder for `dir` (locked from now on: a second run into `dir`
 /// is refused). `progress` is called with the simulated time every
 /// [`PROGRESS_EVENTS`] events; when it returns false the run stops and
-/// nothing of it is kept.
+/// nothing of it is kept. `output_bytes` is the run's output estimate
+/// (`report::volume::Volume::bytes`), checked against the free space of
+/// the staging folder's disk before anything is built.
 pub fn simulate(
     sc: &Scenario,
     seed: u64,
     planned: Vec<Planned>,
+    output_bytes: u64,
     dir: &Path,
     progress: &mut dyn FnMut(SimTime) -> bool,
 ) -> Result<(Outcome, Staged), RunError> {
-    let volume = crate::report::volume::Volume::of(sc, &planned);
     let folder = RunFolder::create(dir).map_err(io("cannot write results", dir))?;
-    check_free_space(folder.staging(), volume.bytes).map_err(io("before the run", dir))?;
+    check_free_space(folder.staging(), output_bytes).map_err(io("before the run", dir))?;
     let mut world = World::build_planned(sc, seed, planned)?;
     if sc.output.queue_interval.is_some() {
         let file = folder

@@ -310,11 +310,11 @@ fn simulate(
     }
     let planned = plan_all(&sc, run.seed);
     Estimate::of(&sc, &planned).check(limit)?;
-    crate::report::volume::Volume::of(&sc, &planned)
+    let volume = crate::report::volume::Volume::of(&sc, &planned)
         .check()
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let dir = run_dir(out, run);
-    let result = runner::simulate(&sc, run.seed, planned, &dir, &mut |_| {
+    let result = runner::simulate(&sc, run.seed, planned, volume.bytes, &dir, &mut |_| {
         !stop.load(Ordering::Relaxed)
     });
     let (outcome, mut staged) = match result {
