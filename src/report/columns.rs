@@ -32,9 +32,9 @@ impl CsvFile {
         names.join(",") + "\n"
     }
 
-    /// The column named `name`.
-    pub fn column(&self, name: &str) -> Option<&'static Column> {
-        self.columns.iter().find(|c| c.name == name)
+    /// The position of the column named `name` in a row.
+    pub fn index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
     }
 }
 
@@ -226,11 +226,6 @@ fn when_text(when: &str) -> String {
     } else {
         format!("with {when}")
     }
-}
-
-/// The file named `name`.
-pub fn file(name: &str) -> Option<&'static CsvFile> {
-    FILES.iter().copied().find(|f| f.name == name)
 }
 
 #[cfg(test)]

@@ -7,12 +7,7 @@ fn class_peaks(text: &str) -> Vec<u64> {
     let (w, _) = common::run(text);
     let csv = dcnsim::report::ports_csv(&w);
     let cols = dcnsim::report::columns::PORTS;
-    let at = |n: &str| {
-        cols.columns
-            .iter()
-            .position(|c| c.name == n)
-            .expect("column")
-    };
+    let at = |n: &str| cols.index(n).expect("column");
     csv.lines()
         .skip(1)
         .map(|l| l.split(',').collect::<Vec<_>>())

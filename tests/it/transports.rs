@@ -45,13 +45,7 @@ fn a_mixed_dctcp_newreno_incast_reports_each_transport() {
     for line in csv.lines().skip(1) {
         let cols: Vec<&str> = line.split(',').collect();
         let header = dcnsim::report::columns::FLOWS;
-        let at = |name: &str| {
-            header
-                .columns
-                .iter()
-                .position(|c| c.name == name)
-                .expect("a column")
-        };
+        let at = |name: &str| header.index(name).expect("a column");
         let (ecn_cuts, transport) = (cols[at("ecn_reductions")], cols[at("transport")]);
         match transport {
             "dctcp" => assert_ne!(ecn_cuts, "0", "{line}"),

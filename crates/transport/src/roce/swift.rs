@@ -193,11 +193,6 @@ pub struct Swift {
 }
 
 impl Swift {
-    /// The window in packets.
-    pub fn cwnd_packets(&self) -> f64 {
-        self.cwnd
-    }
-
     /// Whether a decrease may happen at `now` (at most once per RTT).
     fn can_decrease(&self, now: SimTime) -> bool {
         self.last_decrease
