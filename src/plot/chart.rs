@@ -49,6 +49,9 @@ pub enum XAxis {
         label: String,
         /// The name of each position.
         names: Vec<String>,
+        /// A second, smaller line under each name (e.g. `n=1200`, the
+        /// flows in a size bin); empty for none.
+        notes: Vec<String>,
     },
 }
 
@@ -288,15 +291,19 @@ impl Chart {
         let title_px = TITLE_PX
             .min((SIZE.0 - legend_px - 40) * 100 / (55 * chars))
             .max(14);
+        let notes = match &self.x {
+            XAxis::Categories { notes, .. } => notes.as_slice(),
+            XAxis::Numeric { .. } => &[],
+        };
         let mut chart = ChartBuilder::on(&plot_area)
             .caption(&title, (FONT, title_px))
             .margin(16)
-            .x_label_area_size(LABEL_PX * 3)
+            .x_label_area_size(LABEL_PX * if notes.is_empty() { 3 } else { 4 })
             .y_label_area_size(LABEL_PX * 4)
             .build_cartesian_2d(x, y)?;
         let (x_label, categories) = match &self.x {
             XAxis::Numeric { label, .. } => (label.as_str(), None),
-            XAxis::Categories { label, names } => (label.as_str(), Some(names)),
+            XAxis::Categories { label, names, .. } => (label.as_str(), Some(names)),
         };
         let category = |v: &f64| -> String {
             let Some(names) = categories else {
@@ -308,11 +315,22 @@ impl Chart {
             }
             names.get(i as usize).cloned().unwrap_or_default()
         };
+        // Category names shrink to fit their share of the axis (about
+        // 0.6 em a character), so that neighbours never run together.
+        let x_tick_px = match categories {
+            Some(names) if !names.is_empty() => {
+                let share = chart.plotting_area().dim_in_pixel().0 / names.len() as u32;
+                let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(1);
+                (share.saturating_sub(8) * 10 / (6 * longest.max(1) as u32)).clamp(12, TICK_PX)
+            }
+            _ => TICK_PX,
+        };
         let mut mesh = chart.configure_mesh();
         mesh.x_desc(x_label)
             .y_desc(&self.y_label)
             .axis_desc_style((FONT, LABEL_PX))
             .label_style((FONT, TICK_PX))
+            .x_label_style((FONT, x_tick_px))
             .x_label_formatter(&category)
             .y_label_formatter(&|v| short_number(*v))
             .light_line_style(TRANSPARENT)
@@ -321,6 +339,20 @@ impl Chart {
             mesh.x_labels(names.len().max(2));
         }
         mesh.draw()?;
+        // Each category's note, in a smaller face under its name.
+        let (y_low, _) = self.ranges().1;
+        for (i, note) in notes.iter().enumerate() {
+            let (px, py) = chart.backend_coord(&(i as f64, y_low));
+            let face = (FONT, TICK_PX * 3 / 4)
+                .into_font()
+                .color(&RGBColor(90, 90, 90));
+            let width = note.chars().count() as i32 * (TICK_PX as i32 * 3 / 4) * 55 / 100;
+            plot_area.draw(&Text::new(
+                note.clone(),
+                (px - width / 2, py + TICK_PX as i32 + 14),
+                face,
+            ))?;
+        }
         for (i, s) in self.series.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
             let points: Vec<&Point> = s.points.iter().filter(|p| self.drawable(p)).collect();
@@ -337,24 +369,8 @@ impl Chart {
             }
             if self.style == Style::Markers {
                 for p in &points {
-                    let at = (p.x, p.y);
-                    match i % 3 {
-                        0 => chart.draw_series(std::iter::once(Circle::new(
-                            at,
-                            6,
-                            color.filled(),
-                        )))?,
-                        1 => chart.draw_series(std::iter::once(TriangleMarker::new(
-                            at,
-                            8,
-                            color.filled(),
-                        )))?,
-                        _ => chart.draw_series(std::iter::once(Cross::new(
-                            at,
-                            6,
-                            color.stroke_width(3),
-                        )))?,
-                    };
+                    let at = chart.backend_coord(&(p.x, p.y));
+                    draw_marker(root, i, at, color)?;
                 }
             }
             chart.draw_series(points.iter().filter_map(|p| {
@@ -388,6 +404,10 @@ impl Chart {
                 ))?;
                 x = end + off.max(1);
             }
+            if self.style == Style::Markers {
+                let (dx, dy) = legend_area.get_base_pixel();
+                draw_marker(root, i, (dx + 28, dy + row), color)?;
+            }
             legend_area.draw(&Text::new(
                 s.name.clone(),
                 (56, row - TICK_PX as i32 / 2),
@@ -395,6 +415,27 @@ impl Chart {
             ))?;
         }
         Ok(())
+    }
+}
+
+/// Series `i`'s marker at pixel `at` of `root`: circle, triangle, square
+/// and cross in turn, so that equal series stay visible and a legend entry
+/// matches its line in print without colour.
+fn draw_marker<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    i: usize,
+    at: (i32, i32),
+    color: RGBColor,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (x, y) = at;
+    match i % 4 {
+        0 => root.draw(&Circle::new(at, 7, color.filled())),
+        1 => root.draw(&TriangleMarker::new(at, 9, color.filled())),
+        2 => root.draw(&Rectangle::new(
+            [(x - 6, y - 6), (x + 6, y + 6)],
+            color.filled(),
+        )),
+        _ => root.draw(&Cross::new(at, 7, color.stroke_width(3))),
     }
 }
 

@@ -7,6 +7,7 @@
 //! reads the files back. Figures go to `DIR/plots/`, each written
 //! atomically, with a sweep figure's numbers beside it as `NAME.csv`.
 
+pub mod bins;
 pub mod chart;
 pub mod data;
 pub mod run;

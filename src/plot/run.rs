@@ -6,8 +6,10 @@
 //! skipped.
 
 use super::PlotError;
+use super::bins;
 use super::chart::{Chart, Point, Series, Style, XAxis};
 use super::data::Csv;
+use crate::report::units::{self, Scale};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -27,6 +29,7 @@ pub fn figures(dir: &Path) -> Result<Vec<(String, Chart)>, PlotError> {
     }
     if let Some(c) = Csv::read_if_present(&dir.join("flows.csv"))? {
         out.push(("fct_cdf".to_string(), fct_cdf(&c)?));
+        out.push(("slowdown_by_size".to_string(), slowdown_by_size(&c)?));
     }
     if let Some(c) = Csv::read_if_present(&dir.join("rtt.csv"))? {
         out.push(("rtt".to_string(), rtt(&c)?));
@@ -40,26 +43,37 @@ pub fn figures(dir: &Path) -> Result<Vec<(String, Chart)>, PlotError> {
     Ok(out.into_iter().filter(|(_, c)| !c.is_empty()).collect())
 }
 
-/// Time in the unit that suits the span: (divisor from us, label).
-fn time_unit(max_us: f64) -> (f64, &'static str) {
-    if max_us >= 2_000_000.0 {
-        (1e6, "time (s)")
-    } else if max_us >= 2_000.0 {
-        (1e3, "time (ms)")
-    } else {
-        (1.0, "time (us)")
-    }
-}
-
-/// The divisor and label of a time axis for column `t` of `c` (in us),
+/// The scale and label of a time axis for column `t` of `c` (in us),
 /// in the unit that suits its largest value.
-fn time_axis(c: &Csv, t: usize) -> (f64, &'static str) {
+fn time_axis(c: &Csv, t: usize) -> (Scale, String) {
     let max_us = c
         .rows
         .iter()
         .filter_map(|r| Csv::num(r, t))
         .fold(0.0, f64::max);
-    time_unit(max_us)
+    let s = units::time_us(max_us);
+    (s, s.label("time"))
+}
+
+/// Rescales every point's y (`Some`) or x into `scale`'s unit.
+fn rescale(series: &mut [Series], scale: Scale, y: bool) {
+    for p in series.iter_mut().flat_map(|s| s.points.iter_mut()) {
+        if y {
+            p.y = scale.of(p.y);
+        } else {
+            p.x = scale.of(p.x);
+        }
+    }
+}
+
+/// The largest |y| (or x) of the series.
+fn max_of(series: &[Series], y: bool) -> f64 {
+    series
+        .iter()
+        .flat_map(|s| &s.points)
+        .map(|p| if y { p.y } else { p.x })
+        .filter(|v| v.is_finite())
+        .fold(0.0, |m, v| m.max(v.abs()))
 }
 
 /// Series keyed by name, points in file order.
@@ -76,6 +90,8 @@ fn keep_top(lines: Lines, rank: impl Fn(&[Point]) -> f64, what: &str) -> (Vec<Se
     let mut v: Vec<(String, Vec<Point>)> = lines.into_iter().collect();
     v.sort_by(|a, b| rank(&b.1).total_cmp(&rank(&a.1)).then(a.0.cmp(&b.0)));
     v.truncate(MAX_SERIES);
+    // The legend in name order, which a reader scans (flow 2 before flow 10).
+    v.sort_by(|a, b| natural(&a.0).cmp(&natural(&b.0)));
     let note = if total > MAX_SERIES {
         format!(" ({MAX_SERIES} of {total} {what})")
     } else {
@@ -88,25 +104,32 @@ fn keep_top(lines: Lines, rank: impl Fn(&[Point]) -> f64, what: &str) -> (Vec<Se
     (series, note)
 }
 
+/// A name's sort key: its text, then its trailing number as a number.
+fn natural(name: &str) -> (&str, u64, &str) {
+    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    (stem, name[stem.len()..].parse().unwrap_or(0), name)
+}
+
 fn peak(points: &[Point]) -> f64 {
     points.iter().map(|p| p.y).fold(0.0, f64::max)
 }
 
-/// Queue occupancy (packets) of each sampled class queue and VIQ; the
-/// `MAX_SERIES` with the highest peaks.
+/// Queue occupancy (bytes, in the unit the peak needs) of each sampled
+/// class queue and VIQ; the `MAX_SERIES` with the highest peaks. Bytes, not
+/// packets: a queue of ACKs and one of full frames differ 25-fold.
 fn queues(c: &Csv) -> Result<Chart, PlotError> {
-    let (t, port_name, class, packets) = (
+    let (t, port_name, class, bytes) = (
         c.col("time_us")?,
         c.col("name")?,
         c.col("class")?,
-        c.col("packets")?,
+        c.col("bytes")?,
     );
-    let (div, x_label) = time_axis(c, t);
+    let (tx, x_label) = time_axis(c, t);
     let classes: std::collections::BTreeSet<&str> =
         c.rows.iter().map(|r| r[class].as_str()).collect();
     let mut lines = Lines::new();
     for r in &c.rows {
-        let (Some(x), Some(y)) = (Csv::num(r, t), Csv::num(r, packets)) else {
+        let (Some(x), Some(y)) = (Csv::num(r, t), Csv::num(r, bytes)) else {
             continue;
         };
         let mut name = r[port_name].clone();
@@ -120,17 +143,34 @@ fn queues(c: &Csv) -> Result<Chart, PlotError> {
                 }
             );
         }
-        lines.entry(name).or_default().push(point(x / div, y));
+        lines.entry(name).or_default().push(point(tx.of(x), y));
     }
-    let (series, note) = keep_top(lines, peak, "queues, by peak");
+    // Queues that stayed empty say nothing: they are counted, not drawn.
+    let total = lines.len();
+    if lines.values().any(|p| peak(p) > 0.0) {
+        lines.retain(|_, p| peak(p) > 0.0);
+    }
+    let (mut series, mut note) = keep_top(lines, peak, "queues, by peak");
+    if series.len() < total && note.is_empty() {
+        note = format!(
+            " ({} of {total} queues; the rest stayed empty)",
+            series.len()
+        );
+    } else if series.len() < total {
+        note = format!(" ({} of {total} queues, by peak)", series.len());
+    }
+    let scale = units::bytes(max_of(&series, true));
+    rescale(&mut series, scale, true);
     Ok(Chart {
         title: format!("Queue occupancy{note}{}", c.thinned_note()),
         x: XAxis::Numeric {
-            label: x_label.into(),
+            label: x_label.clone(),
             log: false,
         },
-        y_label: "queue (packets)".into(),
-        y_log: false,
+        y_label: scale.label("queue"),
+        // A queue under incast spans decades between its standing level
+        // and its peak.
+        y_log: super::chart::spans_decades(series.iter().flat_map(|s| &s.points).map(|p| p.y)),
         style: Style::Line,
         series,
     })
@@ -140,7 +180,7 @@ fn queues(c: &Csv) -> Result<Chart, PlotError> {
 /// the most bytes.
 fn goodput(c: &Csv) -> Result<Chart, PlotError> {
     let (t, flow, gbps) = (c.col("time_us")?, c.col("flow")?, c.col("gbps")?);
-    let (div, x_label) = time_axis(c, t);
+    let (tx, x_label) = time_axis(c, t);
     let mut all = Vec::new();
     let mut flows: BTreeMap<u64, Vec<Point>> = BTreeMap::new();
     for r in &c.rows {
@@ -148,8 +188,8 @@ fn goodput(c: &Csv) -> Result<Chart, PlotError> {
             continue;
         };
         match r[flow].parse::<u64>() {
-            Ok(id) => flows.entry(id).or_default().push(point(x / div, y)),
-            Err(_) => all.push(point(x / div, y)),
+            Ok(id) => flows.entry(id).or_default().push(point(tx.of(x), y)),
+            Err(_) => all.push(point(tx.of(x), y)),
         }
     }
     let total = flows.len();
@@ -180,7 +220,7 @@ fn goodput(c: &Csv) -> Result<Chart, PlotError> {
     Ok(Chart {
         title: format!("Goodput{note}{}", c.thinned_note()),
         x: XAxis::Numeric {
-            label: x_label.into(),
+            label: x_label.clone(),
             log: false,
         },
         y_label: "goodput (Gb/s)".into(),
@@ -232,7 +272,9 @@ fn fct_cdf(c: &Csv) -> Result<Chart, PlotError> {
             None => unfinished += 1,
         }
     }
-    let series = cdf_lines(by, "workload");
+    let mut series = cdf_lines(by, "workload");
+    let scale = units::time_us(max_of(&series, false));
+    rescale(&mut series, scale, false);
     let note = if unfinished > 0 {
         format!(" ({unfinished} unfinished, not shown)")
     } else {
@@ -241,12 +283,49 @@ fn fct_cdf(c: &Csv) -> Result<Chart, PlotError> {
     Ok(Chart {
         title: format!("FCT CDF{note}{}", c.thinned_note()),
         x: XAxis::Numeric {
-            label: "flow completion time (us)".into(),
-            log: true,
+            label: scale.label("flow completion time"),
+            log: super::chart::spans_decades(series.iter().flat_map(|s| &s.points).map(|p| p.x)),
         },
         y_label: "fraction of flows".into(),
         y_log: false,
         style: Style::Line,
+        series,
+    })
+}
+
+/// The median and 99th-percentile FCT slowdown of completed flows of
+/// known size against flow-size percentile bins, each bin's count of flows
+/// under it (the figure of HPCC, Homa and pFabric).
+fn slowdown_by_size(c: &Csv) -> Result<Chart, PlotError> {
+    let (size, sd) = (c.col("size_bytes")?, c.col("slowdown")?);
+    let flows: Vec<(u64, f64)> = c
+        .rows
+        .iter()
+        .filter_map(|r| Some((r[size].parse().ok().filter(|b| *b > 0)?, Csv::num(r, sd)?)))
+        .collect();
+    let sizes: Vec<u64> = flows.iter().map(|f| f.0).collect();
+    let bin_list = bins::percentile_bins(&sizes, bins::BINS);
+    let mut series = Vec::new();
+    let mut counts = Vec::new();
+    for (name, q) in [("p50", 0.5), ("p99", 0.99)] {
+        let (points, n) = bins::quantile_by_bin(&bin_list, &flows, q);
+        counts = n;
+        series.push(Series {
+            name: name.into(),
+            points,
+        });
+    }
+    let y_log = super::chart::spans_decades(series.iter().flat_map(|s| &s.points).map(|p| p.y));
+    Ok(Chart {
+        title: format!("FCT slowdown by flow size{}", c.thinned_note()),
+        x: XAxis::Categories {
+            label: "flow size in bytes (bins of equal count, upper ends)".into(),
+            names: bin_list.iter().map(bins::Bin::label).collect(),
+            notes: counts.iter().map(|n| format!("n={n}")).collect(),
+        },
+        y_label: "FCT slowdown".into(),
+        y_log,
+        style: Style::Markers,
         series,
     })
 }
@@ -259,26 +338,28 @@ fn rtt(c: &Csv) -> Result<Chart, PlotError> {
         c.col("p50_us")?,
         c.col("p99_us")?,
     );
-    let (div, x_label) = time_axis(c, t);
+    let (tx, x_label) = time_axis(c, t);
     let mut lines = Lines::new();
     for r in &c.rows {
         let Some(x) = Csv::num(r, t) else { continue };
         for (col, stat) in [(p50, "p50"), (p99, "p99")] {
             if let Some(y) = Csv::num(r, col) {
                 let name = format!("workload {} {stat}", r[w]);
-                lines.entry(name).or_default().push(point(x / div, y));
+                lines.entry(name).or_default().push(point(tx.of(x), y));
             }
         }
     }
-    let (series, note) = keep_top(lines, |_| 0.0, "lines");
+    let (mut series, note) = keep_top(lines, |_| 0.0, "lines");
+    let scale = units::time_us(max_of(&series, true));
+    rescale(&mut series, scale, true);
     let y_log = super::chart::spans_decades(series.iter().flat_map(|s| &s.points).map(|p| p.y));
     Ok(Chart {
         title: format!("RTT per interval{note}{}", c.thinned_note()),
         x: XAxis::Numeric {
-            label: x_label.into(),
+            label: x_label.clone(),
             log: false,
         },
-        y_label: "RTT (us)".into(),
+        y_label: scale.label("RTT"),
         y_log,
         style: Style::Line,
         series,
@@ -295,7 +376,7 @@ fn cc_figures(c: &Csv) -> Result<Vec<(String, Chart)>, PlotError> {
         c.col("variable")?,
         c.col("value")?,
     );
-    let (div, x_label) = time_axis(c, t);
+    let (tx, x_label) = time_axis(c, t);
     let has = |name: &str| c.rows.iter().any(|r| r[var] == name);
     let window = if has("window_bytes") {
         Some("window_bytes")
@@ -322,31 +403,26 @@ fn cc_figures(c: &Csv) -> Result<Vec<(String, Chart)>, PlotError> {
                 if y > 0.0 {
                     least_y = least_y.min(y);
                 }
-                let name = format!("flow {:>4}", r[flow]);
-                lines.entry(name).or_default().push(point(x / div, y));
+                let name = format!("flow {}", r[flow]);
+                lines.entry(name).or_default().push(point(tx.of(x), y));
             }
         }
-        // Windows in KB or MB, as the largest needs.
-        let (scale, y_label) = match variable {
-            "rate_gbps" => (1.0, "rate (Gb/s)"),
-            _ if peak_y >= 2e6 => (1e6, "window (MB)"),
-            _ => (1e3, "window (KB)"),
+        let (mut series, note) = keep_top(lines, |_| 0.0, "traced flows");
+        // Windows in the byte unit the largest needs.
+        let (scale, words) = match variable {
+            "rate_gbps" => (Scale::unit("Gb/s"), "rate"),
+            _ => (units::bytes(peak_y), "window"),
         };
-        for points in lines.values_mut() {
-            for p in points.iter_mut() {
-                p.y /= scale;
-            }
-        }
-        let (series, note) = keep_top(lines, |_| 0.0, "traced flows");
+        rescale(&mut series, scale, true);
         out.push((
             stem.to_string(),
             Chart {
                 title: format!("{title} per traced flow{note}{}", c.thinned_note()),
                 x: XAxis::Numeric {
-                    label: x_label.into(),
+                    label: x_label.clone(),
                     log: false,
                 },
-                y_label: y_label.into(),
+                y_label: scale.label(words),
                 // Windows and rates that span two decades (an incast's
                 // shares beside a long flow's) read on a log axis.
                 y_log: peak_y > 100.0 * least_y,
@@ -369,7 +445,9 @@ fn ping_cdf(c: &Csv) -> Result<Chart, PlotError> {
             None => lost += 1,
         }
     }
-    let series = cdf_lines(by, "ping");
+    let mut series = cdf_lines(by, "ping");
+    let scale = units::time_us(max_of(&series, false));
+    rescale(&mut series, scale, false);
     let note = if lost > 0 {
         format!(" ({lost} lost)")
     } else {
@@ -379,7 +457,7 @@ fn ping_cdf(c: &Csv) -> Result<Chart, PlotError> {
     Ok(Chart {
         title: format!("Ping RTT CDF{note}"),
         x: XAxis::Numeric {
-            label: "RTT (us)".into(),
+            label: scale.label("RTT"),
             log,
         },
         y_label: "fraction of probes".into(),

@@ -8,14 +8,16 @@
 //! log_y = true
 //!
 //! [[plot]]
-//! kind = "slowdown-by-size"     # x: the flow-size buckets, a line per case
+//! kind = "slowdown-by-size"     # x: flow-size percentile bins, a line per case
 //! stat = "p99"                  # mean, p50, p99 or p999
+//!
+//! [[plot]]
+//! kind = "fct-cdf"              # the FCT CDF, a line per case
 //! ```
 //!
 //! A summary path is dotted, with list positions as numbers:
 //! `workloads.1.rtt_us.p99`, `flows.by_size.0.slowdown.mean`.
 
-use crate::sweep::table::METRICS;
 use serde::{Deserialize, Serialize};
 
 /// The statistics of a summary (`fct_us`, `slowdown`, ...).
@@ -28,8 +30,12 @@ pub enum PlotKind {
     /// A metric against a swept value, a line per series, error bars over seeds.
     #[default]
     Metric,
-    /// FCT slowdown per flow-size bucket, a line per series.
+    /// FCT slowdown against flow-size percentile bins (about equal flow
+    /// counts per bin, the count under each), a line per series.
     SlowdownBySize,
+    /// The CDF of flow completion times, a line per series, pooled over
+    /// seeds.
+    FctCdf,
 }
 
 /// One `[[plot]]` table.
@@ -121,7 +127,19 @@ impl PlotSpec {
                     ));
                 }
             }
-            PlotKind::SlowdownBySize => {
+            PlotKind::SlowdownBySize | PlotKind::FctCdf => {
+                let (kind, fixed) = if self.kind == PlotKind::FctCdf {
+                    if self.stat.is_some() {
+                        let msg = "stat is for kind = \"slowdown-by-size\"";
+                        return Err(("stat".into(), msg.into()));
+                    }
+                    ("fct-cdf", "x: FCT, y: fraction of flows")
+                } else {
+                    (
+                        "slowdown-by-size",
+                        "x: flow-size bins, y: slowdown; use stat",
+                    )
+                };
                 if let Some(s) = &self.stat
                     && !STATS.contains(&s.as_str())
                 {
@@ -131,10 +149,7 @@ impl PlotSpec {
                 for k in ["x", "y"] {
                     let given = if k == "x" { &self.x } else { &self.y };
                     if given.is_some() {
-                        let msg = format!(
-                            "{k} is fixed for kind = \"slowdown-by-size\" (x: the size buckets, \
-                             y: slowdown); use stat"
-                        );
+                        let msg = format!("{k} is fixed for kind = \"{kind}\" ({fixed})");
                         return Err((k.into(), msg));
                     }
                 }
@@ -151,9 +166,7 @@ impl PlotSpec {
 
 /// The `sweep.csv` metrics that are numbers.
 pub fn numeric_metrics() -> Vec<&'static str> {
-    METRICS
-        .iter()
-        .copied()
+    crate::sweep::table::metrics()
         .filter(|m| *m != "stop_reason")
         .collect()
 }
@@ -229,6 +242,13 @@ mod tests {
         assert_eq!(err("y = \"drops\"\nseries = \"seed\"").0, "series");
         assert_eq!(err("kind = \"slowdown-by-size\"\nstat = \"max\"").0, "stat");
         assert_eq!(err("kind = \"slowdown-by-size\"\ny = \"drops\"").0, "y");
+        assert!(
+            spec("kind = \"fct-cdf\"\nseries = \"case\"")
+                .check(&axes)
+                .is_ok()
+        );
+        assert_eq!(err("kind = \"fct-cdf\"\nstat = \"p99\"").0, "stat");
+        assert_eq!(err("kind = \"fct-cdf\"\nx = \"workload[0].load\"").0, "x");
         assert_eq!(err("y = \"drops\"\nname = \"a/b\"").0, "name");
         assert_eq!(spec("y = \"drops\"").check(&[]).unwrap_err().0, "x");
     }

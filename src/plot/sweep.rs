@@ -9,9 +9,11 @@
 //! and p99 slowdown by flow size. Unfinished runs are left out.
 
 use super::PlotError;
+use super::bins;
 use super::chart::{Chart, Point, Series, Style, XAxis};
 use super::data::{Csv, json_number, read_summary};
 use super::spec::{PlotKind, PlotSpec};
+use crate::report::units;
 use crate::sweep::Run;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -134,21 +136,78 @@ fn defaults(axes: &[String]) -> Vec<PlotSpec> {
             });
         }
     }
+    for stat in ["p50", "p99"] {
+        out.push(PlotSpec {
+            kind: PlotKind::SlowdownBySize,
+            stat: Some(stat.into()),
+            ..plain.clone()
+        });
+    }
     out.push(PlotSpec {
-        kind: PlotKind::SlowdownBySize,
+        kind: PlotKind::FctCdf,
         ..plain
     });
     out
 }
 
-/// A metric's words on an axis: `fct_p99_us` -> `fct p99 (us)`.
-fn label_of(metric: &str) -> String {
-    for (suffix, unit) in [("_us", "us"), ("_gbps", "Gb/s"), ("_packets", "packets")] {
-        if let Some(stem) = metric.strip_suffix(suffix) {
-            return format!("{} ({unit})", stem.replace(['_', '.'], " "));
+/// A metric's words and declared unit: a `sweep.csv` column's from
+/// `report::columns::SWEEP_METRICS`; a summary path's from its words, the
+/// unit from a part that ends in one (`workloads.1.rtt_us.p99` -> `workloads
+/// 1 rtt p99`, `us`).
+fn words_of(metric: &str) -> (String, &'static str) {
+    if let Some(c) = crate::report::columns::sweep_metric(metric) {
+        return (c.meaning.to_string(), c.unit);
+    }
+    let mut unit = "";
+    let words: Vec<String> = metric
+        .split('.')
+        .map(|part| {
+            for (suffix, u) in [("_us", "us"), ("_gbps", "gbps"), ("_bytes", "bytes")] {
+                if let Some(stem) = part.strip_suffix(suffix) {
+                    unit = u;
+                    return stem.replace('_', " ");
+                }
+            }
+            part.replace('_', " ")
+        })
+        .collect();
+    (words.join(" "), unit)
+}
+
+/// The scale and axis label for values of `metric` whose largest is `max`.
+fn label_of(metric: &str, max: f64) -> (units::Scale, String) {
+    let (words, unit) = words_of(metric);
+    match unit {
+        "" | "ratio" | "count" | "text" => (units::Scale::unit(""), words),
+        _ => {
+            let scale = units::for_column_unit(unit, max);
+            (scale, scale.label(&words))
         }
     }
-    metric.replace(['_', '.'], " ")
+}
+
+/// `text` with its first letter in capitals.
+fn capitalised(text: &str) -> String {
+    let mut c = text.chars();
+    c.next()
+        .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+}
+
+/// A grid axis key in words: its last part first, the table it belongs to
+/// after (`workload[0].load` -> `load (workload 0)`, `switch.aqm.k` ->
+/// `k (switch aqm)`).
+fn axis_words(key: &str) -> String {
+    let (head, last) = key.rsplit_once('.').unwrap_or(("", key));
+    let plain = |t: &str| {
+        t.replace(['_', '.'], " ")
+            .replace('[', " ")
+            .replace(']', "")
+    };
+    if head.is_empty() {
+        plain(last)
+    } else {
+        format!("{} ({})", plain(last), plain(head))
+    }
 }
 
 /// A file stem from free text.
@@ -173,12 +232,17 @@ fn keys(spec: &PlotSpec, axes: &[String], run: &Run, x: Option<usize>) -> Keys {
         .series
         .as_ref()
         .and_then(|s| axes.iter().position(|a| a == s));
-    let split: Vec<String> = axes
+    let mut split: Vec<String> = axes
         .iter()
         .enumerate()
         .filter(|(i, _)| Some(*i) != x && Some(*i) != series_axis)
         .map(|(i, a)| format!("{a}={}", run.axes[i]))
         .collect();
+    // Lines by an axis: each case gets figures of its own, so that two
+    // cases' runs are never pooled into one line.
+    if series_axis.is_some() && !run.case.is_empty() {
+        split.insert(0, run.case.clone());
+    }
     let series = match series_axis {
         Some(i) => format!("{}={}", axes[i], run.axes[i]),
         None => run.case.clone(),
@@ -238,69 +302,66 @@ fn point_of(x: f64, v: &[f64]) -> Option<Point> {
 }
 
 fn figures_of(sweep: &mut Sweep<'_>, spec: &PlotSpec) -> Result<Vec<Figure>, PlotError> {
-    let x_axis = match spec.kind {
-        PlotKind::Metric => spec
-            .x
-            .as_ref()
-            .and_then(|x| sweep.axes.iter().position(|a| a == x))
-            .or((!sweep.axes.is_empty()).then_some(0)),
-        PlotKind::SlowdownBySize => None,
-    };
-    let mut g = Gathered::default();
-    let mut buckets: Vec<String> = Vec::new();
-    for i in 0..sweep.runs.len() {
-        let k = keys(spec, &sweep.axes, &sweep.runs[i].0, x_axis);
-        match spec.kind {
-            PlotKind::Metric => {
-                let y = spec.y.as_deref().unwrap_or_default();
-                let v = sweep.value(i, y)?;
-                g.add(&k, v);
-            }
-            PlotKind::SlowdownBySize => {
-                let list = sweep.summary(i)?["flows"]["by_size"]
-                    .as_array()
-                    .cloned()
-                    .unwrap_or_default();
-                for (b, bucket) in list.iter().enumerate() {
-                    let label = bucket["bucket"].as_str().unwrap_or_default().to_string();
-                    if buckets.len() <= b {
-                        buckets.push(label.clone());
-                    }
-                    let v = json_number(bucket, &format!("slowdown.{}", spec.stat()));
-                    g.add(
-                        &Keys {
-                            x: label,
-                            ..keys(spec, &sweep.axes, &sweep.runs[i].0, None)
-                        },
-                        v,
-                    );
-                }
-            }
-        }
+    match spec.kind {
+        PlotKind::Metric => metric_figures(sweep, spec),
+        PlotKind::SlowdownBySize | PlotKind::FctCdf => flow_figures(sweep, spec),
     }
-    if g.splits.len() > MAX_SPLITS {
+}
+
+/// Refuses a plot that would split into more than `MAX_SPLITS` figures.
+fn check_splits(spec: &PlotSpec, splits: usize) -> Result<(), PlotError> {
+    if splits > MAX_SPLITS {
         return Err(PlotError::Spec(format!(
-            "a plot of {} splits into {} figures (one per value of the other axes), more \
+            "a plot of {} splits into {splits} figures (one per value of the other axes), more \
              than {MAX_SPLITS}: put one of those axes on series",
-            spec.y.as_deref().unwrap_or("slowdown"),
-            g.splits.len()
+            spec.y.as_deref().unwrap_or("flows"),
         )));
     }
-    let (x_key, y_name) = match spec.kind {
-        PlotKind::Metric => (
-            x_axis.map(|i| sweep.axes[i].clone()).unwrap_or_default(),
-            spec.y.clone().unwrap_or_default(),
-        ),
-        PlotKind::SlowdownBySize => ("flow size".to_string(), format!("slowdown_{}", spec.stat())),
-    };
-    let base_name = spec.name.clone().unwrap_or_else(|| match spec.kind {
-        PlotKind::Metric => format!("{}-vs-{}", stem_of(&y_name), stem_of(&x_key)),
-        PlotKind::SlowdownBySize => format!("slowdown_{}-by-size", spec.stat()),
-    });
+    Ok(())
+}
+
+/// The file stem of split `n` of `count`.
+fn split_name(base: &str, n: usize, count: usize) -> String {
+    if count > 1 {
+        format!("{base}-{}", n + 1)
+    } else {
+        base.to_string()
+    }
+}
+
+/// The title, with the split's axis values.
+fn titled(spec: &PlotSpec, default: String, split: &str) -> String {
+    let mut title = spec.title.clone().unwrap_or_else(|| capitalised(&default));
+    if !split.is_empty() {
+        let _ = write!(title, " ({split})");
+    }
+    title
+}
+
+/// `metric` figures: `y` against a grid axis.
+fn metric_figures(sweep: &mut Sweep<'_>, spec: &PlotSpec) -> Result<Vec<Figure>, PlotError> {
+    let x_axis = spec
+        .x
+        .as_ref()
+        .and_then(|x| sweep.axes.iter().position(|a| a == x))
+        .or((!sweep.axes.is_empty()).then_some(0));
+    let y_name = spec.y.clone().unwrap_or_default();
+    let mut g = Gathered::default();
+    for i in 0..sweep.runs.len() {
+        let k = keys(spec, &sweep.axes, &sweep.runs[i].0, x_axis);
+        let v = sweep.value(i, &y_name)?;
+        g.add(&k, v);
+    }
+    check_splits(spec, g.splits.len())?;
+    let x_key = x_axis.map(|i| sweep.axes[i].clone()).unwrap_or_default();
+    let base_name = spec
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("{}-vs-{}", stem_of(&y_name), stem_of(&x_key)));
     let mut out = Vec::new();
     for (n, split) in g.splits.iter().enumerate() {
         let (series_names, xs, values) = &g.per[split];
-        let numeric = spec.kind == PlotKind::Metric && xs.iter().all(|x| x.parse::<f64>().is_ok());
+        let numeric = xs.iter().all(|x| x.parse::<f64>().is_ok());
         let x_of = |x: &String| -> f64 {
             if numeric {
                 x.parse().unwrap_or(0.0)
@@ -308,19 +369,12 @@ fn figures_of(sweep: &mut Sweep<'_>, spec: &PlotSpec) -> Result<Vec<Figure>, Plo
                 xs.iter().position(|v| v == x).unwrap_or(0) as f64
             }
         };
-        let order: Vec<&String> = if spec.kind == PlotKind::SlowdownBySize {
-            buckets.iter().collect()
-        } else {
-            xs.iter().collect()
-        };
         let mut data = String::from("series,x,mean,min,max,n\n");
         let mut series = Vec::new();
         for s in series_names {
             let mut points = Vec::new();
-            for x in &order {
-                let v = values
-                    .get(&((*s).clone(), (*x).clone()))
-                    .map_or(&[][..], |v| v);
+            for x in xs {
+                let v = values.get(&(s.clone(), x.clone())).map_or(&[][..], |v| v);
                 if let Some(p) = point_of(x_of(x), v) {
                     let (lo, hi) = p.err.unwrap_or((p.y, p.y));
                     let _ = writeln!(
@@ -342,48 +396,44 @@ fn figures_of(sweep: &mut Sweep<'_>, spec: &PlotSpec) -> Result<Vec<Figure>, Plo
                 points,
             });
         }
-        let x_label = spec.x_label.clone().unwrap_or_else(|| x_key.clone());
-        let values = |f: fn(&Point) -> f64| {
-            series
-                .iter()
-                .flat_map(|s| &s.points)
-                .map(f)
-                .collect::<Vec<_>>()
+        let ys = |series: &[Series]| -> Vec<f64> {
+            series.iter().flat_map(|s| &s.points).map(|p| p.y).collect()
         };
+        let max_y = ys(&series).iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let (scale, default_label) = label_of(&y_name, max_y);
+        for p in series.iter_mut().flat_map(|s| s.points.iter_mut()) {
+            p.y = scale.of(p.y);
+            p.err = p.err.map(|(lo, hi)| (scale.of(lo), scale.of(hi)));
+        }
+        let x_label = spec.x_label.clone().unwrap_or_else(|| axis_words(&x_key));
         let x = if numeric {
+            let xs: Vec<f64> = series.iter().flat_map(|s| &s.points).map(|p| p.x).collect();
             XAxis::Numeric {
                 label: x_label,
                 log: spec
                     .log_x
-                    .unwrap_or_else(|| super::chart::spans_decades(values(|p| p.x))),
+                    .unwrap_or_else(|| super::chart::spans_decades(xs)),
             }
         } else {
             XAxis::Categories {
                 label: x_label,
-                names: order.iter().map(|s| (*s).clone()).collect(),
+                names: xs.clone(),
+                notes: Vec::new(),
             }
         };
-        let mut title = spec.title.clone().unwrap_or_else(|| match spec.kind {
-            PlotKind::Metric => format!("{} vs {x_key}", label_of(&y_name)),
-            PlotKind::SlowdownBySize => format!("FCT slowdown {} by flow size", spec.stat()),
-        });
-        if !split.is_empty() {
-            let _ = write!(title, " ({split})");
-        }
-        let name = if g.splits.len() > 1 {
-            format!("{base_name}-{}", n + 1)
-        } else {
-            base_name.clone()
-        };
         out.push(Figure {
-            name,
+            name: split_name(&base_name, n, g.splits.len()),
             chart: Chart {
-                title,
+                title: titled(
+                    spec,
+                    format!("{} vs {}", words_of(&y_name).0, axis_words(&x_key)),
+                    split,
+                ),
                 x,
-                y_label: spec.y_label.clone().unwrap_or_else(|| label_of(&y_name)),
+                y_label: spec.y_label.clone().unwrap_or(default_label),
                 y_log: spec
                     .log_y
-                    .unwrap_or_else(|| super::chart::spans_decades(values(|p| p.y))),
+                    .unwrap_or_else(|| super::chart::spans_decades(ys(&series))),
                 style: Style::Markers,
                 series,
             },
@@ -393,16 +443,232 @@ fn figures_of(sweep: &mut Sweep<'_>, spec: &PlotSpec) -> Result<Vec<Figure>, Plo
     Ok(out)
 }
 
+/// One completed flow of a run: its size (0 when unbounded) and FCT.
+struct FlowRow {
+    size_bytes: Option<u64>,
+    fct_us: f64,
+    slowdown: Option<f64>,
+}
+
+/// The completed flows of run `i`, from its `flows.csv`.
+fn flows_of(sweep: &Sweep<'_>, i: usize) -> Result<Vec<FlowRow>, PlotError> {
+    let file = sweep
+        .dir
+        .join("runs")
+        .join(&sweep.runs[i].0.id)
+        .join("flows.csv");
+    let c = Csv::read(&file)?;
+    let (size, fct, sd) = (c.col("size_bytes")?, c.col("fct_us")?, c.col("slowdown")?);
+    Ok(c.rows
+        .iter()
+        .filter_map(|r| {
+            Some(FlowRow {
+                size_bytes: r[size].parse().ok(),
+                fct_us: Csv::num(r, fct)?,
+                slowdown: Csv::num(r, sd),
+            })
+        })
+        .collect())
+}
+
+/// One series' flows, pooled over its runs: (series name, flows).
+type Pooled = (String, Vec<FlowRow>);
+
+/// The statistic `stat` (mean, p50, p99, p999) of `v`.
+fn stat_of(stat: &str, v: &mut [f64]) -> Option<f64> {
+    match stat {
+        "mean" => (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64),
+        "p50" => bins::quantile(v, 0.5),
+        "p999" => bins::quantile(v, 0.999),
+        _ => bins::quantile(v, 0.99),
+    }
+}
+
+/// `slowdown-by-size` and `fct-cdf` figures, from each run's `flows.csv`,
+/// pooled over the seeds of a series.
+fn flow_figures(sweep: &mut Sweep<'_>, spec: &PlotSpec) -> Result<Vec<Figure>, PlotError> {
+    // Per split, per series (both in first-seen order): the flows.
+    let mut splits: Vec<(String, Vec<Pooled>)> = Vec::new();
+    for i in 0..sweep.runs.len() {
+        let k = keys(spec, &sweep.axes, &sweep.runs[i].0, None);
+        let rows = flows_of(sweep, i)?;
+        let at = match splits.iter().position(|(s, _)| *s == k.split) {
+            Some(at) => at,
+            None => {
+                splits.push((k.split.clone(), Vec::new()));
+                splits.len() - 1
+            }
+        };
+        let series = &mut splits[at].1;
+        match series.iter_mut().find(|(s, _)| *s == k.series) {
+            Some((_, v)) => v.extend(rows),
+            None => series.push((k.series.clone(), rows)),
+        }
+    }
+    check_splits(spec, splits.len())?;
+    let count = splits.len();
+    let mut out = Vec::new();
+    for (n, (split, series)) in splits.iter().enumerate() {
+        let figure = match spec.kind {
+            PlotKind::FctCdf => fct_cdf_figure(spec, split, series),
+            _ => slowdown_figure(spec, split, series),
+        };
+        let base = spec.name.clone().unwrap_or_else(|| match spec.kind {
+            PlotKind::FctCdf => "fct_cdf".to_string(),
+            _ => format!("slowdown_{}-by-size", spec.stat()),
+        });
+        out.push(Figure {
+            name: split_name(&base, n, count),
+            ..figure
+        });
+    }
+    Ok(out)
+}
+
+/// Slowdown (`spec.stat()`) against flow-size percentile bins taken over
+/// every series' flows, so that the bins are common; each bin's count of
+/// flows is printed under it.
+fn slowdown_figure(spec: &PlotSpec, split: &str, series: &[Pooled]) -> Figure {
+    let sized: Vec<Vec<(u64, f64)>> = series
+        .iter()
+        .map(|(_, rows)| {
+            rows.iter()
+                .filter_map(|r| Some((r.size_bytes.filter(|b| *b > 0)?, r.slowdown?)))
+                .collect()
+        })
+        .collect();
+    let all: Vec<u64> = sized.iter().flatten().map(|f| f.0).collect();
+    let bin_list = bins::percentile_bins(&all, bins::BINS);
+    let stat = spec.stat();
+    let mut data = String::from("series,bin,up_to_bytes,flows,slowdown\n");
+    let mut lines = Vec::new();
+    for ((name, _), flows) in series.iter().zip(&sized) {
+        let mut per: Vec<Vec<f64>> = vec![Vec::new(); bin_list.len()];
+        for &(size, sd) in flows {
+            if let Some(b) = bin_list.iter().position(|b| b.holds(size)) {
+                per[b].push(sd);
+            }
+        }
+        let mut points = Vec::new();
+        for (b, v) in per.iter_mut().enumerate() {
+            let n = v.len();
+            if let Some(y) = stat_of(stat, v) {
+                let _ = writeln!(
+                    data,
+                    "{},{},{},{n},{y}",
+                    crate::sweep::table::field(name),
+                    bin_list[b].label(),
+                    bin_list[b].up_to_bytes
+                );
+                points.push(Point {
+                    x: b as f64,
+                    y,
+                    err: None,
+                });
+            }
+        }
+        lines.push(Series {
+            name: name.clone(),
+            points,
+        });
+    }
+    // Each bin's flow count, over all series (they share a workload).
+    let notes = bin_list
+        .iter()
+        .map(|b| format!("n={}", all.iter().filter(|s| b.holds(**s)).count()))
+        .collect();
+    let ys: Vec<f64> = lines.iter().flat_map(|s| &s.points).map(|p| p.y).collect();
+    Figure {
+        name: String::new(),
+        chart: Chart {
+            title: titled(spec, format!("FCT slowdown ({stat}) by flow size"), split),
+            x: XAxis::Categories {
+                label: spec.x_label.clone().unwrap_or_else(|| {
+                    "flow size in bytes (bins of equal count, upper ends)".into()
+                }),
+                names: bin_list.iter().map(bins::Bin::label).collect(),
+                notes,
+            },
+            y_label: spec
+                .y_label
+                .clone()
+                .unwrap_or_else(|| format!("{stat} slowdown")),
+            y_log: spec
+                .log_y
+                .unwrap_or_else(|| super::chart::spans_decades(ys)),
+            style: Style::Markers,
+            series: lines,
+        },
+        data,
+    }
+}
+
+/// The CDF of completed flows' FCTs, a line per series.
+fn fct_cdf_figure(spec: &PlotSpec, split: &str, series: &[Pooled]) -> Figure {
+    let mut lines: Vec<Series> = series
+        .iter()
+        .map(|(name, rows)| Series {
+            name: name.clone(),
+            points: super::run::cdf(rows.iter().map(|r| r.fct_us).collect()),
+        })
+        .collect();
+    let xs = || lines.iter().flat_map(|s| &s.points).map(|p| p.x);
+    let scale = units::time_us(xs().fold(0.0, f64::max));
+    let log = spec
+        .log_x
+        .unwrap_or_else(|| super::chart::spans_decades(xs()));
+    let mut data = String::from("series,fct_us,fraction\n");
+    for s in &mut lines {
+        for p in &mut s.points {
+            let _ = writeln!(
+                data,
+                "{},{},{}",
+                crate::sweep::table::field(&s.name),
+                p.x,
+                p.y
+            );
+            p.x = scale.of(p.x);
+        }
+    }
+    Figure {
+        name: String::new(),
+        chart: Chart {
+            title: titled(spec, "FCT CDF".into(), split),
+            x: XAxis::Numeric {
+                label: spec
+                    .x_label
+                    .clone()
+                    .unwrap_or_else(|| scale.label("flow completion time")),
+                log,
+            },
+            y_label: spec
+                .y_label
+                .clone()
+                .unwrap_or_else(|| "fraction of flows".into()),
+            y_log: spec.log_y.unwrap_or(false),
+            style: Style::Line,
+            series: lines,
+        },
+        data,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn metric_names_become_labels_with_units() {
-        assert_eq!(label_of("fct_p99_us"), "fct p99 (us)");
-        assert_eq!(label_of("goodput_gbps"), "goodput (Gb/s)");
-        assert_eq!(label_of("workloads.1.rtt_us.p99"), "workloads 1 rtt us p99");
+        assert_eq!(label_of("fct_p99_us", 2e4).1, "99th-percentile FCT (ms)");
+        assert_eq!(label_of("goodput_gbps", 9.0).1, "aggregate goodput (Gb/s)");
+        assert_eq!(label_of("drops", 9.0).1, "drops");
+        assert_eq!(
+            label_of("workloads.1.rtt_us.p99", 80.0).1,
+            "workloads 1 rtt p99 (us)"
+        );
         assert_eq!(stem_of("workload[0].load"), "workload_0__load");
+        assert_eq!(axis_words("workload[0].load"), "load (workload 0)");
+        assert_eq!(axis_words("seed"), "seed");
     }
 
     #[test]

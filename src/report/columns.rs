@@ -190,6 +190,38 @@ pub static FILES: &[&CsvFile] = &[
     &FLOWS, &PORTS, &PFC, &QUEUES, &GOODPUT, &RTT, &ROUNDS, &PINGS, &CC,
 ];
 
+/// `sweep.csv`'s headline metrics, after the run's own columns (run,
+/// case, one per axis, seed). The meaning is short: it is a figure's axis
+/// label.
+#[rustfmt::skip]
+pub static SWEEP_METRICS: &[Column] = &[
+    col("stop_reason", "text", "why the run stopped"),
+    col("simulated_time_us", "us", "simulated time"),
+    col("events", "count", "events"),
+    col("flows", "count", "flows"),
+    col("flows_completed", "count", "flows completed"),
+    col("goodput_gbps", "gbps", "aggregate goodput"),
+    col("jain_index", "ratio", "Jain's fairness index"),
+    col("fct_mean_us", "us", "mean FCT"),
+    col("fct_p50_us", "us", "median FCT"),
+    col("fct_p99_us", "us", "99th-percentile FCT"),
+    col("fct_p999_us", "us", "99.9th-percentile FCT"),
+    col("slowdown_mean", "ratio", "mean FCT slowdown"),
+    col("slowdown_p50", "ratio", "median FCT slowdown"),
+    col("slowdown_p99", "ratio", "99th-percentile FCT slowdown"),
+    col("drops", "count", "drops"),
+    col("ecn_marks", "count", "ECN marks"),
+    col("max_switch_queue_packets", "packets", "largest switch queue"),
+    col("retransmissions", "count", "retransmitted segments"),
+    col("timeouts", "count", "retransmission timeouts"),
+    col("rto_episodes", "count", "RTO episodes"),
+];
+
+/// The declared sweep metric named `name`.
+pub fn sweep_metric(name: &str) -> Option<&'static Column> {
+    SWEEP_METRICS.iter().find(|c| c.name == name)
+}
+
 /// `dcnsim list outputs`: every CSV file with its columns (unit,
 /// meaning), `sweep.csv`'s metric columns and the numeric paths of
 /// `summary.json`.
@@ -207,8 +239,8 @@ pub fn render_outputs() -> String {
         s,
         "sweep.csv (a sweep's table: run, case, one column per axis, seed, then)"
     );
-    for m in crate::sweep::table::METRICS {
-        let _ = writeln!(s, "      {m}");
+    for c in SWEEP_METRICS {
+        let _ = writeln!(s, "      {:<24} {:<10} {}", c.name, c.unit, c.meaning);
     }
     let _ = writeln!(
         s,

@@ -20,6 +20,7 @@ mod ideal;
 mod pfc;
 pub mod schema;
 mod transports;
+pub mod units;
 pub mod volume;
 mod workloads;
 pub use claim::{FolderKind, Refused};
@@ -40,6 +41,11 @@ pub(crate) fn us(ps: u64) -> String {
 /// A statistic with `decimals` decimals, or `n/a` where it does not exist.
 fn or_na(v: Option<f64>, decimals: usize) -> String {
     v.map_or_else(|| "n/a".to_string(), |x| format!("{x:.decimals$}"))
+}
+
+/// A time in microseconds in the unit that suits it, or `n/a`.
+fn time_or_na(v_us: Option<f64>) -> String {
+    v_us.map_or_else(|| "n/a".to_string(), units::fmt_time_us)
 }
 
 /// Simulated results of a run (the content of `summary.json`).
@@ -413,11 +419,11 @@ impl RunSummary {
                 None => writeln!(s, "  FCT               n/a (no flow completed)"),
                 Some(_) => writeln!(
                     s,
-                    "  FCT               mean {} us, p50 {} us, p99 {} us, max {} us",
-                    or_na(fct.mean, 1),
-                    or_na(fct.p50, 1),
-                    or_na(fct.p99, 1),
-                    or_na(fct.max, 1)
+                    "  FCT               mean {}, p50 {}, p99 {}, max {}",
+                    time_or_na(fct.mean),
+                    time_or_na(fct.p50),
+                    time_or_na(fct.p99),
+                    time_or_na(fct.max)
                 ),
             };
             if f.slowdown.count > 0 {
@@ -461,17 +467,17 @@ impl RunSummary {
             let mut parts = Vec::new();
             if w.rtt_us.count > 0 {
                 parts.push(format!(
-                    "RTT p50 {} us, p99 {} us",
-                    or_na(w.rtt_us.p50, 1),
-                    or_na(w.rtt_us.p99, 1)
+                    "RTT p50 {}, p99 {}",
+                    time_or_na(w.rtt_us.p50),
+                    time_or_na(w.rtt_us.p99)
                 ));
             }
             if let Some(r) = &w.rounds {
                 parts.push(format!(
-                    "{}/{} rounds complete, mean {} us",
+                    "{}/{} rounds complete, mean {}",
                     r.completed,
                     r.rounds,
-                    or_na(r.duration_us.mean, 1)
+                    time_or_na(r.duration_us.mean)
                 ));
             }
             if let Some(p) = &w.probes {
@@ -528,8 +534,8 @@ impl RunSummary {
         }
         let _ = write!(
             s,
-            "  simulated         {:.3} ms, {} events, {} packet hops",
-            self.simulated_time_us / 1e3,
+            "  simulated         {}, {} events, {} packet hops",
+            units::fmt_time_us(self.simulated_time_us),
             self.events,
             self.packet_hops
         );

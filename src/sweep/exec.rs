@@ -333,7 +333,12 @@ fn simulate(
 fn headline(o: &runner::Outcome) -> String {
     let f = &o.summary.flows;
     let number = match (f.fct_us.mean, f.goodput_gbps) {
-        (Some(fct), _) => format!("mean FCT {fct:.1} us, {}/{} flows", f.completed, f.total),
+        (Some(fct), _) => format!(
+            "mean FCT {}, {}/{} flows",
+            crate::report::units::fmt_time_us(fct),
+            f.completed,
+            f.total
+        ),
         (None, Some(g)) => format!("goodput {g:.3} Gb/s"),
         (None, None) => o.summary.stop_reason.to_string(),
     };

@@ -5,29 +5,16 @@
 use super::spec::Run;
 use crate::report::RunSummary;
 
-/// The headline metric columns, after the run's own.
-pub const METRICS: &[&str] = &[
-    "stop_reason",
-    "simulated_time_us",
-    "events",
-    "flows",
-    "flows_completed",
-    "goodput_gbps",
-    "jain_index",
-    "fct_mean_us",
-    "fct_p50_us",
-    "fct_p99_us",
-    "fct_p999_us",
-    "slowdown_mean",
-    "slowdown_p50",
-    "slowdown_p99",
-    "drops",
-    "ecn_marks",
-    "max_switch_queue_packets",
-    "retransmissions",
-    "timeouts",
-    "rto_episodes",
-];
+/// The headline metric columns, after the run's own (declared, with
+/// units and meanings, in `report::columns::SWEEP_METRICS`).
+pub fn metrics() -> impl Iterator<Item = &'static str> {
+    crate::report::columns::SWEEP_METRICS.iter().map(|c| c.name)
+}
+
+/// How many metric columns a row has.
+fn metric_count() -> usize {
+    crate::report::columns::SWEEP_METRICS.len()
+}
 
 /// A number as written: Rust's shortest form that reads back exactly
 /// (deterministic); empty where the metric does not exist.
@@ -49,7 +36,7 @@ pub fn header<'a>(axes: impl Iterator<Item = &'a str>) -> String {
     let mut cols = vec!["run".to_string(), "case".to_string()];
     cols.extend(axes.map(field));
     cols.push("seed".into());
-    cols.extend(METRICS.iter().map(|m| m.to_string()));
+    cols.extend(metrics().map(str::to_string));
     cols.join(",") + "\n"
 }
 
@@ -70,18 +57,18 @@ pub fn check_row(run: &Run, line: &str) -> Result<(), String> {
         return Err("it does not end with a line break".into());
     };
     let fields: Vec<&str> = rest.split(',').collect();
-    if fields.len() != METRICS.len() {
+    if fields.len() != metric_count() {
         return Err(format!(
             "{} metric fields where a row has {}",
             fields.len(),
-            METRICS.len()
+            metric_count()
         ));
     }
     let word = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_lowercase() || c == '_');
     if !word(fields[0]) {
         return Err(format!("'{}' is not a stop reason", fields[0]));
     }
-    for (name, v) in METRICS.iter().zip(&fields).skip(1) {
+    for (name, v) in metrics().zip(&fields).skip(1) {
         if !v.is_empty() && v.parse::<f64>().is_err() {
             return Err(format!("{name} = '{v}' is not a number"));
         }
@@ -117,7 +104,7 @@ pub fn row(run: &Run, s: &RunSummary) -> String {
         f.timeouts.to_string(),
         f.rto_episodes.to_string(),
     ]);
-    debug_assert_eq!(cols.len(), 3 + run.axes.len() + METRICS.len());
+    debug_assert_eq!(cols.len(), 3 + run.axes.len() + metric_count());
     cols.join(",") + "\n"
 }
 

@@ -92,11 +92,18 @@ fn a_run_draws_every_run_figure() {
         out.display().to_string(),
     ]);
     let said = String::from_utf8_lossy(&run.stdout);
-    assert!(said.contains("plots             5 figures"), "{said}");
+    assert!(said.contains("plots             6 figures"), "{said}");
     let stems = check_figures(&out);
     assert_eq!(
         stems,
-        ["fct_cdf", "goodput", "ping_rtt_cdf", "queues", "rtt"]
+        [
+            "fct_cdf",
+            "goodput",
+            "ping_rtt_cdf",
+            "queues",
+            "rtt",
+            "slowdown_by_size"
+        ]
     );
     // --no-plots draws nothing; `dcnsim plot` draws them after the fact.
     let bare = dir.join("bare");
@@ -176,6 +183,10 @@ fn a_sweep_draws_metric_and_size_figures_from_its_plot_tables() {
         [[plot]]
         kind = "slowdown-by-size"
         stat = "mean"
+
+        [[plot]]
+        kind = "fct-cdf"
+        series = "workload[0].load"
         "#,
     )
     .expect("written");
@@ -194,11 +205,65 @@ fn a_sweep_draws_metric_and_size_figures_from_its_plot_tables() {
     assert_eq!(
         stems,
         [
+            "fct_cdf-1",
+            "fct_cdf-2",
             "fct_p99_us-vs-workload_0__load",
             "ping",
             "slowdown_mean-by-size-1",
             "slowdown_mean-by-size-2"
         ]
+    );
+    // Size bins: every completed flow of a case falls in one bin, over
+    // both seeds, and the bins are the same for both cases.
+    let bins =
+        std::fs::read_to_string(out.join("plots/slowdown_mean-by-size-1.csv")).expect("bins");
+    println!("{bins}");
+    let mut per_case: std::collections::BTreeMap<String, (u64, Vec<String>)> =
+        std::collections::BTreeMap::new();
+    for row in bins.lines().skip(1) {
+        let f: Vec<&str> = row.split(',').collect();
+        let e = per_case.entry(f[0].to_string()).or_default();
+        e.0 += f[3].parse::<u64>().expect("count");
+        e.1.push(f[1].to_string());
+    }
+    assert_eq!(per_case.len(), 2, "{bins}");
+    let sweep_csv = std::fs::read_to_string(out.join("sweep.csv")).expect("table");
+    for (case, (count, _)) in &per_case {
+        // load 0.3 runs of this case: flows_completed summed over seeds.
+        let header: Vec<&str> = sweep_csv
+            .lines()
+            .next()
+            .expect("header")
+            .split(',')
+            .collect();
+        let (c, l, done) = (
+            header.iter().position(|h| *h == "case").expect("case"),
+            header
+                .iter()
+                .position(|h| *h == "workload[0].load")
+                .expect("load"),
+            header
+                .iter()
+                .position(|h| *h == "flows_completed")
+                .expect("done"),
+        );
+        let want: u64 = sweep_csv
+            .lines()
+            .skip(1)
+            .map(|r| r.split(',').collect::<Vec<_>>())
+            .filter(|r| r[c] == case && r[l] == "0.3")
+            .map(|r| r[done].parse::<u64>().expect("n"))
+            .sum();
+        assert_eq!(*count, want, "{case}: {bins}");
+    }
+    let labels: Vec<&Vec<String>> = per_case.values().map(|v| &v.1).collect();
+    assert!(labels[0].len() >= 5, "about ten bins: {bins}");
+    // The FCT CDF per load: a line per series, each ending at 1.
+    let cdf = std::fs::read_to_string(out.join("plots/fct_cdf-1.csv")).expect("cdf");
+    assert!(cdf.starts_with("series,fct_us,fraction\n"), "{cdf}");
+    assert!(
+        cdf.lines()
+            .any(|l| l.starts_with("workload[0].load=0.6,") && l.ends_with(",1"))
     );
     // The numbers beside a figure: a row per case and load, over 2 seeds.
     let data = std::fs::read_to_string(out.join("plots/ping.csv")).expect("data");

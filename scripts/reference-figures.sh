@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Draws the reference figures of docs/sweeps.md (one of each kind) into
+# docs/figures/ from shipped scenarios. Needs a release build; takes about
+# a minute on 2 cores.
+#
+#   scripts/reference-figures.sh [DCNSIM]    (default: target/release/dcnsim)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:-target/release/dcnsim}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+out=docs/figures
+mkdir -p "$out"
+
+"$bin" sweep scenarios/examples/incast-sweep.toml --out "$work/incast" -j 2 > /dev/null 2>&1
+cp "$work/incast/plots/fct_p99_us-vs-workload_0__senders.png" "$out/metric.png"
+cp "$work/incast/plots/fct_cdf-4.png" "$out/fct_cdf.png"
+
+"$bin" sweep scenarios/examples/websearch-sweep.toml --out "$work/web" -j 2 > /dev/null 2>&1
+cp "$work/web/plots/slowdown_mean-by-size-3.png" "$out/slowdown_by_size.png"
+
+"$bin" run scenarios/rcc/incast-long-flow.toml --out "$work/rcc-incast" > /dev/null 2>&1
+cp "$work/rcc-incast/plots/queues.png" "$out/queues.png"
+
+"$bin" run scenarios/rcc/convergence.toml --out "$work/rcc-conv" > /dev/null 2>&1
+cp "$work/rcc-conv/plots/cc_rate.png" "$out/cc_rate.png"
+cp "$work/rcc-conv/plots/goodput.png" "$out/goodput.png"
+
+"$bin" run scenarios/cubic/long-fat-link.toml --out "$work/cubic" > /dev/null 2>&1
+cp "$work/cubic/plots/cc_window.png" "$out/cc_window.png"
+
+"$bin" run scenarios/examples/mq-ecn.toml --out "$work/mq-ecn" > /dev/null 2>&1
+cp "$work/mq-ecn/plots/ping_rtt_cdf.png" "$out/ping_rtt_cdf.png"
+
+"$bin" run scenarios/examples/websearch.toml --out "$work/rtt" \
+    --set output.rtt_interval=1ms > /dev/null 2>&1
+cp "$work/rtt/plots/rtt.png" "$out/rtt.png"
+
+echo "reference figures in $out:"
+ls "$out"

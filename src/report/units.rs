@@ -1,0 +1,129 @@
+//! Units scaled to the data, for people: a time of 200 s reads `200 s`,
+//! not `200000000 us`; a queue of 3 MB reads `3 MB`. Files keep their
+//! declared units (`columns`); the terminal summary and the figures use
+//! these.
+
+/// A unit for a set of values: divide by `div` to express them in `unit`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scale {
+    /// What a value in the base unit is divided by.
+    pub div: f64,
+    /// The unit's symbol.
+    pub unit: &'static str,
+}
+
+impl Scale {
+    /// The base unit itself.
+    pub const fn unit(unit: &'static str) -> Scale {
+        Scale { div: 1.0, unit }
+    }
+
+    /// `v` in this unit.
+    pub fn of(&self, v: f64) -> f64 {
+        v / self.div
+    }
+
+    /// An axis label: `words (unit)`.
+    pub fn label(&self, words: &str) -> String {
+        format!("{words} ({})", self.unit)
+    }
+}
+
+/// The largest step of `steps` (ascending by divisor) in which `max`
+/// reads as at least 1; the first when `max` is below all of them.
+fn pick(max: f64, steps: &[(f64, &'static str)]) -> Scale {
+    let max = if max.is_finite() { max.abs() } else { 0.0 };
+    let (div, unit) = steps
+        .iter()
+        .rev()
+        .find(|(div, _)| max >= *div)
+        .copied()
+        .unwrap_or(steps[0]);
+    Scale { div, unit }
+}
+
+/// Times given in microseconds: ns, us, ms or s, the largest unit in
+/// which `max_us` is at least 1.
+pub fn time_us(max_us: f64) -> Scale {
+    pick(
+        max_us,
+        &[(1e-3, "ns"), (1.0, "us"), (1e3, "ms"), (1e6, "s")],
+    )
+}
+
+/// Sizes given in bytes: B, KB, MB or GB (powers of 1000, as the field
+/// quotes flow sizes and buffers).
+pub fn bytes(max_bytes: f64) -> Scale {
+    pick(
+        max_bytes,
+        &[(1.0, "B"), (1e3, "KB"), (1e6, "MB"), (1e9, "GB")],
+    )
+}
+
+/// The scale for values of a declared column unit (`columns::Column::unit`)
+/// whose largest is `max`: times and sizes are scaled, rates stay in Gb/s,
+/// and other units (counts, packets, ratios) are shown as they are.
+pub fn for_column_unit(unit: &'static str, max: f64) -> Scale {
+    match unit {
+        "us" => time_us(max),
+        "ns" => {
+            let s = time_us(max / 1e3);
+            Scale {
+                div: s.div * 1e3,
+                unit: s.unit,
+            }
+        }
+        "bytes" => bytes(max),
+        "gbps" => Scale::unit("Gb/s"),
+        _ => Scale::unit(unit),
+    }
+}
+
+/// `v` with about four significant digits: `1234`, `123.4`, `12.34`, `1.234`.
+pub fn short(v: f64) -> String {
+    let a = v.abs();
+    let decimals = if a >= 1000.0 || a == 0.0 {
+        0
+    } else if a >= 100.0 {
+        1
+    } else if a >= 10.0 {
+        2
+    } else {
+        3
+    };
+    format!("{v:.decimals$}")
+}
+
+/// A time in microseconds in the unit that suits it: `200 s`, `1.234 ms`.
+pub fn fmt_time_us(v_us: f64) -> String {
+    let s = time_us(v_us);
+    format!("{} {}", short(s.of(v_us)), s.unit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_take_the_largest_unit_that_reads_at_least_one() {
+        assert_eq!(time_us(200e6).unit, "s");
+        assert_eq!(time_us(999.0).unit, "us");
+        assert_eq!(time_us(1000.0).unit, "ms");
+        assert_eq!(time_us(0.5).unit, "ns");
+        assert_eq!(time_us(0.0).unit, "ns", "nothing to show: the smallest");
+        assert_eq!(fmt_time_us(200e6), "200.0 s");
+        assert_eq!(fmt_time_us(1234.0), "1.234 ms");
+        assert_eq!(fmt_time_us(12_800.0), "12.80 ms");
+    }
+
+    #[test]
+    fn sizes_and_column_units_scale_as_declared() {
+        assert_eq!(bytes(3.2e6).unit, "MB");
+        assert_eq!(bytes(900.0).unit, "B");
+        assert_eq!(for_column_unit("bytes", 65_000.0).unit, "KB");
+        assert_eq!(for_column_unit("ns", 5e6).unit, "ms");
+        assert_eq!(for_column_unit("ns", 5e6).of(5e6), 5.0);
+        assert_eq!(for_column_unit("gbps", 1e3).unit, "Gb/s");
+        assert_eq!(for_column_unit("packets", 1e9).unit, "packets");
+    }
+}
