@@ -171,7 +171,39 @@ fn words_of(metric: &str) -> (String, &'static str) {
             part.replace('_', " ")
         })
         .collect();
+    // The field's acronyms in capitals; a statistic last reads first
+    // (`flows.fct_us.p99` -> `p99 flows FCT`).
+    let mut words: Vec<String> = words
+        .join(" ")
+        .split(' ')
+        .map(|w| match w {
+            "fct" | "rtt" | "pfc" | "ecn" | "viq" | "cnp" | "nic" | "int" => w.to_uppercase(),
+            _ => w.to_string(),
+        })
+        .collect();
+    if words.len() > 1
+        && let Some(last) = words.last()
+        && matches!(
+            last.as_str(),
+            "mean" | "p50" | "p99" | "p999" | "max" | "min"
+        )
+    {
+        let stat = words.pop().unwrap_or_default();
+        words.insert(0, stat);
+    }
     (words.join(" "), unit)
+}
+
+/// What a figure's y is, for its title: the `y_label` the sweep gave
+/// without its unit, else the metric's words.
+fn y_words(spec: &PlotSpec, metric: &str) -> String {
+    match &spec.y_label {
+        Some(l) => match l.rfind(" (") {
+            Some(at) if l.ends_with(')') && at > 0 => l[..at].to_string(),
+            _ => l.clone(),
+        },
+        None => words_of(metric).0,
+    }
 }
 
 /// The scale and axis label for values of `metric` whose largest is `max`.
@@ -426,7 +458,7 @@ fn metric_figures(sweep: &mut Sweep<'_>, spec: &PlotSpec) -> Result<Vec<Figure>,
             chart: Chart {
                 title: titled(
                     spec,
-                    format!("{} vs {}", words_of(&y_name).0, axis_words(&x_key)),
+                    format!("{} vs {}", y_words(spec, &y_name), axis_words(&x_key)),
                     split,
                 ),
                 x,
@@ -664,7 +696,7 @@ mod tests {
         assert_eq!(label_of("drops", 9.0).1, "drops");
         assert_eq!(
             label_of("workloads.1.rtt_us.p99", 80.0).1,
-            "workloads 1 rtt p99 (us)"
+            "p99 workloads 1 RTT (us)"
         );
         assert_eq!(stem_of("workload[0].load"), "workload_0__load");
         assert_eq!(axis_words("workload[0].load"), "load (workload 0)");
