@@ -1,6 +1,6 @@
 //! PFC in the results: `summary.json`'s `pfc` block and `pfc.csv`, one row
-//! per (port, priority) that PFC touched (rdma-spec.md 1.6's recommended
-//! outputs). Paused time is measured at the upstream that obeyed, from
+//! per (port, priority) that PFC touched (what the HPCC and RCC
+//! papers report). Paused time is measured at the upstream that obeyed, from
 //! PAUSE receipt to RESUME receipt (the HPCC fork's definition); its
 //! fraction is of the whole run.
 

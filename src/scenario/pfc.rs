@@ -1,6 +1,6 @@
 //! `[switch.pfc]`: priority flow control, read into [`net::pfc::PfcConfig`].
-//! Defaults are the HPCC ns-3 fork's (rdma-spec.md 1.2-1.5) except the
-//! headroom, which is sized by the standard rule (rdma-spec.md A12).
+//! Defaults are the HPCC ns-3 fork's (alibaba-edu/High-Precision-Congestion-Control, `switch-mmu.cc`) except the
+//! headroom, which is sized by the standard rule (IEEE 802.1Qbb: 2 C d + 2 MTU + the PAUSE frame; docs/models.md, PFC).
 
 use net::pfc::{HeadroomRule, PauseMode, PfcConfig, Xoff};
 use serde::Deserialize;

@@ -16,7 +16,7 @@ spread = false
 "#;
 
 /// Two long DCQCN flows into one 40 Gb/s port, the second joining at 50 ms
-/// (rdma-spec.md 5.4), with the paper's CP: RED 5 KB / 200 KB / 1%, each
+/// (Zhu et al., CoNEXT 2016, eq. 11), with the paper's CP: RED 5 KB / 200 KB / 1%, each
 /// packet marked independently at dequeue.
 fn two_flows() -> String {
     format!(

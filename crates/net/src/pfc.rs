@@ -3,7 +3,7 @@
 //!
 //! A switch counts every packet of a lossless priority against the
 //! (ingress port, priority) it arrived on, in three pools of the switch's
-//! shared buffer (the HPCC ns-3 fork's `SwitchMmu`, rdma-spec.md 1.2):
+//! shared buffer (the HPCC ns-3 fork's `SwitchMmu` in `switch-mmu.cc`):
 //!
 //! - a **reserve** of `reserve` bytes per (port, lossless priority), always
 //!   available;
@@ -27,7 +27,7 @@
 //! of any queued data, carried by the link's delay, and take effect at the
 //! upstream when fully received; the upstream stops only the paused
 //! priority's class queue and finishes the frame it is sending
-//! (rdma-spec.md 1.5). Hosts obey PFC but never send it (as in the HPCC
+//! (IEEE 802.1Qbb: a quantum is 512 bit times). Hosts obey PFC but never send it (as in the HPCC
 //! fork: a host's receive buffer is in effect infinite).
 
 use sim_core::{Bandwidth, SimDuration, SimTime};
@@ -63,7 +63,7 @@ pub enum Xoff {
 /// How each switch port's headroom is sized.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum HeadroomRule {
-    /// 2 C d + 3 MTU + the PAUSE frame (rdma-spec.md 1.3 and A12): the
+    /// 2 C d + 3 MTU + the PAUSE frame (IEEE 802.1Qbb's headroom rule): the
     /// standard 2 C d + 2 MTU + PAUSE that can still arrive after XOFF is
     /// decided (the frame on the reverse wire finishes, the PAUSE is
     /// serialised and propagates, the upstream's frame in serialisation
@@ -323,7 +323,7 @@ pub fn threshold(cfg: &PfcConfig, shared_free: u64) -> u64 {
 
 /// Decides where a lossless packet of `size` bytes of priority `q` goes
 /// (HPCC fork `SwitchMmu::CheckIngressAdmission` and `UpdateIngressAdmission`,
-/// rdma-spec.md 1.2), given T(p) and the free bytes of the shared pool.
+/// `switch-mmu.cc`), given T(p) and the free bytes of the shared pool.
 /// The shared pool never gives more than it has: a packet that would
 /// overfill it goes to headroom.
 #[inline]
@@ -427,7 +427,7 @@ mod tests {
 
     #[test]
     fn standard_headroom_is_two_cable_bdps_three_mtus_and_a_pause() {
-        // rdma-spec.md 1.3's table, "need + M": 100G, 1 us, M = 1036 B
+        // The headroom rule plus one frame M: 100G, 1 us, M = 1036 B
         // (HPCC's data packet on its PPP wire), P = 84 B: 28,192 B.
         let c = dynamic();
         let h = c.headroom_bytes(
@@ -557,7 +557,7 @@ mod tests {
 
     #[test]
     fn a_quantum_is_512_bit_times() {
-        // rdma-spec.md 1.5: 65,535 quanta at 100G = 335.5 us; 1 at 100G = 5.12 ns.
+        // 512 bit times a quantum: 65,535 quanta at 100G = 335.5 us; 1 at 100G = 5.12 ns.
         let r = Bandwidth::from_bps(100_000_000_000);
         assert_eq!(quanta_time(1, r).ps(), 5_120);
         assert_eq!(quanta_time(65_535, r).ps(), 335_539_200);

@@ -252,7 +252,7 @@ impl Sender {
 
     /// Whether the NIC builds this flow's packets only when its port can
     /// send them, as an RDMA NIC's scheduler picks a queue pair when the
-    /// link is free and its priority not paused (rdma-spec.md 2.4; HPCC fork
+    /// link is free and its priority not paused (the HPCC ns-3 fork's
     /// `DequeueAndTransmit`), rather than taking them ahead into the host's
     /// NIC buffer as a kernel's queueing discipline does (TCP). A RoCE
     /// flow's rate pacing then holds at the wire, also after a PFC pause.

@@ -1,6 +1,6 @@
 //! PFC in the fabric: no loss with enough headroom, loss reported without
 //! it, frame timing, per-priority pausing, timed pauses, and the memory
-//! invariants at every event (rdma-spec.md 5.1).
+//! invariants at every event (docs/models.md, PFC).
 use super::*;
 use crate::pfc::{HeadroomRule, PauseMode, PfcConfig, Xoff};
 use proptest::prelude::*;
@@ -138,7 +138,7 @@ fn totals(f: &Fabric) -> (u64, u64, u64, u64) {
 
 #[test]
 fn a_line_rate_incast_with_standard_headroom_loses_nothing() {
-    // rdma-spec.md 5.1 test 1: 8-to-1 at 100 Gb/s, 1 us links, 1 MiB
+    // 8-to-1 at 100 Gb/s, 1 us links, 1 MiB
     // shared buffer, headroom by the standard rule.
     let mut f = star_fabric(9, 1 << 20, pfc(hpcc_dynamic(), HeadroomRule::Standard), 1);
     let delivered = run_incast(&mut f, 8, 400, 1036);
@@ -154,7 +154,7 @@ fn a_line_rate_incast_with_standard_headroom_loses_nothing() {
 
 #[test]
 fn headroom_of_one_cable_bdp_drops_and_reports_it() {
-    // rdma-spec.md 5.1 test 2: headroom = C d = 12,500 B is too small.
+    // headroom = C d = 12,500 B is too small.
     let mut f = star_fabric(
         9,
         1 << 20,
@@ -357,7 +357,7 @@ fn paused_downstream_sweep(headroom: HeadroomRule) -> (u64, u64) {
 
 #[test]
 fn standard_headroom_holds_the_packet_that_crossed_xoff_and_a_full_window_after_it() {
-    // rdma-spec.md 1.3: after XOFF, up to 2 C d + 2 MTU + PAUSE arrive; the
+    // IEEE 802.1Qbb: after XOFF, up to 2 C d + 2 MTU + PAUSE arrive; the
     // packet whose arrival crossed XOFF is in headroom too (HPCC fork step 2).
     let mtu_wire = WireFormat::ETHERNET.wire_bytes(1500);
     let pause_wire = WireFormat::ETHERNET.wire_bytes(crate::pfc::PAUSE_PAYLOAD_BYTES);

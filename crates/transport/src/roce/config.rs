@@ -16,8 +16,8 @@ pub const ACK_BYTES: u32 = 48;
 /// A CNP: IPv4 20 + UDP 8 + BTH 12 + 16 reserved + ICRC 4.
 pub const CNP_BYTES: u32 = 60;
 
-/// How many bytes a sender may have in flight (DCQCN+window; rdma-spec.md
-/// 2.5, A7).
+/// How many bytes a sender may have in flight (DCQCN+window; the HPCC
+/// fork's `VAR_WIN`, or a fixed BDP).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WindowMode {

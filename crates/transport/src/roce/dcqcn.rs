@@ -1,6 +1,7 @@
 //! DCQCN's reaction point (RP): the sender's rate (Zhu et al., "Congestion
 //! Control for Large-Scale RDMA Deployments", SIGCOMM 2015), in the three
-//! forms the references disagree on (rdma-spec.md 3.3, ambiguities A9-A10).
+//! forms the references disagree on (Zhu et al., SIGCOMM 2015; the DCQCN
+//! authors' ns-3 code, bobzhuyb/ns3-rdma; the HPCC fork; htsim's `dcqcn.cpp`).
 //!
 //! - [`Variant::Paper`]: the paper's equations as htsim implements them. On
 //!   a CNP, R_T = R_C, R_C = R_C (1 - alpha/2), alpha = (1-g) alpha + g, and
@@ -84,7 +85,7 @@ pub struct DcqcnConfig {
 }
 
 impl DcqcnConfig {
-    /// The defaults of `variant`'s source (rdma-spec.md 3.4):
+    /// The defaults of `variant`'s source (docs/models.md, DCQCN, names each):
     ///
     /// - paper: g = 1/256, K = T = 55 us, B = 10 MB, F = 5, R_AI = 40 Mb/s
     ///   (the fluid-model script), R_HAI = 200 Mb/s (the paper's value was not

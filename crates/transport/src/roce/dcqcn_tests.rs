@@ -1,4 +1,4 @@
-//! DCQCN RP traces: the paper variant against rdma-spec.md 5.3 to the
+//! DCQCN RP traces: the paper variant against a hand-computed trace to the
 //! microsecond and 1e-6 Gb/s, and one trace per other variant, derived by
 //! hand from its source's rules.
 use super::*;
@@ -53,7 +53,7 @@ fn close(a: f64, b: f64) -> bool {
 
 #[test]
 fn the_paper_variant_follows_the_spec_trace_to_the_microsecond() {
-    // rdma-spec.md 5.3: 40 Gb/s, g = 1/256, F = 5, timers 55 us, B not
+    // 40 Gb/s, g = 1/256, F = 5, timers 55 us, B not
     // reached, R_AI = 40 Mb/s, R_HAI = 200 Mb/s; CNPs at 0 and 120 us.
     let mut rp = Dcqcn::new(DcqcnConfig::defaults(Variant::Paper), 40.0 * G);
     let got = trace(&mut rp, &[at_us(0), at_us(120)], at_us(560));

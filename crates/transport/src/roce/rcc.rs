@@ -17,7 +17,7 @@
 //! The window rides on every ACK; the sender keeps at most that many bytes
 //! in flight and paces at window / RTT_base.
 //!
-//! Choices where the paper is open (rdma-spec.md section 6), each a key:
+//! Choices where the paper is open (docs/scenarios.md documents each key), each a key:
 //! - A1: delays are one-way, against a per-flow base that is the smallest
 //!   delay seen (so R_ref = 1.1 x base); the round of B_R and the fair
 //!   share's RTT_base are the round trip of the flow's path on empty
@@ -63,7 +63,8 @@ pub enum RccVariant {
     Sender,
 }
 
-/// The unit of the PID's error E (rdma-spec.md A2).
+/// The unit of the PID's error E (the paper leaves it unstated; only seconds make
+/// section V-A's Kp = 1e4, Kd = 1e5 workable).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorUnit {
     /// Seconds: section V-A's Kp = 1e4, Kd = 1e5 give a 1 us error a 1%
@@ -84,7 +85,7 @@ pub enum Scale {
     Sigmoid2,
 }
 
-/// How often the PID steps (rdma-spec.md A5).
+/// How often the PID steps (Alg. 1 runs per packet, eq. 6 per RTT).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PidStep {
     /// Once per RTT_base, with the latest delay.
@@ -93,8 +94,8 @@ pub enum PidStep {
     Packet,
 }
 
-/// What Explicit Window Assignment hands each message (III-D; rdma-spec.md
-/// A3: W = C / N is a rate, and the paper does not say how it becomes bytes).
+/// What Explicit Window Assignment hands each message (III-D:
+/// W = C / N is a rate, and the paper does not say how it becomes bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EwaShare {
     /// C x RTT_base / N bytes, at least one packet: the shares sum to line
@@ -131,7 +132,7 @@ pub struct RccConfig {
     pub scale: Scale,
     /// The PID's cadence.
     pub pid_step: PidStep,
-    /// EWA's share in bytes (rdma-spec.md A3).
+    /// EWA's share in bytes (section III-D; the bytes conversion is ours).
     pub ewa_share: EwaShare,
     /// RCC-async (V-D-1): each host's clock runs ahead of true time by an
     /// offset drawn uniformly from [0, this] (zero: synchronised clocks).
@@ -161,7 +162,7 @@ impl Default for RccConfig {
 
 /// EWA's fair share (III-D): C x RTT_base / N bytes, N at least 1.
 /// `RccControl::on_sample` turns it into the window by `ewa_share`
-/// (rdma-spec.md A3): floored at a packet, or scaled by eta.
+/// (section III-D): floored at a packet, or scaled by eta.
 pub fn fair_share(rate: Bandwidth, base_rtt: SimDuration, messages: u32) -> u64 {
     rate.bytes_in(base_rtt) / messages.max(1) as u64
 }
@@ -421,7 +422,7 @@ impl super::control::RoceControllerConfig for RccConfig {
 }
 
 impl super::control::RateControl for RccSend {
-    /// window / base RTT (rdma-spec.md A6), at most line rate.
+    /// window / base RTT (the paper leaves the pacing rate unstated), at most line rate.
     #[inline]
     fn rate_bps(&self, line_bps: f64) -> f64 {
         let rtt_s = self.base_rtt.ps() as f64 * 1e-12;

@@ -1,5 +1,5 @@
 //! The responder of a RoCE reliable connection and DCQCN's notification
-//! point (rdma-spec.md 2.2, 3.2).
+//! point (the HPCC fork's `rdma-hw.cc`; DCQCN's NP).
 //!
 //! - In-order packets advance the expected PSN and are acknowledged every
 //!   `ack_interval` packets and at each message's last packet.
@@ -10,7 +10,7 @@
 //!   responders do (the HPCC fork sends nothing; with its RTO off that never
 //!   matters, and with an RTO a lost final ACK would otherwise never be
 //!   repaired).
-//! - The notification point follows the DCQCN variant (rdma-spec.md 3.2):
+//! - The notification point follows the DCQCN variant (docs/models.md, DCQCN):
 //!   - paper (htsim's `DCQCNSink`): on a CE-marked packet, a CNP at once if
 //!     none went out in the last `cnp_interval`, else one when that
 //!     interval ends; at most one per interval per flow;

@@ -1,6 +1,6 @@
 //! The requester of a RoCE reliable connection: one message cut into
 //! packets with PSNs, paced by the NIC at the flow's rate, recovered by
-//! go-back-N (rdma-spec.md 2.3-2.5).
+//! go-back-N (the HPCC ns-3 fork's `rdma-hw.cc`, as docs/models.md states).
 //!
 //! - The flow starts at line rate (RCC III-B, the HPCC fork) and sends one
 //!   packet each `wire bytes / rate`: the next packet may leave that long
@@ -16,8 +16,8 @@
 //!   counter.
 //! - Under RCC the window is the receiver's, from each ACK (RCC-sender:
 //!   this end's detector and PID, fed with ACK round trips and the
-//!   receiver's N), and the pacer runs at window / base RTT (rdma-spec.md
-//!   A6), at most line rate. Data packets carry the send time as the
+//!   receiver's N), and the pacer runs at window / base RTT (the RCC paper leaves the pacing
+//!   rate unstated; docs/models.md, RCC), at most line rate. Data packets carry the send time as the
 //!   host's clock reads it (RCC-async: offset and jittered).
 //! - Under TIMELY the pacer runs at TIMELY's rate, updated once per
 //!   completion event with the RTT the ACK's echoed stamp gives.

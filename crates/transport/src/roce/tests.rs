@@ -1,5 +1,5 @@
 //! The RoCE reliable connection on the two-endpoint harness: go-back-N
-//! (rdma-spec.md 5.2), the NAK interval and the optional RTO, CNP spacing,
+//! (as the HPCC fork's `rdma-hw.cc`), the NAK interval and the optional RTO, CNP spacing,
 //! pacing and the windows.
 use super::config::{ACK_BYTES, RoceCc, RoceConfig, WindowMode};
 use super::{NicState, RoceReceiver, RoceSender};
@@ -42,7 +42,7 @@ fn no_cc() -> RoceConfig {
 
 #[test]
 fn one_drop_gives_one_nak_and_goes_back_to_the_hole() {
-    // rdma-spec.md 5.2: PSN k = 3 of a 10-packet message is dropped once.
+    // PSN k = 3 of a 10-packet message is dropped once.
     let cfg = no_cc();
     let naks = std::cell::RefCell::new(Vec::new());
     let mut h = harness(&cfg, 10_000);
