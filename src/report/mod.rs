@@ -81,7 +81,7 @@ pub struct RunSummary {
     pub loads: Vec<LoadSummary>,
     /// Each workload's flows, fairness, delays, rounds and probes.
     pub workloads: Vec<WorkloadSummary>,
-    /// Each transport's flows, goodput and fairness (r-aqm.txt VI-D's mixed runs).
+    /// Each transport's flows, goodput and fairness (R-AQM paper VI-D's mixed runs).
     pub transports: Vec<TransportSummary>,
     /// Jain's index over the flows `output.jain_flows` chooses; `null`
     /// when it is not set.

@@ -1,5 +1,5 @@
 //! Per-transport results in `summary.json` (`transports`): a run that mixes
-//! transports (r-aqm.txt VI-D Fig. 11: DCTCP and NewReno flows through one
+//! transports (R-AQM paper VI-D Fig. 11: DCTCP and NewReno flows through one
 //! bottleneck) reports each one's flows, goodput and fairness.
 
 use super::workloads::FlowTally;

@@ -1,4 +1,4 @@
-//! ABQ (abq.txt, "Micro-benchmark"): 80 DCTCP senders send 32 KB each to
+//! ABQ (ABQ paper, "Micro-benchmark"): 80 DCTCP senders send 32 KB each to
 //! one receiver through a 1 Gb/s switch with 40 us links, an 80-packet
 //! buffer, ECN at K_ECN = 40 and ABQ's K = 20; RTO_min 10 ms and an initial
 //! window of one segment so that the first flight fits; the paper's ns-3

@@ -1,4 +1,4 @@
-//! FairQ (fairq.txt III): long flows converge to equal windows and the
+//! FairQ (FairQ paper III): long flows converge to equal windows and the
 //! queue settles at the target alpha x B.
 use crate::common;
 

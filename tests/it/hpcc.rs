@@ -1,4 +1,4 @@
-//! HPCC end to end, beside RCC: rcc.txt Fig. 6 scaled down (HPCC holds
+//! HPCC end to end, beside RCC: RCC paper Fig. 6 scaled down (HPCC holds
 //! its target utilisation but shares unfairly), and Figs. 7-8's incast
 //! with a long flow (RCC's incast FCT below HPCC's; with `ewa_share =
 //! "eta"`, RCC's queue drains after the first round trips and HPCC's stays).

@@ -1,4 +1,4 @@
-//! R-AQM (r-aqm.txt VI-B): a 100-to-1 NewReno incast of 1 MB flows on a
+//! R-AQM (R-AQM paper VI-B): a 100-to-1 NewReno incast of 1 MB flows on a
 //! 10 Gb/s star with a 300-packet buffer and RTO_min 100 ms. DropTail has
 //! timeouts; R-AQM with rwnd compensation has none, and so has the HSCC
 //! clamp it builds on. The initial window is 2 MSS so that the first flight

@@ -1,4 +1,4 @@
-//! RCC end to end: rcc.txt Fig. 6 (convergence and fairness) scaled down
+//! RCC end to end: RCC paper Fig. 6 (convergence and fairness) scaled down
 //! from the shipped scenario, and the runs' determinism.
 use crate::common;
 use sim_core::{SimDuration, SimTime};

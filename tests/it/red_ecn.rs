@@ -84,7 +84,7 @@ fn per_port_ecn_breaks_weighted_fair_sharing_per_queue_keeps_it() {
     );
 }
 
-/// MQ-ECN's headline effect (mq-ecn.txt 2.2.3, 5.1): in the same regime,
+/// MQ-ECN's headline effect (MQ-ECN paper 2.2.3, 5.1): in the same regime,
 /// MQ-ECN shares evenly like per-queue standard thresholds, with a shorter
 /// total queue.
 #[test]

@@ -284,7 +284,7 @@ fn small_shuffle(set: &[&str]) -> (f64, f64, u64) {
 
 #[test]
 fn r_aqm_vii_shuffle_orders_the_mice_tail_dcqcn_then_window_then_r_aqm() {
-    // r-aqm.txt VII-C, Fig. 15 at 40% load: mice p99 2030 / 900 / 543 us.
+    // R-AQM paper VII-C, Fig. 15 at 40% load: mice p99 2030 / 900 / 543 us.
     let no_ingress = r#"switch.ingress={kind="none"}"#;
     let dcqcn = small_shuffle(&["transport.window=none", no_ingress]);
     let window = small_shuffle(&[no_ingress]);

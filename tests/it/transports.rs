@@ -1,6 +1,6 @@
 //! Transports per workload (issue 10): named `[transport.NAME]` tables, a
 //! workload's `transport = "NAME"`, and the mixed DCTCP/NewReno incast of
-//! r-aqm.txt VI-D Fig. 11 reported per transport.
+//! R-AQM paper VI-D Fig. 11 reported per transport.
 use crate::common;
 
 use dcnsim::scenario::parse_str;

@@ -1,8 +1,8 @@
-//! ABQ, Active Buffer Queueing (Xu et al., abq.txt): the ingress of port X
+//! ABQ, Active Buffer Queueing (Xu et al., ABQ paper): the ingress of port X
 //! holds pure ACKs while X's output queue Q_out is congested and releases
 //! them all, with ECN-Echo, each time Q_out has drained by half.
 //!
-//! The state machine (abq.txt "Queueing discipline", Fig. 2, Algorithm 1),
+//! The state machine (ABQ paper "Queueing discipline", Fig. 2, Algorithm 1),
 //! re-evaluated at every change of Q_out and at every ACK arrival, with Q_out
 //! counted in `k`'s unit over all class queues of the port:
 //!

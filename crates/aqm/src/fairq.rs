@@ -1,4 +1,4 @@
-//! FairQ (fairq.txt section III, Algorithm 1, and section V): a per-port
+//! FairQ (FairQ paper section III, Algorithm 1, and section V): a per-port
 //! fair-share window LRwnd, written into the rwnd of the ACKs of the flows
 //! that share the port's output queue.
 //!
@@ -44,7 +44,7 @@ use net::{Arrival, Ecn, IngressHook, IngressView, Packet, Protocol};
 use serde::Deserialize;
 use sim_core::{Bytes, QueueSize, SimDuration, SimTime};
 
-/// `[switch.ingress] kind = "fairq"`: keys and defaults (fairq.txt Table I, V-C).
+/// `[switch.ingress] kind = "fairq"`: keys and defaults (FairQ paper Table I, V-C).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FairqConfig {

@@ -1,5 +1,5 @@
 //! The HSCC-style rwnd clamp, the baseline R-AQM compares with and one of
-//! its compensation modes (r-aqm.txt IV-D: "set the ACK header's rwnd to 1
+//! its compensation modes (R-AQM paper IV-D: "set the ACK header's rwnd to 1
 //! [MSS] in the switch when incast congestion occurs").
 //!
 //! At the ingress of port X, every segment that carries a window (ACK flag,
@@ -20,7 +20,7 @@ use sim_core::{Bytes, QueueSize, SimTime};
 #[serde(deny_unknown_fields, default)]
 pub struct HsccConfig {
     /// Congestion threshold on the output queue (default 65 pkt, the ECN
-    /// threshold of r-aqm.txt VI-A).
+    /// threshold of R-AQM paper VI-A).
     pub k: QueueSize,
     /// The window granted under congestion (default one 1460 B MSS).
     pub mss: Bytes,

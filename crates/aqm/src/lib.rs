@@ -11,9 +11,9 @@
 //!
 //! And of `net`'s [`net::IngressHook`] (the ingress stage of a port):
 //!
-//! - [`r_aqm::RAqm`]: R-AQM's ACK shaping with a token bucket (r-aqm.txt IV-V).
-//! - [`abq::Abq`]: ABQ's ACK holding with the X-halving release (abq.txt).
-//! - [`fairq::FairQ`]: FairQ's per-port fair-share rwnd (fairq.txt III, V).
+//! - [`r_aqm::RAqm`]: R-AQM's ACK shaping with a token bucket (R-AQM paper IV-V).
+//! - [`abq::Abq`]: ABQ's ACK holding with the X-halving release (ABQ paper).
+//! - [`fairq::FairQ`]: FairQ's per-port fair-share rwnd (FairQ paper III, V).
 //! - [`hscc::Hscc`]: the HSCC-style rwnd clamp to one MSS under congestion.
 //!
 //! Each plugin has a serde config with the paper's defaults that builds it.

@@ -1,4 +1,4 @@
-//! MQ-ECN (Bai et al., NSDI 2016, mq-ecn.txt section 3): per-queue ECN
+//! MQ-ECN (Bai et al., NSDI 2016, MQ-ECN paper section 3): per-queue ECN
 //! thresholds for round-robin schedulers, from the measured round time.
 //!
 //! - Threshold of class queue i (eq. 5): `K_i = min(quantum_i / T_round, C) x

@@ -1,4 +1,4 @@
-//! R-AQM (Du et al., r-aqm.txt sections IV-V): reverse-ACK active queue
+//! R-AQM (Du et al., R-AQM paper sections IV-V): reverse-ACK active queue
 //! management. The ingress of port X holds the pure ACKs that arrive there
 //! in a VIQ and releases them at a rate set by the congestion state of X's
 //! own output queue, which (with symmetric routing) carries those flows' data.
@@ -74,7 +74,7 @@ pub enum Compensation {
     None,
 }
 
-/// `[switch.ingress] kind = "r-aqm"`: keys and defaults (r-aqm.txt VI-A).
+/// `[switch.ingress] kind = "r-aqm"`: keys and defaults (R-AQM paper VI-A).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RAqmConfig {

@@ -4,7 +4,7 @@
 //! `shift` is the window-scale exponent its sender announced at the
 //! handshake (RFC 7323). A switch has no per-flow state, so it reads the
 //! exponent that FairQ's host shim writes into the TCP reserved bits
-//! (fairq.txt section V-A; `transport.window_scale_shim`).
+//! (FairQ paper section V-A; `transport.window_scale_shim`).
 
 use net::Packet;
 

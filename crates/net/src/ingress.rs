@@ -15,10 +15,10 @@
 //! port's ingress *and* the events of the same port's egress queue. That is
 //! the coupling the seed papers rely on: with symmetric routing, the ACKs that
 //! arrive at port X belong to the flows whose data leave through port X's
-//! output queue (r-aqm.txt IV-A, abq.txt "Queueing discipline").
+//! output queue (R-AQM paper IV-A, ABQ paper "Queueing discipline").
 //!
 //! Holding is real buffering. The VIQ is memory apart from the data buffer
-//! (r-aqm.txt IV-A: "in memory separate from the data buffer"); its capacity
+//! (R-AQM paper IV-A: "in memory separate from the data buffer"); its capacity
 //! is the hook's, and a packet that finds it full is dropped and counted
 //! ([`IngressStats::viq_drops_full`]). The fabric owns the VIQ; the hook only
 //! decides, through [`IngressHook::poll`], when its head leaves and how.

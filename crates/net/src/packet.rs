@@ -323,7 +323,7 @@ pub struct Packet {
     /// [`WSCALE_NONE`] when the option is absent.
     pub wscale_option: u8,
     /// The TCP header's reserved bits (FairQ's host shim writes the sender's
-    /// window-scale exponent here, fairq.txt section V-A).
+    /// window-scale exponent here, FairQ paper section V-A).
     pub reserved: u8,
     /// Counted by its switch's PFC memory manager (a lossless packet that
     /// entered the data buffer; see [`crate::pfc`]).

@@ -5,7 +5,7 @@ use sim_core::{Bandwidth, SimDuration, SimTime};
 /// What a host's NIC counts across all the connections it receives: the
 /// messages in progress (N) and the wire bytes of the last round (B_R).
 /// The simulator keeps one per host and hands it to every receiver there;
-/// receiver-side controllers read it (RCC's N and B_R, rcc.txt III-C).
+/// receiver-side controllers read it (RCC's N and B_R, RCC paper III-C).
 #[derive(Clone, Debug, Default)]
 pub struct NicState {
     /// Messages begun (First accepted) and not yet ended (Last accepted).

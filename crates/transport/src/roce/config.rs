@@ -308,7 +308,7 @@ pub const MIN_RTO: SimDuration = SimDuration::from_us(10);
 /// The longest RCC-async clock offset or jitter.
 pub const MAX_CLOCK_SKEW: SimDuration = SimDuration::from_secs(1);
 
-/// RCC's keys (rcc.txt III-F, V-A, V-D); each absent one takes the paper's default.
+/// RCC's keys (RCC paper III-F, V-A, V-D); each absent one takes the paper's default.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RccKeys {
@@ -450,7 +450,7 @@ impl RccKeys {
     /// Refuses keys that `variant` does not read: RCC-EWA has no PID, no
     /// congestion detector and no last-hop check (it reads `eta` only to
     /// scale the share, with `ewa_share = "eta"`), RCC-PID no fair share
-    /// (rcc.txt V-D).
+    /// (RCC paper V-D).
     fn check_variant_keys(&self, variant: RccVariant) -> Result<(), KeyError> {
         let pid_keys = [
             ("n", self.n.is_some()),

@@ -299,7 +299,7 @@ roce_controllers! {
     None: LineRateConfig => LineRate,
     /// DCQCN (reaction point here, notification point at the receiver).
     Dcqcn: DcqcnConfig => Dcqcn,
-    /// RCC (the receiver assigns the window; rcc.txt).
+    /// RCC (the receiver assigns the window; RCC paper).
     Rcc: RccConfig => Box<RccSend>,
     /// TIMELY (RTT gradients at the sender).
     Timely: TimelyConfig => Box<TimelySend>,

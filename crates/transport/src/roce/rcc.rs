@@ -1,4 +1,4 @@
-//! RCC (rcc.txt): receiver-driven RDMA congestion control that tells
+//! RCC (RCC paper): receiver-driven RDMA congestion control that tells
 //! last-hop congestion from in-network congestion.
 //!
 //! Per data packet (Algorithm 1), the receiver measures the one-way delay
@@ -47,7 +47,7 @@
 use libm::{exp, tanh};
 use sim_core::{Bandwidth, SimDuration, SimTime};
 
-/// Which RCC (rcc.txt section V-D's ablations and III-G's deployment).
+/// Which RCC (RCC paper section V-D's ablations and III-G's deployment).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RccVariant {
     /// The full algorithm at the receiver.
@@ -311,7 +311,7 @@ impl RccControl {
     }
 
     /// Its state by name: the window it assigned, whether the PID runs,
-    /// and the PID's U(t) and window (rcc.txt eqs. 3-5).
+    /// and the PID's U(t) and window (RCC paper eqs. 3-5).
     pub fn state(&self, out: &mut crate::endpoint::StateOut<'_>) {
         out("assigned_window_bytes", self.cwnd as f64);
         out("in_pid", if self.in_pid { 1.0 } else { 0.0 });

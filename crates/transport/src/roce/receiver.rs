@@ -22,7 +22,7 @@
 //!     its cuts to one per decrease interval).
 //! - Message boundaries come from the First/Last bits: the number of
 //!   messages in progress, per flow and across the host's NIC, is what
-//!   RCC's receiver counts (N, rcc.txt III-D); every RoCE data packet's
+//!   RCC's receiver counts (N, RCC paper III-D); every RoCE data packet's
 //!   wire bytes feed the NIC's B_R (III-C).
 //! - Under RCC every data packet is a delay sample for Algorithm 1
 //!   ([`super::rcc`]), and every ACK or NAK carries the window it assigns
@@ -148,7 +148,7 @@ impl RoceReceiver {
                 flag: last_hop,
             };
         }
-        // The one-way delay, read on this host's clock (rcc.txt III-C).
+        // The one-way delay, read on this host's clock (RCC paper III-C).
         let delay = (now + r.clock_offset).saturating_since(pkt.ts_val);
         let fair_share = nic.fair_share(r.base_rtt);
         let w = r.control.on_sample(now, delay, fair_share, last_hop);

@@ -62,7 +62,7 @@ pub struct TcpConfig {
     /// alone; Linux adds TCP_TIMEOUT_MIN, 2 ms, so that a probe does not
     /// fire before a datacenter ACK that is merely queued).
     pub tlp_extra: SimDuration,
-    /// FairQ's host shim (fairq.txt section V-A): every segment after the
+    /// FairQ's host shim (FairQ paper section V-A): every segment after the
     /// handshake carries in the TCP reserved bits the window-scale exponent
     /// its sender applies to the window field it advertises, so that switches
     /// can rewrite rwnd without per-flow state. `None` (the default): on

@@ -279,7 +279,7 @@ impl TcpReceiver {
         (wnd >> self.wscale).min(u16::MAX as u64) as u16
     }
 
-    /// FairQ's host shim (fairq.txt V-A): the window field's scale exponent
+    /// FairQ's host shim (FairQ paper V-A): the window field's scale exponent
     /// in the reserved bits.
     fn shim(&self, p: &mut Packet) {
         if self.shim {

@@ -137,7 +137,7 @@ pub struct TcpSender {
     ect_on_retransmit: bool,
     our_wscale: u8,
     window_scaling: bool,
-    /// FairQ's host shim (fairq.txt V-A): our window's scale exponent in the reserved bits.
+    /// FairQ's host shim (FairQ paper V-A): our window's scale exponent in the reserved bits.
     shim: bool,
     state: SenderState,
     /// One past the last data byte's sequence number.
@@ -262,7 +262,7 @@ impl TcpSender {
     }
 
     /// The header of a segment after the SYN: with FairQ's host shim on,
-    /// our window-scale exponent goes in the reserved bits (fairq.txt V-A).
+    /// our window-scale exponent goes in the reserved bits (FairQ paper V-A).
     fn segment_header(&self, kind: Kind) -> Packet {
         let mut p = self.addr.header(Side::Sender, kind);
         p.size_bytes = self.header_bytes;
