@@ -151,6 +151,10 @@ pub struct TcpSender {
     peer_wnd: u64,
     peer_wscale: u8,
     dupacks: u32,
+    /// The next lost segment goes whatever cwnd allows: the fast
+    /// retransmit and each partial ACK's retransmission of NewReno without
+    /// PRR (RFC 6582 3.2 steps 2 and 5; RFC 5681 3.2 step 2).
+    force_retransmit: bool,
     phase: Phase,
     /// The recovery point of the current or last reduction (RFC 6582 `recover`).
     recover: u64,
@@ -225,6 +229,7 @@ impl TcpSender {
             peer_wnd: 0,
             peer_wscale: 0,
             dupacks: 0,
+            force_retransmit: false,
             phase: Phase::Open,
             recover: 0,
             prr: None,
@@ -332,6 +337,11 @@ impl TcpSender {
         if self.state != SenderState::Established {
             return None;
         }
+        if self.force_retransmit
+            && let Some((seq, len)) = self.board.next_lost()
+        {
+            return Some(Pick::Retransmit(seq, len as u64));
+        }
         let room = self.cwnd_room();
         if room == 0 {
             return None;
@@ -376,6 +386,7 @@ impl TcpSender {
         };
         let (seq, len, retransmission) = match pick? {
             Pick::Retransmit(seq, len) => {
+                self.force_retransmit = false;
                 self.board.on_retransmit(seq, self.snd_nxt, now);
                 self.cold.stats.retransmits += 1;
                 if self.sack && self.phase == Phase::Recovery {
@@ -524,7 +535,10 @@ impl TcpSender {
             }
         } else if pkt.payload_bytes == 0 && self.board.outstanding() > 0 {
             self.dupacks += 1;
-            if !self.sack && (self.limited_transmit || self.phase == Phase::Recovery) {
+            if !self.sack {
+                // Each duplicate ACK means a segment left the network
+                // (Linux's tcp_add_reno_sack): the first three too, which
+                // is RFC 5681's inflation of cwnd by three segments.
                 self.board.add_reno_sack(self.mss);
             }
         }
@@ -637,7 +651,8 @@ impl TcpSender {
             self.prr = None;
             self.board.reset_reno_sacks();
         } else if self.phase == Phase::Recovery && acked > 0 && !self.sack {
-            self.board.mark_head_lost(); // RFC 6582 3.2 step 3, partial ACK
+            self.board.mark_head_lost(); // RFC 6582 3.2 step 5, partial ACK
+            self.force_retransmit = self.prr.is_none();
         }
         let lost = self.dupacks >= DUP_THRESH || (self.sack && self.board.lost() > 0);
         let may_enter =
@@ -652,6 +667,7 @@ impl TcpSender {
                 self.prr = Some(Prr::start(flight));
             } else {
                 self.win.cwnd = self.win.ssthresh; // RFC 6675 section 5 (4.2)
+                self.force_retransmit = true; // RFC 6582 3.2 step 2
             }
         } // from CWR, the reduction under way continues (Linux's tcp_enter_recovery)
         self.phase = Phase::Recovery;
@@ -814,6 +830,7 @@ impl TcpSender {
         }
         self.phase = Phase::Loss;
         self.prr = None;
+        self.force_retransmit = false;
         self.recover = self.snd_nxt; // RFC 6582 3.2 step 4
         self.ecn_recover = self.snd_nxt;
         self.dupacks = 0;
@@ -910,3 +927,7 @@ impl TcpSender {
 #[cfg(test)]
 #[path = "sender_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "newreno_tests.rs"]
+mod newreno_tests;
