@@ -131,7 +131,7 @@ fn recovery_sends_one_new_segment_per_dupack_below_ssthresh() {
     let seen = full_ack_at.clone();
     let delay = h.delay;
     h.ack_filter = Box::new(move |now, p| {
-        if p.ack >= 1 + 24 * MSS && seen.get().is_none() {
+        if p.ack > 24 * MSS && seen.get().is_none() {
             seen.set(Some(now + delay));
         }
         true

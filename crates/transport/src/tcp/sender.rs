@@ -108,7 +108,9 @@ enum Pick {
 pub struct TcpSender {
     addr: FlowAddr,
     mss: u64,
-    header_bytes: u32,
+    /// IP + TCP header bytes of a data segment (at most 100: a u16 keeps
+    /// the sender within its size).
+    header_bytes: u16,
     sack: bool,
     prr_on: bool,
     limited_transmit: bool,
@@ -195,7 +197,8 @@ impl TcpSender {
         TcpSender {
             addr,
             mss,
-            header_bytes: cfg.data_header_bytes(),
+            header_bytes: u16::try_from(cfg.data_header_bytes())
+                .expect("TCP headers are at most 100 bytes"),
 
             sack: cfg.sack,
             prr_on: cfg.prr,
@@ -270,7 +273,7 @@ impl TcpSender {
     /// our window-scale exponent goes in the reserved bits (FairQ paper V-A).
     fn segment_header(&self, kind: Kind) -> Packet {
         let mut p = self.addr.header(Side::Sender, kind);
-        p.size_bytes = self.header_bytes;
+        p.size_bytes = u32::from(self.header_bytes);
         if self.shim {
             p.reserved = self.our_wscale;
         }
