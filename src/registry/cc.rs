@@ -169,10 +169,10 @@ fn names_on(runs_on: &str) -> String {
     v.join(", ")
 }
 
-/// Reads a TCP transport's `cc` (absent: NewReno) and returns the rest of
-/// its table.
-pub fn tcp_cc<'a>(t: &Table<'a>) -> Result<(CcConfig, Table<'a>), ScenarioError> {
-    match t.take_tagged("cc", &FAMILY, NewRenoConfig::NAME)? {
+/// Reads a TCP transport's `cc` (absent: `default`, the preset's
+/// controller or NewReno) and returns the rest of its table.
+pub fn tcp_cc<'a>(t: &Table<'a>, default: &str) -> Result<(CcConfig, Table<'a>), ScenarioError> {
+    match t.take_tagged("cc", &FAMILY, default)? {
         (Cc::Tcp(c), rest) => Ok((c, rest)),
         (Cc::Roce(_), _) => Err(t.invalid(
             "cc",

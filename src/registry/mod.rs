@@ -303,6 +303,9 @@ mod tests {
                 let mut accepted = serde_keys(f.name, k.name);
                 if f.name == "transport" {
                     accepted.push("cc".into()); // taken by the cc family first
+                    if k.name == "tcp" {
+                        accepted.push("preset".into()); // taken before serde
+                    }
                 }
                 documented.sort();
                 accepted.sort();
@@ -337,6 +340,52 @@ mod tests {
             "docs/scenarios.md does not name:\n{}",
             missing.join("\n")
         );
+    }
+
+    /// The presets table of docs/scenarios.md is `transport::tcp::preset::PRESETS`,
+    /// and every key a preset sets is a `[transport]` key.
+    #[test]
+    fn the_preset_table_in_the_docs_is_the_presets() {
+        use ::transport::tcp::preset::PRESETS;
+        let docs =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/scenarios.md"))
+                .expect("docs/scenarios.md");
+        let header = docs
+            .lines()
+            .find(|l| l.starts_with("| preset | what it models |"))
+            .expect("the presets table");
+        let columns: Vec<&str> = header.split('|').map(str::trim).collect();
+        let tcp_keys: Vec<&str> = transport::FAMILY.kinds[0]
+            .doc
+            .keys
+            .iter()
+            .map(|k| k.name)
+            .collect();
+        for p in PRESETS {
+            let row = docs
+                .lines()
+                .find(|l| l.starts_with(&format!("| `{}` |", p.name)))
+                .unwrap_or_else(|| panic!("no docs row for preset {}", p.name));
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            assert_eq!(cells.len(), columns.len(), "{row}");
+            for (key, value) in p.settings {
+                assert!(
+                    tcp_keys.contains(key),
+                    "preset {} sets unknown key {key}",
+                    p.name
+                );
+                let at = columns
+                    .iter()
+                    .position(|c| c == key)
+                    .unwrap_or_else(|| panic!("the docs table has no column {key}"));
+                let want = match value {
+                    ::transport::tcp::preset::Setting::Cc(n) => format!("`\"{n}\"`"),
+                    v => v.to_string(),
+                };
+                assert_eq!(cells[at], want, "preset {} key {key}", p.name);
+            }
+            assert_eq!(columns.len() - 4, p.settings.len(), "one column per key");
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use super::{Family, key, row};
 use crate::scenario::{ScenarioError, Table};
 use transport::roce::RoceKeys;
+use transport::tcp::preset;
 use transport::{TcpConfig, TransportConfig};
 
 fn roce(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
@@ -21,8 +22,21 @@ fn roce(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
 }
 
 fn tcp(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
-    let (cc, rest) = super::cc::tcp_cc(t)?;
+    let (name, without) = t.take_str("preset")?;
+    let preset = match name {
+        None => None,
+        Some(n) => Some(preset::find(&n).ok_or_else(|| {
+            t.invalid(
+                "preset",
+                format!("'{n}' is not a preset: choose {}", preset::names()),
+            )
+        })?),
+    };
+    let (cc, rest) = super::cc::tcp_cc(&without, preset.map_or("newreno", |p| p.cc()))?;
     let mut c: TcpConfig = rest.read()?;
+    if let Some(p) = preset {
+        p.apply(&mut c, |key| rest.has(key));
+    }
     c.cc = cc;
     c.validate().map_err(|e| t.invalid(e.key, e.message))?;
     Ok(TransportConfig::Tcp(c))
@@ -35,6 +49,7 @@ pub static FAMILY: Family<TransportConfig> = Family {
     table: "transport",
     default: Some("tcp"),
     kinds: &[row("tcp", "TCP as Linux runs it: SACK + RFC 6675 recovery, PRR, limited transmit, RFC 6298 RTO, timestamps, window scaling; cc NewReno, ECN* or DCTCP", "RFC 9293, 5681, 6582, 6675, 6937, 3042, 2018, 6298, 7323, 3168, 8257", &[
+            key("preset", "linux", "word", "a named stack that sets cc, sack, prr, limited_transmit, timestamps, rack_tlp, mss, initial_window_mss and min_cwnd_mss at once: \"linux\", \"ns3-newreno\", \"ns3-dctcp\" (keys given beside it win)"),
             key("cc", "newreno", "name or table", "the window controller: a TCP row of `dcnsim list cc` (newreno, ecn, dctcp, cubic), by name or as { kind = NAME, keys }"),
             key("mss", "1448B", "size", "payload bytes per segment (1500 B MTU - 40 B headers - 12 B timestamps)"),
             key("initial_window_mss", "10", "segments", "initial window (RFC 6928)"),
@@ -65,3 +80,36 @@ pub static FAMILY: Family<TransportConfig> = Family {
             key("ack_priority", "the flow's", "0-7", "priority of ACKs, NAKs and CNPs"),
         ], roce)],
 };
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::parse_str;
+    use transport::TransportConfig;
+
+    fn tcp_of(transport: &str) -> Result<transport::TcpConfig, String> {
+        let text = format!(
+            "[topology]\nkind = \"star\"\nhosts = 2\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n[switch]\nbuffer = \"100pkt\"\n[transport]\n{transport}\n\
+             [[workload]]\nkind = \"incast\"\nreceiver = 0\nsenders = \"1-1\"\nsize = \"10KB\"\n"
+        );
+        let sc = parse_str("t.toml", &text).map_err(|e| e.to_string())?;
+        match &sc.transports[0].config {
+            TransportConfig::Tcp(c) => Ok(c.clone()),
+            TransportConfig::Roce(_) => Err("roce".into()),
+        }
+    }
+
+    #[test]
+    fn a_preset_sets_its_keys_and_a_key_beside_it_wins() {
+        let c = tcp_of("preset = \"ns3-dctcp\"\ninitial_window_mss = 4").expect("loads");
+        assert!(!c.sack && !c.prr && !c.timestamps && !c.limited_transmit);
+        assert_eq!((c.initial_window_mss, c.min_cwnd_mss), (4, 1));
+        assert_eq!(c.cc.name(), "dctcp", "the preset's controller");
+        let c = tcp_of("preset = \"ns3-dctcp\"\ncc = \"newreno\"").expect("loads");
+        assert_eq!(c.cc.name(), "newreno", "cc beside the preset wins");
+        let e = tcp_of("preset = \"ns-3\"").expect_err("unknown");
+        assert!(
+            e.contains("t.toml:9:") && e.contains("transport.preset") && e.contains("ns3-newreno"),
+            "{e}"
+        );
+    }
+}

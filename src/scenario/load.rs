@@ -135,6 +135,32 @@ impl<'a> Table<'a> {
         Ok((o, rest))
     }
 
+    /// Whether the table gives `key`.
+    pub fn has(&self, key: &str) -> bool {
+        self.table.contains_key(key)
+    }
+
+    /// Takes the string `key` out of this table: its value (if given) and
+    /// the rest of the table. A value that is not a string is an error.
+    pub fn take_str(&self, key: &str) -> Result<(Option<String>, Table<'a>), ScenarioError> {
+        let mut rest = self.table.clone();
+        let value = match rest.remove(key) {
+            None => None,
+            Some(v) => match v.get_ref() {
+                DeValue::String(s) => Some(s.to_string()),
+                _ => return Err(self.invalid(key, "expected a string")),
+            },
+        };
+        let rest = Table {
+            src: self.src,
+            span: self.span.clone(),
+            table: rest,
+            prefix: self.prefix.clone(),
+            ctx: self.ctx,
+        };
+        Ok((value, rest))
+    }
+
     /// The directory of the scenario file (paths in it are relative to it).
     pub fn base_dir(&self) -> std::path::PathBuf {
         Path::new(self.src.file)
