@@ -2,6 +2,9 @@
 //! name, and values of `summary.json` by dotted path.
 
 use super::PlotError;
+use super::spec::PlotSpec;
+use crate::sweep::Run;
+use std::collections::BTreeMap;
 use crate::sweep::table::split;
 use std::path::{Path, PathBuf};
 
@@ -141,6 +144,80 @@ pub fn read_summary(dir: &Path) -> Result<serde_json::Value, PlotError> {
     let file = dir.join("summary.json");
     let text = std::fs::read_to_string(&file).map_err(|e| PlotError::read(&file, e.to_string()))?;
     serde_json::from_str(&text).map_err(|e| PlotError::read(&file, e.to_string()))
+}
+
+/// What is read of a sweep's `sweep.json`.
+#[derive(serde::Deserialize)]
+struct Manifest {
+    axes: Vec<String>,
+    #[serde(default)]
+    plots: Vec<PlotSpec>,
+    runs: Vec<Run>,
+}
+
+/// A sweep folder's finished runs and how to read their values: the
+/// axes, `[[plot]]` tables and runs of `sweep.json`, each finished run's
+/// `sweep.csv` row, and its `summary.json` on demand (read once).
+pub struct SweepResults {
+    /// The folder.
+    pub dir: PathBuf,
+    /// The grid axes' keys, in `sweep.csv` order.
+    pub axes: Vec<String>,
+    /// The sweep's `[[plot]]` tables.
+    pub plots: Vec<PlotSpec>,
+    /// Finished runs (in run order) with their `sweep.csv` rows.
+    pub runs: Vec<(Run, Vec<String>)>,
+    table: Csv,
+    summaries: BTreeMap<String, serde_json::Value>,
+}
+
+impl SweepResults {
+    /// Reads the sweep folder `dir`; unfinished runs are left out.
+    pub fn read(dir: &Path) -> Result<SweepResults, PlotError> {
+        let file = dir.join("sweep.json");
+        let text =
+            std::fs::read_to_string(&file).map_err(|e| PlotError::read(&file, e.to_string()))?;
+        let m: Manifest =
+            serde_json::from_str(&text).map_err(|e| PlotError::read(&file, e.to_string()))?;
+        let table = Csv::read(&dir.join("sweep.csv"))?;
+        let run_col = table.col("run")?;
+        let rows: BTreeMap<&str, &Vec<String>> = table
+            .rows
+            .iter()
+            .map(|r| (r[run_col].as_str(), r))
+            .collect();
+        let runs = m
+            .runs
+            .iter()
+            .filter_map(|r| rows.get(r.id.as_str()).map(|row| (r.clone(), (*row).clone())))
+            .collect();
+        Ok(SweepResults {
+            dir: dir.to_path_buf(),
+            axes: m.axes,
+            plots: m.plots,
+            runs,
+            table,
+            summaries: BTreeMap::new(),
+        })
+    }
+
+    /// The value of `y` for run `i`: a `sweep.csv` column or a summary path.
+    pub fn value(&mut self, i: usize, y: &str) -> Result<Option<f64>, PlotError> {
+        if let Ok(col) = self.table.col(y) {
+            return Ok(Csv::num(&self.runs[i].1, col));
+        }
+        Ok(json_number(self.summary(i)?, y))
+    }
+
+    /// Run `i`'s `summary.json`, read once.
+    pub fn summary(&mut self, i: usize) -> Result<&serde_json::Value, PlotError> {
+        let id = &self.runs[i].0.id;
+        if !self.summaries.contains_key(id) {
+            let doc = read_summary(&self.dir.join("runs").join(id))?;
+            self.summaries.insert(id.clone(), doc);
+        }
+        Ok(&self.summaries[id])
+    }
 }
 
 #[cfg(test)]

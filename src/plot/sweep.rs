@@ -11,7 +11,7 @@
 use super::PlotError;
 use super::bins;
 use super::chart::{Chart, Point, Series, Style, XAxis};
-use super::data::{Csv, json_number, read_summary};
+use super::data::{Csv, SweepResults};
 use super::spec::{PlotKind, PlotSpec};
 use crate::report::units;
 use crate::sweep::Run;
@@ -21,15 +21,6 @@ use std::path::Path;
 
 /// The most figures one `[[plot]]` table may split into.
 const MAX_SPLITS: usize = 24;
-
-/// What a figure needs of `sweep.json`.
-#[derive(serde::Deserialize)]
-struct Manifest {
-    axes: Vec<String>,
-    #[serde(default)]
-    plots: Vec<PlotSpec>,
-    runs: Vec<Run>,
-}
 
 /// One figure and the numbers behind it (`series,x,mean,min,max,n`).
 pub struct Figure {
@@ -41,68 +32,13 @@ pub struct Figure {
     pub data: String,
 }
 
-/// The finished runs and how to read their values.
-struct Sweep<'a> {
-    dir: &'a Path,
-    axes: Vec<String>,
-    /// Finished runs with their `sweep.csv` rows.
-    runs: Vec<(Run, Vec<String>)>,
-    table: Csv,
-    summaries: BTreeMap<String, serde_json::Value>,
-}
-
-impl Sweep<'_> {
-    /// The value of `y` for run `i`: a `sweep.csv` column or a summary path.
-    fn value(&mut self, i: usize, y: &str) -> Result<Option<f64>, PlotError> {
-        if let Ok(col) = self.table.col(y) {
-            return Ok(Csv::num(&self.runs[i].1, col));
-        }
-        Ok(json_number(self.summary(i)?, y))
-    }
-
-    /// Run `i`'s `summary.json`, read once for every figure.
-    fn summary(&mut self, i: usize) -> Result<&serde_json::Value, PlotError> {
-        let id = &self.runs[i].0.id;
-        if !self.summaries.contains_key(id) {
-            let doc = read_summary(&self.dir.join("runs").join(id))?;
-            self.summaries.insert(id.clone(), doc);
-        }
-        Ok(&self.summaries[id])
-    }
-}
-
 /// Every figure of the sweep folder `dir`.
 pub fn figures(dir: &Path) -> Result<Vec<Figure>, PlotError> {
-    let file = dir.join("sweep.json");
-    let text = std::fs::read_to_string(&file).map_err(|e| PlotError::read(&file, e.to_string()))?;
-    let m: Manifest =
-        serde_json::from_str(&text).map_err(|e| PlotError::read(&file, e.to_string()))?;
-    let table = Csv::read(&dir.join("sweep.csv"))?;
-    let run_col = table.col("run")?;
-    let rows: BTreeMap<&str, &Vec<String>> = table
-        .rows
-        .iter()
-        .map(|r| (r[run_col].as_str(), r))
-        .collect();
-    let runs: Vec<(Run, Vec<String>)> = m
-        .runs
-        .iter()
-        .filter_map(|r| {
-            rows.get(r.id.as_str())
-                .map(|row| (r.clone(), (*row).clone()))
-        })
-        .collect();
-    let mut sweep = Sweep {
-        dir,
-        axes: m.axes.clone(),
-        runs,
-        table,
-        summaries: BTreeMap::new(),
-    };
-    let specs = if m.plots.is_empty() {
-        defaults(&m.axes)
+    let mut sweep = SweepResults::read(dir)?;
+    let specs = if sweep.plots.is_empty() {
+        defaults(&sweep.axes)
     } else {
-        m.plots.clone()
+        sweep.plots.clone()
     };
     let mut out = Vec::new();
     for spec in &specs {
@@ -333,7 +269,7 @@ fn point_of(x: f64, v: &[f64]) -> Option<Point> {
     })
 }
 
-fn figures_of(sweep: &mut Sweep<'_>, spec: &PlotSpec) -> Result<Vec<Figure>, PlotError> {
+fn figures_of(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figure>, PlotError> {
     match spec.kind {
         PlotKind::Metric => metric_figures(sweep, spec),
         PlotKind::SlowdownBySize | PlotKind::FctCdf => flow_figures(sweep, spec),
@@ -371,7 +307,7 @@ fn titled(spec: &PlotSpec, default: String, split: &str) -> String {
 }
 
 /// `metric` figures: `y` against a grid axis.
-fn metric_figures(sweep: &mut Sweep<'_>, spec: &PlotSpec) -> Result<Vec<Figure>, PlotError> {
+fn metric_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figure>, PlotError> {
     let x_axis = spec
         .x
         .as_ref()
@@ -483,7 +419,7 @@ struct FlowRow {
 }
 
 /// The completed flows of run `i`, from its `flows.csv`.
-fn flows_of(sweep: &Sweep<'_>, i: usize) -> Result<Vec<FlowRow>, PlotError> {
+fn flows_of(sweep: &SweepResults, i: usize) -> Result<Vec<FlowRow>, PlotError> {
     let file = sweep
         .dir
         .join("runs")
@@ -518,7 +454,7 @@ fn stat_of(stat: &str, v: &mut [f64]) -> Option<f64> {
 
 /// `slowdown-by-size` and `fct-cdf` figures, from each run's `flows.csv`,
 /// pooled over the seeds of a series.
-fn flow_figures(sweep: &mut Sweep<'_>, spec: &PlotSpec) -> Result<Vec<Figure>, PlotError> {
+fn flow_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figure>, PlotError> {
     // Per split, per series (both in first-seen order): the flows.
     let mut splits: Vec<(String, Vec<Pooled>)> = Vec::new();
     for i in 0..sweep.runs.len() {
