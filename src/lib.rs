@@ -15,6 +15,8 @@ pub mod progress;
 pub mod registry;
 /// Run summaries, per-flow tables and atomic output files.
 pub mod report;
+/// Paper reproductions: experiments, claims and their report.
+pub mod reproduce;
 /// One run, from a loaded scenario to its result folder.
 pub mod runner;
 /// Scenario files.

@@ -98,6 +98,32 @@ enum Command {
         #[arg(long)]
         no_plots: bool,
     },
+    /// Reproduce a paper: run the experiments its reproduce.toml lists (a
+    /// sweep each, resumable) and write report.md, paper against dcnsim,
+    /// claim by claim (docs/reproductions/).
+    Reproduce {
+        /// A folder holding reproduce.toml (e.g. scenarios/abq), or the file.
+        dir: PathBuf,
+        /// Run the scaled experiments (minutes on 2 cores) instead of the
+        /// papers' sizes.
+        #[arg(long)]
+        quick: bool,
+        /// Runs simulated at once (default: the machine's cores).
+        #[arg(short = 'j', long = "jobs")]
+        jobs: Option<usize>,
+        /// Output folder (default: results/reproduce-<paper>[-quick]).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Run only this experiment (every claim is still reported).
+        #[arg(long, value_name = "ID")]
+        only: Option<String>,
+        /// Memory for each experiment's sweep, e.g. `16GB`.
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        max_memory: Option<u64>,
+        /// Do not draw figures.
+        #[arg(long)]
+        no_plots: bool,
+    },
     /// Join the folders of a sweep's shards into one with a single sweep.csv.
     Merge {
         /// The shards' output folders.
@@ -247,6 +273,61 @@ fn run() -> Result<()> {
             max_memory,
             no_plots,
         } => sweep(&file, jobs, out, shard, dry_run, max_memory, no_plots),
+        Command::Reproduce {
+            dir,
+            quick,
+            jobs,
+            out,
+            only,
+            max_memory,
+            no_plots,
+        } => {
+            let r = dcnsim::reproduce::Reproduction::read(&dir)?;
+            let out = out.unwrap_or_else(|| {
+                let name: String = r
+                    .paper
+                    .name
+                    .to_lowercase()
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                    .collect();
+                PathBuf::from("results").join(format!(
+                    "reproduce-{name}{}",
+                    if quick { "-quick" } else { "" }
+                ))
+            });
+            let stop = on_stop_signal(
+                "stopping: runs in progress are dropped, finished ones are kept; rerun the same \
+                 command to resume",
+            )?;
+            let opts = dcnsim::reproduce::Options {
+                quick,
+                jobs: jobs
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                out,
+                only,
+                max_memory,
+                no_plots,
+            };
+            let done = dcnsim::reproduce::run(&r, &opts, stop)?;
+            say!(
+                "reproduction {}: {}; report {}",
+                r.paper.name,
+                done.tally.text(),
+                done.report.display()
+            );
+            if done.interrupted {
+                eprintln!("interrupted: rerun the same command to resume");
+                std::process::exit(130);
+            }
+            if !done.failed.is_empty() {
+                for (run, why) in &done.failed {
+                    eprintln!("run {run} failed: {why}");
+                }
+                anyhow::bail!("{} runs failed", done.failed.len());
+            }
+            Ok(())
+        }
         Command::Merge {
             dirs,
             out,

@@ -4,8 +4,8 @@
 use super::PlotError;
 use super::spec::PlotSpec;
 use crate::sweep::Run;
-use std::collections::BTreeMap;
 use crate::sweep::table::split;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The most rows a figure reads from one CSV file. A sampled run can write
@@ -189,7 +189,10 @@ impl SweepResults {
         let runs = m
             .runs
             .iter()
-            .filter_map(|r| rows.get(r.id.as_str()).map(|row| (r.clone(), (*row).clone())))
+            .filter_map(|r| {
+                rows.get(r.id.as_str())
+                    .map(|row| (r.clone(), (*row).clone()))
+            })
             .collect();
         Ok(SweepResults {
             dir: dir.to_path_buf(),

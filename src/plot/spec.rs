@@ -174,7 +174,7 @@ pub fn numeric_metrics() -> Vec<&'static str> {
 /// Whether `y` names a numeric `sweep.csv` metric or a numeric
 /// `summary.json` path (list positions as numbers); else why, with the
 /// nearest valid names.
-fn check_metric(y: &str) -> Result<(), String> {
+pub(crate) fn check_metric(y: &str) -> Result<(), String> {
     if numeric_metrics().contains(&y) {
         return Ok(());
     }

@@ -90,7 +90,7 @@ fn defaults(axes: &[String]) -> Vec<PlotSpec> {
 /// `report::columns::SWEEP_METRICS`; a summary path's from its words, the
 /// unit from a part that ends in one (`workloads.1.rtt_us.p99` -> `workloads
 /// 1 rtt p99`, `us`).
-fn words_of(metric: &str) -> (String, &'static str) {
+pub(crate) fn words_of(metric: &str) -> (String, &'static str) {
     if let Some(c) = crate::report::columns::sweep_metric(metric) {
         return (c.meaning.to_string(), c.unit);
     }

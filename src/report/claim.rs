@@ -21,6 +21,9 @@ pub enum FolderKind {
     Run,
     /// A sweep's results (`dcnsim sweep` or `merge`).
     Sweep,
+    /// A paper's reproduction (`dcnsim reproduce`): a sweep folder per
+    /// experiment and `report.md`.
+    Reproduction,
 }
 
 impl std::fmt::Display for FolderKind {
@@ -28,6 +31,7 @@ impl std::fmt::Display for FolderKind {
         f.write_str(match self {
             FolderKind::Run => "run",
             FolderKind::Sweep => "sweep",
+            FolderKind::Reproduction => "reproduction",
         })
     }
 }
@@ -225,11 +229,19 @@ pub fn check_not_in_sweep(target: &Path) -> Result<(), Refused> {
 /// Makes (or reopens) a sweep's folder at `out`: refused unless
 /// [`check_target`] allows a sweep there; then the marker is written.
 pub fn claim_sweep_folder(out: &Path) -> anyhow::Result<()> {
-    check_target(out, FolderKind::Sweep)?;
+    claim_folder(out, FolderKind::Sweep)?;
+    std::fs::create_dir_all(out.join("runs"))
+        .map_err(|e| anyhow::anyhow!("{}: cannot create the folder: {e}", out.display()))
+}
+
+/// Makes (or reopens) a folder of `kind` at `out`: refused unless
+/// [`check_target`] allows one there; then the marker is written.
+pub fn claim_folder(out: &Path, kind: FolderKind) -> anyhow::Result<()> {
+    check_target(out, kind)?;
     let io = |what: &str, e: std::io::Error| anyhow::anyhow!("{}: {what}: {e}", out.display());
-    std::fs::create_dir_all(out.join("runs")).map_err(|e| io("cannot create the folder", e))?;
+    std::fs::create_dir_all(out).map_err(|e| io("cannot create the folder", e))?;
     if folder_kind(out).is_none() {
-        super::write_atomic(&out.join(MARKER), &marker_bytes(FolderKind::Sweep))
+        super::write_atomic(&out.join(MARKER), &marker_bytes(kind))
             .map_err(|e| io("cannot write in the folder", e))?;
     }
     Ok(())

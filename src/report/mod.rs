@@ -75,6 +75,10 @@ pub struct RunSummary {
     pub ecn_marks: u64,
     /// Largest queue any switch port reached, in packets.
     pub max_switch_queue_packets: u64,
+    /// The switch port whose queue was longest on average over the run
+    /// (the bottleneck, as ABQ's and R-AQM's queue figures measure it);
+    /// `null` without switch ports or simulated time.
+    pub busiest_port: Option<BusiestPort>,
     /// Packet sources.
     pub sources: Vec<SourceSummary>,
     /// The load of each workload defined by one (`flows`, `shuffle` with a load).
@@ -132,6 +136,43 @@ pub struct IngressSummary {
     pub released: u64,
     /// Largest VIQ, in packets, over all ports.
     pub max_viq_packets: u64,
+}
+
+/// The switch port with the longest time-average queue.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct BusiestPort {
+    /// The port, by node names (`tor3->host17`).
+    pub name: String,
+    /// Time-average queue over the run, in packets.
+    pub mean_packets: f64,
+    /// Time-average queue over the run, in bytes.
+    pub mean_bytes: f64,
+    /// Largest queue, in packets.
+    pub max_packets: u64,
+}
+
+/// The switch port of `world` with the longest time-average queue in
+/// bytes (the first such port on a tie).
+fn busiest_port(world: &World, end_ps: u64) -> Option<BusiestPort> {
+    if end_ps == 0 {
+        return None;
+    }
+    let (mut best, mut best_area) = (None, 0u128);
+    for (i, p) in world.fabric.ports().iter().enumerate() {
+        let area = p.stats.queue_bytes_area.area_at(end_ps);
+        if p.at_switch && (best.is_none() || area > best_area) {
+            (best, best_area) = (Some(i), area);
+        }
+    }
+    let i = best?;
+    let p = &world.fabric.ports()[i];
+    let avg = |a: u128| a as f64 / end_ps as f64;
+    Some(BusiestPort {
+        name: world.port_name(net::PortId(i as u32)),
+        mean_packets: avg(p.stats.queue_packets_area.area_at(end_ps)),
+        mean_bytes: avg(best_area),
+        max_packets: p.stats.max_packets,
+    })
 }
 
 /// TCP flow statistics.
@@ -376,6 +417,7 @@ impl RunSummary {
             ingress,
             ecn_marks: marks,
             max_switch_queue_packets: maxq,
+            busiest_port: busiest_port(world, end.ps()),
             sources,
             loads: (0u32..)
                 .zip(&world.workloads)

@@ -100,6 +100,44 @@ pub fn fmt_time_us(v_us: f64) -> String {
     format!("{} {}", short(s.of(v_us)), s.unit)
 }
 
+/// One `unit` in its family's base unit, as a power of ten, and the
+/// family: times in us, sizes in bytes, rates in Gb/s, ratios in 1; `None`
+/// for a unit of no family (counts, packets), which converts only to
+/// itself.
+fn in_base(unit: &str) -> Option<(&'static str, i32)> {
+    Some(match unit {
+        "ns" => ("time", -3),
+        "us" => ("time", 0),
+        "ms" => ("time", 3),
+        "s" => ("time", 6),
+        "B" | "bytes" => ("size", 0),
+        "KB" => ("size", 3),
+        "MB" => ("size", 6),
+        "GB" => ("size", 9),
+        "gbps" | "Gb/s" => ("rate", 0),
+        "Mb/s" => ("rate", -3),
+        "ratio" | "" => ("ratio", 0),
+        "%" => ("ratio", -2),
+        _ => return None,
+    })
+}
+
+/// `v` in `from` expressed in `to` (`1500 us` -> `1.5 ms`); `None` when
+/// the units measure different things. Scaled by an exact power of ten,
+/// multiplied or divided, so `940 Mb/s` is `0.94 Gb/s` to the last bit.
+pub fn convert(v: f64, from: &str, to: &str) -> Option<f64> {
+    if from == to {
+        return Some(v);
+    }
+    let ((fa, fe), (ta, te)) = (in_base(from)?, in_base(to)?);
+    if fa != ta {
+        return None;
+    }
+    let e = fe - te;
+    let p = (0..e.unsigned_abs()).fold(1.0f64, |p, _| p * 10.0);
+    Some(if e >= 0 { v * p } else { v / p })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,6 +152,17 @@ mod tests {
         assert_eq!(fmt_time_us(200e6), "200.0 s");
         assert_eq!(fmt_time_us(1234.0), "1.234 ms");
         assert_eq!(fmt_time_us(12_800.0), "12.80 ms");
+    }
+
+    #[test]
+    fn units_convert_within_their_family_only() {
+        assert_eq!(convert(1500.0, "us", "ms"), Some(1.5));
+        assert_eq!(convert(2.0, "MB", "bytes"), Some(2e6));
+        assert_eq!(convert(0.5, "ratio", "%"), Some(50.0));
+        assert_eq!(convert(940.0, "Mb/s", "gbps"), Some(0.94));
+        assert_eq!(convert(3.0, "packets", "packets"), Some(3.0));
+        assert_eq!(convert(3.0, "us", "MB"), None);
+        assert_eq!(convert(3.0, "packets", "count"), None);
     }
 
     #[test]

@@ -87,9 +87,15 @@ fn an_explicit_dumbbell_matches_the_built_in_one() {
         ]
         {workload}"#
     );
-    let (_, a) = common::run(&builtin);
-    let (_, b) = common::run(&explicit);
+    let (_, mut a) = common::run(&builtin);
+    let (_, mut b) = common::run(&explicit);
     assert_eq!(a.flows.completed, 3);
+    // The same bottleneck, named by each topology's own node names.
+    let names = |s: &mut dcnsim::report::RunSummary| {
+        s.busiest_port.as_mut().map(|p| std::mem::take(&mut p.name))
+    };
+    assert_eq!(names(&mut a).as_deref(), Some("left->right"));
+    assert_eq!(names(&mut b).as_deref(), Some("s0->s1"));
     assert_eq!(a, b);
 }
 

@@ -1,0 +1,230 @@
+//! Checking claims on finished sweeps: each claim's number (a metric of
+//! one case at fixed axis values, reduced over seeds) against the paper's
+//! number and its directions, and the verdict.
+
+use super::spec::{Claim, Reproduction, Selection};
+use crate::plot::PlotError;
+use crate::plot::data::SweepResults;
+use crate::report::units;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// How a claim came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    /// Within the tolerance or band, or (for a claim with only a
+    /// direction) the direction holds.
+    Pass,
+    /// Outside the tolerance or band, but the claim's direction holds.
+    DirectionOnly,
+    /// Neither.
+    Differs,
+    /// The runs it needs did not finish.
+    NotRun,
+}
+
+impl Verdict {
+    /// As the report writes it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::DirectionOnly => "DIRECTION ONLY",
+            Verdict::Differs => "DIFFERS",
+            Verdict::NotRun => "NOT RUN",
+        }
+    }
+}
+
+/// A claim's result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// Ours, in `unit`.
+    pub ours: Option<f64>,
+    /// The unit of `ours` (the paper's, when it gives a number).
+    pub unit: String,
+    /// ours / paper.
+    pub ratio: Option<f64>,
+    /// Each direction checked: whether it holds, in words.
+    pub directions: Vec<(bool, String)>,
+    /// The verdict.
+    pub verdict: Verdict,
+}
+
+/// The finished results of each experiment, read once.
+pub struct Results {
+    by_id: BTreeMap<String, SweepResults>,
+}
+
+impl Results {
+    /// Reads every experiment's sweep folder under `out` (absent ones are
+    /// left out: their claims are NOT RUN).
+    pub fn read(r: &Reproduction, out: &Path) -> Result<Results, PlotError> {
+        let mut by_id = BTreeMap::new();
+        for e in &r.experiments {
+            let dir = out.join(e.id.get_ref());
+            if dir.join("sweep.json").exists() && dir.join("sweep.csv").exists() {
+                by_id.insert(e.id.get_ref().clone(), SweepResults::read(&dir)?);
+            }
+        }
+        Ok(Results { by_id })
+    }
+}
+
+/// The values of `sel` per value of `trend` (one group, keyed "", without
+/// one), each reduced over its seeds, in run order.
+fn values(
+    res: &mut SweepResults,
+    sel: &Selection,
+    trend: Option<&str>,
+    quick: bool,
+) -> Result<Vec<(String, f64)>, PlotError> {
+    let fixed = sel.fixed(quick);
+    let y = sel
+        .y
+        .as_ref()
+        .map_or("", |y| y.get_ref().as_str())
+        .to_string();
+    let case = sel.case.as_ref().map(|c| c.get_ref().clone());
+    let axis_at = |name: &str| res.axes.iter().position(|a| a == name);
+    let fixed_at: Vec<(usize, String)> = fixed
+        .iter()
+        .filter_map(|(k, v)| axis_at(k).map(|i| (i, v.clone())))
+        .collect();
+    let trend_at = trend.and_then(axis_at);
+    let mut groups: Vec<(String, Vec<f64>)> = Vec::new();
+    for i in 0..res.runs.len() {
+        let run = &res.runs[i].0;
+        if case.as_ref().is_some_and(|c| *c != run.case)
+            || fixed_at.iter().any(|(a, v)| run.axes[*a] != *v)
+        {
+            continue;
+        }
+        let key = trend_at.map_or(String::new(), |a| run.axes[a].clone());
+        let Some(v) = res.value(i, &y)? else { continue };
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, vs)) => vs.push(v),
+            None => groups.push((key, vec![v])),
+        }
+    }
+    Ok(groups
+        .into_iter()
+        .map(|(k, vs)| {
+            let v = match sel.stat() {
+                "min" => vs.iter().copied().fold(f64::INFINITY, f64::min),
+                "max" => vs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                _ => vs.iter().sum::<f64>() / vs.len() as f64,
+            };
+            (k, v)
+        })
+        .collect())
+}
+
+/// A number for the report: four significant digits.
+pub fn num(v: f64) -> String {
+    units::short(v)
+}
+
+/// Checks claim `c` on its experiment's results.
+pub fn evaluate(c: &Claim, results: &mut Results, quick: bool) -> Result<Outcome, PlotError> {
+    let y = c.ours.y.as_ref().map_or("", |y| y.get_ref().as_str());
+    let metric_unit = crate::plot::sweep::words_of(y).1;
+    let unit = match &c.paper {
+        Some(p) if !p.unit.is_empty() => p.unit.clone(),
+        _ => metric_unit.to_string(),
+    };
+    let to_unit = |v: f64| units::convert(v, metric_unit, &unit).unwrap_or(v);
+    let not_run = Outcome {
+        ours: None,
+        unit: unit.clone(),
+        ratio: None,
+        directions: Vec::new(),
+        verdict: Verdict::NotRun,
+    };
+    let Some(res) = results.by_id.get_mut(c.experiment.get_ref()) else {
+        return Ok(not_run);
+    };
+    let trend = c.grows_with.as_ref().or(c.falls_with.as_ref());
+    let mut directions = Vec::new();
+    let ours = if let Some(t) = trend {
+        let series = values(res, &c.ours, Some(t.get_ref()), quick)?;
+        let (Some(first), Some(last)) = (series.first(), series.last()) else {
+            return Ok(not_run);
+        };
+        let grows = c.grows_with.is_some();
+        let holds = if grows {
+            last.1 > first.1
+        } else {
+            last.1 < first.1
+        };
+        directions.push((
+            holds,
+            format!(
+                "{} from {} ({}) to {} ({})",
+                if grows { "grows" } else { "falls" },
+                num(to_unit(first.1)),
+                first.0,
+                num(to_unit(last.1)),
+                last.0
+            ),
+        ));
+        Some(to_unit(last.1))
+    } else {
+        values(res, &c.ours, None, quick)?
+            .first()
+            .map(|(_, v)| to_unit(*v))
+    };
+    let Some(ours) = ours else {
+        return Ok(not_run);
+    };
+    for (word, other, want_below) in [("below", &c.below, true), ("above", &c.above, false)] {
+        let Some(o) = other else { continue };
+        let sel = c.ours.merged(o);
+        let Some((_, theirs)) = values(res, &sel, None, quick)?.first().cloned() else {
+            return Ok(not_run);
+        };
+        let theirs = to_unit(theirs);
+        let holds = if want_below {
+            ours < theirs
+        } else {
+            ours > theirs
+        };
+        let who = o
+            .case
+            .as_ref()
+            .map(|c| c.get_ref().clone())
+            .unwrap_or_else(|| format!("{:?}", sel.fixed(quick)));
+        directions.push((holds, format!("{word} {who}'s {}", num(theirs))));
+    }
+    if let Some(m) = c.at_most {
+        directions.push((ours <= m, format!("at most {}", num(m))));
+    }
+    if let Some(m) = c.at_least {
+        directions.push((ours >= m, format!("at least {}", num(m))));
+    }
+    let ratio = c
+        .paper
+        .as_ref()
+        .and_then(|p| (p.value != 0.0).then(|| ours / p.value));
+    let direction_holds = !directions.is_empty() && directions.iter().all(|d| d.0);
+    let numeric = c.tolerance.is_some() || c.band.is_some();
+    let within = match (c.tolerance, c.band, ratio, &c.paper) {
+        (Some(t), _, Some(r), _) => (r - 1.0).abs() <= t,
+        (Some(t), _, None, Some(_)) => ours.abs() <= t, // the paper says 0
+        (None, Some([lo, hi]), Some(r), _) => r >= lo && r <= hi,
+        _ => false,
+    };
+    let verdict = match (numeric, within, direction_holds) {
+        (true, true, _) if directions.iter().all(|d| d.0) => Verdict::Pass,
+        (true, _, true) => Verdict::DirectionOnly,
+        (true, _, _) => Verdict::Differs,
+        (false, _, true) => Verdict::Pass,
+        (false, _, false) => Verdict::Differs,
+    };
+    Ok(Outcome {
+        ours: Some(ours),
+        unit,
+        ratio,
+        directions,
+        verdict,
+    })
+}

@@ -1,0 +1,120 @@
+//! `dcnsim reproduce DIR`: runs a paper's experiments ([`spec`]: the
+//! `reproduce.toml` in DIR, a sweep per experiment) into one folder, each
+//! experiment a resumable sweep folder, then checks the paper's claims on
+//! the results ([`eval`]) and writes `report.md` ([`report`]).
+
+pub mod eval;
+pub mod report;
+pub mod spec;
+
+pub use spec::Reproduction;
+
+use crate::report::claim::{FolderKind, check_holds_no_input, claim_folder};
+use crate::sweep::{Shard, Sweep, exec};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+/// How to run a reproduction.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The scaled sweeps instead of the papers' sizes.
+    pub quick: bool,
+    /// Runs simulated at once.
+    pub jobs: usize,
+    /// The reproduction's folder.
+    pub out: PathBuf,
+    /// Only this experiment (its claims are still all reported).
+    pub only: Option<String>,
+    /// `--max-memory` of each sweep.
+    pub max_memory: Option<u64>,
+    /// Do not draw figures.
+    pub no_plots: bool,
+}
+
+/// What a reproduction did.
+#[derive(Debug)]
+pub struct Done {
+    /// `report.md`.
+    pub report: PathBuf,
+    /// The claims' verdicts.
+    pub tally: report::Tally,
+    /// Runs that failed, by experiment.
+    pub failed: Vec<(String, String)>,
+    /// Whether a signal stopped it before every run was done.
+    pub interrupted: bool,
+}
+
+/// Runs `r`'s experiments (those not finished yet) and writes the report.
+pub fn run(r: &Reproduction, opts: &Options, stop: &AtomicBool) -> anyhow::Result<Done> {
+    if let Some(only) = &opts.only
+        && r.experiment(only).is_none()
+    {
+        let ids: Vec<&str> = r
+            .experiments
+            .iter()
+            .map(|e| e.id.get_ref().as_str())
+            .collect();
+        anyhow::bail!(
+            "--only {only}: no such experiment; the experiments are {}",
+            ids.join(", ")
+        );
+    }
+    let mut sweeps = Vec::new();
+    for e in &r.experiments {
+        if opts.only.as_ref().is_some_and(|o| o != e.id.get_ref()) {
+            continue;
+        }
+        let mut s = Sweep::read(&r.sweep_file(e, opts.quick))?;
+        s.check()?;
+        check_holds_no_input(&opts.out, &s.input_paths())?;
+        sweeps.push((e.id.get_ref().clone(), s));
+    }
+    check_holds_no_input(&opts.out, std::slice::from_ref(&r.file))?;
+    claim_folder(&opts.out, FolderKind::Reproduction)?;
+    let mut failed = Vec::new();
+    let mut interrupted = false;
+    for (id, sweep) in &sweeps {
+        eprintln!(
+            "experiment {id}: {} ({} runs)",
+            sweep.file.display(),
+            sweep.runs.len()
+        );
+        let out = opts.out.join(id);
+        let sweep_opts = exec::Options {
+            jobs: opts.jobs,
+            out: out.clone(),
+            shard: Shard::ALL,
+            max_memory: opts.max_memory,
+        };
+        let rep = exec::execute(sweep, &sweep_opts, stop)?;
+        failed.extend(
+            rep.failed
+                .into_iter()
+                .map(|(run, why)| (format!("{id}/{run}"), why)),
+        );
+        if rep.interrupted {
+            interrupted = true;
+            break;
+        }
+        if !opts.no_plots
+            && let Err(e) = crate::plot::plot_dir(&out, crate::plot::Formats::BOTH)
+        {
+            eprintln!("warning: experiment {id}'s figures were not drawn: {e}");
+        }
+    }
+    let mut results = eval::Results::read(r, &opts.out)?;
+    let outcomes = r
+        .claims
+        .iter()
+        .map(|c| eval::evaluate(c, &mut results, opts.quick))
+        .collect::<Result<Vec<_>, _>>()?;
+    let text = report::render(r, &outcomes, &opts.out, opts.quick);
+    let file = opts.out.join("report.md");
+    crate::report::write_atomic(&file, text.as_bytes())?;
+    Ok(Done {
+        report: file,
+        tally: report::Tally::of(&outcomes),
+        failed,
+        interrupted,
+    })
+}

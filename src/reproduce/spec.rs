@@ -1,0 +1,484 @@
+//! `reproduce.toml`: a paper's experiments and the claims checked on them.
+//!
+//! ```toml
+//! [paper]
+//! name = "ABQ"
+//! title = "ABQ: Active Buffer Queueing in Datacenters"
+//!
+//! [[experiment]]
+//! id = "fig4"
+//! title = "Fig. 4: 10 to 100 senders x 32 KB"
+//! sweep = "fig4.toml"             # the paper's size
+//! quick = "fig4-quick.toml"       # the scaled version (`--quick`)
+//! figures = ["max_switch_queue_packets-vs-workload_0__senders"]
+//!
+//! [[claim]]
+//! experiment = "fig4"
+//! name = "ABQ keeps a shorter queue than DCTCP at 100 senders"
+//! where = "Fig. 4(a)"
+//! paper = { value = 20, unit = "packets" }
+//! ours = { y = "max_switch_queue_packets", case = "ABQ", at = { "workload[0].senders" = "1-100" } }
+//! band = [0.5, 2.0]               # ours / paper within
+//! below = { case = "DCTCP" }      # and below the same selection for DCTCP
+//! ```
+//!
+//! A claim compares by a tolerance or a ratio band against the paper's
+//! number, by a direction (`below`, `above`, `grows_with`, `falls_with`,
+//! `at_most`, `at_least`), or both. Everything a claim names (experiment,
+//! case, axis, value, metric, unit) is checked when the file is read, for
+//! the full and the quick sweep, with the file, line and key of a mistake.
+
+use crate::scenario::ScenarioError;
+use crate::scenario::error::Source;
+use crate::sweep::Sweep;
+use crate::sweep::spec::value_text;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+/// The paper.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Paper {
+    /// Its short name (`R-AQM`), as docs/references.md lists it.
+    pub name: String,
+    /// Its title.
+    pub title: String,
+}
+
+/// One experiment: a sweep at the paper's size and, optionally, a scaled one.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Experiment {
+    /// Its name and folder under the reproduction's folder.
+    pub id: Spanned<String>,
+    /// The figure or table it reproduces, in words.
+    pub title: String,
+    /// The sweep file at the paper's size (relative to `reproduce.toml`).
+    pub sweep: Spanned<String>,
+    /// The scaled sweep file for `--quick` (absent: the full one).
+    pub quick: Option<Spanned<String>>,
+    /// Figures (stems under the sweep's `plots/`) shown in the report.
+    #[serde(default)]
+    pub figures: Vec<String>,
+    /// What the reader should know about the setup (unstated values chosen).
+    #[serde(default)]
+    pub note: String,
+}
+
+/// The paper's number.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PaperValue {
+    /// The value.
+    pub value: f64,
+    /// Its unit (`ms`, `Gb/s`, `packets`, `%`, ...).
+    #[serde(default)]
+    pub unit: String,
+}
+
+/// Which of our numbers: a metric over the runs of one case at fixed axis
+/// values, reduced over the seeds.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Selection {
+    /// A `sweep.csv` metric or a `summary.json` path.
+    pub y: Option<Spanned<String>>,
+    /// The case (required when the sweep has cases).
+    pub case: Option<Spanned<String>>,
+    /// Axis values, by axis key (every axis with more than one value, but
+    /// a `grows_with`/`falls_with` axis, must be fixed).
+    #[serde(default)]
+    pub at: BTreeMap<String, Spanned<toml::Value>>,
+    /// With `--quick`: axis values that replace `at`'s (the scaled sweep's
+    /// grid may differ).
+    #[serde(default)]
+    pub quick_at: BTreeMap<String, Spanned<toml::Value>>,
+    /// Over the seeds: `mean` (default), `min` or `max`.
+    pub stat: Option<Spanned<String>>,
+}
+
+/// One claim of the paper, checked on one experiment.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claim {
+    /// The experiment it is checked on.
+    pub experiment: Spanned<String>,
+    /// The claim in words.
+    pub name: String,
+    /// Where the paper says it (`Fig. 9(a)`, `Table 1`, `VI-B`).
+    #[serde(rename = "where")]
+    pub source: String,
+    /// The paper's number, when it gives one.
+    pub paper: Option<PaperValue>,
+    /// Ours.
+    pub ours: Selection,
+    /// Relative tolerance: PASS when |ours / paper - 1| is at most this.
+    pub tolerance: Option<f64>,
+    /// Ratio band: PASS when ours / paper is within it.
+    pub band: Option<[f64; 2]>,
+    /// Direction: ours is below this selection (its keys replace ours's).
+    pub below: Option<Selection>,
+    /// Direction: ours is above this selection.
+    pub above: Option<Selection>,
+    /// Direction: ours at the axis's last value exceeds ours at its first.
+    pub grows_with: Option<Spanned<String>>,
+    /// Direction: ours at the axis's last value is below ours at its first.
+    pub falls_with: Option<Spanned<String>>,
+    /// Direction: ours is at most this (in the metric's unit, or the paper's).
+    pub at_most: Option<f64>,
+    /// Direction: ours is at least this.
+    pub at_least: Option<f64>,
+    /// Why ours differs, when it does: shown under the claim in the report.
+    #[serde(default)]
+    pub why: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Doc {
+    paper: Paper,
+    #[serde(rename = "experiment")]
+    experiments: Vec<Experiment>,
+    #[serde(rename = "claim", default)]
+    claims: Vec<Claim>,
+}
+
+/// A reproduction file, read and checked.
+#[derive(Debug, Clone)]
+pub struct Reproduction {
+    /// `reproduce.toml`.
+    pub file: PathBuf,
+    /// The paper.
+    pub paper: Paper,
+    /// The experiments, in file order.
+    pub experiments: Vec<Experiment>,
+    /// The claims, in file order.
+    pub claims: Vec<Claim>,
+}
+
+/// The over-seeds statistics a selection may ask for.
+pub const STATS: &[&str] = &["mean", "min", "max"];
+
+impl Reproduction {
+    /// Reads `DIR/reproduce.toml` (or the file itself) and checks it
+    /// against the sweeps it names (the full ones, and with `quick` the
+    /// scaled ones).
+    pub fn read(path: &Path) -> Result<Reproduction, ScenarioError> {
+        let file = if path.is_dir() {
+            path.join("reproduce.toml")
+        } else {
+            path.to_path_buf()
+        };
+        let name = file.display().to_string();
+        let text = std::fs::read_to_string(&file).map_err(|e| {
+            ScenarioError::whole_file(&name, format!("cannot read the reproduction file: {e}"))
+        })?;
+        let src = Source {
+            file: &name,
+            text: &text,
+            overrides: &[],
+            inputs: Default::default(),
+        };
+        let doc: Doc = toml::from_str(&text).map_err(|e| src.toml_error(&e, ""))?;
+        let r = Reproduction {
+            file: file.clone(),
+            paper: doc.paper,
+            experiments: doc.experiments,
+            claims: doc.claims,
+        };
+        r.check(&src)?;
+        Ok(r)
+    }
+
+    /// The sweep file of `e` (the quick one with `quick`, when it has one).
+    pub fn sweep_file(&self, e: &Experiment, quick: bool) -> PathBuf {
+        let dir = self.file.parent().unwrap_or(Path::new(""));
+        let f = match (&e.quick, quick) {
+            (Some(q), true) => q.get_ref(),
+            _ => e.sweep.get_ref(),
+        };
+        dir.join(f)
+    }
+
+    /// The experiment named `id`.
+    pub fn experiment(&self, id: &str) -> Option<&Experiment> {
+        self.experiments.iter().find(|e| e.id.get_ref() == id)
+    }
+
+    fn check(&self, src: &Source<'_>) -> Result<(), ScenarioError> {
+        let err =
+            |span: std::ops::Range<usize>, key: &str, msg: String| src.error(Some(span), key, msg);
+        if self.experiments.is_empty() {
+            return Err(src.error(None, "experiment", "the file lists no [[experiment]]"));
+        }
+        let mut sweeps: BTreeMap<(String, bool), Sweep> = BTreeMap::new();
+        for (i, e) in self.experiments.iter().enumerate() {
+            let id = e.id.get_ref();
+            let ok = !id.is_empty()
+                && id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'));
+            if !ok {
+                let msg = format!("'{id}' is not a folder name: use letters, digits, - and _");
+                return Err(err(e.id.span(), &format!("experiment[{i}].id"), msg));
+            }
+            if self.experiments[..i].iter().any(|o| o.id.get_ref() == id) {
+                let msg = format!("experiment '{id}' is listed twice");
+                return Err(err(e.id.span(), &format!("experiment[{i}].id"), msg));
+            }
+            for quick in [false, true] {
+                let file = self.sweep_file(e, quick);
+                let span = match (&e.quick, quick) {
+                    (Some(q), true) => q.span(),
+                    _ => e.sweep.span(),
+                };
+                let key = if quick && e.quick.is_some() {
+                    "quick"
+                } else {
+                    "sweep"
+                };
+                let s = Sweep::read(&file).map_err(|why| {
+                    err(
+                        span.clone(),
+                        &format!("experiment[{i}].{key}"),
+                        why.to_string(),
+                    )
+                })?;
+                sweeps.insert((id.clone(), quick), s);
+            }
+        }
+        for (i, c) in self.claims.iter().enumerate() {
+            let at = |key: &str| format!("claim[{i}].{key}");
+            let id = c.experiment.get_ref();
+            if self.experiment(id).is_none() {
+                let ids: Vec<&str> = self
+                    .experiments
+                    .iter()
+                    .map(|e| e.id.get_ref().as_str())
+                    .collect();
+                let msg = format!(
+                    "no experiment '{id}': the experiments are {}",
+                    ids.join(", ")
+                );
+                return Err(err(c.experiment.span(), &at("experiment"), msg));
+            }
+            let Some(y) = &c.ours.y else {
+                return Err(src.error(
+                    None,
+                    &at("ours.y"),
+                    "ours needs y: a sweep.csv metric or a summary.json path",
+                ));
+            };
+            crate::plot::spec::check_metric(y.get_ref())
+                .map_err(|m| err(y.span(), &at("ours.y"), m))?;
+            let metric_unit = crate::plot::sweep::words_of(y.get_ref()).1;
+            if let Some(p) = &c.paper
+                && crate::report::units::convert(1.0, metric_unit, &p.unit).is_none()
+                && !p.unit.is_empty()
+            {
+                let msg = format!(
+                    "'{}' cannot be compared with {} in '{}': give the paper's value in the metric's unit ({})",
+                    p.unit,
+                    y.get_ref(),
+                    if metric_unit.is_empty() {
+                        "no unit"
+                    } else {
+                        metric_unit
+                    },
+                    if metric_unit.is_empty() {
+                        "none"
+                    } else {
+                        metric_unit
+                    }
+                );
+                return Err(src.error(None, &at("paper.unit"), msg));
+            }
+            let numeric = c.tolerance.is_some() || c.band.is_some();
+            if numeric && c.paper.is_none() {
+                let msg = "tolerance and band compare with the paper's number: give paper = { value, unit }";
+                return Err(src.error(None, &at("paper"), msg));
+            }
+            let direction = c.below.is_some()
+                || c.above.is_some()
+                || c.grows_with.is_some()
+                || c.falls_with.is_some()
+                || c.at_most.is_some()
+                || c.at_least.is_some();
+            if !numeric && !direction {
+                let msg = "the claim compares nothing: give tolerance, band, or a direction (below, above, grows_with, falls_with, at_most, at_least)";
+                return Err(src.error(None, &at("name"), msg));
+            }
+            let trend = c.grows_with.as_ref().or(c.falls_with.as_ref());
+            for quick in [false, true] {
+                let s = &sweeps[&(id.clone(), quick)];
+                if let Some(t) = trend
+                    && !s.axis_keys().any(|k| k == t.get_ref())
+                {
+                    let msg = format!(
+                        "'{}' is not an axis of {}: its axes are {}",
+                        t.get_ref(),
+                        s.file.display(),
+                        axes_text(s)
+                    );
+                    return Err(err(t.span(), &at("grows_with"), msg));
+                }
+                check_selection(
+                    src,
+                    s,
+                    &c.ours,
+                    trend.map(|t| t.get_ref().as_str()),
+                    quick,
+                    &at("ours"),
+                )?;
+                for (key, other) in [("below", &c.below), ("above", &c.above)] {
+                    if let Some(o) = other {
+                        let merged = c.ours.merged(o);
+                        check_selection(src, s, &merged, None, quick, &at(key))?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Selection {
+    /// This selection with `other`'s given keys in place of its own.
+    pub fn merged(&self, other: &Selection) -> Selection {
+        let mut m = self.clone();
+        if other.y.is_some() {
+            m.y = other.y.clone();
+        }
+        if other.case.is_some() {
+            m.case = other.case.clone();
+        }
+        if other.stat.is_some() {
+            m.stat = other.stat.clone();
+        }
+        m.at.extend(other.at.clone());
+        m.quick_at.extend(other.quick_at.clone());
+        m
+    }
+
+    /// The axis values it fixes (`quick_at` over `at` with `quick`), as
+    /// `sweep.csv` writes them.
+    pub fn fixed(&self, quick: bool) -> BTreeMap<String, String> {
+        let mut m: BTreeMap<String, String> = self
+            .at
+            .iter()
+            .map(|(k, v)| (k.clone(), value_text(v.get_ref())))
+            .collect();
+        if quick {
+            m.extend(
+                self.quick_at
+                    .iter()
+                    .map(|(k, v)| (k.clone(), value_text(v.get_ref()))),
+            );
+        }
+        m
+    }
+
+    /// The over-seeds statistic.
+    pub fn stat(&self) -> &str {
+        self.stat.as_ref().map_or("mean", |s| s.get_ref().as_str())
+    }
+}
+
+fn axes_text(s: &Sweep) -> String {
+    let keys: Vec<&str> = s.axis_keys().collect();
+    if keys.is_empty() {
+        "none".into()
+    } else {
+        keys.join(", ")
+    }
+}
+
+/// Checks that `sel` picks runs of `s`: a case of it, a value of every
+/// axis it fixes, and every axis with several values fixed (but `free`).
+fn check_selection(
+    src: &Source<'_>,
+    s: &Sweep,
+    sel: &Selection,
+    free: Option<&str>,
+    quick: bool,
+    key: &str,
+) -> Result<(), ScenarioError> {
+    let which = format!(
+        "{} ({})",
+        s.file.display(),
+        if quick { "quick" } else { "full" }
+    );
+    let cases = s.cases();
+    match &sel.case {
+        Some(c) if !cases.contains(&c.get_ref().as_str()) => {
+            let msg = format!(
+                "'{}' is not a case of {which}: its cases are {}",
+                c.get_ref(),
+                if cases.is_empty() {
+                    "none".into()
+                } else {
+                    cases.join(", ")
+                }
+            );
+            return Err(src.error(Some(c.span()), &format!("{key}.case"), msg));
+        }
+        None if !cases.is_empty() => {
+            let msg = format!("name a case of {which}: {}", cases.join(", "));
+            return Err(src.error(None, &format!("{key}.case"), msg));
+        }
+        _ => {}
+    }
+    if let Some(st) = &sel.stat
+        && !STATS.contains(&st.get_ref().as_str())
+    {
+        let msg = format!(
+            "'{}' is not a statistic: choose {}",
+            st.get_ref(),
+            STATS.join(", ")
+        );
+        return Err(src.error(Some(st.span()), &format!("{key}.stat"), msg));
+    }
+    let fixed = sel.fixed(quick);
+    let spans: BTreeMap<&String, std::ops::Range<usize>> = sel
+        .at
+        .iter()
+        .chain(if quick {
+            sel.quick_at.iter()
+        } else {
+            Default::default()
+        })
+        .map(|(k, v)| (k, v.span()))
+        .collect();
+    for (axis, value) in &fixed {
+        let Some((_, values)) = s.axes.iter().find(|(k, _)| k == axis) else {
+            let msg = format!(
+                "'{axis}' is not an axis of {which}: its axes are {}",
+                axes_text(s)
+            );
+            return Err(src.error(spans.get(axis).cloned(), &format!("{key}.at"), msg));
+        };
+        let texts: Vec<String> = values.iter().map(value_text).collect();
+        if !texts.contains(value) {
+            let msg = format!(
+                "{axis} = '{value}' is not a value of {which}: it takes {}",
+                texts.join(", ")
+            );
+            return Err(src.error(spans.get(axis).cloned(), &format!("{key}.at"), msg));
+        }
+        if Some(axis.as_str()) == free {
+            let msg = format!("{axis} is the trend's axis: it cannot also be fixed");
+            return Err(src.error(spans.get(axis).cloned(), &format!("{key}.at"), msg));
+        }
+    }
+    for (axis, values) in &s.axes {
+        if values.len() > 1 && !fixed.contains_key(axis) && Some(axis.as_str()) != free {
+            let msg = format!(
+                "{which} has several values of {axis}: fix one with at (or quick_at) = {{ \"{axis}\" = ... }}"
+            );
+            return Err(src.error(None, &format!("{key}.at"), msg));
+        }
+    }
+    Ok(())
+}
