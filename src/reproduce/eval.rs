@@ -6,6 +6,7 @@ use super::spec::{Claim, Reproduction, Selection};
 use crate::plot::PlotError;
 use crate::plot::data::SweepResults;
 use crate::report::units;
+use crate::sweep::spec::value_text;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -126,8 +127,7 @@ pub fn num(v: f64) -> String {
 
 /// Checks claim `c` on its experiment's results.
 pub fn evaluate(c: &Claim, results: &mut Results, quick: bool) -> Result<Outcome, PlotError> {
-    let y = c.ours.y.as_ref().map_or("", |y| y.get_ref().as_str());
-    let metric_unit = crate::plot::sweep::words_of(y).1;
+    let metric_unit = c.metric_unit();
     let unit = match &c.paper {
         Some(p) if !p.unit.is_empty() => p.unit.clone(),
         _ => metric_unit.to_string(),
@@ -143,13 +143,25 @@ pub fn evaluate(c: &Claim, results: &mut Results, quick: bool) -> Result<Outcome
     let Some(res) = results.by_id.get_mut(c.experiment.get_ref()) else {
         return Ok(not_run);
     };
-    let trend = c.grows_with.as_ref().or(c.falls_with.as_ref());
+    let free = c.free_axis();
+    // Ours at each value of the free axis (one value without one), as a
+    // ratio to `per` where given.
+    let mut series = values(res, &c.ours, free, quick)?;
+    if let Some(p) = &c.per {
+        let theirs = values(res, &c.ours.merged(p), free, quick)?;
+        series = series
+            .into_iter()
+            .filter_map(|(k, v)| {
+                let t = theirs.iter().find(|(tk, _)| *tk == k)?.1;
+                (t != 0.0).then(|| (k, v / t))
+            })
+            .collect();
+    }
+    let (Some(first), Some(last)) = (series.first().cloned(), series.last().cloned()) else {
+        return Ok(not_run);
+    };
     let mut directions = Vec::new();
-    let ours = if let Some(t) = trend {
-        let series = values(res, &c.ours, Some(t.get_ref()), quick)?;
-        let (Some(first), Some(last)) = (series.first(), series.last()) else {
-            return Ok(not_run);
-        };
+    let ours = if c.grows_with.is_some() || c.falls_with.is_some() {
         let grows = c.grows_with.is_some();
         let holds = if grows {
             last.1 > first.1
@@ -167,33 +179,51 @@ pub fn evaluate(c: &Claim, results: &mut Results, quick: bool) -> Result<Outcome
                 last.0
             ),
         ));
-        Some(to_unit(last.1))
+        to_unit(last.1)
+    } else if c.over.is_some() {
+        to_unit(series.iter().map(|s| s.1).sum::<f64>() / series.len() as f64)
     } else {
-        values(res, &c.ours, None, quick)?
-            .first()
-            .map(|(_, v)| to_unit(*v))
+        to_unit(first.1)
     };
-    let Some(ours) = ours else {
-        return Ok(not_run);
-    };
-    for (word, other, want_below) in [("below", &c.below, true), ("above", &c.above, false)] {
-        let Some(o) = other else { continue };
+    let over = c.over.as_ref().map(|a| a.get_ref().as_str());
+    for (word, o, cmp) in c.compared() {
+        let word = word.replace('_', " ");
         let sel = c.ours.merged(o);
-        let Some((_, theirs)) = values(res, &sel, None, quick)?.first().cloned() else {
-            return Ok(not_run);
-        };
-        let theirs = to_unit(theirs);
-        let holds = if want_below {
-            ours < theirs
-        } else {
-            ours > theirs
-        };
         let who = o
             .case
             .as_ref()
             .map(|c| c.get_ref().clone())
             .unwrap_or_else(|| format!("{:?}", sel.fixed(quick)));
-        directions.push((holds, format!("{word} {who}'s {}", num(theirs))));
+        let theirs = values(res, &sel, over, quick)?;
+        if theirs.is_empty() {
+            return Ok(not_run);
+        }
+        if let Some(axis) = over {
+            // With `over`, a direction must hold at every value of the
+            // axis but the paper's own exceptions.
+            let except: Vec<String> = c.except.iter().map(value_text).collect();
+            let judged: Vec<&(String, f64)> =
+                series.iter().filter(|(k, _)| !except.contains(k)).collect();
+            let held = judged
+                .iter()
+                .filter(|(k, v)| theirs.iter().any(|(tk, t)| tk == k && cmp(*v, *t)))
+                .count();
+            let but = if except.is_empty() {
+                String::new()
+            } else {
+                format!(" (but {})", except.join(", "))
+            };
+            directions.push((
+                held == judged.len(),
+                format!(
+                    "{word} {who} at {held} of {} values of {axis}{but}",
+                    judged.len()
+                ),
+            ));
+        } else {
+            let t = to_unit(theirs[0].1);
+            directions.push((cmp(ours, t), format!("{word} {who}'s {}", num(t))));
+        }
     }
     if let Some(m) = c.at_most {
         directions.push((ours <= m, format!("at most {}", num(m))));

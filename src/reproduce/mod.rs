@@ -87,6 +87,12 @@ pub fn run(r: &Reproduction, opts: &Options, stop: &AtomicBool) -> anyhow::Resul
             max_memory: opts.max_memory,
         };
         let rep = exec::execute(sweep, &sweep_opts, stop)?;
+        eprintln!(
+            "experiment {id}: {} runs ran, {} were already finished, {} failed",
+            rep.ran,
+            rep.already_done,
+            rep.failed.len()
+        );
         failed.extend(
             rep.failed
                 .into_iter()

@@ -45,6 +45,17 @@ impl Tally {
     }
 }
 
+/// A value with its unit, for people: times scaled (`37.9 ms`), rates in
+/// Gb/s, counts and ratios bare.
+fn shown(v: f64, unit: &str) -> String {
+    match unit {
+        "" | "ratio" | "count" => num(v),
+        "gbps" => format!("{} Gb/s", num(v)),
+        "us" => crate::report::units::fmt_time_us(v),
+        u => format!("{} {u}", num(v)),
+    }
+}
+
 /// A table cell: `|` and line breaks would end it.
 fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
@@ -95,9 +106,7 @@ pub fn render(r: &Reproduction, outcomes: &[Outcome], out: &Path, quick: bool) -
                 let paper = c.paper.as_ref().map_or("(direction)".to_string(), |p| {
                     format!("{} {}", num(p.value), p.unit).trim().to_string()
                 });
-                let mut ours = o.ours.map_or("n/a".to_string(), |v| {
-                    format!("{} {}", num(v), o.unit).trim().to_string()
-                });
+                let mut ours = o.ours.map_or("n/a".to_string(), |v| shown(v, &o.unit));
                 for (holds, text) in &o.directions {
                     let _ = write!(
                         ours,

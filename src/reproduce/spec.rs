@@ -23,8 +23,10 @@
 //! ```
 //!
 //! A claim compares by a tolerance or a ratio band against the paper's
-//! number, by a direction (`below`, `above`, `grows_with`, `falls_with`,
-//! `at_most`, `at_least`), or both. Everything a claim names (experiment,
+//! number, by a direction (`below`, `above`, `not_above`, `not_below`,
+//! `grows_with`, `falls_with`, `at_most`, `at_least`), or both; `per` makes
+//! ours a ratio to another selection and `over` averages it across an axis
+//! (a direction with `over` must hold at every value of the axis). Everything a claim names (experiment,
 //! case, axis, value, metric, unit) is checked when the file is read, for
 //! the full and the quick sweep, with the file, line and key of a mistake.
 
@@ -118,10 +120,25 @@ pub struct Claim {
     pub tolerance: Option<f64>,
     /// Ratio band: PASS when ours / paper is within it.
     pub band: Option<[f64; 2]>,
+    /// Ours as a ratio: divided by this selection (its keys replace
+    /// ours's), e.g. DropTail's queue per ABQ's.
+    pub per: Option<Selection>,
+    /// Ours averaged over every value of this axis (with `per`, the mean
+    /// of the ratios at each value).
+    pub over: Option<Spanned<String>>,
+    /// With `over`: values of the axis a direction need not hold at (the
+    /// exceptions the paper itself names).
+    #[serde(default)]
+    pub except: Vec<toml::Value>,
     /// Direction: ours is below this selection (its keys replace ours's).
     pub below: Option<Selection>,
     /// Direction: ours is above this selection.
     pub above: Option<Selection>,
+    /// Direction: ours is at most this selection's (ties hold: "drops the
+    /// fewest" when both drop none).
+    pub not_above: Option<Selection>,
+    /// Direction: ours is at least this selection's.
+    pub not_below: Option<Selection>,
     /// Direction: ours at the axis's last value exceeds ours at its first.
     pub grows_with: Option<Spanned<String>>,
     /// Direction: ours at the axis's last value is below ours at its first.
@@ -144,6 +161,9 @@ struct Doc {
     #[serde(rename = "claim", default)]
     claims: Vec<Claim>,
 }
+
+/// A direction's test: whether ours (first) passes against theirs.
+pub type Test = fn(f64, f64) -> bool;
 
 /// A reproduction file, read and checked.
 #[derive(Debug, Clone)]
@@ -273,7 +293,7 @@ impl Reproduction {
             };
             crate::plot::spec::check_metric(y.get_ref())
                 .map_err(|m| err(y.span(), &at("ours.y"), m))?;
-            let metric_unit = crate::plot::sweep::words_of(y.get_ref()).1;
+            let metric_unit = c.metric_unit();
             if let Some(p) = &c.paper
                 && crate::report::units::convert(1.0, metric_unit, &p.unit).is_none()
                 && !p.unit.is_empty()
@@ -300,17 +320,32 @@ impl Reproduction {
                 let msg = "tolerance and band compare with the paper's number: give paper = { value, unit }";
                 return Err(src.error(None, &at("paper"), msg));
             }
-            let direction = c.below.is_some()
-                || c.above.is_some()
+            let direction = c.compared().next().is_some()
                 || c.grows_with.is_some()
                 || c.falls_with.is_some()
                 || c.at_most.is_some()
                 || c.at_least.is_some();
             if !numeric && !direction {
-                let msg = "the claim compares nothing: give tolerance, band, or a direction (below, above, grows_with, falls_with, at_most, at_least)";
+                let msg = "the claim compares nothing: give tolerance, band, or a direction (below, above, not_above, not_below, grows_with, falls_with, at_most, at_least)";
                 return Err(src.error(None, &at("name"), msg));
             }
+            if c.per.is_some() && c.compared().next().is_some() {
+                let msg = "per makes ours a ratio, which below and above cannot compare: check the direction in a claim of its own";
+                return Err(src.error(None, &at("per"), msg));
+            }
             let trend = c.grows_with.as_ref().or(c.falls_with.as_ref());
+            if trend.is_some() && c.over.is_some() {
+                let msg = "over averages across an axis and a trend follows one: give one of them";
+                return Err(src.error(None, &at("over"), msg));
+            }
+            if !c.except.is_empty() && c.over.is_none() {
+                return Err(src.error(
+                    None,
+                    &at("except"),
+                    "except names values of the over axis: give over",
+                ));
+            }
+            let trend = trend.or(c.over.as_ref());
             for quick in [false, true] {
                 let s = &sweeps[&(id.clone(), quick)];
                 if let Some(t) = trend
@@ -332,15 +367,51 @@ impl Reproduction {
                     quick,
                     &at("ours"),
                 )?;
-                for (key, other) in [("below", &c.below), ("above", &c.above)] {
-                    if let Some(o) = other {
-                        let merged = c.ours.merged(o);
-                        check_selection(src, s, &merged, None, quick, &at(key))?;
-                    }
+                let free = trend.map(|t| t.get_ref().as_str());
+                let over = c.over.as_ref().map(|t| t.get_ref().as_str());
+                if let Some(p) = &c.per {
+                    check_selection(src, s, &c.ours.merged(p), free, quick, &at("per"))?;
+                }
+                for (key, o, _) in c.compared() {
+                    check_selection(src, s, &c.ours.merged(o), over, quick, &at(key))?;
                 }
             }
         }
         Ok(())
+    }
+}
+
+impl Claim {
+    /// The unit of ours before conversion: the metric's, or a ratio with `per`.
+    pub fn metric_unit(&self) -> &'static str {
+        if self.per.is_some() {
+            return "ratio";
+        }
+        let y = self.ours.y.as_ref().map_or("", |y| y.get_ref().as_str());
+        crate::plot::sweep::words_of(y).1
+    }
+
+    /// The selections ours is compared with: (key, selection, the test
+    /// ours must pass against theirs).
+    pub fn compared(&self) -> impl Iterator<Item = (&'static str, &Selection, Test)> {
+        let tests: [(&'static str, &Option<Selection>, Test); 4] = [
+            ("below", &self.below, |a, b| a < b),
+            ("above", &self.above, |a, b| a > b),
+            ("not_above", &self.not_above, |a, b| a <= b),
+            ("not_below", &self.not_below, |a, b| a >= b),
+        ];
+        tests
+            .into_iter()
+            .filter_map(|(k, s, t)| s.as_ref().map(|s| (k, s, t)))
+    }
+
+    /// The axis ours varies along: a trend's, or `over`'s.
+    pub fn free_axis(&self) -> Option<&str> {
+        self.grows_with
+            .as_ref()
+            .or(self.falls_with.as_ref())
+            .or(self.over.as_ref())
+            .map(|a| a.get_ref().as_str())
     }
 }
 

@@ -89,7 +89,16 @@ pub fn files_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
 /// Every scenario shipped in `scenarios/`, sorted.
 pub fn shipped_scenarios() -> Vec<PathBuf> {
     files_under(Path::new("scenarios"), &|p| {
-        p.extension().is_some_and(|x| x == "toml") && !is_sweep(p)
+        p.extension().is_some_and(|x| x == "toml")
+            && !is_sweep(p)
+            && p.file_name().is_none_or(|n| n != "reproduce.toml")
+    })
+}
+
+/// Every shipped reproduction file (`scenarios/*/reproduce.toml`).
+pub fn shipped_reproductions() -> Vec<PathBuf> {
+    files_under(Path::new("scenarios"), &|p| {
+        p.file_name().is_some_and(|n| n == "reproduce.toml")
     })
 }
 

@@ -28,6 +28,7 @@ mod r_aqm;
 mod rcc;
 mod readme;
 mod red_ecn;
+mod reproduce;
 mod roce;
 mod run_folder;
 mod scenario_files;

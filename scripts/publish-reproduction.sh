@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs a paper's full reproduction and publishes its report in the docs:
+# docs/reproductions/PAPER.md with the figures under docs/reproductions/PAPER/.
+#
+#   scripts/publish-reproduction.sh PAPER [DCNSIM]     e.g. abq
+#
+# PAPER names a folder of scenarios/ holding a reproduce.toml. The
+# reproduction runs into results/reproduce-PAPER (resumable: rerun after an
+# interruption); the published report is rewritten whole.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+paper=${1:?usage: scripts/publish-reproduction.sh PAPER [DCNSIM]}
+bin=${2:-target/release/dcnsim}
+out=results/reproduce-$paper
+"$bin" reproduce "scenarios/$paper" --out "$out"
+docs=docs/reproductions
+rm -rf "${docs:?}/$paper"
+mkdir -p "$docs/$paper"
+# Each figure the report shows, as docs/reproductions/PAPER/EXPERIMENT-NAME.png.
+grep -o '](\([A-Za-z0-9_-]*\)/plots/[A-Za-z0-9_.-]*\.png)' "$out/report.md" | sed 's/^](//; s/)$//' |
+while read -r fig; do
+    exp=${fig%%/*}
+    name=$(basename "$fig")
+    cp "$out/$fig" "$docs/$paper/$exp-$name"
+done
+{
+    echo "<!-- Written by scripts/publish-reproduction.sh $paper from a full run; do not edit by hand: edit scenarios/$paper/reproduce.toml and publish again. -->"
+    echo
+    sed -E "s#\]\(([A-Za-z0-9_-]+)/plots/([A-Za-z0-9_.-]+\.png)\)#](${paper}/\1-\2)#g" "$out/report.md"
+} > "$docs/$paper.md"
+echo "published $docs/$paper.md and $(ls "$docs/$paper" | wc -l) figures"

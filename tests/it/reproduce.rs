@@ -1,0 +1,175 @@
+//! `dcnsim reproduce`: a paper's claims checked on its experiments, the
+//! report, resuming, and the errors of a reproduction file.
+use crate::common;
+use std::path::Path;
+
+/// The verdict of the claim named `name` in a report.
+fn verdict<'a>(report: &'a str, name: &str) -> &'a str {
+    let row = report
+        .lines()
+        .find(|l| l.starts_with(&format!("| {name} |")))
+        .unwrap_or_else(|| panic!("no claim '{name}' in:\n{report}"));
+    row.rsplit("**").nth(1).expect("a verdict")
+}
+
+/// ABQ's scaled reproduction shows the effects the paper exists to show
+/// (a shorter queue than DCTCP's, ECN's goodput dip at 20 senders, fewer
+/// drops at scale), every claim runs, and a second run resumes.
+#[test]
+fn abq_quick_reproduction_shows_the_papers_effects_and_resumes() {
+    let dir = common::temp_dir("reproduce-abq");
+    let out = dir.join("abq");
+    let args = |out: &Path| {
+        vec![
+            "reproduce".to_string(),
+            "scenarios/abq".into(),
+            "--quick".into(),
+            "--out".into(),
+            out.display().to_string(),
+            "-j".into(),
+            "2".into(),
+        ]
+    };
+    let o = common::run_cli(&args(&out));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        said.contains("reproduction ABQ:") && said.contains("0 NOT RUN"),
+        "{said}"
+    );
+    let report = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    for claim in [
+        "ECN's mean queue is 1.6 x ABQ's (mean over N)",
+        "ECN's goodput is below DropTail's at 20 senders",
+        "ABQ's median FCT grows with N",
+        "ABQ's p99 FCT is 10% below ECN's (ratio, mean over N)",
+        "ABQ drops fewer packets than ECN at every rate",
+        "ECN drops fewer packets than DropTail at every rate",
+    ] {
+        assert_eq!(verdict(&report, claim), "PASS", "{claim}:\n{report}");
+    }
+    // A claim that differs carries its reason.
+    assert!(
+        report.contains("*ABQ's p99 FCT is 90% below DropTail's"),
+        "{report}"
+    );
+    assert!(out.join("fig4/plots/queue.png").exists());
+    // Run again: every run is found finished, and the report is the same.
+    let again = common::run_cli(&args(&out));
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        err.contains("experiment fig4: 0 runs ran, 12 were already finished"),
+        "{err}"
+    );
+    let second = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    assert_eq!(report, second);
+    std::fs::remove_dir_all(dir).expect("cleaned");
+}
+
+/// A reproduction file's mistakes are named with file, line and key, and
+/// an output folder of the user's is refused before anything runs.
+#[test]
+fn reproduction_files_are_checked_and_user_folders_refused() {
+    let dir = common::temp_dir("reproduce-errors");
+    std::fs::write(
+        dir.join("base.toml"),
+        r#"
+        [topology]
+        kind = "star"
+        hosts = 5
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [switch]
+        buffer = "100pkt"
+        [[workload]]
+        kind = "incast"
+        receiver = 0
+        senders = "1-4"
+        size = "20KB"
+        "#,
+    )
+    .expect("written");
+    std::fs::write(
+        dir.join("s.toml"),
+        "[sweep]\nbase = \"base.toml\"\nseeds = 1\n[sweep.grid]\n\"workload[0].size\" = [\"20KB\", \"40KB\"]\n\
+         [[sweep.case]]\nname = \"A\"\n[[sweep.case]]\nname = \"B\"\nset = { \"transport.cc\" = \"dctcp\" }\n",
+    )
+    .expect("written");
+    let head = "[paper]\nname = \"T\"\ntitle = \"t\"\n[[experiment]]\nid = \"e\"\ntitle = \"e\"\nsweep = \"s.toml\"\n";
+    let check = |claim: &str, want: &[&str]| {
+        std::fs::write(dir.join("reproduce.toml"), format!("{head}{claim}")).expect("written");
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_dcnsim"))
+            .args(["reproduce", &dir.display().to_string(), "--out"])
+            .arg(dir.join("out"))
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        for w in want {
+            assert!(err.contains(w), "wanted '{w}' in: {err}");
+        }
+        assert!(!dir.join("out").exists(), "nothing written: {err}");
+    };
+    check(
+        "[[claim]]\nexperiment = \"e\"\nname = \"n\"\nwhere = \"w\"\nours = { y = \"goodput_gbps\", case = \"C\", at = { \"workload[0].size\" = \"20KB\" } }\nat_least = 1\n",
+        &[
+            "reproduce.toml:12:",
+            "claim[0].ours.case",
+            "'C' is not a case",
+            "A, B",
+        ],
+    );
+    check(
+        "[[claim]]\nexperiment = \"f\"\nname = \"n\"\nwhere = \"w\"\nours = { y = \"drops\", case = \"A\" }\nat_most = 0\n",
+        &[
+            "reproduce.toml:9:",
+            "no experiment 'f'",
+            "the experiments are e",
+        ],
+    );
+    check(
+        "[[claim]]\nexperiment = \"e\"\nname = \"n\"\nwhere = \"w\"\nours = { y = \"drops\", case = \"A\" }\nat_most = 0\n",
+        &["several values of workload[0].size", "fix one with at"],
+    );
+    check(
+        "[[claim]]\nexperiment = \"e\"\nname = \"n\"\nwhere = \"w\"\nours = { y = \"drop\", case = \"A\", at = { \"workload[0].size\" = \"20KB\" } }\nat_most = 0\n",
+        &["claim[0].ours.y", "\"drops\""],
+    );
+    check(
+        "[[claim]]\nexperiment = \"e\"\nname = \"n\"\nwhere = \"w\"\nours = { y = \"drops\", case = \"A\", at = { \"workload[0].size\" = \"20KB\" } }\n",
+        &["compares nothing"],
+    );
+    // A good file, but the output path holds the user's files.
+    std::fs::write(
+        dir.join("reproduce.toml"),
+        format!("{head}[[claim]]\nexperiment = \"e\"\nname = \"n\"\nwhere = \"w\"\nours = {{ y = \"drops\", case = \"A\", at = {{ \"workload[0].size\" = \"20KB\" }} }}\nat_most = 0\n"),
+    )
+    .expect("written");
+    std::fs::create_dir(dir.join("mine")).expect("made");
+    std::fs::write(dir.join("mine/thesis.tex"), "x").expect("written");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_dcnsim"))
+        .args(["reproduce", &dir.display().to_string(), "--out"])
+        .arg(dir.join("mine"))
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("refusing to write there"), "{err}");
+    assert_eq!(
+        std::fs::read_dir(dir.join("mine")).expect("listed").count(),
+        1,
+        "{err}"
+    );
+    std::fs::remove_dir_all(dir).expect("cleaned");
+}
+
+/// Every shipped reproduction file reads and checks against its sweeps
+/// (full and quick), and every experiment is one of them.
+#[test]
+fn shipped_reproductions_are_valid() {
+    let files = common::shipped_reproductions();
+    assert!(!files.is_empty());
+    for path in files {
+        let r = dcnsim::reproduce::Reproduction::read(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!r.claims.is_empty(), "{}", path.display());
+    }
+}
