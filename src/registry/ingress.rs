@@ -65,6 +65,7 @@ pub static FAMILY: Family<Spec> = Family {
             key("flow_reset", "1s", "duration, > 0", "flow-count reset after this long without packets"),
             key("ecn", "false", "bool", "DCTCP-style marking option"),
             key("ecn_fraction", "0.25", "fraction", "the marking threshold as a fraction of B"),
+            key("syn_ack", "true", "bool", "rewrite the SYN-ACK's window too (V-B: every departing ACK), so a new flow's first flight is its share"),
         ], parse::<aqm::fairq::FairqConfig>),
         row("hscc", "HSCC-style clamp: rwnd = one MSS while the output queue exceeds K", "R-AQM VI-A (HSCC)", &[
             key("k", "65pkt", "queue size", "congestion threshold on the output queue"),

@@ -125,6 +125,17 @@ pub fn num(v: f64) -> String {
     units::short(v)
 }
 
+/// A value with its unit, for people: times scaled (`37.9 ms`), rates in
+/// Gb/s, counts and ratios bare.
+pub fn shown(v: f64, unit: &str) -> String {
+    match unit {
+        "" | "ratio" | "count" => num(v),
+        "gbps" => format!("{} Gb/s", num(v)),
+        "us" => crate::report::units::fmt_time_us(v),
+        u => format!("{} {u}", num(v)),
+    }
+}
+
 /// Checks claim `c` on its experiment's results.
 pub fn evaluate(c: &Claim, results: &mut Results, quick: bool) -> Result<Outcome, PlotError> {
     let metric_unit = c.metric_unit();
@@ -173,9 +184,9 @@ pub fn evaluate(c: &Claim, results: &mut Results, quick: bool) -> Result<Outcome
             format!(
                 "{} from {} ({}) to {} ({})",
                 if grows { "grows" } else { "falls" },
-                num(to_unit(first.1)),
+                shown(to_unit(first.1), &unit),
                 first.0,
-                num(to_unit(last.1)),
+                shown(to_unit(last.1), &unit),
                 last.0
             ),
         ));
@@ -222,14 +233,14 @@ pub fn evaluate(c: &Claim, results: &mut Results, quick: bool) -> Result<Outcome
             ));
         } else {
             let t = to_unit(theirs[0].1);
-            directions.push((cmp(ours, t), format!("{word} {who}'s {}", num(t))));
+            directions.push((cmp(ours, t), format!("{word} {who}'s {}", shown(t, &unit))));
         }
     }
     if let Some(m) = c.at_most {
-        directions.push((ours <= m, format!("at most {}", num(m))));
+        directions.push((ours <= m, format!("at most {}", shown(m, &unit))));
     }
     if let Some(m) = c.at_least {
-        directions.push((ours >= m, format!("at least {}", num(m))));
+        directions.push((ours >= m, format!("at least {}", shown(m, &unit))));
     }
     let ratio = c
         .paper

@@ -3,7 +3,7 @@
 //! experiment's figures. It holds simulated results only, so a rerun of the
 //! same version gives the same bytes.
 
-use super::eval::{Outcome, Verdict, num};
+use super::eval::{Outcome, Verdict, num, shown};
 use super::spec::Reproduction;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -42,17 +42,6 @@ impl Tally {
             "{} PASS, {} DIRECTION ONLY, {} DIFFERS, {} NOT RUN",
             self.pass, self.direction_only, self.differs, self.not_run
         )
-    }
-}
-
-/// A value with its unit, for people: times scaled (`37.9 ms`), rates in
-/// Gb/s, counts and ratios bare.
-fn shown(v: f64, unit: &str) -> String {
-    match unit {
-        "" | "ratio" | "count" => num(v),
-        "gbps" => format!("{} Gb/s", num(v)),
-        "us" => crate::report::units::fmt_time_us(v),
-        u => format!("{} {u}", num(v)),
     }
 }
 

@@ -15,7 +15,10 @@
 //! - **rwnd rewrite** (Algorithm 1 lines 19-21, and the choice of
 //!   port): a segment that carries a window (ACK flag, no SYN) arriving at
 //!   port X gets `min(rwnd, LRwnd_X)`: X's output queue is the data's
-//!   egress. The window-scale exponent is read from the TCP reserved bits
+//!   egress. With `syn_ack` (the default) the SYN-ACK does too, after it
+//!   has counted its flow, in unscaled units: the paper's switch updates
+//!   every departing ACK's window (V-B), and so a new connection's first
+//!   flight is already its fair share. The window-scale exponent is read from the TCP reserved bits
 //!   written by the host shim (V-A; `transport.window_scale_shim`), and the
 //!   field is rounded up to the scale unit.
 //! - **Window update timer** (lines 22-31): every `t` (default 50 us),
@@ -62,6 +65,11 @@ pub struct FairqConfig {
     pub ecn: bool,
     /// The marking threshold as a fraction of B (default 0.25).
     pub ecn_fraction: f64,
+    /// Rewrite the SYN-ACK's window too (default true): V-B's switch
+    /// updates "the receive window field of the TCP header" of each ACK
+    /// before it departs, and a SYN-ACK is one; its window is unscaled
+    /// (RFC 7323 2.2), so a new flow's first flight is its fair share.
+    pub syn_ack: bool,
 }
 
 impl Default for FairqConfig {
@@ -74,6 +82,7 @@ impl Default for FairqConfig {
             flow_reset: SimDuration::from_secs(1),
             ecn: false,
             ecn_fraction: 0.25,
+            syn_ack: true,
         }
     }
 }
@@ -248,6 +257,9 @@ impl IngressHook for FairQ {
         self.advance(now, view);
         if pkt.accepts_connection() {
             self.flow_opened(); // the "incoming queue" of line 5
+            if self.cfg.syn_ack && clamp_window(pkt, self.lrwnd as u64) {
+                self.rewritten += 1;
+            }
         } else if carries_window(pkt) && clamp_window(pkt, self.lrwnd as u64) {
             self.rewritten += 1;
         }
@@ -315,6 +327,32 @@ mod tests {
             flags: TcpFlags::FIN | TcpFlags::ACK,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_syn_ack_counts_its_flow_and_carries_the_new_share() {
+        let mut f = FairQ::new(FairqConfig::default(), &ctx());
+        let mut s = syn_ack();
+        s.protocol = Protocol::Tcp;
+        s.window = 65_535;
+        for _ in 0..3 {
+            f.on_egress_enqueue(SimTime(0), &view(0), &syn_ack());
+        }
+        f.on_arrival(SimTime(0), &view(0), &mut s);
+        assert_eq!(f.beta(), 4);
+        assert_eq!(s.window, 5_000, "20000 B shared by 4 flows, unscaled");
+        let mut f = FairQ::new(
+            FairqConfig {
+                syn_ack: false,
+                ..FairqConfig::default()
+            },
+            &ctx(),
+        );
+        let mut s2 = syn_ack();
+        s2.protocol = Protocol::Tcp;
+        s2.window = 65_535;
+        f.on_arrival(SimTime(0), &view(0), &mut s2);
+        assert_eq!(s2.window, 65_535, "syn_ack = false leaves it");
     }
 
     #[test]
