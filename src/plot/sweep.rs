@@ -98,7 +98,12 @@ pub(crate) fn words_of(metric: &str) -> (String, &'static str) {
     let words: Vec<String> = metric
         .split('.')
         .map(|part| {
-            for (suffix, u) in [("_us", "us"), ("_gbps", "gbps"), ("_bytes", "bytes")] {
+            for (suffix, u) in [
+                ("_us", "us"),
+                ("_gbps", "gbps"),
+                ("_bytes", "bytes"),
+                ("_packets", "packets"),
+            ] {
                 if let Some(stem) = part.strip_suffix(suffix) {
                     unit = u;
                     return stem.replace('_', " ");

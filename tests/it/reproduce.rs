@@ -65,6 +65,63 @@ fn abq_quick_reproduction_shows_the_papers_effects_and_resumes() {
     std::fs::remove_dir_all(dir).expect("cleaned");
 }
 
+/// Runs `scenarios/PAPER --quick` into a temporary folder and returns its
+/// report.
+fn quick_report(paper: &str) -> String {
+    let dir = common::temp_dir(&format!("reproduce-{paper}"));
+    let out = dir.join("out");
+    common::run_cli(&[
+        "reproduce".to_string(),
+        format!("scenarios/{paper}"),
+        "--quick".into(),
+        "--out".into(),
+        out.display().to_string(),
+        "-j".into(),
+        "2".into(),
+    ]);
+    let report = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    std::fs::remove_dir_all(dir).expect("cleaned");
+    report
+}
+
+/// R-AQM's effect at a small scale (its scaled reproduction): goodput,
+/// no drop and no timeout to 200 senders with DCTCP, a short forward queue
+/// and latency against ECN.
+#[test]
+fn r_aqm_quick_reproduction_shows_the_papers_effects() {
+    let report = quick_report("r-aqm");
+    for claim in [
+        "R-AQM (ECN) keeps line-rate goodput at 200 senders",
+        "R-AQM (ECN) drops nothing below 200 senders",
+        "R-AQM (ECN) has no timeout below 200 senders",
+        "ECN times out at 200 senders, R-AQM (ECN) does not",
+        "R-AQM's largest queue is below ECN's at 200 senders",
+        "R-AQM's p99 RTT stays below 0.3 ms at 200 senders",
+    ] {
+        assert_eq!(verdict(&report, claim), "PASS", "{claim}:\n{report}");
+    }
+}
+
+/// FairQ's effect at a small scale: far fewer drops than DropTail in both
+/// incasts and against long flows, and a shorter tail.
+#[test]
+fn fairq_quick_reproduction_shows_the_papers_effects() {
+    let report = quick_report("fairq");
+    for claim in [
+        "FairQ drops about 55% fewer packets than DropTail (ratio 0.45)",
+        "FairQ drops about 73% fewer packets than DropTail (ratio 0.27)",
+        "FairQ's maximum FCT is two orders of magnitude below DropTail's (ratio)",
+        "FairQ's mean FCT is below DropTail's under heavy load",
+        "FairQ's p99 request FCT is two orders of magnitude below DropTail's (ratio)",
+    ] {
+        let v = verdict(&report, claim);
+        assert!(
+            v == "PASS" || v == "DIRECTION ONLY",
+            "{claim}: {v}\n{report}"
+        );
+    }
+}
+
 /// A reproduction file's mistakes are named with file, line and key, and
 /// an output folder of the user's is refused before anything runs.
 #[test]
