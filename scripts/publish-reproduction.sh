@@ -17,7 +17,7 @@ docs=docs/reproductions
 rm -rf "${docs:?}/$paper"
 mkdir -p "$docs/$paper"
 # Each figure the report shows, as docs/reproductions/PAPER/EXPERIMENT-NAME.png.
-grep -o '](\([A-Za-z0-9_-]*\)/plots/[A-Za-z0-9_.-]*\.png)' "$out/report.md" | sed 's/^](//; s/)$//' |
+{ grep -o '](\([A-Za-z0-9_-]*\)/plots/[A-Za-z0-9_.-]*\.png)' "$out/report.md" || true; } | sed 's/^](//; s/)$//' |
 while read -r fig; do
     exp=${fig%%/*}
     name=$(basename "$fig")

@@ -200,11 +200,20 @@ pub fn evaluate(c: &Claim, results: &mut Results, quick: bool) -> Result<Outcome
     for (word, o, cmp) in c.compared() {
         let word = word.replace('_', " ");
         let sel = c.ours.merged(o);
-        let who = o
-            .case
-            .as_ref()
-            .map(|c| c.get_ref().clone())
-            .unwrap_or_else(|| format!("{:?}", sel.fixed(quick)));
+        // The other selection by what differs from ours: its case, else
+        // its metric, else its axis values.
+        let who = match (&o.case, &o.y) {
+            (Some(c), _) => c.get_ref().clone(),
+            (None, Some(y)) => y.get_ref().clone(),
+            (None, None) => {
+                let at: Vec<String> = o
+                    .fixed(quick)
+                    .iter()
+                    .map(|(k, v)| format!("{k} = {v}"))
+                    .collect();
+                at.join(", ")
+            }
+        };
         let theirs = values(res, &sel, over, quick)?;
         if theirs.is_empty() {
             return Ok(not_run);
