@@ -16,16 +16,18 @@ out=results/reproduce-$paper
 docs=docs/reproductions
 rm -rf "${docs:?}/$paper"
 mkdir -p "$docs/$paper"
-# Each figure the report shows, as docs/reproductions/PAPER/EXPERIMENT-NAME.png.
-{ grep -o '](\([A-Za-z0-9_-]*\)/plots/[A-Za-z0-9_.-]*\.png)' "$out/report.md" || true; } | sed 's/^](//; s/)$//' |
+# Each figure the report shows (EXPERIMENT/plots/NAME.png, or
+# EXPERIMENT/runs/RUN/plots/NAME.png), as docs/reproductions/PAPER/ with the
+# path's slashes turned into dashes.
+{ grep -o '](\([A-Za-z0-9_/-]*\)/plots/[A-Za-z0-9_.-]*\.png)' "$out/report.md" || true; } | sed 's/^](//; s/)$//' |
 while read -r fig; do
-    exp=${fig%%/*}
-    name=$(basename "$fig")
-    cp "$out/$fig" "$docs/$paper/$exp-$name"
+    flat=$(echo "$fig" | sed 's#/plots/#-#; s#/runs/#-#; s#/#-#g')
+    cp "$out/$fig" "$docs/$paper/$flat"
 done
 {
     echo "<!-- Written by scripts/publish-reproduction.sh $paper from a full run; do not edit by hand: edit scenarios/$paper/reproduce.toml and publish again. -->"
     echo
-    sed -E "s#\]\(([A-Za-z0-9_-]+)/plots/([A-Za-z0-9_.-]+\.png)\)#](${paper}/\1-\2)#g" "$out/report.md"
+    sed -E -e "s#\]\(([A-Za-z0-9_-]+)/runs/([A-Za-z0-9_-]+)/plots/([A-Za-z0-9_.-]+\.png)\)#](${paper}/\1-\2-\3)#g" \
+        -e "s#\]\(([A-Za-z0-9_-]+)/plots/([A-Za-z0-9_.-]+\.png)\)#](${paper}/\1-\2)#g" "$out/report.md"
 } > "$docs/$paper.md"
 echo "published $docs/$paper.md and $(ls "$docs/$paper" | wc -l) figures"

@@ -90,6 +90,10 @@ pub struct RunSummary {
     /// Jain's index over the flows `output.jain_flows` chooses; `null`
     /// when it is not set.
     pub fairness: Option<Fairness>,
+    /// Short-term fairness from the goodput series (absent without
+    /// `output.goodput_interval`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub goodput_fairness: Option<GoodputFairness>,
     /// What PFC did (absent when PFC is off).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pfc: Option<PfcSummary>,
@@ -136,6 +140,55 @@ pub struct IngressSummary {
     pub released: u64,
     /// Largest VIQ, in packets, over all ports.
     pub max_viq_packets: u64,
+}
+
+/// Short-term (instantaneous) fairness, as FairQ's Fig. 2 judges it: in
+/// each `goodput_interval` with at least two flows open, Jain's index of
+/// their goodputs in that interval.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct GoodputFairness {
+    /// Intervals with at least two flows open.
+    pub intervals: u64,
+    /// The mean of the intervals' indices.
+    pub mean_jain: f64,
+    /// The smallest.
+    pub min_jain: f64,
+}
+
+impl GoodputFairness {
+    /// From `world`'s goodput series (flows with a row in an interval are
+    /// the open ones); `None` without a series or such an interval.
+    fn of(world: &World) -> Option<GoodputFairness> {
+        world.goodput_interval()?;
+        let (mut intervals, mut sum, mut min) = (0u64, 0.0, f64::INFINITY);
+        let rows = world.goodput_samples();
+        let mut at = 0;
+        while at < rows.len() {
+            let t = rows[at].time_ps;
+            let end = rows[at..]
+                .iter()
+                .position(|r| r.time_ps != t)
+                .map_or(rows.len(), |n| at + n);
+            let bytes: Vec<f64> = rows[at..end]
+                .iter()
+                .filter(|r| r.flow != crate::world::ALL_FLOWS)
+                .map(|r| r.bytes as f64)
+                .collect();
+            if bytes.len() >= 2
+                && let Some(j) = jain_index(&bytes)
+            {
+                intervals += 1;
+                sum += j;
+                min = min.min(j);
+            }
+            at = end;
+        }
+        (intervals > 0).then(|| GoodputFairness {
+            intervals,
+            mean_jain: sum / intervals as f64,
+            min_jain: min,
+        })
+    }
 }
 
 /// The switch port with the longest time-average queue.
@@ -435,6 +488,7 @@ impl RunSummary {
                 .jain_flows
                 .as_deref()
                 .map(|f| workloads::fairness(world, f)),
+            goodput_fairness: GoodputFairness::of(world),
             pfc: PfcSummary::of(world),
         }
     }

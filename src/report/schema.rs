@@ -2,7 +2,7 @@
 //! rather than kept by hand, so that the list cannot drift from the code.
 //! A small built-in scenario that turns every optional block on (two
 //! transports, an incast with rounds, a load-defined workload, a ping, PFC,
-//! `jain_flows`) is run once, its summary serialised, and every numeric
+//! `jain_flows`, the goodput series) is run once, its summary serialised, and every numeric
 //! leaf's dotted path kept, list positions written `N`
 //! (`workloads.N.rtt_us.p99`). A test checks that every shipped golden
 //! summary's paths are among them.
@@ -56,6 +56,7 @@ interval = "100us"
 count = 3
 [output]
 jain_flows = [0, 1]
+goodput_interval = "100us"
 "#;
 
 /// Every plottable path of `summary.json`, sorted: numeric leaves (and

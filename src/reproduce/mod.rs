@@ -108,6 +108,23 @@ pub fn run(r: &Reproduction, opts: &Options, stop: &AtomicBool) -> anyhow::Resul
             eprintln!("warning: experiment {id}'s figures were not drawn: {e}");
         }
     }
+    // Figures of single runs the experiments show (`RUN/NAME`).
+    for e in &r.experiments {
+        for f in &e.figures {
+            let Some((run, _)) = f.split_once('/') else {
+                continue;
+            };
+            let dir = opts.out.join(e.id.get_ref()).join("runs").join(run);
+            let png = opts.out.join(figure_path(e.id.get_ref(), f));
+            if !opts.no_plots
+                && dir.join("summary.json").exists()
+                && !png.exists()
+                && let Err(err) = crate::plot::plot_dir(&dir, crate::plot::Formats::BOTH)
+            {
+                eprintln!("warning: {}'s figures were not drawn: {err}", dir.display());
+            }
+        }
+    }
     let mut results = eval::Results::read(r, &opts.out)?;
     let outcomes = r
         .claims
@@ -123,4 +140,18 @@ pub fn run(r: &Reproduction, opts: &Options, stop: &AtomicBool) -> anyhow::Resul
         failed,
         interrupted,
     })
+}
+
+/// Where figure `f` of experiment `id` is, relative to the reproduction's
+/// folder: a sweep figure (`NAME`) under the sweep's `plots/`, or one run's
+/// (`RUN/NAME`, e.g. `r0001/goodput`) under that run's `plots/`.
+pub fn figure_path(id: &str, f: &str) -> PathBuf {
+    match f.split_once('/') {
+        Some((run, name)) => PathBuf::from(id)
+            .join("runs")
+            .join(run)
+            .join("plots")
+            .join(format!("{name}.png")),
+        None => PathBuf::from(id).join("plots").join(format!("{f}.png")),
+    }
 }

@@ -124,7 +124,7 @@ pub fn render(r: &Reproduction, outcomes: &[Outcome], out: &Path, quick: bool) -
             }
         }
         for f in &e.figures {
-            let png = Path::new(id).join("plots").join(format!("{f}.png"));
+            let png = super::figure_path(id, f);
             if out.join(&png).exists() {
                 let _ = writeln!(s, "![{f}]({})\n", png.display());
             } else {

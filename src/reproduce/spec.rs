@@ -61,7 +61,8 @@ pub struct Experiment {
     pub sweep: Spanned<String>,
     /// The scaled sweep file for `--quick` (absent: the full one).
     pub quick: Option<Spanned<String>>,
-    /// Figures (stems under the sweep's `plots/`) shown in the report.
+    /// Figures shown in the report: a sweep figure's stem (`goodput`), or
+    /// one run's figure as `RUN/STEM` (`r0001/goodput`), drawn for it.
     #[serde(default)]
     pub figures: Vec<String>,
     /// What the reader should know about the setup (unstated values chosen).

@@ -113,6 +113,7 @@ fn fairq_quick_reproduction_shows_the_papers_effects() {
         "FairQ's maximum FCT is two orders of magnitude below DropTail's (ratio)",
         "FairQ's mean FCT is below DropTail's under heavy load",
         "FairQ's p99 request FCT is two orders of magnitude below DropTail's (ratio)",
+        "FairQ's short-term fairness is better than DCTCP's",
     ] {
         let v = verdict(&report, claim);
         assert!(
