@@ -125,14 +125,7 @@ impl<'a> Table<'a> {
             },
         };
         let o = pick(self.src, family, Some(&value), &prefix, self.ctx)?;
-        let rest = Table {
-            src: self.src,
-            span: self.span.clone(),
-            table: rest,
-            prefix: self.prefix.clone(),
-            ctx: self.ctx,
-        };
-        Ok((o, rest))
+        Ok((o, self.with_keys(rest)))
     }
 
     /// Whether the table gives `key`.
@@ -151,14 +144,19 @@ impl<'a> Table<'a> {
                 _ => return Err(self.invalid(key, "expected a string")),
             },
         };
-        let rest = Table {
+        Ok((value, self.with_keys(rest)))
+    }
+
+    /// This table with `keys` in place of its own (what is left of it
+    /// after a key was taken out).
+    fn with_keys(&self, keys: DeTable<'a>) -> Table<'a> {
+        Table {
             src: self.src,
             span: self.span.clone(),
-            table: rest,
+            table: keys,
             prefix: self.prefix.clone(),
             ctx: self.ctx,
-        };
-        Ok((value, rest))
+        }
     }
 
     /// The directory of the scenario file (paths in it are relative to it).
