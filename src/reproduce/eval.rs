@@ -2,7 +2,7 @@
 //! one case at fixed axis values, reduced over seeds) against the paper's
 //! number and its directions, and the verdict.
 
-use super::spec::{Claim, Reproduction, Selection};
+use super::spec::{Claim, Reproduction, Selection, Test};
 use crate::plot::PlotError;
 use crate::plot::data::SweepResults;
 use crate::report::units;
@@ -154,20 +154,7 @@ pub fn evaluate(c: &Claim, results: &mut Results, quick: bool) -> Result<Outcome
     let Some(res) = results.by_id.get_mut(c.experiment.get_ref()) else {
         return Ok(not_run);
     };
-    let free = c.free_axis();
-    // Ours at each value of the free axis (one value without one), as a
-    // ratio to `per` where given.
-    let mut series = values(res, &c.ours, free, quick)?;
-    if let Some(p) = &c.per {
-        let theirs = values(res, &c.ours.merged(p), free, quick)?;
-        series = series
-            .into_iter()
-            .filter_map(|(k, v)| {
-                let t = theirs.iter().find(|(tk, _)| *tk == k)?.1;
-                (t != 0.0).then(|| (k, v / t))
-            })
-            .collect();
-    }
+    let series = series_of(res, c, quick)?;
     let (Some(first), Some(last)) = (series.first().cloned(), series.last().cloned()) else {
         return Ok(not_run);
     };
@@ -179,71 +166,34 @@ pub fn evaluate(c: &Claim, results: &mut Results, quick: bool) -> Result<Outcome
         } else {
             last.1 < first.1
         };
-        directions.push((
-            holds,
-            format!(
-                "{} from {} ({}) to {} ({})",
-                if grows { "grows" } else { "falls" },
-                shown(to_unit(first.1), &unit),
-                first.0,
-                shown(to_unit(last.1), &unit),
-                last.0
-            ),
-        ));
+        let (from, to) = (
+            shown(to_unit(first.1), &unit),
+            shown(to_unit(last.1), &unit),
+        );
+        let word = if grows { "grows" } else { "falls" };
+        let text = format!("{word} from {from} ({}) to {to} ({})", first.0, last.0);
+        directions.push((holds, text));
         to_unit(last.1)
     } else if c.over.is_some() {
         to_unit(series.iter().map(|s| s.1).sum::<f64>() / series.len() as f64)
     } else {
         to_unit(first.1)
     };
-    let over = c.over.as_ref().map(|a| a.get_ref().as_str());
     for (word, o, cmp) in c.compared() {
-        let word = word.replace('_', " ");
-        let sel = c.ours.merged(o);
-        // The other selection by what differs from ours: its case, else
-        // its metric, else its axis values.
-        let who = match (&o.case, &o.y) {
-            (Some(c), _) => c.get_ref().clone(),
-            (None, Some(y)) => y.get_ref().clone(),
-            (None, None) => {
-                let at: Vec<String> = o
-                    .fixed(quick)
-                    .iter()
-                    .map(|(k, v)| format!("{k} = {v}"))
-                    .collect();
-                at.join(", ")
-            }
-        };
-        let theirs = values(res, &sel, over, quick)?;
-        if theirs.is_empty() {
+        let Some(d) = compare(
+            res,
+            c,
+            &series,
+            (ours, &unit, &to_unit),
+            word,
+            o,
+            cmp,
+            quick,
+        )?
+        else {
             return Ok(not_run);
-        }
-        if let Some(axis) = over {
-            // With `over`, a direction must hold at every value of the
-            // axis but the paper's own exceptions.
-            let except: Vec<String> = c.except.iter().map(value_text).collect();
-            let judged: Vec<&(String, f64)> =
-                series.iter().filter(|(k, _)| !except.contains(k)).collect();
-            let held = judged
-                .iter()
-                .filter(|(k, v)| theirs.iter().any(|(tk, t)| tk == k && cmp(*v, *t)))
-                .count();
-            let but = if except.is_empty() {
-                String::new()
-            } else {
-                format!(" (but {})", except.join(", "))
-            };
-            directions.push((
-                held == judged.len(),
-                format!(
-                    "{word} {who} at {held} of {} values of {axis}{but}",
-                    judged.len()
-                ),
-            ));
-        } else {
-            let t = to_unit(theirs[0].1);
-            directions.push((cmp(ours, t), format!("{word} {who}'s {}", shown(t, &unit))));
-        }
+        };
+        directions.push(d);
     }
     if let Some(m) = c.at_most {
         directions.push((ours <= m, format!("at most {}", shown(m, &unit))));
@@ -255,21 +205,7 @@ pub fn evaluate(c: &Claim, results: &mut Results, quick: bool) -> Result<Outcome
         .paper
         .as_ref()
         .and_then(|p| (p.value != 0.0).then(|| ours / p.value));
-    let direction_holds = !directions.is_empty() && directions.iter().all(|d| d.0);
-    let numeric = c.tolerance.is_some() || c.band.is_some();
-    let within = match (c.tolerance, c.band, ratio, &c.paper) {
-        (Some(t), _, Some(r), _) => (r - 1.0).abs() <= t,
-        (Some(t), _, None, Some(_)) => ours.abs() <= t, // the paper says 0
-        (None, Some([lo, hi]), Some(r), _) => r >= lo && r <= hi,
-        _ => false,
-    };
-    let verdict = match (numeric, within, direction_holds) {
-        (true, true, _) if directions.iter().all(|d| d.0) => Verdict::Pass,
-        (true, _, true) => Verdict::DirectionOnly,
-        (true, _, _) => Verdict::Differs,
-        (false, _, true) => Verdict::Pass,
-        (false, _, false) => Verdict::Differs,
-    };
+    let verdict = verdict_of(c, ours, ratio, &directions);
     Ok(Outcome {
         ours: Some(ours),
         unit,
@@ -277,4 +213,106 @@ pub fn evaluate(c: &Claim, results: &mut Results, quick: bool) -> Result<Outcome
         directions,
         verdict,
     })
+}
+
+/// Ours at each value of the claim's free axis (one value without one),
+/// as a ratio to `per` where given.
+fn series_of(
+    res: &mut SweepResults,
+    c: &Claim,
+    quick: bool,
+) -> Result<Vec<(String, f64)>, PlotError> {
+    let free = c.free_axis();
+    let series = values(res, &c.ours, free, quick)?;
+    let Some(p) = &c.per else {
+        return Ok(series);
+    };
+    let theirs = values(res, &c.ours.merged(p), free, quick)?;
+    Ok(series
+        .into_iter()
+        .filter_map(|(k, v)| {
+            let t = theirs.iter().find(|(tk, _)| *tk == k)?.1;
+            (t != 0.0).then(|| (k, v / t))
+        })
+        .collect())
+}
+
+/// One direction against another selection `o`: whether `cmp(ours,
+/// theirs)` holds (with `over`, at every value of the axis but the paper's
+/// exceptions), in words; `None` when the other runs did not finish.
+#[allow(clippy::too_many_arguments)]
+fn compare(
+    res: &mut SweepResults,
+    c: &Claim,
+    series: &[(String, f64)],
+    (ours, unit, to_unit): (f64, &str, &dyn Fn(f64) -> f64),
+    word: &str,
+    o: &Selection,
+    cmp: Test,
+    quick: bool,
+) -> Result<Option<(bool, String)>, PlotError> {
+    let word = word.replace('_', " ");
+    // The other selection by what differs from ours: its case, else its
+    // metric, else its axis values.
+    let who = match (&o.case, &o.y) {
+        (Some(c), _) => c.get_ref().clone(),
+        (None, Some(y)) => y.get_ref().clone(),
+        (None, None) => {
+            let at: Vec<String> = o
+                .fixed(quick)
+                .iter()
+                .map(|(k, v)| format!("{k} = {v}"))
+                .collect();
+            at.join(", ")
+        }
+    };
+    let over = c.over.as_ref().map(|a| a.get_ref().as_str());
+    let theirs = values(res, &c.ours.merged(o), over, quick)?;
+    if theirs.is_empty() {
+        return Ok(None);
+    }
+    let Some(axis) = over else {
+        let t = to_unit(theirs[0].1);
+        return Ok(Some((
+            cmp(ours, t),
+            format!("{word} {who}'s {}", shown(t, unit)),
+        )));
+    };
+    let except: Vec<String> = c.except.iter().map(value_text).collect();
+    let judged: Vec<&(String, f64)> = series.iter().filter(|(k, _)| !except.contains(k)).collect();
+    let held = judged
+        .iter()
+        .filter(|(k, v)| theirs.iter().any(|(tk, t)| tk == k && cmp(*v, *t)))
+        .count();
+    let but = if except.is_empty() {
+        String::new()
+    } else {
+        format!(" (but {})", except.join(", "))
+    };
+    let n = judged.len();
+    Ok(Some((
+        held == n,
+        format!("{word} {who} at {held} of {n} values of {axis}{but}"),
+    )))
+}
+
+/// The verdict: a tolerance or band passes when ours is inside it and
+/// every direction holds, and is DIRECTION ONLY when only the directions
+/// hold; a claim of directions alone passes when they all hold.
+fn verdict_of(c: &Claim, ours: f64, ratio: Option<f64>, directions: &[(bool, String)]) -> Verdict {
+    let all_hold = directions.iter().all(|d| d.0);
+    let numeric = c.tolerance.is_some() || c.band.is_some();
+    let within = match (c.tolerance, c.band, ratio, &c.paper) {
+        (Some(t), _, Some(r), _) => (r - 1.0).abs() <= t,
+        (Some(t), _, None, Some(_)) => ours.abs() <= t, // the paper says 0
+        (None, Some([lo, hi]), Some(r), _) => r >= lo && r <= hi,
+        _ => false,
+    };
+    match (numeric, within, all_hold, directions.is_empty()) {
+        (true, true, true, _) => Verdict::Pass,
+        (true, false, true, false) => Verdict::DirectionOnly,
+        (true, _, _, _) => Verdict::Differs,
+        (false, _, true, false) => Verdict::Pass,
+        (false, _, _, _) => Verdict::Differs,
+    }
 }

@@ -229,11 +229,23 @@ impl Reproduction {
     }
 
     fn check(&self, src: &Source<'_>) -> Result<(), ScenarioError> {
-        let err =
-            |span: std::ops::Range<usize>, key: &str, msg: String| src.error(Some(span), key, msg);
         if self.experiments.is_empty() {
             return Err(src.error(None, "experiment", "the file lists no [[experiment]]"));
         }
+        let sweeps = self.read_sweeps(src)?;
+        for (i, c) in self.claims.iter().enumerate() {
+            self.check_claim(src, i, c, &sweeps)?;
+        }
+        Ok(())
+    }
+
+    /// Checks the experiments' ids and reads their sweeps, full and quick.
+    fn read_sweeps(
+        &self,
+        src: &Source<'_>,
+    ) -> Result<BTreeMap<(String, bool), Sweep>, ScenarioError> {
+        let err =
+            |span: std::ops::Range<usize>, key: &str, msg: String| src.error(Some(span), key, msg);
         let mut sweeps: BTreeMap<(String, bool), Sweep> = BTreeMap::new();
         for (i, e) in self.experiments.iter().enumerate() {
             let id = e.id.get_ref();
@@ -270,116 +282,134 @@ impl Reproduction {
                 sweeps.insert((id.clone(), quick), s);
             }
         }
-        for (i, c) in self.claims.iter().enumerate() {
-            let at = |key: &str| format!("claim[{i}].{key}");
-            let id = c.experiment.get_ref();
-            if self.experiment(id).is_none() {
-                let ids: Vec<&str> = self
-                    .experiments
-                    .iter()
-                    .map(|e| e.id.get_ref().as_str())
-                    .collect();
-                let msg = format!(
-                    "no experiment '{id}': the experiments are {}",
-                    ids.join(", ")
-                );
-                return Err(err(c.experiment.span(), &at("experiment"), msg));
-            }
-            let Some(y) = &c.ours.y else {
-                return Err(src.error(
-                    None,
-                    &at("ours.y"),
-                    "ours needs y: a sweep.csv metric or a summary.json path",
-                ));
-            };
-            crate::plot::spec::check_metric(y.get_ref())
-                .map_err(|m| err(y.span(), &at("ours.y"), m))?;
-            let metric_unit = c.metric_unit();
-            if let Some(p) = &c.paper
-                && crate::report::units::convert(1.0, metric_unit, &p.unit).is_none()
-                && !p.unit.is_empty()
+        Ok(sweeps)
+    }
+
+    /// Checks claim `i`: its experiment, metric and comparisons, and its
+    /// selections against both of the experiment's sweeps.
+    fn check_claim(
+        &self,
+        src: &Source<'_>,
+        i: usize,
+        c: &Claim,
+        sweeps: &BTreeMap<(String, bool), Sweep>,
+    ) -> Result<(), ScenarioError> {
+        let err =
+            |span: std::ops::Range<usize>, key: &str, msg: String| src.error(Some(span), key, msg);
+        let at = |key: &str| format!("claim[{i}].{key}");
+        let id = c.experiment.get_ref();
+        if self.experiment(id).is_none() {
+            let ids: Vec<&str> = self
+                .experiments
+                .iter()
+                .map(|e| e.id.get_ref().as_str())
+                .collect();
+            let msg = format!(
+                "no experiment '{id}': the experiments are {}",
+                ids.join(", ")
+            );
+            return Err(err(c.experiment.span(), &at("experiment"), msg));
+        }
+        let Some(y) = &c.ours.y else {
+            return Err(src.error(
+                None,
+                &at("ours.y"),
+                "ours needs y: a sweep.csv metric or a summary.json path",
+            ));
+        };
+        crate::plot::spec::check_metric(y.get_ref())
+            .map_err(|m| err(y.span(), &at("ours.y"), m))?;
+        check_rules(src, c, y, &at)?;
+        // The axis ours varies along (a trend's or `over`'s), if any.
+        let axis = c
+            .grows_with
+            .as_ref()
+            .or(c.falls_with.as_ref())
+            .or(c.over.as_ref());
+        let free = c.free_axis();
+        let over = c.over.as_ref().map(|t| t.get_ref().as_str());
+        for quick in [false, true] {
+            let s = &sweeps[&(id.clone(), quick)];
+            if let Some(t) = axis
+                && !s.axis_keys().any(|k| k == t.get_ref())
             {
                 let msg = format!(
-                    "'{}' cannot be compared with {} in '{}': give the paper's value in the metric's unit ({})",
-                    p.unit,
-                    y.get_ref(),
-                    if metric_unit.is_empty() {
-                        "no unit"
-                    } else {
-                        metric_unit
-                    },
-                    if metric_unit.is_empty() {
-                        "none"
-                    } else {
-                        metric_unit
-                    }
+                    "'{}' is not an axis of {}: its axes are {}",
+                    t.get_ref(),
+                    s.file.display(),
+                    axes_text(s)
                 );
-                return Err(src.error(None, &at("paper.unit"), msg));
+                return Err(err(t.span(), &at("axis"), msg));
             }
-            let numeric = c.tolerance.is_some() || c.band.is_some();
-            if numeric && c.paper.is_none() {
-                let msg = "tolerance and band compare with the paper's number: give paper = { value, unit }";
-                return Err(src.error(None, &at("paper"), msg));
+            check_selection(src, s, &c.ours, free, quick, &at("ours"))?;
+            if let Some(p) = &c.per {
+                check_selection(src, s, &c.ours.merged(p), free, quick, &at("per"))?;
             }
-            let direction = c.compared().next().is_some()
-                || c.grows_with.is_some()
-                || c.falls_with.is_some()
-                || c.at_most.is_some()
-                || c.at_least.is_some();
-            if !numeric && !direction {
-                let msg = "the claim compares nothing: give tolerance, band, or a direction (below, above, not_above, not_below, grows_with, falls_with, at_most, at_least)";
-                return Err(src.error(None, &at("name"), msg));
-            }
-            if c.per.is_some() && c.compared().next().is_some() {
-                let msg = "per makes ours a ratio, which below and above cannot compare: check the direction in a claim of its own";
-                return Err(src.error(None, &at("per"), msg));
-            }
-            let trend = c.grows_with.as_ref().or(c.falls_with.as_ref());
-            if trend.is_some() && c.over.is_some() {
-                let msg = "over averages across an axis and a trend follows one: give one of them";
-                return Err(src.error(None, &at("over"), msg));
-            }
-            if !c.except.is_empty() && c.over.is_none() {
-                return Err(src.error(
-                    None,
-                    &at("except"),
-                    "except names values of the over axis: give over",
-                ));
-            }
-            let trend = trend.or(c.over.as_ref());
-            for quick in [false, true] {
-                let s = &sweeps[&(id.clone(), quick)];
-                if let Some(t) = trend
-                    && !s.axis_keys().any(|k| k == t.get_ref())
-                {
-                    let msg = format!(
-                        "'{}' is not an axis of {}: its axes are {}",
-                        t.get_ref(),
-                        s.file.display(),
-                        axes_text(s)
-                    );
-                    return Err(err(t.span(), &at("grows_with"), msg));
-                }
-                check_selection(
-                    src,
-                    s,
-                    &c.ours,
-                    trend.map(|t| t.get_ref().as_str()),
-                    quick,
-                    &at("ours"),
-                )?;
-                let free = trend.map(|t| t.get_ref().as_str());
-                let over = c.over.as_ref().map(|t| t.get_ref().as_str());
-                if let Some(p) = &c.per {
-                    check_selection(src, s, &c.ours.merged(p), free, quick, &at("per"))?;
-                }
-                for (key, o, _) in c.compared() {
-                    check_selection(src, s, &c.ours.merged(o), over, quick, &at(key))?;
-                }
+            for (key, o, _) in c.compared() {
+                check_selection(src, s, &c.ours.merged(o), over, quick, &at(key))?;
             }
         }
         Ok(())
     }
+}
+
+/// Checks that claim `c` (metric `y`) compares something, and in units and
+/// combinations that make sense; `at` names its keys.
+fn check_rules(
+    src: &Source<'_>,
+    c: &Claim,
+    y: &Spanned<String>,
+    at: &dyn Fn(&str) -> String,
+) -> Result<(), ScenarioError> {
+    let metric_unit = c.metric_unit();
+    if let Some(p) = &c.paper
+        && crate::report::units::convert(1.0, metric_unit, &p.unit).is_none()
+        && !p.unit.is_empty()
+    {
+        let unit = if metric_unit.is_empty() {
+            "no unit"
+        } else {
+            metric_unit
+        };
+        let msg = format!(
+            "'{}' cannot be compared with {} ({unit}): give the paper's value in the metric's unit",
+            p.unit,
+            y.get_ref(),
+        );
+        return Err(src.error(None, &at("paper.unit"), msg));
+    }
+    let numeric = c.tolerance.is_some() || c.band.is_some();
+    if numeric && c.paper.is_none() {
+        let msg =
+            "tolerance and band compare with the paper's number: give paper = { value, unit }";
+        return Err(src.error(None, &at("paper"), msg));
+    }
+    let direction = c.compared().next().is_some()
+        || c.grows_with.is_some()
+        || c.falls_with.is_some()
+        || c.at_most.is_some()
+        || c.at_least.is_some();
+    if !numeric && !direction {
+        let msg = "the claim compares nothing: give tolerance, band, or a direction (below, above, not_above, not_below, grows_with, falls_with, at_most, at_least)";
+        return Err(src.error(None, &at("name"), msg));
+    }
+    if c.per.is_some() && c.compared().next().is_some() {
+        let msg = "per makes ours a ratio, which below and above cannot compare: check the direction in a claim of its own";
+        return Err(src.error(None, &at("per"), msg));
+    }
+    let trend = c.grows_with.as_ref().or(c.falls_with.as_ref());
+    if trend.is_some() && c.over.is_some() {
+        let msg = "over averages across an axis and a trend follows one: give one of them";
+        return Err(src.error(None, &at("over"), msg));
+    }
+    if !c.except.is_empty() && c.over.is_none() {
+        return Err(src.error(
+            None,
+            &at("except"),
+            "except names values of the over axis: give over",
+        ));
+    }
+    Ok(())
 }
 
 impl Claim {
