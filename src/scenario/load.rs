@@ -435,6 +435,45 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
     Ok(sc)
 }
 
+/// Checks that `[switch.ingress] switches` places a plugin and names each
+/// switch once, by its topology name (`tor3`) or its index (`s3`): the
+/// entry at fault and why.
+fn check_ingress_switches(sc: &Scenario, list: &[String]) -> Result<(), (Option<usize>, String)> {
+    if sc.switch.ingress.is_none() {
+        let msg = "places the ingress plugin, but kind \"none\" runs none: give a kind or leave switches out";
+        return Err((None, msg.into()));
+    }
+    let names = sc.topology.spec.shape.node_names();
+    let switches = &names[sc.topology.spec.size.hosts as usize..];
+    for (i, name) in list.iter().enumerate() {
+        let Some(s) = switch_index(switches, name) else {
+            let shown: Vec<&str> = switches.iter().take(8).map(String::as_str).collect();
+            let more = if switches.len() > 8 { ", ..." } else { "" };
+            let msg = format!(
+                "no switch is named \"{name}\": the topology's switches are {}{more} (or s0 to s{})",
+                shown.join(", "),
+                switches.len().saturating_sub(1)
+            );
+            return Err((Some(i), msg));
+        };
+        if list[..i]
+            .iter()
+            .any(|n| switch_index(switches, n) == Some(s))
+        {
+            return Err((Some(i), format!("\"{name}\" is named twice")));
+        }
+    }
+    Ok(())
+}
+
+/// The index of the switch named `name` (its topology name or `sN`).
+pub fn switch_index(switches: &[String], name: &str) -> Option<usize> {
+    switches.iter().position(|n| n == name).or_else(|| {
+        let i: usize = name.strip_prefix('s')?.parse().ok()?;
+        (i < switches.len()).then_some(i)
+    })
+}
+
 /// Checks that every `queue_ports` entry names a node that exists and, for
 /// a link, that the two nodes are linked: the index of the entry at fault
 /// and why.
@@ -639,6 +678,7 @@ fn switch(
     ctx.classes = classes;
     ctx.queue_limit = queue_limit(buffer);
     let ctx = *ctx;
+    let (ingress, ingress_switches) = take_ingress_switches(src, t.get("ingress"))?;
     Ok(SwitchConfig {
         pfc,
         buffer,
@@ -655,11 +695,53 @@ fn switch(
         ingress: pick(
             src,
             &registry::ingress::FAMILY,
-            t.get("ingress"),
+            ingress.as_ref(),
             "switch.ingress",
             ctx,
         )?,
+        ingress_switches,
     })
+}
+
+/// Takes `switches` (the switches an ingress plugin runs at) out of the
+/// `[switch.ingress]` table, which the plugin's own keys then fill alone.
+fn take_ingress_switches<'a>(
+    src: &Source,
+    value: Option<&SpannedValue<'a>>,
+) -> Result<(Option<SpannedValue<'a>>, Option<Vec<String>>), ScenarioError> {
+    let Some(v) = value else {
+        return Ok((None, None));
+    };
+    let DeValue::Table(t) = v.get_ref() else {
+        return Ok((Some(v.clone()), None));
+    };
+    let mut rest = t.clone();
+    let Some(list) = rest.remove("switches") else {
+        return Ok((Some(v.clone()), None));
+    };
+    let key = "switch.ingress.switches";
+    let expected = "expected a list of switch names, e.g. [\"tor3\"]";
+    let DeValue::Array(items) = list.get_ref() else {
+        return Err(src.error(Some(list.span()), key, expected));
+    };
+    let mut names = Vec::with_capacity(items.len());
+    for item in items.iter() {
+        match item.get_ref() {
+            DeValue::String(n) => names.push(n.to_string()),
+            _ => return Err(src.error(Some(item.span()), key, expected)),
+        }
+    }
+    if names.is_empty() {
+        return Err(src.error(
+            Some(list.span()),
+            key,
+            "names no switch: leave it out to run the plugin at every switch",
+        ));
+    }
+    Ok((
+        Some(Spanned::new(v.span(), DeValue::Table(rest))),
+        Some(names),
+    ))
 }
 
 /// Checks that need more than one table: every run is bounded, the output
@@ -747,6 +829,15 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
     if edges.first().is_some_and(|b| b.0 == 0) || edges.windows(2).any(|w| w[0] >= w[1]) {
         let msg = "bucket edges must be positive and increasing, e.g. [\"100KB\", \"10MB\"]";
         return Err(err("output.size_buckets", msg.into()));
+    }
+    if let Some(list) = &sc.switch.ingress_switches {
+        check_ingress_switches(sc, list).map_err(|(i, msg)| {
+            let key = match i {
+                Some(i) => format!("switch.ingress.switches[{i}]"),
+                None => "switch.ingress.switches".into(),
+            };
+            err(&key, msg)
+        })?;
     }
     if let Some(p) = &sc.output.queue_ports {
         if sc.output.queue_interval.is_none() {

@@ -28,6 +28,6 @@ mod words;
 
 pub use error::ScenarioError;
 pub use inputs::InputFile;
-pub use load::{Table, load, load_str, parse_str};
+pub use load::{Table, load, load_str, parse_str, switch_index};
 pub use overrides::is_override_key;
 pub use types::*;

@@ -3,7 +3,9 @@
 //! file that says the same.
 //!
 //! `KEY` is a dotted path (`switch.aqm.k`, `workload[1].size`); a missing
-//! table on the way is created, an array element must exist. `VALUE` is
+//! table on the way is created, an array element must exist, and `[*]`
+//! names every element (`workload[*].load`: one value for every workload,
+//! so that one sweep axis moves them together). `VALUE` is
 //! read as a TOML value (`8`, `true`, `[1, 2]`, `"1MB"`, `{ a = 1 }`); text
 //! that is not one is taken as a string, so `--set topology.link_rate=40Gbps`
 //! needs no quotes.
@@ -13,18 +15,20 @@ use std::borrow::Cow;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-/// One step of an override's key: a table key, or an element of an array of tables.
+/// One step of an override's key: a table key, an element of an array of
+/// tables, or every element of one (`[*]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Step<'k> {
     Key(&'k str),
     Index(&'k str, usize),
+    Each(&'k str),
 }
 
 impl<'k> Step<'k> {
-    /// The key, and the array index if the step names an element.
+    /// The key, and the array index if the step names one element.
     pub(crate) fn parts(&self) -> (&'k str, Option<usize>) {
         match *self {
-            Step::Key(n) => (n, None),
+            Step::Key(n) | Step::Each(n) => (n, None),
             Step::Index(n, i) => (n, Some(i)),
         }
     }
@@ -37,10 +41,10 @@ pub(crate) fn steps(key: &str) -> Option<Vec<Step<'_>>> {
             let part = part.trim();
             let step = match part.split_once('[') {
                 None => Step::Key(part),
-                Some((name, rest)) => {
-                    let idx = rest.strip_suffix(']')?.parse().ok()?;
-                    Step::Index(name, idx)
-                }
+                Some((name, rest)) => match rest.strip_suffix(']')? {
+                    "*" => Step::Each(name),
+                    idx => Step::Index(name, idx.parse().ok()?),
+                },
             };
             let (name, _) = step.parts();
             let bare = !name.is_empty()
@@ -89,74 +93,79 @@ pub(crate) fn apply<'a>(root: &mut DeTable<'a>, i: usize, text: &'a str) -> Resu
         .split_once('=')
         .ok_or("expected KEY=VALUE, e.g. --set topology.hosts=32")?;
     let path = steps(key).ok_or_else(|| {
-        format!("'{key}' is not a dotted key such as `switch.aqm.k` or `workload[0].size`")
+        format!(
+            "'{key}' is not a dotted key such as `switch.aqm.k`, `workload[0].size` or `workload[*].load`"
+        )
     })?;
-    let base = (i + 1) * OVERRIDE_SPAN;
-    let val = value(val, base);
+    let val = value(val, (i + 1) * OVERRIDE_SPAN);
+    set(root, &path, &val, String::new())
+}
+
+/// Sets `val` at `path` below `table`; `walked` is the part of the key
+/// already walked, for messages.
+fn set<'a>(
+    table: &mut DeTable<'a>,
+    path: &[Step<'_>],
+    val: &Spanned<DeValue<'a>>,
+    mut walked: String,
+) -> Result<(), String> {
     let span = val.span();
-    let mut table = root;
-    let mut walked = String::new();
-    let (last, ancestors) = path.split_last().ok_or("empty key")?;
-    for step in ancestors {
-        let (name, index) = step.parts();
-        if !walked.is_empty() {
-            walked.push('.');
+    let (step, rest) = path.split_first().ok_or("empty key")?;
+    let (name, index) = step.parts();
+    if !walked.is_empty() {
+        walked.push('.');
+    }
+    walked.push_str(name);
+    if let (true, Step::Key(n)) = (rest.is_empty(), step) {
+        table.insert(Spanned::new(span, Cow::Owned(n.to_string())), val.clone());
+        return Ok(());
+    }
+    if table.get(name).is_none() {
+        if !matches!(step, Step::Key(_)) {
+            return Err(format!("`{walked}` is not in the scenario"));
         }
-        walked.push_str(name);
-        if table.get(name).is_none() {
-            if index.is_some() {
-                return Err(format!("`{walked}` is not in the scenario"));
-            }
-            let k = Spanned::new(span.clone(), Cow::Owned(name.to_string()));
-            table.insert(
-                k,
-                Spanned::new(span.clone(), DeValue::Table(DeTable::new())),
-            );
-        }
-        let entry = table.get_mut(name).ok_or("the table was just made")?;
-        let target = match (entry.get_mut(), index) {
-            (DeValue::Table(t), None) => t,
-            (DeValue::Array(a), Some(i)) => {
-                let n = a.len();
-                let elem = a.get_mut(i).ok_or_else(|| {
-                    format!(
+        let k = Spanned::new(span.clone(), Cow::Owned(name.to_string()));
+        let empty = Spanned::new(span, DeValue::Table(DeTable::new()));
+        table.insert(k, empty);
+    }
+    let entry = table.get_mut(name).ok_or("the table was just made")?;
+    match (entry.get_mut(), step) {
+        (DeValue::Table(t), Step::Key(_)) => set(t, rest, val, walked),
+        (DeValue::Array(a), Step::Index(..) | Step::Each(_)) => {
+            let n = a.len();
+            let chosen: Vec<usize> = match index {
+                Some(i) if i < n => vec![i],
+                Some(_) => {
+                    return Err(format!(
                         "`{walked}` has {n} entries: indices are 0 to {}",
                         n.saturating_sub(1)
-                    )
-                })?;
-                walked.push_str(&format!("[{i}]"));
+                    ));
+                }
+                None => (0..n).collect(),
+            };
+            for i in chosen {
+                let elem = a.get_mut(i).ok_or("the index was just checked")?;
+                let here = format!("{walked}[{i}]");
+                if rest.is_empty() {
+                    *elem = val.clone();
+                    continue;
+                }
                 match elem.get_mut() {
-                    DeValue::Table(t) => t,
-                    _ => return Err(format!("`{walked}` is not a table")),
+                    DeValue::Table(t) => set(t, rest, val, here)?,
+                    _ => return Err(format!("`{here}` is not a table")),
                 }
             }
-            (DeValue::Array(_), None) => {
-                return Err(format!(
-                    "`{walked}` is an array: name an element, e.g. `{walked}[0]`"
-                ));
-            }
-            _ => return Err(format!("`{walked}` is not a table")),
-        };
-        table = target;
-    }
-    match *last {
-        Step::Key(n) => {
-            table.insert(Spanned::new(span, Cow::Owned(n.to_string())), val);
+            Ok(())
         }
-        Step::Index(n, i) => {
-            let Some(DeValue::Array(a)) = table.get_mut(n).map(|e| e.get_mut()) else {
-                return Err(format!("`{n}` is not an array"));
-            };
-            let len = a.len();
-            *a.get_mut(i).ok_or_else(|| {
-                format!(
-                    "`{n}` has {len} entries: indices are 0 to {}",
-                    len.saturating_sub(1)
-                )
-            })? = val;
-        }
+        (DeValue::Array(_), Step::Key(_)) => Err(format!(
+            "`{walked}` is an array: name an element, e.g. `{walked}[0]`, or every one, `{walked}[*]`"
+        )),
+        (DeValue::Table(_), _) => Err(format!(
+            "`{walked}` is a table, not an array: name its keys without an index"
+        )),
+        _ if rest.is_empty() => Err(format!("`{name}` is not an array")),
+        _ => Err(format!("`{walked}` is not a table")),
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -168,6 +177,10 @@ mod tests {
         assert_eq!(
             steps("workload[2].size"),
             Some(vec![Step::Index("workload", 2), Step::Key("size")])
+        );
+        assert_eq!(
+            steps("workload[*].load"),
+            Some(vec![Step::Each("workload"), Step::Key("load")])
         );
         assert_eq!(steps("a..b"), None);
         assert_eq!(steps("a[x]"), None);

@@ -135,6 +135,10 @@ pub struct SwitchConfig {
     pub aqm: aqm::Spec,
     /// `[switch.ingress]`.
     pub ingress: ingress::Spec,
+    /// `[switch.ingress] switches`: the switches (by node name) whose ports
+    /// run the ingress plugin; `None`: every switch. R-AQM VI-D deploys
+    /// R-AQM at one ToR only (incremental deployment).
+    pub ingress_switches: Option<Vec<String>>,
     /// `[switch.pfc]`: priority flow control, if on.
     pub pfc: Option<net::pfc::PfcConfig>,
 }

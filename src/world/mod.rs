@@ -276,8 +276,19 @@ impl World {
         let mut fabric = Fabric::new(&graph, cfg, |p, rate| {
             Some(sc.switch.aqm.build(&ctx(p, rate)))
         })?;
-        fabric
-            .install_ingress(|p, rate| sc.switch.ingress.as_ref().map(|i| i.build(&ctx(p, rate))));
+        let node_names = sc.topology.spec.shape.node_names();
+        let hosts = sc.topology.spec.size.hosts as usize;
+        let deployed = |n: net::NodeId| match &sc.switch.ingress_switches {
+            None => true,
+            Some(list) => list.iter().any(|name| {
+                crate::scenario::switch_index(&node_names[hosts..], name)
+                    == n.idx().checked_sub(hosts)
+            }),
+        };
+        fabric.install_ingress(|p, node, rate| {
+            let plugin = sc.switch.ingress.as_ref().filter(|_| deployed(node));
+            plugin.map(|i| i.build(&ctx(p, rate)))
+        });
         let hosts = fabric.host_count();
         let nic_per_class = hosts > 0 && fabric.nic_per_class(HostId(0));
         let mut w = World {
@@ -324,7 +335,7 @@ impl World {
                     last_total: 0,
                     rows: Vec::new(),
                 }),
-            node_names: sc.topology.spec.shape.node_names(),
+            node_names,
             cc_trace: sc.output.cc_trace.as_ref().map(|c| cc_trace::CcTrace {
                 interval: c.interval,
                 flows: c.flows.clone(),

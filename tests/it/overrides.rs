@@ -69,6 +69,34 @@ fn an_override_equals_the_edited_file() {
     assert_ne!(debug_of(BASE, &["switch.aqm.k=40pkt"]), debug_of(BASE, &[]));
 }
 
+/// `[*]` sets the key in every element of an array of tables, exactly as
+/// setting each element would.
+#[test]
+fn a_star_sets_every_element() {
+    let two = format!(
+        "{BASE}\n[[workload]]\nkind = \"incast\"\nreceiver = 1\nsenders = \"2-3\"\nsize = \"1MB\"\n"
+    );
+    assert_eq!(
+        debug_of(&two, &["workload[*].size=\"3MB\""]),
+        debug_of(
+            &two,
+            &["workload[0].size=\"3MB\"", "workload[1].size=\"3MB\""]
+        )
+    );
+    assert_ne!(
+        debug_of(&two, &["workload[*].size=\"3MB\""]),
+        debug_of(&two, &["workload[0].size=\"3MB\""])
+    );
+    let e = load_str("o.toml", BASE, &["switch[*].buffer=1pkt".to_string()])
+        .expect_err("switch is a table")
+        .to_string();
+    assert!(e.contains("`switch` is a table, not an array"), "{e}");
+    let e = load_str("o.toml", BASE, &["flows[*].size=1MB".to_string()])
+        .expect_err("no such array")
+        .to_string();
+    assert!(e.contains("`flows` is not in the scenario"), "{e}");
+}
+
 #[test]
 fn later_overrides_win() {
     assert_eq!(

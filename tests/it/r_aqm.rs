@@ -79,3 +79,134 @@ fn r_aqm_without_compensation_does_not_save_newreno() {
     );
     assert!(s.flows.timeouts > 0);
 }
+
+/// A 30-to-1 NewReno incast across a 4-leaf, 2-spine fabric (senders under
+/// leaves 1-3, the receiver under leaf 0) whose 200 Gb/s fabric links
+/// leave only leaf 0's port to the receiver congested, with R-AQM placed
+/// by `switches` (R-AQM VI-D's incremental deployment).
+fn fabric_incast(switches: &str) -> RunSummary {
+    common::run(&format!(
+        r#"
+        [topology]
+        kind = "leaf-spine"
+        leaves = 4
+        spines = 2
+        hosts_per_leaf = 10
+        host_rate = "10Gbps"
+        fabric_rate = "200Gbps"
+        link_delay = "1us"
+        [switch]
+        buffer = "300pkt"
+        [switch.ingress]
+        kind = "r-aqm"
+        {switches}
+        [transport]
+        preset = "ns3-newreno"
+        rto_min = "10ms"
+        [[workload]]
+        kind = "incast"
+        receiver = 0
+        senders = "10-39"
+        size = "1MB"
+        "#
+    ))
+    .1
+}
+
+/// R-AQM at the receiver's ToR alone (by name or index) holds every ACK
+/// once and removes most of the incast's drops; at a sender's ToR alone it
+/// sees a third of the ACKs and changes little, since that ToR's ports are
+/// not congested; everywhere, each ACK passes three VIQs.
+#[test]
+fn r_aqm_at_the_congested_tor_alone_removes_the_drops() {
+    let everywhere = fabric_incast("");
+    let receivers_tor = fabric_incast(r#"switches = ["leaf0"]"#);
+    let by_index = fabric_incast(r#"switches = ["s0"]"#);
+    let senders_tor = fabric_incast(r#"switches = ["leaf1"]"#);
+    let none = common::run(&fabric_incast_text_without_ingress()).1;
+    let key = |s: &RunSummary| (s.ingress.held, s.drops, s.flows.timeouts, s.events);
+    assert_eq!(key(&by_index), key(&receivers_tor));
+    assert_eq!(none.ingress.held, 0);
+    assert!(receivers_tor.ingress.held > 0);
+    assert_eq!(everywhere.ingress.held, 3 * receivers_tor.ingress.held);
+    assert_eq!(3 * senders_tor.ingress.held, receivers_tor.ingress.held);
+    assert!(
+        receivers_tor.drops * 10 < none.drops,
+        "R-AQM at leaf0: {} drops, none: {}",
+        receivers_tor.drops,
+        none.drops
+    );
+    assert!(
+        senders_tor.drops * 10 >= none.drops * 9,
+        "R-AQM at leaf1: {} drops, none: {}",
+        senders_tor.drops,
+        none.drops
+    );
+}
+
+/// `switches` names switches of the topology, once each, and needs a plugin.
+#[test]
+fn ingress_switches_are_checked() {
+    let with = |ingress: &str| {
+        let text = fabric_incast_text_without_ingress().replace(
+            "[transport]",
+            &format!("[switch.ingress]\n{ingress}\n[transport]"),
+        );
+        dcnsim::scenario::parse_str("f.toml", &text)
+            .expect_err(ingress)
+            .to_string()
+    };
+    let e = with(
+        r#"kind = "r-aqm"
+    switches = ["tor0"]"#,
+    );
+    assert!(
+        e.contains("switch.ingress.switches[0]") && e.contains("leaf0, leaf1"),
+        "{e}"
+    );
+    let e = with(
+        r#"kind = "r-aqm"
+    switches = ["leaf0", "s0"]"#,
+    );
+    assert!(
+        e.contains("switches[1]") && e.contains("named twice"),
+        "{e}"
+    );
+    let e = with(
+        r#"kind = "r-aqm"
+    switches = []"#,
+    );
+    assert!(e.contains("names no switch"), "{e}");
+    let e = with(
+        r#"kind = "r-aqm"
+    switches = "leaf0""#,
+    );
+    assert!(e.contains("a list of switch names"), "{e}");
+    let e = with(r#"switches = ["leaf0"]"#);
+    assert!(e.contains("kind \"none\" runs none"), "{e}");
+}
+
+/// [`fabric_incast`] without `[switch.ingress]`.
+fn fabric_incast_text_without_ingress() -> String {
+    r#"
+    [topology]
+    kind = "leaf-spine"
+    leaves = 4
+    spines = 2
+    hosts_per_leaf = 10
+    host_rate = "10Gbps"
+    fabric_rate = "200Gbps"
+    link_delay = "1us"
+    [switch]
+    buffer = "300pkt"
+    [transport]
+    preset = "ns3-newreno"
+    rto_min = "10ms"
+    [[workload]]
+    kind = "incast"
+    receiver = 0
+    senders = "10-39"
+    size = "1MB"
+    "#
+    .to_string()
+}

@@ -2,7 +2,7 @@
 //! accounting, the hook's verdicts, the VIQ's service and the hook's timer.
 
 use super::{Fabric, NetEvent, Scheduler};
-use crate::ids::PortId;
+use crate::ids::{NodeId, PortId};
 use crate::ingress::{Arrival, IngressHook, IngressView, ViqAction};
 use crate::packet::{NO_PORT, PacketId};
 use crate::topology::NodeKind;
@@ -10,14 +10,15 @@ use sim_core::{Bandwidth, SimTime};
 
 impl Fabric {
     /// Installs an ingress hook at switch ports: `hook_for` gets each switch
-    /// port's id and link rate, in port order, and may answer `None`.
+    /// port's id, its switch and its link rate, in port order, and may
+    /// answer `None` (no hook at that port).
     pub fn install_ingress(
         &mut self,
-        mut hook_for: impl FnMut(PortId, Bandwidth) -> Option<Box<dyn IngressHook>>,
+        mut hook_for: impl FnMut(PortId, NodeId, Bandwidth) -> Option<Box<dyn IngressHook>>,
     ) {
         for (i, port) in self.ports.iter_mut().enumerate() {
             if port.at_switch {
-                port.set_ingress_hook(hook_for(PortId(i as u32), port.rate));
+                port.set_ingress_hook(hook_for(PortId(i as u32), port.node, port.rate));
             }
         }
     }

@@ -266,7 +266,7 @@ fn ingress_hook_holds_releases_by_timer_and_drops_when_full() {
     let g = TopologyGraph::star(2, Bandwidth::from_gbps(10), SimDuration::from_us(1));
     let mut f = fabric(&g, QueueSize::Packets(100));
     let release_at = SimTime(50_000_000); // 50 us
-    f.install_ingress(|_, _| Some(Box::new(HoldUntil { release_at })));
+    f.install_ingress(|_, _, _| Some(Box::new(HoldUntil { release_at })));
     let mut q = EventQueue::new();
     let ack = |seq| Packet {
         seq,
