@@ -49,7 +49,7 @@ pub static FAMILY: Family<TransportConfig> = Family {
     table: "transport",
     default: Some("tcp"),
     kinds: &[row("tcp", "TCP as Linux runs it: SACK + RFC 6675 recovery, PRR, limited transmit, RFC 6298 RTO, timestamps, window scaling; cc NewReno, ECN* or DCTCP", "RFC 9293, 5681, 6582, 6675, 6937, 3042, 2018, 6298, 7323, 3168, 8257", &[
-            key("preset", "linux", "word", "a named stack that sets cc, sack, prr, limited_transmit, timestamps, rack_tlp, mss, initial_window_mss and min_cwnd_mss at once: \"linux\", \"ns3-newreno\", \"ns3-dctcp\" (keys given beside it win)"),
+            key("preset", "linux", "word", "a named stack that sets cc, sack, prr, limited_transmit, cwnd_validation, timestamps, rack_tlp, mss, initial_window_mss and min_cwnd_mss at once: \"linux\", \"ns3-newreno\", \"ns3-dctcp\", \"ns2-dctcp\" (keys given beside it win)"),
             key("cc", "newreno", "name or table", "the window controller: a TCP row of `dcnsim list cc` (newreno, ecn, dctcp, cubic), by name or as { kind = NAME, keys }"),
             key("mss", "1448B", "size", "payload bytes per segment (1500 B MTU - 40 B headers - 12 B timestamps)"),
             key("initial_window_mss", "10", "segments", "initial window (RFC 6928)"),
@@ -57,6 +57,7 @@ pub static FAMILY: Family<TransportConfig> = Family {
             key("sack", "true", "bool", "SACK blocks (RFC 2018) and RFC 6675 loss recovery (Linux)"),
             key("prr", "true", "bool", "proportional rate reduction (RFC 6937) for losses and ECN (Linux)"),
             key("limited_transmit", "true", "bool", "a new segment on each of the first two dupacks (RFC 3042)"),
+            key("cwnd_validation", "true", "bool", "cwnd grows only while it limits the sender (RFC 7661 4; Linux's tcp_is_cwnd_limited)"),
             key("timestamps", "true", "bool", "the 12 B timestamps option on every segment (RFC 7323; Linux)"),
             key("rack_tlp", "= sack", "bool", "RACK time-based loss detection and tail-loss probes (RFC 8985; Linux)"),
             key("tlp_extra", "2ms", "duration, >= 0", "added to the probe timeout's 2 SRTT (Linux's TCP_TIMEOUT_MIN; RFC 8985: 0)"),

@@ -62,3 +62,69 @@ fn newreno_single_flow_reaches_95_percent_of_header_adjusted_line_rate() {
             == 0
     );
 }
+
+/// The largest cwnd of flow 0 in a traced run of `text`.
+fn largest_cwnd(text: &str, tag: &str) -> f64 {
+    let dir = common::temp_dir(tag);
+    let file = dir.join("s.toml");
+    std::fs::write(&file, text).expect("written");
+    let out = dir.join("run");
+    common::run_cli(&[
+        "run".as_ref(),
+        file.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    let csv = std::fs::read_to_string(out.join("cc.csv")).expect("cc.csv");
+    std::fs::remove_dir_all(&dir).expect("cleaned");
+    csv.lines()
+        .filter(|l| l.contains(",0,cwnd_bytes,"))
+        .map(|l| {
+            l.rsplit(',')
+                .next()
+                .expect("value")
+                .parse::<f64>()
+                .expect("a number")
+        })
+        .fold(0.0, f64::max)
+}
+
+/// Linux grows cwnd only while it limits the sender (`cwnd_validation`):
+/// a flow alone on a 10 Gb/s path, paced by its NIC, stays within twice
+/// what it has in flight (the path's BDP and the 15 KB NIC queue, about
+/// 25 KB), where without validation it grows on every ACK to the 6 MB
+/// receive window.
+#[test]
+fn cwnd_grows_only_while_it_limits_the_sender() {
+    let text = |validation: bool| {
+        format!(
+            r#"
+            [topology]
+            kind = "star"
+            hosts = 2
+            link_rate = "10Gbps"
+            link_delay = "1us"
+            nic_buffer = "15KB"
+            [switch]
+            buffer = "300pkt"
+            [transport]
+            cwnd_validation = {validation}
+            [[workload]]
+            kind = "incast"
+            receiver = 1
+            senders = [0]
+            size = "50MB"
+            [output]
+            cc_trace = {{ flows = [0], interval = "100us" }}
+            "#
+        )
+    };
+    let on = largest_cwnd(&text(true), "cwnd-validation-on");
+    let off = largest_cwnd(&text(false), "cwnd-validation-off");
+    eprintln!("cwnd: {on} B with validation, {off} B without");
+    assert!(on < 60_000.0, "with validation cwnd reached {on} B");
+    assert!(
+        off > 5_000_000.0,
+        "without validation cwnd reached only {off} B"
+    );
+}

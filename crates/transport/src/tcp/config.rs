@@ -52,6 +52,12 @@ pub struct TcpConfig {
     /// Limited transmit (RFC 3042): one new segment on each of the first two
     /// duplicate ACKs (Linux: on).
     pub limited_transmit: bool,
+    /// cwnd grows only while the sender is limited by it (RFC 7661's
+    /// principle as Linux's `tcp_is_cwnd_limited` applies it: a window
+    /// that was full, or slow start below twice the largest flight).
+    /// Linux: on. Off: every ACK outside recovery grows cwnd, even when
+    /// the NIC or the path paces the sender below it (ns-2, ns-3.18).
+    pub cwnd_validation: bool,
     /// RACK-TLP (RFC 8985; Linux's default since 4.18): time-based loss
     /// detection beside the three-SACK rule, and a tail-loss probe after
     /// two SRTTs without an ACK, so that the loss of a window's tail is
@@ -89,6 +95,7 @@ impl Default for TcpConfig {
             sack: true,
             prr: true,
             limited_transmit: true,
+            cwnd_validation: true,
             rack_tlp: None,
             tlp_extra: SimDuration::from_ms(2),
             window_scale_shim: None,

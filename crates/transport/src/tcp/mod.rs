@@ -3,6 +3,7 @@
 //! ACKs with SACK blocks, FIN-ACK), configured by one [`TcpConfig`].
 
 pub mod config;
+pub mod cwnd_limit;
 pub mod preset;
 pub mod prr;
 pub mod receiver;

@@ -51,12 +51,13 @@ use Setting::{Bool, Bytes, Cc, Segments};
 pub static PRESETS: &[Preset] = &[
     Preset {
         name: "linux",
-        about: "Linux 5.x/6.x (the defaults): SACK with RFC 6675 recovery, PRR for losses and ECN, limited transmit, timestamps, RACK-TLP, IW 10, floor 2 segments",
+        about: "Linux 5.x/6.x (the defaults): SACK with RFC 6675 recovery, PRR for losses and ECN, limited transmit, timestamps, RACK-TLP, cwnd grown only while it limits the sender (tcp_is_cwnd_limited), IW 10, floor 2 segments",
         settings: &[
             ("cc", Cc("newreno")),
             ("sack", Bool(true)),
             ("prr", Bool(true)),
             ("limited_transmit", Bool(true)),
+            ("cwnd_validation", Bool(true)),
             ("timestamps", Bool(true)),
             ("rack_tlp", Bool(true)),
             ("mss", Bytes(1448)),
@@ -66,12 +67,13 @@ pub static PRESETS: &[Preset] = &[
     },
     Preset {
         name: "ns3-newreno",
-        about: "ns-3.18's TcpNewReno (ABQ's simulator): RFC 6582 recovery on three duplicate ACKs, no SACK, PRR, limited transmit, timestamps or RACK-TLP; IW 1; MSS 1460 B (a 1500 B MTU without the timestamps option)",
+        about: "ns-3.18's TcpNewReno (ABQ's simulator): RFC 6582 recovery on three duplicate ACKs, no SACK, PRR, limited transmit, timestamps, RACK-TLP or cwnd validation; IW 1; MSS 1460 B (a 1500 B MTU without the timestamps option)",
         settings: &[
             ("cc", Cc("newreno")),
             ("sack", Bool(false)),
             ("prr", Bool(false)),
             ("limited_transmit", Bool(false)),
+            ("cwnd_validation", Bool(false)),
             ("timestamps", Bool(false)),
             ("rack_tlp", Bool(false)),
             ("mss", Bytes(1460)),
@@ -81,12 +83,29 @@ pub static PRESETS: &[Preset] = &[
     },
     Preset {
         name: "ns3-dctcp",
-        about: "DCTCP as its analysis and ns-3's TcpDctcp model it: the window cut at once on ECN (no PRR), RFC 6582 recovery without SACK, limited transmit, timestamps or RACK-TLP; IW 10, floor 1 segment (ns-3's DCTCP); MSS 1460 B",
+        about: "DCTCP as its analysis and ns-3's TcpDctcp model it: the window cut at once on ECN (no PRR), RFC 6582 recovery without SACK, limited transmit, timestamps, RACK-TLP or cwnd validation; IW 10, floor 1 segment (ns-3's DCTCP); MSS 1460 B",
         settings: &[
             ("cc", Cc("dctcp")),
             ("sack", Bool(false)),
             ("prr", Bool(false)),
             ("limited_transmit", Bool(false)),
+            ("cwnd_validation", Bool(false)),
+            ("timestamps", Bool(false)),
+            ("rack_tlp", Bool(false)),
+            ("mss", Bytes(1460)),
+            ("initial_window_mss", Segments(10)),
+            ("min_cwnd_mss", Segments(1)),
+        ],
+    },
+    Preset {
+        name: "ns2-dctcp",
+        about: "ns-2's FullTcpSack with DCTCP (MQ-ECN's and PIAS's simulator): SACK recovery with cwnd at ssthresh at once (no PRR), the cut on ECN at once, no limited transmit, timestamps, RACK-TLP or cwnd validation (cwnd grows on every ACK up to the receive window, ns-2's window_); IW 10, floor 1 segment; MSS 1460 B",
+        settings: &[
+            ("cc", Cc("dctcp")),
+            ("sack", Bool(true)),
+            ("prr", Bool(false)),
+            ("limited_transmit", Bool(false)),
+            ("cwnd_validation", Bool(false)),
             ("timestamps", Bool(false)),
             ("rack_tlp", Bool(false)),
             ("mss", Bytes(1460)),
@@ -133,6 +152,7 @@ impl Preset {
                 ("sack", Bool(b)) => c.sack = b,
                 ("prr", Bool(b)) => c.prr = b,
                 ("limited_transmit", Bool(b)) => c.limited_transmit = b,
+                ("cwnd_validation", Bool(b)) => c.cwnd_validation = b,
                 ("timestamps", Bool(b)) => c.timestamps = b,
                 ("rack_tlp", Bool(b)) => c.rack_tlp = Some(b),
                 ("mss", Bytes(b)) => c.mss = sim_core::Bytes(b),

@@ -48,6 +48,7 @@
 //!   backs off exponentially, so a flow never stalls forever.
 
 use super::config::TcpConfig;
+use super::cwnd_limit::CwndLimit;
 use super::prr::Prr;
 use super::scoreboard::Scoreboard;
 use super::wscale_for;
@@ -115,6 +116,8 @@ pub struct TcpSender {
     prr_on: bool,
     limited_transmit: bool,
     rack_tlp: bool,
+    /// Whether cwnd limits the sender (`cwnd_validation`; `OFF` when off).
+    cwnd_limit: CwndLimit,
     /// Extra wait of a probe when one segment is out and the peer delays ACKs.
     max_ack_delay: SimDuration,
     /// Added to every probe timeout (`tlp_extra`).
@@ -125,8 +128,6 @@ pub struct TcpSender {
     reo_at: Option<SimTime>,
     /// The tail-loss probe timer (PTO).
     tlp_at: Option<SimTime>,
-    /// 2 SRTT, updated with every RTT sample (the probe timeout's base).
-    two_srtt: Option<SimDuration>,
     /// A probe is out (TLP allows one per episode, RFC 8985 7.2).
     tlp_out: bool,
     /// The rescue retransmission of this recovery was sent (RFC 6675 NextSeg (4)).
@@ -203,6 +204,7 @@ impl TcpSender {
             sack: cfg.sack,
             prr_on: cfg.prr,
             limited_transmit: cfg.limited_transmit,
+            cwnd_limit: CwndLimit::new(cfg.cwnd_validation),
             rack_tlp: cfg.rack_tlp(),
             tlp_extra: cfg.tlp_extra,
             max_ack_delay: if cfg.delayed_ack {
@@ -213,7 +215,6 @@ impl TcpSender {
             min_rtt: None,
             reo_at: None,
             tlp_at: None,
-            two_srtt: None,
             tlp_out: false,
             rescued: false,
             picked: None,
@@ -411,6 +412,13 @@ impl TcpSender {
         if let Some(prr) = &mut self.prr {
             prr.on_sent(len);
         }
+        if self.cwnd_limit != CwndLimit::OFF {
+            let full = self.cwnd_room() < self.mss;
+            // Linux's packets_out: sent and not cumulatively acknowledged.
+            let out = self.board.outstanding();
+            self.cwnd_limit
+                .on_sent(out, self.snd_una, self.snd_nxt, full);
+        }
         let p = self.make_segment(now, seq, len, retransmission);
         if !retransmission {
             self.arm_tlp(now);
@@ -503,7 +511,10 @@ impl TcpSender {
         if ack > self.snd_nxt && !fin_acked {
             return; // acknowledges something never sent
         }
-        let cwnd_limited = self.win.cwnd < self.peer_wnd;
+        let cwnd_limited = self.win.cwnd < self.peer_wnd
+            && self
+                .cwnd_limit
+                .limited(self.win.cwnd, self.win.in_slow_start());
         self.peer_wnd = (pkt.window as u64) << self.peer_wscale;
         if self.state == SenderState::FinSent {
             if fin_acked && pkt.flags.has(TcpFlags::FIN) {
@@ -614,7 +625,8 @@ impl TcpSender {
             && !self.tlp_out
             && self.board.outstanding() > 0
             && self.state == SenderState::Established;
-        self.tlp_at = match (eligible, self.two_srtt) {
+        // RFC 8985 7.2: PTO = 2 SRTT (+ the extras).
+        self.tlp_at = match (eligible, self.rtt.srtt().map(|s| s + s)) {
             (true, Some(mut pto)) => {
                 pto += self.tlp_extra;
                 if self.board.outstanding() <= self.mss {
@@ -879,7 +891,6 @@ impl TcpSender {
 
     fn on_rtt_sample(&mut self, rtt: SimDuration) {
         self.rtt.on_sample(rtt);
-        self.two_srtt = self.rtt.srtt().map(|s| s + s);
         self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
         self.rtt_sample = Some(rtt);
     }
