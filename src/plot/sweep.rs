@@ -172,7 +172,8 @@ fn capitalised(text: &str) -> String {
 fn axis_words(key: &str) -> String {
     let (head, last) = key.rsplit_once('.').unwrap_or(("", key));
     let plain = |t: &str| {
-        t.replace(['_', '.'], " ")
+        t.replace("[*]", "s, every one")
+            .replace(['_', '.'], " ")
             .replace('[', " ")
             .replace(']', "")
     };
@@ -403,7 +404,14 @@ fn metric_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figur
                     split,
                 ),
                 x,
-                y_label: spec.y_label.clone().unwrap_or(default_label),
+                // A given label keeps its words; its unit is the scale's,
+                // which follows the data (a "(us)" label on values in ms
+                // would misread them a thousandfold).
+                y_label: match &spec.y_label {
+                    Some(given) if scale.unit.is_empty() => given.clone(),
+                    Some(_) => scale.label(&y_words(spec, &y_name)),
+                    None => default_label,
+                },
                 y_log: spec
                     .log_y
                     .unwrap_or_else(|| super::chart::spans_decades(ys(&series))),
@@ -641,6 +649,10 @@ mod tests {
         );
         assert_eq!(stem_of("workload[0].load"), "workload_0__load");
         assert_eq!(axis_words("workload[0].load"), "load (workload 0)");
+        assert_eq!(
+            axis_words("workload[*].load"),
+            "load (workloads, every one)"
+        );
         assert_eq!(axis_words("seed"), "seed");
     }
 

@@ -58,7 +58,7 @@ pub fn render(r: &Reproduction, outcomes: &[Outcome], out: &Path, quick: bool) -
     let _ = writeln!(s, "*{}*\n", r.paper.title);
     let _ = writeln!(
         s,
-        "dcnsim {}, `dcnsim reproduce {}{}`: {} experiments, {} claims: {}.\n",
+        "dcnsim {}, `dcnsim reproduce {}{}`: {} experiments, {} claims: {}.{}\n",
         env!("CARGO_PKG_VERSION"),
         r.file
             .parent()
@@ -66,7 +66,11 @@ pub fn render(r: &Reproduction, outcomes: &[Outcome], out: &Path, quick: bool) -
         if quick { " --quick" } else { "" },
         r.experiments.len(),
         r.claims.len(),
-        Tally::of(outcomes).text()
+        Tally::of(outcomes).text(),
+        match r.not_reproduced.len() {
+            0 => String::new(),
+            n => format!(" Not reproduced: {n} (listed at the end, with why)."),
+        }
     );
     let _ = writeln!(
         s,
@@ -130,6 +134,12 @@ pub fn render(r: &Reproduction, outcomes: &[Outcome], out: &Path, quick: bool) -
             } else {
                 let _ = writeln!(s, "(figure `{f}` was not drawn)\n");
             }
+        }
+    }
+    if !r.not_reproduced.is_empty() {
+        let _ = writeln!(s, "## Not reproduced\n");
+        for n in &r.not_reproduced {
+            let _ = writeln!(s, "*{}* ({}): {}\n", n.what, n.source, n.why.trim());
         }
     }
     s

@@ -20,6 +20,11 @@
 //! ours = { y = "max_switch_queue_packets", case = "ABQ", at = { "workload[0].senders" = "1-100" } }
 //! band = [0.5, 2.0]               # ours / paper within
 //! below = { case = "DCTCP" }      # and below the same selection for DCTCP
+//!
+//! [[not_reproduced]]
+//! what = "Fig. 11: 32 queues per port"
+//! where = "5.3.1"
+//! why = "a port has at most 8 class queues"
 //! ```
 //!
 //! A claim compares by a tolerance or a ratio band against the paper's
@@ -161,6 +166,22 @@ struct Doc {
     experiments: Vec<Experiment>,
     #[serde(rename = "claim", default)]
     claims: Vec<Claim>,
+    #[serde(rename = "not_reproduced", default)]
+    not_reproduced: Vec<NotReproduced>,
+}
+
+/// A figure or table of the paper that the reproduction does not run, and
+/// why: the report lists it, so that its absence is stated, not hidden.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotReproduced {
+    /// The figure or table, in words (`Fig. 11: 32 queues per port`).
+    pub what: String,
+    /// Where in the paper.
+    #[serde(rename = "where")]
+    pub source: String,
+    /// Why it is not run: what dcnsim lacks, or what the paper leaves out.
+    pub why: String,
 }
 
 /// A direction's test: whether ours (first) passes against theirs.
@@ -177,6 +198,8 @@ pub struct Reproduction {
     pub experiments: Vec<Experiment>,
     /// The claims, in file order.
     pub claims: Vec<Claim>,
+    /// What of the paper it does not run, and why.
+    pub not_reproduced: Vec<NotReproduced>,
 }
 
 /// The over-seeds statistics a selection may ask for.
@@ -208,6 +231,7 @@ impl Reproduction {
             paper: doc.paper,
             experiments: doc.experiments,
             claims: doc.claims,
+            not_reproduced: doc.not_reproduced,
         };
         r.check(&src)?;
         Ok(r)
