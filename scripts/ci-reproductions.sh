@@ -29,6 +29,6 @@ Large flows: MQ-ECN is comparable to the standard threshold (mean over loads, DW
 Large flows: the minimum threshold is slower than MQ-ECN at every load (DWRR)
 WRR at 80% load: the standard threshold times out far more than MQ-ECN (720 against 45)
 MQ-ECN has the best overall mean FCT at 90% load: below the minimum threshold's (DWRR)
-ECN*: MQ-ECN's overall mean FCT is below the standard threshold's at every load
+ECN*: MQ-ECN's overall mean FCT is below the minimum threshold's at every load
 CLAIMS
 [ "$fail" = 0 ] || { cat "$out/mq-ecn/report.md"; exit 1; }

@@ -82,10 +82,15 @@ fn r_aqm_without_compensation_does_not_save_newreno() {
 
 /// A 30-to-1 NewReno incast across a 4-leaf, 2-spine fabric (senders under
 /// leaves 1-3, the receiver under leaf 0) whose 200 Gb/s fabric links
-/// leave only leaf 0's port to the receiver congested, with R-AQM placed
-/// by `switches` (R-AQM VI-D's incremental deployment).
-fn fabric_incast(switches: &str) -> RunSummary {
-    common::run(&format!(
+/// leave only leaf 0's port to the receiver congested, with `ingress` as
+/// its `[switch.ingress]` table (none when empty).
+fn fabric_incast_text(ingress: &str) -> String {
+    let ingress = if ingress.is_empty() {
+        String::new()
+    } else {
+        format!("[switch.ingress]\n{ingress}")
+    };
+    format!(
         r#"
         [topology]
         kind = "leaf-spine"
@@ -97,9 +102,7 @@ fn fabric_incast(switches: &str) -> RunSummary {
         link_delay = "1us"
         [switch]
         buffer = "300pkt"
-        [switch.ingress]
-        kind = "r-aqm"
-        {switches}
+        {ingress}
         [transport]
         preset = "ns3-newreno"
         rto_min = "10ms"
@@ -109,7 +112,15 @@ fn fabric_incast(switches: &str) -> RunSummary {
         senders = "10-39"
         size = "1MB"
         "#
-    ))
+    )
+}
+
+/// [`fabric_incast_text`] with R-AQM placed by `switches` (R-AQM VI-D's
+/// incremental deployment), run.
+fn fabric_incast(switches: &str) -> RunSummary {
+    common::run(&fabric_incast_text(&format!(
+        "kind = \"r-aqm\"\n{switches}"
+    )))
     .1
 }
 
@@ -123,7 +134,7 @@ fn r_aqm_at_the_congested_tor_alone_removes_the_drops() {
     let receivers_tor = fabric_incast(r#"switches = ["leaf0"]"#);
     let by_index = fabric_incast(r#"switches = ["s0"]"#);
     let senders_tor = fabric_incast(r#"switches = ["leaf1"]"#);
-    let none = common::run(&fabric_incast_text_without_ingress()).1;
+    let none = common::run(&fabric_incast_text("")).1;
     let key = |s: &RunSummary| (s.ingress.held, s.drops, s.flows.timeouts, s.events);
     assert_eq!(key(&by_index), key(&receivers_tor));
     assert_eq!(none.ingress.held, 0);
@@ -148,11 +159,7 @@ fn r_aqm_at_the_congested_tor_alone_removes_the_drops() {
 #[test]
 fn ingress_switches_are_checked() {
     let with = |ingress: &str| {
-        let text = fabric_incast_text_without_ingress().replace(
-            "[transport]",
-            &format!("[switch.ingress]\n{ingress}\n[transport]"),
-        );
-        dcnsim::scenario::parse_str("f.toml", &text)
+        dcnsim::scenario::parse_str("f.toml", &fabric_incast_text(ingress))
             .expect_err(ingress)
             .to_string()
     };
@@ -184,29 +191,4 @@ fn ingress_switches_are_checked() {
     assert!(e.contains("a list of switch names"), "{e}");
     let e = with(r#"switches = ["leaf0"]"#);
     assert!(e.contains("kind \"none\" runs none"), "{e}");
-}
-
-/// [`fabric_incast`] without `[switch.ingress]`.
-fn fabric_incast_text_without_ingress() -> String {
-    r#"
-    [topology]
-    kind = "leaf-spine"
-    leaves = 4
-    spines = 2
-    hosts_per_leaf = 10
-    host_rate = "10Gbps"
-    fabric_rate = "200Gbps"
-    link_delay = "1us"
-    [switch]
-    buffer = "300pkt"
-    [transport]
-    preset = "ns3-newreno"
-    rto_min = "10ms"
-    [[workload]]
-    kind = "incast"
-    receiver = 0
-    senders = "10-39"
-    size = "1MB"
-    "#
-    .to_string()
 }
