@@ -277,16 +277,17 @@ impl World {
             Some(sc.switch.aqm.build(&ctx(p, rate)))
         })?;
         let node_names = sc.topology.spec.shape.node_names();
+        // Whether each node runs the ingress plugin (`switches`; hosts
+        // have no ingress stage), resolved once rather than per port.
         let hosts = sc.topology.spec.size.hosts as usize;
-        let deployed = |n: net::NodeId| match &sc.switch.ingress_switches {
-            None => true,
-            Some(list) => list.iter().any(|name| {
-                crate::scenario::switch_index(&node_names[hosts..], name)
-                    == n.idx().checked_sub(hosts)
-            }),
-        };
+        let mut deployed = vec![sc.switch.ingress_switches.is_none(); node_names.len()];
+        for name in sc.switch.ingress_switches.iter().flatten() {
+            let s = crate::scenario::switch_index(&node_names[hosts..], name)
+                .expect("switch names are checked at load");
+            deployed[hosts + s] = true;
+        }
         fabric.install_ingress(|p, node, rate| {
-            let plugin = sc.switch.ingress.as_ref().filter(|_| deployed(node));
+            let plugin = sc.switch.ingress.as_ref().filter(|_| deployed[node.idx()]);
             plugin.map(|i| i.build(&ctx(p, rate)))
         });
         let hosts = fabric.host_count();
