@@ -408,10 +408,15 @@ impl Chart {
                 let (dx, dy) = legend_area.get_base_pixel();
                 draw_marker(root, i, (dx + 28, dy + row), color)?;
             }
+            // A name longer than the strip (capped at a third of the
+            // figure) is set smaller rather than cut off at the edge.
+            let chars = s.name.chars().count().max(1) as u32;
+            let fits_px = legend_px.saturating_sub(64) * 10 / (6 * chars);
+            let font_px = TICK_PX.min(fits_px.max(TICK_PX / 2));
             legend_area.draw(&Text::new(
                 s.name.clone(),
-                (56, row - TICK_PX as i32 / 2),
-                (FONT, TICK_PX).into_font().color(&BLACK),
+                (56, row - font_px as i32 / 2),
+                (FONT, font_px).into_font().color(&BLACK),
             ))?;
         }
         Ok(())
