@@ -2,7 +2,11 @@
 # Runs a paper's full reproduction and publishes its report in the docs:
 # docs/reproductions/PAPER.md with the figures under docs/reproductions/PAPER/.
 #
-#   scripts/publish-reproduction.sh PAPER [DCNSIM]     e.g. abq
+#   scripts/publish-reproduction.sh PAPER [DCNSIM [ARGS...]]     e.g. abq
+#
+# ARGS go to `dcnsim reproduce` (e.g. `--only sim`: run that experiment, and
+# report every experiment whose runs are already in the folder; the
+# others' claims are NOT RUN in the published report).
 #
 # PAPER names a folder of scenarios/ holding a reproduce.toml. The
 # reproduction runs into results/reproduce-PAPER (resumable: rerun after an
@@ -11,8 +15,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 paper=${1:?usage: scripts/publish-reproduction.sh PAPER [DCNSIM]}
 bin=${2:-target/release/dcnsim}
+shift $(( $# < 2 ? $# : 2 ))
 out=results/reproduce-$paper
-"$bin" reproduce "scenarios/$paper" --out "$out"
+"$bin" reproduce "scenarios/$paper" --out "$out" "$@"
 docs=docs/reproductions
 rm -rf "${docs:?}/$paper"
 mkdir -p "$docs/$paper"
