@@ -305,9 +305,18 @@ impl Chart {
             XAxis::Numeric { label, .. } => (label.as_str(), None),
             XAxis::Categories { label, names, .. } => (label.as_str(), Some(names)),
         };
+        let x_log = matches!(self.x, XAxis::Numeric { log: true, .. });
+        let y_log = self.y_log;
+        let y_tick = |v: &f64| {
+            if y_log {
+                log_tick(*v)
+            } else {
+                short_number(*v)
+            }
+        };
         let category = |v: &f64| -> String {
             let Some(names) = categories else {
-                return short_number(*v);
+                return if x_log { log_tick(*v) } else { short_number(*v) };
             };
             let i = libm::round(*v);
             if (v - i).abs() > 1e-6 || i < 0.0 {
@@ -332,7 +341,7 @@ impl Chart {
             .label_style((FONT, TICK_PX))
             .x_label_style((FONT, x_tick_px))
             .x_label_formatter(&category)
-            .y_label_formatter(&|v| short_number(*v))
+            .y_label_formatter(&y_tick)
             .light_line_style(TRANSPARENT)
             .bold_line_style(RGBColor(225, 225, 225));
         if let Some(names) = categories {
@@ -467,6 +476,20 @@ fn dash(i: usize) -> Option<(u32, u32)> {
     }
 }
 
+/// A log axis's tick: as [`short_number`], but a value below 0.01 keeps
+/// its significant digit (a decade at 0.0001 is not 0; on a linear axis
+/// such a value is float noise around a zero tick).
+fn log_tick(v: f64) -> String {
+    let a = v.abs();
+    if a > 0.0 && a < 0.01 {
+        let decimals = (-libm::floor(libm::log10(a))) as usize;
+        let text = format!("{v:.decimals$}");
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        short_number(v)
+    }
+}
+
 /// A tick label: short, without trailing zeros (`0.25`, `1.5k`, `2M`).
 fn short_number(v: f64) -> String {
     let a = v.abs();
@@ -546,6 +569,10 @@ mod tests {
         assert_eq!(short_number(15000.0), "15k");
         assert_eq!(short_number(2e6), "2M");
         assert_eq!(short_number(-0.0001), "0");
+        assert_eq!(log_tick(0.0001), "0.0001");
+        assert_eq!(log_tick(0.001), "0.001");
+        assert_eq!(log_tick(0.1), "0.1");
+        assert_eq!(log_tick(100.0), "100");
         assert_eq!(short_number(3.0), "3");
     }
 }
