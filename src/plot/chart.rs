@@ -316,7 +316,11 @@ impl Chart {
         };
         let category = |v: &f64| -> String {
             let Some(names) = categories else {
-                return if x_log { log_tick(*v) } else { short_number(*v) };
+                return if x_log {
+                    log_tick(*v)
+                } else {
+                    short_number(*v)
+                };
             };
             let i = libm::round(*v);
             if (v - i).abs() > 1e-6 || i < 0.0 {
