@@ -88,7 +88,7 @@ fn run_with(name: &str, ingress_name: &str, acks: bool) {
             quanta: vec![1500; 8],
         },
         classes: 8,
-        class_of_priority: [0, 1, 2, 3, 4, 5, 6, 7],
+        class_of_priority: std::array::from_fn(|p| (p % 8) as u8),
         ..FabricConfig::fifo(WireFormat::ETHERNET, QueueSize::Packets(1), u64::MAX)
     };
     let mut f =

@@ -50,6 +50,10 @@ fn quanta(
     if let Some(&bad) = q.iter().find(|&&x| x < min) {
         return Err(t.invalid(key, format!("quantum {bad}B is below {min}B")));
     }
+    let max = net::sched::MAX_QUANTUM_BYTES;
+    if let Some(&bad) = q.iter().find(|&&x| x > max) {
+        return Err(t.invalid(key, format!("quantum {bad}B is above {max}B")));
+    }
     Ok(q)
 }
 

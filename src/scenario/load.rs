@@ -10,6 +10,7 @@ use super::overrides;
 use super::types::*;
 use crate::registry::{self, Family};
 use net::buffer::BufferPolicy;
+use net::packet::PRIORITIES;
 use net::sched::MAX_CLASSES;
 use serde::de::DeserializeOwned;
 use sim_core::QueueSize;
@@ -382,6 +383,8 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
         classes: 1,
         queue_limit: QueueSize::Packets(0),
         max_host_rate: sim_core::Bandwidth::from_bps(1),
+        priorities: net::packet::PRIORITIES,
+        pfc: false,
     };
     let topology = topology(&src, root.get("topology"), ctx)?;
     ctx.hosts = topology.spec.size.hosts;
@@ -578,28 +581,28 @@ fn switch(
             format!("{classes} classes: a port has 1 to {MAX_CLASSES} class queues"),
         ));
     }
-    let class_of_priority = match &base.class_of_priority {
-        // Default: priority p goes to class p, the last class taking the rest.
-        None => std::array::from_fn(|p| p.min(classes - 1) as u8),
-        Some(m) => {
-            let map: [u8; 8] = m.as_slice().try_into().map_err(|_| {
-                err(
-                    "class_of_priority",
-                    format!(
-                        "needs 8 entries, the class of priorities 0 to 7 (has {})",
-                        m.len()
-                    ),
-                )
-            })?;
-            if let Some(c) = map.iter().find(|&&c| c as usize >= classes) {
-                return Err(err(
-                    "class_of_priority",
-                    format!("class {c} does not exist: classes are 0 to {}", classes - 1),
-                ));
-            }
-            map
+    // Default: priority p goes to class p, the last class taking the rest.
+    let mut class_of_priority = std::array::from_fn(|p| p.min(classes - 1) as u8);
+    ctx.priorities = PRIORITIES;
+    if let Some(m) = &base.class_of_priority {
+        if m.is_empty() || m.len() > PRIORITIES {
+            return Err(err(
+                "class_of_priority",
+                format!(
+                    "lists the class of priorities 0, 1, ...: 1 to {PRIORITIES} entries (has {})",
+                    m.len()
+                ),
+            ));
         }
-    };
+        if let Some(c) = m.iter().find(|&&c| c as usize >= classes) {
+            return Err(err(
+                "class_of_priority",
+                format!("class {c} does not exist: classes are 0 to {}", classes - 1),
+            ));
+        }
+        class_of_priority[..m.len()].copy_from_slice(m);
+        ctx.priorities = m.len();
+    }
     let buffer = match (base.buffer, base.shared_buffer) {
         (Some(b), None) => {
             if base.dt_alpha.is_some() {
@@ -677,6 +680,7 @@ fn switch(
     };
     ctx.classes = classes;
     ctx.queue_limit = queue_limit(buffer);
+    ctx.pfc = pfc.is_some();
     let ctx = *ctx;
     let (ingress, ingress_switches) = take_ingress_switches(src, t.get("ingress"))?;
     Ok(SwitchConfig {

@@ -125,10 +125,12 @@ pub struct SwitchConfig {
     /// Per-port buffers (`buffer`) or one shared buffer per switch
     /// (`shared_buffer` with `dt_alpha`).
     pub buffer: net::buffer::BufferPolicy,
-    /// Class queues per port, 1 to 8 (class 0 has the highest priority).
+    /// Class queues per port, 1 to [`net::sched::MAX_CLASSES`] (class 0 has
+    /// the highest priority).
     pub classes: usize,
-    /// The class queue of each packet priority 0..8.
-    pub class_of_priority: [u8; 8],
+    /// The class queue of each packet priority 0..64 (those beyond a given
+    /// list are refused at load, so their entries are never read).
+    pub class_of_priority: [u8; net::packet::PRIORITIES],
     /// `[switch.scheduler]`.
     pub scheduler: net::sched::Discipline,
     /// `[switch.aqm]`.
@@ -435,6 +437,11 @@ pub struct LoadCtx {
     pub queue_limit: QueueSize,
     /// The fastest host link (bounds what a workload may plan).
     pub max_host_rate: Bandwidth,
+    /// Workload priorities are 0 to this - 1: the entries of
+    /// `switch.class_of_priority` (64, every DSCP class, by default).
+    pub priorities: usize,
+    /// Whether PFC is on (its 802.1p priorities are 0 to 7).
+    pub pfc: bool,
 }
 
 impl LoadCtx {

@@ -426,7 +426,7 @@ impl World {
             dst,
             sport: self.ephemeral_port(src),
             dport: 5001,
-            priority: sc.workloads[wi as usize].priority(),
+            priority: sc.workloads[wi as usize].flow_priority(src.0, dst.0),
         };
         let path = self.path_info(cfg, &addr);
         // An unbounded flow: more bytes than any run can send.

@@ -94,10 +94,26 @@ fn scheduler_errors_are_located() {
     let base = "[topology]\nkind = \"star\"\nhosts = 2\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n[switch]\nbuffer = \"100pkt\"\n";
     let err =
         |extra: &str| dcnsim::scenario::parse_str("s.toml", &format!("{base}{extra}")).unwrap_err();
-    let e = err("classes = 9\n");
+    let e = err("classes = 33\n");
     assert_eq!((e.key.as_str(), e.line), ("switch.classes", 8), "{e}");
-    let e = err("classes = 2\nclass_of_priority = [0, 1]\n");
-    assert!(e.to_string().contains("8 entries"), "{e}");
+    assert!(e.to_string().contains("1 to 32"), "{e}");
+    let e = err(&format!("classes = 2\nclass_of_priority = {:?}\n", [0; 65]));
+    assert!(e.to_string().contains("1 to 64 entries"), "{e}");
+    // A listed table covers the priorities it lists: a workload beyond it
+    // is refused, naming the table.
+    let flows = "[[workload]]\nkind = \"flows\"\ncdf = \"websearch\"\nload = 0.1\nhosts = \"0-1\"\nflows = 5\n";
+    let e = err(&format!(
+        "classes = 2\nclass_of_priority = [0, 1]\n{flows}priority = 2\n"
+    ));
+    assert_eq!(e.key, "workload[0].priority", "{e}");
+    assert!(
+        e.to_string().contains("lists priorities 0 to 1 only"),
+        "{e}"
+    );
+    let e = err(&format!(
+        "classes = 2\n{flows}priority = 60\nservices = 8\n"
+    ));
+    assert!(e.to_string().contains("priority 67 does not exist"), "{e}");
     let e = err("classes = 2\nclass_of_priority = [0, 1, 2, 0, 0, 0, 0, 0]\n");
     assert!(e.to_string().contains("class 2 does not exist"), "{e}");
     let e = err("classes = 2\n[switch.scheduler]\nkind = \"wrr\"\nquantum = \"1000B\"\n");
@@ -114,7 +130,88 @@ fn scheduler_errors_are_located() {
     );
     assert_eq!(e.key, "switch.scheduler.strict", "{e}");
     let e = err(
-        "[[workload]]\nkind = \"incast\"\nreceiver = 0\nsenders = [1]\nsize = \"1MB\"\npriority = 8\n",
+        "[[workload]]\nkind = \"incast\"\nreceiver = 0\nsenders = [1]\nsize = \"1MB\"\npriority = 64\n",
     );
     assert_eq!(e.key, "workload[0].priority", "{e}");
+}
+
+/// MQ-ECN 5.3.1's 32 queues: 32 long flows into one host, flow k in class
+/// k, share the link equally under DWRR with equal quanta (every class
+/// within 20% of 1/32 of the bytes).
+#[test]
+fn thirty_two_classes_share_the_link_by_dwrr() {
+    let mut text = String::from(
+        r#"
+        [simulation]
+        stop_time = "20ms"
+        [topology]
+        kind = "star"
+        hosts = 33
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [switch]
+        buffer = "600pkt"
+        classes = 32
+        [switch.scheduler]
+        kind = "dwrr"
+        quantum = "1500B"
+        [transport]
+        cc = "newreno"
+        rto_min = "1ms"
+        "#,
+    );
+    for k in 0..32 {
+        text += &format!(
+            "[[workload]]\nkind = \"long-flows\"\npairs = [[{}, 0]]\npriority = {k}\n",
+            k + 1
+        );
+    }
+    let (w, _) = common::run(&text);
+    let port = w.fabric.port(w.fabric.port_towards_host(HostId(0)));
+    let bytes: Vec<f64> = (0..32)
+        .map(|c| port.class_stats[c].tx_bytes as f64)
+        .collect();
+    let total: f64 = bytes.iter().sum();
+    for (c, b) in bytes.iter().enumerate() {
+        let share = b / total * 32.0;
+        assert!(
+            (0.8..=1.2).contains(&share),
+            "class {c}: {share:.3} of an equal share"
+        );
+    }
+}
+
+/// `services = S` spreads a `flows` workload's pairs as MQ-ECN's ns-2
+/// script does: pair (i, j) of H hosts has priority `priority` +
+/// (j x H + i) mod S, and every service gets flows.
+#[test]
+fn services_spread_the_pairs_by_the_ns2_mapping() {
+    let (w, _) = common::run(
+        r#"
+        [topology]
+        kind = "star"
+        hosts = 5
+        link_rate = "10Gbps"
+        link_delay = "1us"
+        [switch]
+        buffer = "200pkt"
+        classes = 8
+        [[workload]]
+        kind = "flows"
+        cdf = "websearch"
+        load = 0.1
+        hosts = "0-4"
+        flows = 200
+        priority = 2
+        services = 4
+        "#,
+    );
+    let mut seen = [0; 4];
+    for f in &w.flows {
+        let a = f.sender.addr();
+        let want = 2 + (a.dst.0 * 5 + a.src.0) % 4;
+        assert_eq!(a.priority as u32, want, "flow {} -> {}", a.src.0, a.dst.0);
+        seen[(a.priority - 2) as usize] += 1;
+    }
+    assert!(seen.iter().all(|&n| n > 20), "flows per service: {seen:?}");
 }

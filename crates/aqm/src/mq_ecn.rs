@@ -25,9 +25,11 @@
 //!   the WRR quantum).
 
 use crate::PortContext;
+use net::sched::INLINE_CLASSES;
 use net::{Ecn, EgressAqm, Packet, QueueState, Verdict};
 use serde::Deserialize;
 use sim_core::{QueueSize, RngStream, SimDuration, SimTime};
+use smallvec::SmallVec;
 
 /// `kind = "mq-ecn"`: keys and defaults.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -107,7 +109,7 @@ impl MqEcnConfig {
 
     /// Builds the plugin for one port.
     pub fn build(&self, ctx: &PortContext) -> MqEcn {
-        let classes = ctx.weights.len().clamp(1, 8);
+        let classes = ctx.weights.len().max(1);
         let (k_lo, k_hi, p_max, bytes_unit) =
             match crate::standard_threshold(self.k_standard, self.rtt, self.lambda, ctx.rate) {
                 Some((k, bytes)) => (k, k, 1.0, bytes),
@@ -124,8 +126,6 @@ impl MqEcnConfig {
                     )
                 }
             };
-        let mut quantum = [0u64; 8];
-        quantum[..classes].copy_from_slice(&ctx.weights[..classes]);
         MqEcn {
             k_lo,
             k_hi,
@@ -134,10 +134,12 @@ impl MqEcnConfig {
             beta: self.beta,
             t_idle_ps: self.t_idle.unwrap_or(ctx.packet_time).ps().max(1),
             rate_bytes_per_ps: ctx.rate.bps() as f64 / 8.0 / 1e12,
-            quantum,
+            quantum: (0..classes)
+                .map(|c| ctx.weights.get(c).copied().unwrap_or(0))
+                .collect(),
             strict: ctx.strict_classes.min(classes),
             t_round_ps: 0.0,
-            t_pre: [SimTime::ZERO; 8],
+            t_pre: smallvec::smallvec![SimTime::ZERO; classes],
             idle_since: Some(SimTime::ZERO),
             rng: RngStream::new(ctx.seed, ctx.port as u64, sim_core::rng::purpose::MQ_ECN),
         }
@@ -154,10 +156,12 @@ pub struct MqEcn {
     beta: f64,
     t_idle_ps: u64,
     rate_bytes_per_ps: f64,
-    quantum: [u64; 8],
+    /// Per class: its scheduler quantum, bytes.
+    quantum: SmallVec<[u64; INLINE_CLASSES]>,
     strict: usize,
     t_round_ps: f64,
-    t_pre: [SimTime; 8],
+    /// Per class: when its last active round ended (MQ-ECN 3.3.1's T_pre).
+    t_pre: SmallVec<[SimTime; INLINE_CLASSES]>,
     idle_since: Option<SimTime>,
     rng: RngStream,
 }

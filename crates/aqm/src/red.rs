@@ -30,9 +30,11 @@
 //!   `p_max = 1`). The standard K may also be given directly (`k_standard`).
 
 use crate::PortContext;
+use net::sched::INLINE_CLASSES;
 use net::{Ecn, EgressAqm, Packet, QueueState, Verdict};
 use serde::Deserialize;
 use sim_core::{QueueSize, RngStream, SimDuration, SimTime};
+use smallvec::SmallVec;
 
 /// RED's average.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -182,11 +184,10 @@ impl RedConfig {
     /// Builds the plugin for one port.
     pub fn build(&self, ctx: &PortContext) -> Red {
         let classes = ctx.weights.len().max(1);
-        let mut k_min = [0u64; 8];
-        let mut k_max = [0u64; 8];
         let mut p_max = self.p_max;
         let bytes_unit;
-        match self.preset {
+        // Each class's (k_min, k_max), in the configured unit.
+        let thresholds: SmallVec<[(u64, u64); INLINE_CLASSES]> = match self.preset {
             None => {
                 let (lo, hi) = (
                     self.k_min.expect("validated"),
@@ -198,8 +199,9 @@ impl RedConfig {
                     None => k,
                     Some(r) => (k as u128 * ctx.rate.bps() as u128 / r.bps() as u128) as u64,
                 };
-                k_min = [scale(lo.amount()); 8];
-                k_max = [scale(hi.amount()); 8];
+                (0..classes)
+                    .map(|_| (scale(lo.amount()), scale(hi.amount())))
+                    .collect()
             }
             Some(preset) => {
                 // MQ-ECN eq. (1): the standard threshold K.
@@ -207,20 +209,23 @@ impl RedConfig {
                     crate::standard_threshold(self.k_standard, self.rtt, self.lambda, ctx.rate)
                         .expect("validated: a preset has k_standard or rtt");
                 bytes_unit = unit_bytes;
-                let total: u64 = ctx.weights.iter().sum::<u64>().max(1);
-                for c in 0..classes.min(8) {
-                    // MQ-ECN eq. (2) for "minimum": share by weight.
-                    let share = match preset {
-                        Preset::Standard => 1.0,
-                        Preset::Minimum => ctx.weights[c] as f64 / total as f64,
-                    };
-                    let kc = libm::round(k * share) as u64;
-                    k_min[c] = kc;
-                    k_max[c] = kc;
-                }
                 p_max = 1.0;
+                let total: u64 = ctx.weights.iter().sum::<u64>().max(1);
+                (0..classes)
+                    .map(|c| {
+                        // MQ-ECN eq. (2) for "minimum": share by weight.
+                        let share = match preset {
+                            Preset::Standard => 1.0,
+                            Preset::Minimum => {
+                                ctx.weights.get(c).copied().unwrap_or(0) as f64 / total as f64
+                            }
+                        };
+                        let kc = libm::round(k * share) as u64;
+                        (kc, kc)
+                    })
+                    .collect()
             }
-        }
+        };
         Red {
             mark_at: self.mark_at,
             scope: self.scope,
@@ -229,15 +234,18 @@ impl RedConfig {
             ecn: self.ecn,
             spread: self.spread,
             p_max,
-            queues: std::array::from_fn(|c| RedQueue {
-                k_min: k_min[c],
-                k_max: k_max[c],
-                count: 0,
-            }),
+            queues: thresholds
+                .iter()
+                .map(|&(k_min, k_max)| RedQueue {
+                    k_min,
+                    k_max,
+                    count: 0,
+                })
+                .collect(),
             weight: self.weight,
             small_packet_ps: ctx.packet_time.ps().max(1) as f64,
-            avg: [0.0; 8],
-            idle_since: [None; 8],
+            avg: smallvec::smallvec![0.0; classes],
+            idle_since: smallvec::smallvec![None; classes],
             rng: RngStream::new(ctx.seed, ctx.port as u64, sim_core::rng::purpose::RED),
         }
     }
@@ -272,11 +280,12 @@ pub struct Red {
     ecn: bool,
     spread: bool,
     p_max: f64,
-    queues: [RedQueue; 8],
+    /// Per class (one slot under `"port"` and `"pool"` scope, class 0's).
+    queues: SmallVec<[RedQueue; INLINE_CLASSES]>,
     weight: f64,
     small_packet_ps: f64,
-    avg: [f64; 8],
-    idle_since: [Option<SimTime>; 8],
+    avg: SmallVec<[f64; INLINE_CLASSES]>,
+    idle_since: SmallVec<[Option<SimTime>; INLINE_CLASSES]>,
     rng: RngStream,
 }
 
@@ -413,7 +422,10 @@ mod tests {
     fn class_0_fits_in_the_first_cache_line() {
         use std::mem::{align_of, offset_of, size_of};
         assert_eq!(align_of::<Red>(), 64);
-        assert!(offset_of!(Red, queues) + size_of::<RedQueue>() <= 64);
+        let red = cfg(20, 40, 0.1).build(&ctx());
+        // Where class 0's thresholds sit inside the (inline) small vector.
+        let q0 = std::ptr::from_ref(&red.queues[0]) as usize - std::ptr::from_ref(&red) as usize;
+        assert!(q0 + size_of::<RedQueue>() <= 64, "class 0 at {q0}");
         assert!(offset_of!(Red, p_max) + 8 <= 64 && offset_of!(Red, ecn) < 64);
     }
 
@@ -586,9 +598,10 @@ mod tests {
 
     #[test]
     fn port_scope_counts_the_other_queues() {
+        let two = context_for_tests(Bandwidth::from_gbps(10), vec![1, 1]);
         let mut c = cfg(16, 16, 1.0);
         c.scope = Scope::Port;
-        let mut r = c.build(&ctx());
+        let mut r = c.build(&two);
         let s = QueueState {
             bytes: 0,
             packets: 0,
@@ -601,7 +614,7 @@ mod tests {
         let mut c = cfg(16, 16, 1.0);
         c.scope = Scope::Queue;
         assert_eq!(
-            c.build(&ctx()).on_enqueue(SimTime::ZERO, s, &ect()),
+            c.build(&two).on_enqueue(SimTime::ZERO, s, &ect()),
             Verdict::Accept
         );
     }

@@ -21,6 +21,10 @@ pub const TCP_IP_HEADER_BYTES: u32 = 40;
 /// The TCP timestamps option as Linux sends it on every segment after the
 /// handshake: two NOPs and the 10-byte option (RFC 7323 section 3).
 pub const TCP_TIMESTAMPS_OPTION_BYTES: u32 = 12;
+/// Packet priorities (DSCP's six bits): what a switch's
+/// class-of-priority table covers.
+pub const PRIORITIES: usize = 64;
+
 /// At most this many SACK blocks fit beside the timestamps option in the
 /// 40 bytes of TCP options (RFC 2018 section 3).
 pub const MAX_SACK_BLOCKS: usize = 3;
@@ -299,7 +303,9 @@ pub struct Packet {
     pub dport: u16,
     /// ECN codepoint.
     pub ecn: Ecn,
-    /// Service class / DSCP priority (0 = default).
+    /// Service class: the DSCP class, 0 to [`PRIORITIES`] - 1 (0 = default),
+    /// which each switch maps to a class queue; PFC's 802.1p priorities
+    /// are 0 to 7 (a PFC run uses only those).
     pub priority: u8,
     /// The priority the packet was counted under at its switch's ingress
     /// (hooks may rewrite `priority` afterwards).

@@ -266,7 +266,7 @@ pub struct Port {
     pub pfc: Option<Box<crate::pfc::PortPfc>>,
     /// Class queues a PFC PAUSE stops (bit c: class c); read only when
     /// `pfc_attention` has [`PFC_PAUSED`].
-    pub paused_classes: u8,
+    pub paused_classes: u32,
     /// The ingress stage of the same physical port (used at switches).
     pub ingress: Ingress,
     /// Chooses which class queue sends next.

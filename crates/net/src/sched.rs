@@ -19,8 +19,33 @@
 //! - **SP over DWRR**: the first `strict` classes are served in strict
 //!   priority; the others share by DWRR whenever no strict class is backlogged.
 
-/// The most class queues a port has (8, as on commodity switch chips).
-pub const MAX_CLASSES: usize = 8;
+use smallvec::SmallVec;
+
+/// The most class queues a port has: 32, the "more queues" of MQ-ECN 5.3.1
+/// (commodity chips have 8; a port of up to 8 keeps its per-class state
+/// inline, a larger one on the heap).
+pub const MAX_CLASSES: usize = 32;
+
+/// Classes whose per-class state sits inline, in the scheduler and in the
+/// built-in AQMs: a port of up to 8 classes (every commodity chip) reads
+/// them without following a pointer.
+pub const INLINE_CLASSES: usize = 8;
+
+/// The largest quantum, in bytes (a class's state holds it in 32 bits).
+pub const MAX_QUANTUM_BYTES: u64 = u32::MAX as u64;
+
+/// The round-robin state of one class: what a turn reads and writes,
+/// together in 16 bytes (a port's scheduler of 8 classes stays within the
+/// port's lines; see `Port`).
+#[derive(Clone, Copy, Debug, Default)]
+struct RrClass {
+    /// Deficit counter, bytes.
+    deficit: u64,
+    /// Quantum, bytes.
+    quantum: u32,
+    /// Completed round-robin turns (wrapping; for tests of eq. (7)).
+    turns: u32,
+}
 
 /// Which discipline a scheduler follows.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,14 +80,12 @@ pub struct Scheduler {
     strict: usize,
     /// Whether turns reset the deficit (WRR).
     wrr: bool,
-    quanta: [u64; MAX_CLASSES],
-    deficit: [u64; MAX_CLASSES],
+    /// Per class, class 0 first.
+    rr: SmallVec<[RrClass; INLINE_CLASSES]>,
     /// The round-robin class whose turn it is.
     cur: usize,
     /// Whether `cur`'s turn has started (its quantum was added).
     in_turn: bool,
-    /// Completed round-robin turns, per class (for tests and MQ-ECN's T_round).
-    pub turns: [u64; MAX_CLASSES],
 }
 
 impl Scheduler {
@@ -70,14 +93,17 @@ impl Scheduler {
     pub fn new(discipline: Discipline, classes: usize) -> Self {
         assert!(
             (1..=MAX_CLASSES).contains(&classes),
-            "a port has 1 to 8 classes"
+            "a port has 1 to {MAX_CLASSES} classes"
         );
         if let Discipline::Dwrr { quanta }
         | Discipline::Wrr { quanta }
         | Discipline::SpDwrr { quanta, .. } = &discipline
         {
             assert_eq!(quanta.len(), classes, "one quantum per class");
-            assert!(quanta.iter().all(|&q| q > 0), "quanta are positive");
+            assert!(
+                quanta.iter().all(|&q| q > 0 && q <= MAX_QUANTUM_BYTES),
+                "quanta are positive and at most {MAX_QUANTUM_BYTES} B"
+            );
         }
         let (strict, wrr, q) = match &discipline {
             Discipline::StrictPriority => (classes, false, &[][..]),
@@ -86,18 +112,20 @@ impl Scheduler {
             Discipline::SpDwrr { strict, quanta } => (*strict, false, &quanta[..]),
         };
         assert!(strict <= classes);
-        let mut quanta = [0; MAX_CLASSES];
-        quanta[..q.len()].copy_from_slice(q);
+        let rr = (0..classes)
+            .map(|c| RrClass {
+                quantum: q.get(c).map_or(0, |&q| q as u32),
+                ..RrClass::default()
+            })
+            .collect();
         Scheduler {
             discipline,
             classes,
             strict,
             wrr,
-            quanta,
-            deficit: [0; MAX_CLASSES],
+            rr,
             cur: strict.min(classes - 1),
             in_turn: false,
-            turns: [0; MAX_CLASSES],
         }
     }
 
@@ -118,7 +146,12 @@ impl Scheduler {
 
     /// The deficit counter of a class, in bytes.
     pub fn deficit(&self, class: usize) -> u64 {
-        self.deficit[class]
+        self.rr[class].deficit
+    }
+
+    /// Completed round-robin turns of a class.
+    pub fn turns(&self, class: usize) -> u64 {
+        self.rr[class].turns as u64
     }
 
     /// Picks the class that sends next. `head(c)` is the size in bytes of
@@ -142,9 +175,9 @@ impl Scheduler {
         // Each pass over the classes adds at least one quantum to a backlogged
         // class, so a head of at most 64 KiB is reached within this many steps.
         let rr = self.classes - strict;
-        let min_q = self.quanta[strict..self.classes]
+        let min_q = self.rr[strict..self.classes]
             .iter()
-            .copied()
+            .map(|r| r.quantum as u64)
             .min()
             .unwrap_or(1);
         let bound = 2 * rr * (1 + (u16::MAX as u64 / min_q) as usize) + 2;
@@ -153,22 +186,23 @@ impl Scheduler {
             match head(c) {
                 None => {
                     // An empty class keeps no deficit (DWRR) and yields its turn.
-                    self.deficit[c] = 0;
+                    self.rr[c].deficit = 0;
                     self.end_turn(strict);
                     on_turn(c, false);
                 }
                 Some(size) => {
+                    let r = &mut self.rr[c];
                     if !self.in_turn {
-                        self.deficit[c] += self.quanta[c];
+                        r.deficit += r.quantum as u64;
                         self.in_turn = true;
                     }
-                    if size as u64 <= self.deficit[c] {
+                    if size as u64 <= r.deficit {
                         return Some(c);
                     }
                     if self.wrr {
-                        self.deficit[c] = 0;
+                        r.deficit = 0;
                     }
-                    self.turns[c] += 1;
+                    r.turns = r.turns.wrapping_add(1);
                     self.end_turn(strict);
                     on_turn(c, true);
                 }
@@ -196,14 +230,16 @@ impl Scheduler {
             return false;
         }
         // `pick` chose this class because its head fitted the deficit.
-        self.deficit[class] = self.deficit[class]
+        let r = &mut self.rr[class];
+        r.deficit = r
+            .deficit
             .checked_sub(size as u64)
             .expect("a class sent more than its deficit: on_sent without pick");
         if now_empty {
             // DWRR: an emptied queue's deficit resets; its turn ends.
-            self.deficit[class] = 0;
+            r.deficit = 0;
             if self.cur == class && self.in_turn {
-                self.turns[class] += 1;
+                r.turns = r.turns.wrapping_add(1);
                 self.end_turn(strict);
                 return true;
             }
@@ -343,7 +379,7 @@ mod tests {
                 sent[c] += size as u64;
             }
             for c in 0..n {
-                let m = s.turns[c];
+                let m = s.turns(c);
                 // Mid-turn, the class has the current turn's credit too.
                 let lo = (m * quanta[c]).saturating_sub(1500);
                 let hi = (m + 1) * quanta[c] + 1500;

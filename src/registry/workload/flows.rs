@@ -45,6 +45,12 @@ struct Keys {
     flows: Option<u64>,
     #[serde(default = "priority_zero")]
     priority: u8,
+    #[serde(default = "one_service")]
+    services: u8,
+}
+
+fn one_service() -> u8 {
+    1
 }
 
 /// A checked `flows` workload.
@@ -59,6 +65,10 @@ pub struct Flows {
     stop: Option<SimDuration>,
     flows: Option<u64>,
     priority: u8,
+    /// Pairs spread over this many priorities from `priority` (MQ-ECN 5.2).
+    services: u8,
+    /// Hosts in the topology (the pairs' numbering).
+    hosts: u32,
 }
 
 fn sorted(set: &HostSet) -> Vec<u32> {
@@ -139,6 +149,14 @@ pub(super) fn parse(t: &Table<'_>) -> Result<Spec, ScenarioError> {
             return Err(t.invalid("stop", msg));
         }
     };
+    if !(1..=net::packet::PRIORITIES).contains(&(k.services as usize)) {
+        let msg = format!(
+            "{} services: give 1 to {}",
+            k.services,
+            net::packet::PRIORITIES
+        );
+        return Err(t.invalid("services", msg));
+    }
     if k.flows == Some(0) {
         return Err(t.invalid("flows", "flows must be at least 1"));
     }
@@ -161,6 +179,8 @@ pub(super) fn parse(t: &Table<'_>) -> Result<Spec, ScenarioError> {
             stop: k.stop,
             flows: k.flows,
             priority: k.priority,
+            services: k.services,
+            hosts,
         },
     )
 }
@@ -190,6 +210,15 @@ impl Workload for Flows {
     }
     fn priority(&self) -> u8 {
         self.priority
+    }
+    fn priority_span(&self) -> u8 {
+        self.services
+    }
+    /// MQ-ECN's ns-2 script maps pair (i, j) of N hosts to service
+    /// (j x N + i) mod S, which spreads the pairs evenly over the S services.
+    fn flow_priority(&self, src: u32, dst: u32) -> u8 {
+        let pair = dst as u64 * self.hosts as u64 + src as u64;
+        self.priority + (pair % self.services as u64) as u8
     }
     fn check(&self, _hosts: u32) -> Result<(), (String, String)> {
         Ok(()) // `parse` checked the hosts while it resolved the CDF

@@ -104,8 +104,18 @@ impl Plan {
 pub trait Workload: Debug + Send + Sync {
     /// Its `kind` as written.
     fn kind(&self) -> &'static str;
-    /// The service class (packet priority 0..8) of its packets.
+    /// The service class (packet priority, see `net::packet::PRIORITIES`)
+    /// of its packets: of all of them, or the first of its flows' span.
     fn priority(&self) -> u8;
+    /// How many priorities from [`Workload::priority`] its flows use (1:
+    /// every flow has that one).
+    fn priority_span(&self) -> u8 {
+        1
+    }
+    /// The priority of its flow from host `src` to host `dst`.
+    fn flow_priority(&self, _src: u32, _dst: u32) -> u8 {
+        self.priority()
+    }
     /// Checks it against a topology of `hosts` hosts: the key at fault and why.
     fn check(&self, hosts: u32) -> Result<(), (String, String)>;
     /// Why it never ends by itself, if it does not (the run then needs a stop time).
@@ -403,12 +413,28 @@ fn parse<T: Workload + DeserializeOwned + 'static>(t: &Table<'_>) -> Result<Spec
 /// Checks a workload read from `t` (its priority, then its own checks
 /// against the topology) and wraps it.
 fn accept<W: Workload + 'static>(t: &Table<'_>, w: W) -> Result<Spec, ScenarioError> {
-    if w.priority() >= 8 {
-        let msg = format!(
-            "priority {} does not exist: priorities are 0 to 7",
-            w.priority()
-        );
-        return Err(t.invalid("priority", msg));
+    // The highest priority it uses.
+    let (p, ctx) = (
+        w.priority() as usize + w.priority_span() as usize - 1,
+        t.ctx(),
+    );
+    let limit = if ctx.pfc {
+        ctx.priorities.min(8)
+    } else {
+        ctx.priorities
+    };
+    if p >= limit {
+        let why = if ctx.pfc && p >= 8 {
+            "PFC is on, and its (802.1p) priorities are 0 to 7".to_string()
+        } else if limit < net::packet::PRIORITIES {
+            format!(
+                "switch.class_of_priority lists priorities 0 to {} only",
+                limit - 1
+            )
+        } else {
+            format!("priorities (DSCP classes) are 0 to {}", limit - 1)
+        };
+        return Err(t.invalid("priority", format!("priority {p} does not exist: {why}")));
     }
     w.check(t.ctx().hosts).map_err(|(k, m)| t.invalid(&k, m))?;
     Ok(Checked::new(Arc::new(w)))
@@ -417,8 +443,8 @@ fn accept<W: Workload + 'static>(t: &Table<'_>, w: W) -> Result<Spec, ScenarioEr
 const PRIORITY: Key = key(
     "priority",
     "0",
-    "0 to 7",
-    "service class of its packets (switch.class_of_priority maps it)",
+    "0 to 63 (0 to 7 with PFC)",
+    "service class (DSCP class) of its packets (switch.class_of_priority maps it to a queue)",
 );
 
 const START_JITTER: Key = key(
@@ -503,6 +529,7 @@ pub static FAMILY: Family<Spec> = Family {
             key("stop", "none", "duration, > start", "no arrival at or after this (stop or flows, or both)"),
             key("flows", "none", "integer", "at most this many flows in all, the earliest"),
             PRIORITY,
+            key("services", "1", "1 to 64", "spread the (sender, receiver) pairs evenly over this many services: pair (i, j) has priority `priority` + (j x hosts + i) mod services (MQ-ECN 5.2's ns-2 mapping)"),
         ], flows::parse),
     ],
 };

@@ -21,7 +21,9 @@ use crate::buffer::{BufferPolicy, SharedBuffer};
 use crate::ids::{HostId, NodeId, PortId};
 use crate::ingress::Ingress;
 use crate::int::{IntHop, IntStack, IntTable};
-use crate::packet::{Ecn, Kind, NO_PORT, Packet, PacketArena, PacketId, RoceBits, WireFormat};
+use crate::packet::{
+    Ecn, Kind, NO_PORT, PRIORITIES, Packet, PacketArena, PacketId, RoceBits, WireFormat,
+};
 use crate::port::{ClassQueues, ClassStats, DropCause, PFC_FRAME, Port, PortStats};
 use crate::routing::RoutingTable;
 use crate::sched::{Discipline, Scheduler as SchedState};
@@ -94,12 +96,12 @@ pub struct FabricConfig {
     /// A host NIC accepts more transport data only while it holds fewer than
     /// this many bytes (back-pressure; control packets are always accepted).
     pub nic_buffer_bytes: u64,
-    /// Class queues per switch port (1 to 8) and how they are scheduled.
+    /// Class queues per switch port (1 to [`crate::sched::MAX_CLASSES`]) and how they are scheduled.
     pub discipline: Discipline,
     /// Number of class queues per switch port.
     pub classes: usize,
-    /// The class queue of each packet priority (DSCP class) 0..8.
-    pub class_of_priority: [u8; 8],
+    /// The class queue of each packet priority (DSCP class) 0..64.
+    pub class_of_priority: [u8; PRIORITIES],
     /// The run's seed, which sets the switches' ECMP hash salts.
     pub seed: u64,
     /// Priority flow control, if on (it needs a shared switch buffer).
@@ -115,7 +117,7 @@ impl FabricConfig {
             nic_buffer_bytes,
             discipline: Discipline::StrictPriority,
             classes: 1,
-            class_of_priority: [0; 8],
+            class_of_priority: [0; PRIORITIES],
             seed: 1,
             pfc: None,
         }
@@ -372,7 +374,7 @@ impl Fabric {
         let class = if port.queues.is_single() {
             0
         } else {
-            self.config.class_of_priority[(prio % 8) as usize] as usize
+            self.config.class_of_priority[prio as usize % PRIORITIES] as usize
         };
         (port, class)
     }
@@ -384,7 +386,7 @@ impl Fabric {
     #[inline]
     pub fn nic_wire_free(&self, h: HostId, prio: u8) -> bool {
         let (port, class) = self.nic_class(h, prio);
-        !port.busy && port.queues[class].is_empty() && port.paused_classes & (1 << class) == 0
+        !port.busy && port.queues[class].is_empty() && port.paused_classes & (1u32 << class) == 0
     }
 
     /// Whether host `h`'s NIC port is serialising a frame.
@@ -552,7 +554,7 @@ impl Fabric {
         let class = if port.queues.is_single() {
             0
         } else {
-            self.config.class_of_priority[(pkt.priority as usize) % 8] as usize
+            self.config.class_of_priority[pkt.priority as usize % PRIORITIES] as usize
         };
         debug_assert!(class < port.queues.len());
         // A lossless packet the PFC memory manager charged is in the buffer already.

@@ -283,7 +283,7 @@ impl Fabric {
         port.paused_classes = (0..8)
             .filter(|q| paused & (1 << q) != 0)
             .map(|q| if single { 0 } else { classes_of[q] })
-            .fold(0u8, |m, c| m | (1 << c));
+            .fold(0u32, |m, c| m | (1 << c));
         let any = port.paused_classes != 0;
         port.set_attention(PFC_PAUSED, any);
         if resumed != 0 && !port.busy && port.packets > 0 {

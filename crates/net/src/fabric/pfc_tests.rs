@@ -189,7 +189,7 @@ fn the_upstream_stops_within_residual_plus_pause_plus_delay_and_other_priorities
     );
     cfg.lossless = 1 << 3;
     let mut f = star_fabric(3, 1 << 20, cfg, 2);
-    f.config.class_of_priority = [1, 1, 1, 0, 1, 1, 1, 1];
+    f.config.class_of_priority = std::array::from_fn(|p| u8::from(p != 3));
     let mut q: EventQueue<Ev> = EventQueue::new();
     for _ in 0..300 {
         f.host_send(HostId(1), packet(1, 0, 1500, 3), &mut q);
