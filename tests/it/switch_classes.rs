@@ -114,6 +114,9 @@ fn scheduler_errors_are_located() {
         "classes = 2\n{flows}priority = 60\nservices = 8\n"
     ));
     assert!(e.to_string().contains("priority 67 does not exist"), "{e}");
+    let e = err(&format!("{flows}services = 0\n"));
+    assert_eq!(e.key, "workload[0].services", "{e}");
+    assert!(e.to_string().contains("give 1 to 64"), "{e}");
     let e = err("classes = 2\nclass_of_priority = [0, 1, 2, 0, 0, 0, 0, 0]\n");
     assert!(e.to_string().contains("class 2 does not exist"), "{e}");
     let e = err("classes = 2\n[switch.scheduler]\nkind = \"wrr\"\nquantum = \"1000B\"\n");
