@@ -165,8 +165,9 @@ fn incast_queue_after(cc: &str, from: SimTime) -> Vec<u64> {
 fn ewa_share_eta_drains_the_incasts_standing_queue_that_hpcc_keeps() {
     // Both start every flow at line rate, so the first round trips queue
     // tens of MB under PFC whatever the scheme; from 5 ms on, RCC with
-    // eta x C / N shares (below a packet each) has drained it, while
-    // HPCC, and RCC with one-packet shares, hold about one packet per flow.
+    // eta x C / N shares (below a packet each, paced) has drained it,
+    // while HPCC, and RCC with C / N shares (which sum to line rate, so
+    // nothing drains the burst's residue), still hold most of a MB.
     let from = SimTime::ZERO + SimDuration::from_us(5_000);
     let p99 = |mut q: Vec<u64>| {
         q.sort_unstable();
@@ -184,6 +185,6 @@ fn ewa_share_eta_drains_the_incasts_standing_queue_that_hpcc_keeps() {
     assert!(eta * 10 < hpcc, "RCC eta {eta} B vs HPCC {hpcc} B");
     assert!(
         line > hpcc / 2,
-        "one-packet shares keep a packet per flow: {line} B"
+        "C / N shares keep the burst's residue: {line} B"
     );
 }

@@ -26,10 +26,14 @@
 //! - A2: E in seconds with Kp = 1e4, Kd = 1e5 (section V-A); `error_unit =
 //!   "us"` with section IV-D's gains (Kp 1-16, Kd 1e3-7e3) is the other set.
 //! - A3: the fair share in bytes is C x RTT_base / N, without eta (eta is
-//!   the detection threshold; with it the link would run at 95% of 95%),
-//!   and at least one packet. `ewa_share = "eta"` is the other reading:
-//!   eta x C x RTT_base / N with no floor, so that the shares sum below
-//!   line rate and a standing queue drains (Fig. 8's near-zero queue).
+//!   the detection threshold; with it the link would run at 95% of 95%).
+//!   A share below one packet is honoured by pacing (III-D: the window is
+//!   enforced "by per-ACK window adjustment and packet pacing"): the sender
+//!   keeps one packet in flight at most and paces at window / RTT_base, so
+//!   the sum of the windows, not the number of messages, bounds the rate
+//!   (a one-packet floor left 1,001 messages x 1 packet standing in Fig.
+//!   8's queue). `ewa_share = "eta"` is the other reading: eta x C x
+//!   RTT_base / N, so that the shares sum below line rate.
 //! - A4: N counts a message on its First packet and uncounts it on its
 //!   Last, each when accepted in order (a retransmitted Last is counted
 //!   once; an Only packet is +1 then -1).
@@ -42,7 +46,8 @@
 //!   incast at 100 Gb/s); entering PID starts from the current window with
 //!   U = E(t-1) = 0; the n-sample counter is per flow and reset by any
 //!   sample at or below the threshold.
-//! - The window is at least one packet: a flow always keeps one in flight.
+//! - The PID's window is at least one packet; EWA's share has no floor
+//!   (A3): at least a byte, so the pacer has a rate.
 
 use libm::{exp, tanh};
 use sim_core::{Bandwidth, SimDuration, SimTime};
@@ -98,16 +103,15 @@ pub enum PidStep {
 /// W = C / N is a rate, and the paper does not say how it becomes bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EwaShare {
-    /// C x RTT_base / N bytes, at least one packet: the shares sum to line
-    /// rate, and Fig. 6's 95 Gb/s of goodput is the wire's header overhead
-    /// (1000 B of payload per 1046 B). With more messages than packets in a
-    /// BDP, each keeps a packet in flight and the excess stands in the queue.
+    /// C x RTT_base / N bytes: the shares sum to line rate, and Fig. 6's
+    /// 95 Gb/s of goodput is the wire's header overhead (1000 B of payload
+    /// per 1046 B). Below one packet if N is large: the sender still sends
+    /// one packet, paced at window / RTT_base (III-D's "per-ACK window
+    /// adjustment and packet pacing"), so the shares still sum to C.
     Line,
-    /// eta x C x RTT_base / N bytes, below one packet if N is large: the
-    /// sender still sends one packet, paced at window / RTT_base (III-D's
-    /// "per-ACK window adjustment and packet pacing"), so the shares sum to
-    /// eta x C on the wire and a standing queue drains. Goodput is then
-    /// 95% of the header-limited ceiling.
+    /// eta x C x RTT_base / N bytes (paced the same way below a packet), so
+    /// the shares sum to eta x C on the wire and a standing queue drains.
+    /// Goodput is then 95% of the header-limited ceiling.
     Eta,
 }
 
@@ -174,7 +178,8 @@ pub struct RccControl {
     cfg: RccConfig,
     /// RTT_base of the flow's path: the PID's step interval.
     base_rtt: SimDuration,
-    /// The window never falls below this (one packet).
+    /// The PID's window never falls below this (one packet), unless the
+    /// fair share that caps it is smaller.
     min_window: u64,
     /// RCC-PID's cap: the line rate's BDP.
     max_window: u64,
@@ -247,7 +252,8 @@ impl RccControl {
             };
         }
         let fair_share = match self.cfg.ewa_share {
-            EwaShare::Line => fair_share.max(self.min_window),
+            // At least a byte: the sender's pacer needs a rate.
+            EwaShare::Line => fair_share.max(1),
             // At least a byte: the sender's pacer needs a rate.
             EwaShare::Eta => ((fair_share as f64 * self.cfg.eta) as u64).max(1),
         };
@@ -303,10 +309,10 @@ impl RccControl {
             self.w *= scale(self.cfg.scale, self.u);
         }
         // The window carried to the next step is the one applied: capped
-        // by the fair share (III-B), so it cannot wind up above it.
-        self.w = self
-            .w
-            .clamp(self.min_window as f64, cap.max(self.min_window) as f64);
+        // by the fair share (III-B), so it cannot wind up above it, and at
+        // least a packet unless the share itself is smaller (A3).
+        let cap = cap.max(1);
+        self.w = self.w.clamp(self.min_window.min(cap) as f64, cap as f64);
         self.w as u64
     }
 

@@ -164,10 +164,11 @@ fn rcc_ewa_never_enters_pid() {
 }
 
 #[test]
-fn ewa_share_line_floors_at_a_packet_and_eta_scales_without_a_floor() {
-    // 1001 messages on 100 Gb/s and an 8 us base RTT: C x RTT / N = 99 B.
+fn ewa_shares_go_below_a_packet_and_eta_scales_them() {
+    // 1001 messages on 100 Gb/s and an 8 us base RTT: C x RTT / N = 99 B,
+    // assigned as it is (the sender paces a sub-packet window).
     for (share, want) in [
-        (EwaShare::Line, (1000, 50_000)),
+        (EwaShare::Line, (99, 50_000)),
         (EwaShare::Eta, (94, 47_500)),
     ] {
         let mut c = control(RccConfig {
