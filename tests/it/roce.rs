@@ -107,6 +107,67 @@ fn two_dcqcn_flows_share_40g_near_the_fluid_models_fixed_point() {
     }
 }
 
+/// Milliseconds after the join (at 50 ms) until the two flows' goodputs
+/// over a 5 ms window first differ by at most 10% (the fluid model's
+/// convergence criterion), and flow 1's alpha just before the join.
+fn dcqcn_convergence_ms(path: &str, seed: u64) -> (u64, f64) {
+    let path = std::path::Path::new("scenarios").join(path);
+    let sc = dcnsim::scenario::load(&path, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let mut w = dcnsim::world::World::build(&sc, seed).expect("builds");
+    let ms = |n: u64| SimTime::ZERO + sim_core::SimDuration::from_ms(n);
+    let alpha = |w: &dcnsim::world::World| {
+        w.flows[0]
+            .sender
+            .as_roce()
+            .and_then(|s| s.dcqcn())
+            .map_or(0.0, |d| d.alpha())
+    };
+    let mut acked: Vec<[u64; 2]> = Vec::new();
+    let mut alpha_at_join = 0.0;
+    for t in 1..=400 {
+        w.run_until(ms(t));
+        if t == 50 {
+            alpha_at_join = alpha(&w);
+        }
+        acked.push([
+            w.flows[0].sender.bytes_acked(),
+            w.flows[1].sender.bytes_acked(),
+        ]);
+        // acked[i] is at t = i + 1 ms: the window (t - 5, t].
+        if t >= 55 {
+            let (now, then) = (acked[t as usize - 1], acked[t as usize - 6]);
+            let (a, b) = ((now[0] - then[0]) as f64, (now[1] - then[1]) as f64);
+            if (a - b).abs() <= 0.1 * a.max(b) {
+                return (t - 50, alpha_at_join);
+            }
+        }
+    }
+    panic!(
+        "{}: the two flows never came within 10% of each other",
+        path.display()
+    );
+}
+
+/// The fluid model's ~59 ms convergence needs flow 1 to be marked before
+/// the join: with a 39.6 Gb/s bottleneck it is (alpha settled), and the
+/// flows come within 10% 55-67 ms after the join (seeds 1-4); on the
+/// 40 Gb/s star flow 1 is never marked alone, so it meets the join with
+/// its initial alpha of 1, and the first cuts are deep: 5-43 ms.
+#[test]
+fn dcqcn_converges_slowly_when_flow_1_is_marked_before_the_join() {
+    let (marked, alpha) = dcqcn_convergence_ms("dcqcn/convergence-39g6.toml", 1);
+    let (unmarked, alpha_40) = dcqcn_convergence_ms("dcqcn/convergence-40g.toml", 1);
+    eprintln!(
+        "DCQCN convergence after the join: 39.6 Gb/s bottleneck {marked} ms (alpha at the join {alpha:.3}), 40 Gb/s {unmarked} ms (alpha {alpha_40:.4}); fluid model ~59 ms"
+    );
+    assert!((40..=80).contains(&marked), "{marked} ms");
+    // Marked alone, flow 1's alpha has settled near the fixed point's
+    // 0.101; unmarked, it is still the initial 1 (no CNP has come).
+    assert!((0.02..0.3).contains(&alpha), "alpha {alpha}");
+    assert!(alpha_40 > 0.9, "alpha {alpha_40}");
+    assert!(marked > 5 * unmarked, "{marked} against {unmarked} ms");
+}
+
 #[test]
 fn a_roce_incast_over_pfc_completes_without_loss() {
     // A low static XOFF (20 KB per ingress port and priority) so that the
