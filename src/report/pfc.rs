@@ -21,6 +21,10 @@ pub struct PfcSummary {
     pub paused_time_us: f64,
     /// The largest paused fraction of the run of any (port, priority).
     pub max_paused_fraction: f64,
+    /// The same (port, priority)'s paused time, in microseconds: the
+    /// absolute reading of `max_paused_fraction`, which a run stretched by
+    /// idle time after the drain lowers (RCC Table II's DCQCN at N = 256).
+    pub max_paused_time_us: f64,
     /// The paused fraction of the run of the host NICs that PFC paused,
     /// each NIC counted by its most-paused priority, averaged (one reading
     /// of RCC Table II's unstated "pause time (%)": the senders' share of
@@ -48,6 +52,7 @@ impl PfcSummary {
             paused_port_priorities: 0,
             paused_time_us: 0.0,
             max_paused_fraction: 0.0,
+            max_paused_time_us: 0.0,
             mean_nic_paused_fraction: 0.0,
             peak_headroom_bytes: 0,
             peak_headroom_fraction: 0.0,
@@ -67,6 +72,7 @@ impl PfcSummary {
                 s.resumes_sent += st.resumes_sent[q];
                 s.paused_port_priorities += (st.pauses_received[q] > 0) as u64;
                 s.paused_time_us += paused as f64 / 1e6;
+                s.max_paused_time_us = s.max_paused_time_us.max(paused as f64 / 1e6);
                 s.max_paused_fraction = s.max_paused_fraction.max(paused as f64 / run_ps);
                 s.peak_headroom_bytes = s.peak_headroom_bytes.max(st.peak_headroom_bytes[q]);
                 if port.at_switch && st.peak_headroom_bytes[q] > 0 {

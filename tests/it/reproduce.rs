@@ -158,6 +158,22 @@ fn mq_ecn_quick_reproduction_shows_the_papers_effects() {
     }
 }
 
+/// RCC's Table II and Figs. 7-8 (about 10 s): RCC keeps PFC quiet where
+/// DCQCN and TIMELY pause, and finishes the incast before HPCC.
+#[test]
+fn rcc_reproduction_shows_the_papers_effects() {
+    let report = quick_report("rcc");
+    for claim in [
+        "N = 256: RCC pauses less than DCQCN",
+        "N = 256: RCC pauses less than TIMELY",
+        "TIMELY pauses 54.9% at N = 256",
+        "RCC's median incast FCT is 5.2% below HPCC's",
+        "RCC's p99 incast FCT is 4.1% below HPCC's",
+    ] {
+        assert_eq!(verdict(&report, claim), "PASS", "{claim}:\n{report}");
+    }
+}
+
 /// A reproduction file's mistakes are named with file, line and key, and
 /// an output folder of the user's is refused before anything runs.
 #[test]
