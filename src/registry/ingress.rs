@@ -44,7 +44,7 @@ pub static FAMILY: Family<Spec> = Family {
             key("bucket_depth", "largest alpha", "tokens", "token bucket depth"),
             key("viq_capacity", "500pkt", "queue size", "VIQ capacity"),
             key("max_age", "5ms", "duration, > 0", "held ACKs older than this are dropped"),
-            key("compensation", "rwnd", "choice", "\"rwnd\", \"ece\" or \"none\" (IV-D)"),
+            key("compensation", "rwnd", "choice", "\"rwnd\", \"ece\" or \"none\" (IV-D; on RoCE, \"ece\" marks the released ACK, which the sender takes as a CNP at most once per cnp_interval: VII)"),
             key("compensation_threshold", "65pkt", "queue size", "output queue + VIQ above which released ACKs are compensated"),
             key("mss", "1460B", "size", "the window of the rwnd compensation"),
             key("ack_priority", "0", "priority", "the priority released ACKs carry"),

@@ -192,3 +192,39 @@ fn ingress_switches_are_checked() {
     let e = with(r#"switches = ["leaf0"]"#);
     assert!(e.contains("kind \"none\" runs none"), "{e}");
 }
+
+/// R-AQM VII on RoCE (`scenarios/r-aqm/roce-incast.toml` at 25 senders,
+/// DCQCN + window + R-AQM): with `compensation = "ece"` the ACKs R-AQM
+/// releases above its threshold carry an ECN echo, which each sender takes
+/// as a CNP (at most one per 50 us); the bottleneck's mean queue falls to
+/// about a third (62 against 177 packets), goodput unchanged.
+#[test]
+fn r_aqm_ecn_echo_lowers_the_roce_incasts_queue() {
+    let run = |compensation: &str| {
+        let overrides = [
+            r#"workload[0].senders="1-25""#.to_string(),
+            r#"transport.window="bdp_x_rate""#.to_string(),
+            r#"transport.rto="10ms""#.to_string(),
+            format!(
+                r#"switch.ingress={{ kind = "r-aqm", k_min = "100pkt", k_max = "400pkt", t = "3us", normal = [1, 1], draining = [1, 2], congest = [10, 1], viq_capacity = "500pkt", compensation = "{compensation}" }}"#
+            ),
+        ];
+        let path = std::path::Path::new("scenarios/r-aqm/roce-incast.toml");
+        let sc = dcnsim::scenario::load(path, &overrides).unwrap_or_else(|e| panic!("{e}"));
+        let mut w = dcnsim::world::World::build(&sc, 1).expect("builds");
+        let stop = w.run();
+        RunSummary::of(&w, "roce-incast", 1, stop)
+    };
+    let (plain, echo) = (run("none"), run("ece"));
+    let q = |s: &RunSummary| s.busiest_port.as_ref().map_or(0.0, |p| p.mean_packets);
+    let gp = |s: &RunSummary| s.flows.goodput_gbps.unwrap_or(0.0);
+    eprintln!(
+        "RoCE incast, 25 senders: mean queue {:.1} -> {:.1} packets with the echo, goodput {:.2} -> {:.2} Gb/s",
+        q(&plain),
+        q(&echo),
+        gp(&plain),
+        gp(&echo)
+    );
+    assert!(q(&echo) < 0.5 * q(&plain));
+    assert!(gp(&echo) >= 0.99 * gp(&plain));
+}

@@ -245,6 +245,11 @@ impl RoceBits {
     /// HPCC's): switches stamp data packets
     /// at egress, ACKs echo the stack ([`crate::int`]).
     pub const INT: RoceBits = RoceBits(16);
+    /// A switch's reverse-path AQM marked this ACK congestion-experienced
+    /// (R-AQM VII: it "can mark ECN more accurately in the reverse path");
+    /// the sender reacts as its notification point would to a CE-marked
+    /// packet (see `transport::roce`'s sender).
+    pub const ECE: RoceBits = RoceBits(32);
 
     /// Whether every bit of `other` is set.
     #[inline]
@@ -396,6 +401,12 @@ impl Packet {
         match self.protocol {
             Protocol::Tcp => {
                 self.flags = self.flags | TcpFlags::ECE;
+                true
+            }
+            // RoCE's ACK has no ECN-Echo flag: the echo is a bit beside
+            // the AETH, which the sender reads as its NP reads CE.
+            Protocol::Roce if self.kind == Kind::Ack => {
+                self.roce = self.roce | RoceBits::ECE;
                 true
             }
             Protocol::Udp | Protocol::Roce => false,

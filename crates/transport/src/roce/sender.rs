@@ -80,6 +80,11 @@ pub struct RoceSender {
     line_bps: f64,
     bdp_bytes: u64,
     started_at: Option<SimTime>,
+    /// The notification point's spacing of CNPs, applied to reverse-path
+    /// echoes ([`RoceBits::ECE`]).
+    cnp_interval: SimDuration,
+    /// When an echo last counted as a CNP.
+    echo_cnp_at: Option<SimTime>,
     stats: Counters,
 }
 
@@ -116,6 +121,8 @@ impl RoceSender {
             started: false,
             started_at: None,
             completed_at: None,
+            cnp_interval: cfg.cnp_interval,
+            echo_cnp_at: None,
             stats: Counters::default(),
         }
     }
@@ -395,6 +402,21 @@ impl RoceSender {
         if pkt.roce.has(RoceBits::CNP) && self.cc.on_cnp(now) {
             self.stats.ecn_reductions += 1;
             self.refresh_pacer();
+        }
+        // An ACK a switch marked in the reverse path (R-AQM VII) stands for
+        // a CE mark on the data: a CNP at most once per `cnp_interval`, the
+        // notification point's rule, so that a run of marked ACKs is one
+        // congestion signal, not one per packet.
+        if pkt.roce.has(RoceBits::ECE)
+            && self
+                .echo_cnp_at
+                .is_none_or(|t| now >= t + self.cnp_interval)
+        {
+            self.echo_cnp_at = Some(now);
+            if self.cc.on_cnp(now) {
+                self.stats.ecn_reductions += 1;
+                self.refresh_pacer();
+            }
         }
         if pkt.kind != Kind::Ack {
             return;

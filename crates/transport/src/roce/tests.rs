@@ -366,3 +366,26 @@ fn dcqcn_timers_behind_a_closed_pacer_wake_the_flow_as_their_own_events_would() 
         events.dcqcn().map(|d| d.rate_bps())
     );
 }
+
+#[test]
+fn a_reverse_path_echo_is_a_cnp_at_most_once_per_cnp_interval() {
+    // R-AQM VII: a switch marks released ACKs; the sender takes the marks
+    // as its notification point takes CE on the data, one CNP per 50 us.
+    let us = |n| SimTime::ZERO + SimDuration::from_us(n);
+    let cfg = RoceConfig::default(); // DCQCN, paper variant, cnp_interval 50 us
+    let mut s = RoceSender::new(addr(), 10_000_000, &cfg, &path(40, 0));
+    s.start(us(0), &mut Vec::new());
+    let mut ack = addr().header(crate::Side::Receiver, Kind::Ack);
+    ack.protocol = Protocol::Roce;
+    assert!(ack.set_ecn_echo(), "a RoCE ACK carries the echo");
+    assert!(ack.roce.has(RoceBits::ECE));
+    // Marked ACKs every microsecond for 120 us: cuts at 0, 50 and 100 us.
+    for t in 0..120 {
+        s.on_packet(us(t), &ack, &mut Vec::new());
+    }
+    assert_eq!(s.record().counters.ecn_reductions, 3);
+    // A data packet cannot carry the echo.
+    let mut d = data(0, false);
+    assert!(!d.set_ecn_echo());
+    assert!(!d.roce.has(RoceBits::ECE));
+}
