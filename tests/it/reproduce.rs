@@ -107,7 +107,10 @@ fn quick_report_of(paper: &str, only: &[&str]) -> String {
 /// and latency against ECN.
 #[test]
 fn r_aqm_quick_reproduction_shows_the_papers_effects() {
-    let report = quick_report("r-aqm");
+    // The TCP experiments (the RDMA ones, Figs. 14-15, take 90 s; their
+    // effect is tested in tests/it/r_aqm.rs at 25 senders).
+    let tcp = ["fig9", "fig10b", "fig11-10", "fig11-100", "fig12", "fig13"];
+    let report = quick_report_of("r-aqm", &tcp);
     for claim in [
         "R-AQM (ECN) keeps line-rate goodput at 200 senders",
         "R-AQM (ECN) drops nothing below 200 senders",
