@@ -383,7 +383,7 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
         classes: 1,
         queue_limit: QueueSize::Packets(0),
         max_host_rate: sim_core::Bandwidth::from_bps(1),
-        priorities: net::packet::PRIORITIES,
+        priorities: PRIORITIES,
         pfc: false,
     };
     let topology = topology(&src, root.get("topology"), ctx)?;
@@ -583,7 +583,6 @@ fn switch(
     }
     // Default: priority p goes to class p, the last class taking the rest.
     let mut class_of_priority = std::array::from_fn(|p| p.min(classes - 1) as u8);
-    ctx.priorities = PRIORITIES;
     if let Some(m) = &base.class_of_priority {
         if m.is_empty() || m.len() > PRIORITIES {
             return Err(err(

@@ -14,8 +14,22 @@ pub fn scenario(text: &str) -> Scenario {
 
 /// Builds and runs a scenario to its end.
 pub fn run(text: &str) -> (World, RunSummary) {
-    let sc = scenario(text);
-    let mut w = World::build(&sc, sc.simulation.seed).expect("world builds");
+    run_scenario(&scenario(text))
+}
+
+/// Loads a shipped scenario file (a path from the repository's root) with
+/// `--set` overrides (panics with the error on bad input).
+pub fn scenario_file(path: &str, overrides: &[String]) -> Scenario {
+    dcnsim::scenario::load(Path::new(path), overrides).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Builds and runs a shipped scenario file with overrides to its end.
+pub fn run_file(path: &str, overrides: &[String]) -> (World, RunSummary) {
+    run_scenario(&scenario_file(path, overrides))
+}
+
+fn run_scenario(sc: &Scenario) -> (World, RunSummary) {
+    let mut w = World::build(sc, sc.simulation.seed).expect("world builds");
     let stop = w.run();
     let s = RunSummary::of(&w, "test", sc.simulation.seed, stop);
     (w, s)

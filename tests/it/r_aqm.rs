@@ -209,11 +209,7 @@ fn r_aqm_ecn_echo_lowers_the_roce_incasts_queue() {
                 r#"switch.ingress={{ kind = "r-aqm", k_min = "100pkt", k_max = "400pkt", t = "3us", normal = [1, 1], draining = [1, 2], congest = [10, 1], viq_capacity = "500pkt", compensation = "{compensation}" }}"#
             ),
         ];
-        let path = std::path::Path::new("scenarios/r-aqm/roce-incast.toml");
-        let sc = dcnsim::scenario::load(path, &overrides).unwrap_or_else(|e| panic!("{e}"));
-        let mut w = dcnsim::world::World::build(&sc, 1).expect("builds");
-        let stop = w.run();
-        RunSummary::of(&w, "roce-incast", 1, stop)
+        common::run_file("scenarios/r-aqm/roce-incast.toml", &overrides).1
     };
     let (plain, echo) = (run("none"), run("ece"));
     let q = |s: &RunSummary| s.busiest_port.as_ref().map_or(0.0, |p| p.mean_packets);

@@ -111,8 +111,7 @@ fn two_dcqcn_flows_share_40g_near_the_fluid_models_fixed_point() {
 /// over a 5 ms window first differ by at most 10% (the fluid model's
 /// convergence criterion), and flow 1's alpha just before the join.
 fn dcqcn_convergence_ms(path: &str, seed: u64) -> (u64, f64) {
-    let path = std::path::Path::new("scenarios").join(path);
-    let sc = dcnsim::scenario::load(&path, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let sc = common::scenario_file(path, &[]);
     let mut w = dcnsim::world::World::build(&sc, seed).expect("builds");
     let ms = |n: u64| SimTime::ZERO + sim_core::SimDuration::from_ms(n);
     let alpha = |w: &dcnsim::world::World| {
@@ -142,10 +141,7 @@ fn dcqcn_convergence_ms(path: &str, seed: u64) -> (u64, f64) {
             }
         }
     }
-    panic!(
-        "{}: the two flows never came within 10% of each other",
-        path.display()
-    );
+    panic!("{path}: the two flows never came within 10% of each other");
 }
 
 /// The fluid model's ~59 ms convergence needs flow 1 to be marked before
@@ -155,8 +151,8 @@ fn dcqcn_convergence_ms(path: &str, seed: u64) -> (u64, f64) {
 /// its initial alpha of 1, and the first cuts are deep: 5-43 ms.
 #[test]
 fn dcqcn_converges_slowly_when_flow_1_is_marked_before_the_join() {
-    let (marked, alpha) = dcqcn_convergence_ms("dcqcn/convergence-39g6.toml", 1);
-    let (unmarked, alpha_40) = dcqcn_convergence_ms("dcqcn/convergence-40g.toml", 1);
+    let (marked, alpha) = dcqcn_convergence_ms("scenarios/dcqcn/convergence-39g6.toml", 1);
+    let (unmarked, alpha_40) = dcqcn_convergence_ms("scenarios/dcqcn/convergence-40g.toml", 1);
     eprintln!(
         "DCQCN convergence after the join: 39.6 Gb/s bottleneck {marked} ms (alpha at the join {alpha:.3}), 40 Gb/s {unmarked} ms (alpha {alpha_40:.4}); fluid model ~59 ms"
     );
@@ -322,16 +318,12 @@ fn r_aqm_and_abq_hold_and_release_roce_acks() {
 /// and 20 mice per pair instead of 50, with `set` applied: returns the
 /// mice's FCT p50 and p99 (us) and the largest switch queue (packets).
 fn small_shuffle(set: &[&str]) -> (f64, f64, u64) {
-    let path = std::path::Path::new("scenarios/r-aqm/roce-shuffle.toml");
     let mut overrides = vec![
         r#"workload[0].hosts="0-29""#.to_string(),
         "workload[0].mice=20".to_string(),
     ];
     overrides.extend(set.iter().map(|s| s.to_string()));
-    let sc = dcnsim::scenario::load(path, &overrides).unwrap_or_else(|e| panic!("{e}"));
-    let mut w = dcnsim::world::World::build(&sc, sc.simulation.seed).expect("builds");
-    let stop = w.run();
-    let s = dcnsim::report::RunSummary::of(&w, "shuffle", sc.simulation.seed, stop);
+    let (_, s) = common::run_file("scenarios/r-aqm/roce-shuffle.toml", &overrides);
     let mice = &s.flows.by_size[0];
     assert_eq!(mice.up_to_bytes, Some(5_000));
     assert_eq!((mice.unfinished, s.drops), (0, 0), "{set:?}");

@@ -186,8 +186,13 @@ impl RedConfig {
         let classes = ctx.weights.len().max(1);
         let mut p_max = self.p_max;
         let bytes_unit;
-        // Each class's (k_min, k_max), in the configured unit.
-        let thresholds: SmallVec<[(u64, u64); INLINE_CLASSES]> = match self.preset {
+        // Each class's thresholds, in the configured unit.
+        let queue = |k_min, k_max| RedQueue {
+            k_min,
+            k_max,
+            count: 0,
+        };
+        let queues: SmallVec<[RedQueue; INLINE_CLASSES]> = match self.preset {
             None => {
                 let (lo, hi) = (
                     self.k_min.expect("validated"),
@@ -200,7 +205,7 @@ impl RedConfig {
                     Some(r) => (k as u128 * ctx.rate.bps() as u128 / r.bps() as u128) as u64,
                 };
                 (0..classes)
-                    .map(|_| (scale(lo.amount()), scale(hi.amount())))
+                    .map(|_| queue(scale(lo.amount()), scale(hi.amount())))
                     .collect()
             }
             Some(preset) => {
@@ -221,7 +226,7 @@ impl RedConfig {
                             }
                         };
                         let kc = libm::round(k * share) as u64;
-                        (kc, kc)
+                        queue(kc, kc)
                     })
                     .collect()
             }
@@ -234,14 +239,7 @@ impl RedConfig {
             ecn: self.ecn,
             spread: self.spread,
             p_max,
-            queues: thresholds
-                .iter()
-                .map(|&(k_min, k_max)| RedQueue {
-                    k_min,
-                    k_max,
-                    count: 0,
-                })
-                .collect(),
+            queues,
             weight: self.weight,
             small_packet_ps: ctx.packet_time.ps().max(1) as f64,
             avg: smallvec::smallvec![0.0; classes],

@@ -436,7 +436,7 @@ fn accept<W: Workload + 'static>(t: &Table<'_>, w: W) -> Result<Spec, ScenarioEr
         };
         return Err(t.invalid("priority", format!("priority {p} does not exist: {why}")));
     }
-    w.check(t.ctx().hosts).map_err(|(k, m)| t.invalid(&k, m))?;
+    w.check(ctx.hosts).map_err(|(k, m)| t.invalid(&k, m))?;
     Ok(Checked::new(Arc::new(w)))
 }
 

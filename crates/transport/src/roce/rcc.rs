@@ -251,12 +251,12 @@ impl RccControl {
                 0
             };
         }
+        // At least a byte: the sender's pacer needs a rate.
         let fair_share = match self.cfg.ewa_share {
-            // At least a byte: the sender's pacer needs a rate.
-            EwaShare::Line => fair_share.max(1),
-            // At least a byte: the sender's pacer needs a rate.
-            EwaShare::Eta => ((fair_share as f64 * self.cfg.eta) as u64).max(1),
-        };
+            EwaShare::Line => fair_share,
+            EwaShare::Eta => (fair_share as f64 * self.cfg.eta) as u64,
+        }
+        .max(1);
         self.cwnd = match self.cfg.variant {
             RccVariant::Ewa => fair_share,
             RccVariant::Pid => {

@@ -395,13 +395,21 @@ impl RoceSender {
         }
     }
 
+    /// A congestion notification for the controller: a cut it applied is
+    /// counted and re-times the pacer.
+    fn take_cnp(&mut self, now: SimTime) {
+        if self.cc.on_cnp(now) {
+            self.stats.ecn_reductions += 1;
+            self.refresh_pacer();
+        }
+    }
+
     /// [`RoceSender::on_packet`]'s work, the controller's timers caught up.
     #[inline]
     fn receive(&mut self, now: SimTime, pkt: &Packet, int: &IntStack) {
         // A CNP packet, or an ACK carrying the CNP bit (Mellanox).
-        if pkt.roce.has(RoceBits::CNP) && self.cc.on_cnp(now) {
-            self.stats.ecn_reductions += 1;
-            self.refresh_pacer();
+        if pkt.roce.has(RoceBits::CNP) {
+            self.take_cnp(now);
         }
         // An ACK a switch marked in the reverse path (R-AQM VII) stands for
         // a CE mark on the data: a CNP at most once per `cnp_interval`, the
@@ -413,10 +421,7 @@ impl RoceSender {
                 .is_none_or(|t| now >= t + self.cnp_interval)
         {
             self.echo_cnp_at = Some(now);
-            if self.cc.on_cnp(now) {
-                self.stats.ecn_reductions += 1;
-                self.refresh_pacer();
-            }
+            self.take_cnp(now);
         }
         if pkt.kind != Kind::Ack {
             return;
