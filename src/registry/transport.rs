@@ -4,6 +4,7 @@
 
 use super::{Family, key, row};
 use crate::scenario::{ScenarioError, Table};
+use transport::homa::HomaKeys;
 use transport::roce::RoceKeys;
 use transport::tcp::preset;
 use transport::{TcpConfig, TransportConfig};
@@ -19,6 +20,12 @@ fn roce(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
         return Err(t.invalid("cc.min_rate", msg));
     }
     Ok(TransportConfig::Roce(c))
+}
+
+fn homa(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
+    let k: HomaKeys = t.read()?;
+    let c = k.build().map_err(|e| t.invalid(e.key, e.message))?;
+    Ok(TransportConfig::Homa(c))
 }
 
 fn tcp(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
@@ -79,7 +86,15 @@ pub static FAMILY: Family<TransportConfig> = Family {
             key("cc", "dcqcn", "name or table", "the rate and/or window controller: a RoCE row of `dcnsim list cc` (dcqcn, timely, hpcc, rcc, none), by name or as { kind = NAME, keys }"),
             key("cnp_interval", "50us", "duration, >= 1us", "DCQCN's notification point: at most one CNP per flow per this long (paper), or its slot (ns3rdma); mellanox flags ACKs instead"),
             key("ack_priority", "the flow's", "0-7", "priority of ACKs, NAKs and CNPs"),
-        ], roce)],
+        ], roce),
+        row("homa", "Homa: a message's first RTTbytes go unscheduled at a priority set by its length; the receiver grants the rest to the messages with the fewest bytes left (overcommitment of them at a time, one per sender) at priorities by rank; senders send shortest first; RESEND after silence. Needs strict-priority class queues to have its effect", "Homa (Montazeri et al., SIGCOMM 2018) 3.2-3.7", &[
+            key("mss", "1440B", "size", "payload bytes per DATA packet (1500 B MTU - 60 B of IPv4 and Homa headers)"),
+            key("priorities", "8", "2-8", "priority levels (section 5: 8); level 0, the highest, is the flow's priority, level i its priority + i"),
+            key("unscheduled_priorities", "from the workload", "1 to priorities - 1", "levels for unscheduled bytes; absent: the unscheduled bytes' share of all bytes, of the levels (3.4)"),
+            key("rtt_bytes", "the largest path BDP", "size", "RTTbytes: sent blindly and kept granted beyond what has arrived (3.3); absent: the largest base BDP of the flows' paths"),
+            key("overcommitment", "the scheduled levels", "messages, >= 1", "messages granted at once (3.5); absent: as many as scheduled levels"),
+            key("resend_timeout", "1ms", "duration, >= 1us", "silence after which the receiver asks for missing bytes and the sender resends its first packet (3.7; the paper gives no value)"),
+        ], homa)],
 };
 
 #[cfg(test)]
@@ -95,7 +110,7 @@ mod tests {
         let sc = parse_str("t.toml", &text).map_err(|e| e.to_string())?;
         match &sc.transports[0].config {
             TransportConfig::Tcp(c) => Ok(c.clone()),
-            TransportConfig::Roce(_) => Err("roce".into()),
+            other => Err(other.family().into()),
         }
     }
 

@@ -341,6 +341,43 @@ fn workload_transport_of<'a>(
     Ok((Spanned::new(w.span(), DeValue::Table(table)), index))
 }
 
+/// Homa sends at `levels` priorities from a workload's own up: they must
+/// exist, and PFC must be off (Homa's levels are lossy priority queues;
+/// under PFC they would be its pause classes).
+fn homa_levels_fit(
+    src: &Source,
+    span: Option<Range<usize>>,
+    prefix: &str,
+    w: &registry::workload::Spec,
+    levels: u8,
+    ctx: LoadCtx,
+) -> Result<(), ScenarioError> {
+    let key = format!("{prefix}.transport");
+    if ctx.pfc {
+        let msg = "its transport is Homa, whose priority levels are lossy queues: \
+                   run it without switch.pfc";
+        return Err(src.error(span, &key, msg.to_string()));
+    }
+    let low = w.priority() as usize;
+    let top = low + w.priority_span() as usize - 1 + levels as usize - 1;
+    if top >= ctx.priorities {
+        let msg = format!(
+            "Homa's {levels} levels take priorities {low} to {top}, but {}: lower the \
+             workload's priority or the transport's priorities",
+            if ctx.priorities < PRIORITIES {
+                format!(
+                    "switch.class_of_priority lists 0 to {} only",
+                    ctx.priorities - 1
+                )
+            } else {
+                format!("priorities (DSCP classes) are 0 to {}", PRIORITIES - 1)
+            }
+        );
+        return Err(src.error(span, &key, msg));
+    }
+    Ok(())
+}
+
 /// Parses and validates scenario text with `overrides` applied.
 pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
     let src = Source {
@@ -419,6 +456,10 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
                 &prefix,
                 ctx,
             )?);
+            if let TransportConfig::Homa(h) = &transports[t as usize].config {
+                let spec = workloads.last().expect("just pushed");
+                homa_levels_fit(&src, Some(w.span()), &prefix, spec, h.levels, ctx)?;
+            }
             workload_transport.push(t);
         }
     }

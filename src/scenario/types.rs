@@ -47,6 +47,8 @@ impl NamedTransport {
         match &self.config {
             TransportConfig::Tcp(c) => c.cc.name(),
             TransportConfig::Roce(c) => c.cc.report_name(),
+            // Homa's grants are its congestion control.
+            TransportConfig::Homa(_) => "homa",
         }
     }
 }

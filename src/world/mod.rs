@@ -97,6 +97,12 @@ pub struct Flow {
 }
 
 impl Flow {
+    /// The receiver's host.
+    #[inline]
+    fn receiver_host(&self) -> HostId {
+        self.sender.addr().dst
+    }
+
     /// The deadline of one end's timers.
     #[inline]
     fn deadline(&self, side: Side) -> Option<SimTime> {
@@ -183,6 +189,9 @@ pub struct World {
     /// Per host: every flow it sends builds its packets at the wire
     /// (RoCE), so the NIC pulls nothing while its port is busy.
     wire_built_only: Vec<bool>,
+    /// Per host: its NIC serves ready flows shortest first (a flow of it
+    /// asks for SRPT: Homa).
+    nic_srpt: Vec<bool>,
     scratch: Vec<Packet>,
     /// The INT stack of the packet being delivered (telemetry a controller
     /// asked for, HPCC's), for the ACK that echoes it or the sender that
@@ -300,6 +309,7 @@ impl World {
             sources: Vec::new(),
             ready: vec![VecDeque::new(); hosts],
             wire_built_only: vec![true; hosts],
+            nic_srpt: vec![false; hosts],
             scratch: Vec::with_capacity(16),
             int_rx: IntStack::EMPTY,
             limit: RunLimit {
@@ -356,6 +366,7 @@ impl World {
             w.sampled_ports = w.select_ports(sc.output.queue_ports.as_ref());
             w.q.schedule(SimTime::ZERO, Event::Sample);
         }
+        w.prepare_transports(sc, &planned);
         for ((wi, spec), planned) in (0u32..).zip(&sc.workloads).zip(planned) {
             let plan = planned.plan;
             w.workloads.push(WorkloadInfo {
@@ -405,6 +416,40 @@ impl World {
         Ok(w)
     }
 
+    /// Sets what a transport derives from the run before its flows are
+    /// built: Homa's RTTbytes (the largest base BDP of its flows' paths)
+    /// and its priority cutoffs (from the lengths of its messages).
+    fn prepare_transports(&mut self, sc: &Scenario, planned: &[Planned]) {
+        for t in 0..self.transports.len() {
+            let transport::TransportConfig::Homa(mut homa) = self.transports[t].config else {
+                continue;
+            };
+            let cfg = self.transports[t].config.clone();
+            let (mut sizes, mut bdp) = (Vec::new(), 0u64);
+            for (wi, p) in planned.iter().enumerate() {
+                if sc.workload_transport[wi] as usize != t {
+                    continue;
+                }
+                for f in &p.plan.flows {
+                    sizes.push(f.size.unwrap_or(u64::MAX / 2));
+                    if homa.rtt_bytes.is_none() {
+                        let addr = FlowAddr {
+                            flow: FlowId(0),
+                            src: HostId(f.src),
+                            dst: HostId(f.dst),
+                            sport: 0,
+                            dport: 0,
+                            priority: 0,
+                        };
+                        bdp = bdp.max(self.path_info(&cfg, &addr).bdp_bytes);
+                    }
+                }
+            }
+            homa.prepare(bdp, &sizes);
+            self.transports[t].config = transport::TransportConfig::Homa(homa);
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn add_flow(
         &mut self,
@@ -419,7 +464,6 @@ impl World {
         let id = self.flows.len() as u32;
         self.open_flows += 1;
         let transport = sc.workload_transport[wi as usize];
-        let cfg = &sc.transports[transport as usize].config;
         let addr = FlowAddr {
             flow: FlowId(id),
             src,
@@ -428,10 +472,13 @@ impl World {
             dport: 5001,
             priority: sc.workloads[wi as usize].flow_priority(src.0, dst.0),
         };
+        // The run's copy: what `prepare_transports` derived is in it.
+        let cfg = &self.transports[transport as usize].config;
         let path = self.path_info(cfg, &addr);
         // An unbounded flow: more bytes than any run can send.
         let sender = cfg.sender(addr, size.unwrap_or(u64::MAX - 2), &path);
         self.wire_built_only[src.idx()] &= sender.built_at_the_wire();
+        self.nic_srpt[src.idx()] |= sender.srpt_rank().is_some();
         self.flows.push(Flow {
             workload: wi,
             transport,
@@ -681,7 +728,8 @@ impl World {
                 self.last_activity = now; // a timer that expires does work
                 match side {
                     Side::Receiver => {
-                        fl.receiver.on_timer(now, &mut self.scratch);
+                        let nic = &mut self.nics[fl.receiver_host().idx()];
+                        fl.receiver.on_timer(now, nic, &mut self.scratch);
                         self.flush();
                         self.arm(flow, Side::Receiver);
                     }
@@ -780,6 +828,9 @@ impl World {
         if self.nic_per_class {
             return self.pump_per_class(now, host);
         }
+        if self.nic_srpt[host.idx()] {
+            return self.pump_srpt(now, host);
+        }
         while let Some(&f) = self.ready[host.idx()].front() {
             let fl = &self.flows[f as usize];
             let room = if fl.sender.built_at_the_wire() {
@@ -846,6 +897,32 @@ impl World {
                 continue;
             }
             stalled = 0;
+            self.send_next(now, host, f);
+        }
+    }
+
+    /// [`World::pump`] for a NIC that serves its ready flows shortest first
+    /// (Homa's sender, Homa 3.2): while the port can send, the ready flow
+    /// with the fewest bytes left sends one packet (ties to the flow
+    /// queued first).
+    #[inline(never)]
+    fn pump_srpt(&mut self, now: SimTime, host: HostId) {
+        loop {
+            let ready = &self.ready[host.idx()];
+            let flows = &self.flows;
+            let Some((at, _)) = ready
+                .iter()
+                .enumerate()
+                .min_by_key(|&(i, &f)| (flows[f as usize].sender.srpt_rank(), i))
+            else {
+                break;
+            };
+            let f = ready[at];
+            let prio = self.flows[f as usize].sender.addr().priority;
+            if !self.fabric.nic_wire_free(host, prio) {
+                break;
+            }
+            self.ready[host.idx()].remove(at);
             self.send_next(now, host, f);
         }
     }

@@ -11,6 +11,7 @@ mod determinism;
 mod doc_links;
 mod fairq;
 mod golden;
+mod homa;
 mod hpcc;
 mod incast_collapse;
 mod incast_recovery;

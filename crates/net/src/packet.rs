@@ -154,6 +154,10 @@ pub enum Kind {
     Control,
     /// A datagram of a packet source.
     Datagram,
+    /// A credit of a receiver-driven transport (ExpressPass): it buys the
+    /// sender one data packet. Switches queue credits apart from data and
+    /// rate-limit them per port when credit queues are on ([`crate::credit`]).
+    Credit,
 }
 
 /// Up to [`MAX_SACK_BLOCKS`] SACK blocks (RFC 2018), each stored as byte
@@ -225,6 +229,13 @@ pub enum Protocol {
     /// expected PSN of an ACK/NAK, and [`Packet::roce`] holds the opcode's
     /// place in its message and the NAK and CNP bits.
     Roce,
+    /// Homa (SIGCOMM 2018), a message transport over IP: a data packet's
+    /// `seq` is its offset and `ack` the message length; a grant's `ack`
+    /// is the offset granted up to.
+    Homa,
+    /// ExpressPass (SIGCOMM 2017): data packets carry the credit they
+    /// spend, credits their sequence number.
+    ExpressPass,
 }
 
 /// The RoCE header bits the model uses (the BTH opcode's place in its
@@ -409,7 +420,7 @@ impl Packet {
                 self.roce = self.roce | RoceBits::ECE;
                 true
             }
-            Protocol::Udp | Protocol::Roce => false,
+            Protocol::Udp | Protocol::Roce | Protocol::Homa | Protocol::ExpressPass => false,
         }
     }
 

@@ -7,6 +7,7 @@
 //! per call; with one family the match compiles away. Reports read a flow
 //! through the family-neutral [`FlowRecord`].
 
+use crate::homa::{HomaConfig, HomaReceiver, HomaSender};
 use crate::roce::{NicState, RoceConfig, RoceReceiver, RoceSender};
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::{Emit, FlowAddr};
@@ -60,6 +61,8 @@ pub enum TransportConfig {
     Tcp(TcpConfig),
     /// The RoCE family (the reliable connection; DCQCN).
     Roce(RoceConfig),
+    /// Homa: receiver grants and network priorities.
+    Homa(HomaConfig),
 }
 
 impl TransportConfig {
@@ -68,6 +71,7 @@ impl TransportConfig {
         match self {
             TransportConfig::Tcp(_) => "tcp",
             TransportConfig::Roce(_) => "roce",
+            TransportConfig::Homa(_) => "homa",
         }
     }
 
@@ -76,6 +80,7 @@ impl TransportConfig {
         match self {
             TransportConfig::Tcp(_) => Protocol::Tcp,
             TransportConfig::Roce(_) => Protocol::Roce,
+            TransportConfig::Homa(_) => Protocol::Homa,
         }
     }
 
@@ -87,6 +92,8 @@ impl TransportConfig {
             TransportConfig::Roce(c) => {
                 c.window != crate::roce::WindowMode::None || c.cc.needs_bdp()
             }
+            // RTTbytes is the largest path BDP unless configured.
+            TransportConfig::Homa(c) => c.rtt_bytes.is_none(),
         }
     }
 
@@ -96,6 +103,7 @@ impl TransportConfig {
         match self {
             TransportConfig::Tcp(c) => Sender::Tcp(TcpSender::new(addr, size_bytes, c)),
             TransportConfig::Roce(c) => Sender::Roce(RoceSender::new(addr, size_bytes, c, path)),
+            TransportConfig::Homa(c) => Sender::Homa(HomaSender::new(addr, size_bytes, c)),
         }
     }
 
@@ -104,6 +112,7 @@ impl TransportConfig {
         match self {
             TransportConfig::Tcp(c) => Receiver::Tcp(TcpReceiver::new(addr, c)),
             TransportConfig::Roce(c) => Receiver::Roce(RoceReceiver::new(addr, c, path)),
+            TransportConfig::Homa(c) => Receiver::Homa(HomaReceiver::new(addr, c)),
         }
     }
 
@@ -112,7 +121,7 @@ impl TransportConfig {
     pub fn clock_offset_max(&self) -> SimDuration {
         match self {
             TransportConfig::Roce(c) => c.cc.clock_offset_max(),
-            TransportConfig::Tcp(_) => SimDuration::ZERO,
+            TransportConfig::Tcp(_) | TransportConfig::Homa(_) => SimDuration::ZERO,
         }
     }
 
@@ -121,6 +130,7 @@ impl TransportConfig {
         match self {
             TransportConfig::Tcp(c) => c.mss.0,
             TransportConfig::Roce(c) => c.mtu_bytes as u64,
+            TransportConfig::Homa(c) => c.mss_bytes as u64,
         }
     }
 
@@ -129,6 +139,7 @@ impl TransportConfig {
         match self {
             TransportConfig::Tcp(c) => c.data_header_bytes(),
             TransportConfig::Roce(_) => crate::roce::config::DATA_HEADER_BYTES,
+            TransportConfig::Homa(_) => crate::homa::DATA_HEADER_BYTES,
         }
     }
 
@@ -137,6 +148,7 @@ impl TransportConfig {
         match self {
             TransportConfig::Tcp(c) => c.data_header_bytes(),
             TransportConfig::Roce(_) => crate::roce::config::ACK_BYTES,
+            TransportConfig::Homa(_) => crate::homa::CONTROL_BYTES,
         }
     }
 
@@ -146,7 +158,7 @@ impl TransportConfig {
     pub fn handshake_header_bytes(&self) -> Option<u32> {
         match self {
             TransportConfig::Tcp(c) => Some(c.syn_header_bytes()),
-            TransportConfig::Roce(_) => None,
+            TransportConfig::Roce(_) | TransportConfig::Homa(_) => None,
         }
     }
 }
@@ -158,6 +170,8 @@ pub enum Sender {
     Tcp(TcpSender),
     /// RoCE.
     Roce(RoceSender),
+    /// Homa.
+    Homa(HomaSender),
 }
 
 /// The receiving end of a flow, of any family.
@@ -167,6 +181,8 @@ pub enum Receiver {
     Tcp(TcpReceiver),
     /// RoCE.
     Roce(RoceReceiver),
+    /// Homa.
+    Homa(HomaReceiver),
 }
 
 /// Where an endpoint reports its congestion controller's state: each
@@ -180,6 +196,7 @@ impl Sender {
         match self {
             Sender::Tcp(s) => s.cc_state(out),
             Sender::Roce(s) => s.cc_state(out),
+            Sender::Homa(s) => s.cc_state(out),
         }
     }
 
@@ -188,6 +205,7 @@ impl Sender {
         match self {
             Sender::Tcp(s) => s.start(now, out),
             Sender::Roce(s) => s.start(now, out),
+            Sender::Homa(s) => s.start(now, out),
         }
     }
 
@@ -196,6 +214,7 @@ impl Sender {
         match self {
             Sender::Tcp(s) => s.stop_app(now, out),
             Sender::Roce(s) => s.stop_app(now, out),
+            Sender::Homa(s) => s.stop_app(now, out),
         }
     }
 
@@ -218,6 +237,7 @@ impl Sender {
         match self {
             Sender::Tcp(s) => s.on_packet(now, pkt, out),
             Sender::Roce(s) => s.on_packet_int(now, pkt, int, out),
+            Sender::Homa(s) => s.on_packet(now, pkt, out),
         }
     }
 
@@ -226,6 +246,7 @@ impl Sender {
         match self {
             Sender::Tcp(s) => s.on_timer(now, out),
             Sender::Roce(s) => s.on_timer(now, out),
+            Sender::Homa(s) => s.on_timer(now, out),
         }
     }
 
@@ -235,6 +256,7 @@ impl Sender {
         match self {
             Sender::Tcp(s) => s.deadline(),
             Sender::Roce(s) => s.deadline(),
+            Sender::Homa(s) => s.deadline(),
         }
     }
 
@@ -247,6 +269,7 @@ impl Sender {
         match self {
             Sender::Tcp(s) => s.wants_transmit(),
             Sender::Roce(s) => s.wants_transmit_at(now),
+            Sender::Homa(s) => s.wants_transmit(),
         }
     }
 
@@ -258,7 +281,18 @@ impl Sender {
     /// flow's rate pacing then holds at the wire, also after a PFC pause.
     #[inline]
     pub fn built_at_the_wire(&self) -> bool {
-        matches!(self, Sender::Roce(_))
+        matches!(self, Sender::Roce(_) | Sender::Homa(_))
+    }
+
+    /// The flow's rank when its NIC serves the ready flows shortest first
+    /// (Homa's sender SRPT, Homa 3.2: bytes left to send), or `None` when
+    /// the NIC takes flows in turn.
+    #[inline]
+    pub fn srpt_rank(&self) -> Option<u64> {
+        match self {
+            Sender::Homa(s) => Some(s.srpt_rank()),
+            Sender::Tcp(_) | Sender::Roce(_) => None,
+        }
     }
 
     /// The next data packet for the NIC, if the flow may send one.
@@ -267,6 +301,7 @@ impl Sender {
         match self {
             Sender::Tcp(s) => s.poll_transmit(now),
             Sender::Roce(s) => s.poll_transmit(now),
+            Sender::Homa(s) => s.poll_transmit(now),
         }
     }
 
@@ -276,6 +311,7 @@ impl Sender {
         match self {
             Sender::Tcp(s) => s.take_rtt_sample(),
             Sender::Roce(s) => s.take_rtt_sample(),
+            Sender::Homa(_) => None,
         }
     }
 
@@ -285,6 +321,7 @@ impl Sender {
         match self {
             Sender::Tcp(s) => s.completed_at(),
             Sender::Roce(s) => s.completed_at(),
+            Sender::Homa(s) => s.completed_at(),
         }
     }
 
@@ -294,6 +331,7 @@ impl Sender {
         match self {
             Sender::Tcp(s) => s.bytes_acked(),
             Sender::Roce(s) => s.bytes_acked(),
+            Sender::Homa(s) => s.bytes_acked(),
         }
     }
 
@@ -302,6 +340,7 @@ impl Sender {
         match self {
             Sender::Tcp(s) => s.size_bytes(),
             Sender::Roce(s) => s.size_bytes(),
+            Sender::Homa(s) => s.size_bytes(),
         }
     }
 
@@ -311,6 +350,7 @@ impl Sender {
         match self {
             Sender::Tcp(s) => s.addr(),
             Sender::Roce(s) => s.addr(),
+            Sender::Homa(s) => s.addr(),
         }
     }
 
@@ -319,6 +359,7 @@ impl Sender {
         match self {
             Sender::Tcp(s) => s.record(),
             Sender::Roce(s) => s.record(),
+            Sender::Homa(s) => s.record(),
         }
     }
 
@@ -326,7 +367,7 @@ impl Sender {
     pub fn as_tcp(&self) -> Option<&TcpSender> {
         match self {
             Sender::Tcp(s) => Some(s),
-            Sender::Roce(_) => None,
+            Sender::Roce(_) | Sender::Homa(_) => None,
         }
     }
 
@@ -334,7 +375,7 @@ impl Sender {
     pub fn as_roce(&self) -> Option<&RoceSender> {
         match self {
             Sender::Roce(s) => Some(s),
-            Sender::Tcp(_) => None,
+            Sender::Tcp(_) | Sender::Homa(_) => None,
         }
     }
 }
@@ -343,7 +384,7 @@ impl Receiver {
     /// The state of a controller that runs at the receiver (RCC's), by name.
     pub fn cc_state(&self, out: &mut StateOut<'_>) {
         match self {
-            Receiver::Tcp(_) => {}
+            Receiver::Tcp(_) | Receiver::Homa(_) => {}
             Receiver::Roce(r) => r.cc_state(out),
         }
     }
@@ -361,14 +402,17 @@ impl Receiver {
         match self {
             Receiver::Tcp(r) => r.on_packet(now, pkt, out),
             Receiver::Roce(r) => r.on_packet(now, pkt, nic, out),
+            Receiver::Homa(r) => r.on_packet(now, pkt, &mut nic.homa, out),
         }
     }
 
-    /// Runs the timers that are due.
-    pub fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
+    /// Runs the timers that are due; `nic` is the receiving host's NIC
+    /// state (Homa's RESEND reads the grant there).
+    pub fn on_timer(&mut self, now: SimTime, nic: &mut NicState, out: &mut impl Emit) {
         match self {
             Receiver::Tcp(r) => r.on_timer(now, out),
             Receiver::Roce(r) => r.on_timer(now, out),
+            Receiver::Homa(r) => r.on_timer(now, &mut nic.homa, out),
         }
     }
 
@@ -378,6 +422,7 @@ impl Receiver {
         match self {
             Receiver::Tcp(r) => r.deadline(),
             Receiver::Roce(r) => r.deadline(),
+            Receiver::Homa(r) => r.deadline(),
         }
     }
 
@@ -387,6 +432,7 @@ impl Receiver {
         match self {
             Receiver::Tcp(r) => r.bytes_received(),
             Receiver::Roce(r) => r.bytes_received(),
+            Receiver::Homa(r) => r.bytes_received(),
         }
     }
 
@@ -394,7 +440,7 @@ impl Receiver {
     pub fn as_tcp(&self) -> Option<&TcpReceiver> {
         match self {
             Receiver::Tcp(r) => Some(r),
-            Receiver::Roce(_) => None,
+            Receiver::Roce(_) | Receiver::Homa(_) => None,
         }
     }
 
@@ -402,7 +448,7 @@ impl Receiver {
     pub fn as_roce(&self) -> Option<&RoceReceiver> {
         match self {
             Receiver::Roce(r) => Some(r),
-            Receiver::Tcp(_) => None,
+            Receiver::Tcp(_) | Receiver::Homa(_) => None,
         }
     }
 }

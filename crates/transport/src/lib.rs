@@ -14,10 +14,13 @@
 //! The TCP family ([`tcp`]) puts congestion control behind the small
 //! [`cc::CongestionControl`] trait, dispatched through the [`cc::Controller`]
 //! enum on the hot path. The RoCE family ([`roce`]) is rate-based: DCQCN
-//! sets the pace of a go-back-N reliable connection.
+//! sets the pace of a go-back-N reliable connection. Homa ([`homa`]) and
+//! ExpressPass ([`expresspass`]) are receiver-driven: the receiver's grants
+//! or credits decide what the sender may send.
 
 pub mod cc;
 pub mod endpoint;
+pub mod homa;
 pub mod nic;
 pub mod roce;
 pub mod rtt;

@@ -5,9 +5,12 @@ use sim_core::{Bandwidth, SimDuration, SimTime};
 /// What a host's NIC counts across all the connections it receives: the
 /// messages in progress (N) and the wire bytes of the last round (B_R).
 /// The simulator keeps one per host and hands it to every receiver there;
-/// receiver-side controllers read it (RCC's N and B_R, RCC paper III-C).
+/// receiver-side controllers read it (RCC's N and B_R, RCC paper III-C),
+/// and receiver-driven families schedule across it (Homa's grants).
 #[derive(Clone, Debug, Default)]
 pub struct NicState {
+    /// Homa's grant scheduler over the host's inbound messages.
+    pub homa: crate::homa::RxScheduler,
     /// Messages begun (First accepted) and not yet ended (Last accepted).
     pub active_messages: u32,
     /// The NIC's line rate C (zero until a flow registers).
