@@ -1,9 +1,11 @@
 //! `[transport]` and `[transport.NAME]`: the host transport family
-//! (`kind`): the TCP family (its congestion controller chosen by `cc`) or
-//! the RoCE family (its reliable connection, DCQCN by `cc`).
+//! (`kind`): the TCP family (its congestion controller chosen by `cc`),
+//! the RoCE family (its reliable connection, DCQCN by `cc`), or the
+//! receiver-driven Homa and ExpressPass.
 
 use super::{Family, key, row};
 use crate::scenario::{ScenarioError, Table};
+use transport::expresspass::ExpressPassKeys;
 use transport::homa::HomaKeys;
 use transport::roce::RoceKeys;
 use transport::tcp::preset;
@@ -26,6 +28,12 @@ fn homa(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
     let k: HomaKeys = t.read()?;
     let c = k.build().map_err(|e| t.invalid(e.key, e.message))?;
     Ok(TransportConfig::Homa(c))
+}
+
+fn expresspass(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
+    let k: ExpressPassKeys = t.read()?;
+    let c = k.build().map_err(|e| t.invalid(e.key, e.message))?;
+    Ok(TransportConfig::ExpressPass(c))
 }
 
 fn tcp(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
@@ -94,7 +102,19 @@ pub static FAMILY: Family<TransportConfig> = Family {
             key("rtt_bytes", "the largest path BDP", "size", "RTTbytes: sent blindly and kept granted beyond what has arrived (3.3); absent: the largest base BDP of the flows' paths"),
             key("overcommitment", "the scheduled levels", "messages, >= 1", "messages granted at once (3.5); absent: as many as scheduled levels"),
             key("resend_timeout", "1ms", "duration, >= 1us", "silence after which the receiver asks for missing bytes and the sender resends its first packet (3.7; the paper gives no value)"),
-        ], homa)],
+        ], homa),
+        row("expresspass", "ExpressPass: the receiver paces credits and the sender sends one data packet per credit; every port queues credits apart (credit_queue of them) and limits them to the link's share that leaves room for the data they buy, dropping the excess; the receiver's credit feedback control raises or cuts its credit rate each RTT by the credit loss", "ExpressPass (Cho, Jang, Han, SIGCOMM 2017) 3.1-3.2, Algorithm 1; the authors' ns-2 scripts for alpha, w_init, w_min, jitter and the burst", &[
+            key("mss", "1460B", "size", "payload bytes per data packet (1538 B frame - 78 B of Ethernet, IP and ExpressPass headers)"),
+            key("alpha", "0.5", "(0, 1]", "the first credit rate, as a fraction of the maximum"),
+            key("w_init", "0.0625", "w_min to w_max", "the first aggressiveness w (Algorithm 1)"),
+            key("w_min", "0.01", "(0, 1]", "w's floor after decreases"),
+            key("w_max", "0.5", "(0, 1]", "w's ceiling: each successive increase moves w halfway to it"),
+            key("target_loss", "0.125", "[0, 1)", "credit loss tolerated before a decrease"),
+            key("jitter", "0.1", "[0, 1)", "credit spacing varies uniformly by this fraction (3.1)"),
+            key("credit_queue", "8", "credits, >= 1", "each port's credit queue (3.1: a small one)"),
+            key("credit_burst", "2", "credits, >= 1", "credits a port may send back to back (its limiter's bucket)"),
+            key("retransmit_timeout", "100us", "duration, >= 1us", "silence before a sender asks again, or a stopped receiver that lacks data resumes credits"),
+        ], expresspass)],
 };
 
 #[cfg(test)]

@@ -97,6 +97,51 @@ pub struct RunSummary {
     /// What PFC did (absent when PFC is off).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pfc: Option<PfcSummary>,
+    /// What the ports' credit queues did (absent without them: only
+    /// ExpressPass has credits).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub credits: Option<CreditSummary>,
+}
+
+/// Credits through the ports' credit queues (ExpressPass 3.1): those
+/// sent onto links and those dropped on a full queue, at switches and at
+/// host NICs apart (a NIC's limiter is the first a receiver's credits meet).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CreditSummary {
+    /// Credits switch ports sent.
+    pub switch_sent: u64,
+    /// Credits switch ports dropped.
+    pub switch_dropped: u64,
+    /// Credits host NICs sent.
+    pub nic_sent: u64,
+    /// Credits host NICs dropped.
+    pub nic_dropped: u64,
+}
+
+impl CreditSummary {
+    /// The counts of `world`'s run, `None` without credit queues.
+    pub fn of(world: &World) -> Option<CreditSummary> {
+        world.fabric.config().credits?;
+        let mut s = CreditSummary {
+            switch_sent: 0,
+            switch_dropped: 0,
+            nic_sent: 0,
+            nic_dropped: 0,
+        };
+        for port in world.fabric.ports() {
+            let Some(q) = port.credit.as_deref() else {
+                continue;
+            };
+            let (sent, dropped) = if port.at_switch {
+                (&mut s.switch_sent, &mut s.switch_dropped)
+            } else {
+                (&mut s.nic_sent, &mut s.nic_dropped)
+            };
+            *sent += q.sent;
+            *dropped += q.dropped;
+        }
+        Some(s)
+    }
 }
 
 /// A workload's target load and the load its planned flows offer.
@@ -490,6 +535,7 @@ impl RunSummary {
                 .map(|f| workloads::fairness(world, f)),
             goodput_fairness: GoodputFairness::of(world),
             pfc: PfcSummary::of(world),
+            credits: CreditSummary::of(world),
         }
     }
 

@@ -847,6 +847,24 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
             }
         }
     }
+    let credit_settings: Vec<_> = sc
+        .transports
+        .iter()
+        .filter_map(|t| match &t.config {
+            TransportConfig::ExpressPass(c) => {
+                Some((t, (c.credit_queue, c.credit_burst, c.mss_bytes)))
+            }
+            _ => None,
+        })
+        .collect();
+    if let Some((t, _)) = credit_settings
+        .iter()
+        .find(|(_, c)| *c != credit_settings[0].1)
+    {
+        let msg = "the switches' credit queues are one setting per run: every ExpressPass \
+                   transport must have the same credit_queue, credit_burst and mss";
+        return Err(err(&format!("transport.{}", t.name), msg.into()));
+    }
     if let Some(pfc) = &sc.switch.pfc {
         for t in &sc.transports {
             let TransportConfig::Roce(roce) = &t.config else {

@@ -32,6 +32,18 @@ pub struct Scenario {
     pub inputs: Vec<super::InputFile>,
 }
 
+impl Scenario {
+    /// The credit queues its ports need: those of its ExpressPass
+    /// transport (the loader allows one credit setting per run), on
+    /// framing `wire`.
+    pub fn credit_queues(&self, wire: net::WireFormat) -> Option<net::credit::CreditConfig> {
+        self.transports.iter().find_map(|t| match &t.config {
+            TransportConfig::ExpressPass(c) => Some(c.credit_queues(wire)),
+            _ => None,
+        })
+    }
+}
+
 /// A transport with its name in the scenario.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NamedTransport {
@@ -49,6 +61,8 @@ impl NamedTransport {
             TransportConfig::Roce(c) => c.cc.report_name(),
             // Homa's grants are its congestion control.
             TransportConfig::Homa(_) => "homa",
+            // Credit feedback control is ExpressPass's.
+            TransportConfig::ExpressPass(_) => "expresspass",
         }
     }
 }

@@ -271,6 +271,7 @@ impl World {
             nic_buffer_bytes: sc.topology.nic_buffer.0,
             seed,
             pfc: sc.switch.pfc,
+            credits: sc.credit_queues(wire),
         };
         let (weights, strict_classes) = class_weights(&sc.switch.scheduler, sc.switch.classes);
         let ctx = |p: net::PortId, rate| aqm::PortContext {

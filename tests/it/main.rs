@@ -9,6 +9,7 @@ mod cubic;
 mod dctcp_steady_state;
 mod determinism;
 mod doc_links;
+mod expresspass;
 mod fairq;
 mod golden;
 mod homa;

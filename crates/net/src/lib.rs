@@ -14,6 +14,7 @@
 
 pub mod aqm;
 pub mod buffer;
+pub mod credit;
 pub mod fabric;
 pub mod fifo;
 pub mod ids;

@@ -209,6 +209,9 @@ impl std::ops::IndexMut<usize> for ClassQueues {
 pub const PFC_FRAME: u8 = 1;
 /// [`Port::pfc_attention`]: some class queue is paused.
 pub const PFC_PAUSED: u8 = 2;
+/// [`Port::pfc_attention`]: credits wait in the port's credit queue
+/// ([`crate::credit`]).
+pub const CREDITS_QUEUED: u8 = 4;
 
 /// One egress port and the unidirectional link it drives.
 ///
@@ -236,10 +239,11 @@ pub struct Port {
     /// Whether `ingress` has a hook: kept here, in the line every hop
     /// reads, so that ports without one never touch their ingress hook.
     pub(crate) hooked: bool,
-    /// PFC needs attention at the next start of transmission: a frame to
-    /// send ([`PFC_FRAME`]) or a class paused ([`PFC_PAUSED`]). One byte
-    /// in the padding of the first line, so that a port without PFC reads
-    /// nothing more than before.
+    /// PFC or credits need attention at the next start of transmission: a
+    /// frame to send ([`PFC_FRAME`]), a class paused ([`PFC_PAUSED`]) or
+    /// credits waiting ([`CREDITS_QUEUED`]). One byte in the padding of the
+    /// first line, so that a port without either reads nothing more than
+    /// before.
     pub pfc_attention: u8,
     /// Bytes in all class queues.
     pub bytes: u64,
@@ -264,6 +268,9 @@ pub struct Port {
     pub class_stats: Vec<ClassStats>,
     /// PFC state (`None` when PFC is off), in the padding before `ingress`.
     pub pfc: Option<Box<crate::pfc::PortPfc>>,
+    /// The credit queue (`None` unless a transport uses credits:
+    /// ExpressPass).
+    pub credit: Option<Box<crate::credit::CreditQueue>>,
     /// Class queues a PFC PAUSE stops (bit c: class c); read only when
     /// `pfc_attention` has [`PFC_PAUSED`].
     pub paused_classes: u32,

@@ -40,6 +40,8 @@ pub mod purpose {
     /// The seed of a flow's send-timestamp jitter under RCC-async
     /// (component: flow id).
     pub const CLOCK_JITTER: u64 = 9;
+    /// ExpressPass's jitter of a receiver's credit spacing (per flow).
+    pub const CREDIT_JITTER: u64 = 10;
     /// MQ-ECN's random marking (component: port id).
     pub const MQ_ECN: u64 = 0x4d_51;
     /// RED's random marking or dropping (component: port id).

@@ -7,6 +7,7 @@
 //! per call; with one family the match compiles away. Reports read a flow
 //! through the family-neutral [`FlowRecord`].
 
+use crate::expresspass::{ExpressPassConfig, ExpressPassReceiver, ExpressPassSender};
 use crate::homa::{HomaConfig, HomaReceiver, HomaSender};
 use crate::roce::{NicState, RoceConfig, RoceReceiver, RoceSender};
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
@@ -63,6 +64,8 @@ pub enum TransportConfig {
     Roce(RoceConfig),
     /// Homa: receiver grants and network priorities.
     Homa(HomaConfig),
+    /// ExpressPass: receiver credits, rate-limited at every port.
+    ExpressPass(ExpressPassConfig),
 }
 
 impl TransportConfig {
@@ -72,6 +75,7 @@ impl TransportConfig {
             TransportConfig::Tcp(_) => "tcp",
             TransportConfig::Roce(_) => "roce",
             TransportConfig::Homa(_) => "homa",
+            TransportConfig::ExpressPass(_) => "expresspass",
         }
     }
 
@@ -81,6 +85,7 @@ impl TransportConfig {
             TransportConfig::Tcp(_) => Protocol::Tcp,
             TransportConfig::Roce(_) => Protocol::Roce,
             TransportConfig::Homa(_) => Protocol::Homa,
+            TransportConfig::ExpressPass(_) => Protocol::ExpressPass,
         }
     }
 
@@ -94,6 +99,8 @@ impl TransportConfig {
             }
             // RTTbytes is the largest path BDP unless configured.
             TransportConfig::Homa(c) => c.rtt_bytes.is_none(),
+            // The feedback period is the base RTT.
+            TransportConfig::ExpressPass(_) => true,
         }
     }
 
@@ -104,6 +111,9 @@ impl TransportConfig {
             TransportConfig::Tcp(c) => Sender::Tcp(TcpSender::new(addr, size_bytes, c)),
             TransportConfig::Roce(c) => Sender::Roce(RoceSender::new(addr, size_bytes, c, path)),
             TransportConfig::Homa(c) => Sender::Homa(HomaSender::new(addr, size_bytes, c)),
+            TransportConfig::ExpressPass(c) => {
+                Sender::ExpressPass(ExpressPassSender::new(addr, size_bytes, c))
+            }
         }
     }
 
@@ -113,6 +123,9 @@ impl TransportConfig {
             TransportConfig::Tcp(c) => Receiver::Tcp(TcpReceiver::new(addr, c)),
             TransportConfig::Roce(c) => Receiver::Roce(RoceReceiver::new(addr, c, path)),
             TransportConfig::Homa(c) => Receiver::Homa(HomaReceiver::new(addr, c)),
+            TransportConfig::ExpressPass(c) => {
+                Receiver::ExpressPass(ExpressPassReceiver::new(addr, c, path))
+            }
         }
     }
 
@@ -121,7 +134,9 @@ impl TransportConfig {
     pub fn clock_offset_max(&self) -> SimDuration {
         match self {
             TransportConfig::Roce(c) => c.cc.clock_offset_max(),
-            TransportConfig::Tcp(_) | TransportConfig::Homa(_) => SimDuration::ZERO,
+            TransportConfig::Tcp(_)
+            | TransportConfig::Homa(_)
+            | TransportConfig::ExpressPass(_) => SimDuration::ZERO,
         }
     }
 
@@ -131,6 +146,7 @@ impl TransportConfig {
             TransportConfig::Tcp(c) => c.mss.0,
             TransportConfig::Roce(c) => c.mtu_bytes as u64,
             TransportConfig::Homa(c) => c.mss_bytes as u64,
+            TransportConfig::ExpressPass(c) => c.mss_bytes as u64,
         }
     }
 
@@ -140,6 +156,7 @@ impl TransportConfig {
             TransportConfig::Tcp(c) => c.data_header_bytes(),
             TransportConfig::Roce(_) => crate::roce::config::DATA_HEADER_BYTES,
             TransportConfig::Homa(_) => crate::homa::DATA_HEADER_BYTES,
+            TransportConfig::ExpressPass(_) => crate::expresspass::DATA_HEADER_BYTES,
         }
     }
 
@@ -149,6 +166,7 @@ impl TransportConfig {
             TransportConfig::Tcp(c) => c.data_header_bytes(),
             TransportConfig::Roce(_) => crate::roce::config::ACK_BYTES,
             TransportConfig::Homa(_) => crate::homa::CONTROL_BYTES,
+            TransportConfig::ExpressPass(_) => crate::expresspass::CONTROL_BYTES,
         }
     }
 
@@ -158,7 +176,9 @@ impl TransportConfig {
     pub fn handshake_header_bytes(&self) -> Option<u32> {
         match self {
             TransportConfig::Tcp(c) => Some(c.syn_header_bytes()),
-            TransportConfig::Roce(_) | TransportConfig::Homa(_) => None,
+            TransportConfig::Roce(_)
+            | TransportConfig::Homa(_)
+            | TransportConfig::ExpressPass(_) => None,
         }
     }
 }
@@ -172,6 +192,8 @@ pub enum Sender {
     Roce(RoceSender),
     /// Homa.
     Homa(HomaSender),
+    /// ExpressPass.
+    ExpressPass(ExpressPassSender),
 }
 
 /// The receiving end of a flow, of any family.
@@ -183,6 +205,8 @@ pub enum Receiver {
     Roce(RoceReceiver),
     /// Homa.
     Homa(HomaReceiver),
+    /// ExpressPass.
+    ExpressPass(ExpressPassReceiver),
 }
 
 /// Where an endpoint reports its congestion controller's state: each
@@ -197,6 +221,7 @@ impl Sender {
             Sender::Tcp(s) => s.cc_state(out),
             Sender::Roce(s) => s.cc_state(out),
             Sender::Homa(s) => s.cc_state(out),
+            Sender::ExpressPass(s) => s.cc_state(out),
         }
     }
 
@@ -206,6 +231,7 @@ impl Sender {
             Sender::Tcp(s) => s.start(now, out),
             Sender::Roce(s) => s.start(now, out),
             Sender::Homa(s) => s.start(now, out),
+            Sender::ExpressPass(s) => s.start(now, out),
         }
     }
 
@@ -215,6 +241,7 @@ impl Sender {
             Sender::Tcp(s) => s.stop_app(now, out),
             Sender::Roce(s) => s.stop_app(now, out),
             Sender::Homa(s) => s.stop_app(now, out),
+            Sender::ExpressPass(s) => s.stop_app(now, out),
         }
     }
 
@@ -238,6 +265,7 @@ impl Sender {
             Sender::Tcp(s) => s.on_packet(now, pkt, out),
             Sender::Roce(s) => s.on_packet_int(now, pkt, int, out),
             Sender::Homa(s) => s.on_packet(now, pkt, out),
+            Sender::ExpressPass(s) => s.on_packet(now, pkt, out),
         }
     }
 
@@ -247,6 +275,7 @@ impl Sender {
             Sender::Tcp(s) => s.on_timer(now, out),
             Sender::Roce(s) => s.on_timer(now, out),
             Sender::Homa(s) => s.on_timer(now, out),
+            Sender::ExpressPass(s) => s.on_timer(now, out),
         }
     }
 
@@ -257,6 +286,7 @@ impl Sender {
             Sender::Tcp(s) => s.deadline(),
             Sender::Roce(s) => s.deadline(),
             Sender::Homa(s) => s.deadline(),
+            Sender::ExpressPass(s) => s.deadline(),
         }
     }
 
@@ -270,6 +300,7 @@ impl Sender {
             Sender::Tcp(s) => s.wants_transmit(),
             Sender::Roce(s) => s.wants_transmit_at(now),
             Sender::Homa(s) => s.wants_transmit(),
+            Sender::ExpressPass(s) => s.wants_transmit(),
         }
     }
 
@@ -281,7 +312,10 @@ impl Sender {
     /// flow's rate pacing then holds at the wire, also after a PFC pause.
     #[inline]
     pub fn built_at_the_wire(&self) -> bool {
-        matches!(self, Sender::Roce(_) | Sender::Homa(_))
+        matches!(
+            self,
+            Sender::Roce(_) | Sender::Homa(_) | Sender::ExpressPass(_)
+        )
     }
 
     /// The flow's rank when its NIC serves the ready flows shortest first
@@ -291,7 +325,7 @@ impl Sender {
     pub fn srpt_rank(&self) -> Option<u64> {
         match self {
             Sender::Homa(s) => Some(s.srpt_rank()),
-            Sender::Tcp(_) | Sender::Roce(_) => None,
+            Sender::Tcp(_) | Sender::Roce(_) | Sender::ExpressPass(_) => None,
         }
     }
 
@@ -302,6 +336,7 @@ impl Sender {
             Sender::Tcp(s) => s.poll_transmit(now),
             Sender::Roce(s) => s.poll_transmit(now),
             Sender::Homa(s) => s.poll_transmit(now),
+            Sender::ExpressPass(s) => s.poll_transmit(now),
         }
     }
 
@@ -312,6 +347,7 @@ impl Sender {
             Sender::Tcp(s) => s.take_rtt_sample(),
             Sender::Roce(s) => s.take_rtt_sample(),
             Sender::Homa(_) => None,
+            Sender::ExpressPass(_) => None,
         }
     }
 
@@ -322,6 +358,7 @@ impl Sender {
             Sender::Tcp(s) => s.completed_at(),
             Sender::Roce(s) => s.completed_at(),
             Sender::Homa(s) => s.completed_at(),
+            Sender::ExpressPass(s) => s.completed_at(),
         }
     }
 
@@ -332,6 +369,7 @@ impl Sender {
             Sender::Tcp(s) => s.bytes_acked(),
             Sender::Roce(s) => s.bytes_acked(),
             Sender::Homa(s) => s.bytes_acked(),
+            Sender::ExpressPass(s) => s.bytes_acked(),
         }
     }
 
@@ -341,6 +379,7 @@ impl Sender {
             Sender::Tcp(s) => s.size_bytes(),
             Sender::Roce(s) => s.size_bytes(),
             Sender::Homa(s) => s.size_bytes(),
+            Sender::ExpressPass(s) => s.size_bytes(),
         }
     }
 
@@ -351,6 +390,7 @@ impl Sender {
             Sender::Tcp(s) => s.addr(),
             Sender::Roce(s) => s.addr(),
             Sender::Homa(s) => s.addr(),
+            Sender::ExpressPass(s) => s.addr(),
         }
     }
 
@@ -360,6 +400,7 @@ impl Sender {
             Sender::Tcp(s) => s.record(),
             Sender::Roce(s) => s.record(),
             Sender::Homa(s) => s.record(),
+            Sender::ExpressPass(s) => s.record(),
         }
     }
 
@@ -367,7 +408,7 @@ impl Sender {
     pub fn as_tcp(&self) -> Option<&TcpSender> {
         match self {
             Sender::Tcp(s) => Some(s),
-            Sender::Roce(_) | Sender::Homa(_) => None,
+            Sender::Roce(_) | Sender::Homa(_) | Sender::ExpressPass(_) => None,
         }
     }
 
@@ -375,7 +416,7 @@ impl Sender {
     pub fn as_roce(&self) -> Option<&RoceSender> {
         match self {
             Sender::Roce(s) => Some(s),
-            Sender::Tcp(_) | Sender::Homa(_) => None,
+            Sender::Tcp(_) | Sender::Homa(_) | Sender::ExpressPass(_) => None,
         }
     }
 }
@@ -386,6 +427,7 @@ impl Receiver {
         match self {
             Receiver::Tcp(_) | Receiver::Homa(_) => {}
             Receiver::Roce(r) => r.cc_state(out),
+            Receiver::ExpressPass(r) => r.cc_state(out),
         }
     }
 
@@ -403,6 +445,7 @@ impl Receiver {
             Receiver::Tcp(r) => r.on_packet(now, pkt, out),
             Receiver::Roce(r) => r.on_packet(now, pkt, nic, out),
             Receiver::Homa(r) => r.on_packet(now, pkt, &mut nic.homa, out),
+            Receiver::ExpressPass(r) => r.on_packet(now, pkt, out),
         }
     }
 
@@ -413,6 +456,7 @@ impl Receiver {
             Receiver::Tcp(r) => r.on_timer(now, out),
             Receiver::Roce(r) => r.on_timer(now, out),
             Receiver::Homa(r) => r.on_timer(now, &mut nic.homa, out),
+            Receiver::ExpressPass(r) => r.on_timer(now, out),
         }
     }
 
@@ -423,6 +467,7 @@ impl Receiver {
             Receiver::Tcp(r) => r.deadline(),
             Receiver::Roce(r) => r.deadline(),
             Receiver::Homa(r) => r.deadline(),
+            Receiver::ExpressPass(r) => r.deadline(),
         }
     }
 
@@ -433,6 +478,7 @@ impl Receiver {
             Receiver::Tcp(r) => r.bytes_received(),
             Receiver::Roce(r) => r.bytes_received(),
             Receiver::Homa(r) => r.bytes_received(),
+            Receiver::ExpressPass(r) => r.bytes_received(),
         }
     }
 
@@ -440,7 +486,7 @@ impl Receiver {
     pub fn as_tcp(&self) -> Option<&TcpReceiver> {
         match self {
             Receiver::Tcp(r) => Some(r),
-            Receiver::Roce(_) | Receiver::Homa(_) => None,
+            Receiver::Roce(_) | Receiver::Homa(_) | Receiver::ExpressPass(_) => None,
         }
     }
 
@@ -448,7 +494,7 @@ impl Receiver {
     pub fn as_roce(&self) -> Option<&RoceReceiver> {
         match self {
             Receiver::Roce(r) => Some(r),
-            Receiver::Tcp(_) | Receiver::Homa(_) => None,
+            Receiver::Tcp(_) | Receiver::Homa(_) | Receiver::ExpressPass(_) => None,
         }
     }
 }

@@ -20,8 +20,10 @@
 
 pub mod cc;
 pub mod endpoint;
+pub mod expresspass;
 pub mod homa;
 pub mod nic;
+pub mod reassembly;
 pub mod roce;
 pub mod rtt;
 pub mod tcp;

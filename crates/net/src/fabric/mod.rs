@@ -24,7 +24,7 @@ use crate::int::{IntHop, IntStack, IntTable};
 use crate::packet::{
     Ecn, Kind, NO_PORT, PRIORITIES, Packet, PacketArena, PacketId, RoceBits, WireFormat,
 };
-use crate::port::{ClassQueues, ClassStats, DropCause, PFC_FRAME, Port, PortStats};
+use crate::port::{CREDITS_QUEUED, ClassQueues, ClassStats, DropCause, PFC_FRAME, Port, PortStats};
 use crate::routing::RoutingTable;
 use crate::sched::{Discipline, Scheduler as SchedState};
 use crate::topology::{NodeKind, TopologyError, TopologyGraph};
@@ -44,6 +44,8 @@ pub enum NetEvent {
     PfcDeliver(PortId),
     /// The port's PFC timer (quanta mode: pause expiry and refresh).
     PfcTimer(PortId),
+    /// The port's credit limiter lets its head credit go.
+    CreditTimer(PortId),
 }
 
 /// What the layer above must act on after an event.
@@ -106,6 +108,8 @@ pub struct FabricConfig {
     pub seed: u64,
     /// Priority flow control, if on (it needs a shared switch buffer).
     pub pfc: Option<crate::pfc::PfcConfig>,
+    /// Credit queues on every port, if a transport uses credits.
+    pub credits: Option<crate::credit::CreditConfig>,
 }
 
 impl FabricConfig {
@@ -120,6 +124,7 @@ impl FabricConfig {
             class_of_priority: [0; PRIORITIES],
             seed: 1,
             pfc: None,
+            credits: None,
         }
     }
 }
@@ -128,6 +133,28 @@ struct Node {
     kind: NodeKind,
     /// A switch's ECMP hash salt (`routing::ecmp_salt`); 0 at hosts.
     ecmp_salt: u64,
+}
+
+/// Starts serialising packet `id` of `wire_bytes` on port `p` at `now`:
+/// the port is busy until its `TxDone`, and the packet joins the link's
+/// in-flight FIFO (whose head alone has a `Deliver` pending).
+#[inline(always)]
+fn put_on_wire<S: Scheduler>(
+    port: &mut Port,
+    p: PortId,
+    id: PacketId,
+    wire_bytes: u64,
+    now: SimTime,
+    sched: &mut S,
+) {
+    let tx_end = now + port.rate.tx_time(wire_bytes);
+    port.busy = true;
+    sched.schedule_net(tx_end, NetEvent::TxDone(p));
+    let arrival = tx_end + port.delay;
+    port.in_flight.push_back((arrival, id));
+    if port.in_flight.len() == 1 {
+        sched.schedule_net(arrival, NetEvent::Deliver(p));
+    }
 }
 
 /// Sets CE on a packet an AQM chose to mark, counting the mark once (a
@@ -248,6 +275,9 @@ impl Fabric {
                     pfc_attention: 0,
                     paused_classes: 0,
                     pfc: None,
+                    credit: config
+                        .credits
+                        .map(|cfg| Box::new(crate::credit::CreditQueue::new(&cfg, c.rate))),
                     in_flight: VecDeque::new(),
                     stats: PortStats::default(),
                     ingress: Ingress::default(),
@@ -459,7 +489,7 @@ impl Fabric {
         let port = &mut self.ports[p.idx()];
         assert!(port.busy, "TxDone on idle {p}"); // pairs with start_tx's
         port.busy = false;
-        if port.packets > 0 || port.pfc_attention & PFC_FRAME != 0 {
+        if port.packets > 0 || port.pfc_attention & (PFC_FRAME | CREDITS_QUEUED) != 0 {
             self.start_tx(p, sched);
         }
         self.nic_ready(p)
@@ -494,6 +524,10 @@ impl Fabric {
             }
             NetEvent::PfcTimer(p) => {
                 self.pfc_timer(p, sched);
+                p
+            }
+            NetEvent::CreditTimer(p) => {
+                self.credit_timer(p, sched);
                 p
             }
         };
@@ -550,6 +584,9 @@ impl Fabric {
         let now = sched.now();
         let port = &mut self.ports[p.idx()];
         let pkt = self.packets.get_mut(id);
+        if pkt.kind == Kind::Credit && port.credit.is_some() {
+            return self.enqueue_credit(p, id, sched);
+        }
         let size = pkt.size_bytes;
         let class = if port.queues.is_single() {
             0
@@ -653,6 +690,10 @@ impl Fabric {
             if port.pfc_attention & PFC_FRAME != 0 && self.pfc_send_frame(p, sched) {
                 return; // PFC frames go first and are never paused
             }
+            if self.ports[p.idx()].pfc_attention & CREDITS_QUEUED != 0 && self.send_credit(p, sched)
+            {
+                return; // a credit the limiter lets go precedes data
+            }
             let port = &self.ports[p.idx()];
             if port.packets == 0 {
                 return;
@@ -753,14 +794,7 @@ impl Fabric {
         port.stats.wait_sum_ps += now.since(pkt.enqueued_at).ps() as u128;
         let wire_bytes = wire.wire_bytes(pkt.size_bytes);
         port.stats.tx_wire_bytes += wire_bytes;
-        let tx_end = now + port.rate.tx_time(wire_bytes);
-        port.busy = true;
-        sched.schedule_net(tx_end, NetEvent::TxDone(p));
-        let arrival = tx_end + port.delay;
-        port.in_flight.push_back((arrival, id));
-        if port.in_flight.len() == 1 {
-            sched.schedule_net(arrival, NetEvent::Deliver(p));
-        }
+        put_on_wire(port, p, id, wire_bytes, now, sched);
         if stamp {
             self.stamp_int(p, id, now);
         }
@@ -828,6 +862,7 @@ impl Fabric {
     }
 }
 
+mod credit_stage;
 mod ingress_stage;
 mod pfc_stage;
 pub use pfc_stage::MmuSnapshot;

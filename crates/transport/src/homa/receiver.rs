@@ -3,6 +3,7 @@
 
 use super::config::{HomaConfig, Priorities};
 use super::sender::control;
+use crate::reassembly::Reassembly;
 use crate::{Emit, FlowAddr};
 use net::{Kind, Packet, Protocol};
 use sim_core::{SimDuration, SimTime};
@@ -100,11 +101,8 @@ pub struct HomaReceiver {
     resend_timeout: SimDuration,
     /// The message's length once a packet told it (0 before).
     size: u64,
-    /// Bytes received in order from the start.
-    in_order: u64,
-    /// Ranges received above `in_order`, sorted and disjoint.
-    above: Vec<(u64, u64)>,
-    received: u64,
+    /// What has arrived.
+    bytes: Reassembly,
     /// When data last arrived (or a RESEND went).
     heard_at: SimTime,
     done: bool,
@@ -118,49 +116,10 @@ impl HomaReceiver {
             prio: cfg.prio,
             resend_timeout: cfg.resend_timeout,
             size: 0,
-            in_order: 0,
-            above: Vec::new(),
-            received: 0,
+            bytes: Reassembly::default(),
             heard_at: SimTime::ZERO,
             done: false,
         }
-    }
-
-    /// Adds `[start, end)` to what has arrived; returns the new bytes.
-    /// In-order arrivals touch only `in_order`; only a packet that
-    /// overtook another (a level raised mid-message, a resend) is kept in
-    /// `above`.
-    fn add_range(&mut self, start: u64, end: u64) -> u64 {
-        let start = start.max(self.in_order);
-        if end <= start {
-            return 0;
-        }
-        let overlap: u64 = self
-            .above
-            .iter()
-            .map(|&(s, e)| e.min(end).saturating_sub(s.max(start)))
-            .sum();
-        if start == self.in_order {
-            self.in_order = end;
-        } else {
-            let at = self.above.partition_point(|r| r.0 < start);
-            self.above.insert(at, (start, end));
-        }
-        // Merge what now touches: the in-order prefix, then neighbours.
-        let mut merged = 0;
-        for i in 0..self.above.len() {
-            let (s, e) = self.above[i];
-            if s <= self.in_order {
-                self.in_order = self.in_order.max(e);
-            } else if merged > 0 && s <= self.above[merged - 1].1 {
-                self.above[merged - 1].1 = self.above[merged - 1].1.max(e);
-            } else {
-                self.above[merged] = (s, e);
-                merged += 1;
-            }
-        }
-        self.above.truncate(merged);
-        end - start - overlap
     }
 
     /// A DATA packet: reassemble, acknowledge a whole message, and let the
@@ -183,7 +142,7 @@ impl HomaReceiver {
         self.heard_at = now;
         self.size = pkt.ack;
         let len = pkt.payload_bytes as u64;
-        self.received += self.add_range(pkt.seq, pkt.seq + len);
+        self.bytes.add(pkt.seq, pkt.seq + len);
         let idx = match rx.find(self.addr.flow) {
             Some(i) => i,
             None => {
@@ -199,9 +158,9 @@ impl HomaReceiver {
         };
         let m = &mut rx.msgs[idx];
         m.size = self.size;
-        m.received = self.received;
+        m.received = self.bytes.received();
         m.granted = m.granted.min(m.size);
-        if self.received >= self.size {
+        if m.received >= self.size {
             self.done = true;
             rx.msgs.remove(idx);
             out.emit(control(&self.addr, Kind::Ack, now));
@@ -225,17 +184,17 @@ impl HomaReceiver {
             return;
         };
         let m = &rx.msgs[i];
-        let end = self.above.first().map_or(m.granted, |r| r.0).min(m.granted);
+        let end = self.bytes.hole_end().unwrap_or(m.granted).min(m.granted);
         let mut p = control(&self.addr, Kind::Control, now);
         p.feedback.flag = true;
         p.feedback.count = m.level.min(self.prio.levels - 1) as u16;
-        p.seq = self.in_order;
-        p.ack = end.max(self.in_order + 1);
+        p.seq = self.bytes.in_order();
+        p.ack = end.max(p.seq + 1);
         out.emit(p);
     }
 
     /// Data bytes received (distinct, in any order).
     pub fn bytes_received(&self) -> u64 {
-        self.received
+        self.bytes.received()
     }
 }
