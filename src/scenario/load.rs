@@ -695,9 +695,16 @@ fn switch(
     };
     let pfc = match t.get("pfc") {
         None => None,
+        // `pfc = false`: explicitly off (a sweep case that runs a lossy
+        // transport on a lossless base replaces the table with it).
+        Some(pv) if matches!(pv.get_ref(), DeValue::Boolean(false)) => None,
         Some(pv) => {
             let DeValue::Table(pt) = pv.get_ref() else {
-                return Err(src.error(Some(pv.span()), "switch.pfc", "expected a table"));
+                return Err(src.error(
+                    Some(pv.span()),
+                    "switch.pfc",
+                    "expected a table ([switch.pfc]), or false for no PFC",
+                ));
             };
             let keys: super::pfc::PfcKeys = de(src, Some(pv.span()), pt.clone(), "switch.pfc")?;
             let cfg = keys.build().map_err(|(key, msg)| {

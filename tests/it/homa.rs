@@ -84,4 +84,13 @@ fn homa_refuses_priorities_the_switch_map_lacks_and_pfc() {
         e.contains("pfc.toml:13:") && e.contains("without switch.pfc"),
         "{e}"
     );
+    // `switch.pfc = false` (what a sweep case sets) turns PFC off.
+    let off = |v: &str| dcnsim::scenario::load_str("pfc.toml", text, &[format!("switch.pfc={v}")]);
+    let sc = off("false").expect("PFC off, Homa runs");
+    assert!(sc.switch.pfc.is_none());
+    let e = off("true").expect_err("not a table").to_string();
+    assert!(
+        e.contains("switch.pfc") && e.contains("or false for no PFC"),
+        "{e}"
+    );
 }

@@ -280,7 +280,7 @@ impl Sender {
     }
 
     /// The earliest time [`Sender::on_timer`] must run.
-    #[inline]
+    #[inline(always)] // after every packet (`World::arm`); outlined, it cost 1.2% (cachegrind)
     pub fn deadline(&self) -> Option<SimTime> {
         match self {
             Sender::Tcp(s) => s.deadline(),
@@ -294,7 +294,7 @@ impl Sender {
     /// (`&mut`: a family may advance its search hints, and a paced one
     /// notes that its pacer holds a packet back, so that its deadline
     /// wakes it).
-    #[inline]
+    #[inline(always)]
     pub fn wants_transmit(&mut self, now: SimTime) -> bool {
         match self {
             Sender::Tcp(s) => s.wants_transmit(),
@@ -330,7 +330,7 @@ impl Sender {
     }
 
     /// The next data packet for the NIC, if the flow may send one.
-    #[inline]
+    #[inline(always)]
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
         match self {
             Sender::Tcp(s) => s.poll_transmit(now),
@@ -352,7 +352,7 @@ impl Sender {
     }
 
     /// When the receiver acknowledged the last data byte (the flow's completion).
-    #[inline]
+    #[inline(always)]
     pub fn completed_at(&self) -> Option<SimTime> {
         match self {
             Sender::Tcp(s) => s.completed_at(),
@@ -384,7 +384,7 @@ impl Sender {
     }
 
     /// The flow's addressing.
-    #[inline]
+    #[inline(always)]
     pub fn addr(&self) -> &FlowAddr {
         match self {
             Sender::Tcp(s) => s.addr(),

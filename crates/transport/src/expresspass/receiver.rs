@@ -151,6 +151,7 @@ impl ExpressPassReceiver {
     }
 
     /// A CREDIT_REQUEST, CREDIT_STOP or data packet.
+    #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
         if pkt.protocol != Protocol::ExpressPass {
             return;
@@ -205,6 +206,7 @@ impl ExpressPassReceiver {
     /// Ends a feedback period when one is due (Algorithm 1 on the loss of
     /// the credits sent at the current rate), sends a credit when one is
     /// due, or resumes credits a stop left the flow short of.
+    #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
         if self.done {
             return;

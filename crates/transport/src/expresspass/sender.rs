@@ -95,6 +95,7 @@ impl ExpressPassSender {
 
     /// A credit (spent on new data, or on data the receiver lacks once
     /// every byte went out) or the receiver's acknowledgment.
+    #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
         if pkt.protocol != Protocol::ExpressPass || !self.running() {
             return;
@@ -133,6 +134,7 @@ impl ExpressPassSender {
     }
 
     /// The next data packet, spending one credit.
+    #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
         if !self.running() {
             return None;
@@ -176,6 +178,7 @@ impl ExpressPassSender {
     }
 
     /// Asks for credits again (a lost request, or a receiver that stopped).
+    #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
         if self.deadline().is_none_or(|d| now < d) {
             return;

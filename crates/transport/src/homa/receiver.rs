@@ -124,6 +124,7 @@ impl HomaReceiver {
 
     /// A DATA packet: reassemble, acknowledge a whole message, and let the
     /// host's scheduler grant.
+    #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn on_packet(
         &mut self,
         now: SimTime,
@@ -174,7 +175,10 @@ impl HomaReceiver {
         (self.size > 0 && !self.done).then(|| self.heard_at + self.resend_timeout)
     }
 
-    /// Asks the sender for the first missing range, up to what is granted.
+    /// Asks the sender for the first missing range, up to what is granted
+    /// (nothing when every granted byte arrived: the message is waiting
+    /// for grants, not for lost packets).
+    #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn on_timer(&mut self, now: SimTime, rx: &mut RxScheduler, out: &mut impl Emit) {
         if self.done || self.size == 0 || now < self.heard_at + self.resend_timeout {
             return;
@@ -185,11 +189,14 @@ impl HomaReceiver {
         };
         let m = &rx.msgs[i];
         let end = self.bytes.hole_end().unwrap_or(m.granted).min(m.granted);
+        if end <= self.bytes.in_order() {
+            return; // nothing granted is missing: the message waits its turn
+        }
         let mut p = control(&self.addr, Kind::Control, now);
         p.feedback.flag = true;
         p.feedback.count = m.level.min(self.prio.levels - 1) as u16;
         p.seq = self.bytes.in_order();
-        p.ack = end.max(p.seq + 1);
+        p.ack = end;
         out.emit(p);
     }
 

@@ -98,6 +98,7 @@ impl HomaSender {
     }
 
     /// The next DATA packet: a range to resend first, then new bytes.
+    #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
         if !self.running() {
             return None;
@@ -140,6 +141,7 @@ impl HomaSender {
     }
 
     /// A GRANT, RESEND or the receiver's acknowledgment.
+    #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, _out: &mut impl Emit) {
         if pkt.protocol != Protocol::Homa || !self.running() {
             return;
@@ -174,6 +176,7 @@ impl HomaSender {
     /// The silence probe: the first packet again, so that a receiver that
     /// lost all of a message's packets learns of it (or, if it has it
     /// all, acknowledges again).
+    #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn on_timer(&mut self, now: SimTime, _out: &mut impl Emit) {
         if !self.running() || now < self.heard_at + self.resend_timeout {
             return;
