@@ -1,7 +1,8 @@
 //! The keys of `summary.json`, as plot paths: read off a real summary
 //! rather than kept by hand, so that the list cannot drift from the code.
 //! A small built-in scenario that turns every optional block on (two
-//! transports, an incast with rounds, a load-defined workload, a ping, PFC,
+//! transports and ExpressPass's credits, an incast with rounds, a
+//! load-defined workload, a ping, PFC,
 //! `jain_flows`, the goodput series) is run once, its summary serialised, and every numeric
 //! leaf's dotted path kept, list positions written `N`
 //! (`workloads.N.rtt_us.p99`). A test checks that every shipped golden
@@ -26,6 +27,8 @@ lossless = [3]
 cc = "dctcp"
 [transport.roce]
 kind = "roce"
+[transport.xpass]
+kind = "expresspass"
 [[workload]]
 kind = "incast"
 transport = "tcp"
@@ -47,6 +50,12 @@ receiver = 5
 senders = "3-4"
 size = "20KB"
 priority = 3
+[[workload]]
+kind = "incast"
+transport = "xpass"
+receiver = 2
+senders = "4-5"
+size = "20KB"
 [[workload]]
 kind = "ping"
 transport = "tcp"
