@@ -357,8 +357,8 @@ impl Sender {
         match self {
             Sender::Tcp(s) => s.completed_at(),
             Sender::Roce(s) => s.completed_at(),
-            Sender::Homa(s) => s.completed_at(),
-            Sender::ExpressPass(s) => s.completed_at(),
+            Sender::Homa(s) => s.message().completed_at(),
+            Sender::ExpressPass(s) => s.message().completed_at(),
         }
     }
 
@@ -368,8 +368,8 @@ impl Sender {
         match self {
             Sender::Tcp(s) => s.bytes_acked(),
             Sender::Roce(s) => s.bytes_acked(),
-            Sender::Homa(s) => s.bytes_acked(),
-            Sender::ExpressPass(s) => s.bytes_acked(),
+            Sender::Homa(s) => s.message().bytes_acked(),
+            Sender::ExpressPass(s) => s.message().bytes_acked(),
         }
     }
 
@@ -378,8 +378,8 @@ impl Sender {
         match self {
             Sender::Tcp(s) => s.size_bytes(),
             Sender::Roce(s) => s.size_bytes(),
-            Sender::Homa(s) => s.size_bytes(),
-            Sender::ExpressPass(s) => s.size_bytes(),
+            Sender::Homa(s) => s.message().size_bytes(),
+            Sender::ExpressPass(s) => s.message().size_bytes(),
         }
     }
 
@@ -389,8 +389,8 @@ impl Sender {
         match self {
             Sender::Tcp(s) => s.addr(),
             Sender::Roce(s) => s.addr(),
-            Sender::Homa(s) => s.addr(),
-            Sender::ExpressPass(s) => s.addr(),
+            Sender::Homa(s) => s.message().addr(),
+            Sender::ExpressPass(s) => s.message().addr(),
         }
     }
 
@@ -399,8 +399,8 @@ impl Sender {
         match self {
             Sender::Tcp(s) => s.record(),
             Sender::Roce(s) => s.record(),
-            Sender::Homa(s) => s.record(),
-            Sender::ExpressPass(s) => s.record(),
+            Sender::Homa(s) => s.message().record("homa"),
+            Sender::ExpressPass(s) => s.message().record("expresspass"),
         }
     }
 

@@ -22,6 +22,7 @@ pub mod cc;
 pub mod endpoint;
 pub mod expresspass;
 pub mod homa;
+pub mod message;
 pub mod nic;
 pub mod reassembly;
 pub mod roce;

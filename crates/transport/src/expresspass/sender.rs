@@ -2,7 +2,8 @@
 
 use super::config::ExpressPassConfig;
 use super::{CONTROL_BYTES, DATA_HEADER_BYTES};
-use crate::endpoint::{Counters, FlowRecord, Side};
+use crate::endpoint::Side;
+use crate::message::MessageSend;
 use crate::{Emit, FlowAddr};
 use net::{Kind, Packet, Protocol};
 use sim_core::{SimDuration, SimTime};
@@ -11,8 +12,7 @@ use std::collections::VecDeque;
 /// The sender of one ExpressPass flow.
 #[derive(Clone, Debug)]
 pub struct ExpressPassSender {
-    addr: FlowAddr,
-    size_bytes: u64,
+    msg: MessageSend,
     mss: u64,
     /// The next byte never sent.
     next: u64,
@@ -24,22 +24,17 @@ pub struct ExpressPassSender {
     stop_sent: bool,
     heard_at: SimTime,
     retransmit_timeout: SimDuration,
-    started_at: Option<SimTime>,
-    completed_at: Option<SimTime>,
     /// Credits that arrived with nothing left to send.
     wasted_credits: u64,
     /// Whether any credit arrived (a request answered).
     answered: bool,
-    stats: Counters,
 }
 
 impl ExpressPassSender {
     /// A sender of `size_bytes` under `cfg`.
     pub fn new(addr: FlowAddr, size_bytes: u64, cfg: &ExpressPassConfig) -> Self {
-        assert!(size_bytes > 0, "a flow has at least one byte");
         ExpressPassSender {
-            addr,
-            size_bytes,
+            msg: MessageSend::new(addr, size_bytes),
             mss: cfg.mss_bytes as u64,
             next: 0,
             credits: VecDeque::new(),
@@ -47,19 +42,16 @@ impl ExpressPassSender {
             stop_sent: false,
             heard_at: SimTime::ZERO,
             retransmit_timeout: cfg.retransmit_timeout,
-            started_at: None,
-            completed_at: None,
             wasted_credits: 0,
             answered: false,
-            stats: Counters::default(),
         }
     }
 
     fn control(&self, now: SimTime, stop: bool) -> Packet {
-        let mut p = self.addr.header(Side::Sender, Kind::Control);
+        let mut p = self.msg.addr.header(Side::Sender, Kind::Control);
         p.protocol = Protocol::ExpressPass;
         p.size_bytes = CONTROL_BYTES;
-        p.ack = self.size_bytes;
+        p.ack = self.msg.size_bytes;
         p.feedback.flag = stop;
         p.created_at = now;
         p
@@ -67,43 +59,39 @@ impl ExpressPassSender {
 
     /// Asks the receiver for credits.
     pub fn start(&mut self, now: SimTime, out: &mut impl Emit) {
-        self.started_at = Some(now);
+        self.msg.started_at = Some(now);
         self.heard_at = now;
         out.emit(self.control(now, false));
     }
 
     /// Ends an unbounded flow at what has been sent.
     pub fn stop_app(&mut self, now: SimTime, out: &mut impl Emit) {
-        if !self.running() {
+        if !self.msg.running() {
             return;
         }
-        self.size_bytes = self.next.max(1);
-        if self.next >= self.size_bytes && !self.stop_sent {
+        self.msg.size_bytes = self.next.max(1);
+        if self.next >= self.msg.size_bytes && !self.stop_sent {
             self.stop_sent = true;
             out.emit(self.control(now, true));
         }
     }
 
-    fn running(&self) -> bool {
-        self.started_at.is_some() && self.completed_at.is_none()
-    }
-
     /// Whether a credit waits to be spent.
     pub fn wants_transmit(&self) -> bool {
-        self.running() && !self.credits.is_empty()
+        self.msg.running() && !self.credits.is_empty()
     }
 
     /// A credit (spent on new data, or on data the receiver lacks once
     /// every byte went out) or the receiver's acknowledgment.
     #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
-        if pkt.protocol != Protocol::ExpressPass || !self.running() {
+        if pkt.protocol != Protocol::ExpressPass || !self.msg.running() {
             return;
         }
         self.heard_at = now;
         match pkt.kind {
             Kind::Ack => {
-                self.completed_at = Some(now);
+                self.msg.completed_at = Some(now);
                 self.credits.clear();
             }
             Kind::Credit => {
@@ -112,18 +100,19 @@ impl ExpressPassSender {
                 // (a credit's report of the first missing byte otherwise
                 // lags the data in flight).
                 let missing = if pkt.feedback.flag {
-                    pkt.ack.min(self.size_bytes)
+                    pkt.ack.min(self.msg.size_bytes)
                 } else {
-                    self.size_bytes
+                    self.msg.size_bytes
                 };
                 let queued = self.credits.len() as u64 * self.mss;
-                if self.next + queued < self.size_bytes || missing < self.size_bytes {
+                if self.next + queued < self.msg.size_bytes || missing < self.msg.size_bytes {
                     self.credits.push_back((pkt.seq, missing));
                 } else {
                     self.wasted_credits += 1;
                 }
                 // The credits in hand cover the rest: no more are needed.
-                let covered = self.next + self.credits.len() as u64 * self.mss >= self.size_bytes;
+                let covered =
+                    self.next + self.credits.len() as u64 * self.mss >= self.msg.size_bytes;
                 if covered && !self.stop_sent {
                     self.stop_sent = true;
                     out.emit(self.control(now, true));
@@ -136,29 +125,29 @@ impl ExpressPassSender {
     /// The next data packet, spending one credit.
     #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
-        if !self.running() {
+        if !self.msg.running() {
             return None;
         }
         let (credit, missing) = self.credits.pop_front()?;
-        let (seq, len) = if self.next < self.size_bytes {
-            let len = (self.size_bytes - self.next).min(self.mss);
+        let (seq, len) = if self.next < self.msg.size_bytes {
+            let len = (self.msg.size_bytes - self.next).min(self.mss);
             self.next += len;
             (self.next - len, len)
-        } else if missing < self.size_bytes {
+        } else if missing < self.msg.size_bytes {
             // Every byte went out once: resend what the receiver lacks,
             // moving on from the last resend while its report lags.
-            if self.resend_at < missing || self.resend_at >= self.size_bytes {
+            if self.resend_at < missing || self.resend_at >= self.msg.size_bytes {
                 self.resend_at = missing;
             }
-            let len = (self.size_bytes - self.resend_at).min(self.mss);
+            let len = (self.msg.size_bytes - self.resend_at).min(self.mss);
             self.resend_at += len;
-            self.stats.retransmits += 1;
+            self.msg.stats.retransmits += 1;
             (self.resend_at - len, len)
         } else {
             self.wasted_credits += 1;
             return None;
         };
-        let mut p = self.addr.header(Side::Sender, Kind::Data);
+        let mut p = self.msg.addr.header(Side::Sender, Kind::Data);
         p.protocol = Protocol::ExpressPass;
         p.seq = seq;
         p.ack = credit;
@@ -173,8 +162,8 @@ impl ExpressPassSender {
     /// its request is unanswered or its data all sent and unacknowledged
     /// (credits that come slowly while data remains are no silence).
     pub fn deadline(&self) -> Option<SimTime> {
-        let waiting = !self.answered || self.next >= self.size_bytes;
-        (self.running() && waiting).then(|| self.heard_at + self.retransmit_timeout)
+        let waiting = !self.answered || self.next >= self.msg.size_bytes;
+        (self.msg.running() && waiting).then(|| self.heard_at + self.retransmit_timeout)
     }
 
     /// Asks for credits again (a lost request, or a receiver that stopped).
@@ -183,33 +172,14 @@ impl ExpressPassSender {
         if self.deadline().is_none_or(|d| now < d) {
             return;
         }
-        self.stats.timeouts += 1;
+        self.msg.stats.timeouts += 1;
         self.heard_at = now;
         out.emit(self.control(now, false));
     }
 
-    /// When the receiver acknowledged the whole flow.
-    pub fn completed_at(&self) -> Option<SimTime> {
-        self.completed_at
-    }
-
-    /// Data bytes acknowledged: the flow once the receiver has it all.
-    pub fn bytes_acked(&self) -> u64 {
-        if self.completed_at.is_some() {
-            self.size_bytes
-        } else {
-            0
-        }
-    }
-
-    /// The flow's length.
-    pub fn size_bytes(&self) -> u64 {
-        self.size_bytes
-    }
-
-    /// The flow's addressing.
-    pub fn addr(&self) -> &FlowAddr {
-        &self.addr
+    /// The message's record (its length, times and counters).
+    pub fn message(&self) -> &MessageSend {
+        &self.msg
     }
 
     /// Credits that arrived with nothing to spend them on.
@@ -221,17 +191,5 @@ impl ExpressPassSender {
     pub fn cc_state(&self, out: &mut crate::endpoint::StateOut<'_>) {
         out("credits_held", self.credits.len() as f64);
         out("sent_bytes", self.next as f64);
-    }
-
-    /// What the reports need of the flow.
-    pub fn record(&self) -> FlowRecord {
-        FlowRecord {
-            family: "expresspass",
-            started_at: self.started_at,
-            completed_at: self.completed_at,
-            closed_at: self.completed_at,
-            bytes_acked: self.bytes_acked(),
-            counters: self.stats,
-        }
     }
 }

@@ -2,7 +2,8 @@
 
 use super::CONTROL_BYTES;
 use super::config::{HomaConfig, Priorities};
-use crate::endpoint::{Counters, FlowRecord, Side};
+use crate::endpoint::Side;
+use crate::message::MessageSend;
 use crate::{Emit, FlowAddr};
 use net::{Kind, Packet, Protocol};
 use sim_core::{SimDuration, SimTime};
@@ -10,8 +11,7 @@ use sim_core::{SimDuration, SimTime};
 /// The sender of one Homa message.
 #[derive(Clone, Debug)]
 pub struct HomaSender {
-    addr: FlowAddr,
-    size_bytes: u64,
+    msg: MessageSend,
     mss: u64,
     header_bytes: u32,
     prio: Priorities,
@@ -28,25 +28,20 @@ pub struct HomaSender {
     /// When the receiver was last heard from (or the message started).
     heard_at: SimTime,
     resend_timeout: SimDuration,
-    started_at: Option<SimTime>,
-    completed_at: Option<SimTime>,
     /// A stopped unbounded message whose end the receiver must learn.
     announce_end: bool,
-    stats: Counters,
 }
 
 impl HomaSender {
     /// A sender of `size_bytes` under `cfg` (prepared: [`HomaConfig::prepare`]).
     pub fn new(addr: FlowAddr, size_bytes: u64, cfg: &HomaConfig) -> Self {
-        assert!(size_bytes > 0, "a message has at least one byte");
         let prio = cfg.prio;
         assert!(
             prio.rtt_bytes > 0,
             "HomaConfig::prepare sets RTTbytes before flows are built"
         );
         HomaSender {
-            addr,
-            size_bytes,
+            msg: MessageSend::new(addr, size_bytes),
             mss: cfg.mss_bytes as u64,
             header_bytes: super::DATA_HEADER_BYTES,
             prio,
@@ -57,50 +52,44 @@ impl HomaSender {
             resend: Vec::new(),
             heard_at: SimTime::ZERO,
             resend_timeout: cfg.resend_timeout,
-            started_at: None,
-            completed_at: None,
             announce_end: false,
-            stats: Counters::default(),
         }
     }
 
     /// Starts the message: its unscheduled bytes may go at once.
     pub fn start(&mut self, now: SimTime, _out: &mut impl Emit) {
-        self.started_at = Some(now);
+        self.msg.started_at = Some(now);
         self.heard_at = now;
     }
 
     /// Ends an unbounded message at what has been sent.
     pub fn stop_app(&mut self, _now: SimTime, _out: &mut impl Emit) {
-        if self.completed_at.is_some() {
+        if self.msg.completed_at.is_some() {
             return;
         }
-        self.size_bytes = self.next.max(1);
-        self.granted = self.granted.min(self.size_bytes);
+        self.msg.size_bytes = self.next.max(1);
+        self.granted = self.granted.min(self.msg.size_bytes);
         // The receiver learns the length from the next DATA packet; if
         // nothing is left to send, an empty one tells it.
-        self.announce_end = self.next >= self.size_bytes;
-    }
-
-    fn running(&self) -> bool {
-        self.started_at.is_some() && self.completed_at.is_none()
+        self.announce_end = self.next >= self.msg.size_bytes;
     }
 
     /// Whether a packet may go now.
     pub fn wants_transmit(&self) -> bool {
-        self.running() && (!self.resend.is_empty() || self.next < self.granted || self.announce_end)
+        self.msg.running()
+            && (!self.resend.is_empty() || self.next < self.granted || self.announce_end)
     }
 
     /// The sender's SRPT rank: bytes not yet sent (3.2: the NIC sends the
     /// message with the fewest bytes left first).
     pub fn srpt_rank(&self) -> u64 {
-        self.size_bytes - self.next.min(self.size_bytes)
+        self.msg.size_bytes - self.next.min(self.msg.size_bytes)
     }
 
     /// The next DATA packet: a range to resend first, then new bytes.
     #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
-        if !self.running() {
+        if !self.msg.running() {
             return None;
         }
         let (seq, len) = if let Some(r) = self.resend.first_mut() {
@@ -110,7 +99,7 @@ impl HomaSender {
             if r.0 >= r.1 {
                 self.resend.remove(0);
             }
-            self.stats.retransmits += 1;
+            self.msg.stats.retransmits += 1;
             (seq, len)
         } else if self.next < self.granted {
             let len = (self.granted - self.next).min(self.mss);
@@ -119,7 +108,7 @@ impl HomaSender {
             (seq, len)
         } else if self.announce_end {
             self.announce_end = false;
-            (self.size_bytes, 0)
+            (self.msg.size_bytes, 0)
         } else {
             return None;
         };
@@ -128,11 +117,11 @@ impl HomaSender {
         } else {
             self.scheduled_level
         };
-        let mut p = self.addr.header(Side::Sender, Kind::Data);
+        let mut p = self.msg.addr.header(Side::Sender, Kind::Data);
         p.protocol = Protocol::Homa;
-        p.priority = self.addr.priority + level;
+        p.priority = self.msg.addr.priority + level;
         p.seq = seq;
-        p.ack = self.size_bytes;
+        p.ack = self.msg.size_bytes;
         p.payload_bytes = len as u32;
         p.size_bytes = self.header_bytes + len as u32;
         p.created_at = now;
@@ -143,17 +132,17 @@ impl HomaSender {
     /// A GRANT, RESEND or the receiver's acknowledgment.
     #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, _out: &mut impl Emit) {
-        if pkt.protocol != Protocol::Homa || !self.running() {
+        if pkt.protocol != Protocol::Homa || !self.msg.running() {
             return;
         }
         self.heard_at = now;
         match pkt.kind {
             Kind::Ack => {
-                self.completed_at = Some(now);
+                self.msg.completed_at = Some(now);
                 self.resend.clear();
             }
             Kind::Control => {
-                self.granted = self.granted.max(pkt.ack.min(self.size_bytes));
+                self.granted = self.granted.max(pkt.ack.min(self.msg.size_bytes));
                 self.scheduled_level = pkt.feedback.count as u8;
                 if pkt.feedback.flag {
                     // RESEND: what is missing below what was sent.
@@ -170,7 +159,9 @@ impl HomaSender {
     /// When the silence probe is due: `resend_timeout` after the receiver
     /// was last heard from, while the message is open.
     pub fn deadline(&self) -> Option<SimTime> {
-        self.running().then(|| self.heard_at + self.resend_timeout)
+        self.msg
+            .running()
+            .then(|| self.heard_at + self.resend_timeout)
     }
 
     /// The silence probe: the first packet again, so that a receiver that
@@ -178,39 +169,20 @@ impl HomaSender {
     /// all, acknowledges again).
     #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn on_timer(&mut self, now: SimTime, _out: &mut impl Emit) {
-        if !self.running() || now < self.heard_at + self.resend_timeout {
+        if !self.msg.running() || now < self.heard_at + self.resend_timeout {
             return;
         }
-        self.stats.timeouts += 1;
+        self.msg.stats.timeouts += 1;
         self.heard_at = now;
-        let first = self.size_bytes.min(self.mss).min(self.next.max(1));
+        let first = self.msg.size_bytes.min(self.mss).min(self.next.max(1));
         if self.next > 0 && self.resend.is_empty() {
             self.resend.push((0, first));
         }
     }
 
-    /// When the receiver acknowledged the whole message.
-    pub fn completed_at(&self) -> Option<SimTime> {
-        self.completed_at
-    }
-
-    /// Data bytes acknowledged: the message once the receiver has it all.
-    pub fn bytes_acked(&self) -> u64 {
-        if self.completed_at.is_some() {
-            self.size_bytes
-        } else {
-            0
-        }
-    }
-
-    /// The message's length.
-    pub fn size_bytes(&self) -> u64 {
-        self.size_bytes
-    }
-
-    /// The flow's addressing.
-    pub fn addr(&self) -> &FlowAddr {
-        &self.addr
+    /// The message's record (its length, times and counters).
+    pub fn message(&self) -> &MessageSend {
+        &self.msg
     }
 
     /// The offset granted so far and the scheduled level (tests, traces).
@@ -228,18 +200,6 @@ impl HomaSender {
         out("granted_bytes", self.granted as f64);
         out("sent_bytes", self.next as f64);
         out("scheduled_level", self.scheduled_level as f64);
-    }
-
-    /// What the reports need of the flow.
-    pub fn record(&self) -> FlowRecord {
-        FlowRecord {
-            family: "homa",
-            started_at: self.started_at,
-            completed_at: self.completed_at,
-            closed_at: self.completed_at,
-            bytes_acked: self.bytes_acked(),
-            counters: self.stats,
-        }
     }
 }
 
