@@ -93,8 +93,6 @@ pub struct ExpressPassReceiver {
     recovering: bool,
     retransmit_timeout: SimDuration,
     done: bool,
-    /// Credits sent.
-    pub credits_sent: u64,
 }
 
 impl ExpressPassReceiver {
@@ -128,7 +126,6 @@ impl ExpressPassReceiver {
             recovering: false,
             retransmit_timeout: cfg.retransmit_timeout,
             done: false,
-            credits_sent: 0,
         }
     }
 
@@ -243,7 +240,6 @@ impl ExpressPassReceiver {
         c.created_at = now;
         out.emit(c);
         self.credit_seq += 1;
-        self.credits_sent += 1;
         let spread = 1.0 + self.jitter * (2.0 * self.rng.uniform_open01() - 1.0);
         let gap_s = self.credit_bits / self.control.rate_bps * spread;
         self.next_credit_at = now + SimDuration::from_ps((gap_s * 1e12).round().max(1.0) as u64);

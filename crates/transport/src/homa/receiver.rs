@@ -25,10 +25,8 @@ struct RxMessage {
 pub struct RxScheduler {
     /// Open messages, in the order they arrived (ties go to the earlier).
     msgs: Vec<RxMessage>,
-    /// Scratch: candidates of a scheduling pass (index, bytes left).
+    /// Scratch: candidates of a scheduling pass (bytes left, index).
     ranked: Vec<(u64, usize)>,
-    /// Grants sent (a counter for tests and reports).
-    pub grants_sent: u64,
 }
 
 impl RxScheduler {
@@ -87,7 +85,6 @@ impl RxScheduler {
                 g.ack = m.granted;
                 g.feedback.count = level as u16;
                 out.emit(g);
-                self.grants_sent += 1;
             }
         }
     }
