@@ -422,10 +422,10 @@ impl World {
     /// and its priority cutoffs (from the lengths of its messages).
     fn prepare_transports(&mut self, sc: &Scenario, planned: &[Planned]) {
         for t in 0..self.transports.len() {
-            let transport::TransportConfig::Homa(mut homa) = self.transports[t].config else {
+            let cfg = &self.transports[t].config;
+            let transport::TransportConfig::Homa(mut homa) = *cfg else {
                 continue;
             };
-            let cfg = self.transports[t].config.clone();
             let (mut sizes, mut bdp) = (Vec::new(), 0u64);
             for (wi, p) in planned.iter().enumerate() {
                 if sc.workload_transport[wi] as usize != t {
@@ -442,7 +442,7 @@ impl World {
                             dport: 0,
                             priority: 0,
                         };
-                        bdp = bdp.max(self.path_info(&cfg, &addr).bdp_bytes);
+                        bdp = bdp.max(self.path_info(cfg, &addr).bdp_bytes);
                     }
                 }
             }

@@ -79,11 +79,6 @@ impl CreditQueue {
         self.fifo.is_empty()
     }
 
-    /// Credits waiting.
-    pub fn len(&self) -> usize {
-        self.fifo.len()
-    }
-
     /// When the head credit may go (`None`: no credit waits).
     pub fn ready_at(&self) -> Option<SimTime> {
         (!self.fifo.is_empty()).then(|| {

@@ -34,11 +34,6 @@ impl RxScheduler {
         self.msgs.iter().position(|m| m.addr.flow == flow)
     }
 
-    /// Messages open at the host.
-    pub fn open_messages(&self) -> usize {
-        self.msgs.len()
-    }
-
     /// The offset granted to `flow`'s message so far, if it is open.
     pub fn granted(&self, flow: net::FlowId) -> Option<u64> {
         self.find(flow).map(|i| self.msgs[i].granted)
@@ -177,7 +172,7 @@ impl HomaReceiver {
     /// for grants, not for lost packets).
     #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn on_timer(&mut self, now: SimTime, rx: &mut RxScheduler, out: &mut impl Emit) {
-        if self.done || self.size == 0 || now < self.heard_at + self.resend_timeout {
+        if self.deadline().is_none_or(|d| now < d) {
             return;
         }
         self.heard_at = now;

@@ -13,7 +13,6 @@ use sim_core::{SimDuration, SimTime};
 pub struct HomaSender {
     msg: MessageSend,
     mss: u64,
-    header_bytes: u32,
     prio: Priorities,
     /// The level of the message's unscheduled packets.
     unscheduled_level: u8,
@@ -43,7 +42,6 @@ impl HomaSender {
         HomaSender {
             msg: MessageSend::new(addr, size_bytes),
             mss: cfg.mss_bytes as u64,
-            header_bytes: super::DATA_HEADER_BYTES,
             prio,
             unscheduled_level: prio.unscheduled_level(size_bytes),
             next: 0,
@@ -123,7 +121,7 @@ impl HomaSender {
         p.seq = seq;
         p.ack = self.msg.size_bytes;
         p.payload_bytes = len as u32;
-        p.size_bytes = self.header_bytes + len as u32;
+        p.size_bytes = super::DATA_HEADER_BYTES + len as u32;
         p.created_at = now;
         p.ts_val = now;
         Some(p)
@@ -169,7 +167,7 @@ impl HomaSender {
     /// all, acknowledges again).
     #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn on_timer(&mut self, now: SimTime, _out: &mut impl Emit) {
-        if !self.msg.running() || now < self.heard_at + self.resend_timeout {
+        if self.deadline().is_none_or(|d| now < d) {
             return;
         }
         self.msg.stats.timeouts += 1;
@@ -183,11 +181,6 @@ impl HomaSender {
     /// The message's record (its length, times and counters).
     pub fn message(&self) -> &MessageSend {
         &self.msg
-    }
-
-    /// The offset granted so far and the scheduled level (tests, traces).
-    pub fn grant(&self) -> (u64, u8) {
-        (self.granted, self.scheduled_level)
     }
 
     /// The level of the message's unscheduled packets.
