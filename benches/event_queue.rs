@@ -1,6 +1,9 @@
-//! Event queue throughput: push + pop pairs with 10,000 events pending, the
-//! steady state of a busy simulation (each pop schedules one new event a
-//! pseudo-random distance ahead).
+//! Event queue throughput: push + pop pairs in the steady state of a busy
+//! simulation (each pop schedules one new event a pseudo-random distance
+//! ahead). `push_pop_10k_pending` spreads 10,000 events over a millisecond
+//! (timers); `fabric_crowd_*` keeps a fabric's density, events 5 ns to 1.4
+//! us ahead (a transmission to a delivery), so a 65 ns wheel slot holds
+//! hundreds (k = 8) or thousands (k = 24) of them.
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use sim_core::rng::mix64;
 use sim_core::{EventQueue, SimTime};
@@ -34,6 +37,30 @@ fn bench(c: &mut Criterion) {
             BatchSize::LargeInput,
         )
     });
+    // Events per 65.5 ns slot: about the k = 8 and k = 24 permutations'.
+    for per_slot in [200u64, 5_000] {
+        let span_ps = 1_400_000;
+        let pending = per_slot * span_ps / 65_536;
+        g.bench_function(format!("fabric_crowd_{per_slot}_per_slot"), |b| {
+            b.iter_batched_ref(
+                || {
+                    let mut q = EventQueue::with_capacity(1024);
+                    for i in 0..pending {
+                        q.schedule(SimTime(5_000 + mix64(i) % span_ps), Ev(i));
+                    }
+                    q
+                },
+                |q| {
+                    for i in 0..PAIRS {
+                        let (t, e) = q.pop().expect("non-empty");
+                        black_box(e);
+                        q.schedule(SimTime(t.ps() + 5_000 + mix64(i) % span_ps), Ev(i));
+                    }
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
     g.finish();
 }
 

@@ -45,12 +45,7 @@ pub enum Event {
     /// A long flow's application stops sending new data.
     FlowStop(u32),
     /// An endpoint's timer.
-    Timer {
-        /// The flow.
-        flow: u32,
-        /// Which end.
-        side: Side,
-    },
+    Timer(FlowTimer),
     /// A packet source's next arrival.
     Arrival(u32),
     /// Sample queue occupancy for `queues.csv`.
@@ -61,6 +56,37 @@ pub enum Event {
     RttSample,
     /// Trace the chosen flows' controllers for `cc.csv`.
     CcSample,
+}
+
+// The event queue's wheel entries are a u64 key and the event: 16 bytes
+// while an event fits in 8 (sim_core::queue; the fabric-scale runs stream
+// through them).
+const _: () = assert!(std::mem::size_of::<Event>() <= 8);
+
+/// Which endpoint's timer fires: a flow and a side in one `u32` (the flow
+/// in the high 31 bits), so that [`Event`] keeps to 8 bytes: a struct
+/// variant of a `u32` and a `Side` made it 12.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowTimer(u32);
+
+impl FlowTimer {
+    /// The timer of `side` of flow `flow` (fewer than 2^31 flows).
+    pub fn new(flow: u32, side: Side) -> Self {
+        assert!(flow < 1 << 31, "flow {flow}: at most 2^31 flows");
+        FlowTimer(flow << 1 | side.idx() as u32)
+    }
+    /// The flow.
+    pub fn flow(self) -> u32 {
+        self.0 >> 1
+    }
+    /// The side.
+    pub fn side(self) -> Side {
+        if self.0 & 1 == 0 {
+            Side::Sender
+        } else {
+            Side::Receiver
+        }
+    }
 }
 
 impl From<NetEvent> for Event {
@@ -675,7 +701,7 @@ impl World {
     #[inline]
     fn dispatch(&mut self, now: SimTime, ev: Event) {
         let live = match ev {
-            Event::Timer { .. }
+            Event::Timer(_)
             | Event::Sample
             | Event::GoodputSample
             | Event::RttSample
@@ -713,7 +739,8 @@ impl World {
                 self.flush();
                 self.after_sender(now, f);
             }
-            Event::Timer { flow, side } => {
+            Event::Timer(timer) => {
+                let (flow, side) = (timer.flow(), timer.side());
                 let fl = &mut self.flows[flow as usize];
                 if fl.timers[side.idx()] != Some(now) {
                     return; // superseded by an earlier deadline
@@ -940,8 +967,26 @@ impl World {
             let slot = &mut fl.timers[side.idx()];
             if slot.is_none_or(|t| at < t) {
                 *slot = Some(at);
-                self.q.schedule(at, Event::Timer { flow: f, side });
+                self.q.schedule(at, Event::Timer(FlowTimer::new(f, side)));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flow_timers_round_trip_in_eight_byte_events() {
+        for (flow, side) in [
+            (0, Side::Sender),
+            (7, Side::Receiver),
+            ((1 << 31) - 1, Side::Receiver),
+        ] {
+            let t = FlowTimer::new(flow, side);
+            assert_eq!((t.flow(), t.side()), (flow, side));
+        }
+        assert_eq!(std::mem::size_of::<Event>(), 8);
     }
 }

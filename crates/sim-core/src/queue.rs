@@ -10,14 +10,20 @@
 //! `2^SLOT_SHIFT` ps, about 67 us) go to a timing wheel with a bitmap of
 //! non-empty slots. Link, port and packet events are always a few
 //! microseconds ahead, so nearly every event lands there. Later events (RTO
-//! timers, flow starts) go to a binary heap. A slot's bucket is scanned while
-//! it holds a few events (an incast's slots) and is a heap while it holds many
-//! (a fabric puts hundreds of events in one 65 ns slot); heap storage freed
-//! by an emptied slot is reused by the next crowded one, so memory tracks the
-//! crowded slots of the moment, not every slot's peak. A pop takes the
-//! earliest slot's minimum by the full key and compares it with the far
-//! heap's top, so the order is exact whichever level holds an event; the
-//! wheel's base only moves forward, to the slot of `now`.
+//! timers, flow starts) go to a binary heap. A slot's events are appended
+//! unsorted. The slot being drained (the one holding `now`) is scanned
+//! while it holds a few events (an incast's slots); holding more (a fabric
+//! puts thousands of events in one 65 ns slot) it is sorted once, when it
+//! becomes the earliest, and then popped from the end of the sorted run,
+//! while events scheduled into it after the sort wait in a small heap
+//! beside the run. Appends and the drain of a sorted run walk memory in
+//! order, where a heap per crowded slot outgrew the first-level cache and
+//! missed on every sift. Storage freed by an emptied crowded slot is
+//! reused by the next, so memory tracks the crowded slots of the moment,
+//! not every slot's peak. A pop takes the earliest slot's minimum by the
+//! full key and compares it with the far heap's top, so the order is exact
+//! whichever level holds an event; the wheel's base only moves forward, to
+//! the slot of `now`.
 //!
 //! Every run is bounded: [`RunLimit`] carries an end time and an event cap,
 //! checked by [`EventQueue::pop_within`], so even run-to-completion mode stops.
@@ -43,32 +49,37 @@ const WORDS: usize = WHEEL_SLOTS / 64;
 /// The wheel's horizon in picoseconds.
 const HORIZON_PS: u64 = (WHEEL_SLOTS as u64) << SLOT_SHIFT;
 
-/// One pending event: the sort key packs `(time, seq)` into one `u128`.
+/// One pending event and its sort key. Beyond the wheel the key packs
+/// `(time, seq)` into a `u128` ([`Far`]). In a wheel slot every event lies
+/// in the slot's 65.5 ns, so its key packs the time's offset in the slot
+/// (16 bits) and the sequence number (48 bits) into a `u64` ([`Near`]):
+/// 16-byte entries, half the memory a fabric's crowded slots stream
+/// through, and an order equal to the full key's within the slot.
 #[derive(Clone, Copy)]
-struct Entry<E> {
-    key: u128,
+struct Entry<K, E> {
+    key: K,
     event: E,
 }
 
-impl<E> Entry<E> {
-    #[inline(always)]
-    fn time(&self) -> u64 {
-        (self.key >> 64) as u64
-    }
-}
+type Near<E> = Entry<u64, E>;
+type Far<E> = Entry<u128, E>;
 
-impl<E> PartialEq for Entry<E> {
+/// The bits of the sequence number a [`Near`] key keeps.
+const SEQ_BITS: u32 = 48;
+const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
+
+impl<K: Ord, E> PartialEq for Entry<K, E> {
     fn eq(&self, other: &Self) -> bool {
         self.key == other.key
     }
 }
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
+impl<K: Ord, E> Eq for Entry<K, E> {}
+impl<K: Ord, E> PartialOrd for Entry<K, E> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
-impl<E> Ord for Entry<E> {
+impl<K: Ord, E> Ord for Entry<K, E> {
     // Reversed: BinaryHeap is a max-heap and we want the earliest first.
     fn cmp(&self, other: &Self) -> Ordering {
         other.key.cmp(&self.key)
@@ -78,74 +89,40 @@ impl<E> Ord for Entry<E> {
 /// Where the earliest event is.
 #[derive(Clone, Copy)]
 enum Loc {
-    Wheel { slot: usize, index: usize },
-    Heap,
+    /// At `index` in an unsorted slot.
+    Scan { slot: usize, index: usize },
+    /// At the end of the sorted slot's run.
+    Run,
+    /// At the top of the sorted slot's late heap.
+    Late,
+    /// At the top of the far heap.
+    Far,
 }
 
-/// A bucket holding more events than this becomes a heap: scanning a few
-/// events is cheaper than keeping heap order, scanning hundreds (a fabric's
-/// whole 65 ns of events) is not.
+/// A slot holding more events than this is sorted when it becomes the
+/// earliest instead of scanned on every pop: scanning a few events is
+/// cheaper than sorting them, scanning thousands (a fabric's whole 65 ns of
+/// events) is not.
 const SCAN_MAX: usize = 16;
 
-/// The events of one wheel slot: scanned while few, a heap while many.
-enum Bucket<E> {
-    Scan(Vec<Entry<E>>),
-    Heap(BinaryHeap<Entry<E>>),
-}
+/// A slot whose storage grew past this many entries gives it back to the
+/// spare list when it empties, for the next crowded slot.
+const KEEP_MAX: usize = 64;
 
-impl<E> Bucket<E> {
-    /// Adds `e`; a bucket that outgrows scanning becomes a heap in storage
-    /// taken from `spare` (the storage of heaps that emptied), so a burst's
-    /// memory is reused by the next slot instead of allocated anew.
-    #[inline]
-    fn push(&mut self, e: Entry<E>, spare: &mut Vec<Vec<Entry<E>>>) {
-        match self {
-            Bucket::Scan(v) if v.len() < SCAN_MAX => v.push(e),
-            Bucket::Scan(v) => {
-                let mut big = spare.pop().unwrap_or_default();
-                big.append(v);
-                big.push(e);
-                *self = Bucket::Heap(BinaryHeap::from(big));
+/// Swaps a full slot's storage for larger storage from `spare`, if one is
+/// there, so that crowded slots reuse each other's storage instead of
+/// growing their own.
+#[cold]
+fn grow_from_spare<E>(slot: &mut Vec<Near<E>>, spare: &mut Vec<Vec<Near<E>>>) {
+    if let Some(mut big) = spare.pop() {
+        if big.capacity() > slot.capacity() {
+            big.append(slot);
+            let small = std::mem::replace(slot, big);
+            if small.capacity() > KEEP_MAX {
+                spare.push(small);
             }
-            Bucket::Heap(h) => h.push(e),
-        }
-    }
-
-    /// The smallest key and where it is (its index in a scanned bucket).
-    #[inline]
-    fn min(&self) -> Option<(u128, usize)> {
-        match self {
-            Bucket::Scan(v) => {
-                let mut index = 0;
-                for i in 1..v.len() {
-                    if v[i].key < v[index].key {
-                        index = i;
-                    }
-                }
-                v.get(index).map(|e| (e.key, index))
-            }
-            Bucket::Heap(h) => h.peek().map(|e| (e.key, 0)),
-        }
-    }
-
-    /// Removes the entry `min` found at `index`; says whether the bucket is
-    /// now empty. An emptied heap returns its storage to `spare`.
-    #[inline]
-    fn pop_min(&mut self, index: usize, spare: &mut Vec<Vec<Entry<E>>>) -> (Entry<E>, bool) {
-        match self {
-            Bucket::Scan(v) => {
-                let e = v.swap_remove(index);
-                (e, v.is_empty())
-            }
-            Bucket::Heap(h) => {
-                let e = h.pop().expect("an occupied slot");
-                if !h.is_empty() {
-                    return (e, false);
-                }
-                spare.push(std::mem::take(h).into_vec());
-                *self = Bucket::Scan(Vec::new());
-                (e, true)
-            }
+        } else {
+            spare.push(big);
         }
     }
 }
@@ -188,14 +165,21 @@ pub enum Stop {
 
 /// A deterministic priority queue of events keyed by simulated time.
 pub struct EventQueue<E> {
-    slots: Vec<Bucket<E>>,
-    /// Empty storage of buckets that were heaps, for the next burst.
-    spare: Vec<Vec<Entry<E>>>,
+    /// Each slot's events: unsorted, except the sorted slot's run, which
+    /// is in descending key order (its minimum last).
+    slots: Vec<Vec<Near<E>>>,
+    /// The slot that was sorted when it became the earliest, while it
+    /// holds events; it is the slot of `now`.
+    sorted: Option<usize>,
+    /// Events scheduled into the sorted slot after its sort.
+    late: BinaryHeap<Near<E>>,
+    /// Empty storage of crowded slots that drained, for the next ones.
+    spare: Vec<Vec<Near<E>>>,
     occupied: [u64; WORDS],
     /// Start of the slot holding `now`; wheel events lie in `[base, base + horizon)`.
     base: u64,
     in_wheel: usize,
-    far: BinaryHeap<Entry<E>>,
+    far: BinaryHeap<Far<E>>,
     now: SimTime,
     next_seq: u64,
     popped: u64,
@@ -216,7 +200,9 @@ impl<E: Copy> EventQueue<E> {
     /// An empty queue; `cap` sizes the far-event heap.
     pub fn with_capacity(cap: usize) -> Self {
         EventQueue {
-            slots: (0..WHEEL_SLOTS).map(|_| Bucket::Scan(Vec::new())).collect(),
+            slots: (0..WHEEL_SLOTS).map(|_| Vec::new()).collect(),
+            sorted: None,
+            late: BinaryHeap::new(),
             spare: Vec::new(),
             occupied: [0; WORDS],
             base: 0,
@@ -267,21 +253,37 @@ impl<E: Copy> EventQueue<E> {
             "event scheduled in the past: {at:?} < now {:?}",
             self.now
         );
-        let e = Entry {
-            key: ((at.ps() as u128) << 64) | self.next_seq as u128,
-            event,
-        };
+        let seq = self.next_seq;
+        // 2^48 events at 10^9 a second take three days; a run that long
+        // stops here rather than mis-order its events.
+        assert!(seq <= SEQ_MASK, "more than 2^48 events scheduled");
         // The per-event counters cannot overflow (2^64 events at 10^9 a
         // second take 584 years), so they skip the overflow check.
-        self.next_seq = self.next_seq.wrapping_add(1);
+        self.next_seq = seq.wrapping_add(1);
         // `base` <= `now` <= `at`, so the offset is never negative.
         if at.ps() - self.base < HORIZON_PS {
             let s = Self::slot_of(at.ps());
-            self.slots[s].push(e, &mut self.spare);
+            let offset = at.ps() & ((1 << SLOT_SHIFT) - 1);
+            let e = Near {
+                key: (offset << SEQ_BITS) | seq,
+                event,
+            };
+            if self.sorted == Some(s) {
+                self.late.push(e);
+            } else {
+                let slot = &mut self.slots[s];
+                if slot.len() == slot.capacity() && slot.len() >= SCAN_MAX {
+                    grow_from_spare(slot, &mut self.spare);
+                }
+                slot.push(e);
+            }
             self.occupied[s / 64] |= 1 << (s % 64);
             self.in_wheel = self.in_wheel.wrapping_add(1);
         } else {
-            self.far.push(e);
+            self.far.push(Far {
+                key: ((at.ps() as u128) << 64) | seq as u128,
+                event,
+            });
         }
     }
 
@@ -311,40 +313,130 @@ impl<E: Copy> EventQueue<E> {
         None
     }
 
+    /// The start time of slot `slot` in the wheel's current turn.
+    #[inline(always)]
+    fn slot_start(&self, slot: usize) -> u64 {
+        let ahead = slot.wrapping_sub(Self::slot_of(self.base)) & (WHEEL_SLOTS - 1);
+        self.base + ((ahead as u64) << SLOT_SHIFT)
+    }
+
+    /// The full `(time, seq)` key of a [`Near`] key of slot `slot`.
+    #[inline(always)]
+    fn full_key(&self, slot: usize, key: u64) -> u128 {
+        let time = self.slot_start(slot) + (key >> SEQ_BITS);
+        ((time as u128) << 64) | (key & SEQ_MASK) as u128
+    }
+
+    /// The smallest key of slot `slot` (the full key) and where it is.
+    #[inline]
+    fn slot_min(&self, slot: usize) -> (Loc, u128) {
+        let v = &self.slots[slot];
+        let (loc, key) = if self.sorted == Some(slot) {
+            match (v.last(), self.late.peek()) {
+                (Some(r), Some(l)) if l.key < r.key => (Loc::Late, l.key),
+                (Some(r), _) => (Loc::Run, r.key),
+                (None, Some(l)) => (Loc::Late, l.key),
+                (None, None) => unreachable!("an occupied slot"),
+            }
+        } else {
+            let mut index = 0;
+            for i in 1..v.len() {
+                if v[i].key < v[index].key {
+                    index = i;
+                }
+            }
+            (Loc::Scan { slot, index }, v[index].key)
+        };
+        (loc, self.full_key(slot, key))
+    }
+
     /// Finds the earliest event and its key.
     #[inline]
     fn find_min(&self) -> Option<(Loc, u128)> {
-        let wheel = self.first_slot().map(|slot| {
-            let (key, index) = self.slots[slot].min().expect("an occupied slot");
-            (Loc::Wheel { slot, index }, key)
-        });
+        let wheel = self.first_slot().map(|slot| self.slot_min(slot));
         match (wheel, self.far.peek()) {
-            (Some(w), Some(f)) if f.key < w.1 => Some((Loc::Heap, f.key)),
+            (Some(w), Some(f)) if f.key < w.1 => Some((Loc::Far, f.key)),
             (Some(w), _) => Some(w),
-            (None, Some(f)) => Some((Loc::Heap, f.key)),
+            (None, Some(f)) => Some((Loc::Far, f.key)),
             (None, None) => None,
         }
     }
 
+    /// Sorts the earliest slot if it is crowded, so that its pops come off
+    /// the end of a run instead of from a scan (see the module doc).
     #[inline]
-    fn take(&mut self, loc: Loc) -> Entry<E> {
-        let e = match loc {
-            Loc::Heap => self.far.pop().expect("heap top was found"),
-            Loc::Wheel { slot, index } => {
-                let (e, emptied) = self.slots[slot].pop_min(index, &mut self.spare);
-                if emptied {
-                    self.occupied[slot / 64] &= !(1 << (slot % 64));
+    fn prepare(&mut self) {
+        let Some(slot) = self.first_slot() else {
+            return;
+        };
+        if self.sorted == Some(slot) {
+            return;
+        }
+        if let Some(old) = self.sorted.take() {
+            // A far event ran first and scheduled into an earlier slot: the
+            // old sorted slot is an unsorted one again, its late events
+            // with the rest.
+            let late = std::mem::take(&mut self.late).into_vec();
+            self.slots[old].extend(late);
+        }
+        if self.slots[slot].len() > SCAN_MAX {
+            self.sort_slot(slot);
+        }
+    }
+
+    #[inline(never)]
+    fn sort_slot(&mut self, slot: usize) {
+        debug_assert!(self.sorted.is_none() && self.late.is_empty());
+        self.slots[slot].sort_unstable_by(|a, b| b.key.cmp(&a.key));
+        self.sorted = Some(slot);
+    }
+
+    /// Removes the event `find_min` found (with its full key `key`) and
+    /// moves `now` to its time.
+    #[inline]
+    fn take(&mut self, loc: Loc, key: u128) -> E {
+        let event = match loc {
+            Loc::Far => self.far.pop().expect("heap top was found").event,
+            Loc::Scan { slot, index } => {
+                let v = &mut self.slots[slot];
+                let e = v.swap_remove(index);
+                if v.is_empty() {
+                    self.emptied(slot);
                 }
-                self.in_wheel = self.in_wheel.wrapping_sub(1);
-                e
+                e.event
+            }
+            Loc::Run | Loc::Late => {
+                let slot = self.sorted.expect("a sorted slot");
+                let e = match loc {
+                    Loc::Run => self.slots[slot].pop().expect("a run's minimum"),
+                    _ => self.late.pop().expect("a late event"),
+                };
+                if self.slots[slot].is_empty() && self.late.is_empty() {
+                    self.sorted = None;
+                    self.emptied(slot);
+                }
+                e.event
             }
         };
-        let t = e.time();
+        if !matches!(loc, Loc::Far) {
+            self.in_wheel = self.in_wheel.wrapping_sub(1);
+        }
+        let t = (key >> 64) as u64;
         debug_assert!(t >= self.now.ps());
         self.now = SimTime(t);
         self.base = (t >> SLOT_SHIFT) << SLOT_SHIFT;
         self.popped = self.popped.wrapping_add(1);
-        e
+        event
+    }
+
+    /// Slot `slot` has no events left: its bit clears, and storage a crowd
+    /// grew goes back to the spare list.
+    #[inline]
+    fn emptied(&mut self, slot: usize) {
+        self.occupied[slot / 64] &= !(1 << (slot % 64));
+        if self.slots[slot].capacity() > KEEP_MAX {
+            self.spare.push(std::mem::take(&mut self.slots[slot]));
+        }
     }
 
     /// The time of the earliest pending event.
@@ -356,9 +448,10 @@ impl<E: Copy> EventQueue<E> {
     /// Pops the earliest event and advances `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let (loc, _) = self.find_min()?;
-        let e = self.take(loc);
-        Some((SimTime(e.time()), e.event))
+        self.prepare();
+        let (loc, key) = self.find_min()?;
+        let event = self.take(loc, key);
+        Some((self.now, event))
     }
 
     /// Pops the earliest event if it lies within `limit`; otherwise says why not.
@@ -367,6 +460,7 @@ impl<E: Copy> EventQueue<E> {
         if self.popped >= limit.max_events {
             return Err(Stop::EventLimit);
         }
+        self.prepare();
         let Some((loc, key)) = self.find_min() else {
             return Err(Stop::Drained);
         };
@@ -379,8 +473,8 @@ impl<E: Copy> EventQueue<E> {
         if at == SimTime::MAX {
             return Err(Stop::TimeOverflow);
         }
-        let e = self.take(loc);
-        Ok((SimTime(e.time()), e.event))
+        let event = self.take(loc, key);
+        Ok((at, event))
     }
 
     /// Moves `now` forward to `t` without an event (used when a run ends at
@@ -482,12 +576,53 @@ mod tests {
 
         /// Bursts into one or two slots, so buckets turn into heaps and back
         /// (and reuse each other's storage) while pushes and pops interleave.
+        /// Crowded slots beside far events, which can run before a
+        /// sorted slot and schedule into earlier ones.
+        #[test]
+        fn crowded_slots_and_far_events_stay_ordered(
+            ops in proptest::collection::vec(
+                (proptest::prop_oneof![0u64..300_000, 66_000_000u64..68_000_000], 0u8..3),
+                1..600,
+            )
+        ) {
+            check_against_model(&ops)?;
+        }
+
         #[test]
         fn crowded_slots_stay_ordered(
             ops in proptest::collection::vec((0u64..400_000, 0u8..2), 1..600)
         ) {
             check_against_model(&ops)?;
         }
+    }
+
+    #[test]
+    fn a_far_event_before_a_sorted_slot_unsorts_it() {
+        // A crowded slot is sorted when it becomes the earliest of the
+        // wheel, but a far event precedes it and schedules a crowd into
+        // an earlier slot: both crowds still pop in exact order.
+        let us = crate::time::PS_PER_US;
+        let mut q = EventQueue::new();
+        q.schedule(SimTime(70 * us), 1000);
+        q.schedule(SimTime(60 * us), 0);
+        assert_eq!(q.pop(), Some((SimTime(60 * us), 0)));
+        for i in 0..40 {
+            q.schedule(SimTime(71 * us + 40 - i), 1 + i as usize);
+        }
+        assert_eq!(q.pop(), Some((SimTime(70 * us), 1000)));
+        for i in 0..40 {
+            q.schedule(SimTime(70 * us + 10 + (i * 7) % 40), 100 + i as usize);
+        }
+        q.schedule(SimTime(71 * us + 20), 200);
+        let mut want: Vec<(u64, usize)> = (0..40u64)
+            .map(|i| (71 * us + 40 - i, 1 + i as usize))
+            .chain((0..40u64).map(|i| (70 * us + 10 + (i * 7) % 40, 100 + i as usize)))
+            .chain([(71 * us + 20, 200)])
+            .collect();
+        want.sort();
+        let got: Vec<(u64, usize)> =
+            std::iter::from_fn(|| q.pop().map(|(t, e)| (t.ps(), e))).collect();
+        assert_eq!(got, want);
     }
 
     /// Schedules event `i` at `now + ops[i].0` and pops `ops[i].1` events,
