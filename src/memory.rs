@@ -22,7 +22,8 @@ use std::fmt;
 use std::mem::size_of;
 
 /// Heap bytes of a port beyond its struct and class queues: its AQM state,
-/// scheduler quanta and empty in-flight ring (measured sizes are 100 to 300 B).
+/// scheduler quanta and, on a long link, its in-flight spill (measured
+/// sizes are 100 to 300 B).
 const PORT_HEAP_BYTES: u64 = 256;
 /// Heap bytes of a flow's two endpoints beyond their structs: reassembly
 /// and SACK ranges in the common case.

@@ -26,6 +26,7 @@ pub mod port;
 pub mod routing;
 pub mod sched;
 pub mod topology;
+pub mod wire;
 
 pub use aqm::{EgressAqm, QueueState, Verdict};
 pub use fabric::{Fabric, FabricConfig, NetEvent, Outcome};

@@ -12,9 +12,9 @@ use crate::ids::{NodeId, PortId};
 use crate::ingress::{Ingress, IngressHook, IngressView};
 use crate::packet::PacketId;
 use crate::sched::Scheduler;
+use crate::wire::InFlight;
 use sim_core::stats::TimeIntegral;
 use sim_core::{Bandwidth, QueueSize, SimDuration, SimTime};
-use std::collections::VecDeque;
 
 /// Why a port dropped a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -217,12 +217,14 @@ pub const CREDITS_QUEUED: u8 = 4;
 ///
 /// The layout is part of the model's speed: on a large fabric every hop
 /// finds its ports cold in the cache, so what a hop at an egress port reads
-/// and writes (the fields down to `stats`) fills the first five cache lines,
-/// in a fixed order (`repr(C)`) from a line boundary; the ingress stage
-/// starts a line of its own; what only multi-class ports or the reports use
-/// comes last. The unit tests pin this, and an odd number of lines in all
-/// (a stride of 16 lines put every port's first line in the same cache sets
-/// and cost 30% more misses).
+/// and writes (the fields down to `stats`) fills the first six cache lines,
+/// in a fixed order (`repr(C)`) from a line boundary, with no pointer to
+/// follow on the way to the packet a delivery hands on (the link's packets
+/// in flight are inline: [`InFlight`]); the ingress stage starts a line of
+/// its own; what only multi-class ports or the reports use comes last. The
+/// unit tests pin this, and an odd number of lines in all (a stride of 16
+/// lines put every port's first line in the same cache sets and cost 30%
+/// more misses).
 #[repr(C, align(64))]
 pub struct Port {
     /// The node this port belongs to.
@@ -255,12 +257,14 @@ pub struct Port {
     pub delay: SimDuration,
     /// The buffer limit of this port's queue (DropTail): compared in its own unit.
     pub buffer: QueueSize,
+    /// Packets on the wire with their arrival times at the peer, oldest
+    /// first: the second cache line, beside the first that a delivery
+    /// reads too.
+    pub in_flight: InFlight,
     /// The AQM plugin guarding the queues (`None` at host NICs).
     pub aqm: Option<Box<dyn EgressAqm>>,
     /// The class queues (one at host NICs).
     pub queues: ClassQueues,
-    /// Packets on the wire with their arrival times at the peer, oldest first.
-    pub in_flight: VecDeque<(SimTime, PacketId)>,
     /// Counters of the whole port.
     pub stats: PortStats,
     /// Counters per class queue; empty at a one-class port, whose `stats`
@@ -380,28 +384,35 @@ mod tests {
     #[test]
     fn per_hop_fields_stay_in_the_first_cache_lines() {
         assert_eq!(align_of::<Port>(), LINE);
+        // Line 0: what every event at the port reads first.
+        for end in [
+            offset_of!(Port, hooked) + 1,
+            offset_of!(Port, pfc_attention) + 1,
+            offset_of!(Port, peer_node) + 4,
+            offset_of!(Port, buffer) + size_of::<QueueSize>(),
+        ] {
+            assert!(end <= LINE, "a line-0 field ends at {end}");
+        }
+        assert_eq!(offset_of!(Port, bytes), 16);
+        // Lines 1-2: the link's packets in flight, their arrival times
+        // alone in line 1; then the AQM and the first class queue.
+        assert_eq!(offset_of!(Port, in_flight), LINE);
+        for end in [
+            offset_of!(Port, in_flight) + size_of::<InFlight>(),
+            offset_of!(Port, aqm) + size_of::<Option<Box<dyn EgressAqm>>>(),
+        ] {
+            assert!(end <= 3 * LINE, "a forwarding field ends at {end}");
+        }
+        assert!(offset_of!(Port, queues) + size_of::<PacketQueue>() <= 4 * LINE);
+        // Lines 4-5: the counters a transmission writes.
+        assert_eq!(offset_of!(Port, stats), 4 * LINE);
         let integrals_end = offset_of!(Port, stats)
             + offset_of!(PortStats, queue_packets_area)
             + size_of::<TimeIntegral>();
         assert!(
-            integrals_end <= 5 * LINE,
+            integrals_end <= 6 * LINE,
             "integrals end at {integrals_end}"
         );
-        for end in [
-            offset_of!(Port, hooked) + 1,
-            offset_of!(Port, peer_node) + 4,
-            offset_of!(Port, buffer) + size_of::<QueueSize>(),
-            offset_of!(Port, in_flight) + size_of::<VecDeque<(SimTime, PacketId)>>(),
-            offset_of!(Port, queues) + size_of::<PacketQueue>(),
-        ] {
-            assert!(end <= 3 * LINE, "a forwarding field ends at {end}");
-        }
-        assert!(offset_of!(Port, hooked) < LINE);
-        assert!(offset_of!(Port, pfc_attention) < LINE);
-        // The per-hop fields kept the offsets they had before PFC: its flag
-        // sits in the first line's padding.
-        assert_eq!(offset_of!(Port, bytes), 16);
-        assert_eq!(offset_of!(Port, stats), 176);
         let ingress = offset_of!(Port, ingress);
         assert_eq!(ingress % LINE, 0);
         let priority_0_end =

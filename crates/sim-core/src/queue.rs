@@ -387,7 +387,7 @@ impl<E: Copy> EventQueue<E> {
     #[inline(never)]
     fn sort_slot(&mut self, slot: usize) {
         debug_assert!(self.sorted.is_none() && self.late.is_empty());
-        self.slots[slot].sort_unstable_by(|a, b| b.key.cmp(&a.key));
+        self.slots[slot].sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
         self.sorted = Some(slot);
     }
 

@@ -29,7 +29,6 @@ use crate::routing::RoutingTable;
 use crate::sched::{Discipline, Scheduler as SchedState};
 use crate::topology::{NodeKind, TopologyError, TopologyGraph};
 use sim_core::{Bandwidth, EventQueue, QueueSize, SimTime};
-use std::collections::VecDeque;
 
 /// An event of the network model, addressed by port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,7 +150,7 @@ fn put_on_wire<S: Scheduler>(
     port.busy = true;
     sched.schedule_net(tx_end, NetEvent::TxDone(p));
     let arrival = tx_end + port.delay;
-    port.in_flight.push_back((arrival, id));
+    port.in_flight.push_back(arrival, id);
     if port.in_flight.len() == 1 {
         sched.schedule_net(arrival, NetEvent::Deliver(p));
     }
@@ -278,7 +277,7 @@ impl Fabric {
                     credit: config
                         .credits
                         .map(|cfg| Box::new(crate::credit::CreditQueue::new(&cfg, c.rate))),
-                    in_flight: VecDeque::new(),
+                    in_flight: Default::default(),
                     stats: PortStats::default(),
                     ingress: Ingress::default(),
                 });
@@ -549,7 +548,7 @@ impl Fabric {
             .pop_front()
             .expect("Deliver with nothing in flight");
         assert_eq!(at, now, "link {p} delivered out of time");
-        if let Some(&(next, _)) = port.in_flight.front() {
+        if let Some(next) = port.in_flight.front_time() {
             sched.schedule_net(next, NetEvent::Deliver(p));
         }
         let (in_port, node) = (port.peer, port.peer_node);
@@ -846,7 +845,7 @@ impl Fabric {
                 let flying: u64 = p
                     .in_flight
                     .iter()
-                    .map(|&(_, id)| self.packets.get(id).size_bytes as u64)
+                    .map(|(_, id)| self.packets.get(id).size_bytes as u64)
                     .sum();
                 p.bytes + p.ingress.viq.bytes() + flying
             })
