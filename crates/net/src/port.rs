@@ -285,6 +285,10 @@ pub struct Port {
 }
 
 impl Port {
+    /// The cache lines a hop at an egress port touches, from the port's
+    /// start (through the integrals in `stats`; the layout test pins it).
+    pub const HOT_LINES: usize = 6;
+
     /// Sets or clears a [`Port::pfc_attention`] bit.
     #[inline]
     pub fn set_attention(&mut self, bit: u8, on: bool) {
@@ -410,7 +414,7 @@ mod tests {
             + offset_of!(PortStats, queue_packets_area)
             + size_of::<TimeIntegral>();
         assert!(
-            integrals_end <= 6 * LINE,
+            integrals_end <= Port::HOT_LINES * LINE,
             "integrals end at {integrals_end}"
         );
         let ingress = offset_of!(Port, ingress);

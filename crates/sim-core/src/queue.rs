@@ -445,6 +445,18 @@ impl<E: Copy> EventQueue<E> {
         self.find_min().map(|(_, k)| SimTime((k >> 64) as u64))
     }
 
+    /// An event due soon, about `ahead` pops from now, for the caller to
+    /// prefetch what it will touch: the entry `ahead` places into the
+    /// sorted run of a crowded slot, if there is one. A hint only (events
+    /// scheduled since the sort may come first), and `None` in a slot of a
+    /// few events, where there is nothing to hide.
+    #[inline]
+    pub fn upcoming(&self, ahead: usize) -> Option<E> {
+        let run = &self.slots[self.sorted?];
+        let i = run.len().checked_sub(ahead + 1)?;
+        Some(run[i].event)
+    }
+
     /// Pops the earliest event and advances `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
@@ -594,6 +606,22 @@ mod tests {
         ) {
             check_against_model(&ops)?;
         }
+    }
+
+    #[test]
+    fn upcoming_reads_ahead_in_a_crowded_slot_only() {
+        let mut q = EventQueue::new();
+        for i in 0..4u64 {
+            q.schedule(SimTime(100 + i), i);
+        }
+        assert_eq!(q.pop(), Some((SimTime(100), 0)));
+        assert_eq!(q.upcoming(1), None, "a slot of a few events is scanned");
+        for i in 4..40u64 {
+            q.schedule(SimTime(100 + i), i);
+        }
+        assert_eq!(q.pop(), Some((SimTime(101), 1)));
+        assert_eq!((q.upcoming(0), q.upcoming(3)), (Some(2), Some(5)));
+        assert_eq!((q.upcoming(37), q.upcoming(38)), (Some(39), None));
     }
 
     #[test]
