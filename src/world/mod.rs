@@ -70,7 +70,7 @@ const _: () = assert!(std::mem::size_of::<Event>() <= 8);
 /// cold, a miss costs as much as a few events' work, and fetching ahead
 /// overlaps the misses of several events instead of waiting for each in
 /// turn.
-const PREFETCH_AHEAD: usize = 4;
+const PREFETCH_AHEAD: usize = 8;
 
 /// Which endpoint's timer fires: a flow and a side in one `u32` (the flow
 /// in the high 31 bits), so that [`Event`] keeps to 8 bytes: a struct
