@@ -500,8 +500,9 @@ impl Fabric {
     /// The second step of prefetching, for an event nearer than
     /// [`Fabric::prefetch`]'s: from its port, cached by then, the packet it
     /// will hand on (a delivery's head in flight, a transmission's next in
-    /// a one-class queue) and, for a delivery, the ingress stage of the
-    /// port it arrives at. Only a hint: results do not depend on it.
+    /// a one-class queue), for a transmission the AQM state its dequeue
+    /// hook reads, and for a delivery the ingress stage of the port it
+    /// arrives at. Only a hint: results do not depend on it.
     #[inline]
     pub fn prefetch_packet(&self, ev: NetEvent) {
         let (id, arrival) = match ev {
@@ -510,7 +511,12 @@ impl Fabric {
                 None => return,
             },
             NetEvent::TxDone(p) => match self.ports.get(p.idx()) {
-                Some(port) if port.queues.is_single() => (port.queues[0].head(), None),
+                Some(port) if port.queues.is_single() => {
+                    if let Some(aqm) = port.aqm.as_deref() {
+                        prefetch_line(std::ptr::from_ref(aqm).cast());
+                    }
+                    (port.queues[0].head(), None)
+                }
                 _ => return,
             },
             _ => return,
