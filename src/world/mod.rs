@@ -684,6 +684,7 @@ impl World {
         let cap = self.limit.max_events;
         let chunk_end = |done: u64| done.saturating_add(every).min(cap);
         lim.max_events = chunk_end(self.q.events_processed());
+        let mut egress = None;
         let reason = loop {
             match self.q.pop_within(&lim) {
                 Ok((now, ev)) => {
@@ -692,6 +693,12 @@ impl World {
                     }
                     if let Some(Event::Net(next)) = self.q.upcoming(PREFETCH_AHEAD / 2) {
                         self.fabric.prefetch_packet(next);
+                    }
+                    if let Some(out) = egress.take() {
+                        self.fabric.prefetch_aqm(out);
+                    }
+                    if let Some(Event::Net(next)) = self.q.upcoming(PREFETCH_AHEAD / 4) {
+                        egress = self.fabric.prefetch_egress(next);
                     }
                     self.dispatch(now, ev)
                 }

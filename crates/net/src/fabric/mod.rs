@@ -533,6 +533,40 @@ impl Fabric {
         }
     }
 
+    /// The third step of prefetching, for an event nearer still: a
+    /// delivery's packet, cached by then, is routed as its switch will
+    /// route it, and the egress port it will join is prefetched; the port
+    /// is returned, for [`Fabric::prefetch_aqm`] an event later. Only a
+    /// hint: results do not depend on it.
+    #[inline]
+    pub fn prefetch_egress(&self, ev: NetEvent) -> Option<PortId> {
+        let NetEvent::Deliver(p) = ev else {
+            return None;
+        };
+        let port = self.ports.get(p.idx())?;
+        let (id, node) = (port.in_flight.front_id()?, port.peer_node);
+        let n = &self.nodes[node.idx()];
+        if !matches!(n.kind, NodeKind::Switch { .. }) {
+            return None;
+        }
+        let out = self.routes.select(node, n.ecmp_salt, self.packets.get(id));
+        let port = self.ports.get(out.idx())?;
+        let base = std::ptr::from_ref(port).cast::<u8>();
+        for line in 0..Port::HOT_LINES {
+            prefetch_line(base.wrapping_add(line * 64));
+        }
+        Some(out)
+    }
+
+    /// The last step of prefetching: the AQM state of port `p`, whose
+    /// lines [`Fabric::prefetch_egress`] fetched an event earlier.
+    #[inline]
+    pub fn prefetch_aqm(&self, p: PortId) {
+        if let Some(aqm) = self.ports.get(p.idx()).and_then(|port| port.aqm.as_deref()) {
+            prefetch_line(std::ptr::from_ref(aqm).cast());
+        }
+    }
+
     /// Processes one network event.
     #[inline]
     pub fn handle<S: Scheduler>(&mut self, ev: NetEvent, sched: &mut S) -> Outcome {
