@@ -688,18 +688,7 @@ impl World {
         let reason = loop {
             match self.q.pop_within(&lim) {
                 Ok((now, ev)) => {
-                    if let Some(Event::Net(soon)) = self.q.upcoming(PREFETCH_AHEAD) {
-                        self.fabric.prefetch(soon);
-                    }
-                    if let Some(Event::Net(next)) = self.q.upcoming(PREFETCH_AHEAD / 2) {
-                        self.fabric.prefetch_packet(next);
-                    }
-                    if let Some(out) = egress.take() {
-                        self.fabric.prefetch_aqm(out);
-                    }
-                    if let Some(Event::Net(next)) = self.q.upcoming(PREFETCH_AHEAD / 4) {
-                        egress = self.fabric.prefetch_egress(next);
-                    }
+                    self.prefetch_ahead(&mut egress);
                     self.dispatch(now, ev)
                 }
                 Err(Stop::Drained) if self.unfinished_flows() > 0 => break StopReason::Stalled,
@@ -720,6 +709,25 @@ impl World {
         };
         self.stop = Some(reason);
         reason
+    }
+
+    /// Prefetches, in steps, what the network events a few pops ahead
+    /// will touch (net's `fabric/prefetch.rs`); `egress` carries the
+    /// egress port routed an event ago to the step that fetches its AQM.
+    #[inline]
+    fn prefetch_ahead(&self, egress: &mut Option<net::PortId>) {
+        if let Some(Event::Net(ev)) = self.q.upcoming(PREFETCH_AHEAD) {
+            self.fabric.prefetch(ev);
+        }
+        if let Some(Event::Net(ev)) = self.q.upcoming(PREFETCH_AHEAD / 2) {
+            self.fabric.prefetch_packet(ev);
+        }
+        if let Some(out) = egress.take() {
+            self.fabric.prefetch_aqm(out);
+        }
+        if let Some(Event::Net(ev)) = self.q.upcoming(PREFETCH_AHEAD / 4) {
+            *egress = self.fabric.prefetch_egress(ev);
+        }
     }
 
     #[inline]

@@ -1,0 +1,120 @@
+//! Prefetching for the events a few pops ahead (issue 31).
+//!
+//! On a fabric every port, packet and AQM state an event touches is cold
+//! in the cache, and each miss costs as much as a few events' work. The
+//! event loop reads ahead in a crowded slot's sorted run
+//! (`sim_core::EventQueue::upcoming`) and calls these in steps, each
+//! reading only what an earlier step fetched: the event's port 8 events
+//! ahead; its packet, a delivery's arrival port and a transmission's AQM
+//! state 4 ahead; a delivery's egress port, routed as its switch will
+//! route it, 2 ahead; that port's AQM state one event later. None of it
+//! changes a result: a prefetch is a hint to the CPU.
+
+use super::{Fabric, NetEvent};
+use crate::ids::PortId;
+use crate::port::Port;
+use crate::topology::NodeKind;
+
+impl Fabric {
+    /// Asks the CPU to start loading what `ev` will read of its port (the
+    /// lines down to the counters), so that an event popped a few events
+    /// later finds them cached. Only a hint: results do not depend on it.
+    #[inline]
+    pub fn prefetch(&self, ev: NetEvent) {
+        let (NetEvent::Deliver(p) | NetEvent::TxDone(p)) = ev else {
+            return;
+        };
+        if let Some(port) = self.ports.get(p.idx()) {
+            let base = std::ptr::from_ref(port).cast::<u8>();
+            for line in 0..Port::HOT_LINES {
+                prefetch_line(base.wrapping_add(line * 64));
+            }
+        }
+    }
+
+    /// The second step of prefetching, for an event nearer than
+    /// [`Fabric::prefetch`]'s: from its port, cached by then, the packet it
+    /// will hand on (a delivery's head in flight, a transmission's next in
+    /// a one-class queue), for a transmission the AQM state its dequeue
+    /// hook reads, and for a delivery the ingress stage of the port it
+    /// arrives at. Only a hint: results do not depend on it.
+    #[inline]
+    pub fn prefetch_packet(&self, ev: NetEvent) {
+        let (id, arrival) = match ev {
+            NetEvent::Deliver(p) => match self.ports.get(p.idx()) {
+                Some(port) => (port.in_flight.front_id(), Some(port.peer)),
+                None => return,
+            },
+            NetEvent::TxDone(p) => match self.ports.get(p.idx()) {
+                Some(port) if port.queues.is_single() => {
+                    if let Some(aqm) = port.aqm.as_deref() {
+                        prefetch_line(std::ptr::from_ref(aqm).cast());
+                    }
+                    (port.queues[0].head(), None)
+                }
+                _ => return,
+            },
+            _ => return,
+        };
+        if let Some(id) = id {
+            let pkt = std::ptr::from_ref(self.packets.get(id)).cast::<u8>();
+            prefetch_line(pkt);
+            prefetch_line(pkt.wrapping_add(64));
+        }
+        if let Some(port) = arrival.and_then(|q| self.ports.get(q.idx())) {
+            let base = std::ptr::from_ref(port).cast::<u8>();
+            prefetch_line(base);
+            prefetch_line(base.wrapping_add(std::mem::offset_of!(Port, ingress)));
+        }
+    }
+
+    /// The third step of prefetching, for an event nearer still: a
+    /// delivery's packet, cached by then, is routed as its switch will
+    /// route it, and the egress port it will join is prefetched; the port
+    /// is returned, for [`Fabric::prefetch_aqm`] an event later. Only a
+    /// hint: results do not depend on it.
+    #[inline]
+    pub fn prefetch_egress(&self, ev: NetEvent) -> Option<PortId> {
+        let NetEvent::Deliver(p) = ev else {
+            return None;
+        };
+        let port = self.ports.get(p.idx())?;
+        let (id, node) = (port.in_flight.front_id()?, port.peer_node);
+        let n = &self.nodes[node.idx()];
+        if !matches!(n.kind, NodeKind::Switch { .. }) {
+            return None;
+        }
+        let out = self.routes.select(node, n.ecmp_salt, self.packets.get(id));
+        let port = self.ports.get(out.idx())?;
+        let base = std::ptr::from_ref(port).cast::<u8>();
+        for line in 0..Port::HOT_LINES {
+            prefetch_line(base.wrapping_add(line * 64));
+        }
+        Some(out)
+    }
+
+    /// The last step of prefetching: the AQM state of port `p`, whose
+    /// lines [`Fabric::prefetch_egress`] fetched an event earlier.
+    #[inline]
+    pub fn prefetch_aqm(&self, p: PortId) {
+        if let Some(aqm) = self.ports.get(p.idx()).and_then(|port| port.aqm.as_deref()) {
+            prefetch_line(std::ptr::from_ref(aqm).cast());
+        }
+    }
+}
+
+/// Starts loading the cache line at `p` into every level (a hint; no
+/// effect on results, nothing on other targets).
+#[inline(always)]
+fn prefetch_line(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)]
+    // SAFETY: SSE is part of the x86_64 baseline, and a prefetch neither
+    // reads memory the program can observe nor faults, whatever the
+    // address (the workspace's one unsafe block).
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
