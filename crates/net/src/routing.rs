@@ -195,7 +195,7 @@ impl RoutingTable {
     }
 
     /// The ordered equal-cost egress ports from switch `node` towards host `dst`.
-    #[inline]
+    #[inline(always)]
     pub fn next_hops(&self, node: NodeId, dst: HostId) -> &[PortId] {
         let sw = self.switch_index[node.idx()];
         debug_assert_ne!(sw, NONE, "{node} is a host: hosts do not route");
@@ -207,8 +207,10 @@ impl RoutingTable {
         &self.ports[s as usize..(s + l) as usize]
     }
 
-    /// The egress port a packet takes at a switch whose ECMP salt is `salt`.
-    #[inline]
+    /// The egress port a packet takes at a switch whose ECMP salt is `salt`
+    /// (always inlined: forwarding calls it on every hop, and prefetching
+    /// ahead once more).
+    #[inline(always)]
     pub fn select(&self, node: NodeId, salt: u64, pkt: &Packet) -> PortId {
         let hops = self.next_hops(node, pkt.dst);
         debug_assert!(!hops.is_empty(), "no route from {node} to {}", pkt.dst);

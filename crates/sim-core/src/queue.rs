@@ -353,7 +353,13 @@ impl<E: Copy> EventQueue<E> {
     /// Finds the earliest event and its key.
     #[inline]
     fn find_min(&self) -> Option<(Loc, u128)> {
-        let wheel = self.first_slot().map(|slot| self.slot_min(slot));
+        self.find_min_from(self.first_slot())
+    }
+
+    /// [`EventQueue::find_min`] given the first occupied slot.
+    #[inline]
+    fn find_min_from(&self, first: Option<usize>) -> Option<(Loc, u128)> {
+        let wheel = first.map(|slot| self.slot_min(slot));
         match (wheel, self.far.peek()) {
             (Some(w), Some(f)) if f.key < w.1 => Some((Loc::Far, f.key)),
             (Some(w), _) => Some(w),
@@ -363,14 +369,13 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Sorts the earliest slot if it is crowded, so that its pops come off
-    /// the end of a run instead of from a scan (see the module doc).
+    /// the end of a run instead of from a scan (see the module doc), and
+    /// returns that slot.
     #[inline]
-    fn prepare(&mut self) {
-        let Some(slot) = self.first_slot() else {
-            return;
-        };
+    fn prepare(&mut self) -> Option<usize> {
+        let slot = self.first_slot()?;
         if self.sorted == Some(slot) {
-            return;
+            return Some(slot);
         }
         if let Some(old) = self.sorted.take() {
             // A far event ran first and scheduled into an earlier slot: the
@@ -382,6 +387,7 @@ impl<E: Copy> EventQueue<E> {
         if self.slots[slot].len() > SCAN_MAX {
             self.sort_slot(slot);
         }
+        Some(slot)
     }
 
     #[inline(never)]
@@ -445,6 +451,13 @@ impl<E: Copy> EventQueue<E> {
         self.find_min().map(|(_, k)| SimTime((k >> 64) as u64))
     }
 
+    /// Whether the slot being drained is crowded (sorted), so that
+    /// [`EventQueue::upcoming`] can see ahead.
+    #[inline(always)]
+    pub fn is_crowded(&self) -> bool {
+        self.sorted.is_some()
+    }
+
     /// An event due soon, about `ahead` pops from now, for the caller to
     /// prefetch what it will touch: the entry `ahead` places into the
     /// sorted run of a crowded slot, if there is one. A hint only (events
@@ -460,8 +473,8 @@ impl<E: Copy> EventQueue<E> {
     /// Pops the earliest event and advances `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        self.prepare();
-        let (loc, key) = self.find_min()?;
+        let first = self.prepare();
+        let (loc, key) = self.find_min_from(first)?;
         let event = self.take(loc, key);
         Some((self.now, event))
     }
@@ -472,8 +485,8 @@ impl<E: Copy> EventQueue<E> {
         if self.popped >= limit.max_events {
             return Err(Stop::EventLimit);
         }
-        self.prepare();
-        let Some((loc, key)) = self.find_min() else {
+        let first = self.prepare();
+        let Some((loc, key)) = self.find_min_from(first) else {
             return Err(Stop::Drained);
         };
         let at = SimTime((key >> 64) as u64);

@@ -150,8 +150,9 @@ fn put_on_wire<S: Scheduler>(
     port.busy = true;
     sched.schedule_net(tx_end, NetEvent::TxDone(p));
     let arrival = tx_end + port.delay;
+    let first = port.in_flight.is_empty();
     port.in_flight.push_back(arrival, id);
-    if port.in_flight.len() == 1 {
+    if first {
         sched.schedule_net(arrival, NetEvent::Deliver(p));
     }
 }
