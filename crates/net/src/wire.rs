@@ -56,16 +56,21 @@ impl InFlight {
     /// Appends a packet that arrives at `at` (not before the last one).
     #[inline]
     pub fn push_back(&mut self, at: SimTime, id: PacketId) {
-        let len = self.len as usize;
         // The spill holds packets only while the ring is full.
-        if len < INLINE {
-            let i = (self.head as usize + len) % INLINE;
-            self.at[i] = at;
-            self.ids[i] = id;
-            self.len += 1;
+        if (self.len as usize) < INLINE {
+            self.put_inline(at, id);
         } else {
             self.spill_push(at, id);
         }
+    }
+
+    /// Appends to the inline ring, which has room.
+    #[inline(always)]
+    fn put_inline(&mut self, at: SimTime, id: PacketId) {
+        let i = (self.head as usize + self.len as usize) % INLINE;
+        self.at[i] = at;
+        self.ids[i] = id;
+        self.len += 1;
     }
 
     #[cold]
@@ -94,10 +99,7 @@ impl InFlight {
     #[inline(never)]
     fn refill(&mut self) {
         if let Some((at, id)) = self.spill.as_mut().and_then(|s| s.pop_front()) {
-            let i = (self.head as usize + self.len as usize) % INLINE;
-            self.at[i] = at;
-            self.ids[i] = id;
-            self.len += 1;
+            self.put_inline(at, id);
         }
     }
 

@@ -25,10 +25,7 @@ impl Fabric {
             return;
         };
         if let Some(port) = self.ports.get(p.idx()) {
-            let base = std::ptr::from_ref(port).cast::<u8>();
-            for line in 0..Port::HOT_LINES {
-                prefetch_line(base.wrapping_add(line * 64));
-            }
+            prefetch_hot_lines(port);
         }
     }
 
@@ -47,9 +44,7 @@ impl Fabric {
             },
             NetEvent::TxDone(p) => match self.ports.get(p.idx()) {
                 Some(port) if port.queues.is_single() => {
-                    if let Some(aqm) = port.aqm.as_deref() {
-                        prefetch_line(std::ptr::from_ref(aqm).cast());
-                    }
+                    prefetch_aqm_state(port);
                     (port.queues[0].head(), None)
                 }
                 _ => return,
@@ -85,11 +80,7 @@ impl Fabric {
             return None;
         }
         let out = self.routes.select(node, n.ecmp_salt, self.packets.get(id));
-        let port = self.ports.get(out.idx())?;
-        let base = std::ptr::from_ref(port).cast::<u8>();
-        for line in 0..Port::HOT_LINES {
-            prefetch_line(base.wrapping_add(line * 64));
-        }
+        prefetch_hot_lines(self.ports.get(out.idx())?);
         Some(out)
     }
 
@@ -97,9 +88,27 @@ impl Fabric {
     /// lines [`Fabric::prefetch_egress`] fetched an event earlier.
     #[inline]
     pub fn prefetch_aqm(&self, p: PortId) {
-        if let Some(aqm) = self.ports.get(p.idx()).and_then(|port| port.aqm.as_deref()) {
-            prefetch_line(std::ptr::from_ref(aqm).cast());
+        if let Some(port) = self.ports.get(p.idx()) {
+            prefetch_aqm_state(port);
         }
+    }
+}
+
+/// Prefetches the lines a hop at `port` touches ([`Port::HOT_LINES`]).
+#[inline(always)]
+fn prefetch_hot_lines(port: &Port) {
+    let base = std::ptr::from_ref(port).cast::<u8>();
+    for line in 0..Port::HOT_LINES {
+        prefetch_line(base.wrapping_add(line * 64));
+    }
+}
+
+/// Prefetches the first line of `port`'s AQM state, if it has one (the
+/// line RED's hooks read for a one-class port).
+#[inline(always)]
+fn prefetch_aqm_state(port: &Port) {
+    if let Some(aqm) = port.aqm.as_deref() {
+        prefetch_line(std::ptr::from_ref(aqm).cast());
     }
 }
 
