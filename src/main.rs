@@ -431,6 +431,7 @@ fn sweep(
         return Ok(());
     }
     dcnsim::report::claim::check_holds_no_input(&out, &sweep.input_paths())?;
+    dcnsim::report::claim::check_not_inside(&out, dcnsim::report::FolderKind::Sweep)?;
     let stop = on_stop_signal(
         "stopping: runs in progress are dropped, finished ones are kept and listed in the \
          sweep's table; rerun the same command to resume",
@@ -514,7 +515,7 @@ fn run_one(
         .unwrap_or_else(|| PathBuf::from("results").join(&sc.name));
     use dcnsim::report::claim;
     claim::check_target(&dir, claim::FolderKind::Run)?;
-    claim::check_not_in_sweep(&dir)?;
+    claim::check_not_inside(&dir, claim::FolderKind::Run)?;
     let inputs: Vec<PathBuf> = sc.inputs.iter().map(|f| PathBuf::from(&f.path)).collect();
     claim::check_holds_no_input(&dir, &inputs)?;
     let stop = on_stop_signal("stopping: the run is dropped and nothing of it is kept")?;

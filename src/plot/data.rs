@@ -167,6 +167,8 @@ pub struct SweepResults {
     pub plots: Vec<PlotSpec>,
     /// Finished runs (in run order) with their `sweep.csv` rows.
     pub runs: Vec<(Run, Vec<String>)>,
+    /// Runs of `sweep.json` with no row (not finished, or failed).
+    pub unfinished: Vec<Run>,
     table: Csv,
     summaries: BTreeMap<String, serde_json::Value>,
 }
@@ -186,9 +188,10 @@ impl SweepResults {
             .iter()
             .map(|r| (r[run_col].as_str(), r))
             .collect();
-        let runs = m
-            .runs
-            .iter()
+        let (done, unfinished): (Vec<&Run>, Vec<&Run>) =
+            m.runs.iter().partition(|r| rows.contains_key(r.id.as_str()));
+        let runs = done
+            .into_iter()
             .filter_map(|r| {
                 rows.get(r.id.as_str())
                     .map(|row| (r.clone(), (*row).clone()))
@@ -199,6 +202,7 @@ impl SweepResults {
             axes: m.axes,
             plots: m.plots,
             runs,
+            unfinished: unfinished.into_iter().cloned().collect(),
             table,
             summaries: BTreeMap::new(),
         })

@@ -38,8 +38,9 @@ pub enum PlotError {
     Chart(#[from] chart::ChartError),
     /// The folder is neither a run's nor a sweep's.
     #[error(
-        "{0} holds neither a run (summary.json) nor a sweep (sweep.json): give a folder that \
-         `dcnsim run` or `dcnsim sweep` wrote"
+        "{0} holds neither a run (summary.json) nor a sweep (sweep.json) that this dcnsim \
+         wrote (with its .dcnsim marker): give a folder that `dcnsim run`, `sweep` or \
+         `merge` wrote; nothing was written"
     )]
     NotResults(PathBuf),
 }
@@ -59,7 +60,9 @@ pub fn plot_dir(dir: &Path, formats: Formats) -> Result<Vec<PathBuf>, PlotError>
     let out = dir.join("plots");
     let io = |e: std::io::Error| PlotError::read(&out, e.to_string());
     let mut written = Vec::new();
-    if dir.join("sweep.json").exists() {
+    // Only a folder dcnsim made: plots/ is never created in anyone else's.
+    let kind = crate::report::claim::folder_kind(dir);
+    if kind == Some(crate::report::FolderKind::Sweep) && dir.join("sweep.json").exists() {
         let figures = sweep::figures(dir)?;
         std::fs::create_dir_all(&out).map_err(io)?;
         for f in figures {
@@ -68,12 +71,15 @@ pub fn plot_dir(dir: &Path, formats: Formats) -> Result<Vec<PathBuf>, PlotError>
             written.push(data);
             written.extend(f.chart.render(&out.join(&f.name), formats)?);
         }
-    } else if dir.join("summary.json").exists() {
+    } else if kind == Some(crate::report::FolderKind::Run) && dir.join("summary.json").exists() {
         let figures = run::figures(dir)?;
         std::fs::create_dir_all(&out).map_err(io)?;
         for (name, chart) in figures {
             written.extend(chart.render(&out.join(name), formats)?);
         }
+        // The figures are dcnsim's: listed in the run's manifest, so that
+        // a later run into the folder may replace them.
+        crate::report::marker::add(dir, &written).map_err(io)?;
     } else {
         return Err(PlotError::NotResults(dir.to_path_buf()));
     }

@@ -6,12 +6,9 @@
 //! holds one of the run's own input files) is refused before anything is
 //! simulated, and nothing there is touched, renamed or hidden.
 
+use super::marker::{Found, Marker};
+pub use super::marker::{FORMAT, MARKER};
 use std::path::{Path, PathBuf};
-
-/// The marker file in every folder dcnsim makes.
-pub const MARKER: &str = ".dcnsim";
-/// The marker's format version.
-pub const FORMAT: u32 = 1;
 
 /// What a dcnsim folder holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -36,35 +33,33 @@ impl std::fmt::Display for FolderKind {
     }
 }
 
-#[derive(serde::Serialize, serde::Deserialize)]
-struct Marker {
-    tool: String,
-    kind: FolderKind,
-    format: u32,
-}
-
-/// The marker file's bytes for a folder of `kind`.
+/// The marker file's bytes for a folder of `kind` that lists no file (a
+/// sweep's or a reproduction's; a run's staging folder's is
+/// [`staging_marker_bytes`]).
 pub fn marker_bytes(kind: FolderKind) -> Vec<u8> {
-    let m = Marker {
-        tool: "dcnsim".into(),
-        kind,
-        format: FORMAT,
-    };
-    let mut v = serde_json::to_vec(&m).expect("plain data serialises");
-    v.push(b'\n');
-    v
+    Marker::new(kind).to_bytes()
 }
 
-/// The kind of dcnsim folder `dir` is, if it holds a marker dcnsim wrote.
-pub fn folder_kind(dir: &Path) -> Option<FolderKind> {
-    let path = dir.join(MARKER);
-    let meta = std::fs::symlink_metadata(&path).ok()?;
-    if !meta.is_file() || meta.len() > 4096 {
-        return None;
-    }
-    let m: Marker = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
-    (m.tool == "dcnsim").then_some(m.kind)
+/// The marker of a run's staging folder, whose files are still being written.
+pub fn staging_marker_bytes() -> Vec<u8> {
+    let mut m = Marker::new(FolderKind::Run);
+    m.staging = true;
+    m.to_bytes()
 }
+
+/// The kind of dcnsim folder `dir` is, if it holds a marker this dcnsim
+/// wrote (a staging folder's too).
+pub fn folder_kind(dir: &Path) -> Option<FolderKind> {
+    match super::marker::read(dir) {
+        Found::Ours(m) => Some(m.kind),
+        _ => None,
+    }
+}
+
+/// The longest folder name dcnsim writes at: it stages a run beside its
+/// folder as `.NAME.partial-PID.old` (PID up to 10 digits), and a file
+/// name has at most 255 bytes on the usual file systems.
+pub const MAX_NAME_BYTES: usize = 255 - ".".len() - ".partial-4294967295.old".len();
 
 /// Why dcnsim will not write at a path. Nothing at the path was touched.
 #[derive(Debug, thiserror::Error)]
@@ -108,17 +103,22 @@ pub enum Refused {
         /// The input inside it.
         input: PathBuf,
     },
-    /// A run aimed into a sweep's folder.
+    /// An output path inside a folder dcnsim made.
     #[error(
-        "{}: refusing to write a run there: it is inside the sweep folder {}, whose runs only \
-         `dcnsim sweep` writes (rerun the sweep to redo its runs); nothing there was touched",
-        .path.display(), .sweep.display()
+        "{}: refusing to write a {want} there: it is inside the dcnsim {found} folder {}, \
+         which only the command that made it writes into (rerun that command to redo its \
+         results); nothing there was touched",
+        .path.display(), .folder.display()
     )]
-    InsideSweep {
+    Inside {
         /// The output path.
         path: PathBuf,
-        /// The sweep folder around it.
-        sweep: PathBuf,
+        /// The kind to be written.
+        want: FolderKind,
+        /// The dcnsim folder around it.
+        folder: PathBuf,
+        /// Its kind.
+        found: FolderKind,
     },
     /// The path could not be examined.
     #[error("{}: cannot examine the output path: {cause}", .path.display())]
@@ -141,6 +141,15 @@ pub fn check_target(target: &Path, kind: FolderKind) -> Result<(), Refused> {
         path: target.to_path_buf(),
         cause,
     };
+    if let Some(name) = target.file_name()
+        && name.len() > MAX_NAME_BYTES
+    {
+        return Err(not_ours(format!(
+            "a name of {} bytes: dcnsim writes a folder whose name has at most {MAX_NAME_BYTES} \
+             (it stages a run beside it as .NAME.partial-PID)",
+            name.len()
+        )));
+    }
     let meta = match std::fs::symlink_metadata(target) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -156,16 +165,31 @@ pub fn check_target(target: &Path, kind: FolderKind) -> Result<(), Refused> {
     if !ft.is_dir() {
         return Err(not_ours("a device, pipe or socket, not a folder".into()));
     }
-    if let Some(found) = folder_kind(target) {
-        return if found == kind {
-            Ok(())
-        } else {
-            Err(Refused::OtherKind {
+    match super::marker::read(target) {
+        Found::Ours(m) if m.kind != kind => {
+            return Err(Refused::OtherKind {
                 path: target.to_path_buf(),
-                found,
+                found: m.kind,
                 want: kind,
-            })
-        };
+            });
+        }
+        // A sweep's or reproduction's folder is added to, never replaced
+        // whole: what a user adds there is never touched.
+        Found::Ours(_) if kind != FolderKind::Run => return Ok(()),
+        Found::Ours(m) => {
+            let foreign = super::marker::foreign_entries(target, &m).map_err(io)?;
+            if foreign.is_empty() {
+                return Ok(());
+            }
+            return Err(not_ours(format!(
+                "a dcnsim run folder that also holds what dcnsim did not write there: {}",
+                listing(&foreign)
+            )));
+        }
+        Found::Unknown(why) => {
+            return Err(not_ours(format!("a folder holding {why}")));
+        }
+        Found::Absent => {}
     }
     let mut names: Vec<String> = Vec::new();
     for entry in std::fs::read_dir(target).map_err(io)? {
@@ -181,14 +205,22 @@ pub fn check_target(target: &Path, kind: FolderKind) -> Result<(), Refused> {
         return Ok(());
     }
     names.sort();
-    let count = names.len();
-    let shown: Vec<String> = names.into_iter().take(3).collect();
     Err(not_ours(format!(
-        "a folder that dcnsim did not make, holding {count} entr{} ({}{})",
+        "a folder that dcnsim did not make, holding {}",
+        listing(&names)
+    )))
+}
+
+/// `N entries (a, b, c, ...)`: the first entries of a list, for messages.
+fn listing(names: &[String]) -> String {
+    let count = names.len();
+    let shown: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
+    format!(
+        "{count} entr{} ({}{})",
         if count == 1 { "y" } else { "ies" },
         shown.join(", "),
-        if count > 3 { ", ..." } else { "" }
-    )))
+        if count > 5 { ", ..." } else { "" }
+    )
 }
 
 /// Checks that no file of `inputs` lies inside `target` (replacing the
@@ -208,18 +240,21 @@ pub fn check_holds_no_input(target: &Path, inputs: &[PathBuf]) -> Result<(), Ref
     Ok(())
 }
 
-/// Checks that `target` is not a sweep's folder nor inside one (its run
-/// folders are `SWEEP/runs/rNNNN`).
-pub fn check_not_in_sweep(target: &Path) -> Result<(), Refused> {
+/// Checks that `target` lies inside no folder dcnsim made (a sweep's run
+/// folders, a reproduction's experiments, a run's files are written only
+/// by the command that made that folder), at any depth.
+pub fn check_not_inside(target: &Path, want: FolderKind) -> Result<(), Refused> {
     let abs = std::path::absolute(target).map_err(|cause| Refused::Io {
         path: target.to_path_buf(),
         cause,
     })?;
-    for dir in abs.ancestors().skip(1).take(2) {
-        if folder_kind(dir) == Some(FolderKind::Sweep) {
-            return Err(Refused::InsideSweep {
+    for dir in abs.ancestors().skip(1) {
+        if let Some(found) = folder_kind(dir) {
+            return Err(Refused::Inside {
                 path: target.to_path_buf(),
-                sweep: dir.to_path_buf(),
+                want,
+                folder: dir.to_path_buf(),
+                found,
             });
         }
     }
@@ -235,16 +270,46 @@ pub fn claim_sweep_folder(out: &Path) -> anyhow::Result<()> {
 }
 
 /// Makes (or reopens) a folder of `kind` at `out`: refused unless
-/// [`check_target`] allows one there; then the marker is written.
+/// [`check_target`] allows one there. Safe under any number of commands
+/// claiming the same fresh folder at once (the shards of a Slurm array):
+/// the folder is made beside `out` with its marker already inside and
+/// renamed into place in one step, so no command ever sees it without its
+/// marker; a command that loses the race finds the winner's marker.
 pub fn claim_folder(out: &Path, kind: FolderKind) -> anyhow::Result<()> {
     check_target(out, kind)?;
-    let io = |what: &str, e: std::io::Error| anyhow::anyhow!("{}: {what}: {e}", out.display());
-    std::fs::create_dir_all(out).map_err(|e| io("cannot create the folder", e))?;
-    if folder_kind(out).is_none() {
-        super::write_atomic(&out.join(MARKER), &marker_bytes(kind))
-            .map_err(|e| io("cannot write in the folder", e))?;
+    if folder_kind(out) == Some(kind) {
+        return Ok(());
     }
-    Ok(())
+    let io = |what: &str, e: std::io::Error| anyhow::anyhow!("{}: {what}: {e}", out.display());
+    let name = out
+        .file_name()
+        .ok_or_else(|| anyhow::anyhow!("{}: the output folder has no name", out.display()))?
+        .to_string_lossy()
+        .into_owned();
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| io("cannot create the folder", e))?;
+    let claim = parent.join(format!(".{name}.claim-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&claim); // a killed claim of an earlier process of this id
+    std::fs::create_dir(&claim).map_err(|e| io("cannot create the folder", e))?;
+    let placed = super::write_atomic(&claim.join(MARKER), &marker_bytes(kind))
+        .and_then(|()| std::fs::rename(&claim, out));
+    let _ = std::fs::remove_dir_all(&claim);
+    match placed {
+        Ok(()) => Ok(()),
+        // Another command's claim landed first (or something else did:
+        // check_target says which).
+        Err(e) => {
+            check_target(out, kind)?;
+            if folder_kind(out) == Some(kind) {
+                Ok(())
+            } else {
+                Err(io("cannot create the folder", e))
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -311,9 +376,11 @@ mod tests {
         assert!(check_holds_no_input(&d, std::slice::from_ref(&input)).is_err());
         assert!(check_holds_no_input(&d.join("sub"), std::slice::from_ref(&input)).is_ok());
         claim_sweep_folder(&d.join("sw")).unwrap();
-        assert!(check_not_in_sweep(&d.join("sw/runs/r0001")).is_err());
-        assert!(check_not_in_sweep(&d.join("sw/x")).is_err());
-        assert!(check_not_in_sweep(&d.join("other")).is_ok());
+        let run = FolderKind::Run;
+        assert!(check_not_inside(&d.join("sw/runs/r0001"), run).is_err());
+        assert!(check_not_inside(&d.join("sw/runs/r0001/deeper"), run).is_err());
+        assert!(check_not_inside(&d.join("sw/x"), run).is_err());
+        assert!(check_not_inside(&d.join("other"), run).is_ok());
         std::fs::remove_dir_all(d).unwrap();
     }
 }

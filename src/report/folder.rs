@@ -2,7 +2,8 @@
 //! that moves into place whole, under a lock that keeps two runs apart.
 //! Only what [`super::claim`] allows is ever replaced.
 
-use super::claim::{FolderKind, MARKER, check_target, folder_kind, marker_bytes};
+use super::claim::{FolderKind, MARKER, check_target, staging_marker_bytes};
+use super::marker::{self, Found};
 use std::io::Write as _;
 use std::path::Path;
 
@@ -13,34 +14,82 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
+    let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    std::fs::create_dir_all(dir).map_err(named)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    {
+    let written = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
     }
-    std::fs::rename(&tmp, path)
+    written.map_err(named)
+}
+
+/// A lock held on a file: the file is removed when the lock is dropped
+/// (while still held, so no lock file is left behind), and the operating
+/// system releases the lock however the process ends.
+#[derive(Debug)]
+pub struct Lock {
+    path: std::path::PathBuf,
+    _file: std::fs::File,
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        // Removed before the file closes (which releases the lock): a
+        // process that opened it meanwhile finds it gone once it holds it,
+        // and tries again on a new file (try_lock).
+        let _ = std::fs::remove_file(&self.path);
+    }
 }
 
 /// Opens (creating) and locks the file at `path` for as long as the
-/// returned file lives (the OS releases it however the process ends);
-/// `None` if another process holds it.
-pub fn try_lock(path: &Path) -> std::io::Result<Option<std::fs::File>> {
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)?;
-    match file.try_lock() {
-        Ok(()) => Ok(Some(file)),
-        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
-        Err(std::fs::TryLockError::Error(e)) => Err(e),
+/// returned lock lives; `None` if another process holds it. A lock whose
+/// file was removed by its previous holder while this process waited is
+/// not a lock on `path`: it is taken again on the new file.
+pub fn try_lock(path: &Path) -> std::io::Result<Option<Lock>> {
+    loop {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => return Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => return Err(e),
+        }
+        let still_there = match std::fs::metadata(path) {
+            Ok(now) => same_file(&file.metadata()?, &now),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(e) => return Err(e),
+        };
+        if still_there {
+            return Ok(Some(Lock {
+                path: path.to_path_buf(),
+                _file: file,
+            }));
+        }
     }
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+    true
 }
 
 /// A run's output folder, written whole or not at all. The target must be
@@ -63,7 +112,7 @@ pub struct RunFolder {
     staging: std::path::PathBuf,
     committed: bool,
     /// Held for the folder's life; the OS releases it if the process dies.
-    _lock: std::fs::File,
+    _lock: Lock,
 }
 
 /// A second run into a folder another run is writing.
@@ -107,7 +156,7 @@ impl RunFolder {
             committed: false,
             _lock: lock,
         };
-        folder.write(MARKER, &marker_bytes(FolderKind::Run))?;
+        folder.write(MARKER, &staging_marker_bytes())?;
         Ok(folder)
     }
 
@@ -131,8 +180,14 @@ impl RunFolder {
     /// else has appeared at the target since `create`.
     pub fn commit(mut self) -> std::io::Result<()> {
         for entry in std::fs::read_dir(&self.staging)? {
-            std::fs::File::open(entry?.path())?.sync_all()?;
+            let entry = entry?;
+            if entry.file_type()?.is_file() {
+                std::fs::File::open(entry.path())?.sync_all()?;
+            }
         }
+        // The manifest of what the run wrote: what lets a later run tell
+        // them from a file a user adds (marker.rs).
+        marker::seal(&self.staging)?;
         check_target(&self.target, FolderKind::Run).map_err(std::io::Error::other)?;
         if std::fs::symlink_metadata(&self.target).is_ok() {
             let mut old = self.staging.clone().into_os_string();
@@ -150,32 +205,20 @@ impl RunFolder {
 
 /// Removes the staging folders of killed runs into `parent/name`; restores an
 /// older run whose replacement was killed between the two renames of commit.
-/// A folder of that name is only touched if dcnsim made it (it holds a run
-/// marker or the marker's temporary file, or is empty: killed before the
-/// marker was in place).
+/// A folder of that name is only touched if dcnsim made it: a staging
+/// folder holds a staging marker, or only the marker's temporary file or
+/// nothing (a kill before the marker was in place); an older run moved
+/// aside holds a run's marker and nothing it does not list. A user's folder
+/// that merely shares the name (a finished run copied there) is left alone.
 fn clear_remains(parent: &Path, name: &str, target: &Path) -> std::io::Result<()> {
     let prefix = format!(".{name}.partial-");
     let mut remains: Vec<std::path::PathBuf> = Vec::new();
     for entry in std::fs::read_dir(parent)? {
         let entry = entry?;
-        // Ours: it holds a run marker, or the marker's temporary file (a
-        // kill between the staging folder's creation and the marker's
-        // rename), or nothing at all (a kill before that).
-        let ours = |p: &Path| {
-            folder_kind(p) == Some(FolderKind::Run)
-                || std::fs::read_dir(p).is_ok_and(|d| {
-                    let names: Vec<String> = d
-                        .filter_map(|e| e.ok())
-                        .map(|e| e.file_name().to_string_lossy().into_owned())
-                        .collect();
-                    // write_atomic's temporary file: `.` + the marker's name + `.PID.tmp`.
-                    let tmp = format!(".{MARKER}.");
-                    names.is_empty() || names.iter().any(|n| n.starts_with(&tmp))
-                })
-        };
-        if entry.file_name().to_string_lossy().starts_with(&prefix)
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        if file_name.starts_with(&prefix)
             && entry.file_type()?.is_dir()
-            && ours(&entry.path())
+            && ours(&entry.path(), file_name.ends_with(".old"))?
         {
             remains.push(entry.path());
         }
@@ -190,6 +233,24 @@ fn clear_remains(parent: &Path, name: &str, target: &Path) -> std::io::Result<()
         }
     }
     Ok(())
+}
+
+/// Whether `dir`, named like a staging folder (or, `older`, like an older
+/// run moved aside by commit), is dcnsim's to clear.
+fn ours(dir: &Path, older: bool) -> std::io::Result<bool> {
+    Ok(match marker::read(dir) {
+        Found::Ours(m) if m.kind == FolderKind::Run && m.staging => !older,
+        Found::Ours(m) if m.kind == FolderKind::Run && older => {
+            marker::foreign_entries(dir, &m)?.is_empty()
+        }
+        Found::Ours(_) | Found::Unknown(_) => false,
+        Found::Absent => {
+            // write_atomic's temporary file: `.` + the marker's name + `.PID.tmp`.
+            let tmp = format!(".{MARKER}.");
+            let mut names = std::fs::read_dir(dir)?;
+            names.all(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with(&tmp)))
+        }
+    })
 }
 
 impl Drop for RunFolder {
@@ -239,7 +300,7 @@ mod tests {
         let failed = RunFolder::create(&target).unwrap();
         failed.write("summary.json", b"3").unwrap();
         drop(failed);
-        assert_eq!(names(&base), [".run.lock", "run"], "no staging folder left");
+        assert_eq!(names(&base), ["run"], "no staging folder nor lock left");
         // A user's folder that appears at the target during the run stops
         // the commit, and is left as it is.
         let late = RunFolder::create(&base.join("late")).unwrap();
@@ -285,13 +346,13 @@ mod tests {
         let target = base.join("run");
         // A run killed while writing, and one killed between commit's renames
         // (the older run moved aside, the new one not yet in place).
-        let marker = marker_bytes(FolderKind::Run);
+        let marker = staging_marker_bytes();
         std::fs::create_dir_all(base.join(".run.partial-1")).unwrap();
         std::fs::write(base.join(".run.partial-1").join(MARKER), &marker).unwrap();
         std::fs::write(base.join(".run.partial-1/queues.csv"), "half").unwrap();
         std::fs::create_dir_all(base.join(".run.partial-2.old")).unwrap();
-        std::fs::write(base.join(".run.partial-2.old").join(MARKER), &marker).unwrap();
         std::fs::write(base.join(".run.partial-2.old/summary.json"), "older").unwrap();
+        marker::seal(&base.join(".run.partial-2.old")).unwrap();
         std::fs::create_dir_all(base.join(".run.partial-2")).unwrap();
         // Killed while the marker was being written.
         std::fs::create_dir_all(base.join(".run.partial-3")).unwrap();
@@ -299,6 +360,10 @@ mod tests {
         // A user's folder that happens to share the name is not ours.
         std::fs::create_dir_all(base.join(".run.partial-user")).unwrap();
         std::fs::write(base.join(".run.partial-user/notes.txt"), "mine").unwrap();
+        // Nor is a finished run a user copied under a staging folder's name.
+        std::fs::create_dir_all(base.join(".run.partial-9")).unwrap();
+        std::fs::write(base.join(".run.partial-9/summary.json"), "kept").unwrap();
+        marker::seal(&base.join(".run.partial-9")).unwrap();
         let f = RunFolder::create(&target).unwrap();
         assert_eq!(
             std::fs::read_to_string(target.join("summary.json")).unwrap(),
@@ -306,7 +371,7 @@ mod tests {
             "the older run is back in place"
         );
         drop(f);
-        assert_eq!(names(&base), [".run.lock", ".run.partial-user", "run"]);
+        assert_eq!(names(&base), [".run.partial-9", ".run.partial-user", "run"]);
         std::fs::remove_dir_all(base).unwrap();
     }
 }

@@ -16,6 +16,7 @@ pub mod claim;
 pub mod columns;
 mod csv;
 mod folder;
+pub mod marker;
 mod ideal;
 mod pfc;
 pub mod schema;
@@ -27,7 +28,7 @@ pub use claim::{FolderKind, Refused};
 pub use csv::{
     QueueCsv, cc_csv, flows_csv, goodput_csv, pings_csv, ports_csv, queues_csv, rounds_csv, rtt_csv,
 };
-pub use folder::{FolderBusy, RunFolder, try_lock, write_atomic};
+pub use folder::{FolderBusy, Lock, RunFolder, try_lock, write_atomic};
 pub use ideal::{base_rtt, ideal_fct};
 pub use pfc::{PfcSummary, pfc_csv, pfc_stall};
 pub use transports::TransportSummary;

@@ -72,13 +72,15 @@ impl Results {
 }
 
 /// The values of `sel` per value of `trend` (one group, keyed "", without
-/// one), each reduced over its seeds, in run order.
+/// one), each reduced over its seeds, in run order; `None` when a run the
+/// selection takes has not finished (interrupted or failed): a claim is
+/// judged on all its runs or not at all.
 fn values(
     res: &mut SweepResults,
     sel: &Selection,
     trend: Option<&str>,
     quick: bool,
-) -> Result<Vec<(String, f64)>, PlotError> {
+) -> Result<Option<Vec<(String, f64)>>, PlotError> {
     let fixed = sel.fixed(quick);
     let y = sel
         .y
@@ -92,6 +94,13 @@ fn values(
         .filter_map(|(k, v)| axis_at(k).map(|i| (i, v.clone())))
         .collect();
     let trend_at = trend.and_then(axis_at);
+    let selected = |run: &crate::sweep::spec::Run| {
+        case.as_ref().is_none_or(|c| *c == run.case)
+            && fixed_at.iter().all(|(a, v)| run.axes[*a] == *v)
+    };
+    if res.unfinished.iter().any(selected) {
+        return Ok(None);
+    }
     let mut groups: Vec<(String, Vec<f64>)> = Vec::new();
     for i in 0..res.runs.len() {
         let run = &res.runs[i].0;
@@ -107,7 +116,8 @@ fn values(
             None => groups.push((key, vec![v])),
         }
     }
-    Ok(groups
+    Ok(Some(
+        groups
         .into_iter()
         .map(|(k, vs)| {
             let v = match sel.stat() {
@@ -117,7 +127,7 @@ fn values(
             };
             (k, v)
         })
-        .collect())
+        .collect()))
 }
 
 /// A number for the report: four significant digits.
@@ -154,7 +164,9 @@ pub fn evaluate(c: &Claim, results: &mut Results, quick: bool) -> Result<Outcome
     let Some(res) = results.by_id.get_mut(c.experiment.get_ref()) else {
         return Ok(not_run);
     };
-    let series = series_of(res, c, quick)?;
+    let Some(series) = series_of(res, c, quick)? else {
+        return Ok(not_run);
+    };
     let (Some(first), Some(last)) = (series.first().cloned(), series.last().cloned()) else {
         return Ok(not_run);
     };
@@ -216,25 +228,29 @@ pub fn evaluate(c: &Claim, results: &mut Results, quick: bool) -> Result<Outcome
 }
 
 /// Ours at each value of the claim's free axis (one value without one),
-/// as a ratio to `per` where given.
+/// as a ratio to `per` where given; `None` when a run it takes has not finished.
 fn series_of(
     res: &mut SweepResults,
     c: &Claim,
     quick: bool,
-) -> Result<Vec<(String, f64)>, PlotError> {
+) -> Result<Option<Vec<(String, f64)>>, PlotError> {
     let free = c.free_axis();
-    let series = values(res, &c.ours, free, quick)?;
-    let Some(p) = &c.per else {
-        return Ok(series);
+    let Some(series) = values(res, &c.ours, free, quick)? else {
+        return Ok(None);
     };
-    let theirs = values(res, &c.ours.merged(p), free, quick)?;
-    Ok(series
+    let Some(p) = &c.per else {
+        return Ok(Some(series));
+    };
+    let Some(theirs) = values(res, &c.ours.merged(p), free, quick)? else {
+        return Ok(None);
+    };
+    Ok(Some(series
         .into_iter()
         .filter_map(|(k, v)| {
             let t = theirs.iter().find(|(tk, _)| *tk == k)?.1;
             (t != 0.0).then(|| (k, v / t))
         })
-        .collect())
+        .collect()))
 }
 
 /// One direction against another selection `o`: whether `cmp(ours,
@@ -267,7 +283,9 @@ fn compare(
         }
     };
     let over = c.over.as_ref().map(|a| a.get_ref().as_str());
-    let theirs = values(res, &c.ours.merged(o), over, quick)?;
+    let Some(theirs) = values(res, &c.ours.merged(o), over, quick)? else {
+        return Ok(None);
+    };
     if theirs.is_empty() {
         return Ok(None);
     }

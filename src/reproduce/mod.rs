@@ -131,7 +131,8 @@ pub fn run(r: &Reproduction, opts: &Options, stop: &AtomicBool) -> anyhow::Resul
         .iter()
         .map(|c| eval::evaluate(c, &mut results, opts.quick))
         .collect::<Result<Vec<_>, _>>()?;
-    let text = report::render(r, &outcomes, &opts.out, opts.quick);
+    let incomplete = incompleteness(r, &sweeps, &opts.out);
+    let text = report::render(r, &outcomes, &opts.out, opts.quick, incomplete.as_deref());
     let file = opts.out.join("report.md");
     crate::report::write_atomic(&file, text.as_bytes())?;
     Ok(Done {
@@ -140,6 +141,35 @@ pub fn run(r: &Reproduction, opts: &Options, stop: &AtomicBool) -> anyhow::Resul
         failed,
         interrupted,
     })
+}
+
+/// Why the report does not cover every claim, in words (`None` when every
+/// run of every experiment finished): runs interrupted or failed, and
+/// experiments left out by `--only`.
+fn incompleteness(r: &Reproduction, sweeps: &[(String, Sweep)], out: &std::path::Path) -> Option<String> {
+    let total: usize = sweeps.iter().map(|(_, s)| s.runs.len()).sum();
+    let finished: usize = sweeps
+        .iter()
+        .map(|(id, s)| {
+            let dir = out.join(id);
+            s.runs
+                .iter()
+                .filter(|run| exec::finished_row(&dir, run).is_some())
+                .count()
+        })
+        .sum();
+    let left_out = r.experiments.len() - sweeps.len();
+    let mut why = Vec::new();
+    if finished < total {
+        why.push(format!("{finished} of {total} runs finished"));
+    }
+    if left_out > 0 {
+        why.push(format!(
+            "{left_out} of {} experiments not run (--only)",
+            r.experiments.len()
+        ));
+    }
+    (!why.is_empty()).then(|| why.join(", "))
 }
 
 /// Where figure `f` of experiment `id` is, relative to the reproduction's

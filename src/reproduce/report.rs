@@ -52,9 +52,32 @@ fn cell(text: &str) -> String {
 
 /// The report of `r` with `outcomes` (one per claim, in order); `out` is
 /// the reproduction's folder (figures are linked relative to it).
-pub fn render(r: &Reproduction, outcomes: &[Outcome], out: &Path, quick: bool) -> String {
+/// `incomplete` says why not every run finished: then the first line says
+/// the reproduction is incomplete (and claims whose runs did not all
+/// finish are NOT RUN).
+pub fn render(
+    r: &Reproduction,
+    outcomes: &[Outcome],
+    out: &Path,
+    quick: bool,
+    incomplete: Option<&str>,
+) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "# Reproduction: {}\n", r.paper.name);
+    match incomplete {
+        None => {
+            let _ = writeln!(s, "# Reproduction: {}\n", r.paper.name);
+        }
+        Some(why) => {
+            let _ = writeln!(
+                s,
+                "# INCOMPLETE reproduction: {} ({why})\n\nThis report is not final: a claim \
+                 is judged only on all of its runs, so claims whose runs did not all finish \
+                 are NOT RUN. Rerun the same command to finish the runs left (finished ones \
+                 are kept).\n",
+                r.paper.name
+            );
+        }
+    }
     let _ = writeln!(s, "*{}*\n", r.paper.title);
     let _ = writeln!(
         s,

@@ -13,7 +13,7 @@
 //! OUT/runs/r0007/               a run's files, plus run.json and row.csv
 //! ```
 //!
-//! A run counts as finished when its folder holds a `run.json` equal to
+//! A run counts as finished when its folder holds its `summary.json` and a `run.json` equal to
 //! the run's (same overrides, seed and fingerprint) and its `row.csv`:
 //! folders move into place whole, so a run killed at any point is either
 //! finished or absent, and rerunning the command redoes exactly the absent
@@ -22,7 +22,7 @@
 //! anything runs, and so does an input edited while the sweep runs: the
 //! runs of one folder are always made from the same inputs.
 
-use super::fingerprint::{Fingerprint, disagreement};
+use super::fingerprint::disagreement;
 use super::spec::{Run, Sweep};
 use super::table;
 use crate::memory::{Estimate, Limit};
@@ -119,7 +119,7 @@ fn run_json(run: &Run) -> Vec<u8> {
 pub fn finished_row(out: &Path, run: &Run) -> Option<String> {
     let dir = run_dir(out, run);
     let meta = std::fs::read(dir.join("run.json")).ok()?;
-    if meta != run_json(run) {
+    if meta != run_json(run) || !dir.join("summary.json").is_file() {
         return None;
     }
     std::fs::read_to_string(dir.join("row.csv")).ok()
@@ -177,6 +177,25 @@ pub fn execute(sweep: &Sweep, opts: &Options, stop: &AtomicBool) -> anyhow::Resu
         .copied()
         .filter(|r| finished_row(out, r).is_none())
         .collect();
+    // A run redone replaces its folder whole: refused, before any run
+    // starts, where a folder to be replaced holds what dcnsim did not write.
+    let refused: Vec<String> = todo
+        .iter()
+        .filter_map(|r| {
+            crate::report::claim::check_target(&run_dir(out, r), crate::report::FolderKind::Run)
+                .err()
+                .map(|e| e.to_string())
+        })
+        .collect();
+    if !refused.is_empty() {
+        anyhow::bail!(
+            "{} run folder{} to be redone hold{} files dcnsim did not write; nothing was run: {}",
+            refused.len(),
+            if refused.len() == 1 { "" } else { "s" },
+            if refused.len() == 1 { "s" } else { "" },
+            refused.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
+        );
+    }
     let mut report = Report {
         selected: selected.len(),
         already_done: selected.len() - todo.len(),
@@ -299,7 +318,7 @@ fn simulate(
     stop: &AtomicBool,
 ) -> anyhow::Result<Option<(runner::Staged, String)>> {
     let sc = sweep.load(run)?;
-    let now = Fingerprint::of(&sc);
+    let now = sweep.fingerprint(&sc);
     if now != run.fingerprint {
         anyhow::bail!(
             "its inputs changed while the sweep ran ({}): it is not run, so that every run of \
@@ -360,7 +379,7 @@ pub fn write_table(sweep: &Sweep, out: &Path, shard: Shard) -> std::io::Result<(
 pub fn manifest(sweep: &Sweep) -> Vec<u8> {
     let v = serde_json::json!({
         "name": sweep.name,
-        "base": sweep.base.display().to_string(),
+        "base": super::fingerprint::relative_to(&sweep.base, sweep.root()),
         "axes": sweep.axis_keys().collect::<Vec<_>>(),
         "cases": sweep.cases(),
         "plots": sweep.plots,
@@ -371,7 +390,7 @@ pub fn manifest(sweep: &Sweep) -> Vec<u8> {
 
 /// Locks the sweep folder for this slice: two commands running the same
 /// slice into one folder would redo each other's runs.
-fn lock(out: &Path, shard: Shard) -> anyhow::Result<std::fs::File> {
+fn lock(out: &Path, shard: Shard) -> anyhow::Result<crate::report::Lock> {
     let path = out.join(format!(".{}.lock", shard.table_name()));
     crate::report::try_lock(&path)?.ok_or_else(|| {
         anyhow::anyhow!(

@@ -5,8 +5,13 @@
 //! run's `run.json`; resuming, running a shard into a folder that other
 //! shards wrote, and merging refuse to join runs whose fingerprints
 //! disagree, and say what changed.
+//!
+//! Inputs are named by their path relative to the sweep file's folder, so
+//! the same sweep gives the same fingerprint from any working directory
+//! and whether its file is named by a relative or an absolute path.
 
 use crate::scenario::{InputFile, Scenario};
+use std::path::{Component, Path, PathBuf};
 
 /// What, beside its overrides and seed, a run's results depend on.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -18,11 +23,19 @@ pub struct Fingerprint {
 }
 
 impl Fingerprint {
-    /// The fingerprint of a loaded scenario, under this dcnsim.
-    pub fn of(sc: &Scenario) -> Fingerprint {
+    /// The fingerprint of a loaded scenario, under this dcnsim, naming its
+    /// inputs relative to the folder `root` (the sweep file's).
+    pub fn of(sc: &Scenario, root: &Path) -> Fingerprint {
         Fingerprint {
             dcnsim: env!("CARGO_PKG_VERSION").to_string(),
-            inputs: sc.inputs.clone(),
+            inputs: sc
+                .inputs
+                .iter()
+                .map(|f| InputFile {
+                    path: relative_to(Path::new(&f.path), root),
+                    sha256: f.sha256.clone(),
+                })
+                .collect(),
         }
     }
 
@@ -61,6 +74,43 @@ impl Fingerprint {
     }
 }
 
+/// `path` relative to the folder `root`, `/`-separated (`../cdf/ws.txt`),
+/// the same whatever the working directory: both are resolved (links
+/// included) when they exist, else made absolute and normalised.
+pub fn relative_to(path: &Path, root: &Path) -> String {
+    let resolve = |p: &Path| {
+        let p = if p.as_os_str().is_empty() { Path::new(".") } else { p };
+        p.canonicalize()
+            .unwrap_or_else(|_| normalise(&std::path::absolute(p).unwrap_or(p.to_path_buf())))
+    };
+    let (path, root) = (resolve(path), resolve(root));
+    let p: Vec<Component> = path.components().collect();
+    let r: Vec<Component> = root.components().collect();
+    let common = p.iter().zip(&r).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".into(); r.len() - common];
+    parts.extend(
+        p[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
+}
+
+/// `p` with `.` and `..` folded away, lexically.
+fn normalise(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// An error listing runs whose recorded fingerprints disagree with the
 /// current ones: `conflicts` holds (run id, what changed).
 pub fn disagreement(what: &str, conflicts: &[(String, Vec<String>)]) -> anyhow::Error {
@@ -96,6 +146,21 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    #[test]
+    fn inputs_are_named_from_the_sweep_files_folder() {
+        let d = std::env::temp_dir().join(format!("dcnsim-rel-{}", std::process::id()));
+        std::fs::create_dir_all(d.join("sweeps")).unwrap();
+        std::fs::create_dir_all(d.join("cdf")).unwrap();
+        std::fs::write(d.join("cdf/ws.txt"), "x").unwrap();
+        std::fs::write(d.join("sweeps/base.toml"), "x").unwrap();
+        let root = d.join("sweeps");
+        assert_eq!(relative_to(&root.join("base.toml"), &root), "base.toml");
+        assert_eq!(relative_to(&root.join("../cdf/ws.txt"), &root), "../cdf/ws.txt");
+        assert_eq!(relative_to(&d.join("cdf/./ws.txt"), &d.join("sweeps/")), "../cdf/ws.txt");
+        assert_eq!(relative_to(Path::new("/nowhere/a/../b"), Path::new("/nowhere")), "b");
+        std::fs::remove_dir_all(d).unwrap();
     }
 
     #[test]

@@ -57,6 +57,9 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Merged> {
         same_sweep(first, &manifest, d, &m)?;
     }
     crate::report::claim::check_target(out, crate::report::FolderKind::Sweep)?;
+    if !dirs.iter().any(|d| same_place(d, out)) {
+        crate::report::claim::check_not_inside(out, crate::report::FolderKind::Sweep)?;
+    }
     for d in dirs {
         check_rows(d, &manifest)?;
     }
@@ -102,6 +105,14 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Merged> {
         runs: manifest.runs.len(),
         copied,
     })
+}
+
+/// Whether `a` and `b` name the same folder (both may not exist yet).
+fn same_place(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
 }
 
 /// Refuses two manifests that are not slices of one sweep made from the

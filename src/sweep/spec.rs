@@ -321,9 +321,19 @@ impl Sweep {
     pub fn check(&mut self) -> anyhow::Result<()> {
         for i in 0..self.runs.len() {
             let sc = self.load(&self.runs[i])?;
-            self.runs[i].fingerprint = Fingerprint::of(&sc);
+            self.runs[i].fingerprint = self.fingerprint(&sc);
         }
         Ok(())
+    }
+
+    /// The folder the sweep's inputs are named from: the sweep file's.
+    pub fn root(&self) -> &Path {
+        self.file.parent().unwrap_or(Path::new(""))
+    }
+
+    /// The fingerprint of a run's loaded scenario, its inputs named from [`Sweep::root`].
+    pub fn fingerprint(&self, sc: &crate::scenario::Scenario) -> Fingerprint {
+        Fingerprint::of(sc, self.root())
     }
 
     /// The files a sweep's runs read: the sweep file and every run's inputs.
@@ -331,7 +341,7 @@ impl Sweep {
         let mut v = vec![self.file.clone()];
         for run in &self.runs {
             for f in &run.fingerprint.inputs {
-                let p = PathBuf::from(&f.path);
+                let p = self.root().join(&f.path);
                 if !v.contains(&p) {
                     v.push(p);
                 }

@@ -92,8 +92,10 @@ fn a_run_folder_holding_the_scenario_is_refused() {
     assert!(run_into(&sc, &dir.join("r")).status.success());
     std::fs::copy(&sc, dir.join("r/copy.toml")).expect("copy");
     let o = run_into(&dir.join("r/copy.toml"), &dir.join("r"));
+    // Refused as a file dcnsim did not write there (and, were it listed,
+    // as an input of the run).
     assert!(
-        stderr(&o).contains("an input of this run"),
+        stderr(&o).contains("copy.toml (not written by dcnsim)"),
         "{}",
         stderr(&o)
     );
