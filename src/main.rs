@@ -544,6 +544,7 @@ fn run_one(
         unfinished_flows,
         now,
         pfc_stall,
+        livelock,
     } = outcome;
     let wall = perf.wall_seconds;
     say!("{}", summary.human());
@@ -564,13 +565,17 @@ fn run_one(
         StopReason::EventLimit => {
             eprintln!("warning: the run hit simulation.max_events; results are partial")
         }
-        StopReason::Stalled => match pfc_stall {
-            Some(why) => eprintln!(
+        StopReason::Stalled => match (livelock, pfc_stall) {
+            (Some(why), _) => eprintln!(
+                "warning: the run stalled: {} of {} flows unfinished: {why}",
+                unfinished_flows, summary.flows.total
+            ),
+            (None, Some(why)) => eprintln!(
                 "warning: the run stalled: {} of {} flows unfinished and no event left that \
                  could make progress; {why} (pfc.csv has each port's pauses)",
                 unfinished_flows, summary.flows.total
             ),
-            None => eprintln!(
+            (None, None) => eprintln!(
                 "warning: the run stalled: {} of {} flows unfinished and no event left that \
                  could make progress (is a buffer or nic_buffer smaller than one packet?)",
                 unfinished_flows, summary.flows.total

@@ -29,6 +29,8 @@ pub struct Outcome {
     pub now: SimTime,
     /// For a stalled run under PFC: the paused ports and any pause cycle.
     pub pfc_stall: Option<String>,
+    /// For a run the livelock watch stopped: where its flows are stuck.
+    pub livelock: Option<String>,
 }
 
 /// A run's files, written into its staging folder, waiting for [`Staged::commit`].
@@ -142,6 +144,7 @@ pub fn simulate(
         stop,
         unfinished_flows: world.unfinished_flows(),
         now: world.now(),
+        livelock: world.stall_detail().map(str::to_string),
         pfc_stall: (stop == StopReason::Stalled)
             .then(|| crate::report::pfc_stall(&world))
             .flatten(),

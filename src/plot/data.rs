@@ -188,8 +188,10 @@ impl SweepResults {
             .iter()
             .map(|r| (r[run_col].as_str(), r))
             .collect();
-        let (done, unfinished): (Vec<&Run>, Vec<&Run>) =
-            m.runs.iter().partition(|r| rows.contains_key(r.id.as_str()));
+        let (done, unfinished): (Vec<&Run>, Vec<&Run>) = m
+            .runs
+            .iter()
+            .partition(|r| rows.contains_key(r.id.as_str()));
         let runs = done
             .into_iter()
             .filter_map(|r| {

@@ -6,8 +6,8 @@
 //! holds one of the run's own input files) is refused before anything is
 //! simulated, and nothing there is touched, renamed or hidden.
 
-use super::marker::{Found, Marker};
 pub use super::marker::{FORMAT, MARKER};
+use super::marker::{Found, Marker};
 use std::path::{Path, PathBuf};
 
 /// What a dcnsim folder holds.
@@ -291,7 +291,10 @@ pub fn claim_folder(out: &Path, kind: FolderKind) -> anyhow::Result<()> {
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(|e| io("cannot create the folder", e))?;
-    let claim = parent.join(format!(".{name}.claim-{}", std::process::id()));
+    // Unique to this process and call (threads of one process may claim too).
+    static CLAIMS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = CLAIMS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let claim = parent.join(format!(".{name}.claim-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&claim); // a killed claim of an earlier process of this id
     std::fs::create_dir(&claim).map_err(|e| io("cannot create the folder", e))?;
     let placed = super::write_atomic(&claim.join(MARKER), &marker_bytes(kind))

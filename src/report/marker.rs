@@ -289,8 +289,14 @@ mod tests {
     fn old_formats_and_other_tools_are_not_trusted() {
         let d = temp("formats");
         for (text, says) in [
-            ("{\"tool\":\"dcnsim\",\"kind\":\"run\",\"format\":1}", "format 1"),
-            ("{\"tool\":\"other\",\"kind\":\"run\",\"format\":2}", "another tool"),
+            (
+                "{\"tool\":\"dcnsim\",\"kind\":\"run\",\"format\":1}",
+                "format 1",
+            ),
+            (
+                "{\"tool\":\"other\",\"kind\":\"run\",\"format\":2}",
+                "another tool",
+            ),
             ("not json", "not a dcnsim marker"),
         ] {
             std::fs::write(d.join(MARKER), text).unwrap();

@@ -118,16 +118,17 @@ fn values(
     }
     Ok(Some(
         groups
-        .into_iter()
-        .map(|(k, vs)| {
-            let v = match sel.stat() {
-                "min" => vs.iter().copied().fold(f64::INFINITY, f64::min),
-                "max" => vs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-                _ => vs.iter().sum::<f64>() / vs.len() as f64,
-            };
-            (k, v)
-        })
-        .collect()))
+            .into_iter()
+            .map(|(k, vs)| {
+                let v = match sel.stat() {
+                    "min" => vs.iter().copied().fold(f64::INFINITY, f64::min),
+                    "max" => vs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                    _ => vs.iter().sum::<f64>() / vs.len() as f64,
+                };
+                (k, v)
+            })
+            .collect(),
+    ))
 }
 
 /// A number for the report: four significant digits.
@@ -244,13 +245,15 @@ fn series_of(
     let Some(theirs) = values(res, &c.ours.merged(p), free, quick)? else {
         return Ok(None);
     };
-    Ok(Some(series
-        .into_iter()
-        .filter_map(|(k, v)| {
-            let t = theirs.iter().find(|(tk, _)| *tk == k)?.1;
-            (t != 0.0).then(|| (k, v / t))
-        })
-        .collect()))
+    Ok(Some(
+        series
+            .into_iter()
+            .filter_map(|(k, v)| {
+                let t = theirs.iter().find(|(tk, _)| *tk == k)?.1;
+                (t != 0.0).then(|| (k, v / t))
+            })
+            .collect(),
+    ))
 }
 
 /// One direction against another selection `o`: whether `cmp(ours,

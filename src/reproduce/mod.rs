@@ -146,7 +146,11 @@ pub fn run(r: &Reproduction, opts: &Options, stop: &AtomicBool) -> anyhow::Resul
 /// Why the report does not cover every claim, in words (`None` when every
 /// run of every experiment finished): runs interrupted or failed, and
 /// experiments left out by `--only`.
-fn incompleteness(r: &Reproduction, sweeps: &[(String, Sweep)], out: &std::path::Path) -> Option<String> {
+fn incompleteness(
+    r: &Reproduction,
+    sweeps: &[(String, Sweep)],
+    out: &std::path::Path,
+) -> Option<String> {
     let total: usize = sweeps.iter().map(|(_, s)| s.runs.len()).sum();
     let finished: usize = sweeps
         .iter()

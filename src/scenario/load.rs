@@ -872,6 +872,30 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
                    transport must have the same credit_queue, credit_burst and mss";
         return Err(err(&format!("transport.{}", t.name), msg.into()));
     }
+    // A VIQ that drops held ACKs (R-AQM, ABQ), even of a PFC priority (the
+    // ingress stage is the papers' model: it drops, PFC does not pause for
+    // it), in front of RoCE without a retransmission timeout: a lost tail
+    // ACK is never repaired and the flow waits forever while its timers
+    // fire. Refused, not run into a livelock.
+    if sc.switch.ingress_drops() {
+        for t in &sc.transports {
+            if let TransportConfig::Roce(roce) = &t.config
+                && roce.rto.is_none()
+            {
+                let key = if t.name == "default" {
+                    "transport.rto".to_string()
+                } else {
+                    format!("transport.{}.rto", t.name)
+                };
+                let msg = "switch.ingress holds ACKs in a VIQ that drops them when full or \
+                           old, and this RoCE transport has no retransmission timeout \
+                           (rto = off, the default): a lost last ACK would never be \
+                           repaired and its flow would wait forever; set rto (e.g. \
+                           \"10ms\", as scenarios/r-aqm/roce-incast-sweep.toml does)";
+                return Err(err(&key, msg.into()));
+            }
+        }
+    }
     if let Some(pfc) = &sc.switch.pfc {
         for t in &sc.transports {
             let TransportConfig::Roce(roce) = &t.config else {

@@ -185,6 +185,13 @@ impl SwitchConfig {
     pub fn rewrites_rwnd(&self) -> bool {
         self.ingress.as_ref().is_some_and(|i| i.rewrites_rwnd())
     }
+
+    /// Whether the ingress plugin drops packets it holds (a full VIQ).
+    pub fn ingress_drops(&self) -> bool {
+        self.ingress
+            .as_ref()
+            .is_some_and(|i| i.drops_held_packets())
+    }
 }
 
 /// `[switch]` without its tagged tables.

@@ -193,7 +193,12 @@ pub fn execute(sweep: &Sweep, opts: &Options, stop: &AtomicBool) -> anyhow::Resu
             refused.len(),
             if refused.len() == 1 { "" } else { "s" },
             if refused.len() == 1 { "s" } else { "" },
-            refused.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
+            refused
+                .iter()
+                .take(3)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; ")
         );
     }
     let mut report = Report {

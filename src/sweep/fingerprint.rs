@@ -79,7 +79,11 @@ impl Fingerprint {
 /// included) when they exist, else made absolute and normalised.
 pub fn relative_to(path: &Path, root: &Path) -> String {
     let resolve = |p: &Path| {
-        let p = if p.as_os_str().is_empty() { Path::new(".") } else { p };
+        let p = if p.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            p
+        };
         p.canonicalize()
             .unwrap_or_else(|_| normalise(&std::path::absolute(p).unwrap_or(p.to_path_buf())))
     };
@@ -157,9 +161,18 @@ mod tests {
         std::fs::write(d.join("sweeps/base.toml"), "x").unwrap();
         let root = d.join("sweeps");
         assert_eq!(relative_to(&root.join("base.toml"), &root), "base.toml");
-        assert_eq!(relative_to(&root.join("../cdf/ws.txt"), &root), "../cdf/ws.txt");
-        assert_eq!(relative_to(&d.join("cdf/./ws.txt"), &d.join("sweeps/")), "../cdf/ws.txt");
-        assert_eq!(relative_to(Path::new("/nowhere/a/../b"), Path::new("/nowhere")), "b");
+        assert_eq!(
+            relative_to(&root.join("../cdf/ws.txt"), &root),
+            "../cdf/ws.txt"
+        );
+        assert_eq!(
+            relative_to(&d.join("cdf/./ws.txt"), &d.join("sweeps/")),
+            "../cdf/ws.txt"
+        );
+        assert_eq!(
+            relative_to(Path::new("/nowhere/a/../b"), Path::new("/nowhere")),
+            "b"
+        );
         std::fs::remove_dir_all(d).unwrap();
     }
 

@@ -25,6 +25,7 @@ use transport::{FlowAddr, Receiver, Sender, Side};
 
 mod cc_trace;
 mod goodput;
+mod livelock;
 mod metrics;
 mod rounds;
 mod sampling;
@@ -254,6 +255,10 @@ pub struct World {
     /// Packet sources with an arrival still to come.
     active_sources: usize,
     stop: Option<StopReason>,
+    /// Packets moved at the livelock watch's last checks.
+    watch: livelock::Watch,
+    /// Where the flows were stuck, when the livelock watch stopped the run.
+    livelock: Option<String>,
 }
 
 /// What the report needs to know of a workload.
@@ -357,6 +362,8 @@ impl World {
             },
             last_activity: SimTime::ZERO,
             stop: None,
+            watch: livelock::Watch::default(),
+            livelock: None,
             sampled_ports: Vec::new(),
             sample_interval: sc.output.queue_interval,
             sample_sink: None,
@@ -658,7 +665,8 @@ impl World {
     }
 
     /// Runs to the scenario's end like [`World::run`], calling `progress`
-    /// with the simulated time after every `every` events (for a progress
+    /// with the simulated time after every `every` events (at least every
+    /// 2^22) (for a progress
     /// display: the run's results do not depend on it); the run stops with
     /// [`StopReason::Interrupted`] when `progress` returns false.
     pub fn run_with_progress(
@@ -679,11 +687,17 @@ impl World {
             end: t.min(self.limit.end),
             max_events: self.limit.max_events,
         };
-        // The loop runs in chunks of `every` events (the event cap of each
-        // chunk), so that progress costs nothing per event.
+        // The loop runs in chunks of `every` events (at most the livelock
+        // watch's period; the event cap of each chunk), so that progress
+        // and the watch cost nothing per event.
         let cap = self.limit.max_events;
-        let chunk_end = |done: u64| done.saturating_add(every).min(cap);
+        let step = every.clamp(1, livelock::CHECK_EVENTS);
+        let chunk_end = |done: u64| done.saturating_add(step).min(cap);
         lim.max_events = chunk_end(self.q.events_processed());
+        let mut next_check = self
+            .q
+            .events_processed()
+            .saturating_add(livelock::CHECK_EVENTS);
         let mut egress = None;
         let reason = loop {
             match self.q.pop_within(&lim) {
@@ -697,6 +711,12 @@ impl World {
                 Err(Stop::EventLimit) if lim.max_events < cap => {
                     if !progress(self.q.now()) {
                         break StopReason::Interrupted;
+                    }
+                    if lim.max_events >= next_check {
+                        next_check = lim.max_events.saturating_add(livelock::CHECK_EVENTS);
+                        if self.livelocked() {
+                            break StopReason::Stalled;
+                        }
                     }
                     lim.max_events = chunk_end(lim.max_events);
                 }

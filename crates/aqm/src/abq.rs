@@ -219,6 +219,10 @@ impl crate::IngressPlugin for AbqConfig {
     fn build(&self, ctx: &PortContext) -> Box<dyn IngressHook> {
         Box::new(Abq::new(self.clone(), ctx))
     }
+    /// The VIQ drops ACKs when full (`viq_capacity`).
+    fn drops_held_packets(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -41,4 +41,10 @@ pub trait IngressPlugin: Debug + Send + Sync {
     fn rewrites_rwnd(&self) -> bool {
         false
     }
+    /// Whether it holds packets in a queue of its own that drops them
+    /// (full, or held too long): a transport that never retransmits would
+    /// wait forever for what it dropped.
+    fn drops_held_packets(&self) -> bool {
+        false
+    }
 }

@@ -394,6 +394,10 @@ impl crate::IngressPlugin for RAqmConfig {
     fn rewrites_rwnd(&self) -> bool {
         self.compensation == Compensation::Rwnd
     }
+    /// The VIQ drops ACKs when full (`viq_capacity`) or older than `max_age`.
+    fn drops_held_packets(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -290,6 +290,17 @@ impl Sender {
         }
     }
 
+    /// Whether the flow waits on a timer that resends when it fires (a
+    /// retransmission timeout, a SYN's, a probe): it is waiting, not stuck.
+    /// RoCE's rate timers fire without sending, so only its RTO counts;
+    /// every timer of the other families sends when it fires.
+    pub fn retransmission_pending(&self) -> bool {
+        match self {
+            Sender::Roce(s) => s.retransmission_pending(),
+            Sender::Tcp(_) | Sender::Homa(_) | Sender::ExpressPass(_) => self.deadline().is_some(),
+        }
+    }
+
     /// Whether [`Sender::poll_transmit`] would hand out a packet at `now`
     /// (`&mut`: a family may advance its search hints, and a paced one
     /// notes that its pacer holds a packet back, so that its deadline

@@ -479,6 +479,12 @@ impl RoceSender {
         earliest([self.wake, self.rto_at])
     }
 
+    /// Whether a retransmission timeout is armed (it will resend when it
+    /// fires): the flow is waiting, not stuck.
+    pub fn retransmission_pending(&self) -> bool {
+        self.rto_at.is_some()
+    }
+
     /// Whether the NIC will poll this flow without a timer: it has a
     /// packet the window allows and its pacer is open.
     #[inline]
