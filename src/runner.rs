@@ -7,7 +7,9 @@
 //! commits, so the file system is touched by one thread in a fixed order.
 
 use crate::registry::workload::Planned;
-use crate::report::{Perf, QueueCsv, RunFolder, RunSummary, flows_csv, peak_rss_bytes, ports_csv};
+use crate::report::{
+    CsvRows, Perf, QueueCsv, RunFolder, RunSummary, flows_csv, peak_rss_bytes, ports_csv,
+};
 use crate::scenario::Scenario;
 use crate::world::{BuildError, StopReason, World};
 use sim_core::SimTime;
@@ -95,6 +97,23 @@ pub fn simulate(
         let names = world.port_names();
         world.stream_samples_to(Box::new(QueueCsv::new(file, names)));
     }
+    // The series that grow with the run go to disk as they are taken.
+    let create = |name: &str| {
+        folder
+            .create_file(name)
+            .map_err(io(format!("creating {name}"), dir))
+    };
+    let mut sinks = crate::world::SeriesSinks::default();
+    if world.cc_trace_on() {
+        sinks.cc = Some(Box::new(CsvRows::cc(create("cc.csv")?)));
+    }
+    if let Some(interval) = world.goodput_interval() {
+        sinks.goodput = Some(Box::new(CsvRows::goodput(create("goodput.csv")?, interval)));
+    }
+    if sc.output.rtt_interval.is_some() {
+        sinks.rtt = Some(Box::new(CsvRows::rtt(create("rtt.csv")?)));
+    }
+    world.stream_series_to(sinks);
     let t0 = Instant::now();
     let stop = world.run_with_progress(PROGRESS_EVENTS, progress);
     let wall = t0.elapsed().as_secs_f64();
@@ -104,6 +123,9 @@ pub fn simulate(
     if let Some(mut sink) = world.take_sample_sink() {
         sink.finish().map_err(io("writing queues.csv", dir))?;
     }
+    world
+        .finish_series()
+        .map_err(io("writing a sampled series", dir))?;
     let summary = RunSummary::of(&world, &sc.name, seed, stop);
     let perf = Perf {
         wall_seconds: wall,
@@ -119,18 +141,6 @@ pub fn simulate(
     ];
     if world.fabric.pfc().is_some() {
         files.push(("pfc.csv", crate::report::pfc_csv(&world).into_bytes()));
-    }
-    if world.goodput_interval().is_some() {
-        files.push((
-            "goodput.csv",
-            crate::report::goodput_csv(&world).into_bytes(),
-        ));
-    }
-    if world.cc_trace_on() {
-        files.push(("cc.csv", crate::report::cc_csv(&world).into_bytes()));
-    }
-    if sc.output.rtt_interval.is_some() {
-        files.push(("rtt.csv", crate::report::rtt_csv(&world).into_bytes()));
     }
     if world.sources.iter().any(|s| s.echo) {
         files.push(("pings.csv", crate::report::pings_csv(&world).into_bytes()));

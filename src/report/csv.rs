@@ -2,7 +2,9 @@
 //! (whole, from memory, or streamed as samples are taken).
 
 use super::us;
-use crate::world::{QueueSample, SampleSink, VIQ_CLASS, World};
+use crate::world::{
+    CcSample, GoodputSample, QueueSample, RowSink, RttRow, SampleSink, VIQ_CLASS, World,
+};
 use std::fmt::Write as _;
 use std::io::Write as _;
 
@@ -62,7 +64,16 @@ pub fn goodput_csv(world: &World) -> String {
     let Some(interval) = world.goodput_interval() else {
         return s;
     };
+    let row = goodput_row(interval);
     for g in world.goodput_samples() {
+        row(&mut s, g);
+    }
+    s
+}
+
+/// `goodput.csv`'s row writer for a series of `interval`.
+fn goodput_row(interval: sim_core::SimDuration) -> impl Fn(&mut String, &GoodputSample) {
+    move |s, g| {
         let gbps = g.bytes as f64 * 8.0 / interval.ps() as f64 * 1e3;
         let t = us(g.time_ps);
         let _ = if g.flow == crate::world::ALL_FLOWS {
@@ -71,7 +82,6 @@ pub fn goodput_csv(world: &World) -> String {
             writeln!(s, "{t},{},{gbps:.6}", g.flow)
         };
     }
-    s
 }
 
 /// `cc.csv`: every `cc_trace` interval, each traced flow's controller
@@ -80,9 +90,87 @@ pub fn goodput_csv(world: &World) -> String {
 pub fn cc_csv(world: &World) -> String {
     let mut s = super::columns::CC.header();
     for c in world.cc_samples() {
-        let _ = writeln!(s, "{},{},{},{}", us(c.time_ps), c.flow, c.variable, c.value);
+        cc_row(&mut s, c);
     }
     s
+}
+
+/// One `cc.csv` row.
+fn cc_row(s: &mut String, c: &CcSample) {
+    let _ = writeln!(s, "{},{},{},{}", us(c.time_ps), c.flow, c.variable, c.value);
+}
+
+/// Writes one row of a series into a line.
+type RowWriter<T> = Box<dyn Fn(&mut String, &T) + Send>;
+
+/// A series' CSV file written as the run goes (a [`RowSink`]): the same
+/// bytes as the function that writes it whole, without holding the rows.
+pub struct CsvRows<W: std::io::Write, T> {
+    name: &'static str,
+    out: std::io::BufWriter<W>,
+    line: String,
+    row: RowWriter<T>,
+    error: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write, T> CsvRows<W, T> {
+    fn new(name: &'static str, out: W, header: String, row: RowWriter<T>) -> Self {
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+        let error = out.write_all(header.as_bytes()).err();
+        CsvRows {
+            name,
+            out,
+            line: String::with_capacity(96),
+            row,
+            error,
+        }
+    }
+}
+
+impl<W: std::io::Write> CsvRows<W, CcSample> {
+    /// `cc.csv`, streamed.
+    pub fn cc(out: W) -> Self {
+        Self::new("cc.csv", out, super::columns::CC.header(), Box::new(cc_row))
+    }
+}
+
+impl<W: std::io::Write> CsvRows<W, GoodputSample> {
+    /// `goodput.csv` of a series of `interval`, streamed.
+    pub fn goodput(out: W, interval: sim_core::SimDuration) -> Self {
+        let header = super::columns::GOODPUT.header();
+        Self::new("goodput.csv", out, header, Box::new(goodput_row(interval)))
+    }
+}
+
+impl<W: std::io::Write> CsvRows<W, RttRow> {
+    /// `rtt.csv`, streamed.
+    pub fn rtt(out: W) -> Self {
+        Self::new(
+            "rtt.csv",
+            out,
+            super::columns::RTT.header(),
+            Box::new(rtt_row),
+        )
+    }
+}
+
+impl<W: std::io::Write, T> RowSink<T> for CsvRows<W, T> {
+    fn record(&mut self, row: &T) {
+        if self.error.is_none() {
+            self.line.clear();
+            (self.row)(&mut self.line, row);
+            self.error = self.out.write_all(self.line.as_bytes()).err();
+        }
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        let named =
+            |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", self.name));
+        match self.error.take() {
+            Some(e) => Err(named(e)),
+            None => self.out.flush().map_err(named),
+        }
+    }
 }
 
 /// `pings.csv`: every probe of every `ping` workload: its source (index
@@ -124,19 +212,24 @@ pub fn rounds_csv(world: &World) -> String {
 pub fn rtt_csv(world: &World) -> String {
     let mut s = super::columns::RTT.header();
     for r in world.rtt_rows() {
-        let _ = writeln!(
-            s,
-            "{},{},{},{:.3},{:.3},{:.3},{:.3}",
-            us(r.time_ps),
-            r.workload,
-            r.samples,
-            r.mean_ns / 1e3,
-            r.p50_ns as f64 / 1e3,
-            r.p99_ns as f64 / 1e3,
-            r.max_ns as f64 / 1e3
-        );
+        rtt_row(&mut s, r);
     }
     s
+}
+
+/// One `rtt.csv` row.
+fn rtt_row(s: &mut String, r: &RttRow) {
+    let _ = writeln!(
+        s,
+        "{},{},{},{:.3},{:.3},{:.3},{:.3}",
+        us(r.time_ps),
+        r.workload,
+        r.samples,
+        r.mean_ns / 1e3,
+        r.p50_ns as f64 / 1e3,
+        r.p99_ns as f64 / 1e3,
+        r.max_ns as f64 / 1e3
+    );
 }
 
 /// One `queues.csv` row; class `viq` is a port's VIQ.

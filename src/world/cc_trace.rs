@@ -26,8 +26,8 @@ pub(super) struct CcTrace {
     pub interval: SimDuration,
     /// The traced flows, by id.
     pub flows: Vec<u32>,
-    /// The rows so far.
-    pub rows: Vec<CcSample>,
+    /// The rows so far (or their sink).
+    pub rows: super::rows::Rows<CcSample>,
 }
 
 impl World {
@@ -60,9 +60,9 @@ impl World {
         }
     }
 
-    /// The controller trace taken so far (empty when it is off).
+    /// The controller trace kept so far (empty when it is off or streamed).
     pub fn cc_samples(&self) -> &[CcSample] {
-        self.cc_trace.as_ref().map_or(&[], |t| &t.rows)
+        self.cc_trace.as_ref().map_or(&[], |t| t.rows.kept())
     }
 
     /// Whether `cc_trace` is on.

@@ -30,8 +30,8 @@ pub(super) struct GoodputSeries {
     pub last: Vec<u64>,
     /// The aggregate at the last sample.
     pub last_total: u64,
-    /// The rows so far.
-    pub rows: Vec<GoodputSample>,
+    /// The rows so far (or their sink).
+    pub rows: super::rows::Rows<GoodputSample>,
 }
 
 impl World {
@@ -73,9 +73,9 @@ impl World {
         }
     }
 
-    /// The goodput rows taken so far (empty when the series is off).
+    /// The goodput rows kept so far (empty when the series is off or streamed).
     pub fn goodput_samples(&self) -> &[GoodputSample] {
-        self.goodput.as_ref().map_or(&[], |g| &g.rows)
+        self.goodput.as_ref().map_or(&[], |g| g.rows.kept())
     }
 
     /// The series' interval, if it is on.

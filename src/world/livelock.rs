@@ -111,7 +111,7 @@ impl World {
                     .sum::<u64>()
             );
         } else {
-            held.sort_by(|a, b| (b.0 + b.1).cmp(&(a.0 + a.1)));
+            held.sort_by_key(|h| std::cmp::Reverse(h.0 + h.1));
             s.push_str(" packets sit at");
             for (q, v, p) in held.iter().take(5) {
                 let _ = write!(

@@ -63,8 +63,8 @@ pub struct Metrics {
     interval: Option<SimDuration>,
     /// This interval's RTT samples per workload.
     current: Vec<Option<Histogram<u64>>>,
-    /// The series so far.
-    pub rows: Vec<RttRow>,
+    /// The series so far (or its sink).
+    pub(super) rows: super::rows::Rows<RttRow>,
 }
 
 impl Metrics {
@@ -74,8 +74,13 @@ impl Metrics {
             per_workload: (0..workloads).map(|_| DelayHistograms::default()).collect(),
             interval,
             current: (0..workloads).map(|_| None).collect(),
-            rows: Vec::new(),
+            rows: super::rows::Rows::default(),
         }
+    }
+
+    /// Whether the RTT series is on (`output.rtt_interval`).
+    pub fn rtt_series_on(&self) -> bool {
+        self.interval.is_some()
     }
 
     /// Records a round-trip time of workload `w`.
@@ -140,8 +145,8 @@ impl World {
         }
     }
 
-    /// The RTT series so far (empty when it is off).
+    /// The RTT series kept so far (empty when it is off or streamed).
     pub fn rtt_rows(&self) -> &[RttRow] {
-        &self.metrics.rows
+        self.metrics.rows.kept()
     }
 }

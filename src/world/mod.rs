@@ -28,11 +28,13 @@ mod goodput;
 mod livelock;
 mod metrics;
 mod rounds;
+mod rows;
 mod sampling;
 mod sources;
 pub use cc_trace::CcSample;
 pub use goodput::{ALL_FLOWS, GoodputSample};
 pub use metrics::{DelayHistograms, Metrics, RttRow, summary_us};
+pub use rows::{RowSink, SeriesSinks};
 pub use sampling::{QueueSample, SampleSink, VIQ_CLASS};
 pub use sources::{LOST, Source};
 
@@ -387,13 +389,13 @@ impl World {
                     chosen: sc.output.goodput_flows.clone(),
                     last: Vec::new(),
                     last_total: 0,
-                    rows: Vec::new(),
+                    rows: rows::Rows::default(),
                 }),
             node_names,
             cc_trace: sc.output.cc_trace.as_ref().map(|c| cc_trace::CcTrace {
                 interval: c.interval,
                 flows: c.flows.clone(),
-                rows: Vec::new(),
+                rows: rows::Rows::default(),
             }),
         };
         if let Some(c) = &sc.output.cc_trace {
