@@ -152,9 +152,10 @@ fn growing_series_stream_to_disk_with_the_same_bytes() {
     let mut sc = common::scenario_file("scenarios/quickstart.toml", &overrides);
     sc.name = "streamed".into();
     let mut w = dcnsim::world::World::build(&sc, 1).expect("builds");
-    let mut sinks = dcnsim::world::SeriesSinks::default();
-    sinks.cc = Some(Box::new(dcnsim::report::CsvRows::cc(std::io::sink())));
-    w.stream_series_to(sinks);
+    w.stream_series_to(dcnsim::world::SeriesSinks {
+        cc: Some(Box::new(dcnsim::report::CsvRows::cc(std::io::sink()))),
+        ..Default::default()
+    });
     w.run();
     w.finish_series().expect("flushed");
     assert!(w.cc_samples().is_empty());
