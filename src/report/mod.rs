@@ -206,34 +206,11 @@ impl GoodputFairness {
     /// From `world`'s goodput series (flows with a row in an interval are
     /// the open ones); `None` without a series or such an interval.
     fn of(world: &World) -> Option<GoodputFairness> {
-        world.goodput_interval()?;
-        let (mut intervals, mut sum, mut min) = (0u64, 0.0, f64::INFINITY);
-        let rows = world.goodput_samples();
-        let mut at = 0;
-        while at < rows.len() {
-            let t = rows[at].time_ps;
-            let end = rows[at..]
-                .iter()
-                .position(|r| r.time_ps != t)
-                .map_or(rows.len(), |n| at + n);
-            let bytes: Vec<f64> = rows[at..end]
-                .iter()
-                .filter(|r| r.flow != crate::world::ALL_FLOWS)
-                .map(|r| r.bytes as f64)
-                .collect();
-            if bytes.len() >= 2
-                && let Some(j) = jain_index(&bytes)
-            {
-                intervals += 1;
-                sum += j;
-                min = min.min(j);
-            }
-            at = end;
-        }
-        (intervals > 0).then(|| GoodputFairness {
-            intervals,
-            mean_jain: sum / intervals as f64,
-            min_jain: min,
+        let f = world.goodput_fairness()?;
+        (f.intervals > 0).then(|| GoodputFairness {
+            intervals: f.intervals,
+            mean_jain: f.sum / f.intervals as f64,
+            min_jain: f.min,
         })
     }
 }

@@ -208,10 +208,10 @@ pub fn evaluate(c: &Claim, results: &mut Results, quick: bool) -> Result<Outcome
         };
         directions.push(d);
     }
-    if let Some(m) = c.at_most {
+    if let Some(m) = c.at_most.as_ref().map(|m| *m.get_ref()) {
         directions.push((ours <= m, format!("at most {}", shown(m, &unit))));
     }
-    if let Some(m) = c.at_least {
+    if let Some(m) = c.at_least.as_ref().map(|m| *m.get_ref()) {
         directions.push((ours >= m, format!("at least {}", shown(m, &unit))));
     }
     let ratio = c
@@ -299,7 +299,7 @@ fn compare(
             format!("{word} {who}'s {}", shown(t, unit)),
         )));
     };
-    let except: Vec<String> = c.except.iter().map(value_text).collect();
+    let except: Vec<String> = c.except.iter().map(|v| value_text(v.get_ref())).collect();
     let judged: Vec<&(String, f64)> = series.iter().filter(|(k, _)| !except.contains(k)).collect();
     let held = judged
         .iter()
@@ -323,7 +323,9 @@ fn compare(
 fn verdict_of(c: &Claim, ours: f64, ratio: Option<f64>, directions: &[(bool, String)]) -> Verdict {
     let all_hold = directions.iter().all(|d| d.0);
     let numeric = c.tolerance.is_some() || c.band.is_some();
-    let within = match (c.tolerance, c.band, ratio, &c.paper) {
+    let tolerance = c.tolerance.as_ref().map(|t| *t.get_ref());
+    let band = c.band.as_ref().map(|b| *b.get_ref());
+    let within = match (tolerance, band, ratio, &c.paper) {
         (Some(t), _, Some(r), _) => (r - 1.0).abs() <= t,
         (Some(t), _, None, Some(_)) => ours.abs() <= t, // the paper says 0
         (None, Some([lo, hi]), Some(r), _) => r >= lo && r <= hi,

@@ -123,9 +123,9 @@ pub struct Claim {
     /// Ours.
     pub ours: Selection,
     /// Relative tolerance: PASS when |ours / paper - 1| is at most this.
-    pub tolerance: Option<f64>,
+    pub tolerance: Option<Spanned<f64>>,
     /// Ratio band: PASS when ours / paper is within it.
-    pub band: Option<[f64; 2]>,
+    pub band: Option<Spanned<[f64; 2]>>,
     /// Ours as a ratio: divided by this selection (its keys replace
     /// ours's), e.g. DropTail's queue per ABQ's.
     pub per: Option<Selection>,
@@ -135,7 +135,7 @@ pub struct Claim {
     /// With `over`: values of the axis a direction need not hold at (the
     /// exceptions the paper itself names).
     #[serde(default)]
-    pub except: Vec<toml::Value>,
+    pub except: Vec<Spanned<toml::Value>>,
     /// Direction: ours is below this selection (its keys replace ours's).
     pub below: Option<Selection>,
     /// Direction: ours is above this selection.
@@ -150,9 +150,9 @@ pub struct Claim {
     /// Direction: ours at the axis's last value is below ours at its first.
     pub falls_with: Option<Spanned<String>>,
     /// Direction: ours is at most this (in the metric's unit, or the paper's).
-    pub at_most: Option<f64>,
+    pub at_most: Option<Spanned<f64>>,
     /// Direction: ours is at least this.
-    pub at_least: Option<f64>,
+    pub at_least: Option<Spanned<f64>>,
     /// Why ours differs, when it does: shown under the claim in the report.
     #[serde(default)]
     pub why: String,
@@ -345,16 +345,12 @@ impl Reproduction {
             .map_err(|m| err(y.span(), &at("ours.y"), m))?;
         check_rules(src, c, y, &at)?;
         // The axis ours varies along (a trend's or `over`'s), if any.
-        let axis = c
-            .grows_with
-            .as_ref()
-            .or(c.falls_with.as_ref())
-            .or(c.over.as_ref());
+        let axis = c.axis_key();
         let free = c.free_axis();
         let over = c.over.as_ref().map(|t| t.get_ref().as_str());
         for quick in [false, true] {
             let s = &sweeps[&(id.clone(), quick)];
-            if let Some(t) = axis
+            if let Some((key, t)) = axis
                 && !s.axis_keys().any(|k| k == t.get_ref())
             {
                 let msg = format!(
@@ -363,7 +359,7 @@ impl Reproduction {
                     s.file.display(),
                     axes_text(s)
                 );
-                return Err(err(t.span(), &at("axis"), msg));
+                return Err(err(t.span(), &at(key), msg));
             }
             check_selection(src, s, &c.ours, free, quick, &at("ours"))?;
             if let Some(p) = &c.per {
@@ -372,9 +368,107 @@ impl Reproduction {
             for (key, o, _) in c.compared() {
                 check_selection(src, s, &c.ours.merged(o), over, quick, &at(key))?;
             }
+            self.check_indices(src, s, c, &at)?;
+        }
+        check_except(
+            src,
+            c,
+            [&sweeps[&(id.clone(), false)], &sweeps[&(id.clone(), true)]],
+            &at,
+        )
+    }
+
+    /// Checks that a metric path's list positions exist in the sweep's
+    /// runs (`flows.by_size.3` with three buckets would read nothing after
+    /// every run): the buckets, transports and workloads of the first run
+    /// of each case the claim selects.
+    fn check_indices(
+        &self,
+        src: &Source<'_>,
+        s: &Sweep,
+        c: &Claim,
+        at: &dyn Fn(&str) -> String,
+    ) -> Result<(), ScenarioError> {
+        let mut selections = vec![("ours", c.ours.clone())];
+        if let Some(p) = &c.per {
+            selections.push(("per", c.ours.merged(p)));
+        }
+        for (key, o, _) in c.compared() {
+            selections.push((key, c.ours.merged(o)));
+        }
+        for (key, sel) in selections {
+            let Some(y) = &sel.y else { continue };
+            let case = sel.case.as_ref().map(|c| c.get_ref().as_str());
+            let Some(run) = s.runs.iter().find(|r| case.is_none_or(|c| r.case == c)) else {
+                continue;
+            };
+            let sc = s
+                .load(run)
+                .map_err(|e| src.error(Some(y.span()), &at(key), format!("{e:#}")))?;
+            let lists = [
+                (
+                    "flows.by_size.",
+                    sc.output.size_buckets.len() + 1,
+                    "flow-size buckets",
+                ),
+                ("transports.", sc.transports.len(), "transports"),
+                ("workloads.", sc.workloads.len(), "workloads"),
+            ];
+            for (prefix, len, what) in lists {
+                let Some(rest) = y.get_ref().strip_prefix(prefix) else {
+                    continue;
+                };
+                let index = rest.split('.').next().and_then(|n| n.parse::<usize>().ok());
+                if let Some(n) = index.filter(|&n| n >= len) {
+                    let msg = format!(
+                        "{}: position {n} does not exist: the runs of {} have {len} {what} \
+                         (0 to {})",
+                        y.get_ref(),
+                        s.file.display(),
+                        len.saturating_sub(1)
+                    );
+                    let yk = if key == "ours" {
+                        "ours.y".to_string()
+                    } else {
+                        format!("{key}.y")
+                    };
+                    return Err(src.error(Some(y.span()), &at(&yk), msg));
+                }
+            }
         }
         Ok(())
     }
+}
+
+/// Checks that each `except` value is a value of the `over` axis (in the
+/// full sweep or the quick one).
+fn check_except(
+    src: &Source<'_>,
+    c: &Claim,
+    sweeps: [&Sweep; 2],
+    at: &dyn Fn(&str) -> String,
+) -> Result<(), ScenarioError> {
+    let Some(over) = &c.over else {
+        return Ok(());
+    };
+    let values: Vec<String> = sweeps
+        .iter()
+        .flat_map(|s| s.axis_values(over.get_ref()))
+        .collect();
+    for (k, v) in c.except.iter().enumerate() {
+        let text = value_text(v.get_ref());
+        if !values.contains(&text) {
+            let mut shown = values.clone();
+            shown.dedup();
+            let msg = format!(
+                "{text} is not a value of {}: its values are {}",
+                over.get_ref(),
+                shown.join(", ")
+            );
+            return Err(src.error(Some(v.span()), &at(&format!("except[{k}]")), msg));
+        }
+    }
+    Ok(())
 }
 
 /// Checks that claim `c` (metric `y`) compares something, and in units and
@@ -385,6 +479,7 @@ fn check_rules(
     y: &Spanned<String>,
     at: &dyn Fn(&str) -> String,
 ) -> Result<(), ScenarioError> {
+    check_numbers(src, c, at)?;
     let metric_unit = c.metric_unit();
     if let Some(p) = &c.paper
         && crate::report::units::convert(1.0, metric_unit, &p.unit).is_none()
@@ -436,7 +531,70 @@ fn check_rules(
     Ok(())
 }
 
+/// Checks that the claim's numbers can judge anything: a tolerance finite
+/// and not negative, a band of two finite bounds in order, a finite paper
+/// value and finite bounds for at_most and at_least.
+fn check_numbers(
+    src: &Source<'_>,
+    c: &Claim,
+    at: &dyn Fn(&str) -> String,
+) -> Result<(), ScenarioError> {
+    let err = |span: Option<std::ops::Range<usize>>, key: &str, msg: String| {
+        src.error(span.or(Some(c.experiment.span())), &at(key), msg)
+    };
+    if let Some(t) = &c.tolerance {
+        let v = *t.get_ref();
+        if !v.is_finite() || v < 0.0 {
+            let msg = format!(
+                "{v} is not a tolerance: give a finite relative tolerance >= 0 (0.1 passes \
+                 ours within 10% of the paper's)"
+            );
+            return Err(err(Some(t.span()), "tolerance", msg));
+        }
+    }
+    if let Some(b) = &c.band {
+        let [lo, hi] = *b.get_ref();
+        if !lo.is_finite() || !hi.is_finite() || lo > hi {
+            let msg = format!(
+                "[{lo}, {hi}] is not a band: give [low, high], two finite ratios of ours to \
+                 the paper's with low <= high (e.g. [0.5, 2.0])"
+            );
+            return Err(err(Some(b.span()), "band", msg));
+        }
+    }
+    if let Some(p) = &c.paper
+        && !p.value.is_finite()
+    {
+        let msg = format!(
+            "{} is not a number the paper gives: give a finite value",
+            p.value
+        );
+        return Err(err(None, "paper.value", msg));
+    }
+    for (key, bound) in [("at_most", &c.at_most), ("at_least", &c.at_least)] {
+        if let Some(b) = bound
+            && !b.get_ref().is_finite()
+        {
+            let msg = format!("{} is not a bound: give a finite number", b.get_ref());
+            return Err(err(Some(b.span()), key, msg));
+        }
+    }
+    Ok(())
+}
+
 impl Claim {
+    /// The key of the axis ours varies along, and the axis:
+    /// `grows_with`, `falls_with` or `over`.
+    pub fn axis_key(&self) -> Option<(&'static str, &Spanned<String>)> {
+        [
+            ("grows_with", &self.grows_with),
+            ("falls_with", &self.falls_with),
+            ("over", &self.over),
+        ]
+        .into_iter()
+        .find_map(|(k, a)| a.as_ref().map(|a| (k, a)))
+    }
+
     /// The unit of ours before conversion: the metric's, or a ratio with `per`.
     pub fn metric_unit(&self) -> &'static str {
         if self.per.is_some() {

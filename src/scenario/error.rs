@@ -120,6 +120,11 @@ impl Source<'_> {
             }
             _ => prefix,
         };
+        // A missing key is named in full: `not_reproduced[0].why`.
+        let key = match msg.strip_prefix("missing key `") {
+            Some(rest) if key.is_empty() => rest.split('`').next().unwrap_or_default().to_string(),
+            _ => key,
+        };
         let full = match (prefix.is_empty(), key.is_empty()) {
             (_, true) => prefix.to_string(),
             (true, false) => key,
@@ -141,7 +146,12 @@ impl Source<'_> {
     /// The dotted name of the table whose header stands last before byte
     /// `offset` (`switch.aqm`, or `workload[2]` for the third `[[workload]]`).
     fn header_at(&self, offset: usize) -> Option<String> {
-        let before = &self.text[..offset.min(self.text.len())];
+        // The line holding `offset` counts: an error may point at a header.
+        let offset = offset.min(self.text.len());
+        let line_end = self.text[offset..]
+            .find('\n')
+            .map_or(self.text.len(), |i| offset + i);
+        let before = &self.text[..line_end];
         let header = before
             .lines()
             .rev()

@@ -326,6 +326,16 @@ impl Sweep {
         Ok(())
     }
 
+    /// The values of axis `key`, as `sweep.csv` writes them (none when it
+    /// is not an axis).
+    pub fn axis_values(&self, key: &str) -> Vec<String> {
+        self.axes
+            .iter()
+            .filter(|(k, _)| k == key)
+            .flat_map(|(_, vs)| vs.iter().map(value_text))
+            .collect()
+    }
+
     /// The folder the sweep's inputs are named from: the sweep file's.
     pub fn root(&self) -> &Path {
         self.file.parent().unwrap_or(Path::new(""))

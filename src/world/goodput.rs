@@ -32,6 +32,41 @@ pub(super) struct GoodputSeries {
     pub last_total: u64,
     /// The rows so far (or their sink).
     pub rows: super::rows::Rows<GoodputSample>,
+    /// Jain's index over the flows open in each interval, as the rows are
+    /// taken (the rows may be streamed away).
+    pub fairness: IntervalFairness,
+    /// This interval's per-flow bytes.
+    scratch: Vec<f64>,
+}
+
+/// Jain's index of the per-flow goodput of the intervals with at least two
+/// flows open: how many, their sum and the smallest.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IntervalFairness {
+    /// Intervals with at least two flows open.
+    pub intervals: u64,
+    /// The sum of their indices.
+    pub sum: f64,
+    /// The smallest (infinite before any).
+    pub min: f64,
+}
+
+impl GoodputSeries {
+    /// A series every `interval`, with rows for the flows `chosen` (`None`: all).
+    pub fn new(interval: SimDuration, chosen: Option<Vec<u32>>) -> GoodputSeries {
+        GoodputSeries {
+            interval,
+            chosen,
+            last: Vec::new(),
+            last_total: 0,
+            rows: super::rows::Rows::default(),
+            fairness: IntervalFairness {
+                min: f64::INFINITY,
+                ..IntervalFairness::default()
+            },
+            scratch: Vec::new(),
+        }
+    }
 }
 
 impl World {
@@ -52,6 +87,7 @@ impl World {
             bytes: total - g.last_total,
         });
         g.last_total = total;
+        g.scratch.clear();
         let count = g.chosen.as_ref().map_or(self.flows.len(), Vec::len);
         for i in 0..count {
             let id = g.chosen.as_ref().map_or(i as u32, |list| list[i]);
@@ -59,13 +95,22 @@ impl World {
             let acked = f.sender.bytes_acked();
             let open_in_window = f.start < now && f.sender.completed_at().is_none_or(|c| c > from);
             if open_in_window {
+                let bytes = acked - g.last[id as usize];
                 g.rows.push(GoodputSample {
                     time_ps: now.ps(),
                     flow: id,
-                    bytes: acked - g.last[id as usize],
+                    bytes,
                 });
+                g.scratch.push(bytes as f64);
             }
             g.last[id as usize] = acked;
+        }
+        if g.scratch.len() >= 2
+            && let Some(j) = sim_core::stats::jain_index(&g.scratch)
+        {
+            g.fairness.intervals += 1;
+            g.fairness.sum += j;
+            g.fairness.min = g.fairness.min.min(j);
         }
         let next = now + g.interval;
         if self.traffic_pending() && !self.q.is_empty() {
@@ -76,6 +121,12 @@ impl World {
     /// The goodput rows kept so far (empty when the series is off or streamed).
     pub fn goodput_samples(&self) -> &[GoodputSample] {
         self.goodput.as_ref().map_or(&[], |g| g.rows.kept())
+    }
+
+    /// Jain's index over each interval's open flows so far (`None` when
+    /// the series is off).
+    pub fn goodput_fairness(&self) -> Option<IntervalFairness> {
+        self.goodput.as_ref().map(|g| g.fairness)
     }
 
     /// The series' interval, if it is on.

@@ -381,16 +381,9 @@ impl World {
             jain_flows: sc.output.jain_flows.clone(),
             transports: sc.transports.clone(),
             size_buckets: sc.output.size_buckets.iter().map(|b| b.0).collect(),
-            goodput: sc
-                .output
-                .goodput_interval
-                .map(|interval| goodput::GoodputSeries {
-                    interval,
-                    chosen: sc.output.goodput_flows.clone(),
-                    last: Vec::new(),
-                    last_total: 0,
-                    rows: rows::Rows::default(),
-                }),
+            goodput: sc.output.goodput_interval.map(|interval| {
+                goodput::GoodputSeries::new(interval, sc.output.goodput_flows.clone())
+            }),
             node_names,
             cc_trace: sc.output.cc_trace.as_ref().map(|c| cc_trace::CcTrace {
                 interval: c.interval,

@@ -251,6 +251,64 @@ fn reproduction_files_are_checked_and_user_folders_refused() {
         "[[claim]]\nexperiment = \"e\"\nname = \"n\"\nwhere = \"w\"\nours = { y = \"drops\", case = \"A\", at = { \"workload[0].size\" = \"20KB\" } }\n",
         &["compares nothing"],
     );
+    // Numbers that could judge nothing, and keys that do not exist (issue 38).
+    let fixed =
+        "ours = { y = \"drops\", case = \"A\", at = { \"workload[0].size\" = \"20KB\" } }\n";
+    let claim = |rest: &str| {
+        format!("[[claim]]\nexperiment = \"e\"\nname = \"n\"\nwhere = \"w\"\n{fixed}{rest}")
+    };
+    for (rest, want) in [
+        (
+            "paper = { value = 1 }\ntolerance = inf\n",
+            &["claim[0].tolerance", "reproduce.toml:14:", "finite"][..],
+        ),
+        (
+            "paper = { value = 1 }\ntolerance = -0.1\n",
+            &["claim[0].tolerance", "finite relative tolerance >= 0"],
+        ),
+        (
+            "paper = { value = 1 }\ntolerance = nan\n",
+            &["claim[0].tolerance"],
+        ),
+        (
+            "paper = { value = nan }\ntolerance = 0.1\n",
+            &["claim[0].paper.value", "finite"],
+        ),
+        (
+            "paper = { value = 1 }\nband = [2.0, 0.5]\n",
+            &["claim[0].band", "low <= high"],
+        ),
+        ("at_most = nan\n", &["claim[0].at_most", "finite"]),
+    ] {
+        check(&claim(rest), want);
+    }
+    check(
+        "[[claim]]\nexperiment = \"e\"\nname = \"n\"\nwhere = \"w\"\nours = { y = \"drops\", case = \"A\" }\nover = \"workload[0].size\"\nexcept = [\"30KB\"]\nat_most = 0\nbelow = { case = \"B\" }\n",
+        &[
+            "claim[0].except[0]",
+            "30KB is not a value of workload[0].size",
+            "20KB, 40KB",
+        ],
+    );
+    check(
+        "[[claim]]\nexperiment = \"e\"\nname = \"n\"\nwhere = \"w\"\nours = { y = \"drops\", case = \"A\" }\ngrows_with = \"workload[0].sizes\"\n",
+        &["claim[0].grows_with", "not an axis"],
+    );
+    check(
+        &claim("at_most = 1\n").replace("\"drops\"", "\"flows.by_size.3.fct_us.p99\""),
+        &[
+            "claim[0].ours.y",
+            "position 3 does not exist",
+            "3 flow-size buckets",
+        ],
+    );
+    check(
+        &format!(
+            "{}[[not_reproduced]]\nwhat = \"x\"\nwhere = \"y\"\n",
+            claim("at_most = 0\n")
+        ),
+        &["not_reproduced[0]", "why"],
+    );
     // A good file, but the output path holds the user's files.
     std::fs::write(
         dir.join("reproduce.toml"),

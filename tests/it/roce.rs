@@ -268,7 +268,8 @@ fn roce_keys_are_checked() {
 fn r_aqm_and_abq_hold_and_release_roce_acks() {
     // The bottleneck port's ingress sees the receiver's RoCE ACKs: both
     // plugins hold them (Kind::Ack, whatever the family) and release every
-    // one; the windowed senders complete without loss.
+    // one; the windowed senders complete without loss. (A VIQ may drop,
+    // so RoCE behind it needs a retransmission timeout: refused without.)
     for ingress in [
         r#"kind = "r-aqm"
         k_min = "20pkt"
@@ -294,6 +295,7 @@ fn r_aqm_and_abq_hold_and_release_roce_acks() {
             [transport]
             kind = "roce"
             window = "bdp_x_rate"
+            rto = "10ms"
             [[workload]]
             kind = "incast"
             receiver = 0
