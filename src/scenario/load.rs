@@ -276,6 +276,11 @@ fn transports(
         {
             t.iter()
                 .map(|(name, v)| {
+                    if name.get_ref().trim().is_empty() {
+                        let msg = "a named transport needs a name: [transport.NAME], NAME \
+                                   being what workloads give as transport = \"NAME\"";
+                        return Err(src.error(Some(name.span()), "transport", msg));
+                    }
                     let prefix = format!("transport.{}", name.get_ref());
                     Ok(NamedTransport {
                         name: name.get_ref().to_string(),
@@ -448,6 +453,10 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
         };
         for (i, w) in items.iter().enumerate() {
             let prefix = format!("workload[{i}]");
+            let named = match w.get_ref() {
+                DeValue::Table(t) => t.get("transport").map(|v| v.span()),
+                _ => None,
+            };
             let (w, t) = workload_transport_of(&src, w, &prefix, &transports)?;
             workloads.push(pick(
                 &src,
@@ -456,6 +465,17 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
                 &prefix,
                 ctx,
             )?);
+            let spec = workloads.last().expect("just pushed");
+            if let Some(span) = named
+                && !spec.uses_transport()
+            {
+                let msg = format!(
+                    "a {} workload sends bare packets, not flows over a transport: remove \
+                     its transport",
+                    spec.kind()
+                );
+                return Err(src.error(Some(span), &format!("{prefix}.transport"), msg));
+            }
             if let TransportConfig::Homa(h) = &transports[t as usize].config {
                 let spec = workloads.last().expect("just pushed");
                 homa_levels_fit(&src, Some(w.span()), &prefix, spec, h.levels, ctx)?;

@@ -141,6 +141,11 @@ fn set<'a>(
                         n.saturating_sub(1)
                     ));
                 }
+                None if n == 0 => {
+                    return Err(format!(
+                        "`{walked}[*]` matches nothing: `{walked}` is empty here"
+                    ));
+                }
                 None => (0..n).collect(),
             };
             for i in chosen {

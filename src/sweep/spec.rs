@@ -192,14 +192,31 @@ impl Sweep {
             src.error(find_key(text, last), key, msg)
         };
         let s = doc.sweep;
-        for (k, vals) in &s.grid {
+        if let Some(name) = &s.name {
+            check_name(name).map_err(|m| at("sweep.name", m))?;
+        }
+        for (i, (k, vals)) in s.grid.iter().enumerate() {
             let key = format!("sweep.grid.{k}");
             check_key(k).map_err(|m| at(&key, m))?;
             if vals.is_empty() {
                 return Err(at(&key, "the axis has no values".into()));
             }
-            if s.set.contains_key(k) {
-                let msg = format!("`{k}` is both a grid axis and in sweep.set: keep one");
+            let texts: Vec<String> = vals.iter().map(value_text).collect();
+            if let Some(j) = (1..texts.len()).find(|&j| texts[..j].contains(&texts[j])) {
+                let msg = format!("{} is listed twice: each value is one grid point", texts[j]);
+                return Err(at(&key, msg));
+            }
+            if let Some(o) = s.set.keys().find(|o| keys_overlap(k, o)) {
+                let msg = format!(
+                    "`{k}` is a grid axis and sweep.set sets `{o}`, which overlaps it: keep one"
+                );
+                return Err(at(&key, msg));
+            }
+            if let Some(o) = s.grid.keys().take(i).find(|o| keys_overlap(k, o)) {
+                let msg = format!(
+                    "`{k}` and `{o}` are both grid axes and set the same key: a run's value \
+                     would depend on their order; keep one"
+                );
                 return Err(at(&key, msg));
             }
         }
@@ -220,8 +237,11 @@ impl Sweep {
             for k in c.set.keys() {
                 let key = format!("sweep.case[{i}].set.{k}");
                 check_key(k).map_err(|m| at(&key, m))?;
-                if s.grid.contains_key(k) {
-                    let msg = format!("`{k}` is both a grid axis and set by case '{}'", c.name);
+                if let Some(g) = s.grid.keys().find(|g| keys_overlap(k, g)) {
+                    let msg = format!(
+                        "`{k}`, set by case '{}', overlaps the grid axis `{g}`: keep one",
+                        c.name
+                    );
                     return Err(at(&key, msg));
                 }
             }
@@ -231,6 +251,18 @@ impl Sweep {
             p.check(&axis_keys).map_err(|(k, m)| {
                 src.error(find_plot_key(text, i, &k), &format!("plot[{i}].{k}"), m)
             })?;
+            if let Some(n) = &p.name
+                && doc.plot[..i].iter().any(|o| o.name.as_ref() == Some(n))
+            {
+                let msg = format!(
+                    "two [[plot]] tables are named '{n}': one file would overwrite the other"
+                );
+                return Err(src.error(
+                    find_plot_key(text, i, "name"),
+                    &format!("plot[{i}].name"),
+                    msg,
+                ));
+            }
         }
         let axes: Vec<(String, Vec<toml::Value>)> = s.grid.into_iter().collect();
         let points = axes
@@ -390,6 +422,48 @@ impl Sweep {
 }
 
 /// A sweep key must be a dotted scenario key, as `--set` takes.
+/// Whether two dotted keys set the same value: one names the other or a
+/// part of it, `[*]` standing for any index (`workload[*].size` and
+/// `workload[0].size`; `switch.aqm` and `switch.aqm.k`).
+fn keys_overlap(a: &str, b: &str) -> bool {
+    let parts = |k: &str| -> Vec<(String, Option<String>)> {
+        k.split('.')
+            .map(|seg| match seg.split_once('[') {
+                Some((name, idx)) => (
+                    name.to_string(),
+                    Some(idx.trim_end_matches(']').to_string()),
+                ),
+                None => (seg.to_string(), None),
+            })
+            .collect()
+    };
+    let (a, b) = (parts(a), parts(b));
+    a.iter().zip(&b).all(|((na, ia), (nb, ib))| {
+        na == nb
+            && match (ia, ib) {
+                (Some(x), Some(y)) => x == y || x == "*" || y == "*",
+                _ => true,
+            }
+    })
+}
+
+/// Checks `sweep.name`: it names the folder `results/NAME`, so it stays
+/// inside `results/` (relative, no `..`) and is a name.
+fn check_name(name: &str) -> Result<(), String> {
+    let p = std::path::Path::new(name);
+    let escapes = p.is_absolute()
+        || p.components()
+            .any(|c| !matches!(c, std::path::Component::Normal(_)))
+        || name.contains('\\');
+    if name.trim().is_empty() || escapes {
+        return Err(format!(
+            "'{name}' is not a sweep name: it names the folder results/NAME, so give a \
+             relative name without `..` (letters, digits, - _ . and / for subfolders)"
+        ));
+    }
+    Ok(())
+}
+
 fn check_key(key: &str) -> Result<(), String> {
     if crate::scenario::is_override_key(key) {
         Ok(())

@@ -59,6 +59,22 @@ pub enum UnitError {
         /// The base unit.
         base: &'static str,
     },
+    /// A number with more digits than any quantity holds.
+    #[error("'{input}' is too large for a {what}")]
+    TooLarge {
+        /// The text as given.
+        input: String,
+        /// What kind of quantity was expected.
+        what: &'static str,
+    },
+    /// More decimals than any whole number of the base unit has.
+    #[error("'{input}' has more decimals than a {what} can hold")]
+    TooPrecise {
+        /// The text as given.
+        input: String,
+        /// What kind of quantity was expected.
+        what: &'static str,
+    },
     /// Too large for 64 bits.
     #[error("'{input}' is too large: the largest is 18446744073709551615 {base} (2^64 - 1{note})")]
     Overflow {
@@ -114,18 +130,29 @@ fn split_decimal<'a>(
     if int_part.is_empty() && frac_part.is_empty() {
         return Err(no_number());
     }
-    let overflow = || UnitError::Overflow {
-        input: input.into(),
-        base: what,
-        note: "",
-    };
+    // Zeros that do not change the value (`1.000000000000000000000000ms`
+    // is 1 ms) are not digits to hold.
+    let int_part = int_part.trim_start_matches('0');
+    let frac_part = frac_part.trim_end_matches('0');
     let mut mantissa: u128 = 0;
-    for c in int_part.chars().chain(frac_part.chars()) {
+    for (i, c) in int_part.chars().chain(frac_part.chars()).enumerate() {
         let d = c.to_digit(10).ok_or_else(no_number)?;
         mantissa = mantissa
             .checked_mul(10)
             .and_then(|m| m.checked_add(d as u128))
-            .ok_or_else(overflow)?;
+            .ok_or_else(|| {
+                if i < int_part.len() {
+                    UnitError::TooLarge {
+                        input: input.into(),
+                        what,
+                    }
+                } else {
+                    UnitError::TooPrecise {
+                        input: input.into(),
+                        what,
+                    }
+                }
+            })?;
     }
     Ok((mantissa, frac_part.len() as u32, unit.trim()))
 }
@@ -147,8 +174,27 @@ fn scale(
             ""
         },
     };
-    let num = mantissa.checked_mul(factor as u128).ok_or_else(overflow)?;
-    let den = 10u128.checked_pow(frac_digits).ok_or_else(overflow)?;
+    // With decimals, a product past 2^128 comes from decimals no whole
+    // number of the base unit has (the integer part is checked below).
+    let too_precise = || match 10u128.checked_pow(frac_digits) {
+        Some(den)
+            if u64::try_from(mantissa / den).is_ok_and(|i| i.checked_mul(factor).is_some()) =>
+        {
+            UnitError::Fractional {
+                input: input.into(),
+                base,
+            }
+        }
+        _ if frac_digits > 0 && mantissa < 10u128.pow(20) => UnitError::Fractional {
+            input: input.into(),
+            base,
+        },
+        _ => overflow(),
+    };
+    let num = mantissa
+        .checked_mul(factor as u128)
+        .ok_or_else(too_precise)?;
+    let den = 10u128.checked_pow(frac_digits).ok_or_else(too_precise)?;
     if num % den != 0 {
         return Err(UnitError::Fractional {
             input: input.into(),
@@ -463,6 +509,23 @@ mod tests {
         assert_eq!(QueueSize::Packets(65).amount(), 65);
         assert!(QueueSize::Bytes(1).same_unit(QueueSize::Bytes(9)));
         assert!(!QueueSize::Bytes(1).same_unit(QueueSize::Packets(1)));
+    }
+
+    #[test]
+    fn zeros_are_not_digits_and_long_numbers_say_what_is_wrong() {
+        let ones = format!("1.{}ms", "0".repeat(60));
+        assert_eq!(parse_duration(&ones).unwrap().ps(), PS_PER_MS);
+        assert_eq!(parse_duration("0001.5us").unwrap().ps(), 1_500_000);
+        let precise = format!("1.{}1ms", "0".repeat(60));
+        let e = parse_duration(&precise).unwrap_err().to_string();
+        assert!(e.contains("more decimals than a duration can hold"), "{e}");
+        let precise = format!("1.{}1ms", "0".repeat(29));
+        let e = parse_duration(&precise).unwrap_err().to_string();
+        assert!(e.contains("not a whole number of picoseconds"), "{e}");
+        let large = format!("{}ms", "9".repeat(60));
+        let e = parse_duration(&large).unwrap_err().to_string();
+        assert!(e.contains("too large for a duration"), "{e}");
+        assert!(!e.contains("18446744073709551615 duration"), "{e}");
     }
 
     #[test]

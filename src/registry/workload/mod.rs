@@ -127,6 +127,11 @@ pub trait Workload: Debug + Send + Sync {
     fn load(&self, _plan: &Plan, _env: &PlanEnv<'_>) -> Option<Load> {
         None
     }
+    /// Whether its traffic runs over a transport (flows); packet sources
+    /// send bare packets and take no `transport` key.
+    fn uses_transport(&self) -> bool {
+        true
+    }
 }
 
 /// One workload planned for a run: its flows and sources, and its load.
@@ -367,6 +372,9 @@ pub struct PoissonPackets {
 impl Workload for PoissonPackets {
     fn kind(&self) -> &'static str {
         "poisson-packets"
+    }
+    fn uses_transport(&self) -> bool {
+        false
     }
     fn priority(&self) -> u8 {
         self.priority

@@ -39,6 +39,9 @@ impl Workload for Ping {
     fn kind(&self) -> &'static str {
         "ping"
     }
+    fn uses_transport(&self) -> bool {
+        false
+    }
     fn priority(&self) -> u8 {
         self.priority
     }
