@@ -43,7 +43,7 @@ enum Command {
         /// The scenario file (TOML).
         scenario: PathBuf,
         /// Output folder (default: the scenario's [output] dir, else results/<name>).
-        #[arg(long)]
+        #[arg(long, value_parser = out_path)]
         out: Option<PathBuf>,
         /// Seed, overriding [simulation] seed.
         #[arg(long)]
@@ -81,7 +81,7 @@ enum Command {
         #[arg(short = 'j', long = "jobs")]
         jobs: Option<usize>,
         /// Output folder (default: results/<sweep name>).
-        #[arg(long)]
+        #[arg(long, value_parser = out_path)]
         out: Option<PathBuf>,
         /// Run only slice I of N (runs I, I+N, I+2N, ...), for job arrays.
         #[arg(long, value_name = "I/N", value_parser = dcnsim::sweep::Shard::parse)]
@@ -112,7 +112,7 @@ enum Command {
         #[arg(short = 'j', long = "jobs")]
         jobs: Option<usize>,
         /// Output folder (default: results/reproduce-<paper>[-quick]).
-        #[arg(long)]
+        #[arg(long, value_parser = out_path)]
         out: Option<PathBuf>,
         /// Run only this experiment (every claim is still reported).
         #[arg(long, value_name = "ID")]
@@ -130,7 +130,7 @@ enum Command {
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
         /// The merged folder (may be one of the shards' folders).
-        #[arg(long)]
+        #[arg(long, value_parser = out_path)]
         out: PathBuf,
         /// Do not draw the sweep's figures into OUT/plots/.
         #[arg(long)]
@@ -184,6 +184,17 @@ fn plot_after(dir: &Path) {
             eprintln!("warning: the results are written, but drawing their figures failed: {e}")
         }
     }
+}
+
+/// An `--out` path as the folder it names: `link/` is the link itself, not
+/// the folder it points to (so a symbolic link is refused before anything
+/// runs), and `.` parts are dropped.
+fn out_path(text: &str) -> Result<PathBuf, String> {
+    let p: PathBuf = Path::new(text).components().collect();
+    if p.as_os_str().is_empty() {
+        return Err("an output folder needs a name".into());
+    }
+    Ok(p)
 }
 
 /// A `--max-memory` value: a size with a unit, as in scenario files.
@@ -581,13 +592,29 @@ fn run_one(
                 unfinished_flows, summary.flows.total
             ),
         },
-        StopReason::TimeOverflow => anyhow::bail!(
-            "{}: an event would land past the end of representable simulated time \
-             (2^64 ps, about 213 days) at {:.3} s: a rate or delay is extreme (e.g. a 1 bps \
-             link); the results written are those up to that point",
-            path.display(),
-            now.ps() as f64 / 1e12
-        ),
+        StopReason::TimeOverflow => {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let (longest, slowest) = dcnsim::scenario::extremes::extremes(&text, set);
+            let named: Vec<String> = [
+                longest.map(|k| format!("the longest duration is {k}")),
+                slowest.map(|k| format!("the slowest rate is {k}")),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            anyhow::bail!(
+                "{}: an event would land past the end of representable simulated time \
+                 (2^64 ps, about 213 days) at {:.3} s: a rate or delay is extreme ({}); the \
+                 results written are those up to that point",
+                path.display(),
+                now.ps() as f64 / 1e12,
+                if named.is_empty() {
+                    "e.g. a 1 bps link".to_string()
+                } else {
+                    named.join(", ")
+                }
+            )
+        }
         StopReason::Completed | StopReason::StopTime | StopReason::Interrupted => {}
     }
     Ok(())

@@ -61,6 +61,10 @@ impl Csv {
                 break;
             }
             seen_bytes += line.len() as u64;
+            if !line.ends_with('\n') {
+                let why = format!("line {n} ends without a line break: the file is truncated");
+                return Err(PlotError::read(file, why));
+            }
             if n == 1001 {
                 // Rows in the file / rows allowed, from the mean line length.
                 let rows_est = size / (seen_bytes / 1000).max(1);
@@ -88,6 +92,18 @@ impl Csv {
                     "line {n} has {} fields where the header has {}",
                     row.len(),
                     header.len()
+                );
+                return Err(PlotError::read(file, why));
+            }
+            if let Some((i, f)) = row
+                .iter()
+                .enumerate()
+                .find(|(_, f)| f.parse::<f64>().is_ok_and(|x| !x.is_finite()))
+            {
+                let why = format!(
+                    "line {n}, column {} ({}): '{f}' is not a number dcnsim writes",
+                    i + 1,
+                    header.get(i).map_or("?", String::as_str)
                 );
                 return Err(PlotError::read(file, why));
             }

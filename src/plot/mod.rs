@@ -72,6 +72,9 @@ pub fn plot_dir(dir: &Path, formats: Formats) -> Result<Vec<PathBuf>, PlotError>
             written.extend(f.chart.render(&out.join(&f.name), formats)?);
         }
     } else if kind == Some(crate::report::FolderKind::Run) && dir.join("summary.json").exists() {
+        // Its summary must read, even where no figure needs it: a corrupt
+        // run is reported, not half drawn.
+        data::read_summary(dir)?;
         let figures = run::figures(dir)?;
         std::fs::create_dir_all(&out).map_err(io)?;
         for (name, chart) in figures {

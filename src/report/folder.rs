@@ -57,6 +57,12 @@ impl Drop for Lock {
 /// file was removed by its previous holder while this process waited is
 /// not a lock on `path`: it is taken again on the new file.
 pub fn try_lock(path: &Path) -> std::io::Result<Option<Lock>> {
+    let named =
+        |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    try_lock_at(path).map_err(named)
+}
+
+fn try_lock_at(path: &Path) -> std::io::Result<Option<Lock>> {
     loop {
         let file = std::fs::OpenOptions::new()
             .create(true)

@@ -216,9 +216,8 @@ impl Reproduction {
             path.to_path_buf()
         };
         let name = file.display().to_string();
-        let text = std::fs::read_to_string(&file).map_err(|e| {
-            ScenarioError::whole_file(&name, format!("cannot read the reproduction file: {e}"))
-        })?;
+        let text = crate::scenario::inputs::read_text(&file)
+            .map_err(|e| ScenarioError::unreadable(&name, "reproduction file", e))?;
         let src = Source {
             file: &name,
             text: &text,

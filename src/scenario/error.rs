@@ -25,6 +25,18 @@ pub struct ScenarioError {
 
 impl ScenarioError {
     /// An error about the file as a whole (unreadable, not a scenario...).
+    /// An input file that could not be read as text (located when it is
+    /// not UTF-8); `what` says which kind of file it is.
+    pub fn unreadable(file: &str, what: &str, e: super::inputs::Unreadable) -> Self {
+        let mut err = ScenarioError::whole_file(file, format!("cannot read the {what}: {}", e.why));
+        if let Some((line, col)) = e.at {
+            err.line = line;
+            err.col = col;
+        }
+        err
+    }
+
+    /// An error about the whole file (no line).
     pub fn whole_file(file: &str, message: impl Into<String>) -> Self {
         ScenarioError {
             file: file.to_string(),
@@ -70,6 +82,19 @@ pub(crate) struct Source<'a> {
     pub inputs: std::cell::RefCell<Vec<super::InputFile>>,
 }
 
+/// The key of the inline table entry that `before` (a value's text up to
+/// an offset) ends in: `g` for `{ kind = "dctcp", g = `.
+fn inline_key(before: &str) -> Option<String> {
+    if !before.contains('{') {
+        return None;
+    }
+    let eq = before.rfind('=')?;
+    let head = &before[..eq];
+    let from = head.rfind(['{', ',']).map_or(0, |i| i + 1);
+    let key = head[from..].trim().trim_matches('"');
+    (!key.is_empty()).then(|| key.to_string())
+}
+
 impl Source<'_> {
     /// An error at `span` (or at no place) about `key`.
     pub fn error(
@@ -102,9 +127,15 @@ impl Source<'_> {
         // toml names the offending key in "unknown field `x`" and similar messages;
         // otherwise the key is the one at the span, which we read back from the text.
         if let Some(o) = e.span().and_then(|s| self.override_at(s.start)) {
-            // An override names its whole key.
-            let key = o.split_once('=').map_or(o, |(k, _)| k).trim();
-            return self.error(e.span(), key, msg);
+            // An override names its whole key, and the key inside an
+            // inline table of its value.
+            let (key, value) = o.split_once('=').unwrap_or((o, ""));
+            let at = e.span().map_or(0, |s| s.start % OVERRIDE_SPAN);
+            let key = match inline_key(value.get(..at.min(value.len())).unwrap_or(value)) {
+                Some(inner) => format!("{}.{inner}", key.trim()),
+                None => key.trim().to_string(),
+            };
+            return self.error(e.span(), &key, msg);
         }
         let key = e
             .span()
@@ -125,10 +156,27 @@ impl Source<'_> {
             Some(rest) if key.is_empty() => rest.split('`').next().unwrap_or_default().to_string(),
             _ => key,
         };
+        // An inline table read on its own (`cc = { ... }` with prefix
+        // `transport.cc`): the line's key is the prefix's last part.
+        let last = prefix.rsplit('.').next().unwrap_or_default();
+        let key = match key.strip_prefix(last) {
+            Some("") if !last.is_empty() => String::new(),
+            Some(rest) if !last.is_empty() && rest.starts_with('.') => rest[1..].to_string(),
+            _ => key,
+        };
+        let is_table = key.is_empty();
         let full = match (prefix.is_empty(), key.is_empty()) {
             (_, true) => prefix.to_string(),
             (true, false) => key,
             (false, false) => format!("{prefix}.{key}"),
+        };
+        let msg = match (msg.as_str(), is_table) {
+            ("duplicate key", false) => format!("`{full}` is given twice: keep one"),
+            ("duplicate key", true) if !full.is_empty() => format!(
+                "the table [{full}] is written twice: write it once (several tables of one \
+                 name are [[{full}]])"
+            ),
+            _ => msg,
         };
         self.error(e.span(), &full, msg)
     }
@@ -176,14 +224,23 @@ impl Source<'_> {
         )
     }
 
-    /// The key on the line containing byte `offset`, for `key = value` lines.
+    /// The key on the line containing byte `offset`, for `key = value`
+    /// lines, with the key inside an inline table the offset falls in
+    /// (`cc.g` for `cc = { kind = "dctcp", g = "x" }`).
     fn key_at(&self, offset: usize) -> Option<String> {
-        let start = self.text[..offset.min(self.text.len())]
-            .rfind('\n')
-            .map_or(0, |i| i + 1);
+        let offset = offset.min(self.text.len());
+        let start = self.text[..offset].rfind('\n').map_or(0, |i| i + 1);
         let line = self.text[start..].lines().next()?;
-        let (k, _) = line.split_once('=')?;
+        let (k, rest) = line.split_once('=')?;
         let k = k.trim();
-        (!k.is_empty() && !k.starts_with('[')).then(|| k.trim_matches('"').to_string())
+        if k.is_empty() || k.starts_with('[') {
+            return None;
+        }
+        let k = k.trim_matches('"').to_string();
+        let before = rest.get(..(offset - start).saturating_sub(k.len() + 1).min(rest.len()));
+        Some(match before.and_then(inline_key) {
+            Some(inner) => format!("{k}.{inner}"),
+            None => k,
+        })
     }
 }

@@ -26,8 +26,8 @@ type SpannedValue<'a> = Spanned<DeValue<'a>>;
 /// given to `--set`) and validates the result.
 pub fn load(path: &Path, overrides: &[String]) -> Result<Scenario, ScenarioError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ScenarioError::whole_file(&file, format!("cannot read the scenario: {e}")))?;
+    let text = super::inputs::read_text(path)
+        .map_err(|e| ScenarioError::unreadable(&file, "scenario", e))?;
     let mut sc = load_str(&file, &text, overrides)?;
     sc.inputs
         .insert(0, super::InputFile::of(path, text.as_bytes()));
@@ -79,7 +79,11 @@ impl<'a> Table<'a> {
     /// Reads a file the table names (relative to the scenario's folder),
     /// recording it among the scenario's inputs.
     pub fn read_input(&self, path: &Path) -> std::io::Result<String> {
-        let text = std::fs::read_to_string(path)?;
+        let text = super::inputs::read_text(path).map_err(|e| {
+            let at =
+                e.at.map_or(String::new(), |(l, c)| format!(" (line {l}, column {c})"));
+            std::io::Error::other(format!("{}{at}", e.why))
+        })?;
         self.src
             .inputs
             .borrow_mut()

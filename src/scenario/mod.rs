@@ -19,6 +19,7 @@
 //! `docs/scenarios.md`, and `dcnsim list` prints the registries.
 
 pub(crate) mod error;
+pub mod extremes;
 pub mod inputs;
 mod load;
 mod overrides;

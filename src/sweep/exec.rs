@@ -128,8 +128,14 @@ pub fn finished_row(out: &Path, run: &Run) -> Option<String> {
 /// The runs of `sweep` finished in `out` (by any shard) from other inputs:
 /// same id, overrides and seed, another fingerprint; with what changed.
 pub fn fingerprint_conflicts(sweep: &Sweep, out: &Path) -> Vec<(String, Vec<String>)> {
+    runs_from_other_inputs(&sweep.runs, out)
+}
+
+/// The runs of `runs` finished in `out` from other inputs than the ones
+/// recorded in `runs`, with what changed.
+pub fn runs_from_other_inputs(runs: &[Run], out: &Path) -> Vec<(String, Vec<String>)> {
     let mut conflicts = Vec::new();
-    for run in &sweep.runs {
+    for run in runs {
         let Ok(bytes) = std::fs::read(run_dir(out, run).join("run.json")) else {
             continue;
         };

@@ -61,6 +61,15 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Merged> {
         crate::report::claim::check_not_inside(out, crate::report::FolderKind::Sweep)?;
     }
     for d in dirs {
+        // Shards run by two dcnsim versions (or from edited inputs) into
+        // one folder: the runs of one are not the manifest's.
+        let conflicts = super::exec::runs_from_other_inputs(&manifest.runs, d);
+        if !conflicts.is_empty() {
+            return Err(super::fingerprint::disagreement(
+                &d.display().to_string(),
+                &conflicts,
+            ));
+        }
         check_rows(d, &manifest)?;
     }
     // Each run's finished folder, from the first slice that has it.

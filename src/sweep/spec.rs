@@ -162,9 +162,8 @@ impl Sweep {
     /// not loaded yet: [`Sweep::check`] does that).
     pub fn read(path: &Path) -> Result<Sweep, ScenarioError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            ScenarioError::whole_file(&file, format!("cannot read the sweep file: {e}"))
-        })?;
+        let text = crate::scenario::inputs::read_text(path)
+            .map_err(|e| ScenarioError::unreadable(&file, "sweep file", e))?;
         let mut sweep = Sweep::parse(&file, &text)?;
         sweep.file = path.to_path_buf();
         let dir = path.parent().unwrap_or(Path::new(""));

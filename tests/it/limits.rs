@@ -139,7 +139,7 @@ fn bad_inputs_are_refused_within_bounds() {
             "a 1 bps link overflows simulated time",
             format!("{}{SWITCH}{INCAST}", STAR.replace("10Gbps", "1bps")),
             "run",
-            "past the end of representable simulated time",
+            "the slowest rate is topology.link_rate = \"1bps\"",
         ),
         (
             "a fat-tree whose routing table outgrows any machine",

@@ -19,6 +19,7 @@ mod incast_recovery;
 mod kinds;
 mod limits;
 mod loader_fuzz;
+mod nonsense_inputs;
 mod outputs;
 mod overrides;
 mod owned_files;

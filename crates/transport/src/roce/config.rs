@@ -279,14 +279,18 @@ impl DcqcnKeys {
         ];
         let not_mellanox = [("alpha_initial", self.alpha_initial.is_some())];
         let (keys, readers): (&[(&'static str, bool)], &str) = match variant {
-            Variant::Mellanox => (&not_mellanox, "the paper and ns3rdma variants"),
-            _ => (&mellanox_only, "the mellanox variant"),
+            Variant::Mellanox => (
+                &not_mellanox,
+                "only the paper and ns3rdma variants read this key: drop it, or choose one \
+                 of them",
+            ),
+            _ => (
+                &mellanox_only,
+                "only the mellanox variant reads this key: drop it, or choose that variant",
+            ),
         };
         if let Some((key, _)) = keys.iter().find(|k| k.1) {
-            return Err(err(
-                key,
-                format!("only {readers} read this key: drop it, or choose that variant"),
-            ));
+            return Err(err(key, readers));
         }
         if variant != Variant::Ns3Rdma && self.clamp.as_deref() == Some("after_byte_increase") {
             return Err(err(
