@@ -307,4 +307,107 @@ mod tests {
         }
         std::fs::remove_dir_all(d).unwrap();
     }
+
+    /// What happens to one entry between the run that wrote the folder
+    /// and the next run into it.
+    #[derive(Debug, Clone, Copy)]
+    enum Fate {
+        /// dcnsim wrote it and it is as written.
+        Kept,
+        /// dcnsim wrote it and the user removed it (no loss).
+        Removed,
+        /// dcnsim wrote it and the user changed it.
+        Changed,
+        /// The user added it.
+        Added,
+    }
+
+    proptest::proptest! {
+        /// The rule of the manifest: a run folder may be replaced exactly
+        /// when nothing in it is the user's (added or changed); and when
+        /// it may not, the refusal touches nothing.
+        #[test]
+        fn a_folder_is_replaced_only_when_nothing_in_it_is_the_users(
+            entries in proptest::collection::vec(
+                (0usize..6, proptest::bool::ANY, proptest::sample::select(vec![
+                    Fate::Kept, Fate::Removed, Fate::Changed, Fate::Added,
+                ])),
+                0..8,
+            ),
+        ) {
+            use std::sync::atomic::{AtomicU64, Ordering};
+            static N: AtomicU64 = AtomicU64::new(0);
+            let base = std::env::temp_dir().join(format!(
+                "dcnsim-manifest-{}-{}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::Relaxed)
+            ));
+            let dir = base.join("run");
+            std::fs::create_dir_all(&dir).unwrap();
+            let path = |i: usize, sub: bool, fate: Fate| {
+                let name = format!("f{i}-{fate:?}.csv");
+                if sub {
+                    std::fs::create_dir_all(dir.join("plots")).unwrap();
+                    dir.join("plots").join(name)
+                } else {
+                    dir.join(name)
+                }
+            };
+            // What dcnsim wrote, sealed; then what the user did.
+            std::fs::write(dir.join("summary.json"), "{}").unwrap();
+            for &(i, sub, fate) in &entries {
+                if !matches!(fate, Fate::Added) {
+                    std::fs::write(path(i, sub, fate), format!("dcnsim {i}")).unwrap();
+                }
+            }
+            seal(&dir).unwrap();
+            let mut users = false;
+            for &(i, sub, fate) in &entries {
+                let p = path(i, sub, fate);
+                match fate {
+                    Fate::Kept => {}
+                    Fate::Removed => { let _ = std::fs::remove_file(&p); }
+                    Fate::Changed => { std::fs::write(&p, "the user's edit").unwrap(); users = true; }
+                    Fate::Added => { std::fs::write(&p, "the user's").unwrap(); users = true; }
+                }
+            }
+            let before = snapshot(&dir);
+            let allowed = crate::report::claim::check_target(&dir, FolderKind::Run).is_ok();
+            proptest::prop_assert_eq!(allowed, !users);
+            match crate::report::RunFolder::create(&dir) {
+                Ok(f) => {
+                    proptest::prop_assert!(!users);
+                    f.write("summary.json", b"new").unwrap();
+                    f.commit().unwrap();
+                    proptest::prop_assert_eq!(snapshot(&dir).len(), 2, "replaced whole");
+                }
+                Err(_) => {
+                    proptest::prop_assert!(users);
+                    proptest::prop_assert_eq!(snapshot(&dir), before, "nothing touched");
+                }
+            }
+            std::fs::remove_dir_all(base).unwrap();
+        }
+    }
+
+    /// Every path under `dir` with its content (folders empty).
+    fn snapshot(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+        let mut v: Vec<(String, Vec<u8>)> = walk(dir)
+            .unwrap()
+            .into_iter()
+            .map(|(rel, ft)| {
+                let bytes = if ft.is_file() {
+                    std::fs::read(dir.join(&rel)).unwrap()
+                } else {
+                    Vec::new()
+                };
+                (rel, bytes)
+            })
+            .collect();
+        v.push((
+            MARKER.into(),
+            std::fs::read(dir.join(MARKER)).unwrap_or_default(),
+        ));
+        v
+    }
 }

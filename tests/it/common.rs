@@ -150,3 +150,28 @@ pub fn run_cli<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Output {
     );
     out
 }
+
+/// Sends `signal` (`kill -s`) to `child` once `ready()` holds (it must
+/// not end first), then waits for it.
+#[cfg(unix)]
+pub fn signal_when(
+    mut child: std::process::Child,
+    signal: &str,
+    ready: impl Fn() -> bool,
+) -> std::process::Output {
+    let t0 = std::time::Instant::now();
+    while !ready() {
+        assert!(
+            child.try_wait().expect("wait").is_none(),
+            "ended before the signal"
+        );
+        assert!(t0.elapsed().as_secs() < 120, "never got ready");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let pid = child.id().to_string();
+    let ok = std::process::Command::new("kill")
+        .args(["-s", signal, &pid])
+        .status();
+    assert!(ok.is_ok_and(|s| s.success()), "kill -s {signal}");
+    child.wait_with_output().expect("reaped")
+}

@@ -293,3 +293,73 @@ fn a_sweep_resumes_from_another_directory_and_by_absolute_path() {
     assert!(m.status.success(), "{}", stderr(&m));
     std::fs::remove_dir_all(dir).expect("cleanup");
 }
+
+/// SIGTERM with a few runs of a reproduction finished: the report's first
+/// line says it is incomplete, and a claim whose runs did not all finish
+/// is NOT RUN, not judged on the seeds that happened to finish.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_reproduction_reports_no_verdict_it_has_not_earned() {
+    let dir = common::temp_dir("owned-repro");
+    // Runs of a few tenths of a second each.
+    std::fs::write(dir.join("small.toml"), SMALL.replace("20KB", "50MB")).expect("write");
+    std::fs::write(
+        dir.join("s.toml"),
+        "[sweep]\nbase = \"small.toml\"\nseeds = 8\n[[sweep.case]]\nname = \"A\"\n\
+         [[sweep.case]]\nname = \"B\"\nset = { \"transport.cc\" = \"newreno\" }\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("reproduce.toml"),
+        "[paper]\nname = \"T\"\ntitle = \"t\"\n[[experiment]]\nid = \"e\"\ntitle = \"e\"\nsweep = \"s.toml\"\n\
+         [[claim]]\nexperiment = \"e\"\nname = \"A drops nothing\"\nwhere = \"w\"\n\
+         ours = { y = \"drops\", case = \"A\" }\nat_most = 1000000\n",
+    )
+    .expect("write");
+    let out = dir.join("x");
+    let child = Command::new(env!("CARGO_BIN_EXE_dcnsim"))
+        .arg("reproduce")
+        .arg(&dir)
+        .arg("--out")
+        .arg(&out)
+        .args(["-j", "1", "--no-plots"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let second = out.join("e/runs/r0002/row.csv");
+    let o = common::signal_when(child, "TERM", || second.exists());
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    let report = std::fs::read_to_string(out.join("report.md")).expect("report written");
+    let first = report.lines().next().unwrap_or_default();
+    assert!(first.starts_with("# INCOMPLETE reproduction"), "{first}");
+    assert!(first.contains("of 16 runs finished"), "{first}");
+    assert!(report.contains("**NOT RUN**"), "{report}");
+    assert!(!report.contains("**PASS**"), "{report}");
+    // Finished, it is judged and the first line is the plain title.
+    let o = dcnsim(&[
+        "reproduce".as_ref(),
+        dir.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--no-plots".as_ref(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = std::fs::read_to_string(out.join("report.md")).expect("report written");
+    assert!(report.starts_with("# Reproduction: T"), "{report}");
+    assert!(report.contains("**PASS**"), "{report}");
+    // Another sweep into one of its experiments' folders is refused.
+    let exp = out.join("e");
+    let o = dcnsim(&[
+        "sweep".as_ref(),
+        dir.join("s.toml").as_os_str(),
+        "--out".as_ref(),
+        exp.as_os_str(),
+    ]);
+    assert!(
+        stderr(&o).contains("inside the dcnsim reproduction folder"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(dir).expect("cleanup");
+}

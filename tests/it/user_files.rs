@@ -221,22 +221,6 @@ fn merge_refuses_garbage_rows_and_other_sweeps() {
 
 /// Sends `signal` to `child` once `ready` holds, then waits for it.
 #[cfg(unix)]
-fn signal_when(mut child: std::process::Child, signal: &str, ready: impl Fn() -> bool) -> Output {
-    let t0 = std::time::Instant::now();
-    while !ready() {
-        assert!(
-            child.try_wait().expect("wait").is_none(),
-            "ended before the signal"
-        );
-        assert!(t0.elapsed().as_secs() < 120, "never got ready");
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    let pid = child.id().to_string();
-    let ok = Command::new("kill").args(["-s", signal, &pid]).status();
-    assert!(ok.is_ok_and(|s| s.success()), "kill -s {signal}");
-    child.wait_with_output().expect("reaped")
-}
-
 #[cfg(unix)]
 #[test]
 fn sigterm_stops_a_sweep_keeping_finished_runs_and_a_resumable_folder() {
@@ -260,7 +244,7 @@ fn sigterm_stops_a_sweep_keeping_finished_runs_and_a_resumable_folder() {
         .spawn()
         .expect("starts");
     let first = out.join("runs/r0000/row.csv");
-    let o = signal_when(child, "TERM", || first.exists());
+    let o = common::signal_when(child, "TERM", || first.exists());
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("rerun the same command"),
@@ -310,7 +294,7 @@ fn sigterm_stops_a_run_leaving_the_earlier_run_whole() {
         .spawn()
         .expect("starts");
     let staging = dir.join(format!(".run.partial-{}", child.id()));
-    let o = signal_when(child, "TERM", || staging.exists());
+    let o = common::signal_when(child, "TERM", || staging.exists());
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("nothing of this run was written"),
