@@ -6,8 +6,11 @@
 #
 # Installs Slurm and munge from Debian's packages when they are missing
 # (needs root and apt), starts munged, slurmctld and slurmd with a config
-# under a temporary folder, submits a small sweep as a 3-task job array,
-# submits the merge job after it (--dependency=afterok), waits, and checks
+# under a temporary folder, submits a small sweep as an 8-task job array
+# held, then released at once so that every shard starts at the same moment
+# into the one fresh output folder (what a real array does when a cluster
+# has room), submits the merge job after it (--dependency=afterok), waits,
+# and checks
 # that sweep.csv equals the one a local (unsharded) sweep writes and that
 # the figures were drawn. The daemons it started are stopped by
 # their pids, whatever happens. DCNSIM defaults to target/release/dcnsim.
@@ -68,7 +71,8 @@ if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
 fi
 
 host=$(hostname -s)
-cpus=$(nproc)
+shards=8
+cpus=$(( $(nproc) > shards ? $(nproc) : shards ))
 mkdir -p "$work/state" "$work/spool"
 export SLURM_CONF="$work/slurm.conf"
 cat > "$SLURM_CONF" <<CONF
@@ -82,6 +86,8 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 SelectType=select/cons_tres
 SchedulerParameters=batch_sched_delay=0
+# The node claims 8 CPUs whatever it has, so that the 8 shards run at once.
+SlurmdParameters=config_overrides
 MailProg=/bin/true
 ReturnToService=2
 StateSaveLocation=$work/state
@@ -104,7 +110,7 @@ pids+=($!)
 wait_for 30 "the node idle" bash -c "sinfo -h -o %t | grep -q idle"
 echo "slurm: single-node cluster up ($host, $cpus CPUs)"
 
-# A small sweep: 2 cases x 2 buffers x 2 seeds = 8 runs, 3 shards.
+# A small sweep: 2 cases x 2 buffers x 2 seeds = 8 runs, 8 shards.
 cat > "$work/base.toml" <<TOML
 [topology]
 kind = "star"
@@ -138,15 +144,19 @@ cd "$work"
 # The array and its merge job, as docs/sweeps.md submits them, with the
 # binary from DCNSIM.
 export DCNSIM="$dcnsim"
-job=$(sbatch --parsable --array=0-2 --output="$work/task-%a.out" \
+job=$(sbatch --parsable --hold --array=0-$((shards - 1)) --output="$work/task-%a.out" \
     "$root/scripts/slurm/sweep.sbatch" "$work/sweep.toml" "$work/cluster")
+# Released together: the shards race to create and claim the fresh folder.
+scontrol release "$job"
 sbatch --parsable --wait --dependency=afterok:"$job" --output="$work/merge.out" \
     "$root/scripts/slurm/merge.sbatch" "$work/cluster" >/dev/null || {
     echo "slurm: the job array or its merge job failed" >&2
     cat "$work"/task-*.out "$work/merge.out" >&2 || true
     exit 1
 }
-echo "slurm: job array $job and its merge job done: $(ls "$work"/cluster/sweep.shard-*.csv | wc -l) shard tables"
+tables=$(ls "$work"/cluster/sweep.shard-*.csv | wc -l)
+echo "slurm: job array $job ($shards shards released at once) and its merge job done: $tables shard tables"
+[ "$tables" -eq "$shards" ] || { echo "slurm: $tables shard tables, not $shards" >&2; exit 1; }
 if cmp -s local/sweep.csv cluster/sweep.csv; then
     echo "slurm: ok: the merged sweep.csv of the job array equals the local sweep's ($(($(wc -l < local/sweep.csv) - 1)) runs)"
 else
