@@ -89,7 +89,7 @@ pub static FAMILY: Family<TransportConfig> = Family {
             key("mtu", "1000B", "size", "payload bytes per packet (the HPCC fork's PACKET_PAYLOAD_SIZE); +44 B of IPv4, UDP, BTH and ICRC headers"),
             key("ack_interval", "1", "packets", "data packets per ACK (every packet, as the references run)"),
             key("nack_interval", "500us", "duration, >= 0", "at most one NAK per expected PSN per this long (HPCC fork)"),
-            key("rto", "off", "duration, >= 1us", "retransmission timeout (off in the references: a lost tail is never recovered)"),
+            key("rto", "off", "duration, >= 1us", "retransmission timeout (off in the references: a lost tail is never recovered; required behind an ingress VIQ that drops, R-AQM or ABQ)"),
             key("window", "none", "word", "in-flight cap: \"none\", \"bdp\" (one base BDP of the path), \"bdp_x_rate\" (BDP x R_C / line rate, the HPCC fork's DCQCN+window); not with RCC, which assigns its own"),
             key("cc", "dcqcn", "name or table", "the rate and/or window controller: a RoCE row of `dcnsim list cc` (dcqcn, timely, hpcc, rcc, none), by name or as { kind = NAME, keys }"),
             key("cnp_interval", "50us", "duration, >= 1us", "DCQCN's notification point: at most one CNP per flow per this long (paper), or its slot (ns3rdma); mellanox flags ACKs instead"),
