@@ -58,7 +58,6 @@ senders = "4-5"
 size = "20KB"
 [[workload]]
 kind = "ping"
-transport = "tcp"
 src = 1
 dst = 2
 interval = "100us"

@@ -304,14 +304,27 @@ fn transports(
 pub const DEFAULT_TRANSPORT: &str = "default";
 
 /// Takes a workload's `transport = "NAME"` out of its table: the table
-/// without it, and the transport's index. Without the key, the scenario
-/// must have exactly one transport.
-fn workload_transport_of<'a>(
+/// without it, and the key's value if given.
+fn take_transport<'a>(w: &SpannedValue<'a>) -> (SpannedValue<'a>, Option<SpannedValue<'a>>) {
+    let DeValue::Table(table) = w.get_ref() else {
+        return (w.clone(), None);
+    };
+    let mut table = table.clone();
+    let named = table.remove("transport");
+    (Spanned::new(w.span(), DeValue::Table(table)), named)
+}
+
+/// The transport of a workload (`spec`) whose table gave `named`: a
+/// workload of flows names one of `transports` (or none when there is one);
+/// a packet source takes none (index 0, unused).
+fn transport_of_workload(
     src: &Source,
-    w: &SpannedValue<'a>,
+    w_span: Range<usize>,
     prefix: &str,
+    spec: &registry::workload::Spec,
+    named: Option<&SpannedValue>,
     transports: &[NamedTransport],
-) -> Result<(SpannedValue<'a>, u32), ScenarioError> {
+) -> Result<u32, ScenarioError> {
     let names = || {
         transports
             .iter()
@@ -320,18 +333,22 @@ fn workload_transport_of<'a>(
             .join(", ")
     };
     let key = format!("{prefix}.transport");
-    let DeValue::Table(table) = w.get_ref() else {
-        return Ok((w.clone(), 0));
-    };
-    let mut table = table.clone();
-    let index = match table.remove("transport") {
-        None if transports.len() == 1 => 0,
+    match named {
+        Some(v) if !spec.uses_transport() => {
+            let msg = format!(
+                "a {} workload sends bare packets, not flows over a transport: remove its \
+                 transport",
+                spec.kind()
+            );
+            Err(src.error(Some(v.span()), &key, msg))
+        }
+        None if !spec.uses_transport() || transports.len() == 1 => Ok(0),
         None => {
             let msg = format!(
                 "missing `transport`: the scenario defines several, name one of {}",
                 names()
             );
-            return Err(src.error(Some(w.span()), &key, msg));
+            Err(src.error(Some(w_span), &key, msg))
         }
         Some(v) => {
             let found = v
@@ -339,15 +356,14 @@ fn workload_transport_of<'a>(
                 .as_str()
                 .and_then(|n| transports.iter().position(|t| t.name == n));
             match found {
-                Some(i) => i as u32,
+                Some(i) => Ok(i as u32),
                 None => {
                     let msg = format!("unknown transport: valid transports are {}", names());
-                    return Err(src.error(Some(v.span()), &key, msg));
+                    Err(src.error(Some(v.span()), &key, msg))
                 }
             }
         }
-    };
-    Ok((Spanned::new(w.span(), DeValue::Table(table)), index))
+    }
 }
 
 /// Homa sends at `levels` priorities from a workload's own up: they must
@@ -457,11 +473,7 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
         };
         for (i, w) in items.iter().enumerate() {
             let prefix = format!("workload[{i}]");
-            let named = match w.get_ref() {
-                DeValue::Table(t) => t.get("transport").map(|v| v.span()),
-                _ => None,
-            };
-            let (w, t) = workload_transport_of(&src, w, &prefix, &transports)?;
+            let (w, named) = take_transport(w);
             workloads.push(pick(
                 &src,
                 &registry::workload::FAMILY,
@@ -470,18 +482,11 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
                 ctx,
             )?);
             let spec = workloads.last().expect("just pushed");
-            if let Some(span) = named
-                && !spec.uses_transport()
+            let t =
+                transport_of_workload(&src, w.span(), &prefix, spec, named.as_ref(), &transports)?;
+            if let (true, TransportConfig::Homa(h)) =
+                (spec.uses_transport(), &transports[t as usize].config)
             {
-                let msg = format!(
-                    "a {} workload sends bare packets, not flows over a transport: remove \
-                     its transport",
-                    spec.kind()
-                );
-                return Err(src.error(Some(span), &format!("{prefix}.transport"), msg));
-            }
-            if let TransportConfig::Homa(h) = &transports[t as usize].config {
-                let spec = workloads.last().expect("just pushed");
                 homa_levels_fit(&src, Some(w.span()), &prefix, spec, h.levels, ctx)?;
             }
             workload_transport.push(t);

@@ -600,7 +600,7 @@ name = "B"
         let e = err(&format!(
             "{head}[sweep.grid]\n\"a.b\" = [1]\n[[sweep.case]]\nname = \"A\"\nset = {{ \"a.b\" = 2 }}\n"
         ));
-        assert!(e.contains("both a grid axis"), "{e}");
+        assert!(e.contains("overlaps the grid axis `a.b`"), "{e}");
         let ten = "[1,2,3,4,5,6,7,8,9,10]";
         let e = err(&format!(
             "[sweep]\nbase = \"x\"\nseeds = 1001\n[sweep.grid]\n\"a.b\" = {ten}\n\"a.c\" = {ten}\n\"a.d\" = {ten}\n"
