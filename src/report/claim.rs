@@ -281,15 +281,8 @@ pub fn claim_folder(out: &Path, kind: FolderKind) -> anyhow::Result<()> {
         return Ok(());
     }
     let io = |what: &str, e: std::io::Error| anyhow::anyhow!("{}: {what}: {e}", out.display());
-    let name = out
-        .file_name()
-        .ok_or_else(|| anyhow::anyhow!("{}: the output folder has no name", out.display()))?
-        .to_string_lossy()
-        .into_owned();
-    let parent = out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let (name, parent) =
+        super::folder::name_and_parent(out).map_err(|e| io("cannot claim it", e))?;
     std::fs::create_dir_all(parent).map_err(|e| io("cannot create the folder", e))?;
     // Unique to this process and call (threads of one process may claim too).
     static CLAIMS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);

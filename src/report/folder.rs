@@ -99,6 +99,21 @@ fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
     true
 }
 
+/// The last part of `path`'s name and the folder it is in (`.` for a bare
+/// name): where dcnsim stages, claims and locks beside it.
+pub fn name_and_parent(path: &Path) -> std::io::Result<(String, &Path)> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("the output folder has no name"))?
+        .to_string_lossy()
+        .into_owned();
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    Ok((name, parent))
+}
+
 /// A run's output folder, written whole or not at all. The target must be
 /// absent, an empty folder or an earlier dcnsim run ([`check_target`]),
 /// checked before anything is made and again just before `commit`. Files
@@ -137,15 +152,7 @@ impl RunFolder {
     /// runs left, and makes the staging folder with its marker.
     pub fn create(target: &Path) -> std::io::Result<RunFolder> {
         check_target(target, FolderKind::Run).map_err(std::io::Error::other)?;
-        let name = target
-            .file_name()
-            .ok_or_else(|| std::io::Error::other("the output folder has no name"))?
-            .to_string_lossy()
-            .into_owned();
-        let parent = target
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
+        let (name, parent) = name_and_parent(target)?;
         std::fs::create_dir_all(parent)?;
         let lock_path = parent.join(format!(".{name}.lock"));
         let Some(lock) = try_lock(&lock_path)? else {

@@ -119,20 +119,8 @@ fn a_users_note_in_a_sweeps_run_folder_survives_a_grid_edit() {
     let dir = common::temp_dir("owned-sweep");
     let file = sweep_file(&dir);
     let out = dir.join("o");
-    let sweep = |extra: &[&str]| {
-        let mut args: Vec<&std::ffi::OsStr> = vec![
-            "sweep".as_ref(),
-            file.as_os_str(),
-            "--out".as_ref(),
-            out.as_os_str(),
-            "--no-plots".as_ref(),
-            "-j".as_ref(),
-            "1".as_ref(),
-        ];
-        args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
-        dcnsim(&args)
-    };
-    assert!(sweep(&[]).status.success());
+    let sweep = || crate::user_files::sweep(&file, &out, &["-j", "1"]);
+    assert!(sweep().status.success());
     std::fs::write(out.join("runs/r0000/notes.md"), "why r0000 is odd").expect("write");
     std::fs::write(out.join("notes.md"), "the sweep's notes").expect("write");
     // The grid edited: r0000's overrides change, so it would be redone.
@@ -140,13 +128,13 @@ fn a_users_note_in_a_sweeps_run_folder_survives_a_grid_edit() {
         .expect("read")
         .replace("10KB", "15KB");
     std::fs::write(&file, text).expect("write");
-    let o = sweep(&[]);
+    let o = sweep();
     assert!(!o.status.success(), "redone over the note");
     assert!(stderr(&o).contains("notes.md"), "{}", stderr(&o));
     assert!(stderr(&o).contains("nothing was run"), "{}", stderr(&o));
     assert!(out.join("runs/r0000/notes.md").is_file());
     std::fs::remove_file(out.join("runs/r0000/notes.md")).expect("rm");
-    assert!(sweep(&[]).status.success(), "{}", stderr(&sweep(&[])));
+    assert!(sweep().status.success(), "{}", stderr(&sweep()));
     assert!(
         out.join("notes.md").is_file(),
         "a note beside the runs is kept"

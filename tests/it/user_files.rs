@@ -112,7 +112,8 @@ fn sweep_file(dir: &Path, base: &str) -> PathBuf {
     f
 }
 
-fn sweep(file: &Path, out: &Path, extra: &[&str]) -> Output {
+/// `dcnsim sweep FILE --out OUT --no-plots EXTRA...`.
+pub fn sweep(file: &Path, out: &Path, extra: &[&str]) -> Output {
     let mut args: Vec<&std::ffi::OsStr> = vec![
         "sweep".as_ref(),
         file.as_os_str(),
