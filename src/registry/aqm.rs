@@ -28,7 +28,8 @@ pub static FAMILY: Family<Spec> = Family {
     kinds: &[
         row("droptail", "accept every packet; a full buffer drops", "", &[], parse::<aqm::DropTailConfig>),
         row("step-ecn", "mark ECT packets CE when the queue, counting the arriving packet, exceeds K", "DCTCP 3.1, RFC 8257 3.1", &[
-            key("k", "required", "queue size", "the marking threshold K (\"65pkt\" or bytes)")
+            key("k", "required", "queue size", "the marking threshold K (\"65pkt\" or bytes)"),
+            key("non_ect", "pass", "choice", "\"pass\" or \"drop\": what a non-ECT packet (pure ACK, SYN, FIN, a flow without ECN) gets above K"),
         ], parse::<aqm::StepEcn>),
         row("red", "RED with ECN, per queue, port or pool; MQ-ECN's standard and minimum presets", "Floyd-Jacobson 1993; RFC 3168; MQ-ECN 2.2", &[
             key("k_min", "required*", "queue size", "lower threshold (*or a preset)"),
@@ -38,7 +39,8 @@ pub static FAMILY: Family<Spec> = Family {
             key("weight", "0.002", "fraction", "EWMA weight w_q"),
             key("mark_at", "enqueue", "choice", "\"enqueue\" or \"dequeue\""),
             key("scope", "queue", "choice", "\"queue\", \"port\" or \"pool\": the occupancy compared"),
-            key("ecn", "true", "bool", "mark ECT packets (false: drop instead)"),
+            key("ecn", "true", "bool", "mark ECT packets (false: drop every packet instead)"),
+            key("non_ect", "drop", "choice", "\"drop\" or \"pass\": what a non-ECT packet gets where an ECT one is marked (with ecn = true)"),
             key("reference_rate", "none", "rate", "the link rate k_min and k_max are given for: each port's thresholds scale by its rate over it"),
             key("spread", "true", "bool", "spread marks by RED's count (Floyd-Jacobson); false: each packet independently with p (DCQCN's CP)"),
             key("preset", "none", "choice", "\"standard\" or \"minimum\" (MQ-ECN 2.2), instead of k_min/k_max"),
@@ -55,6 +57,7 @@ pub static FAMILY: Family<Spec> = Family {
             key("k_min", "none", "queue size", "probabilistic variant (3.4): lower standard threshold"),
             key("k_max", "none", "queue size", "probabilistic variant: upper standard threshold"),
             key("p_max", "none", "probability", "probabilistic variant: marking probability at k_max"),
+            key("non_ect", "pass", "choice", "\"pass\" or \"drop\": what a non-ECT packet gets where an ECT one is marked"),
         ], parse::<aqm::mq_ecn::MqEcnConfig>),
     ],
 };

@@ -77,7 +77,7 @@ proptest! {
             ..FabricConfig::fifo(WireFormat::ETHERNET, QueueSize::Packets(1), u64::MAX)
         };
         let k = c.k_pkts;
-        let mut f = Fabric::new(&g, cfg, |_, _| Some(Box::new(StepEcn { k: QueueSize::Packets(k) }) as Box<dyn EgressAqm>)).unwrap();
+        let mut f = Fabric::new(&g, cfg, |_, _| Some(Box::new(StepEcn { k: QueueSize::Packets(k), non_ect: aqm::NonEct::Pass }) as Box<dyn EgressAqm>)).unwrap();
         let mut q: EventQueue<Ev> = EventQueue::new();
         let mut t = 0;
         for (i, p) in c.packets.iter().enumerate() {

@@ -33,6 +33,48 @@ use net::{Ecn, EgressAqm, Packet, QueueState, Verdict};
 use serde::Deserialize;
 use sim_core::{Bandwidth, QueueSize, SimDuration, SimTime};
 
+/// What a marking AQM does with a packet that is not ECN-capable (a pure
+/// ACK, SYN, SYN-ACK or FIN, or a flow without ECN) where it would mark an
+/// ECT packet: the `non_ect` key of `step-ecn`, `red` and `mq-ecn`. The
+/// simulators of the papers differ: ns-2's DWRR queue of MQ-ECN's authors
+/// marks ECT packets and drops only on overflow (`Pass`); ns-3's
+/// RedQueueDisc drops a non-ECT packet where it would mark (`Drop`). Each
+/// AQM keeps its earlier behaviour as its default: `red` drops (RFC 3168
+/// 7: a router "drops" what it cannot mark), `step-ecn` and `mq-ecn` let it
+/// pass (DCTCP's switches mark only; a pure ACK is never dropped early).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NonEct {
+    /// Dropped where an ECT packet would be marked.
+    Drop,
+    /// Accepted; only the buffer limit drops it.
+    Pass,
+}
+
+impl NonEct {
+    /// `red`'s default.
+    pub fn drop() -> NonEct {
+        NonEct::Drop
+    }
+
+    /// `step-ecn`'s and `mq-ecn`'s default.
+    pub fn pass() -> NonEct {
+        NonEct::Pass
+    }
+
+    /// The verdict on `pkt` where the queue is `congested` (an ECT packet
+    /// would be marked).
+    #[inline]
+    pub fn verdict(self, congested: bool, pkt: &Packet) -> Verdict {
+        match (congested, pkt.ecn != Ecn::NotEct, self) {
+            (false, _, _) => Verdict::Accept,
+            (true, true, _) => Verdict::Mark,
+            (true, false, NonEct::Drop) => Verdict::Drop,
+            (true, false, NonEct::Pass) => Verdict::Accept,
+        }
+    }
+}
+
 /// Checks a threshold pair the way every plugin needs it: one unit, ordered.
 /// Errors are `(key, message)`.
 pub(crate) fn check_threshold_pair(
@@ -117,8 +159,9 @@ impl EgressPlugin for DropTailConfig {
 
 /// Step marking at enqueue: an ECN-capable packet is marked CE when the queue,
 /// counting the arriving packet, exceeds K; packets that are not ECN-capable
-/// are accepted unmarked (only the buffer limit drops them), so that SYNs and
-/// pure ACKs of an ECN flow are never dropped early.
+/// are accepted unmarked by default (only the buffer limit drops them), so
+/// that SYNs and pure ACKs of an ECN flow are never dropped early, or
+/// dropped there with `non_ect = "drop"` ([`NonEct`]).
 ///
 /// K compares in its own unit: `"65pkt"` counts packets, `"97.5KB"` bytes.
 /// With K = 65 packets, the 66th queued packet (and every later one while the
@@ -128,6 +171,9 @@ impl EgressPlugin for DropTailConfig {
 pub struct StepEcn {
     /// The marking threshold K.
     pub k: QueueSize,
+    /// What a non-ECT packet above K gets (default: passes).
+    #[serde(default = "NonEct::pass")]
+    pub non_ect: NonEct,
 }
 
 impl EgressAqm for StepEcn {
@@ -136,11 +182,7 @@ impl EgressAqm for StepEcn {
         let above = self
             .k
             .exceeded_by(q.bytes + pkt.size_bytes as u64, q.packets + 1);
-        if above && pkt.ecn != Ecn::NotEct {
-            Verdict::Mark
-        } else {
-            Verdict::Accept
-        }
+        self.non_ect.verdict(above, pkt)
     }
 }
 
@@ -199,6 +241,7 @@ mod tests {
     #[test]
     fn step_marks_only_above_k_packets() {
         let mut a = StepEcn {
+            non_ect: NonEct::Pass,
             k: QueueSize::Packets(65),
         };
         let q = |n| QueueState {
@@ -232,7 +275,7 @@ mod tests {
             ect in proptest::bool::ANY,
         ) {
             let k = if bytes_unit { QueueSize::Bytes(k * 1000) } else { QueueSize::Packets(k) };
-            let mut a = StepEcn { k };
+            let mut a = StepEcn { k, non_ect: NonEct::Pass };
             let q = QueueState { bytes: packets * 1000, packets, ..Default::default() };
             let pkt = Packet { size_bytes: size, ecn: if ect { Ecn::Ect0 } else { Ecn::NotEct }, ..Default::default() };
             let after = if bytes_unit { q.bytes + size as u64 } else { packets + 1 };
@@ -244,8 +287,32 @@ mod tests {
     }
 
     #[test]
+    fn step_ecn_drops_or_passes_a_non_ect_packet_above_k_as_told() {
+        let q = QueueState {
+            bytes: 100 * 1500,
+            packets: 100,
+            ..Default::default()
+        };
+        let below = QueueState::default();
+        let ack = Packet::default(); // not ECN-capable
+        for (non_ect, want) in [
+            (NonEct::Pass, Verdict::Accept),
+            (NonEct::Drop, Verdict::Drop),
+        ] {
+            let mut a = StepEcn {
+                k: QueueSize::Packets(65),
+                non_ect,
+            };
+            assert_eq!(a.on_enqueue(SimTime::ZERO, q, &ack), want, "{non_ect:?}");
+            assert_eq!(a.on_enqueue(SimTime::ZERO, below, &ack), Verdict::Accept);
+            assert_eq!(a.on_enqueue(SimTime::ZERO, q, &ect(1500)), Verdict::Mark);
+        }
+    }
+
+    #[test]
     fn step_marks_in_bytes_when_k_is_bytes() {
         let mut a = StepEcn {
+            non_ect: NonEct::Pass,
             k: QueueSize::Bytes(3000),
         };
         let q = QueueState {

@@ -26,7 +26,7 @@
 
 use crate::PortContext;
 use net::sched::INLINE_CLASSES;
-use net::{Ecn, EgressAqm, Packet, QueueState, Verdict};
+use net::{EgressAqm, Packet, QueueState, Verdict};
 use serde::Deserialize;
 use sim_core::{QueueSize, RngStream, SimDuration, SimTime};
 use smallvec::SmallVec;
@@ -53,6 +53,10 @@ pub struct MqEcnConfig {
     pub k_max: Option<QueueSize>,
     /// Probabilistic variant: marking probability at the upper threshold.
     pub p_max: Option<f64>,
+    /// What a non-ECT packet gets where an ECT one is marked (default:
+    /// passes, as in the authors' ns-2 queue, which drops only on overflow).
+    #[serde(default = "crate::NonEct::pass")]
+    pub non_ect: crate::NonEct,
 }
 
 fn default_beta() -> f64 {
@@ -142,6 +146,7 @@ impl MqEcnConfig {
             t_pre: smallvec::smallvec![SimTime::ZERO; classes],
             idle_since: Some(SimTime::ZERO),
             rng: RngStream::new(ctx.seed, ctx.port as u64, sim_core::rng::purpose::MQ_ECN),
+            non_ect: self.non_ect,
         }
     }
 }
@@ -164,6 +169,7 @@ pub struct MqEcn {
     t_pre: SmallVec<[SimTime; INLINE_CLASSES]>,
     idle_since: Option<SimTime>,
     rng: RngStream,
+    non_ect: crate::NonEct,
 }
 
 impl MqEcn {
@@ -214,11 +220,7 @@ impl EgressAqm for MqEcn {
         } else {
             self.rng.uniform_open01() < self.p_max * (len - lo) / (hi - lo)
         };
-        if mark && pkt.ecn != Ecn::NotEct {
-            Verdict::Mark
-        } else {
-            Verdict::Accept
-        }
+        self.non_ect.verdict(mark, pkt)
     }
 
     fn on_dequeue(&mut self, now: SimTime, q: QueueState, _pkt: &Packet) -> Verdict {
@@ -250,6 +252,7 @@ impl crate::EgressPlugin for MqEcnConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use net::Ecn;
     use sim_core::Bandwidth;
 
     fn cfg() -> MqEcnConfig {
@@ -262,6 +265,7 @@ mod tests {
             k_min: None,
             k_max: None,
             p_max: None,
+            non_ect: crate::NonEct::Pass,
         }
     }
 
@@ -362,6 +366,20 @@ mod tests {
         assert_eq!(m.on_enqueue(SimTime::ZERO, q(16), &ect), Verdict::Mark);
         assert_eq!(
             m.on_enqueue(SimTime::ZERO, q(100), &Packet::default()),
+            Verdict::Accept
+        );
+        // With non_ect = "drop", a non-ECT packet is dropped where ECT is marked.
+        let mut d = MqEcnConfig {
+            non_ect: crate::NonEct::Drop,
+            ..cfg()
+        }
+        .build(&ctx(vec![1500], 0));
+        assert_eq!(
+            d.on_enqueue(SimTime::ZERO, q(100), &Packet::default()),
+            Verdict::Drop
+        );
+        assert_eq!(
+            d.on_enqueue(SimTime::ZERO, q(15), &Packet::default()),
             Verdict::Accept
         );
     }

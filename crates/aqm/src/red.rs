@@ -31,7 +31,7 @@
 
 use crate::PortContext;
 use net::sched::INLINE_CLASSES;
-use net::{Ecn, EgressAqm, Packet, QueueState, Verdict};
+use net::{EgressAqm, Packet, QueueState, Verdict};
 use serde::Deserialize;
 use sim_core::{QueueSize, RngStream, SimDuration, SimTime};
 use smallvec::SmallVec;
@@ -104,6 +104,11 @@ pub struct RedConfig {
     /// `"queue"` (default), `"port"` or `"pool"`.
     #[serde(default)]
     pub scope: Scope,
+    /// What a non-ECT packet gets where an ECT one is marked (default:
+    /// dropped, RFC 3168 7). Only with `ecn = true`: without ECN every
+    /// packet is dropped there.
+    #[serde(default = "crate::NonEct::drop")]
+    pub non_ect: crate::NonEct,
     /// Mark ECT packets (default true); false: drop instead.
     #[serde(default = "default_true")]
     pub ecn: bool,
@@ -237,6 +242,7 @@ impl RedConfig {
             average: self.average,
             bytes_unit,
             ecn: self.ecn,
+            non_ect: self.non_ect,
             spread: self.spread,
             p_max,
             queues,
@@ -276,6 +282,7 @@ pub struct Red {
     average: Average,
     bytes_unit: bool,
     ecn: bool,
+    non_ect: crate::NonEct,
     spread: bool,
     p_max: f64,
     /// Per class (one slot under `"port"` and `"pool"` scope, class 0's).
@@ -357,10 +364,12 @@ impl Red {
     }
 
     fn verdict(&self, congested: bool, pkt: &Packet) -> Verdict {
-        match (congested, self.ecn && pkt.ecn != Ecn::NotEct) {
-            (false, _) => Verdict::Accept,
-            (true, true) => Verdict::Mark,
-            (true, false) => Verdict::Drop,
+        if self.ecn {
+            self.non_ect.verdict(congested, pkt)
+        } else if congested {
+            Verdict::Drop
+        } else {
+            Verdict::Accept
         }
     }
 
@@ -413,6 +422,7 @@ impl crate::EgressPlugin for RedConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use net::Ecn;
     use sim_core::Bandwidth;
 
     /// Pins what the `Red` doc promises: a one-class port's RED reads one line.
@@ -449,6 +459,7 @@ mod tests {
             mark_at: MarkAt::Enqueue,
             scope: Scope::Queue,
             ecn: true,
+            non_ect: crate::NonEct::Drop,
             spread: true,
             reference_rate: None,
             preset: None,
@@ -487,9 +498,30 @@ mod tests {
             assert_eq!(r.on_enqueue(SimTime::ZERO, q(18), &ect()), Verdict::Accept); // 19 with the packet
             assert_eq!(r.on_enqueue(SimTime::ZERO, q(39), &ect()), Verdict::Mark); // 40
         }
-        // Not ECN-capable: dropped where ECT would be marked.
+        // Not ECN-capable: dropped where ECT would be marked (the default),
+        // or let through with non_ect = "pass"; without ECN all are dropped.
         assert_eq!(
             r.on_enqueue(SimTime::ZERO, q(39), &Packet::default()),
+            Verdict::Drop
+        );
+        let mut pass = RedConfig {
+            non_ect: crate::NonEct::Pass,
+            ..cfg(20, 40, 0.5)
+        }
+        .build(&ctx());
+        assert_eq!(
+            pass.on_enqueue(SimTime::ZERO, q(39), &Packet::default()),
+            Verdict::Accept
+        );
+        assert_eq!(pass.on_enqueue(SimTime::ZERO, q(39), &ect()), Verdict::Mark);
+        let mut no_ecn = RedConfig {
+            ecn: false,
+            non_ect: crate::NonEct::Pass,
+            ..cfg(20, 40, 0.5)
+        }
+        .build(&ctx());
+        assert_eq!(
+            no_ecn.on_enqueue(SimTime::ZERO, q(39), &ect()),
             Verdict::Drop
         );
     }
