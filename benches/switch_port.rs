@@ -37,6 +37,7 @@ fn plugin(name: &str, ctx: &PortContext) -> Box<dyn EgressAqm> {
         "droptail" => Box::new(DropTail),
         "step-ecn" => Box::new(StepEcn {
             k: QueueSize::Packets(65),
+            non_ect: aqm::NonEct::Pass,
         }),
         "red" => {
             let c: RedConfig =
