@@ -200,8 +200,10 @@ impl RunFolder {
             }
         }
         // The manifest of what the run wrote: what lets a later run tell
-        // them from a file a user adds (marker.rs).
-        marker::seal(&self.staging)?;
+        // them from a file a user adds (marker.rs). Still flagged staging
+        // until it is in place, so that a kill before the move leaves a
+        // folder the next run clears.
+        marker::seal_staging(&self.staging)?;
         check_target(&self.target, FolderKind::Run).map_err(std::io::Error::other)?;
         if std::fs::symlink_metadata(&self.target).is_ok() {
             let mut old = self.staging.clone().into_os_string();
@@ -213,6 +215,8 @@ impl RunFolder {
             std::fs::rename(&self.staging, &self.target)?;
         }
         self.committed = true;
+        // The run is in place either way: a flagged manifest is as good.
+        let _ = marker::unstage(&self.target);
         Ok(())
     }
 }
@@ -253,10 +257,10 @@ fn clear_remains(parent: &Path, name: &str, target: &Path) -> std::io::Result<()
 /// run moved aside by commit), is dcnsim's to clear.
 fn ours(dir: &Path, older: bool) -> std::io::Result<bool> {
     Ok(match marker::read(dir) {
-        Found::Ours(m) if m.kind == FolderKind::Run && m.staging => !older,
         Found::Ours(m) if m.kind == FolderKind::Run && older => {
             marker::foreign_entries(dir, &m)?.is_empty()
         }
+        Found::Ours(m) if m.kind == FolderKind::Run => m.staging,
         Found::Ours(_) | Found::Unknown(_) => false,
         Found::Absent => {
             // write_atomic's temporary file: `.` + the marker's name + `.PID.tmp`.
@@ -368,6 +372,10 @@ mod tests {
         std::fs::write(base.join(".run.partial-2.old/summary.json"), "older").unwrap();
         marker::seal(&base.join(".run.partial-2.old")).unwrap();
         std::fs::create_dir_all(base.join(".run.partial-2")).unwrap();
+        // Killed after commit sealed it, before it moved into place.
+        std::fs::create_dir_all(base.join(".run.partial-4")).unwrap();
+        std::fs::write(base.join(".run.partial-4/summary.json"), "sealed").unwrap();
+        marker::seal_staging(&base.join(".run.partial-4")).unwrap();
         // Killed while the marker was being written.
         std::fs::create_dir_all(base.join(".run.partial-3")).unwrap();
         std::fs::write(base.join(".run.partial-3/..dcnsim.3.tmp"), "{").unwrap();

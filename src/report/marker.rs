@@ -185,7 +185,13 @@ fn walk(dir: &Path) -> std::io::Result<Vec<(String, std::fs::FileType)>> {
 /// why (empty when replacing the folder loses nothing of anyone's).
 pub fn foreign_entries(dir: &Path, marker: &Marker) -> std::io::Result<Vec<String>> {
     let mut foreign = Vec::new();
+    // write_atomic's temporary file of the marker itself (a kill while the
+    // marker was rewritten): dcnsim's, and nothing of anyone's.
+    let marker_tmp = |rel: &str| rel.starts_with(&format!(".{MARKER}.")) && rel.ends_with(".tmp");
     for (rel, ft) in walk(dir)? {
+        if ft.is_file() && marker_tmp(&rel) {
+            continue;
+        }
         if ft.is_dir() {
             let prefix = format!("{rel}/");
             if !marker.files.keys().any(|k| k.starts_with(&prefix)) {
@@ -210,7 +216,29 @@ pub fn foreign_entries(dir: &Path, marker: &Marker) -> std::io::Result<Vec<Strin
 /// Writes the marker of a finished run into `dir`: every file it holds
 /// now, with its size and digest.
 pub fn seal(dir: &Path) -> std::io::Result<()> {
+    seal_as(dir, false)
+}
+
+/// [`seal`], keeping the staging flag: what commit writes into a staging
+/// folder before moving it into place, so that a kill before the move
+/// leaves a folder the next run clears; [`unstage`] drops the flag after.
+pub fn seal_staging(dir: &Path) -> std::io::Result<()> {
+    seal_as(dir, true)
+}
+
+/// Drops the staging flag of the sealed run folder `dir` (a kill before
+/// this leaves a flagged, complete manifest, which is as good).
+pub fn unstage(dir: &Path) -> std::io::Result<()> {
+    let Found::Ours(mut m) = read(dir) else {
+        return Ok(());
+    };
+    m.staging = false;
+    super::write_atomic(&dir.join(MARKER), &m.to_bytes())
+}
+
+fn seal_as(dir: &Path, staging: bool) -> std::io::Result<()> {
     let mut m = Marker::new(FolderKind::Run);
+    m.staging = staging;
     for (rel, ft) in walk(dir)? {
         if ft.is_file() {
             let e = entry_of(&dir.join(&rel))?;
@@ -227,7 +255,7 @@ pub fn add(dir: &Path, files: &[std::path::PathBuf]) -> std::io::Result<()> {
     let Found::Ours(mut m) = read(dir) else {
         return Ok(());
     };
-    if m.kind != FolderKind::Run || m.staging {
+    if m.kind != FolderKind::Run {
         return Ok(());
     }
     for f in files {
@@ -271,6 +299,12 @@ mod tests {
             foreign_entries(&d, &m).unwrap().is_empty(),
             "a missing file is no loss"
         );
+        std::fs::write(d.join(format!(".{MARKER}.77.tmp")), "{").unwrap();
+        assert!(
+            foreign_entries(&d, &m).unwrap().is_empty(),
+            "the marker's own temporary file is dcnsim's"
+        );
+        std::fs::remove_file(d.join(format!(".{MARKER}.77.tmp"))).unwrap();
         std::fs::write(d.join("notes.md"), "mine").unwrap();
         std::fs::create_dir(d.join("mine")).unwrap();
         std::fs::write(d.join("summary.json"), "{\"edited\":1}").unwrap();
