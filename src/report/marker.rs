@@ -127,7 +127,7 @@ pub fn entry_of(path: &Path) -> std::io::Result<Entry> {
     use std::io::Read as _;
     let mut file = std::fs::File::open(path)?;
     let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
+    let mut buf = [0u8; 8192];
     let mut bytes = 0u64;
     loop {
         let n = file.read(&mut buf)?;

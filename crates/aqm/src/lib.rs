@@ -64,13 +64,16 @@ impl NonEct {
 
     /// The verdict on `pkt` where the queue is `congested` (an ECT packet
     /// would be marked).
-    #[inline]
+    #[inline(always)]
     pub fn verdict(self, congested: bool, pkt: &Packet) -> Verdict {
-        match (congested, pkt.ecn != Ecn::NotEct, self) {
-            (false, _, _) => Verdict::Accept,
-            (true, true, _) => Verdict::Mark,
-            (true, false, NonEct::Drop) => Verdict::Drop,
-            (true, false, NonEct::Pass) => Verdict::Accept,
+        if !congested {
+            Verdict::Accept
+        } else if pkt.ecn != Ecn::NotEct {
+            Verdict::Mark
+        } else if self == NonEct::Drop {
+            Verdict::Drop
+        } else {
+            Verdict::Accept
         }
     }
 }
