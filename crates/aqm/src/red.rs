@@ -107,8 +107,7 @@ pub struct RedConfig {
     /// What a non-ECT packet gets where an ECT one is marked (default:
     /// dropped, RFC 3168 7). Only with `ecn = true`: without ECN every
     /// packet is dropped there.
-    #[serde(default = "crate::NonEct::drop")]
-    pub non_ect: crate::NonEct,
+    pub non_ect: Option<crate::NonEct>,
     /// Mark ECT packets (default true); false: drop instead.
     #[serde(default = "default_true")]
     pub ecn: bool,
@@ -144,6 +143,13 @@ impl RedConfig {
     /// Checks the keys together: `(key, message)` for the first problem.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         let e = |k, m: &str| Err((k, m.to_string()));
+        if !self.ecn && self.non_ect.is_some() {
+            return e(
+                "non_ect",
+                "with ecn = false every packet is dropped where it would be marked: non_ect \
+                 (what a non-ECT packet gets beside marked ECT ones) applies only with ecn = true",
+            );
+        }
         if !(self.p_max > 0.0 && self.p_max <= 1.0) {
             return e("p_max", "must be in (0, 1]");
         }
@@ -242,7 +248,7 @@ impl RedConfig {
             average: self.average,
             bytes_unit,
             ecn: self.ecn,
-            non_ect: self.non_ect,
+            non_ect: self.non_ect.unwrap_or(crate::NonEct::Drop),
             spread: self.spread,
             p_max,
             queues,
@@ -459,7 +465,7 @@ mod tests {
             mark_at: MarkAt::Enqueue,
             scope: Scope::Queue,
             ecn: true,
-            non_ect: crate::NonEct::Drop,
+            non_ect: None,
             spread: true,
             reference_rate: None,
             preset: None,
@@ -505,7 +511,7 @@ mod tests {
             Verdict::Drop
         );
         let mut pass = RedConfig {
-            non_ect: crate::NonEct::Pass,
+            non_ect: Some(crate::NonEct::Pass),
             ..cfg(20, 40, 0.5)
         }
         .build(&ctx());
@@ -514,15 +520,23 @@ mod tests {
             Verdict::Accept
         );
         assert_eq!(pass.on_enqueue(SimTime::ZERO, q(39), &ect()), Verdict::Mark);
-        let mut no_ecn = RedConfig {
+        let no_ecn = RedConfig {
             ecn: false,
-            non_ect: crate::NonEct::Pass,
             ..cfg(20, 40, 0.5)
-        }
-        .build(&ctx());
+        };
+        let mut built = no_ecn.build(&ctx());
         assert_eq!(
-            no_ecn.on_enqueue(SimTime::ZERO, q(39), &ect()),
+            built.on_enqueue(SimTime::ZERO, q(39), &ect()),
             Verdict::Drop
+        );
+        let ignored = RedConfig {
+            non_ect: Some(crate::NonEct::Pass),
+            ..no_ecn
+        };
+        assert_eq!(
+            ignored.validate().map_err(|e| e.0),
+            Err("non_ect"),
+            "a key that would be ignored is refused"
         );
     }
 
