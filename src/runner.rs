@@ -7,9 +7,7 @@
 //! commits, so the file system is touched by one thread in a fixed order.
 
 use crate::registry::workload::Planned;
-use crate::report::{
-    CsvRows, Perf, QueueCsv, RunFolder, RunSummary, flows_csv, peak_rss_bytes, ports_csv,
-};
+use crate::report::{CsvRows, Perf, RunFolder, RunSummary, flows_csv, peak_rss_bytes, ports_csv};
 use crate::scenario::Scenario;
 use crate::world::{BuildError, StopReason, World};
 use sim_core::SimTime;
@@ -90,13 +88,6 @@ pub fn simulate(
     let folder = RunFolder::create(dir).map_err(io("cannot write results", dir))?;
     check_free_space(folder.staging(), output_bytes).map_err(io("before the run", dir))?;
     let mut world = World::build_planned(sc, seed, planned)?;
-    if sc.output.queue_interval.is_some() {
-        let file = folder
-            .create_file("queues.csv")
-            .map_err(io("creating queues.csv", dir))?;
-        let names = world.port_names();
-        world.stream_samples_to(Box::new(QueueCsv::new(file, names)));
-    }
     // The series that grow with the run go to disk as they are taken.
     let create = |name: &str| {
         folder
@@ -104,6 +95,10 @@ pub fn simulate(
             .map_err(io(format!("creating {name}"), dir))
     };
     let mut sinks = crate::world::SeriesSinks::default();
+    if sc.output.queue_interval.is_some() {
+        let names = world.port_names();
+        sinks.queues = Some(Box::new(CsvRows::queues(create("queues.csv")?, names)));
+    }
     if world.cc_trace_on() {
         sinks.cc = Some(Box::new(CsvRows::cc(create("cc.csv")?)));
     }
@@ -119,9 +114,6 @@ pub fn simulate(
     let wall = t0.elapsed().as_secs_f64();
     if stop == StopReason::Interrupted {
         return Err(RunError::Interrupted);
-    }
-    if let Some(mut sink) = world.take_sample_sink() {
-        sink.finish().map_err(io("writing queues.csv", dir))?;
     }
     world
         .finish_series()

@@ -2,9 +2,7 @@
 //! (whole, from memory, or streamed as samples are taken).
 
 use super::us;
-use crate::world::{
-    CcSample, GoodputSample, QueueSample, RowSink, RttRow, SampleSink, VIQ_CLASS, World,
-};
+use crate::world::{CcSample, GoodputSample, QueueSample, RowSink, RttRow, VIQ_CLASS, World};
 use std::fmt::Write as _;
 use std::io::Write as _;
 
@@ -127,6 +125,20 @@ impl<W: std::io::Write, T> CsvRows<W, T> {
     }
 }
 
+impl<W: std::io::Write> CsvRows<W, QueueSample> {
+    /// `queues.csv`, streamed; `names` names every port, by port id
+    /// (`World::port_names`).
+    pub fn queues(out: W, names: Vec<String>) -> Self {
+        let row = move |s: &mut String, q: &QueueSample| queue_row(s, q, &names);
+        Self::new(
+            "queues.csv",
+            out,
+            super::columns::QUEUES.header(),
+            Box::new(row),
+        )
+    }
+}
+
 impl<W: std::io::Write> CsvRows<W, CcSample> {
     /// `cc.csv`, streamed.
     pub fn cc(out: W) -> Self {
@@ -233,71 +245,27 @@ fn rtt_row(s: &mut String, r: &RttRow) {
 }
 
 /// One `queues.csv` row; class `viq` is a port's VIQ.
-fn queue_row(
-    out: &mut impl std::io::Write,
-    q: &QueueSample,
-    names: &[String],
-) -> std::io::Result<()> {
+fn queue_row(s: &mut String, q: &QueueSample, names: &[String]) {
     let t = us(q.time_ps);
     let (port, node, bytes, packets) = (q.port, q.node, q.bytes, q.packets);
     let name = names.get(port as usize).map_or("", String::as_str);
-    if q.class == VIQ_CLASS {
-        writeln!(out, "{t},{port},{node},{name},viq,{bytes},{packets}")
+    let _ = if q.class == VIQ_CLASS {
+        writeln!(s, "{t},{port},{node},{name},viq,{bytes},{packets}")
     } else {
-        writeln!(
-            out,
-            "{t},{port},{node},{name},{},{bytes},{packets}",
-            q.class
-        )
-    }
+        writeln!(s, "{t},{port},{node},{name},{},{bytes},{packets}", q.class)
+    };
 }
 
 /// `queues.csv` of the samples a world kept in memory: one row per sampled
 /// class queue per sampling instant, and one with class `viq` for the VIQ
 /// of each sampled port that has an ingress plugin.
 pub fn queues_csv(world: &World) -> String {
-    let mut out = super::columns::QUEUES.header().into_bytes();
+    let mut s = super::columns::QUEUES.header();
     let names = world.port_names();
-    for q in &world.queue_samples {
-        queue_row(&mut out, q, &names).expect("writing to memory cannot fail");
+    for q in world.queue_samples() {
+        queue_row(&mut s, q, &names);
     }
-    String::from_utf8(out).expect("rows are ASCII")
-}
-
-/// `queues.csv` streamed to a writer as samples are taken, so a long
-/// sampled run holds a buffer of rows, not all of them.
-pub struct QueueCsv<W: std::io::Write> {
-    out: std::io::BufWriter<W>,
-    error: Option<std::io::Error>,
-    /// Every port's name, by port id.
-    names: Vec<String>,
-}
-
-impl<W: std::io::Write> QueueCsv<W> {
-    /// Starts the file: writes the header. `names` names every port, by
-    /// port id (`World::port_names`).
-    pub fn new(out: W, names: Vec<String>) -> QueueCsv<W> {
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
-        let error = out
-            .write_all(super::columns::QUEUES.header().as_bytes())
-            .err();
-        QueueCsv { out, error, names }
-    }
-}
-
-impl<W: std::io::Write> SampleSink for QueueCsv<W> {
-    fn record(&mut self, sample: &QueueSample) {
-        if self.error.is_none() {
-            self.error = queue_row(&mut self.out, sample, &self.names).err();
-        }
-    }
-
-    fn finish(&mut self) -> std::io::Result<()> {
-        match self.error.take() {
-            Some(e) => Err(e),
-            None => self.out.flush(),
-        }
-    }
+    s
 }
 
 /// `ports.csv`: one row per switch port and class queue, plus a row with

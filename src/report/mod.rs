@@ -26,8 +26,7 @@ pub mod volume;
 mod workloads;
 pub use claim::{FolderKind, Refused};
 pub use csv::{
-    CsvRows, QueueCsv, cc_csv, flows_csv, goodput_csv, pings_csv, ports_csv, queues_csv,
-    rounds_csv, rtt_csv,
+    CsvRows, cc_csv, flows_csv, goodput_csv, pings_csv, ports_csv, queues_csv, rounds_csv, rtt_csv,
 };
 pub use folder::{FolderBusy, Lock, RunFolder, try_lock, write_atomic};
 pub use ideal::{base_rtt, ideal_fct};

@@ -35,7 +35,7 @@ pub use cc_trace::CcSample;
 pub use goodput::{ALL_FLOWS, GoodputSample};
 pub use metrics::{DelayHistograms, Metrics, RttRow, summary_us};
 pub use rows::{RowSink, SeriesSinks};
-pub use sampling::{QueueSample, SampleSink, VIQ_CLASS};
+pub use sampling::{QueueSample, VIQ_CLASS};
 pub use sources::{LOST, Source};
 
 /// Every event of a run.
@@ -241,10 +241,8 @@ pub struct World {
     /// Ports sampled for `queues.csv`, and how often.
     sampled_ports: Vec<net::PortId>,
     sample_interval: Option<SimDuration>,
-    /// Where samples go; `None`: into `queue_samples`.
-    sample_sink: Option<Box<dyn SampleSink>>,
-    /// The samples taken so far, when no sink was given.
-    pub queue_samples: Vec<QueueSample>,
+    /// The queue samples so far (or their sink).
+    queue_samples: rows::Rows<QueueSample>,
     /// The run's seed.
     seed: u64,
     /// Each host's next ephemeral source port; 0: none handed out yet.
@@ -368,8 +366,7 @@ impl World {
             livelock: None,
             sampled_ports: Vec::new(),
             sample_interval: sc.output.queue_interval,
-            sample_sink: None,
-            queue_samples: Vec::new(),
+            queue_samples: rows::Rows::default(),
             seed,
             next_port: vec![0; hosts],
             nics: vec![transport::NicState::default(); hosts],

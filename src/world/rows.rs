@@ -56,6 +56,8 @@ impl<T> Rows<T> {
 /// rows in memory.
 #[derive(Default)]
 pub struct SeriesSinks {
+    /// `queues.csv`'s rows (`[output] queue_interval`).
+    pub queues: Option<Box<dyn RowSink<super::QueueSample>>>,
     /// `cc.csv`'s rows (`[output] cc_trace`).
     pub cc: Option<Box<dyn RowSink<super::CcSample>>>,
     /// `goodput.csv`'s rows (`[output] goodput_interval`).
@@ -68,6 +70,9 @@ impl super::World {
     /// Streams the rows of each series that is on to its sink in `sinks`
     /// (a sink for a series that is off is dropped unused).
     pub fn stream_series_to(&mut self, sinks: SeriesSinks) {
+        if let (Some(_), Some(s)) = (self.sample_interval, sinks.queues) {
+            self.queue_samples.stream_to(s);
+        }
         if let (Some(t), Some(s)) = (self.cc_trace.as_mut(), sinks.cc) {
             t.rows.stream_to(s);
         }
@@ -82,10 +87,12 @@ impl super::World {
     /// Finishes every sink given to [`World::stream_series_to`]: the first
     /// error met, if any (each sink names its file).
     pub fn finish_series(&mut self) -> std::io::Result<()> {
+        let queues = self.queue_samples.take_sink();
         let cc = self.cc_trace.as_mut().and_then(|t| t.rows.take_sink());
         let goodput = self.goodput.as_mut().and_then(|g| g.rows.take_sink());
         let rtt = self.metrics.rows.take_sink();
         let results = [
+            queues.map(|mut s| s.finish()),
             cc.map(|mut s| s.finish()),
             goodput.map(|mut s| s.finish()),
             rtt.map(|mut s| s.finish()),

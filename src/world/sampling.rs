@@ -1,6 +1,7 @@
 //! Queue sampling for `queues.csv`: which ports (`[output] queue_ports`),
 //! when (every `queue_interval` while traffic remains), and where the
-//! samples go (a [`SampleSink`], or memory).
+//! samples go (memory, or a [`super::RowSink`] given by
+//! [`World::stream_series_to`]).
 
 use super::{Event, World};
 use crate::scenario::{NodeRef, PortSelector, QueuePorts};
@@ -26,16 +27,6 @@ pub struct QueueSample {
 
 /// `QueueSample::class` of a sample of a port's VIQ (its ingress stage).
 pub const VIQ_CLASS: u8 = u8::MAX;
-
-/// Where queue samples go as they are taken: a sampled run can produce
-/// gigabytes of rows, so the CLI streams them to `queues.csv` instead of
-/// keeping them (`report::QueueCsv`).
-pub trait SampleSink {
-    /// Takes one sample.
-    fn record(&mut self, sample: &QueueSample);
-    /// Flushes what was recorded; the first error met, if any.
-    fn finish(&mut self) -> std::io::Result<()>;
-}
 
 impl World {
     /// The switch ports `queue_ports` names, in order, each once (absent:
@@ -75,14 +66,10 @@ impl World {
         chosen
     }
 
-    /// Sends queue samples to `sink` instead of `queue_samples`.
-    pub fn stream_samples_to(&mut self, sink: Box<dyn SampleSink>) {
-        self.sample_sink = Some(sink);
-    }
-
-    /// The sink given to [`World::stream_samples_to`], to finish it.
-    pub fn take_sample_sink(&mut self) -> Option<Box<dyn SampleSink>> {
-        self.sample_sink.take()
+    /// The queue samples kept so far (none when streamed to a sink,
+    /// [`World::stream_series_to`]).
+    pub fn queue_samples(&self) -> &[QueueSample] {
+        self.queue_samples.kept()
     }
 
     /// Records every sampled class queue, then samples again one interval
@@ -105,10 +92,7 @@ impl World {
                     bytes,
                     packets,
                 };
-                match &mut self.sample_sink {
-                    Some(sink) => sink.record(&sample),
-                    None => self.queue_samples.push(sample),
-                }
+                self.queue_samples.push(sample);
             }
         }
         if let Some(i) = self.sample_interval

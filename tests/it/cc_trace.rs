@@ -117,15 +117,16 @@ fn a_trace_of_a_missing_flow_or_too_short_an_interval_is_refused() {
 
 /// Series that grow with the run are streamed to disk as they are taken
 /// (issue 38: a 1 ns trace of a long CUBIC flow held 67 B a row in memory
-/// and aborted): the streamed `cc.csv`, `goodput.csv` and `rtt.csv` are
-/// byte-identical to the same series kept in memory and written whole,
-/// and a streamed run keeps no row.
+/// and aborted): the streamed `cc.csv`, `goodput.csv`, `rtt.csv` and
+/// `queues.csv` are byte-identical to the same series kept in memory and
+/// written whole, and a streamed run keeps no row.
 #[test]
 fn growing_series_stream_to_disk_with_the_same_bytes() {
     let sets = [
         "output.cc_trace={flows = [0, 1], interval = \"100ns\"}",
         "output.goodput_interval=\"10us\"",
         "output.rtt_interval=\"20us\"",
+        "output.queue_interval=\"50us\"",
     ];
     let out = common::temp_dir("stream-series").join("run");
     let mut args: Vec<&std::ffi::OsStr> =
@@ -143,6 +144,7 @@ fn growing_series_stream_to_disk_with_the_same_bytes() {
         ("cc.csv", dcnsim::report::cc_csv(&w)),
         ("goodput.csv", dcnsim::report::goodput_csv(&w)),
         ("rtt.csv", dcnsim::report::rtt_csv(&w)),
+        ("queues.csv", dcnsim::report::queues_csv(&w)),
     ] {
         let streamed = std::fs::read_to_string(out.join(file)).expect("written");
         assert!(streamed.lines().count() > 10, "{file}");

@@ -36,7 +36,7 @@ fn sampling_records_the_queue_and_changes_nothing_else() {
         dcnsim::report::flows_csv(&w)
     );
     let port = w.fabric.port_towards_host(HostId(0));
-    let rows = &w.queue_samples;
+    let rows = w.queue_samples();
     assert!(rows.iter().all(|r| r.port == port.0 && r.class == 0));
     // One row per 10 us over the ~3.3 ms run.
     let span = w.end_time().ps();
@@ -107,7 +107,7 @@ fn sampling_stops_when_the_traffic_ends() {
     );
     let (w, s) = common::run(&text);
     assert_eq!(s.flows.completed, 8);
-    let last = w.queue_samples.last().expect("samples").time_ps;
+    let last = w.queue_samples().last().expect("samples").time_ps;
     let end = w.end_time().ps();
     assert!(
         last >= end && last < end + 10_000_000,
@@ -154,7 +154,7 @@ queue_interval = "10us"
 fn queue_ports_can_name_any_switch_port_or_link() {
     // The dumbbell's bottleneck: switch s0's port towards s1.
     let (w, _) = common::run(&format!("{DUMBBELL}queue_ports = [\"s0->s1\"]\n"));
-    let ports: std::collections::BTreeSet<u32> = w.queue_samples.iter().map(|r| r.port).collect();
+    let ports: std::collections::BTreeSet<u32> = w.queue_samples().iter().map(|r| r.port).collect();
     assert_eq!(ports.len(), 1);
     let p = w
         .fabric
@@ -165,7 +165,7 @@ fn queue_ports_can_name_any_switch_port_or_link() {
         "s0 is node 4, s1 node 5"
     );
     // The bottleneck is where the queue builds (10 Gb/s into 1 Gb/s).
-    assert!(w.queue_samples.iter().any(|r| r.packets > 10));
+    assert!(w.queue_samples().iter().any(|r| r.packets > 10));
 
     // A switch names all its ports (s1: two hosts and the bottleneck), an
     // entry already chosen is not sampled twice.
@@ -173,7 +173,7 @@ fn queue_ports_can_name_any_switch_port_or_link() {
         "{DUMBBELL}queue_ports = [\"s1\", \"s1->h2\", 3]\n"
     ));
     let first: Vec<u32> = w
-        .queue_samples
+        .queue_samples()
         .iter()
         .take_while(|r| r.time_ps == 0)
         .map(|r| r.node)
