@@ -30,5 +30,5 @@ mod words;
 pub use error::ScenarioError;
 pub use inputs::InputFile;
 pub use load::{Table, load, load_str, parse_str, switch_index};
-pub use overrides::is_override_key;
+pub use overrides::{is_override_key, keys_overlap};
 pub use types::*;

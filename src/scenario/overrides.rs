@@ -56,6 +56,20 @@ pub(crate) fn steps(key: &str) -> Option<Vec<Step<'_>>> {
         .collect()
 }
 
+/// Whether two override keys set the same value: one names the other or a
+/// part of it, `[*]` standing for any index (`workload[*].size` and
+/// `workload[0].size`; `switch.aqm` and `switch.aqm.k`). Keys that are not
+/// override keys overlap nothing.
+pub fn keys_overlap(a: &str, b: &str) -> bool {
+    let (Some(a), Some(b)) = (steps(a), steps(b)) else {
+        return false;
+    };
+    a.iter().zip(&b).all(|(x, y)| match (x, y) {
+        (Step::Index(n, i), Step::Index(m, j)) => n == m && i == j,
+        _ => x.parts().0 == y.parts().0,
+    })
+}
+
 /// Whether `key` is a dotted key an override can name (`a.b`, `w[0].c`).
 pub fn is_override_key(key: &str) -> bool {
     steps(key).is_some()
@@ -176,6 +190,16 @@ fn set<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_overlap_where_one_sets_what_the_other_does() {
+        assert!(keys_overlap("workload[*].size", "workload[0].size"));
+        assert!(keys_overlap("switch.aqm", "switch.aqm.k"));
+        assert!(keys_overlap("workload", "workload[2].load"));
+        assert!(!keys_overlap("workload[0].size", "workload[1].size"));
+        assert!(!keys_overlap("switch.aqm.k", "switch.aqm.p_max"));
+        assert!(!keys_overlap("a.b", "not a key"));
+    }
 
     #[test]
     fn keys_split_into_steps() {

@@ -205,13 +205,18 @@ impl Sweep {
                 let msg = format!("{} is listed twice: each value is one grid point", texts[j]);
                 return Err(at(&key, msg));
             }
-            if let Some(o) = s.set.keys().find(|o| keys_overlap(k, o)) {
+            if let Some(o) = s.set.keys().find(|o| crate::scenario::keys_overlap(k, o)) {
                 let msg = format!(
                     "`{k}` is a grid axis and sweep.set sets `{o}`, which overlaps it: keep one"
                 );
                 return Err(at(&key, msg));
             }
-            if let Some(o) = s.grid.keys().take(i).find(|o| keys_overlap(k, o)) {
+            if let Some(o) = s
+                .grid
+                .keys()
+                .take(i)
+                .find(|o| crate::scenario::keys_overlap(k, o))
+            {
                 let msg = format!(
                     "`{k}` and `{o}` are both grid axes and set the same key: a run's value \
                      would depend on their order; keep one"
@@ -236,7 +241,7 @@ impl Sweep {
             for k in c.set.keys() {
                 let key = format!("sweep.case[{i}].set.{k}");
                 check_key(k).map_err(|m| at(&key, m))?;
-                if let Some(g) = s.grid.keys().find(|g| keys_overlap(k, g)) {
+                if let Some(g) = s.grid.keys().find(|g| crate::scenario::keys_overlap(k, g)) {
                     let msg = format!(
                         "`{k}`, set by case '{}', overlaps the grid axis `{g}`: keep one",
                         c.name
@@ -420,32 +425,6 @@ impl Sweep {
     }
 }
 
-/// A sweep key must be a dotted scenario key, as `--set` takes.
-/// Whether two dotted keys set the same value: one names the other or a
-/// part of it, `[*]` standing for any index (`workload[*].size` and
-/// `workload[0].size`; `switch.aqm` and `switch.aqm.k`).
-fn keys_overlap(a: &str, b: &str) -> bool {
-    let parts = |k: &str| -> Vec<(String, Option<String>)> {
-        k.split('.')
-            .map(|seg| match seg.split_once('[') {
-                Some((name, idx)) => (
-                    name.to_string(),
-                    Some(idx.trim_end_matches(']').to_string()),
-                ),
-                None => (seg.to_string(), None),
-            })
-            .collect()
-    };
-    let (a, b) = (parts(a), parts(b));
-    a.iter().zip(&b).all(|((na, ia), (nb, ib))| {
-        na == nb
-            && match (ia, ib) {
-                (Some(x), Some(y)) => x == y || x == "*" || y == "*",
-                _ => true,
-            }
-    })
-}
-
 /// Checks `sweep.name`: it names the folder `results/NAME`, so it stays
 /// inside `results/` (relative, no `..`) and is a name.
 fn check_name(name: &str) -> Result<(), String> {
@@ -463,6 +442,7 @@ fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A sweep key must be a dotted scenario key, as `--set` takes.
 fn check_key(key: &str) -> Result<(), String> {
     if crate::scenario::is_override_key(key) {
         Ok(())
