@@ -176,8 +176,7 @@ impl<W: std::io::Write, T> RowSink<T> for CsvRows<W, T> {
     }
 
     fn finish(&mut self) -> std::io::Result<()> {
-        let named =
-            |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", self.name));
+        let named = super::folder::naming(self.name);
         match self.error.take() {
             Some(e) => Err(named(e)),
             None => self.out.flush().map_err(named),

@@ -14,9 +14,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let named =
-        |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
-    std::fs::create_dir_all(dir).map_err(named)?;
+    let named = naming(path.display());
+    std::fs::create_dir_all(dir).map_err(&named)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -32,6 +31,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     written.map_err(named)
+}
+
+/// An I/O error that names what it concerns (`cc.csv: No space left on
+/// device`): the OS's message names no path.
+pub(crate) fn naming(what: impl std::fmt::Display) -> impl Fn(std::io::Error) -> std::io::Error {
+    move |e| std::io::Error::new(e.kind(), format!("{what}: {e}"))
 }
 
 /// A lock held on a file: the file is removed when the lock is dropped
@@ -57,9 +62,7 @@ impl Drop for Lock {
 /// file was removed by its previous holder while this process waited is
 /// not a lock on `path`: it is taken again on the new file.
 pub fn try_lock(path: &Path) -> std::io::Result<Option<Lock>> {
-    let named =
-        |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
-    try_lock_at(path).map_err(named)
+    try_lock_at(path).map_err(naming(path.display()))
 }
 
 fn try_lock_at(path: &Path) -> std::io::Result<Option<Lock>> {
@@ -262,12 +265,10 @@ fn ours(dir: &Path, older: bool) -> std::io::Result<bool> {
         }
         Found::Ours(m) if m.kind == FolderKind::Run => m.staging,
         Found::Ours(_) | Found::Unknown(_) => false,
-        Found::Absent => {
-            // write_atomic's temporary file: `.` + the marker's name + `.PID.tmp`.
-            let tmp = format!(".{MARKER}.");
-            let mut names = std::fs::read_dir(dir)?;
-            names.all(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with(&tmp)))
-        }
+        // Killed before the marker was in place: empty, or only the
+        // marker's temporary file.
+        Found::Absent => std::fs::read_dir(dir)?
+            .all(|e| e.is_ok_and(|e| marker::is_marker_tmp(&e.file_name().to_string_lossy()))),
     })
 }
 

@@ -137,11 +137,7 @@ pub fn entry_of(path: &Path) -> std::io::Result<Entry> {
         bytes += n as u64;
         hasher.update(&buf[..n]);
     }
-    let sha256 = hasher.finalize().iter().fold(String::new(), |mut s, b| {
-        use std::fmt::Write as _;
-        let _ = write!(s, "{b:02x}");
-        s
-    });
+    let sha256 = crate::scenario::inputs::hex(&hasher.finalize());
     Ok(Entry { bytes, sha256 })
 }
 
@@ -156,13 +152,9 @@ fn walk(dir: &Path) -> std::io::Result<Vec<(String, std::fs::FileType)>> {
         } else {
             dir.join(&rel)
         };
-        let mut names = Vec::new();
         for e in std::fs::read_dir(&here)? {
             let e = e?;
-            names.push((e.file_name().to_string_lossy().into_owned(), e.file_type()?));
-        }
-        names.sort_by(|a, b| a.0.cmp(&b.0));
-        for (name, ft) in names {
+            let (name, ft) = (e.file_name().to_string_lossy().into_owned(), e.file_type()?);
             if rel.is_empty() && name == MARKER {
                 continue;
             }
@@ -181,15 +173,21 @@ fn walk(dir: &Path) -> std::io::Result<Vec<(String, std::fs::FileType)>> {
     Ok(out)
 }
 
+/// Whether `name` is the temporary file `write_atomic` writes the marker
+/// through (`.` + the marker's name + `.PID.tmp`): left by a kill while
+/// the marker was written, it is dcnsim's and nothing of anyone's.
+pub fn is_marker_tmp(name: &str) -> bool {
+    name.strip_prefix('.')
+        .and_then(|n| n.strip_prefix(MARKER))
+        .is_some_and(|n| n.starts_with('.') && n.ends_with(".tmp"))
+}
+
 /// The entries of `dir` that its manifest does not vouch for, each with
 /// why (empty when replacing the folder loses nothing of anyone's).
 pub fn foreign_entries(dir: &Path, marker: &Marker) -> std::io::Result<Vec<String>> {
     let mut foreign = Vec::new();
-    // write_atomic's temporary file of the marker itself (a kill while the
-    // marker was rewritten): dcnsim's, and nothing of anyone's.
-    let marker_tmp = |rel: &str| rel.starts_with(&format!(".{MARKER}.")) && rel.ends_with(".tmp");
     for (rel, ft) in walk(dir)? {
-        if ft.is_file() && marker_tmp(&rel) {
+        if ft.is_file() && is_marker_tmp(&rel) {
             continue;
         }
         if ft.is_dir() {

@@ -104,9 +104,7 @@ fn values(
     let mut groups: Vec<(String, Vec<f64>)> = Vec::new();
     for i in 0..res.runs.len() {
         let run = &res.runs[i].0;
-        if case.as_ref().is_some_and(|c| *c != run.case)
-            || fixed_at.iter().any(|(a, v)| run.axes[*a] != *v)
-        {
+        if !selected(run) {
             continue;
         }
         let key = trend_at.map_or(String::new(), |a| run.axes[a].clone());

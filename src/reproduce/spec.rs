@@ -360,14 +360,17 @@ impl Reproduction {
                 );
                 return Err(err(t.span(), &at(key), msg));
             }
-            check_selection(src, s, &c.ours, free, quick, &at("ours"))?;
-            if let Some(p) = &c.per {
-                check_selection(src, s, &c.ours.merged(p), free, quick, &at("per"))?;
+            for (key, sel) in c.selections() {
+                // Ours and `per` vary along the claim's free axis; a
+                // compared selection along `over`.
+                let axis = if matches!(key, "ours" | "per") {
+                    free
+                } else {
+                    over
+                };
+                check_selection(src, s, &sel, axis, quick, &at(key))?;
+                check_indices(src, s, &sel, &at(&format!("{key}.y")))?;
             }
-            for (key, o, _) in c.compared() {
-                check_selection(src, s, &c.ours.merged(o), over, quick, &at(key))?;
-            }
-            self.check_indices(src, s, c, &at)?;
         }
         check_except(
             src,
@@ -376,67 +379,54 @@ impl Reproduction {
             &at,
         )
     }
+}
 
-    /// Checks that a metric path's list positions exist in the sweep's
-    /// runs (`flows.by_size.3` with three buckets would read nothing after
-    /// every run): the buckets, transports and workloads of the first run
-    /// of each case the claim selects.
-    fn check_indices(
-        &self,
-        src: &Source<'_>,
-        s: &Sweep,
-        c: &Claim,
-        at: &dyn Fn(&str) -> String,
-    ) -> Result<(), ScenarioError> {
-        let mut selections = vec![("ours", c.ours.clone())];
-        if let Some(p) = &c.per {
-            selections.push(("per", c.ours.merged(p)));
-        }
-        for (key, o, _) in c.compared() {
-            selections.push((key, c.ours.merged(o)));
-        }
-        for (key, sel) in selections {
-            let Some(y) = &sel.y else { continue };
-            let case = sel.case.as_ref().map(|c| c.get_ref().as_str());
-            let Some(run) = s.runs.iter().find(|r| case.is_none_or(|c| r.case == c)) else {
-                continue;
-            };
-            let sc = s
-                .load(run)
-                .map_err(|e| src.error(Some(y.span()), &at(key), format!("{e:#}")))?;
-            let lists = [
-                (
-                    "flows.by_size.",
-                    sc.output.size_buckets.len() + 1,
-                    "flow-size buckets",
-                ),
-                ("transports.", sc.transports.len(), "transports"),
-                ("workloads.", sc.workloads.len(), "workloads"),
-            ];
-            for (prefix, len, what) in lists {
-                let Some(rest) = y.get_ref().strip_prefix(prefix) else {
-                    continue;
-                };
-                let index = rest.split('.').next().and_then(|n| n.parse::<usize>().ok());
-                if let Some(n) = index.filter(|&n| n >= len) {
-                    let msg = format!(
-                        "{}: position {n} does not exist: the runs of {} have {len} {what} \
-                         (0 to {})",
-                        y.get_ref(),
-                        s.file.display(),
-                        len.saturating_sub(1)
-                    );
-                    let yk = if key == "ours" {
-                        "ours.y".to_string()
-                    } else {
-                        format!("{key}.y")
-                    };
-                    return Err(src.error(Some(y.span()), &at(&yk), msg));
-                }
-            }
-        }
-        Ok(())
+/// Checks that a metric path's list positions exist in the sweep's runs
+/// (`flows.by_size.3` with three buckets would read nothing after every
+/// run): the buckets, transports or workloads of the first run of the
+/// selection's case, loaded only when its metric names a position.
+fn check_indices(
+    src: &Source<'_>,
+    s: &Sweep,
+    sel: &Selection,
+    key: &str,
+) -> Result<(), ScenarioError> {
+    let Some(y) = &sel.y else {
+        return Ok(());
+    };
+    const LISTS: [(&str, &str); 3] = [
+        ("flows.by_size.", "flow-size buckets"),
+        ("transports.", "transports"),
+        ("workloads.", "workloads"),
+    ];
+    let Some((prefix, what, n)) = LISTS.iter().find_map(|&(prefix, what)| {
+        let rest = y.get_ref().strip_prefix(prefix)?;
+        Some((prefix, what, rest.split('.').next()?.parse::<usize>().ok()?))
+    }) else {
+        return Ok(());
+    };
+    let case = sel.case.as_ref().map(|c| c.get_ref().as_str());
+    let Some(run) = s.runs.iter().find(|r| case.is_none_or(|c| r.case == c)) else {
+        return Ok(());
+    };
+    let sc = s
+        .load(run)
+        .map_err(|e| src.error(Some(y.span()), key, format!("{e:#}")))?;
+    let len = match prefix {
+        "flows.by_size." => sc.output.size_buckets.len() + 1,
+        "transports." => sc.transports.len(),
+        _ => sc.workloads.len(),
+    };
+    if n < len {
+        return Ok(());
     }
+    let msg = format!(
+        "{}: position {n} does not exist: the runs of {} have {len} {what} (0 to {})",
+        y.get_ref(),
+        s.file.display(),
+        len.saturating_sub(1)
+    );
+    Err(src.error(Some(y.span()), key, msg))
 }
 
 /// Checks that each `except` value is a value of the `over` axis (in the
@@ -582,6 +572,20 @@ fn check_numbers(
 }
 
 impl Claim {
+    /// Every selection the claim reads, with its key: ours, `per` and each
+    /// compared one (their keys replacing ours's).
+    pub fn selections(&self) -> Vec<(&'static str, Selection)> {
+        let mut v = vec![("ours", self.ours.clone())];
+        if let Some(p) = &self.per {
+            v.push(("per", self.ours.merged(p)));
+        }
+        v.extend(
+            self.compared()
+                .map(|(key, o, _)| (key, self.ours.merged(o))),
+        );
+        v
+    }
+
     /// The key of the axis ours varies along, and the axis:
     /// `grows_with`, `falls_with` or `over`.
     pub fn axis_key(&self) -> Option<(&'static str, &Spanned<String>)> {

@@ -231,13 +231,15 @@ impl Source<'_> {
         let offset = offset.min(self.text.len());
         let start = self.text[..offset].rfind('\n').map_or(0, |i| i + 1);
         let line = self.text[start..].lines().next()?;
-        let (k, rest) = line.split_once('=')?;
-        let k = k.trim();
+        let eq = line.find('=')?;
+        let k = line[..eq].trim();
         if k.is_empty() || k.starts_with('[') {
             return None;
         }
         let k = k.trim_matches('"').to_string();
-        let before = rest.get(..(offset - start).saturating_sub(k.len() + 1).min(rest.len()));
+        // The value's text up to the offset.
+        let rest = &line[eq + 1..];
+        let before = rest.get(..(offset - start).saturating_sub(eq + 1).min(rest.len()));
         Some(match before.and_then(inline_key) {
             Some(inner) => format!("{k}.{inner}"),
             None => k,

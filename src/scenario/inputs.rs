@@ -69,13 +69,16 @@ pub fn read_text(path: &std::path::Path) -> Result<String, Unreadable> {
 
 /// SHA-256 of `bytes` in lower-case hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// A digest's bytes in lower-case hex.
+pub fn hex(digest: &[u8]) -> String {
     use std::fmt::Write as _;
-    Sha256::digest(bytes)
-        .iter()
-        .fold(String::with_capacity(64), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
+    digest.iter().fold(String::with_capacity(64), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
 }
 
 #[cfg(test)]

@@ -174,22 +174,20 @@ fn scale(
             ""
         },
     };
-    // With decimals, a product past 2^128 comes from decimals no whole
-    // number of the base unit has (the integer part is checked below).
-    let too_precise = || match 10u128.checked_pow(frac_digits) {
-        Some(den)
-            if u64::try_from(mantissa / den).is_ok_and(|i| i.checked_mul(factor).is_some()) =>
-        {
+    // A product past 2^128 (or a 10^digits that is) comes from decimals:
+    // if the integer part fits, no whole number of the base unit has them.
+    let too_precise = || {
+        let whole = 10u128
+            .checked_pow(frac_digits)
+            .map_or(0, |den| mantissa / den);
+        if u64::try_from(whole).is_ok_and(|w| w.checked_mul(factor).is_some()) {
             UnitError::Fractional {
                 input: input.into(),
                 base,
             }
+        } else {
+            overflow()
         }
-        _ if frac_digits > 0 && mantissa < 10u128.pow(20) => UnitError::Fractional {
-            input: input.into(),
-            base,
-        },
-        _ => overflow(),
     };
     let num = mantissa
         .checked_mul(factor as u128)
