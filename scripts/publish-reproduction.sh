@@ -9,7 +9,8 @@
 # others' claims are NOT RUN in the published report).
 #
 # PAPER names a folder of scenarios/ holding a reproduce.toml. The
-# reproduction runs into results/reproduce-PAPER (resumable: rerun after an
+# reproduction runs into results/reproduce-PAPER, its quick run into
+# results/reproduce-PAPER-quick (both resumable: rerun after an
 # interruption); the published report is rewritten whole.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +18,10 @@ paper=${1:?usage: scripts/publish-reproduction.sh PAPER [DCNSIM]}
 bin=${2:-target/release/dcnsim}
 shift $(( $# < 2 ? $# : 2 ))
 out=results/reproduce-$paper
-"$bin" reproduce "scenarios/$paper" --out "$out" "$@"
+# The quick run first, so that the full report lists the claims whose
+# verdicts differ between the two (--against).
+"$bin" reproduce "scenarios/$paper" --quick --out "$out-quick" --no-plots "$@"
+"$bin" reproduce "scenarios/$paper" --out "$out" --against "$out-quick" "$@"
 docs=docs/reproductions
 rm -rf "${docs:?}/$paper"
 mkdir -p "$docs/$paper"

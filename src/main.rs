@@ -123,6 +123,10 @@ enum Command {
         /// Do not draw figures.
         #[arg(long)]
         no_plots: bool,
+        /// Another reproduction folder of the same paper (e.g. the --quick
+        /// run's): the report lists the claims whose verdicts differ from it.
+        #[arg(long, value_name = "DIR")]
+        against: Option<PathBuf>,
     },
     /// Join the folders of a sweep's shards into one with a single sweep.csv.
     Merge {
@@ -292,6 +296,7 @@ fn run() -> Result<()> {
             only,
             max_memory,
             no_plots,
+            against,
         } => {
             let r = dcnsim::reproduce::Reproduction::read(&dir)?;
             let out = out.unwrap_or_else(|| {
@@ -319,6 +324,7 @@ fn run() -> Result<()> {
                 only,
                 max_memory,
                 no_plots,
+                against,
             };
             let done = dcnsim::reproduce::run(&r, &opts, stop)?;
             say!(

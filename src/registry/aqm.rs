@@ -40,7 +40,7 @@ pub static FAMILY: Family<Spec> = Family {
             key("mark_at", "enqueue", "choice", "\"enqueue\" or \"dequeue\""),
             key("scope", "queue", "choice", "\"queue\", \"port\" or \"pool\": the occupancy compared"),
             key("ecn", "true", "bool", "mark ECT packets (false: drop every packet instead)"),
-            key("non_ect", "drop", "choice", "\"drop\" or \"pass\": what a non-ECT packet gets where an ECT one is marked (with ecn = true)"),
+            key("non_ect", "drop", "choice", "\"drop\" or \"pass\": what a non-ECT packet gets where an ECT one is marked (with ecn = true; at mark_at = \"dequeue\" it passes)"),
             key("reference_rate", "none", "rate", "the link rate k_min and k_max are given for: each port's thresholds scale by its rate over it"),
             key("spread", "true", "bool", "spread marks by RED's count (Floyd-Jacobson); false: each packet independently with p (DCQCN's CP)"),
             key("preset", "none", "choice", "\"standard\" or \"minimum\" (MQ-ECN 2.2), instead of k_min/k_max"),

@@ -2,12 +2,15 @@
 //! one case at fixed axis values, reduced over seeds) against the paper's
 //! number and its directions, and the verdict.
 
-use super::spec::{Claim, Reproduction, Selection, Test};
+use super::rules::{self, Direction, Point, SEEDS_NEEDED};
+use super::spec::{Claim, Reproduction, Selection};
 use crate::plot::PlotError;
 use crate::plot::data::SweepResults;
 use crate::report::units;
+use crate::sweep::Sweep;
 use crate::sweep::spec::value_text;
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::Path;
 
 /// How a claim came out.
@@ -41,19 +44,31 @@ impl Verdict {
 pub struct Outcome {
     /// Ours, in `unit`.
     pub ours: Option<f64>,
+    /// The range of ours over its seeds, in `unit`.
+    pub range: Option<(f64, f64)>,
+    /// The fewest seeds any number the claim compares rests on.
+    pub seeds: usize,
     /// The unit of `ours` (the paper's, when it gives a number).
     pub unit: String,
     /// ours / paper.
     pub ratio: Option<f64>,
     /// Each direction checked: whether it holds, in words.
     pub directions: Vec<(bool, String)>,
+    /// What the reader must know of how it was judged: values left out
+    /// (a zero denominator, an axis the quick sweep shortens), too few seeds.
+    pub notes: Vec<String>,
+    /// The numbers `why` quotes, by placeholder name, as the report shows
+    /// them (`ours` among them).
+    pub numbers: BTreeMap<String, String>,
     /// The verdict.
     pub verdict: Verdict,
 }
 
-/// The finished results of each experiment, read once.
+/// The finished results of each experiment, read once, and the full
+/// sweeps' axes (what a quick run is compared with).
 pub struct Results {
     by_id: BTreeMap<String, SweepResults>,
+    full: BTreeMap<String, Sweep>,
 }
 
 impl Results {
@@ -61,26 +76,30 @@ impl Results {
     /// left out: their claims are NOT RUN).
     pub fn read(r: &Reproduction, out: &Path) -> Result<Results, PlotError> {
         let mut by_id = BTreeMap::new();
+        let mut full = BTreeMap::new();
         for e in &r.experiments {
             let dir = out.join(e.id.get_ref());
             if dir.join("sweep.json").exists() && dir.join("sweep.csv").exists() {
                 by_id.insert(e.id.get_ref().clone(), SweepResults::read(&dir)?);
             }
+            if let Ok(s) = Sweep::read(&r.sweep_file(e, false)) {
+                full.insert(e.id.get_ref().clone(), s);
+            }
         }
-        Ok(Results { by_id })
+        Ok(Results { by_id, full })
     }
 }
 
-/// The values of `sel` per value of `trend` (one group, keyed "", without
+/// The points of `sel` per value of `axis` (one point, at "", without
 /// one), each reduced over its seeds, in run order; `None` when a run the
 /// selection takes has not finished (interrupted or failed): a claim is
 /// judged on all its runs or not at all.
 fn values(
     res: &mut SweepResults,
     sel: &Selection,
-    trend: Option<&str>,
+    axis: Option<&str>,
     quick: bool,
-) -> Result<Option<Vec<(String, f64)>>, PlotError> {
+) -> Result<Option<Vec<Point>>, PlotError> {
     let fixed = sel.fixed(quick);
     let y = sel
         .y
@@ -93,7 +112,7 @@ fn values(
         .iter()
         .filter_map(|(k, v)| axis_at(k).map(|i| (i, v.clone())))
         .collect();
-    let trend_at = trend.and_then(axis_at);
+    let free_at = axis.and_then(axis_at);
     let selected = |run: &crate::sweep::spec::Run| {
         case.as_ref().is_none_or(|c| *c == run.case)
             && fixed_at.iter().all(|(a, v)| run.axes[*a] == *v)
@@ -107,7 +126,7 @@ fn values(
         if !selected(run) {
             continue;
         }
-        let key = trend_at.map_or(String::new(), |a| run.axes[a].clone());
+        let key = free_at.map_or(String::new(), |a| run.axes[a].clone());
         let Some(v) = res.value(i, &y)? else { continue };
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, vs)) => vs.push(v),
@@ -117,14 +136,7 @@ fn values(
     Ok(Some(
         groups
             .into_iter()
-            .map(|(k, vs)| {
-                let v = match sel.stat() {
-                    "min" => vs.iter().copied().fold(f64::INFINITY, f64::min),
-                    "max" => vs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-                    _ => vs.iter().sum::<f64>() / vs.len() as f64,
-                };
-                (k, v)
-            })
+            .map(|(k, vs)| Point::of(&k, &vs, sel.stat()))
             .collect(),
     ))
 }
@@ -153,86 +165,160 @@ pub fn evaluate(c: &Claim, results: &mut Results, quick: bool) -> Result<Outcome
         _ => metric_unit.to_string(),
     };
     let to_unit = |v: f64| units::convert(v, metric_unit, &unit).unwrap_or(v);
-    let not_run = Outcome {
+    let mut o = Outcome {
         ours: None,
+        range: None,
+        seeds: 0,
         unit: unit.clone(),
         ratio: None,
         directions: Vec::new(),
+        notes: Vec::new(),
+        numbers: BTreeMap::new(),
         verdict: Verdict::NotRun,
     };
-    let Some(res) = results.by_id.get_mut(c.experiment.get_ref()) else {
-        return Ok(not_run);
+    let id = c.experiment.get_ref();
+    let full_values = c
+        .free_axis()
+        .and_then(|a| results.full.get(id).map(|s| s.axis_values(a)));
+    let Some(res) = results.by_id.get_mut(id) else {
+        return Ok(o);
     };
-    let Some(series) = series_of(res, c, quick)? else {
-        return Ok(not_run);
+    let Some(series) = series_of(res, c, quick, &mut o.notes)? else {
+        return Ok(o);
     };
-    let (Some(first), Some(last)) = (series.first().cloned(), series.last().cloned()) else {
-        return Ok(not_run);
-    };
-    let mut directions = Vec::new();
-    let ours = if c.grows_with.is_some() || c.falls_with.is_some() {
-        let grows = c.grows_with.is_some();
-        let holds = if grows {
-            last.1 > first.1
-        } else {
-            last.1 < first.1
-        };
-        let (from, to) = (
-            shown(to_unit(first.1), &unit),
-            shown(to_unit(last.1), &unit),
-        );
-        let word = if grows { "grows" } else { "falls" };
-        let text = format!("{word} from {from} ({}) to {to} ({})", first.0, last.0);
-        directions.push((holds, text));
-        to_unit(last.1)
-    } else if c.over.is_some() {
-        to_unit(series.iter().map(|s| s.1).sum::<f64>() / series.len() as f64)
-    } else {
-        to_unit(first.1)
-    };
-    for (word, o, cmp) in c.compared() {
-        let Some(d) = compare(
-            res,
-            c,
-            &series,
-            (ours, &unit, &to_unit),
-            word,
-            o,
-            cmp,
-            quick,
-        )?
+    let series: Vec<Point> = series.iter().map(|p| p.map(&to_unit)).collect();
+    let except: Vec<String> = c.except.iter().map(|v| value_text(v.get_ref())).collect();
+    let judged: Vec<Point> = series
+        .iter()
+        .filter(|p| !except.contains(&p.at))
+        .cloned()
+        .collect();
+    if let (Some(axis), Some(full)) = (c.free_axis(), &full_values) {
+        let full_n = full.iter().filter(|v| !except.contains(v)).count();
+        if judged.len() < full_n {
+            o.notes.push(format!(
+                "judged at {} of the full sweep's {full_n} value{} of {axis}",
+                judged.len(),
+                if full_n == 1 { "" } else { "s" }
+            ));
+        }
+    }
+    if judged.is_empty() {
+        o.notes.push("no value left to judge at".to_string());
+        return Ok(o);
+    }
+    let ours = ours_point(c, &series);
+    o.seeds = series.iter().map(|p| p.seeds).min().unwrap_or(0);
+    let mut varied = series.iter().any(|p| p.hi > p.lo);
+    if let Some(d) = axis_direction(c, &judged, &unit) {
+        o.directions.push(d);
+    }
+    for (word, sel, dir) in c.compared() {
+        let units = (unit.as_str(), &to_unit as &dyn Fn(f64) -> f64);
+        let Some((d, theirs)) = compare(res, c, (&judged, &ours), sel, (word, dir), quick, units)?
         else {
-            return Ok(not_run);
+            return Ok(o);
         };
-        directions.push(d);
+        o.seeds = o
+            .seeds
+            .min(theirs.iter().map(|p| p.seeds).min().unwrap_or(0));
+        varied |= theirs.iter().any(|p| p.hi > p.lo);
+        o.directions.push(d);
     }
     if let Some(m) = c.at_most.as_ref().map(|m| *m.get_ref()) {
-        directions.push((ours <= m, format!("at most {}", shown(m, &unit))));
+        o.directions
+            .push((ours.hi <= m, format!("at most {}", shown(m, &unit))));
     }
     if let Some(m) = c.at_least.as_ref().map(|m| *m.get_ref()) {
-        directions.push((ours >= m, format!("at least {}", shown(m, &unit))));
+        o.directions
+            .push((ours.lo >= m, format!("at least {}", shown(m, &unit))));
     }
-    let ratio = c
+    if !o.directions.is_empty() && o.seeds < SEEDS_NEEDED {
+        o.notes.push(format!(
+            "{} seed{}: a direction needs {SEEDS_NEEDED} for its spread to be measured",
+            o.seeds,
+            if o.seeds == 1 { "" } else { "s" }
+        ));
+    } else if !o.directions.is_empty() && !varied {
+        o.notes.push(format!(
+            "its {} seeds gave identical values: the spread over seeds is not measured",
+            o.seeds
+        ));
+    }
+    o.numbers = numbers(res, c, ours.value, &unit, quick)?;
+    o.ratio = c
         .paper
         .as_ref()
-        .and_then(|p| (p.value != 0.0).then(|| ours / p.value));
-    let verdict = verdict_of(c, ours, ratio, &directions);
-    Ok(Outcome {
-        ours: Some(ours),
-        unit,
-        ratio,
-        directions,
-        verdict,
-    })
+        .and_then(|p| (p.value != 0.0).then(|| ours.value / p.value));
+    o.verdict = verdict_of(c, ours.value, o.ratio, &o.directions);
+    o.ours = Some(ours.value);
+    o.range = Some((ours.lo, ours.hi));
+    Ok(o)
+}
+
+/// Ours, the number the claim reports: a trend's last point, the mean of
+/// the points of a flat series or of `over`, else the one point.
+fn ours_point(c: &Claim, series: &[Point]) -> Point {
+    if c.grows_with.is_some() || c.falls_with.is_some() {
+        series[series.len() - 1].clone()
+    } else if c.over.is_some() || c.flat_with.is_some() {
+        Point::mean(series)
+    } else {
+        series[0].clone()
+    }
+}
+
+/// A trend's or a flat series' direction over `points` (in `unit`), in words.
+fn axis_direction(c: &Claim, points: &[Point], unit: &str) -> Option<(bool, String)> {
+    let at = |p: &Point| format!("{} ({})", shown(p.value, unit), p.at);
+    if let Some(within) = c.flat_within.as_ref().map(|w| *w.get_ref()) {
+        let f = rules::flat(points, within);
+        let mut text = format!(
+            "stays within {}% of its mean {}",
+            num(within * 100.0),
+            shown(f.mean, unit)
+        );
+        if let Some((p, off)) = &f.furthest {
+            let _ = write!(text, " (furthest: {}, {}% off)", at(p), num(off * 100.0));
+        }
+        return Some((f.holds, text));
+    }
+    let grows = c.grows_with.is_some();
+    if !grows && c.falls_with.is_none() {
+        return None;
+    }
+    let tolerance = c.step_tolerance.as_ref().map_or(0.0, |t| *t.get_ref());
+    let t = rules::trend(points, grows, tolerance);
+    let (first, last) = (&points[0], &points[points.len() - 1]);
+    let word = if grows { "grows" } else { "falls" };
+    let mut text = format!("{word} from {} to {}", at(first), at(last));
+    match &t.broken {
+        Some((a, b)) => {
+            let against = if grows { "falls" } else { "grows" };
+            let _ = write!(text, ", but {against} from {} to {}", at(a), at(b));
+        }
+        None if t.steps > 0 && !t.holds => text.push_str(", the ends inside their seeds' spread"),
+        None if tolerance > 0.0 => {
+            let within = num(tolerance * 100.0);
+            let _ = write!(text, " at every step ({}), within {within}%", t.steps);
+        }
+        None => {
+            let _ = write!(text, " at every step ({})", t.steps);
+        }
+    }
+    Some((t.holds, text))
 }
 
 /// Ours at each value of the claim's free axis (one value without one),
-/// as a ratio to `per` where given; `None` when a run it takes has not finished.
+/// as a ratio to `per` where given; `None` when a run it takes has not
+/// finished. A value whose denominator is zero is left out, and said in
+/// `notes`.
 fn series_of(
     res: &mut SweepResults,
     c: &Claim,
     quick: bool,
-) -> Result<Option<Vec<(String, f64)>>, PlotError> {
+    notes: &mut Vec<String>,
+) -> Result<Option<Vec<Point>>, PlotError> {
     let free = c.free_axis();
     let Some(series) = values(res, &c.ours, free, quick)? else {
         return Ok(None);
@@ -243,76 +329,130 @@ fn series_of(
     let Some(theirs) = values(res, &c.ours.merged(p), free, quick)? else {
         return Ok(None);
     };
-    Ok(Some(
-        series
-            .into_iter()
-            .filter_map(|(k, v)| {
-                let t = theirs.iter().find(|(tk, _)| *tk == k)?.1;
-                (t != 0.0).then(|| (k, v / t))
-            })
-            .collect(),
-    ))
+    let mut zero = Vec::new();
+    let mut ratios = Vec::new();
+    for s in series {
+        let Some(d) = theirs.iter().find(|t| t.at == s.at) else {
+            continue;
+        };
+        match s.per(d) {
+            Some(r) => ratios.push(r),
+            None => zero.push(if s.at.is_empty() {
+                "its one value".to_string()
+            } else {
+                s.at.clone()
+            }),
+        }
+    }
+    if !zero.is_empty() {
+        let axis = free.map_or(String::new(), |a| format!(" of {a}"));
+        notes.push(format!(
+            "the denominator can be zero at {}{axis} (left out)",
+            zero.join(", ")
+        ));
+    }
+    Ok(Some(ratios))
 }
 
-/// One direction against another selection `o`: whether `cmp(ours,
-/// theirs)` holds (with `over`, at every value of the axis but the paper's
-/// exceptions), in words; `None` when the other runs did not finish.
-#[allow(clippy::too_many_arguments)]
+/// A direction judged: whether it holds, and it in words.
+type Judged = (bool, String);
+
+/// One direction against another selection `sel`: whether it holds (with
+/// `over`, at every judged value of the axis), in words, and the other
+/// selection's points; `None` when the other runs did not finish.
 fn compare(
     res: &mut SweepResults,
     c: &Claim,
-    series: &[(String, f64)],
-    (ours, unit, to_unit): (f64, &str, &dyn Fn(f64) -> f64),
-    word: &str,
-    o: &Selection,
-    cmp: Test,
+    (judged, ours): (&[Point], &Point),
+    sel: &Selection,
+    (word, dir): (&str, Direction),
     quick: bool,
-) -> Result<Option<(bool, String)>, PlotError> {
+    (unit, to_unit): (&str, &dyn Fn(f64) -> f64),
+) -> Result<Option<(Judged, Vec<Point>)>, PlotError> {
     let word = word.replace('_', " ");
-    // The other selection by what differs from ours: its case, else its
-    // metric, else its axis values.
-    let who = match (&o.case, &o.y) {
-        (Some(c), _) => c.get_ref().clone(),
-        (None, Some(y)) => y.get_ref().clone(),
-        (None, None) => {
-            let at: Vec<String> = o
-                .fixed(quick)
-                .iter()
-                .map(|(k, v)| format!("{k} = {v}"))
-                .collect();
-            at.join(", ")
-        }
-    };
+    let who = who(sel, quick);
     let over = c.over.as_ref().map(|a| a.get_ref().as_str());
-    let Some(theirs) = values(res, &c.ours.merged(o), over, quick)? else {
+    let Some(theirs) = values(res, &c.ours.merged(sel), over, quick)? else {
         return Ok(None);
     };
-    if theirs.is_empty() {
-        return Ok(None);
-    }
+    let theirs: Vec<Point> = theirs.iter().map(|p| p.map(to_unit)).collect();
+    let seeds = theirs.iter().map(|p| p.seeds).min().unwrap_or(0);
     let Some(axis) = over else {
-        let t = to_unit(theirs[0].1);
-        return Ok(Some((
-            cmp(ours, t),
-            format!("{word} {who}'s {}", shown(t, unit)),
-        )));
+        let Some(t) = theirs.first() else {
+            return Ok(None);
+        };
+        let text = format!("{word} {who}'s {}", with_range(t, unit, seeds));
+        let holds = dir.holds(ours, t);
+        return Ok(Some(((holds, text), theirs)));
     };
-    let except: Vec<String> = c.except.iter().map(|v| value_text(v.get_ref())).collect();
-    let judged: Vec<&(String, f64)> = series.iter().filter(|(k, _)| !except.contains(k)).collect();
     let held = judged
         .iter()
-        .filter(|(k, v)| theirs.iter().any(|(tk, t)| tk == k && cmp(*v, *t)))
+        .filter(|p| theirs.iter().any(|t| t.at == p.at && dir.holds(p, t)))
         .count();
+    let except: Vec<String> = c.except.iter().map(|v| value_text(v.get_ref())).collect();
     let but = if except.is_empty() {
         String::new()
     } else {
         format!(" (but {})", except.join(", "))
     };
     let n = judged.len();
-    Ok(Some((
-        held == n,
-        format!("{word} {who} at {held} of {n} values of {axis}{but}"),
-    )))
+    let text = format!("{word} {who} at {held} of {n} values of {axis}{but}");
+    Ok(Some(((held == n, text), theirs)))
+}
+
+/// The other selection by what differs from ours: its case, else its
+/// metric, else its axis values.
+fn who(sel: &Selection, quick: bool) -> String {
+    match (&sel.case, &sel.y) {
+        (Some(c), _) => c.get_ref().clone(),
+        (None, Some(y)) => y.get_ref().clone(),
+        (None, None) => {
+            let at: Vec<String> = sel
+                .fixed(quick)
+                .iter()
+                .map(|(k, v)| format!("{k} = {v}"))
+                .collect();
+            at.join(", ")
+        }
+    }
+}
+
+/// A point for people: its value, and its seeds' range when it has several.
+pub fn with_range(p: &Point, unit: &str, seeds: usize) -> String {
+    if seeds > 1 && p.hi > p.lo {
+        format!(
+            "{} [{} to {}]",
+            shown(p.value, unit),
+            shown(p.lo, unit),
+            shown(p.hi, unit)
+        )
+    } else {
+        shown(p.value, unit)
+    }
+}
+
+/// The numbers `why` quotes, as the report shows them: `ours`, and each of
+/// `numbers` (in its metric's unit; "n/a" where its runs did not finish).
+fn numbers(
+    res: &mut SweepResults,
+    c: &Claim,
+    ours: f64,
+    unit: &str,
+    quick: bool,
+) -> Result<BTreeMap<String, String>, PlotError> {
+    let mut m = BTreeMap::new();
+    m.insert("ours".to_string(), shown(ours, unit));
+    for (key, sel) in c.number_selections() {
+        let name = key.trim_start_matches("numbers.").to_string();
+        let y = sel.y.as_ref().map_or("", |y| y.get_ref().as_str());
+        let unit = crate::plot::sweep::words_of(y).1;
+        let text = match values(res, &sel, None, quick)?.as_deref() {
+            Some([p]) => shown(p.value, unit),
+            _ => "n/a".to_string(),
+        };
+        m.insert(name, text);
+    }
+    Ok(m)
 }
 
 /// The verdict: a tolerance or band passes when ours is inside it and

@@ -5,6 +5,7 @@
 
 pub mod eval;
 pub mod report;
+pub mod rules;
 pub mod spec;
 
 pub use spec::Reproduction;
@@ -29,6 +30,9 @@ pub struct Options {
     pub max_memory: Option<u64>,
     /// Do not draw figures.
     pub no_plots: bool,
+    /// Another reproduction folder of the same paper (e.g. the quick run's,
+    /// for a full one): the report lists the claims whose verdicts differ.
+    pub against: Option<PathBuf>,
 }
 
 /// What a reproduction did.
@@ -59,6 +63,12 @@ pub fn run(r: &Reproduction, opts: &Options, stop: &AtomicBool) -> anyhow::Resul
             ids.join(", ")
         );
     }
+    let against = match &opts.against {
+        Some(dir) => {
+            Some(report::Against::read(dir).map_err(|e| anyhow::anyhow!("--against {e}"))?)
+        }
+        None => None,
+    };
     let mut sweeps = Vec::new();
     for e in &r.experiments {
         if opts.only.as_ref().is_some_and(|o| o != e.id.get_ref()) {
@@ -132,9 +142,18 @@ pub fn run(r: &Reproduction, opts: &Options, stop: &AtomicBool) -> anyhow::Resul
         .map(|c| eval::evaluate(c, &mut results, opts.quick))
         .collect::<Result<Vec<_>, _>>()?;
     let incomplete = incompleteness(r, &sweeps, &opts.out);
-    let text = report::render(r, &outcomes, &opts.out, opts.quick, incomplete.as_deref());
+    let text = report::render(
+        r,
+        &outcomes,
+        &opts.out,
+        opts.quick,
+        incomplete.as_deref(),
+        against.as_ref(),
+    );
     let file = opts.out.join("report.md");
     crate::report::write_atomic(&file, text.as_bytes())?;
+    let verdicts = report::verdicts_csv(r, &outcomes, opts.quick);
+    crate::report::write_atomic(&opts.out.join("verdicts.csv"), verdicts.as_bytes())?;
     Ok(Done {
         report: file,
         tally: report::Tally::of(&outcomes),

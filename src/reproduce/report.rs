@@ -4,7 +4,7 @@
 //! same version gives the same bytes.
 
 use super::eval::{Outcome, Verdict, num, shown};
-use super::spec::Reproduction;
+use super::spec::{Claim, Reproduction};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -61,6 +61,7 @@ pub fn render(
     out: &Path,
     quick: bool,
     incomplete: Option<&str>,
+    against: Option<&Against>,
 ) -> String {
     let mut s = String::new();
     match incomplete {
@@ -100,8 +101,18 @@ pub fn render(
         "PASS: within the tolerance or ratio band of the paper's number (or, for a claim \
          the paper states without a number, its direction holds). DIRECTION ONLY: the \
          number is off but the effect goes the paper's way. DIFFERS: neither. Ours is the \
-         mean over seeds unless the claim says otherwise.\n"
+         mean over seeds unless the claim says otherwise, with the range over its seeds in \
+         brackets. A direction holds only when it is larger than the spread over seeds \
+         (every seed of one side beyond every seed of the other); it needs {} seeds for \
+         that spread to be measured, and a claim on fewer says so. A trend must hold at \
+         every step of its axis. A paper number marked (derived) is not printed in the \
+         paper; its derivation is given under the table.\n",
+        super::rules::SEEDS_NEEDED
     );
+    if let Some(setup) = &r.paper.setup {
+        let _ = writeln!(s, "{}\n", setup.trim());
+    }
+
     for e in &r.experiments {
         let id = e.id.get_ref();
         let _ = writeln!(s, "## {}\n", e.title);
@@ -120,16 +131,15 @@ pub fn render(
             for &i in &claims {
                 let (c, o) = (&r.claims[i], &outcomes[i]);
                 let paper = c.paper.as_ref().map_or("(direction)".to_string(), |p| {
-                    format!("{} {}", num(p.value), p.unit).trim().to_string()
+                    let derived = if p.derived.is_some() {
+                        " (derived)"
+                    } else {
+                        ""
+                    };
+                    let value = format!("{} {}", num(p.value), p.unit);
+                    format!("{}{derived}", value.trim())
                 });
-                let mut ours = o.ours.map_or("n/a".to_string(), |v| shown(v, &o.unit));
-                for (holds, text) in &o.directions {
-                    let _ = write!(
-                        ours,
-                        "; {text} {}",
-                        if *holds { "(holds)" } else { "(fails)" }
-                    );
-                }
+                let ours = ours_cell(o);
                 let ratio = o.ratio.map_or("".to_string(), num);
                 let _ = writeln!(
                     s,
@@ -143,10 +153,13 @@ pub fn render(
                 );
             }
             s.push('\n');
+            s.push_str(&words(r, &claims));
             for &i in &claims {
                 let (c, o) = (&r.claims[i], &outcomes[i]);
-                if o.verdict != Verdict::Pass && !c.why.trim().is_empty() {
-                    let _ = writeln!(s, "*{}* ({}): {}\n", c.name, o.verdict.word(), c.why.trim());
+                if o.verdict != Verdict::Pass
+                    && let Some(why) = why_text(c, o, quick)
+                {
+                    let _ = writeln!(s, "*{}* ({}): {why}\n", c.name, o.verdict.word());
                 }
             }
         }
@@ -159,6 +172,9 @@ pub fn render(
             }
         }
     }
+    if let Some(a) = against {
+        s.push_str(&a.section(r, outcomes, quick));
+    }
     if !r.not_reproduced.is_empty() {
         let _ = writeln!(s, "## Not reproduced\n");
         for n in &r.not_reproduced {
@@ -166,4 +182,214 @@ pub fn render(
         }
     }
     s
+}
+
+/// The "ours" cell: the number with its seeds' range, each direction and
+/// whether it holds, and the notes on how it was judged.
+fn ours_cell(o: &Outcome) -> String {
+    let mut ours = match (o.ours, o.range) {
+        (Some(v), Some((lo, hi))) if o.seeds > 1 && hi > lo => format!(
+            "{} [{} to {}, {} seeds]",
+            shown(v, &o.unit),
+            shown(lo, &o.unit),
+            shown(hi, &o.unit),
+            o.seeds
+        ),
+        (Some(v), _) => format!(
+            "{} ({} seed{})",
+            shown(v, &o.unit),
+            o.seeds,
+            if o.seeds == 1 { "" } else { "s" }
+        ),
+        (None, _) => "n/a".to_string(),
+    };
+    for (holds, text) in &o.directions {
+        let _ = write!(
+            ours,
+            "; {text} {}",
+            if *holds { "(holds)" } else { "(fails)" }
+        );
+    }
+    for n in &o.notes {
+        let _ = write!(ours, "; {n}");
+    }
+    ours
+}
+
+/// Under a table: each claim in the paper's words, and how a derived paper
+/// number was derived.
+fn words(r: &Reproduction, claims: &[usize]) -> String {
+    let mut s = String::new();
+    for &i in claims {
+        let c = &r.claims[i];
+        let quote = c.quote.as_deref().map(str::trim).filter(|q| !q.is_empty());
+        let derived = c.paper.as_ref().and_then(|p| p.derived.as_deref());
+        if quote.is_none() && derived.is_none() {
+            continue;
+        }
+        let _ = write!(s, "- *{}*:", c.name);
+        if let Some(q) = quote {
+            let _ = write!(s, " \"{}\" ({})", q.replace('\n', " "), c.source);
+        }
+        if let Some(d) = derived {
+            let _ = write!(
+                s,
+                " The paper's number is derived: {}",
+                d.trim().replace('\n', " ")
+            );
+        }
+        s.push('\n');
+    }
+    if !s.is_empty() {
+        s.push('\n');
+    }
+    s
+}
+
+/// `why` with its placeholders filled from the run; `None` when it is
+/// empty. A quick report says where to find it instead when it has numbers
+/// of its own outside placeholders (written for the full run, they would
+/// sit beside the quick run's numbers) or quotes a number the quick sweep
+/// does not have.
+pub fn why_text(c: &Claim, o: &Outcome, quick: bool) -> Option<String> {
+    let why = c.why.trim();
+    if why.is_empty() {
+        return None;
+    }
+    let mut text = String::new();
+    let mut rest = why;
+    let mut literal = String::new();
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
+        literal.push_str(&rest[..open]);
+        text.push_str(&rest[..open]);
+        let name = &rest[open + 1..open + close];
+        text.push_str(o.numbers.get(name).map_or("n/a", String::as_str));
+        rest = &rest[open + close + 1..];
+    }
+    literal.push_str(rest);
+    text.push_str(rest);
+    let missing = c
+        .placeholders()
+        .iter()
+        .any(|n| o.numbers.get(*n).is_none_or(|v| v == "n/a"));
+    if quick && (missing || literal.chars().any(|ch| ch.is_ascii_digit())) {
+        return Some(
+            "(its reason quotes the full run: see the report of a full reproduction)".to_string(),
+        );
+    }
+    Some(text)
+}
+
+/// Another reproduction's verdicts of the same paper (`verdicts.csv`), to
+/// show where a quick run and a full one part.
+#[derive(Debug, Clone)]
+pub struct Against {
+    /// Whether the other run was quick.
+    pub quick: bool,
+    /// Its verdict of each claim, by claim name.
+    pub verdicts: Vec<(String, String)>,
+}
+
+/// The header of `verdicts.csv`.
+pub const VERDICTS_HEADER: &str = "claim,mode,verdict";
+
+/// `verdicts.csv`: each claim's verdict, one line each, for a later run's
+/// `--against`.
+pub fn verdicts_csv(r: &Reproduction, outcomes: &[Outcome], quick: bool) -> String {
+    let mut s = format!("{VERDICTS_HEADER}\n");
+    let mode = if quick { "quick" } else { "full" };
+    for (c, o) in r.claims.iter().zip(outcomes) {
+        let _ = writeln!(
+            s,
+            "\"{}\",{mode},{}",
+            c.name.replace('"', "\"\""),
+            o.verdict.word()
+        );
+    }
+    s
+}
+
+impl Against {
+    /// Reads `DIR/verdicts.csv`.
+    pub fn read(dir: &Path) -> Result<Against, String> {
+        let file = dir.join("verdicts.csv");
+        let text = std::fs::read_to_string(&file).map_err(|e| {
+            format!(
+                "{}: {e} (a reproduction's folder writes it)",
+                file.display()
+            )
+        })?;
+        let mut lines = text.lines();
+        if lines.next() != Some(VERDICTS_HEADER) {
+            return Err(format!(
+                "{}: not a verdicts file (its first line is not {VERDICTS_HEADER})",
+                file.display()
+            ));
+        }
+        let mut verdicts = Vec::new();
+        let mut quick = false;
+        for (n, line) in lines.enumerate() {
+            let bad = || {
+                format!(
+                    "{}: line {} is not \"claim\",mode,verdict",
+                    file.display(),
+                    n + 2
+                )
+            };
+            let rest = line.strip_prefix('"').ok_or_else(bad)?;
+            let end = rest.rfind("\",").ok_or_else(bad)?;
+            let name = rest[..end].replace("\"\"", "\"");
+            let (mode, verdict) = rest[end + 2..].split_once(',').ok_or_else(bad)?;
+            quick = mode == "quick";
+            verdicts.push((name, verdict.to_string()));
+        }
+        Ok(Against { quick, verdicts })
+    }
+
+    /// The section listing the claims whose verdicts differ between this
+    /// run and the other.
+    fn section(&self, r: &Reproduction, outcomes: &[Outcome], quick: bool) -> String {
+        let mode = |q: bool| if q { "--quick" } else { "full" };
+        let mut rows = String::new();
+        let mut both = 0;
+        let mut differ = 0;
+        for (c, o) in r.claims.iter().zip(outcomes) {
+            let Some((_, theirs)) = self.verdicts.iter().find(|(n, _)| *n == c.name) else {
+                continue;
+            };
+            both += 1;
+            if theirs != o.verdict.word() {
+                differ += 1;
+                let _ = writeln!(
+                    rows,
+                    "| {} | {} | {theirs} |",
+                    cell(&c.name),
+                    o.verdict.word()
+                );
+            }
+        }
+        let mut s = format!(
+            "## {} against {}\n\n**{} against {}:** {differ} of {both} verdicts differ.",
+            mode(quick),
+            mode(self.quick),
+            mode(quick),
+            mode(self.quick)
+        );
+        if differ > 0 {
+            let _ = write!(
+                s,
+                " These claims come out differently in the two runs: their effect \
+                 depends on the size the quick sweep cuts.\n\n| claim | {} | {} |\n|---|---|---|\n{rows}",
+                mode(quick),
+                mode(self.quick)
+            );
+        } else {
+            s.push('\n');
+        }
+        s.push('\n');
+        s
+    }
 }

@@ -35,6 +35,7 @@
 //! case, axis, value, metric, unit) is checked when the file is read, for
 //! the full and the quick sweep, with the file, line and key of a mistake.
 
+use super::rules::Direction;
 use crate::scenario::ScenarioError;
 use crate::scenario::error::Source;
 use crate::sweep::Sweep;
@@ -52,6 +53,10 @@ pub struct Paper {
     pub name: String,
     /// Its title.
     pub title: String,
+    /// What holds for every experiment that the reader must know first,
+    /// e.g. what the paper's simulator does with a non-ECT packet above the
+    /// marking threshold (the report prints it under the title).
+    pub setup: Option<String>,
 }
 
 /// One experiment: a sweep at the paper's size and, optionally, a scaled one.
@@ -84,6 +89,10 @@ pub struct PaperValue {
     /// Its unit (`ms`, `Gb/s`, `packets`, `%`, ...).
     #[serde(default)]
     pub unit: String,
+    /// How the number follows from what the paper prints, when the paper
+    /// does not print it (read off a figure, or computed): the report marks
+    /// it derived and gives this.
+    pub derived: Option<String>,
 }
 
 /// Which of our numbers: a metric over the runs of one case at fixed axis
@@ -145,17 +154,35 @@ pub struct Claim {
     pub not_above: Option<Selection>,
     /// Direction: ours is at least this selection's.
     pub not_below: Option<Selection>,
-    /// Direction: ours at the axis's last value exceeds ours at its first.
+    /// Direction: ours rises along this axis, at every step (within
+    /// `step_tolerance`), and its last value is above its first by more
+    /// than their seeds' spread.
     pub grows_with: Option<Spanned<String>>,
-    /// Direction: ours at the axis's last value is below ours at its first.
+    /// Direction: ours falls along this axis, as `grows_with` mirrored.
     pub falls_with: Option<Spanned<String>>,
+    /// With a trend: how far (relative) one step may go against it.
+    pub step_tolerance: Option<Spanned<f64>>,
+    /// Direction: ours stays about the same along this axis, every value
+    /// within `flat_within` of their mean.
+    pub flat_with: Option<Spanned<String>>,
+    /// With `flat_with`: the band around the mean, relative (0.25: +-25%).
+    pub flat_within: Option<Spanned<f64>>,
     /// Direction: ours is at most this (in the metric's unit, or the paper's).
     pub at_most: Option<Spanned<f64>>,
     /// Direction: ours is at least this.
     pub at_least: Option<Spanned<f64>>,
-    /// Why ours differs, when it does: shown under the claim in the report.
+    /// Why ours differs, when it does: shown under the claim in the
+    /// report. Numbers of the run go in as placeholders, `{ours}` or a
+    /// name of `numbers`, filled from the run, so that no reason goes stale.
     #[serde(default)]
     pub why: String,
+    /// Numbers `why` quotes, by placeholder name: each a selection (its keys
+    /// replacing ours's) that picks one number.
+    #[serde(default)]
+    pub numbers: BTreeMap<String, Selection>,
+    /// The paper's words the claim comes from: a short quote of its
+    /// sentence, or its figure's caption.
+    pub quote: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -183,9 +210,6 @@ pub struct NotReproduced {
     /// Why it is not run: what dcnsim lacks, or what the paper leaves out.
     pub why: String,
 }
-
-/// A direction's test: whether ours (first) passes against theirs.
-pub type Test = fn(f64, f64) -> bool;
 
 /// A reproduction file, read and checked.
 #[derive(Debug, Clone)]
@@ -371,6 +395,12 @@ impl Reproduction {
                 check_selection(src, s, &sel, axis, quick, &at(key))?;
                 check_indices(src, s, &sel, &at(&format!("{key}.y")))?;
             }
+            // A number a why quotes is one number of the full run (the
+            // quick sweep may lack its value): every axis fixed.
+            for (key, sel) in c.number_selections().into_iter().filter(|_| !quick) {
+                check_selection(src, s, &sel, None, quick, &at(&key))?;
+                check_indices(src, s, &sel, &at(&format!("{key}.y")))?;
+            }
         }
         check_except(
             src,
@@ -495,27 +525,118 @@ fn check_rules(
     let direction = c.compared().next().is_some()
         || c.grows_with.is_some()
         || c.falls_with.is_some()
+        || c.flat_with.is_some()
         || c.at_most.is_some()
         || c.at_least.is_some();
     if !numeric && !direction {
-        let msg = "the claim compares nothing: give tolerance, band, or a direction (below, above, not_above, not_below, grows_with, falls_with, at_most, at_least)";
+        let msg = "the claim compares nothing: give tolerance, band, or a direction (below, above, not_above, not_below, grows_with, falls_with, flat_with, at_most, at_least)";
         return Err(src.error(None, &at("name"), msg));
     }
     if c.per.is_some() && c.compared().next().is_some() {
         let msg = "per makes ours a ratio, which below and above cannot compare: check the direction in a claim of its own";
         return Err(src.error(None, &at("per"), msg));
     }
-    let trend = c.grows_with.as_ref().or(c.falls_with.as_ref());
-    if trend.is_some() && c.over.is_some() {
-        let msg = "over averages across an axis and a trend follows one: give one of them";
-        return Err(src.error(None, &at("over"), msg));
+    let axes: Vec<&str> = [
+        ("grows_with", &c.grows_with),
+        ("falls_with", &c.falls_with),
+        ("flat_with", &c.flat_with),
+        ("over", &c.over),
+    ]
+    .into_iter()
+    .filter_map(|(k, a)| a.as_ref().map(|_| k))
+    .collect();
+    if axes.len() > 1 {
+        let msg = format!(
+            "{} each name the axis ours varies along: give one of them",
+            axes.join(" and ")
+        );
+        return Err(src.error(None, &at(axes[1]), msg));
     }
+    check_pairs(src, c, at)?;
+    check_placeholders(src, c, at)?;
     if !c.except.is_empty() && c.over.is_none() {
         return Err(src.error(
             None,
             &at("except"),
             "except names values of the over axis: give over",
         ));
+    }
+    Ok(())
+}
+
+/// Checks the keys that come in pairs: `flat_within` with `flat_with`,
+/// `step_tolerance` with a trend.
+fn check_pairs(
+    src: &Source<'_>,
+    c: &Claim,
+    at: &dyn Fn(&str) -> String,
+) -> Result<(), ScenarioError> {
+    match (&c.flat_with, &c.flat_within) {
+        (Some(_), None) => {
+            let msg = "flat_with needs flat_within: the band around the mean every value must \
+                       stay in, relative (0.25: +-25%)";
+            return Err(src.error(None, &at("flat_within"), msg));
+        }
+        (None, Some(w)) => {
+            let msg = "flat_within is the band of flat_with: give flat_with (the axis)";
+            return Err(src.error(Some(w.span()), &at("flat_within"), msg.to_string()));
+        }
+        _ => {}
+    }
+    let trend = c.grows_with.is_some() || c.falls_with.is_some();
+    if let Some(t) = &c.step_tolerance
+        && !trend
+    {
+        let msg = "step_tolerance is how far a step may go against a trend: give grows_with \
+                   or falls_with";
+        return Err(src.error(Some(t.span()), &at("step_tolerance"), msg.to_string()));
+    }
+    for (key, v) in [
+        ("step_tolerance", &c.step_tolerance),
+        ("flat_within", &c.flat_within),
+    ] {
+        if let Some(v) = v
+            && !(v.get_ref().is_finite() && *v.get_ref() >= 0.0)
+        {
+            let msg = format!(
+                "{} is not a relative tolerance: give a finite number >= 0 (0.1: 10%)",
+                v.get_ref()
+            );
+            return Err(src.error(Some(v.span()), &at(key), msg));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that every placeholder of `why` is `{ours}` or a name of
+/// `numbers`, and that every number is quoted (a number nobody reads
+/// would be a key accepted and ignored).
+fn check_placeholders(
+    src: &Source<'_>,
+    c: &Claim,
+    at: &dyn Fn(&str) -> String,
+) -> Result<(), ScenarioError> {
+    let used = c.placeholders();
+    for name in &used {
+        if *name != "ours" && !c.numbers.contains_key(*name) {
+            let names: Vec<&str> = std::iter::once("ours")
+                .chain(c.numbers.keys().map(String::as_str))
+                .collect();
+            let msg = format!(
+                "{{{name}}} is not a number of the claim: the placeholders are {} \
+                 (add it under numbers, a selection)",
+                names
+                    .iter()
+                    .map(|n| format!("{{{n}}}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            return Err(src.error(None, &at("why"), msg));
+        }
+    }
+    if let Some(name) = c.numbers.keys().find(|n| !used.contains(&n.as_str())) {
+        let msg = format!("numbers.{name} is not quoted by why: write {{{name}}} where it goes");
+        return Err(src.error(None, &at(&format!("numbers.{name}")), msg));
     }
     Ok(())
 }
@@ -586,12 +707,21 @@ impl Claim {
         v
     }
 
+    /// The selections of `numbers`, each with its key (`numbers.NAME`).
+    pub fn number_selections(&self) -> Vec<(String, Selection)> {
+        self.numbers
+            .iter()
+            .map(|(name, s)| (format!("numbers.{name}"), self.ours.merged(s)))
+            .collect()
+    }
+
     /// The key of the axis ours varies along, and the axis:
     /// `grows_with`, `falls_with` or `over`.
     pub fn axis_key(&self) -> Option<(&'static str, &Spanned<String>)> {
         [
             ("grows_with", &self.grows_with),
             ("falls_with", &self.falls_with),
+            ("flat_with", &self.flat_with),
             ("over", &self.over),
         ]
         .into_iter()
@@ -607,27 +737,27 @@ impl Claim {
         crate::plot::sweep::words_of(y).1
     }
 
-    /// The selections ours is compared with: (key, selection, the test
-    /// ours must pass against theirs).
-    pub fn compared(&self) -> impl Iterator<Item = (&'static str, &Selection, Test)> {
-        let tests: [(&'static str, &Option<Selection>, Test); 4] = [
-            ("below", &self.below, |a, b| a < b),
-            ("above", &self.above, |a, b| a > b),
-            ("not_above", &self.not_above, |a, b| a <= b),
-            ("not_below", &self.not_below, |a, b| a >= b),
-        ];
-        tests
-            .into_iter()
-            .filter_map(|(k, s, t)| s.as_ref().map(|s| (k, s, t)))
+    /// The selections ours is compared with: (key, selection, the
+    /// direction ours must hold against theirs).
+    pub fn compared(&self) -> impl Iterator<Item = (&'static str, &Selection, Direction)> {
+        [
+            (&self.below, Direction::Below),
+            (&self.above, Direction::Above),
+            (&self.not_above, Direction::NotAbove),
+            (&self.not_below, Direction::NotBelow),
+        ]
+        .into_iter()
+        .filter_map(|(s, d)| s.as_ref().map(|s| (d.key(), s, d)))
     }
 
-    /// The axis ours varies along: a trend's, or `over`'s.
+    /// The axis ours varies along: a trend's, a flat series', or `over`'s.
     pub fn free_axis(&self) -> Option<&str> {
-        self.grows_with
-            .as_ref()
-            .or(self.falls_with.as_ref())
-            .or(self.over.as_ref())
-            .map(|a| a.get_ref().as_str())
+        self.axis_key().map(|(_, a)| a.get_ref().as_str())
+    }
+
+    /// The placeholders `why` names (`{name}`), in order.
+    pub fn placeholders(&self) -> Vec<&str> {
+        placeholders(&self.why)
     }
 }
 
@@ -768,4 +898,17 @@ fn check_selection(
         }
     }
     Ok(())
+}
+
+/// The placeholders of a `why` text: each `{name}`, in order.
+pub fn placeholders(text: &str) -> Vec<&str> {
+    let mut v = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else { break };
+        v.push(&after[..close]);
+        rest = &after[close + 1..];
+    }
+    v
 }

@@ -46,6 +46,7 @@ mod tcp_throughput;
 mod topologies;
 mod transports;
 mod user_files;
+mod verdicts;
 mod viq_invariants;
 mod workload_kinds;
 mod workloads;

@@ -150,6 +150,13 @@ impl RedConfig {
                  (what a non-ECT packet gets beside marked ECT ones) applies only with ecn = true",
             );
         }
+        if self.mark_at == MarkAt::Dequeue && self.non_ect == Some(crate::NonEct::Drop) {
+            return e(
+                "non_ect",
+                "mark_at = \"dequeue\" only marks (the packet is already leaving): a non-ECT \
+                 packet passes there; give non_ect = \"pass\", or mark_at = \"enqueue\" to drop it",
+            );
+        }
         if !(self.p_max > 0.0 && self.p_max <= 1.0) {
             return e("p_max", "must be in (0, 1]");
         }
@@ -537,6 +544,20 @@ mod tests {
             ignored.validate().map_err(|e| e.0),
             Err("non_ect"),
             "a key that would be ignored is refused"
+        );
+        // Marking at dequeue never drops: asking it to drop non-ECT packets
+        // is refused; letting them pass is what it does.
+        let dequeue = |non_ect| RedConfig {
+            mark_at: MarkAt::Dequeue,
+            non_ect,
+            ..cfg(20, 40, 0.5)
+        };
+        let refused = dequeue(Some(crate::NonEct::Drop)).validate();
+        assert_eq!(refused.map_err(|e| e.0), Err("non_ect"));
+        let mut passes = dequeue(Some(crate::NonEct::Pass)).build(&ctx());
+        assert_eq!(
+            passes.on_dequeue(SimTime::ZERO, q(39), &Packet::default()),
+            Verdict::Accept
         );
     }
 
