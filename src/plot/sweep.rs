@@ -126,7 +126,7 @@ pub(crate) fn words_of(metric: &str) -> (String, &'static str) {
         && let Some(last) = words.last()
         && matches!(
             last.as_str(),
-            "mean" | "p50" | "p99" | "p999" | "max" | "min"
+            "mean" | "std" | "p50" | "p99" | "p999" | "max" | "min"
         )
     {
         let stat = words.pop().unwrap_or_default();

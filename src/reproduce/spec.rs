@@ -141,8 +141,9 @@ pub struct Claim {
     /// Ours averaged over every value of this axis (with `per`, the mean
     /// of the ratios at each value).
     pub over: Option<Spanned<String>>,
-    /// With `over`: values of the axis a direction need not hold at (the
-    /// exceptions the paper itself names).
+    /// With `over` or `flat_with`: values of the axis a direction need not
+    /// hold at (the exceptions the paper itself names, or a value outside
+    /// the regime its sentence is about).
     #[serde(default)]
     pub except: Vec<Spanned<toml::Value>>,
     /// Direction: ours is below this selection (its keys replace ours's).
@@ -459,15 +460,15 @@ fn check_indices(
     Err(src.error(Some(y.span()), key, msg))
 }
 
-/// Checks that each `except` value is a value of the `over` axis (in the
-/// full sweep or the quick one).
+/// Checks that each `except` value is a value of the `over` or
+/// `flat_with` axis (in the full sweep or the quick one).
 fn check_except(
     src: &Source<'_>,
     c: &Claim,
     sweeps: [&Sweep; 2],
     at: &dyn Fn(&str) -> String,
 ) -> Result<(), ScenarioError> {
-    let Some(over) = &c.over else {
+    let Some(over) = c.over.as_ref().or(c.flat_with.as_ref()) else {
         return Ok(());
     };
     let values: Vec<String> = sweeps
@@ -554,11 +555,11 @@ fn check_rules(
     }
     check_pairs(src, c, at)?;
     check_placeholders(src, c, at)?;
-    if !c.except.is_empty() && c.over.is_none() {
+    if !c.except.is_empty() && c.over.is_none() && c.flat_with.is_none() {
         return Err(src.error(
             None,
             &at("except"),
-            "except names values of the over axis: give over",
+            "except names values of the over or flat_with axis: give one of them",
         ));
     }
     Ok(())

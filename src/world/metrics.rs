@@ -109,6 +109,7 @@ pub fn summary_us(h: Option<&Histogram<u64>>) -> Summary {
     Summary {
         count: h.len() as usize,
         mean: Some(h.mean() / 1e3),
+        std: Some(h.stdev() / 1e3),
         min: Some(us(h.min())),
         p50: Some(us(h.value_at_quantile(0.5))),
         p99: Some(us(h.value_at_quantile(0.99))),

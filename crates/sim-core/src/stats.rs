@@ -12,6 +12,9 @@ pub struct Summary {
     pub count: usize,
     /// Arithmetic mean.
     pub mean: Option<f64>,
+    /// Standard deviation (of the population: the values are all there
+    /// is, e.g. every flow's FCT), FairQ's "FCT variation" (VI-A, Fig. 6).
+    pub std: Option<f64>,
     /// Smallest value.
     pub min: Option<f64>,
     /// Median (nearest rank).
@@ -31,10 +34,13 @@ impl Summary {
             return Summary::default();
         }
         values.sort_by(|a, b| a.partial_cmp(b).expect("NaN in statistics"));
-        let sum: f64 = values.iter().sum();
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
         Summary {
             count: values.len(),
-            mean: Some(sum / values.len() as f64),
+            mean: Some(mean),
+            std: Some(libm::sqrt(var)),
             min: Some(values[0]),
             p50: Some(percentile_sorted(values, 50.0)),
             p99: Some(percentile_sorted(values, 99.0)),
@@ -118,8 +124,16 @@ mod tests {
             (100, Some(1.0), Some(50.0), Some(99.0), Some(100.0))
         );
         assert_eq!(s.mean, Some(50.5));
+        // Population variance of 1..=100: (n^2 - 1) / 12.
+        let std = s.std.expect("a std");
+        assert!((std - (9999.0f64 / 12.0).sqrt()).abs() < 1e-9, "{std}");
+        let s = Summary::of(&mut [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]);
+        assert_eq!(s.std, Some(2.0));
         let empty = Summary::of(&mut []);
-        assert_eq!((empty.count, empty.mean, empty.p99), (0, None, None));
+        assert_eq!(
+            (empty.count, empty.mean, empty.std, empty.p99),
+            (0, None, None, None)
+        );
         assert_eq!(mean(&[]), None);
     }
 
