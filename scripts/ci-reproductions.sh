@@ -4,7 +4,11 @@
 # Fig. 11's 32 queues, 2.3 minutes more, are left to `reproduce --quick`
 # to keep CI under 20 minutes): runs them and checks
 # that the effect each experiment exists to show holds (PASS or DIRECTION
-# ONLY), as tests/it/reproduce.rs does for the shorter ones.
+# ONLY), as tests/it/reproduce.rs does for the shorter ones. Every scheme
+# lets non-ECT packets pass its threshold (issue 39), as the authors' ns-2
+# queues did; on that equal footing the minimum threshold's large flows and
+# overall mean are no longer behind MQ-ECN's at the quick size, so those
+# claims are reported but not required here.
 #
 #   scripts/ci-reproductions.sh [DCNSIM]
 set -euo pipefail
@@ -26,11 +30,11 @@ while IFS= read -r claim; do
     esac
 done <<'CLAIMS'
 MQ-ECN's overall mean FCT is up to 4.1% below the standard threshold's (DWRR, 90% load)
+Small flows: MQ-ECN cuts the mean FCT by up to 23.7% against the standard threshold (DWRR, 90% load)
 Small flows: MQ-ECN cuts the p99 FCT by up to 43.7% against the standard threshold (DWRR, 90% load)
+Small flows: the minimum threshold is faster than MQ-ECN (MQ-ECN within 24.3% above it, DWRR)
 Large flows: MQ-ECN is comparable to the standard threshold (mean over loads, DWRR)
-Large flows: the minimum threshold is slower than MQ-ECN at every load (DWRR)
 WRR at 80% load: the standard threshold times out far more than MQ-ECN (720 against 45)
-MQ-ECN has the best overall mean FCT at 90% load: below the minimum threshold's (DWRR)
-ECN*: MQ-ECN's overall mean FCT is below the minimum threshold's at every load
+ECN*: the minimum threshold's large flows are 22-36% slower than MQ-ECN's (mean over loads)
 CLAIMS
 [ "$fail" = 0 ] || { cat "$out/mq-ecn/report.md"; exit 1; }

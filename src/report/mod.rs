@@ -80,6 +80,9 @@ pub struct RunSummary {
     /// (the bottleneck, as ABQ's and R-AQM's queue figures measure it);
     /// `null` without switch ports or simulated time.
     pub busiest_port: Option<BusiestPort>,
+    /// With `output.queue_from`: the standing queue after it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue_after: Option<QueueAfter>,
     /// Packet sources.
     pub sources: Vec<SourceSummary>,
     /// The load of each workload defined by one (`flows`, `shuffle` with a load).
@@ -212,6 +215,40 @@ impl GoodputFairness {
             min_jain: f.min,
         })
     }
+}
+
+/// The standing queue after `output.queue_from` (RCC Fig. 8): of the
+/// sampled ports, the one with the longest mean over the samples at or
+/// after that time.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct QueueAfter {
+    /// From when, in microseconds.
+    pub from_us: f64,
+    /// The samples at or after it.
+    pub samples: u64,
+    /// The port, by node names.
+    pub port: String,
+    /// Its mean queue over those samples, in bytes.
+    pub mean_bytes: f64,
+    /// Its largest queue among them, in bytes.
+    pub max_bytes: u64,
+}
+
+/// [`QueueAfter`] of `world`; `None` without `output.queue_from` or before
+/// any sample at or after it.
+fn queue_after(world: &World) -> Option<QueueAfter> {
+    let (q, ports) = world.queue_after()?;
+    if q.samples == 0 {
+        return None;
+    }
+    let best = (0..ports.len()).reduce(|a, b| if q.ports[b].0 > q.ports[a].0 { b } else { a })?;
+    Some(QueueAfter {
+        from_us: q.from_ps as f64 / 1e6,
+        samples: q.samples,
+        port: world.port_name(ports[best]),
+        mean_bytes: q.ports[best].0 as f64 / q.samples as f64,
+        max_bytes: q.ports[best].1,
+    })
 }
 
 /// The switch port with the longest time-average queue.
@@ -494,6 +531,7 @@ impl RunSummary {
             ecn_marks: marks,
             max_switch_queue_packets: maxq,
             busiest_port: busiest_port(world, end.ps()),
+            queue_after: queue_after(world),
             sources,
             loads: (0u32..)
                 .zip(&world.workloads)

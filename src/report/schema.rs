@@ -65,6 +65,8 @@ count = 3
 [output]
 jain_flows = [0, 1]
 goodput_interval = "100us"
+queue_interval = "100us"
+queue_from = "0s"
 "#;
 
 /// Every plottable path of `summary.json`, sorted: numeric leaves (and

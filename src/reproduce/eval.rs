@@ -146,13 +146,16 @@ pub fn num(v: f64) -> String {
     units::short(v)
 }
 
-/// A value with its unit, for people: times scaled (`37.9 ms`), rates in
-/// Gb/s, counts and ratios bare.
+/// A value with its unit, for people: times and bytes scaled (`37.9 ms`,
+/// `408.9 KB`), rates in Gb/s, counts and ratios bare.
 pub fn shown(v: f64, unit: &str) -> String {
     match unit {
         "" | "ratio" | "count" => num(v),
         "gbps" => format!("{} Gb/s", num(v)),
         "us" => crate::report::units::fmt_time_us(v),
+        "bytes" if v.abs() >= 1e6 => format!("{} MB", num(v / 1e6)),
+        "bytes" if v.abs() >= 1e3 => format!("{} KB", num(v / 1e3)),
+        "bytes" => format!("{} B", num(v)),
         u => format!("{} {u}", num(v)),
     }
 }

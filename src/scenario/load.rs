@@ -961,6 +961,13 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
             err(&key, msg)
         })?;
     }
+    if sc.output.queue_from.is_some() && sc.output.queue_interval.is_none() {
+        return Err(err(
+            "output.queue_from",
+            "queue_from reads the queue samples: give queue_interval too (sampling is off without it)"
+                .into(),
+        ));
+    }
     if let Some(p) = &sc.output.queue_ports {
         if sc.output.queue_interval.is_none() {
             return Err(err(

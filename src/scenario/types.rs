@@ -238,6 +238,11 @@ pub struct OutputConfig {
     /// Which ports to sample: `"switch"` (every switch egress port, the
     /// default) or a list of hosts, meaning the switch port delivering to each.
     pub queue_ports: Option<QueuePorts>,
+    /// Report the sampled ports' standing queue from this time on in
+    /// `summary.json` (`queue_after`): the samples at or after it, so that
+    /// a start-up burst is left out (RCC Fig. 8's queue). Needs
+    /// `queue_interval`.
+    pub queue_from: Option<SimDuration>,
     /// Upper edges of the flow-size buckets that FCT and slowdown are
     /// reported by (a flow of exactly an edge falls in the lower bucket);
     /// the last bucket is open. Default: 100 KB and 10 MB, the small /
@@ -274,6 +279,7 @@ impl Default for OutputConfig {
             dir: None,
             queue_interval: None,
             queue_ports: None,
+            queue_from: None,
             size_buckets: vec![Bytes(100_000), Bytes(10_000_000)],
             goodput_interval: None,
             goodput_flows: None,

@@ -243,6 +243,8 @@ pub struct World {
     sample_interval: Option<SimDuration>,
     /// The queue samples so far (or their sink).
     queue_samples: rows::Rows<QueueSample>,
+    /// The standing queue after `output.queue_from`, per sampled port.
+    queue_after: Option<sampling::QueueAfter>,
     /// The run's seed.
     seed: u64,
     /// Each host's next ephemeral source port; 0: none handed out yet.
@@ -367,6 +369,7 @@ impl World {
             sampled_ports: Vec::new(),
             sample_interval: sc.output.queue_interval,
             queue_samples: rows::Rows::default(),
+            queue_after: None,
             seed,
             next_port: vec![0; hosts],
             nics: vec![transport::NicState::default(); hosts],
@@ -399,6 +402,10 @@ impl World {
         }
         if w.sample_interval.is_some() {
             w.sampled_ports = w.select_ports(sc.output.queue_ports.as_ref());
+            w.queue_after = sc
+                .output
+                .queue_from
+                .map(|from| sampling::QueueAfter::new(from, w.sampled_ports.len()));
             w.q.schedule(SimTime::ZERO, Event::Sample);
         }
         w.prepare_transports(sc, &planned);

@@ -28,6 +28,31 @@ pub struct QueueSample {
 /// `QueueSample::class` of a sample of a port's VIQ (its ingress stage).
 pub const VIQ_CLASS: u8 = u8::MAX;
 
+/// The sampled ports' queues from `output.queue_from` on: per port, the
+/// sum and the largest of its class queues' total over the samples at or
+/// after that time (its VIQ not counted: it holds ACKs, not the data
+/// queue). A standing queue, with a start-up burst left out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueueAfter {
+    /// From when (ps).
+    pub from_ps: u64,
+    /// Samples taken since.
+    pub samples: u64,
+    /// Per sampled port, in `sampled_ports` order: (sum of bytes, largest).
+    pub ports: Vec<(u128, u64)>,
+}
+
+impl QueueAfter {
+    /// Nothing sampled yet, for `ports` sampled ports.
+    pub fn new(from: sim_core::SimDuration, ports: usize) -> QueueAfter {
+        QueueAfter {
+            from_ps: from.ps(),
+            samples: 0,
+            ports: vec![(0, 0); ports],
+        }
+    }
+}
+
 impl World {
     /// The switch ports `queue_ports` names, in order, each once (absent:
     /// every switch port).
@@ -66,6 +91,14 @@ impl World {
         chosen
     }
 
+    /// The standing queue after `output.queue_from`, with the sampled
+    /// ports (absent without it).
+    pub fn queue_after(&self) -> Option<(&QueueAfter, &[net::PortId])> {
+        self.queue_after
+            .as_ref()
+            .map(|q| (q, &self.sampled_ports[..]))
+    }
+
     /// The queue samples kept so far (none when streamed to a sink,
     /// [`World::stream_series_to`]).
     pub fn queue_samples(&self) -> &[QueueSample] {
@@ -76,6 +109,14 @@ impl World {
     /// later while traffic remains: sampling stops with the traffic, not at
     /// the stop time (and a run to completion still ends).
     pub(super) fn sample(&mut self, now: SimTime) {
+        if let Some(after) = self.queue_after.as_mut().filter(|a| now.ps() >= a.from_ps) {
+            after.samples += 1;
+            for (slot, &p) in after.ports.iter_mut().zip(&self.sampled_ports) {
+                let total: u64 = self.fabric.port(p).queues.iter().map(|q| q.bytes()).sum();
+                slot.0 += u128::from(total);
+                slot.1 = slot.1.max(total);
+            }
+        }
         for &p in &self.sampled_ports {
             let port = self.fabric.port(p);
             let queues = port.queues.iter().map(|q| (q.bytes(), q.packets()));

@@ -206,3 +206,46 @@ fn queue_port_errors_name_the_entry() {
         assert!(e.to_string().contains(want) && e.line == 18, "{e}");
     }
 }
+
+/// `output.queue_from` (RCC Fig. 8's standing queue): summary.json's
+/// `queue_after` is the mean and largest of the sampled port's queue over
+/// exactly the samples at or after that time, the burst before it left out.
+#[test]
+fn queue_after_reports_the_samples_from_its_time_on() {
+    let from_ps = 1_000_000_000u64; // 1 ms: the first flights' burst is over
+    let text = format!(
+        "{INCAST}\n[output]\nqueue_interval = \"10us\"\nqueue_ports = [0]\nqueue_from = \"1ms\"\n"
+    );
+    let (w, s) = common::run(&text);
+    let after = s.queue_after.as_ref().expect("queue_after");
+    let rows: Vec<_> = w
+        .queue_samples()
+        .iter()
+        .filter(|r| r.time_ps >= from_ps)
+        .collect();
+    assert_eq!(after.samples, rows.len() as u64);
+    let mean = rows.iter().map(|r| r.bytes as f64).sum::<f64>() / rows.len() as f64;
+    assert!(
+        (after.mean_bytes - mean).abs() < 1e-6,
+        "{after:?} against {mean}"
+    );
+    assert_eq!(after.max_bytes, rows.iter().map(|r| r.bytes).max().unwrap());
+    assert_eq!(after.from_us, 1000.0);
+    // The burst before it is larger than anything after: DCTCP settles.
+    let all_max = w.queue_samples().iter().map(|r| r.bytes).max().unwrap();
+    assert!(
+        after.max_bytes < all_max,
+        "{} against {all_max}",
+        after.max_bytes
+    );
+    // Past the run's end there is no sample: nothing is reported.
+    let late = text.replace("queue_from = \"1ms\"", "queue_from = \"1s\"");
+    assert!(common::run(&late).1.queue_after.is_none());
+    // Without sampling it would read nothing: refused.
+    let e = dcnsim::scenario::parse_str(
+        "t.toml",
+        &format!("{INCAST}\n[output]\nqueue_from = \"1ms\"\n"),
+    )
+    .expect_err("refused");
+    assert!(e.to_string().contains("output.queue_from"), "{e}");
+}
