@@ -103,10 +103,12 @@ pub fn render(
          number is off but the effect goes the paper's way. DIFFERS: neither. Ours is the \
          mean over seeds unless the claim says otherwise, with the range over its seeds in \
          brackets. A direction holds only when it is larger than the spread over seeds \
-         (every seed of one side beyond every seed of the other); it needs {} seeds for \
-         that spread to be measured, and a claim on fewer says so. A trend must hold at \
-         every step of its axis. A paper number marked (derived) is not printed in the \
-         paper; its derivation is given under the table.\n",
+         (every seed of one side beyond every seed of the other) and at least {}% of the \
+         larger number; it needs {} seeds for that spread to be measured, and a claim on \
+         fewer says so. A trend must hold at every step of its axis. A paper number \
+         marked (derived) is not printed in the paper; its derivation is given under the \
+         table.\n",
+        super::rules::MIN_EFFECT * 100.0,
         super::rules::SEEDS_NEEDED
     );
     if let Some(setup) = &r.paper.setup {
@@ -381,8 +383,8 @@ impl Against {
         if differ > 0 {
             let _ = write!(
                 s,
-                " These claims come out differently in the two runs: their effect \
-                 depends on the size the quick sweep cuts.\n\n| claim | {} | {} |\n|---|---|---|\n{rows}",
+                " These claims come out differently in the two runs: a quick sweep is \
+                 smaller, and most run one seed.\n\n| claim | {} | {} |\n|---|---|---|\n{rows}",
                 mode(quick),
                 mode(self.quick)
             );
