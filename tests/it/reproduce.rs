@@ -342,5 +342,12 @@ fn shipped_reproductions_are_valid() {
     for path in files {
         let r = dcnsim::reproduce::Reproduction::read(&path).unwrap_or_else(|e| panic!("{e}"));
         assert!(!r.claims.is_empty(), "{}", path.display());
+        // Every claim is the paper's: it quotes the sentence or caption it
+        // comes from (issue 39), and says what its paper's simulator does.
+        for c in &r.claims {
+            let quote = c.quote.as_deref().map_or("", str::trim);
+            assert!(!quote.is_empty(), "{}: '{}' quotes nothing", path.display(), c.name);
+        }
+        assert!(r.paper.setup.is_some(), "{}: no setup", path.display());
     }
 }
