@@ -346,7 +346,12 @@ fn shipped_reproductions_are_valid() {
         // comes from (issue 39), and says what its paper's simulator does.
         for c in &r.claims {
             let quote = c.quote.as_deref().map_or("", str::trim);
-            assert!(!quote.is_empty(), "{}: '{}' quotes nothing", path.display(), c.name);
+            assert!(
+                !quote.is_empty(),
+                "{}: '{}' quotes nothing",
+                path.display(),
+                c.name
+            );
         }
         assert!(r.paper.setup.is_some(), "{}: no setup", path.display());
     }
