@@ -152,6 +152,7 @@ pub fn shown(v: f64, unit: &str) -> String {
     match unit {
         "" | "ratio" | "count" => num(v),
         "gbps" => format!("{} Gb/s", num(v)),
+        "%" => format!("{}%", num(v)),
         "us" => crate::report::units::fmt_time_us(v),
         "bytes" if v.abs() >= 1e6 => format!("{} MB", num(v / 1e6)),
         "bytes" if v.abs() >= 1e3 => format!("{} KB", num(v / 1e3)),
@@ -448,9 +449,15 @@ fn numbers(
     for (key, sel) in c.number_selections() {
         let name = key.trim_start_matches("numbers.").to_string();
         let y = sel.y.as_ref().map_or("", |y| y.get_ref().as_str());
-        let unit = crate::plot::sweep::words_of(y).1;
+        let own = crate::plot::sweep::words_of(y).1;
+        let same_metric = c.ours.y.as_ref().is_some_and(|o| o.get_ref() == y) && c.per.is_none();
+        // In the claim's unit where the number's converts to it (a paused
+        // fraction beside the paper's %), else in its own.
         let text = match values(res, &sel, None, quick)?.as_deref() {
-            Some([p]) => shown(p.value, unit),
+            Some([p]) => match units::convert(p.value, own, unit) {
+                Some(v) if same_metric && !unit.is_empty() => shown(v, unit),
+                _ => shown(p.value, own),
+            },
             _ => "n/a".to_string(),
         };
         m.insert(name, text);

@@ -138,8 +138,12 @@ pub fn render(
                     } else {
                         ""
                     };
-                    let value = format!("{} {}", num(p.value), p.unit);
-                    format!("{}{derived}", value.trim())
+                    let value = if p.unit.is_empty() {
+                        num(p.value)
+                    } else {
+                        shown(p.value, &p.unit)
+                    };
+                    format!("{value}{derived}")
                 });
                 let ours = ours_cell(o);
                 let ratio = o.ratio.map_or("".to_string(), num);
