@@ -3,6 +3,7 @@
 //! experiment a resumable sweep folder, then checks the paper's claims on
 //! the results ([`eval`]) and writes `report.md` ([`report`]).
 
+mod check;
 pub mod eval;
 pub mod report;
 pub mod rules;
