@@ -175,3 +175,21 @@ pub fn signal_when(
     assert!(ok.is_ok_and(|s| s.success()), "kill -s {signal}");
     child.wait_with_output().expect("reaped")
 }
+
+/// Runs `dcnsim reproduce DIR --out DIR/out` on a reproduction file that
+/// must be refused: exit status 1, every `want` in the error, and nothing
+/// written. Returns the error text.
+pub fn reproduce_refused(dir: &Path, want: &[&str]) -> String {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_dcnsim"))
+        .args(["reproduce", &dir.display().to_string(), "--out"])
+        .arg(dir.join("out"))
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    for w in want {
+        assert!(err.contains(w), "wanted '{w}' in: {err}");
+    }
+    assert!(!dir.join("out").exists(), "nothing written: {err}");
+    err
+}

@@ -210,17 +210,7 @@ fn reproduction_files_are_checked_and_user_folders_refused() {
     let head = "[paper]\nname = \"T\"\ntitle = \"t\"\n[[experiment]]\nid = \"e\"\ntitle = \"e\"\nsweep = \"s.toml\"\n";
     let check = |claim: &str, want: &[&str]| {
         std::fs::write(dir.join("reproduce.toml"), format!("{head}{claim}")).expect("written");
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_dcnsim"))
-            .args(["reproduce", &dir.display().to_string(), "--out"])
-            .arg(dir.join("out"))
-            .output()
-            .expect("runs");
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{err}");
-        for w in want {
-            assert!(err.contains(w), "wanted '{w}' in: {err}");
-        }
-        assert!(!dir.join("out").exists(), "nothing written: {err}");
+        common::reproduce_refused(&dir, want);
     };
     check(
         "[[claim]]\nexperiment = \"e\"\nname = \"n\"\nwhere = \"w\"\nours = { y = \"goodput_gbps\", case = \"C\", at = { \"workload[0].size\" = \"20KB\" } }\nat_least = 1\n",

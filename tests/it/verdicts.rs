@@ -230,17 +230,7 @@ fn the_new_claim_keys_are_checked_at_load() {
         ),
     ] {
         setup(&dir, &claim(rest));
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_dcnsim"))
-            .args(["reproduce", &dir.display().to_string(), "--out"])
-            .arg(dir.join("out"))
-            .output()
-            .expect("runs");
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{rest}: {err}");
-        for w in want {
-            assert!(err.contains(w), "{rest}: wanted '{w}' in: {err}");
-        }
-        assert!(!dir.join("out").exists(), "nothing written: {err}");
+        common::reproduce_refused(&dir, want);
     }
     std::fs::remove_dir_all(dir).expect("cleaned");
 }
