@@ -399,3 +399,62 @@ impl Against {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claim(why: &str) -> Claim {
+        let text = format!(
+            "experiment = \"e\"\nname = \"n\"\nwhere = \"w\"\nours = {{ y = \"drops\" }}\n\
+             at_most = 0\nwhy = \"{why}\"\nnumbers = {{ b = {{ case = \"B\" }} }}\n"
+        );
+        toml::from_str(&text).expect("a claim")
+    }
+
+    fn outcome(b: &str) -> Outcome {
+        Outcome {
+            ours: Some(3.0),
+            range: None,
+            seeds: 1,
+            unit: String::new(),
+            ratio: None,
+            directions: Vec::new(),
+            notes: Vec::new(),
+            numbers: [("ours", "3.000"), ("b", b)]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            verdict: Verdict::Differs,
+        }
+    }
+
+    #[test]
+    fn a_why_is_filled_from_the_run_and_a_quick_report_hides_the_full_runs_numbers() {
+        let c = claim("ours {ours}, B {b}");
+        assert_eq!(
+            why_text(&c, &outcome("7.000"), false).as_deref(),
+            Some("ours 3.000, B 7.000")
+        );
+        // Only placeholders: the quick run's own numbers, shown.
+        assert_eq!(
+            why_text(&c, &outcome("7.000"), true).as_deref(),
+            Some("ours 3.000, B 7.000")
+        );
+        // A number the quick sweep lacks: not shown beside the quick numbers.
+        let hidden = why_text(&c, &outcome("n/a"), true).expect("a line");
+        assert!(hidden.contains("quotes the full run"), "{hidden}");
+        // Digits of its own (written about the full run): hidden in quick only.
+        let c = claim("ours {ours}, B {b}, at 36 senders");
+        assert!(
+            why_text(&c, &outcome("7.000"), true)
+                .expect("a line")
+                .contains("full run")
+        );
+        assert!(
+            why_text(&c, &outcome("7.000"), false)
+                .expect("a line")
+                .ends_with("36 senders")
+        );
+    }
+}
