@@ -16,6 +16,7 @@
 //! experiment = "fig4"
 //! name = "ABQ keeps a shorter queue than DCTCP at 100 senders"
 //! where = "Fig. 4(a)"
+//! quote = "ABQ can make queues significantly shorter"   # the paper's words
 //! paper = { value = 20, unit = "packets" }
 //! ours = { y = "max_switch_queue_packets", case = "ABQ", at = { "workload[0].senders" = "1-100" } }
 //! band = [0.5, 2.0]               # ours / paper within
@@ -29,11 +30,14 @@
 //!
 //! A claim compares by a tolerance or a ratio band against the paper's
 //! number, by a direction (`below`, `above`, `not_above`, `not_below`,
-//! `grows_with`, `falls_with`, `at_most`, `at_least`), or both; `per` makes
-//! ours a ratio to another selection and `over` averages it across an axis
-//! (a direction with `over` must hold at every value of the axis). Everything a claim names (experiment,
-//! case, axis, value, metric, unit) is checked when the file is read, for
-//! the full and the quick sweep, with the file, line and key of a mistake.
+//! `grows_with`, `falls_with`, `flat_with`, `at_most`, `at_least`), or
+//! both; `per` makes ours a ratio to another selection and `over` averages
+//! it across an axis (a direction with `over` must hold at every value of
+//! the axis). A `why` quotes the run through placeholders (`numbers`). The
+//! rules that judge are [`super::rules`]'s; everything a claim names
+//! (experiment, case, axis, value, metric, unit, placeholder) is checked
+//! when the file is read ([`super::check`]), for the full and the quick
+//! sweep, with the file, line and key of a mistake.
 
 use super::rules::Direction;
 use crate::scenario::ScenarioError;
