@@ -36,7 +36,7 @@
 //! the axis). A `why` quotes the run through placeholders (`numbers`). The
 //! rules that judge are [`super::rules`]'s; everything a claim names
 //! (experiment, case, axis, value, metric, unit, placeholder) is checked
-//! when the file is read ([`super::check`]), for the full and the quick
+//! when the file is read (`reproduce/check.rs`), for the full and the quick
 //! sweep, with the file, line and key of a mistake.
 
 use super::rules::Direction;
