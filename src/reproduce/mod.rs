@@ -142,7 +142,7 @@ pub fn run(r: &Reproduction, opts: &Options, stop: &AtomicBool) -> anyhow::Resul
         .iter()
         .map(|c| eval::evaluate(c, &mut results, opts.quick))
         .collect::<Result<Vec<_>, _>>()?;
-    let incomplete = incompleteness(r, &sweeps, &opts.out);
+    let incomplete = incompleteness(r, &sweeps, &opts.out, opts.quick);
     let text = report::render(
         r,
         &outcomes,
@@ -165,35 +165,52 @@ pub fn run(r: &Reproduction, opts: &Options, stop: &AtomicBool) -> anyhow::Resul
 
 /// Why the report does not cover every claim, in words (`None` when every
 /// run of every experiment finished): runs interrupted or failed, and
-/// experiments left out by `--only`.
+/// experiments left out by `--only` whose runs are not all in the folder
+/// from an earlier run (those that are count as finished: their claims are
+/// judged).
 fn incompleteness(
     r: &Reproduction,
     sweeps: &[(String, Sweep)],
     out: &std::path::Path,
+    quick: bool,
 ) -> Option<String> {
-    let total: usize = sweeps.iter().map(|(_, s)| s.runs.len()).sum();
-    let finished: usize = sweeps
-        .iter()
-        .map(|(id, s)| {
-            let dir = out.join(id);
-            s.runs
-                .iter()
-                .filter(|run| exec::finished_row(&dir, run).is_some())
-                .count()
-        })
-        .sum();
-    let left_out = r.experiments.len() - sweeps.len();
+    let finished_of = |id: &str, s: &Sweep| {
+        let dir = out.join(id);
+        let done = s
+            .runs
+            .iter()
+            .filter(|run| exec::finished_row(&dir, run).is_some())
+            .count();
+        (done, s.runs.len())
+    };
+    let (mut finished, mut total) = (0, 0);
+    let mut left_out = Vec::new();
+    for e in &r.experiments {
+        let id = e.id.get_ref();
+        let counted = match sweeps.iter().find(|(i, _)| i == id) {
+            Some((_, s)) => Some(finished_of(id, s)),
+            None => Sweep::read(&r.sweep_file(e, quick))
+                .ok()
+                .map(|s| finished_of(id, &s)),
+        };
+        let (done, runs) = counted.unwrap_or((0, 1));
+        if done < runs && !sweeps.iter().any(|(i, _)| i == id) {
+            left_out.push(id.as_str());
+        }
+        finished += done;
+        total += runs;
+    }
     let mut why = Vec::new();
     if finished < total {
         why.push(format!("{finished} of {total} runs finished"));
     }
-    if left_out > 0 {
+    if !left_out.is_empty() {
         why.push(format!(
-            "{left_out} of {} experiments not run (--only)",
-            r.experiments.len()
+            "not run this time (--only): {}",
+            left_out.join(", ")
         ));
     }
-    (!why.is_empty()).then(|| why.join(", "))
+    (!why.is_empty()).then(|| why.join("; "))
 }
 
 /// Where figure `f` of experiment `id` is, relative to the reproduction's
