@@ -162,7 +162,8 @@ pub fn render(
             s.push_str(&words(r, &claims));
             for &i in &claims {
                 let (c, o) = (&r.claims[i], &outcomes[i]);
-                if o.verdict != Verdict::Pass
+                // A reason explains a verdict: none for a claim not judged.
+                if !matches!(o.verdict, Verdict::Pass | Verdict::NotRun)
                     && let Some(why) = why_text(c, o, quick)
                 {
                     let _ = writeln!(s, "*{}* ({}): {why}\n", c.name, o.verdict.word());
