@@ -189,9 +189,11 @@ fn incompleteness(
         let id = e.id.get_ref();
         let counted = match sweeps.iter().find(|(i, _)| i == id) {
             Some((_, s)) => Some(finished_of(id, s)),
+            // A run is finished with the inputs it was run from: the
+            // fingerprints `check` computes.
             None => Sweep::read(&r.sweep_file(e, quick))
                 .ok()
-                .map(|s| finished_of(id, &s)),
+                .and_then(|mut s| s.check().ok().map(|()| finished_of(id, &s))),
         };
         let (done, runs) = counted.unwrap_or((0, 1));
         if done < runs && !sweeps.iter().any(|(i, _)| i == id) {
