@@ -187,7 +187,8 @@ fn incompleteness(
     let mut left_out = Vec::new();
     for e in &r.experiments {
         let id = e.id.get_ref();
-        let counted = match sweeps.iter().find(|(i, _)| i == id) {
+        let ran = sweeps.iter().find(|(i, _)| i == id);
+        let counted = match ran {
             Some((_, s)) => Some(finished_of(id, s)),
             // A run is finished with the inputs it was run from: the
             // fingerprints `check` computes.
@@ -196,7 +197,7 @@ fn incompleteness(
                 .and_then(|mut s| s.check().ok().map(|()| finished_of(id, &s))),
         };
         let (done, runs) = counted.unwrap_or((0, 1));
-        if done < runs && !sweeps.iter().any(|(i, _)| i == id) {
+        if done < runs && ran.is_none() {
             left_out.push(id.as_str());
         }
         finished += done;

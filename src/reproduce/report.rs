@@ -4,7 +4,8 @@
 //! same version gives the same bytes.
 
 use super::eval::{Outcome, Verdict, num, shown};
-use super::spec::{Claim, Reproduction};
+use super::spec::{Claim, Piece, Reproduction};
+use crate::sweep::table::{field, split};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -264,25 +265,21 @@ pub fn why_text(c: &Claim, o: &Outcome, quick: bool) -> Option<String> {
         return None;
     }
     let mut text = String::new();
-    let mut rest = why;
-    let mut literal = String::new();
-    while let Some(open) = rest.find('{') {
-        let Some(close) = rest[open..].find('}') else {
-            break;
-        };
-        literal.push_str(&rest[..open]);
-        text.push_str(&rest[..open]);
-        let name = &rest[open + 1..open + close];
-        text.push_str(o.numbers.get(name).map_or("n/a", String::as_str));
-        rest = &rest[open + close + 1..];
+    let (mut missing, mut digits) = (false, false);
+    for piece in super::spec::pieces(why) {
+        match piece {
+            Piece::Text(s) => {
+                digits |= s.chars().any(|ch| ch.is_ascii_digit());
+                text.push_str(s);
+            }
+            Piece::Name(n) => {
+                let v = o.numbers.get(n).map_or("n/a", String::as_str);
+                missing |= v == "n/a";
+                text.push_str(v);
+            }
+        }
     }
-    literal.push_str(rest);
-    text.push_str(rest);
-    let missing = c
-        .placeholders()
-        .iter()
-        .any(|n| o.numbers.get(*n).is_none_or(|v| v == "n/a"));
-    if quick && (missing || literal.chars().any(|ch| ch.is_ascii_digit())) {
+    if quick && (missing || digits) {
         return Some(
             "(its reason quotes the full run: see the report of a full reproduction)".to_string(),
         );
@@ -309,12 +306,7 @@ pub fn verdicts_csv(r: &Reproduction, outcomes: &[Outcome], quick: bool) -> Stri
     let mut s = format!("{VERDICTS_HEADER}\n");
     let mode = if quick { "quick" } else { "full" };
     for (c, o) in r.claims.iter().zip(outcomes) {
-        let _ = writeln!(
-            s,
-            "\"{}\",{mode},{}",
-            c.name.replace('"', "\"\""),
-            o.verdict.word()
-        );
+        let _ = writeln!(s, "{},{mode},{}", field(&c.name), o.verdict.word());
     }
     s
 }
@@ -339,19 +331,15 @@ impl Against {
         let mut verdicts = Vec::new();
         let mut quick = false;
         for (n, line) in lines.enumerate() {
-            let bad = || {
+            let [name, mode, verdict] = <[String; 3]>::try_from(split(line)).map_err(|_| {
                 format!(
-                    "{}: line {} is not \"claim\",mode,verdict",
+                    "{}: line {} is not claim,mode,verdict",
                     file.display(),
                     n + 2
                 )
-            };
-            let rest = line.strip_prefix('"').ok_or_else(bad)?;
-            let end = rest.rfind("\",").ok_or_else(bad)?;
-            let name = rest[..end].replace("\"\"", "\"");
-            let (mode, verdict) = rest[end + 2..].split_once(',').ok_or_else(bad)?;
+            })?;
             quick = mode == "quick";
-            verdicts.push((name, verdict.to_string()));
+            verdicts.push((name, verdict));
         }
         Ok(Against { quick, verdicts })
     }

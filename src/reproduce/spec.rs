@@ -391,15 +391,39 @@ impl Selection {
     }
 }
 
-/// The placeholders of a `why` text: each `{name}`, in order.
-pub fn placeholders(text: &str) -> Vec<&str> {
+/// A piece of a `why` text: words as written, or a placeholder's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece<'a> {
+    /// Text as written (an unclosed `{` is text).
+    Text(&'a str),
+    /// The name inside `{name}`.
+    Name(&'a str),
+}
+
+/// `text` cut into its words and its `{name}` placeholders, in order: the
+/// one reading of a reason that its check and its report both use.
+pub fn pieces(text: &str) -> Vec<Piece<'_>> {
     let mut v = Vec::new();
     let mut rest = text;
     while let Some(open) = rest.find('{') {
-        let after = &rest[open + 1..];
-        let Some(close) = after.find('}') else { break };
-        v.push(&after[..close]);
-        rest = &after[close + 1..];
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
+        v.push(Piece::Text(&rest[..open]));
+        v.push(Piece::Name(&rest[open + 1..open + close]));
+        rest = &rest[open + close + 1..];
     }
+    v.push(Piece::Text(rest));
     v
+}
+
+/// The placeholders of a `why` text: each `{name}`, in order.
+pub fn placeholders(text: &str) -> Vec<&str> {
+    pieces(text)
+        .into_iter()
+        .filter_map(|p| match p {
+            Piece::Name(n) => Some(n),
+            Piece::Text(_) => None,
+        })
+        .collect()
 }
