@@ -193,3 +193,19 @@ pub fn reproduce_refused(dir: &Path, want: &[&str]) -> String {
     assert!(!dir.join("out").exists(), "nothing written: {err}");
     err
 }
+
+/// The table row of the claim named `name` in a reproduction's report.
+pub fn report_row<'a>(report: &'a str, name: &str) -> &'a str {
+    report
+        .lines()
+        .find(|l| l.starts_with(&format!("| {name} |")))
+        .unwrap_or_else(|| panic!("no claim '{name}' in:\n{report}"))
+}
+
+/// The verdict of the claim named `name` in a reproduction's report.
+pub fn verdict<'a>(report: &'a str, name: &str) -> &'a str {
+    report_row(report, name)
+        .rsplit("**")
+        .nth(1)
+        .expect("a verdict")
+}

@@ -1,16 +1,7 @@
 //! `dcnsim reproduce`: a paper's claims checked on its experiments, the
 //! report, resuming, and the errors of a reproduction file.
-use crate::common;
+use crate::common::{self, verdict};
 use std::path::Path;
-
-/// The verdict of the claim named `name` in a report.
-fn verdict<'a>(report: &'a str, name: &str) -> &'a str {
-    let row = report
-        .lines()
-        .find(|l| l.starts_with(&format!("| {name} |")))
-        .unwrap_or_else(|| panic!("no claim '{name}' in:\n{report}"));
-    row.rsplit("**").nth(1).expect("a verdict")
-}
 
 /// ABQ's scaled reproduction shows the effects the paper exists to show
 /// (a shorter queue than DCTCP's, ECN's goodput dip at 20 senders, fewer

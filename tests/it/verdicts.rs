@@ -3,21 +3,8 @@
 //! zero denominator is reported, a why's numbers are the run's, a quick
 //! run lists the verdicts that part from the full one, and the new keys
 //! are checked at load.
-use crate::common;
+use crate::common::{self, report_row as row, verdict};
 use std::path::Path;
-
-/// The row of the claim named `name` in a report.
-fn row<'a>(report: &'a str, name: &str) -> &'a str {
-    report
-        .lines()
-        .find(|l| l.starts_with(&format!("| {name} |")))
-        .unwrap_or_else(|| panic!("no claim '{name}' in:\n{report}"))
-}
-
-/// The verdict of the claim named `name`.
-fn verdict<'a>(report: &'a str, name: &str) -> &'a str {
-    row(report, name).rsplit("**").nth(1).expect("a verdict")
-}
 
 /// A 4-to-1 incast swept over two flow sizes (three jittered seeds), and
 /// a quick sweep of one size and one seed.
