@@ -147,9 +147,11 @@ pub fn num(v: f64) -> String {
 }
 
 /// A value with its unit, for people: times and bytes scaled (`37.9 ms`,
-/// `408.9 KB`), rates in Gb/s, counts and ratios bare.
+/// `408.9 KB`), rates in Gb/s, whole counts with thousands separated
+/// (`429,370`), other counts and ratios bare.
 pub fn shown(v: f64, unit: &str) -> String {
     match unit {
+        "count" if v.fract() == 0.0 && v.abs() < 1e15 => thousands(v as i64),
         "" | "ratio" | "count" => num(v),
         "gbps" => format!("{} Gb/s", num(v)),
         "%" => format!("{}%", num(v)),
@@ -159,6 +161,19 @@ pub fn shown(v: f64, unit: &str) -> String {
         "bytes" => format!("{} B", num(v)),
         u => format!("{} {u}", num(v)),
     }
+}
+
+/// `n` with its thousands separated by commas.
+fn thousands(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    if n < 0 { format!("-{out}") } else { out }
 }
 
 /// Checks claim `c` on its experiment's results.
@@ -485,5 +500,19 @@ fn verdict_of(c: &Claim, ours: f64, ratio: Option<f64>, directions: &[(bool, Str
         (true, _, _, _) => Verdict::Differs,
         (false, _, true, false) => Verdict::Pass,
         (false, _, _, _) => Verdict::Differs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_counts_read_with_their_thousands_separated() {
+        assert_eq!(shown(429370.0, "count"), "429,370");
+        assert_eq!(shown(76.0, "count"), "76");
+        assert_eq!(shown(-1234.0, "count"), "-1,234");
+        assert_eq!(shown(898.5, "count"), "898.5");
+        assert_eq!(shown(0.5, "ratio"), num(0.5));
     }
 }
