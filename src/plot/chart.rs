@@ -541,8 +541,9 @@ fn pad_log(lo: f64, hi: f64) -> (f64, f64) {
     (lo / 1.2, hi * 1.2)
 }
 
+/// Figures are written atomically but not synced: they can be drawn again.
 fn write(file: &Path, bytes: &[u8]) -> Result<(), ChartError> {
-    crate::report::write_atomic(file, bytes).map_err(|cause| ChartError::Io {
+    crate::report::write_replace(file, bytes).map_err(|cause| ChartError::Io {
         file: file.to_path_buf(),
         cause,
     })

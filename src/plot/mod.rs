@@ -67,7 +67,7 @@ pub fn plot_dir(dir: &Path, formats: Formats) -> Result<Vec<PathBuf>, PlotError>
         std::fs::create_dir_all(&out).map_err(io)?;
         for f in figures {
             let data = out.join(format!("{}.csv", f.name));
-            crate::report::write_atomic(&data, f.data.as_bytes()).map_err(io)?;
+            crate::report::write_replace(&data, f.data.as_bytes()).map_err(io)?;
             written.push(data);
             written.extend(f.chart.render(&out.join(&f.name), formats)?);
         }

@@ -1,15 +1,38 @@
 //! A run's output folder: files written atomically into a staging folder
 //! that moves into place whole, under a lock that keeps two runs apart.
 //! Only what [`super::claim`] allows is ever replaced.
+//!
+//! Durability: a finished run is on disk before it is reported, with one
+//! `fsync` a file and three more a run. Files staged for a run are written
+//! without a sync (a kill leaves the staging folder, which the next run
+//! clears); [`RunFolder::commit`] syncs each file once, the sealed marker,
+//! the staging folder (its entries) and, after the rename, the folder it
+//! moved into (the rename itself). What is written into a run folder after
+//! its commit (figures, the marker's staging flag dropped) is written
+//! atomically but not synced: figures are redrawn by `dcnsim plot`, and a
+//! power cut that loses one leaves a folder dcnsim refuses to replace,
+//! naming the file, rather than one it may replace wrongly.
 
 use super::claim::{FolderKind, MARKER, check_target, staging_marker_bytes};
 use super::marker::{self, Found};
 use std::io::Write as _;
 use std::path::Path;
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same folder,
-/// flushed to disk, then renamed over the target.
+/// Writes `bytes` to `path` atomically and durably: a temporary file in the
+/// same folder, flushed to disk, then renamed over the target.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_via_temp(path, bytes, true)
+}
+
+/// Writes `bytes` to `path` atomically (a temporary file renamed over the
+/// target: a kill leaves the old content or the new, never a mix) without
+/// waiting for the disk: for what a run's commit syncs later, or what can
+/// be drawn again.
+pub fn write_replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_via_temp(path, bytes, false)
+}
+
+fn write_via_temp(path: &Path, bytes: &[u8], sync: bool) -> std::io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -24,13 +47,40 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let written = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
-        f.sync_all()?;
+        if sync {
+            sync_file(&f)?;
+        }
         std::fs::rename(&tmp, path)
     })();
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     written.map_err(named)
+}
+
+/// Flushes a file (or, on Unix, a folder's entries) to disk: every sync
+/// dcnsim makes goes through here, so that a test can count them.
+fn sync_file(f: &std::fs::File) -> std::io::Result<()> {
+    #[cfg(test)]
+    SYNCS.with(|n| n.set(n.get() + 1));
+    f.sync_all()
+}
+
+#[cfg(test)]
+thread_local! {
+    static SYNCS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Flushes a folder's entries (the files made or renamed in it) to disk.
+#[cfg(unix)]
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    sync_file(&std::fs::File::open(dir)?)
+}
+
+/// Windows cannot open a folder as a file; its renames are journaled.
+#[cfg(not(unix))]
+fn sync_dir(_dir: &Path) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// An I/O error that names what it concerns (`cc.csv: No space left on
@@ -173,7 +223,9 @@ impl RunFolder {
             committed: false,
             _lock: lock,
         };
-        folder.write(MARKER, &staging_marker_bytes())?;
+        // Atomically, so that a kill mid-write leaves a folder the next
+        // run recognises as a staging folder and clears.
+        write_replace(&folder.staging.join(MARKER), &staging_marker_bytes())?;
         Ok(folder)
     }
 
@@ -182,9 +234,10 @@ impl RunFolder {
         &self.staging
     }
 
-    /// Writes one file of the run.
+    /// Writes one file of the run (synced by `commit`).
     pub fn write(&self, name: &str, bytes: &[u8]) -> std::io::Result<()> {
-        write_atomic(&self.staging.join(name), bytes)
+        let path = self.staging.join(name);
+        std::fs::write(&path, bytes).map_err(naming(path.display()))
     }
 
     /// Creates one file of the run to stream into (synced by `commit`).
@@ -198,8 +251,9 @@ impl RunFolder {
     pub fn commit(mut self) -> std::io::Result<()> {
         for entry in std::fs::read_dir(&self.staging)? {
             let entry = entry?;
-            if entry.file_type()?.is_file() {
-                std::fs::File::open(entry.path())?.sync_all()?;
+            // The marker is rewritten, and synced, by seal_staging.
+            if entry.file_type()?.is_file() && entry.file_name() != MARKER {
+                sync_file(&std::fs::File::open(entry.path())?)?;
             }
         }
         // The manifest of what the run wrote: what lets a later run tell
@@ -207,6 +261,7 @@ impl RunFolder {
         // until it is in place, so that a kill before the move leaves a
         // folder the next run clears.
         marker::seal_staging(&self.staging)?;
+        sync_dir(&self.staging)?;
         check_target(&self.target, FolderKind::Run).map_err(std::io::Error::other)?;
         if std::fs::symlink_metadata(&self.target).is_ok() {
             let mut old = self.staging.clone().into_os_string();
@@ -218,7 +273,9 @@ impl RunFolder {
             std::fs::rename(&self.staging, &self.target)?;
         }
         self.committed = true;
-        // The run is in place either way: a flagged manifest is as good.
+        let (_, parent) = name_and_parent(&self.target)?;
+        sync_dir(parent)?;
+        // The run is in place and on disk: a flagged manifest is as good.
         let _ = marker::unstage(&self.target);
         Ok(())
     }
@@ -341,6 +398,28 @@ mod tests {
             .collect();
         v.sort();
         v
+    }
+
+    #[test]
+    fn a_run_is_synced_once_a_file_and_three_times_more() {
+        let base = std::env::temp_dir().join(format!("dcnsim-syncs-{}", std::process::id()));
+        let target = base.join("run");
+        for round in 0..2 {
+            let before = SYNCS.with(|n| n.get());
+            let f = RunFolder::create(&target).unwrap();
+            for name in ["summary.json", "flows.csv", "ports.csv"] {
+                f.write(name, b"x").unwrap();
+            }
+            let mut streamed = f.create_file("queues.csv").unwrap();
+            streamed.write_all(b"t,q").unwrap();
+            assert_eq!(SYNCS.with(|n| n.get()), before, "staging writes wait");
+            f.commit().unwrap();
+            // Four files, the sealed marker, the staging folder, and the
+            // folder the run moved into; the same when it replaces a run.
+            assert_eq!(SYNCS.with(|n| n.get()) - before, 4 + 3, "round {round}");
+            assert_eq!(std::fs::read(target.join("queues.csv")).unwrap(), b"t,q");
+        }
+        std::fs::remove_dir_all(base).unwrap();
     }
 
     #[test]

@@ -231,7 +231,7 @@ pub fn unstage(dir: &Path) -> std::io::Result<()> {
         return Ok(());
     };
     m.staging = false;
-    super::write_atomic(&dir.join(MARKER), &m.to_bytes())
+    super::write_replace(&dir.join(MARKER), &m.to_bytes())
 }
 
 fn seal_as(dir: &Path, staging: bool) -> std::io::Result<()> {
@@ -266,7 +266,7 @@ pub fn add(dir: &Path, files: &[std::path::PathBuf]) -> std::io::Result<()> {
             .collect();
         m.files.insert(rel.join("/"), entry_of(f)?);
     }
-    super::write_atomic(&dir.join(MARKER), &m.to_bytes())
+    super::write_replace(&dir.join(MARKER), &m.to_bytes())
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ pub use claim::{FolderKind, Refused};
 pub use csv::{
     CsvRows, cc_csv, flows_csv, goodput_csv, pings_csv, ports_csv, queues_csv, rounds_csv, rtt_csv,
 };
-pub use folder::{FolderBusy, Lock, RunFolder, try_lock, write_atomic};
+pub use folder::{FolderBusy, Lock, RunFolder, try_lock, write_atomic, write_replace};
 pub use ideal::{base_rtt, ideal_fct};
 pub use pfc::{PfcSummary, pfc_csv, pfc_stall};
 pub use transports::TransportSummary;
