@@ -9,7 +9,11 @@
 
 use image::ImageEncoder;
 use plotters::coord::Shift;
-use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::coord::combinators::{IntoLogRange, LogCoord};
+use plotters::coord::ranged1d::{
+    AsRangedCoord, KeyPointHint, NoDefaultFormatting, Ranged, ValueFormatter,
+};
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
@@ -73,6 +77,10 @@ pub enum Style {
     Line,
     /// A line with a marker at each point (a metric against a swept value).
     Markers,
+    /// A step function that rises at each point from the previous y (0
+    /// before the first): an empirical CDF, drawn as the steps it is, so
+    /// that one flow is a jump to 1 rather than a point nothing draws.
+    Steps,
 }
 
 /// One line.
@@ -99,6 +107,11 @@ pub struct Chart {
     pub style: Style,
     /// The lines.
     pub series: Vec<Series>,
+    /// The x range to draw instead of the data's own (a sweep's figures
+    /// that sit side by side share one); padded as the data's would be.
+    pub x_range: Option<(f64, f64)>,
+    /// The y range to draw instead of the data's own, as `x_range`.
+    pub y_range: Option<(f64, f64)>,
 }
 
 /// Which files to write.
@@ -202,8 +215,36 @@ impl Chart {
         p.x.is_finite() && p.y.is_finite() && (!x_log || p.x > 0.0) && (!self.y_log || p.y > 0.0)
     }
 
-    /// The data's range on each axis, padded.
-    fn ranges(&self) -> ((f64, f64), (f64, f64)) {
+    /// The line through series `s` as drawn: its drawable points; on a
+    /// log y axis a time series' zeros (an empty queue) at the axis floor
+    /// instead of left out (which drew a slow decline to the next sample);
+    /// a step function's steps.
+    fn path(&self, s: &Series, y_floor: f64) -> Vec<(f64, f64)> {
+        let floor_zeros = self.y_log && self.style == Style::Line;
+        let xy = s.points.iter().filter_map(|p| {
+            let p = if floor_zeros && p.y <= 0.0 {
+                Point { y: y_floor, ..*p }
+            } else {
+                *p
+            };
+            self.drawable(&p).then_some((p.x, p.y))
+        });
+        if self.style != Style::Steps {
+            return xy.collect();
+        }
+        let mut out = Vec::new();
+        let mut last_y = if self.y_log { y_floor } else { 0.0 };
+        for (x, y) in xy {
+            out.push((x, last_y));
+            out.push((x, y));
+            last_y = y;
+        }
+        out
+    }
+
+    /// The data's own range on each axis (drawable points, error bars
+    /// included; a step function's 0), unpadded; `None` for no data.
+    pub fn data_ranges(&self) -> Option<((f64, f64), (f64, f64))> {
         let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
         for p in self.series.iter().flat_map(|s| &s.points) {
             if !self.drawable(p) {
@@ -218,8 +259,20 @@ impl Chart {
             y1 = y1.max(p.y).max(hi);
         }
         if x0 > x1 {
-            (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+            return None;
         }
+        if self.style == Style::Steps && !self.y_log {
+            y0 = y0.min(0.0);
+        }
+        Some(((x0, x1), (y0, y1)))
+    }
+
+    /// The range of each axis as drawn: the data's (or the chart's
+    /// shared range), padded.
+    fn ranges(&self) -> ((f64, f64), (f64, f64)) {
+        let ((x0, x1), (y0, y1)) = self.data_ranges().unwrap_or(((0.0, 1.0), (0.0, 1.0)));
+        let (x0, x1) = self.x_range.unwrap_or((x0, x1));
+        let (y0, y1) = self.y_range.unwrap_or((y0, y1));
         let x = match &self.x {
             XAxis::Categories { names, .. } => (-0.5, names.len().max(1) as f64 - 0.5),
             XAxis::Numeric { log: true, .. } => pad_log(x0, x1),
@@ -237,11 +290,24 @@ impl Chart {
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let ((x0, x1), (y0, y1)) = self.ranges();
         let x_log = matches!(self.x, XAxis::Numeric { log: true, .. });
+        let xt = match &self.x {
+            XAxis::Categories { names, .. } => Ticks::categories(names),
+            XAxis::Numeric { log, .. } => Ticks::of(x0, x1, *log),
+        };
+        let yt = Ticks::of(y0, y1, self.y_log);
+        let lin = |lo: f64, hi: f64, t: &Ticks| Keyed {
+            inner: RangedCoordf64::from(lo..hi),
+            keys: t.at.clone(),
+        };
+        let log = |lo: f64, hi: f64, t: &Ticks| Keyed {
+            inner: LogCoord::<f64>::from((lo..hi).log_scale()),
+            keys: t.at.clone(),
+        };
         match (x_log, self.y_log) {
-            (false, false) => self.draw_in(root, x0..x1, y0..y1),
-            (true, false) => self.draw_in(root, (x0..x1).log_scale(), y0..y1),
-            (false, true) => self.draw_in(root, x0..x1, (y0..y1).log_scale()),
-            (true, true) => self.draw_in(root, (x0..x1).log_scale(), (y0..y1).log_scale()),
+            (false, false) => self.draw_in(root, lin(x0, x1, &xt), lin(y0, y1, &yt), &xt, &yt),
+            (true, false) => self.draw_in(root, log(x0, x1, &xt), lin(y0, y1, &yt), &xt, &yt),
+            (false, true) => self.draw_in(root, lin(x0, x1, &xt), log(y0, y1, &yt), &xt, &yt),
+            (true, true) => self.draw_in(root, log(x0, x1, &xt), log(y0, y1, &yt), &xt, &yt),
         }
         .map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())
@@ -252,6 +318,8 @@ impl Chart {
         root: &DrawingArea<DB, Shift>,
         x: X,
         y: Y,
+        xt: &Ticks,
+        yt: &Ticks,
     ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
     where
         DB: DrawingBackend,
@@ -305,29 +373,8 @@ impl Chart {
             XAxis::Numeric { label, .. } => (label.as_str(), None),
             XAxis::Categories { label, names, .. } => (label.as_str(), Some(names)),
         };
-        let x_log = matches!(self.x, XAxis::Numeric { log: true, .. });
-        let y_log = self.y_log;
-        let y_tick = |v: &f64| {
-            if y_log {
-                log_tick(*v)
-            } else {
-                short_number(*v)
-            }
-        };
-        let category = |v: &f64| -> String {
-            let Some(names) = categories else {
-                return if x_log {
-                    log_tick(*v)
-                } else {
-                    short_number(*v)
-                };
-            };
-            let i = libm::round(*v);
-            if (v - i).abs() > 1e-6 || i < 0.0 {
-                return String::new();
-            }
-            names.get(i as usize).cloned().unwrap_or_default()
-        };
+        let y_tick = |v: &f64| yt.label(*v);
+        let category = |v: &f64| xt.label(*v);
         // Category names shrink to fit their share of the axis (about
         // 0.6 em a character), so that neighbours never run together.
         let x_tick_px = match categories {
@@ -348,9 +395,8 @@ impl Chart {
             .y_label_formatter(&y_tick)
             .light_line_style(TRANSPARENT)
             .bold_line_style(RGBColor(225, 225, 225));
-        if let Some(names) = categories {
-            mesh.x_labels(names.len().max(2));
-        }
+        mesh.x_labels(xt.at.len().max(2))
+            .y_labels(yt.at.len().max(2));
         mesh.draw()?;
         // Each category's note, in a smaller face under its name.
         let (y_low, _) = self.ranges().1;
@@ -366,10 +412,10 @@ impl Chart {
                 face,
             ))?;
         }
+        let y_floor = y_low;
         for (i, s) in self.series.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
-            let points: Vec<&Point> = s.points.iter().filter(|p| self.drawable(p)).collect();
-            let xy = points.iter().map(|p| (p.x, p.y));
+            let xy = self.path(s, y_floor);
             // Colour and dash tell series apart: a dashed line drawn over
             // an equal solid one still shows both.
             match dash(i) {
@@ -380,33 +426,37 @@ impl Chart {
                     chart.draw_series(DashedLineSeries::new(xy, on, off, color.stroke_width(3)))?;
                 }
             }
+            let points: Vec<&Point> = s.points.iter().filter(|p| self.drawable(p)).collect();
+            // Error bars as lines (plotters' own puts a circle on every
+            // point, over the series' marker), then the markers on top.
+            for p in &points {
+                let Some((lo, hi)) = p.err else { continue };
+                let lo = if self.y_log && lo <= 0.0 { p.y } else { lo };
+                let (px, top) = chart.backend_coord(&(p.x, hi));
+                let (_, bottom) = chart.backend_coord(&(p.x, lo));
+                let bar = color.stroke_width(2);
+                root.draw(&PathElement::new(vec![(px, top), (px, bottom)], bar))?;
+                for y in [top, bottom] {
+                    root.draw(&PathElement::new(vec![(px - 6, y), (px + 6, y)], bar))?;
+                }
+            }
             if self.style == Style::Markers {
                 for p in &points {
                     let at = chart.backend_coord(&(p.x, p.y));
                     draw_marker(root, i, at, color)?;
                 }
             }
-            chart.draw_series(points.iter().filter_map(|p| {
-                let (lo, hi) = p.err?;
-                let lo = if self.y_log && lo <= 0.0 { p.y } else { lo };
-                Some(ErrorBar::new_vertical(
-                    p.x,
-                    lo,
-                    p.y,
-                    hi,
-                    color.stroke_width(2),
-                    12,
-                ))
-            }))?;
         }
-        for (i, s) in self
+        // The legend names what is drawn: a series with no drawable point
+        // (all of it off a log axis) is left out of it.
+        let shown = self
             .series
             .iter()
             .enumerate()
-            .filter(|(_, s)| !s.name.is_empty())
-        {
+            .filter(|(_, s)| !s.name.is_empty() && s.points.iter().any(|p| self.drawable(p)));
+        for (row_n, (i, s)) in shown.enumerate() {
             let color = PALETTE[i % PALETTE.len()];
-            let row = 60 + i as i32 * (TICK_PX as i32 * 3 / 2);
+            let row = 60 + row_n as i32 * (TICK_PX as i32 * 3 / 2);
             let (on, off) = dash(i).map_or((40, 0), |(on, off)| (on as i32, off as i32));
             let mut x = 8;
             while x < 48 {
@@ -480,35 +530,173 @@ fn dash(i: usize) -> Option<(u32, u32)> {
     }
 }
 
-/// A log axis's tick: as [`short_number`], but a value below 0.01 keeps
-/// its significant digit (a decade at 0.0001 is not 0; on a linear axis
-/// such a value is float noise around a zero tick).
-fn log_tick(v: f64) -> String {
-    let a = v.abs();
-    if a > 0.0 && a < 0.01 {
-        let decimals = (-libm::floor(libm::log10(a))) as usize;
-        let text = format!("{v:.decimals$}");
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        short_number(v)
+/// A plotters axis with the ticks of [`Ticks`] as its key points.
+struct Keyed<R> {
+    inner: R,
+    keys: Vec<f64>,
+}
+
+impl<R: Ranged<ValueType = f64>> Ranged for Keyed<R> {
+    type FormatOption = NoDefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(value, limit)
+    }
+
+    fn key_points<H: KeyPointHint>(&self, _hint: H) -> Vec<f64> {
+        self.keys.clone()
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.inner.range()
+    }
+
+    fn axis_pixel_range(&self, limit: (i32, i32)) -> std::ops::Range<i32> {
+        self.inner.axis_pixel_range(limit)
     }
 }
 
-/// A tick label: short, without trailing zeros (`0.25`, `1.5k`, `2M`).
-fn short_number(v: f64) -> String {
-    let a = v.abs();
-    let (scaled, suffix) = if a >= 1e9 {
-        (v / 1e9, "G")
-    } else if a >= 1e6 {
-        (v / 1e6, "M")
-    } else if a >= 1e4 {
-        (v / 1e3, "k")
-    } else {
-        (v, "")
+/// Never used for a label: every axis sets its own formatter.
+impl<R> ValueFormatter<f64> for Keyed<R> {
+    fn format(value: &f64) -> String {
+        value.to_string()
+    }
+}
+
+/// An axis's tick positions and their labels. Plotters' own key points
+/// left a log axis inside one decade without a label and printed neighbours
+/// of a fine linear axis alike (`0.001` seven times); these are chosen
+/// here, each labelled with the digits its step needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ticks {
+    /// Where the ticks are, in data units.
+    pub at: Vec<f64>,
+    /// Each tick's label.
+    pub labels: Vec<String>,
+}
+
+/// About how many ticks an axis gets.
+const TICKS_WANTED: f64 = 6.0;
+
+impl Ticks {
+    /// The ticks of a numeric axis over `[lo, hi]`.
+    pub fn of(lo: f64, hi: f64, log: bool) -> Ticks {
+        if log && lo > 0.0 && hi > lo {
+            if let Some(t) = log_ticks(lo, hi) {
+                return t;
+            }
+        }
+        linear_ticks(lo, hi)
+    }
+
+    /// One tick per category, at 0, 1, 2, ...
+    pub fn categories(names: &[String]) -> Ticks {
+        Ticks {
+            at: (0..names.len()).map(|i| i as f64).collect(),
+            labels: names.to_vec(),
+        }
+    }
+
+    /// The label of the tick at `v` (empty between ticks).
+    pub fn label(&self, v: f64) -> String {
+        self.at
+            .iter()
+            .position(|t| (t - v).abs() <= 1e-9 * t.abs().max(1e-300))
+            .map(|i| self.labels[i].clone())
+            .unwrap_or_default()
+    }
+}
+
+/// Ticks every 1, 2 or 5 times a power of ten, about `TICKS_WANTED` of
+/// them, each with as many decimals as the step has.
+fn linear_ticks(lo: f64, hi: f64) -> Ticks {
+    let span = hi - lo;
+    if !(span > 0.0) || !span.is_finite() {
+        return Ticks {
+            at: vec![lo],
+            labels: vec![number_with(lo, 0.0)],
+        };
+    }
+    let raw = span / TICKS_WANTED;
+    let mag = libm::pow(10.0, libm::floor(libm::log10(raw)));
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let first = libm::ceil(lo / step - 1e-9);
+    let at: Vec<f64> = (0..)
+        .map(|i| (first + i as f64) * step)
+        .take_while(|v| *v <= hi + step * 1e-9)
+        .take(100)
+        .map(|v| if v.abs() < step * 1e-9 { 0.0 } else { v })
+        .collect();
+    let labels = at.iter().map(|v| number_with(*v, step)).collect();
+    Ticks { at, labels }
+}
+
+/// Ticks of a log axis: the powers of ten if at least three lie in range
+/// (every other one past eight), else 1, 2 and 5 times them, else every
+/// digit times them; `None` if fewer than two would (a range inside one
+/// step: the caller falls back to linear ticks).
+fn log_ticks(lo: f64, hi: f64) -> Option<Ticks> {
+    let first = libm::floor(libm::log10(lo)) as i32;
+    let last = libm::ceil(libm::log10(hi)) as i32;
+    let inside = |mantissas: &[f64]| -> Vec<f64> {
+        (first..=last)
+            .flat_map(|e| {
+                mantissas
+                    .iter()
+                    .map(move |m| m * libm::pow(10.0, f64::from(e)))
+            })
+            .filter(|v| *v >= lo * (1.0 - 1e-9) && *v <= hi * (1.0 + 1e-9))
+            .collect()
     };
-    let text = format!("{scaled:.3}");
-    let text = text.trim_end_matches('0').trim_end_matches('.');
-    let text = if text == "-0" { "0" } else { text };
+    let decades = inside(&[1.0]);
+    let at = if decades.len() >= 3 {
+        let every = decades.len().div_ceil(8);
+        decades.into_iter().step_by(every).collect()
+    } else {
+        let v = inside(&[1.0, 2.0, 5.0]);
+        if v.len() >= 3 {
+            v
+        } else {
+            inside(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
+        }
+    };
+    if at.len() < 2 {
+        return None;
+    }
+    let labels = at.iter().map(|v| number_with(*v, v * 0.1)).collect();
+    Some(Ticks { at, labels })
+}
+
+/// `v` with the decimals a tick step of `step` needs (none for a step of
+/// 1 or more), thousands and millions shortened (`1.5k`, `2M`).
+fn number_with(v: f64, step: f64) -> String {
+    let a = v.abs();
+    let (scaled, suffix, step) = if a >= 1e9 {
+        (v / 1e9, "G", step / 1e9)
+    } else if a >= 1e6 {
+        (v / 1e6, "M", step / 1e6)
+    } else if a >= 1e4 {
+        (v / 1e3, "k", step / 1e3)
+    } else {
+        (v, "", step)
+    };
+    let decimals = if step > 0.0 && step < 1.0 {
+        (-libm::floor(libm::log10(step) + 1e-9)).clamp(0.0, 12.0) as usize
+    } else {
+        0
+    };
+    let text = format!("{scaled:.decimals$}");
+    let text = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    };
+    let text = if text == "-0" { "0".to_string() } else { text };
     format!("{text}{suffix}")
 }
 

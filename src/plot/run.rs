@@ -29,7 +29,7 @@ pub fn figures(dir: &Path) -> Result<Vec<(String, Chart)>, PlotError> {
     }
     if let Some(c) = Csv::read_if_present(&dir.join("flows.csv"))? {
         out.push(("fct_cdf".to_string(), fct_cdf(&c)?));
-        out.push(("slowdown_by_size".to_string(), slowdown_by_size(&c)?));
+        out.extend(slowdown_by_size(&c)?.map(|chart| ("slowdown_by_size".to_string(), chart)));
     }
     if let Some(c) = Csv::read_if_present(&dir.join("rtt.csv"))? {
         out.push(("rtt".to_string(), rtt(&c)?));
@@ -173,6 +173,8 @@ fn queues(c: &Csv) -> Result<Chart, PlotError> {
         y_log: super::chart::spans_decades(series.iter().flat_map(|s| &s.points).map(|p| p.y)),
         style: Style::Line,
         series,
+        x_range: None,
+        y_range: None,
     })
 }
 
@@ -227,6 +229,8 @@ fn goodput(c: &Csv) -> Result<Chart, PlotError> {
         y_log: false,
         style: Style::Line,
         series,
+        x_range: None,
+        y_range: None,
     })
 }
 
@@ -288,15 +292,18 @@ fn fct_cdf(c: &Csv) -> Result<Chart, PlotError> {
         },
         y_label: "fraction of flows".into(),
         y_log: false,
-        style: Style::Line,
+        style: Style::Steps,
         series,
+        x_range: None,
+        y_range: None,
     })
 }
 
 /// The median and 99th-percentile FCT slowdown of completed flows of
 /// known size against flow-size percentile bins, each bin's count of flows
-/// under it (the figure of HPCC, Homa and pFabric).
-fn slowdown_by_size(c: &Csv) -> Result<Chart, PlotError> {
+/// under it (the figure of HPCC, Homa and pFabric). None when every flow
+/// falls in one bin (an incast of equal flows): one point is no figure.
+fn slowdown_by_size(c: &Csv) -> Result<Option<Chart>, PlotError> {
     let (size, sd) = (c.col("size_bytes")?, c.col("slowdown")?);
     let flows: Vec<(u64, f64)> = c
         .rows
@@ -305,6 +312,9 @@ fn slowdown_by_size(c: &Csv) -> Result<Chart, PlotError> {
         .collect();
     let sizes: Vec<u64> = flows.iter().map(|f| f.0).collect();
     let bin_list = bins::percentile_bins(&sizes, bins::BINS);
+    if bin_list.len() < 2 {
+        return Ok(None);
+    }
     let mut series = Vec::new();
     let mut counts = Vec::new();
     for (name, q) in [("p50", 0.5), ("p99", 0.99)] {
@@ -316,7 +326,7 @@ fn slowdown_by_size(c: &Csv) -> Result<Chart, PlotError> {
         });
     }
     let y_log = super::chart::spans_decades(series.iter().flat_map(|s| &s.points).map(|p| p.y));
-    Ok(Chart {
+    Ok(Some(Chart {
         title: format!("FCT slowdown by flow size{}", c.thinned_note()),
         x: XAxis::Categories {
             label: "flow size in bytes (bins of equal count, upper ends)".into(),
@@ -327,7 +337,9 @@ fn slowdown_by_size(c: &Csv) -> Result<Chart, PlotError> {
         y_log,
         style: Style::Markers,
         series,
-    })
+        x_range: None,
+        y_range: None,
+    }))
 }
 
 /// Each workload's median and 99th-percentile RTT per interval.
@@ -363,6 +375,8 @@ fn rtt(c: &Csv) -> Result<Chart, PlotError> {
         y_log,
         style: Style::Line,
         series,
+        x_range: None,
+        y_range: None,
     })
 }
 
@@ -428,6 +442,8 @@ fn cc_figures(c: &Csv) -> Result<Vec<(String, Chart)>, PlotError> {
                 y_log: peak_y > 100.0 * least_y,
                 style: Style::Line,
                 series,
+                x_range: None,
+                y_range: None,
             },
         ));
     }
@@ -462,8 +478,10 @@ fn ping_cdf(c: &Csv) -> Result<Chart, PlotError> {
         },
         y_label: "fraction of probes".into(),
         y_log: false,
-        style: Style::Line,
+        style: Style::Steps,
         series,
+        x_range: None,
+        y_range: None,
     })
 }
 

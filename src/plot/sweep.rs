@@ -276,9 +276,53 @@ fn point_of(x: f64, v: &[f64]) -> Option<Point> {
 }
 
 fn figures_of(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figure>, PlotError> {
-    match spec.kind {
-        PlotKind::Metric => metric_figures(sweep, spec),
-        PlotKind::SlowdownBySize | PlotKind::FctCdf => flow_figures(sweep, spec),
+    let mut figures = match spec.kind {
+        PlotKind::Metric => metric_figures(sweep, spec)?,
+        PlotKind::SlowdownBySize | PlotKind::FctCdf => flow_figures(sweep, spec)?,
+    };
+    share_scales(&mut figures, spec);
+    Ok(figures)
+}
+
+/// The figures one `[[plot]]` splits into sit side by side: they get one
+/// y range (and one x range on a numeric x axis) covering all of them, and
+/// a log axis if any of them asked for one (unless the table set it).
+pub(crate) fn share_scales(figures: &mut [Figure], spec: &PlotSpec) {
+    if figures.len() < 2 {
+        return;
+    }
+    let union = |a: Option<(f64, f64)>, b: (f64, f64)| match a {
+        None => Some(b),
+        Some((lo, hi)) => Some((lo.min(b.0), hi.max(b.1))),
+    };
+    if spec.log_y.is_none() && figures.iter().any(|f| f.chart.y_log) {
+        for f in figures.iter_mut() {
+            f.chart.y_log = true;
+        }
+    }
+    let x_numeric = matches!(figures[0].chart.x, XAxis::Numeric { .. });
+    if x_numeric && spec.log_x.is_none() {
+        let any_log = figures
+            .iter()
+            .any(|f| matches!(f.chart.x, XAxis::Numeric { log: true, .. }));
+        for f in figures.iter_mut() {
+            if let XAxis::Numeric { log, .. } = &mut f.chart.x {
+                *log = any_log;
+            }
+        }
+    }
+    let (mut xs, mut ys) = (None, None);
+    for f in figures.iter() {
+        if let Some((x, y)) = f.chart.data_ranges() {
+            xs = union(xs, x);
+            ys = union(ys, y);
+        }
+    }
+    for f in figures.iter_mut() {
+        f.chart.y_range = ys;
+        if x_numeric {
+            f.chart.x_range = xs;
+        }
     }
 }
 
@@ -417,6 +461,8 @@ fn metric_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figur
                     .unwrap_or_else(|| super::chart::spans_decades(ys(&series))),
                 style: Style::Markers,
                 series,
+                x_range: None,
+                y_range: None,
             },
             data,
         });
@@ -487,12 +533,28 @@ fn flow_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figure>
         }
     }
     check_splits(spec, splits.len())?;
+    // One set of size bins for every split, so that the panels line up.
+    let sizes: Vec<u64> = splits
+        .iter()
+        .flat_map(|(_, series)| series.iter().flat_map(|(_, rows)| rows))
+        .filter_map(|r| {
+            r.size_bytes
+                .filter(|b| *b > 0)
+                .filter(|_| r.slowdown.is_some())
+        })
+        .collect();
+    let bin_list = bins::percentile_bins(&sizes, bins::BINS);
+    if spec.kind == PlotKind::SlowdownBySize && bin_list.len() < 2 {
+        // Every flow in one bin (an incast of equal flows): a figure of
+        // one point says nothing the metric figures do not.
+        return Ok(Vec::new());
+    }
     let count = splits.len();
     let mut out = Vec::new();
     for (n, (split, series)) in splits.iter().enumerate() {
         let figure = match spec.kind {
             PlotKind::FctCdf => fct_cdf_figure(spec, split, series),
-            _ => slowdown_figure(spec, split, series),
+            _ => slowdown_figure(spec, split, series, &bin_list),
         };
         let base = spec.name.clone().unwrap_or_else(|| match spec.kind {
             PlotKind::FctCdf => "fct_cdf".to_string(),
@@ -507,9 +569,14 @@ fn flow_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figure>
 }
 
 /// Slowdown (`spec.stat()`) against flow-size percentile bins taken over
-/// every series' flows, so that the bins are common; each bin's count of
-/// flows is printed under it.
-fn slowdown_figure(spec: &PlotSpec, split: &str, series: &[Pooled]) -> Figure {
+/// every series' flows of every split (`bin_list`), so that the bins are
+/// common; each bin's count of flows is printed under it.
+fn slowdown_figure(
+    spec: &PlotSpec,
+    split: &str,
+    series: &[Pooled],
+    bin_list: &[bins::Bin],
+) -> Figure {
     let sized: Vec<Vec<(u64, f64)>> = series
         .iter()
         .map(|(_, rows)| {
@@ -519,7 +586,6 @@ fn slowdown_figure(spec: &PlotSpec, split: &str, series: &[Pooled]) -> Figure {
         })
         .collect();
     let all: Vec<u64> = sized.iter().flatten().map(|f| f.0).collect();
-    let bin_list = bins::percentile_bins(&all, bins::BINS);
     let stat = spec.stat();
     let mut data = String::from("series,bin,up_to_bytes,flows,slowdown\n");
     let mut lines = Vec::new();
@@ -579,6 +645,8 @@ fn slowdown_figure(spec: &PlotSpec, split: &str, series: &[Pooled]) -> Figure {
                 .unwrap_or_else(|| super::chart::spans_decades(ys)),
             style: Style::Markers,
             series: lines,
+            x_range: None,
+            y_range: None,
         },
         data,
     }
@@ -627,8 +695,10 @@ fn fct_cdf_figure(spec: &PlotSpec, split: &str, series: &[Pooled]) -> Figure {
                 .clone()
                 .unwrap_or_else(|| "fraction of flows".into()),
             y_log: spec.log_y.unwrap_or(false),
-            style: Style::Line,
+            style: Style::Steps,
             series: lines,
+            x_range: None,
+            y_range: None,
         },
         data,
     }

@@ -158,6 +158,19 @@ pub static FAMILY: Family<Cc> = Family {
     ],
 };
 
+/// The controllers of one transport family, bare (`newreno, ecn, ...`), in
+/// the registry's order: what `{tcp cc}` and `{roce cc}` stand for in the
+/// texts `dcnsim list` prints.
+pub fn listed_on(runs_on: &str) -> String {
+    let v: Vec<&str> = FAMILY
+        .kinds
+        .iter()
+        .filter(|k| k.doc.runs_on == runs_on)
+        .map(|k| k.doc.name)
+        .collect();
+    v.join(", ")
+}
+
 /// The controllers of one transport family, for messages.
 fn names_on(runs_on: &str) -> String {
     let v: Vec<String> = FAMILY

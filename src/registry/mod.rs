@@ -66,7 +66,10 @@ pub struct Key {
     /// Its default as a user would write it, `required`, or `none` (absent
     /// unless given).
     pub default: &'static str,
-    /// Its unit or type (`duration`, `queue size`, `integer`...).
+    /// Its unit or type (`duration`, `queue size`, `integer`...), then
+    /// its bounds after a comma where it has them: `duration, 0 to 1s`,
+    /// `duration, > 0`. A duration key must state its minimum (a test
+    /// reads it); `dcnsim list` and docs/scenarios.md print this text.
     pub unit: &'static str,
     /// What it means.
     pub meaning: &'static str,
@@ -160,6 +163,19 @@ pub fn families() -> Vec<FamilyInfo> {
     ]
 }
 
+/// A row's text with its lists of names filled from the registry: `{tcp
+/// cc}` and `{roce cc}` become the controllers each transport family
+/// accepts, so that a new controller's row is the only place its name is
+/// written.
+pub fn filled(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('{') {
+        return text.into();
+    }
+    text.replace("{tcp cc}", &cc::listed_on(cc::TCP))
+        .replace("{roce cc}", &cc::listed_on(cc::ROCE))
+        .into()
+}
+
 /// `dcnsim list [FAMILY]`: every kind with its keys, defaults, units and
 /// paper section. `None` if `family` names no family.
 pub fn render_list(family: Option<&str>) -> Option<String> {
@@ -183,7 +199,7 @@ pub fn render_list(family: Option<&str>) -> Option<String> {
             if !k.runs_on.is_empty() {
                 let _ = write!(s, "({}) ", k.runs_on);
             }
-            let _ = write!(s, "{}", k.about);
+            let _ = write!(s, "{}", filled(k.about));
             if !k.paper.is_empty() {
                 let _ = write!(s, " [{}]", k.paper);
             }
@@ -192,7 +208,10 @@ pub fn render_list(family: Option<&str>) -> Option<String> {
                 let _ = writeln!(
                     s,
                     "      {:<26} {:<14} {:<18} {}",
-                    key.name, key.default, key.unit, key.meaning
+                    key.name,
+                    key.default,
+                    key.unit,
+                    filled(key.meaning)
                 );
             }
         }
@@ -416,6 +435,24 @@ mod tests {
             if let Some(d) = f.default {
                 assert!(names.contains(&d), "{}: default {d} has no row", f.name);
             }
+        }
+    }
+
+    #[test]
+    fn list_names_every_controller_under_its_transport() {
+        let transport = render_list(Some("transport")).expect("transport");
+        assert!(
+            !transport.contains(" cc}"),
+            "a list left unfilled: {transport}"
+        );
+        for c in cc::FAMILY.kinds {
+            let list = cc::listed_on(c.doc.runs_on);
+            assert!(list.split(", ").any(|n| n == c.doc.name), "{list}");
+            assert!(
+                transport.contains(&format!("({list})")),
+                "{} missing from `dcnsim list transport`: {transport}",
+                c.doc.name
+            );
         }
     }
 

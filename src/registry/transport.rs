@@ -63,9 +63,9 @@ pub static FAMILY: Family<TransportConfig> = Family {
     name: "transport",
     table: "transport",
     default: Some("tcp"),
-    kinds: &[row("tcp", "TCP as Linux runs it: SACK + RFC 6675 recovery, PRR, limited transmit, RFC 6298 RTO, timestamps, window scaling; cc NewReno, ECN* or DCTCP", "RFC 9293, 5681, 6582, 6675, 6937, 3042, 2018, 6298, 7323, 3168, 8257", &[
+    kinds: &[row("tcp", "TCP as Linux runs it: SACK + RFC 6675 recovery, PRR, limited transmit, RFC 6298 RTO, timestamps, window scaling; its window controller by cc ({tcp cc})", "RFC 9293, 5681, 6582, 6675, 6937, 3042, 2018, 6298, 7323, 3168, 8257", &[
             key("preset", "linux", "word", "a named stack that sets cc, sack, prr, limited_transmit, cwnd_validation, timestamps, rack_tlp, mss, initial_window_mss and min_cwnd_mss at once: \"linux\", \"ns3-newreno\", \"ns3-dctcp\", \"ns2-dctcp\" (keys given beside it win)"),
-            key("cc", "newreno", "name or table", "the window controller: a TCP row of `dcnsim list cc` (newreno, ecn, dctcp, cubic), by name or as { kind = NAME, keys }"),
+            key("cc", "newreno", "name or table", "the window controller: a TCP row of `dcnsim list cc` ({tcp cc}), by name or as { kind = NAME, keys }"),
             key("mss", "1448B", "size", "payload bytes per segment (1500 B MTU - 40 B headers - 12 B timestamps)"),
             key("initial_window_mss", "10", "segments", "initial window (RFC 6928)"),
             key("min_cwnd_mss", "2", "segments", "floor of a window reduction (Linux 2; ns-3.48 DCTCP 1)"),
@@ -85,13 +85,13 @@ pub static FAMILY: Family<TransportConfig> = Family {
             key("window_scaling", "true", "bool", "negotiate RFC 7323 window scaling"),
             key("window_scale_shim", "auto", "bool", "FairQ's host shim (FairQ V-A); on with rwnd-rewriting plugins"),
         ], tcp),
-        row("roce", "RoCE v2 reliable connection: one message per flow in MTU packets with PSNs, per-packet ACKs, NAK and go-back-N, NIC pacing from line rate; cc DCQCN (the receiver notifies, the sender reacts), TIMELY (RTT gradients at the sender) or RCC (the receiver assigns each flow's window)", "IBTA RoCE v2; DCQCN (SIGCOMM 2015); TIMELY (SIGCOMM 2015); RCC (RCC); the HPCC fork; ns3-rdma", &[
+        row("roce", "RoCE v2 reliable connection: one message per flow in MTU packets with PSNs, per-packet ACKs, NAK and go-back-N, NIC pacing from line rate; its rate and/or window controller by cc ({roce cc})", "IBTA RoCE v2; DCQCN (SIGCOMM 2015); TIMELY (SIGCOMM 2015); RCC (RCC); the HPCC fork; ns3-rdma", &[
             key("mtu", "1000B", "size", "payload bytes per packet (the HPCC fork's PACKET_PAYLOAD_SIZE); +44 B of IPv4, UDP, BTH and ICRC headers"),
             key("ack_interval", "1", "packets", "data packets per ACK (every packet, as the references run)"),
             key("nack_interval", "500us", "duration, >= 0", "at most one NAK per expected PSN per this long (HPCC fork)"),
             key("rto", "off", "duration, >= 1us", "retransmission timeout (off in the references: a lost tail is never recovered; required behind an ingress VIQ that drops, R-AQM or ABQ)"),
             key("window", "none", "word", "in-flight cap: \"none\", \"bdp\" (one base BDP of the path), \"bdp_x_rate\" (BDP x R_C / line rate, the HPCC fork's DCQCN+window); not with RCC, which assigns its own"),
-            key("cc", "dcqcn", "name or table", "the rate and/or window controller: a RoCE row of `dcnsim list cc` (dcqcn, timely, hpcc, rcc, none), by name or as { kind = NAME, keys }"),
+            key("cc", "dcqcn", "name or table", "the rate and/or window controller: a RoCE row of `dcnsim list cc` ({roce cc}), by name or as { kind = NAME, keys }"),
             key("cnp_interval", "50us", "duration, >= 1us", "DCQCN's notification point: at most one CNP per flow per this long (paper), or its slot (ns3rdma); mellanox flags ACKs instead"),
             key("ack_priority", "the flow's", "0-7", "priority of ACKs, NAKs and CNPs"),
         ], roce),

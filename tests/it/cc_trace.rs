@@ -163,3 +163,81 @@ fn growing_series_stream_to_disk_with_the_same_bytes() {
     assert!(w.cc_samples().is_empty());
     std::fs::remove_dir_all(out.parent().expect("parent")).expect("cleanup");
 }
+
+/// The variables of `cc.csv`'s table in docs/outputs.md (backquoted names
+/// in its first column).
+fn documented_cc_variables() -> Vec<String> {
+    let doc = std::fs::read_to_string("docs/outputs.md").expect("docs");
+    let section = doc
+        .split("## `cc.csv`")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("a cc.csv section");
+    section
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .filter_map(|l| l.split('|').nth(1))
+        .flat_map(|cell| cell.split('`').skip(1).step_by(2).map(str::to_string))
+        .collect()
+}
+
+/// Every variable any controller or transport writes to `cc.csv` is in
+/// docs/outputs.md, and every one documented is written by some run: one
+/// traced run per row of the `cc` registry (RCC also as rcc-sender) and
+/// per receiver-driven transport.
+#[test]
+fn every_cc_csv_variable_is_documented() {
+    let mut runs: Vec<(String, Vec<String>)> = Vec::new();
+    for c in dcnsim::registry::cc::FAMILY.kinds {
+        let (scenario, cc) = match c.doc.runs_on {
+            "tcp" => ("scenarios/quickstart.toml", c.doc.name.to_string()),
+            _ => ("scenarios/cc/incast-none.toml", c.doc.name.to_string()),
+        };
+        runs.push((scenario.into(), vec![format!("transport.cc={cc}")]));
+    }
+    runs.push((
+        "scenarios/cc/incast-none.toml".into(),
+        vec!["transport.cc={kind = \"rcc\", variant = \"rcc-sender\"}".into()],
+    ));
+    runs.push(("scenarios/homa/incast-preempt.toml".into(), vec![]));
+    runs.push(("scenarios/expresspass/incast.toml".into(), vec![]));
+    let tmp = common::temp_dir("cc-vars");
+    let mut written = std::collections::BTreeSet::new();
+    for (i, (scenario, sets)) in runs.iter().enumerate() {
+        let out = tmp.join(format!("r{i}"));
+        let mut args: Vec<std::ffi::OsString> = vec!["run".into(), scenario.into()];
+        for s in sets.iter().map(String::as_str).chain([
+            "output.cc_trace={flows = [0, 1], interval = \"20us\"}",
+            "simulation.stop_time=2ms",
+        ]) {
+            args.push("--set".into());
+            args.push(s.into());
+        }
+        args.extend(["--no-plots".into(), "--out".into(), out.clone().into()]);
+        let argv: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        common::run_cli(&argv);
+        let csv = std::fs::read_to_string(out.join("cc.csv")).expect("cc.csv written");
+        assert!(csv.lines().count() > 1, "{scenario} {sets:?}: no row");
+        written.extend(
+            csv.lines()
+                .skip(1)
+                .filter_map(|l| l.split(',').nth(2))
+                .map(str::to_string),
+        );
+    }
+    std::fs::remove_dir_all(&tmp).ok();
+    let documented = documented_cc_variables();
+    let undocumented: Vec<&String> = written.iter().filter(|v| !documented.contains(v)).collect();
+    assert!(
+        undocumented.is_empty(),
+        "cc.csv variables missing from docs/outputs.md: {undocumented:?}"
+    );
+    let stale: Vec<&String> = documented
+        .iter()
+        .filter(|v| !written.contains(*v))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "documented but written by no run: {stale:?}"
+    );
+}

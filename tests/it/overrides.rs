@@ -162,14 +162,14 @@ fn run_and_validate_take_overrides() {
             "validate",
             "scenarios/quickstart.toml",
             "--set",
-            "transport.cc=vegas",
+            "transport.cc=no-such-cc",
         ])
         .output()
         .expect("runs");
     assert!(!bad.status.success());
     let e = String::from_utf8_lossy(&bad.stderr);
     assert!(
-        e.contains("--set transport.cc=vegas") && e.contains("\"dctcp\""),
+        e.contains("--set transport.cc=no-such-cc") && e.contains("\"dctcp\""),
         "{e}"
     );
     common::run_cli(&[

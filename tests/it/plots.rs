@@ -92,18 +92,12 @@ fn a_run_draws_every_run_figure() {
         out.display().to_string(),
     ]);
     let said = String::from_utf8_lossy(&run.stdout);
-    assert!(said.contains("plots             6 figures"), "{said}");
+    assert!(said.contains("plots             5 figures"), "{said}");
     let stems = check_figures(&out);
+    // No slowdown-by-size: every flow is 100 KB, one bin, one point.
     assert_eq!(
         stems,
-        [
-            "fct_cdf",
-            "goodput",
-            "ping_rtt_cdf",
-            "queues",
-            "rtt",
-            "slowdown_by_size"
-        ]
+        ["fct_cdf", "goodput", "ping_rtt_cdf", "queues", "rtt"]
     );
     // --no-plots draws nothing; `dcnsim plot` draws them after the fact.
     let bare = dir.join("bare");

@@ -33,3 +33,28 @@ fn the_readme_quickstart_output_is_the_runs() {
     );
     std::fs::remove_dir_all(out.parent().expect("temp")).expect("cleanup");
 }
+
+/// The README's feature list names every kind of every registry family
+/// (as `name`, the way a scenario selects it), so that it cannot fall
+/// behind a new row.
+#[test]
+fn the_readme_feature_list_names_every_registry_kind() {
+    let readme = std::fs::read_to_string("README.md").expect("README.md");
+    let list = readme
+        .split("What works today")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("the feature list");
+    let mut missing = Vec::new();
+    for family in dcnsim::registry::families() {
+        for row in &family.kinds {
+            if !list.contains(&format!("`{}`", row.name)) {
+                missing.push(format!("{} `{}`", family.name, row.name));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "README.md's feature list lacks {missing:?}"
+    );
+}
