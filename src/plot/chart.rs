@@ -756,16 +756,169 @@ mod tests {
     }
 
     #[test]
-    fn tick_labels_are_short() {
-        assert_eq!(short_number(0.25), "0.25");
-        assert_eq!(short_number(1500.0), "1500");
-        assert_eq!(short_number(15000.0), "15k");
-        assert_eq!(short_number(2e6), "2M");
-        assert_eq!(short_number(-0.0001), "0");
-        assert_eq!(log_tick(0.0001), "0.0001");
-        assert_eq!(log_tick(0.001), "0.001");
-        assert_eq!(log_tick(0.1), "0.1");
-        assert_eq!(log_tick(100.0), "100");
-        assert_eq!(short_number(3.0), "3");
+    fn tick_labels_are_short_and_as_precise_as_their_step() {
+        assert_eq!(number_with(0.25, 0.05), "0.25");
+        assert_eq!(number_with(1500.0, 500.0), "1500");
+        assert_eq!(number_with(15000.0, 5000.0), "15k");
+        assert_eq!(number_with(2e6, 1e6), "2M");
+        assert_eq!(number_with(-0.0, 0.1), "0");
+        assert_eq!(number_with(0.0001, 0.00001), "0.0001");
+        assert_eq!(number_with(3.0, 1.0), "3");
+    }
+
+    /// ABQ's scale figures labelled seven x ticks "0.001".
+    #[test]
+    fn a_fine_linear_axis_labels_every_tick_differently() {
+        let t = Ticks::of(0.00043, 0.00112, false);
+        assert!(t.at.len() >= 3, "{t:?}");
+        let mut labels = t.labels.clone();
+        labels.dedup();
+        assert_eq!(labels.len(), t.labels.len(), "{t:?}");
+        assert!(
+            t.at.iter().all(|v| (0.00043..=0.00112).contains(v)),
+            "{t:?}"
+        );
+    }
+
+    /// A log axis over 1.3-5 ms had no tick inside its range, so no label.
+    #[test]
+    fn a_log_axis_inside_one_decade_still_has_labelled_ticks() {
+        for (lo, hi) in [(1.3, 5.0), (1300.0, 5000.0), (12.0, 23.0), (0.002, 0.0031)] {
+            let t = Ticks::of(lo, hi, true);
+            assert!(t.at.len() >= 2, "{lo}-{hi}: {t:?}");
+            assert!(t.at.iter().all(|v| *v >= lo && *v <= hi), "{t:?}");
+            assert!(t.labels.iter().all(|l| !l.is_empty()), "{t:?}");
+        }
+        let wide = Ticks::of(0.5, 5e4, true);
+        assert_eq!(wide.labels, ["1", "10", "100", "1000", "10k"]);
+        // The chart draws them: the SVG holds each label as text.
+        let svg = svg_of(&chart(
+            true,
+            vec![line("a", &[(1.0, 1300.0), (2.0, 5000.0)])],
+        ));
+        let t = Ticks::of(1300.0 / 1.2, 5000.0 * 1.2, true);
+        for l in &t.labels {
+            assert!(svg.contains(&format!(">\n{l}\n</text>")), "{l} missing");
+        }
+    }
+
+    /// Plotters' error bars drew a circle on every point, over the
+    /// triangle and square markers of the second and third series.
+    #[test]
+    fn each_series_keeps_its_marker_under_error_bars() {
+        let with_bars = |name: &str, y: f64| Series {
+            name: name.into(),
+            points: (0..3)
+                .map(|i| Point {
+                    x: f64::from(i),
+                    y,
+                    err: Some((y - 1.0, y + 1.0)),
+                })
+                .collect(),
+        };
+        let svg = svg_of(&Chart {
+            style: Style::Markers,
+            ..chart(
+                false,
+                vec![
+                    with_bars("a", 5.0),
+                    with_bars("b", 10.0),
+                    with_bars("c", 15.0),
+                ],
+            )
+        });
+        // Three circles on the first series and one in the legend; no more.
+        assert_eq!(svg.matches("<circle").count(), 4, "{svg}");
+    }
+
+    /// An empty queue on a log axis drew a slow decline to the next
+    /// sample; it now sits on the axis floor.
+    #[test]
+    fn a_log_time_series_draws_its_zeros_on_the_floor() {
+        let c = chart(
+            true,
+            vec![line(
+                "q",
+                &[(0.0, 100.0), (1.0, 0.0), (2.0, 0.0), (3.0, 50.0)],
+            )],
+        );
+        let path = c.path(&c.series[0], 0.5);
+        assert_eq!(path, [(0.0, 100.0), (1.0, 0.5), (2.0, 0.5), (3.0, 50.0)]);
+    }
+
+    /// A CDF is a step function; one flow is a jump from 0 to 1.
+    #[test]
+    fn a_cdf_is_drawn_as_steps() {
+        let mut c = chart(false, vec![line("one", &[(4.0, 1.0)])]);
+        c.style = Style::Steps;
+        assert_eq!(c.path(&c.series[0], 0.0), [(4.0, 0.0), (4.0, 1.0)]);
+        c.series[0] = line("two", &[(1.0, 0.5), (3.0, 1.0)]);
+        assert_eq!(
+            c.path(&c.series[0], 0.0),
+            [(1.0, 0.0), (1.0, 0.5), (3.0, 0.5), (3.0, 1.0)]
+        );
+        assert_eq!(c.data_ranges(), Some(((1.0, 3.0), (0.0, 1.0))));
+    }
+
+    /// A sharp spike (a controller's rate starting at line rate) stays
+    /// inside the frame: no pixel of the line's colour above the plot.
+    #[test]
+    fn a_spike_stays_inside_the_frame() {
+        let mut pts = vec![(0.0, 5.0)];
+        for i in 0..400 {
+            let t = 1.0 + f64::from(i) * 0.01;
+            pts.push((t, if i % 97 == 1 { 100.0 } else { 5.0 }));
+        }
+        let c = chart(false, vec![line("rate", &pts)]);
+        let mut rgb = vec![0u8; (SIZE.0 * SIZE.1 * 3) as usize];
+        {
+            let root = BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area();
+            c.draw(&root).unwrap();
+        }
+        let blue = PALETTE[0];
+        // The frame's top is below the title: 16 px of margin and the
+        // caption; the line's colour may not appear in the top 50 rows.
+        for y in 0..50u32 {
+            for x in 0..SIZE.0 {
+                let i = ((y * SIZE.0 + x) * 3) as usize;
+                assert!(
+                    !(rgb[i] == blue.0 && rgb[i + 1] == blue.1 && rgb[i + 2] == blue.2),
+                    "the line at ({x}, {y}), above the frame"
+                );
+            }
+        }
+    }
+
+    fn line(name: &str, xy: &[(f64, f64)]) -> Series {
+        Series {
+            name: name.into(),
+            points: xy.iter().map(|&(x, y)| Point { x, y, err: None }).collect(),
+        }
+    }
+
+    fn chart(y_log: bool, series: Vec<Series>) -> Chart {
+        Chart {
+            title: "t".into(),
+            x: XAxis::Numeric {
+                label: "x".into(),
+                log: false,
+            },
+            y_label: "y".into(),
+            y_log,
+            style: Style::Line,
+            series,
+            x_range: None,
+            y_range: None,
+        }
+    }
+
+    fn svg_of(c: &Chart) -> String {
+        register_font();
+        let mut text = String::new();
+        {
+            let root = SVGBackend::with_string(&mut text, SIZE).into_drawing_area();
+            c.draw(&root).unwrap();
+        }
+        text
     }
 }

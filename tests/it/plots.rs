@@ -252,6 +252,38 @@ fn a_sweep_draws_metric_and_size_figures_from_its_plot_tables() {
     }
     let labels: Vec<&Vec<String>> = per_case.values().map(|v| &v.1).collect();
     assert!(labels[0].len() >= 5, "about ten bins: {bins}");
+    // The panels of one [[plot]] sit side by side: the same size bins and
+    // the same y ticks in both loads' slowdown figures, the same x ticks in
+    // both FCT CDFs.
+    let bins_of = |n: u32| -> Vec<String> {
+        let text =
+            std::fs::read_to_string(out.join(format!("plots/slowdown_mean-by-size-{n}.csv")))
+                .expect("bins");
+        let mut v: Vec<String> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(1).expect("bin").to_string())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    assert_eq!(bins_of(1), bins_of(2));
+    let svg =
+        |name: &str| std::fs::read_to_string(out.join(format!("plots/{name}.svg"))).expect("svg");
+    let y_ticks = |name: &str| svg_texts(&svg(name), "end");
+    assert_eq!(
+        y_ticks("slowdown_mean-by-size-1"),
+        y_ticks("slowdown_mean-by-size-2")
+    );
+    assert!(y_ticks("slowdown_mean-by-size-1").len() >= 3);
+    let x_ticks = |name: &str| -> Vec<String> {
+        svg_texts(&svg(name), "middle")
+            .into_iter()
+            .filter(|t| !t.contains("CDF") && !t.contains("flow completion"))
+            .collect()
+    };
+    assert_eq!(x_ticks("fct_cdf-1"), x_ticks("fct_cdf-2"));
     // The FCT CDF per load: a line per series, each ending at 1.
     let cdf = std::fs::read_to_string(out.join("plots/fct_cdf-1.csv")).expect("cdf");
     assert!(cdf.starts_with("series,fct_us,fraction\n"), "{cdf}");
@@ -270,6 +302,19 @@ fn a_sweep_draws_metric_and_size_figures_from_its_plot_tables() {
         "{data}"
     );
     std::fs::remove_dir_all(dir).expect("cleaned");
+}
+
+/// The texts of an SVG figure anchored `anchor` (`end`: the y ticks;
+/// `middle`: the title, the x label and the x ticks), in order.
+fn svg_texts(svg: &str, anchor: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut lines = svg.lines();
+    while let Some(l) = lines.next() {
+        if l.contains("<text") && l.contains(&format!("text-anchor=\"{anchor}\"")) {
+            out.push(lines.next().unwrap_or_default().trim().to_string());
+        }
+    }
+    out
 }
 
 #[test]
