@@ -215,6 +215,8 @@ pub static SWEEP_METRICS: &[Column] = &[
     col("retransmissions", "count", "retransmitted segments"),
     col("timeouts", "count", "retransmission timeouts"),
     col("rto_episodes", "count", "RTO episodes"),
+    col("syn_retransmissions", "count", "SYNs sent again"),
+    col("offered_load", "ratio", "offered load (planned flows, summed over the workloads with a load)"),
 ];
 
 /// The declared sweep metric named `name`.

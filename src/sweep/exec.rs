@@ -115,14 +115,18 @@ fn run_json(run: &Run) -> Vec<u8> {
     serde_json::to_vec_pretty(run).expect("plain data serialises")
 }
 
-/// The row of `run` if its folder holds it finished.
+/// The row of `run` if its folder holds it finished. A row of another
+/// column set (a run finished by a dcnsim whose `sweep.csv` had other
+/// columns) is not: the run is run again, so that the table stays one
+/// table.
 pub fn finished_row(out: &Path, run: &Run) -> Option<String> {
     let dir = run_dir(out, run);
     let meta = std::fs::read(dir.join("run.json")).ok()?;
     if meta != run_json(run) || !dir.join("summary.json").is_file() {
         return None;
     }
-    std::fs::read_to_string(dir.join("row.csv")).ok()
+    let row = std::fs::read_to_string(dir.join("row.csv")).ok()?;
+    super::table::check_row(run, &row).is_ok().then_some(row)
 }
 
 /// The runs of `sweep` finished in `out` (by any shard) from other inputs:

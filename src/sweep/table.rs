@@ -103,6 +103,9 @@ pub fn row(run: &Run, s: &RunSummary) -> String {
         f.retransmissions.to_string(),
         f.timeouts.to_string(),
         f.rto_episodes.to_string(),
+        f.syn_retransmissions.to_string(),
+        // Empty for a run without a load-driven workload.
+        num((!s.loads.is_empty()).then(|| s.loads.iter().map(|l| l.offered).sum())),
     ]);
     debug_assert_eq!(cols.len(), 3 + run.axes.len() + metric_count());
     cols.join(",") + "\n"

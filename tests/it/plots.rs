@@ -250,6 +250,27 @@ fn a_sweep_draws_metric_and_size_figures_from_its_plot_tables() {
             .sum();
         assert_eq!(*count, want, "{case}: {bins}");
     }
+    // Each row names the load its run offered, as its summary.json does.
+    let header: Vec<&str> = sweep_csv
+        .lines()
+        .next()
+        .expect("header")
+        .split(',')
+        .collect();
+    let at = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let (offered, syn, run_col) = (at("offered_load"), at("syn_retransmissions"), at("run"));
+    for row in sweep_csv.lines().skip(1) {
+        let f: Vec<&str> = row.split(',').collect();
+        let summary: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(out.join("runs").join(f[run_col]).join("summary.json"))
+                .expect("summary"),
+        )
+        .expect("json");
+        let want = summary["loads"][0]["offered"].as_f64().expect("offered");
+        let got = f[offered].parse::<f64>().expect("a number");
+        assert!((got - want).abs() <= 1e-12 * want, "{row}: {want}");
+        assert!(f[syn].parse::<u64>().is_ok(), "{row}");
+    }
     let labels: Vec<&Vec<String>> = per_case.values().map(|v| &v.1).collect();
     assert!(labels[0].len() >= 5, "about ten bins: {bins}");
     // The panels of one [[plot]] sit side by side: the same size bins and
