@@ -15,7 +15,7 @@
 # alternating, and read ratios.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-dcnsim=$(realpath "${1:-$root/target/release/dcnsim}")
+dcnsim=$(realpath "${1:-$root/target/optimized/dcnsim}")
 cachegrind_k=${CACHEGRIND_K:-0}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -6,7 +6,7 @@
 #   bash scripts/bench-sweep.sh [DCNSIM]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-dcnsim=$(realpath "${1:-$root/target/release/dcnsim}")
+dcnsim=$(realpath "${1:-$root/target/optimized/dcnsim}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$root/scenarios/examples/incast.toml" "$work/base.toml"

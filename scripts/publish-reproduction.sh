@@ -15,7 +15,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 paper=${1:?usage: scripts/publish-reproduction.sh PAPER [DCNSIM]}
-bin=${2:-target/release/dcnsim}
+# Published timings come from the fully optimised build (docs/performance.md,
+# "Build profiles").
+bin=${2:-target/optimized/dcnsim}
+[ -x "$bin" ] || { echo "no dcnsim at $bin: cargo build --profile optimized" >&2; exit 1; }
 shift $(( $# < 2 ? $# : 2 ))
 out=results/reproduce-$paper
 # The quick run first, so that the full report lists the claims whose

@@ -434,7 +434,7 @@ fn sweep(
             shard.count
         )?;
         for run in shard.runs(&sweep.runs) {
-            let done = exec::finished_row(&out, run).is_some();
+            let done = exec::current_row(&out, run).is_some();
             writeln!(
                 listing,
                 "  {}  {}{}",

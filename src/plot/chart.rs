@@ -77,6 +77,9 @@ pub enum Style {
     Line,
     /// A line with a marker at each point (a metric against a swept value).
     Markers,
+    /// A marker at each point and no line: values of unordered
+    /// categories (a sweep's cases), which a line would seem to connect.
+    Points,
     /// A step function that rises at each point from the previous y (0
     /// before the first): an empirical CDF, drawn as the steps it is, so
     /// that one flow is a jump to 1 rather than a point nothing draws.
@@ -419,6 +422,7 @@ impl Chart {
             // Colour and dash tell series apart: a dashed line drawn over
             // an equal solid one still shows both.
             match dash(i) {
+                _ if self.style == Style::Points => {}
                 None => {
                     chart.draw_series(LineSeries::new(xy, color.stroke_width(3)))?;
                 }
@@ -440,7 +444,7 @@ impl Chart {
                     root.draw(&PathElement::new(vec![(px - 6, y), (px + 6, y)], bar))?;
                 }
             }
-            if self.style == Style::Markers {
+            if matches!(self.style, Style::Markers | Style::Points) {
                 for p in &points {
                     let at = chart.backend_coord(&(p.x, p.y));
                     draw_marker(root, i, at, color)?;
@@ -467,7 +471,7 @@ impl Chart {
                 ))?;
                 x = end + off.max(1);
             }
-            if self.style == Style::Markers {
+            if matches!(self.style, Style::Markers | Style::Points) {
                 let (dx, dy) = legend_area.get_base_pixel();
                 draw_marker(root, i, (dx + 28, dy + row), color)?;
             }
@@ -582,10 +586,12 @@ const TICKS_WANTED: f64 = 6.0;
 impl Ticks {
     /// The ticks of a numeric axis over `[lo, hi]`.
     pub fn of(lo: f64, hi: f64, log: bool) -> Ticks {
-        if log && lo > 0.0 && hi > lo {
-            if let Some(t) = log_ticks(lo, hi) {
-                return t;
-            }
+        if log
+            && lo > 0.0
+            && hi > lo
+            && let Some(t) = log_ticks(lo, hi)
+        {
+            return t;
         }
         linear_ticks(lo, hi)
     }
@@ -612,7 +618,7 @@ impl Ticks {
 /// them, each with as many decimals as the step has.
 fn linear_ticks(lo: f64, hi: f64) -> Ticks {
     let span = hi - lo;
-    if !(span > 0.0) || !span.is_finite() {
+    if span.is_nan() || span <= 0.0 || !span.is_finite() {
         return Ticks {
             at: vec![lo],
             labels: vec![number_with(lo, 0.0)],

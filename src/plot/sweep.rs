@@ -63,10 +63,16 @@ fn defaults(axes: &[String]) -> Vec<PlotSpec> {
         name: None,
     };
     let mut out = Vec::new();
-    for x in axes {
+    // Against each grid axis; a sweep of cases alone gets them by case.
+    let xs: Vec<Option<String>> = if axes.is_empty() {
+        vec![None]
+    } else {
+        axes.iter().cloned().map(Some).collect()
+    };
+    for x in xs {
         for y in ["goodput_gbps", "fct_p99_us", "slowdown_p99"] {
             out.push(PlotSpec {
-                x: Some(x.clone()),
+                x: x.clone(),
                 y: Some(y.into()),
                 ..plain.clone()
             });
@@ -217,14 +223,22 @@ fn keys(spec: &PlotSpec, axes: &[String], run: &Run, x: Option<usize>) -> Keys {
     if series_axis.is_some() && !run.case.is_empty() {
         split.insert(0, run.case.clone());
     }
+    // A sweep without a grid axis puts its cases on x, as one line.
+    let by_case = axes.is_empty();
     let series = match series_axis {
         Some(i) => format!("{}={}", axes[i], run.axes[i]),
+        None if by_case => String::new(),
         None => run.case.clone(),
+    };
+    let x = match x {
+        Some(i) => run.axes[i].clone(),
+        None if by_case => run.case.clone(),
+        None => String::new(),
     };
     Keys {
         split: split.join(", "),
         series,
-        x: x.map_or_else(String::new, |i| run.axes[i].clone()),
+        x,
     }
 }
 
@@ -372,10 +386,13 @@ fn metric_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figur
     }
     check_splits(spec, g.splits.len())?;
     let x_key = x_axis.map(|i| sweep.axes[i].clone()).unwrap_or_default();
-    let base_name = spec
-        .name
-        .clone()
-        .unwrap_or_else(|| format!("{}-vs-{}", stem_of(&y_name), stem_of(&x_key)));
+    let base_name = spec.name.clone().unwrap_or_else(|| {
+        if sweep.axes.is_empty() {
+            format!("{}-by-case", stem_of(&y_name))
+        } else {
+            format!("{}-vs-{}", stem_of(&y_name), stem_of(&x_key))
+        }
+    });
     let mut out = Vec::new();
     for (n, split) in g.splits.iter().enumerate() {
         let (series_names, xs, values) = &g.per[split];
@@ -423,7 +440,12 @@ fn metric_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figur
             p.y = scale.of(p.y);
             p.err = p.err.map(|(lo, hi)| (scale.of(lo), scale.of(hi)));
         }
-        let x_label = spec.x_label.clone().unwrap_or_else(|| axis_words(&x_key));
+        let x_words = if sweep.axes.is_empty() {
+            "case".to_string()
+        } else {
+            axis_words(&x_key)
+        };
+        let x_label = spec.x_label.clone().unwrap_or_else(|| x_words.clone());
         let x = if numeric {
             let xs: Vec<f64> = series.iter().flat_map(|s| &s.points).map(|p| p.x).collect();
             XAxis::Numeric {
@@ -444,7 +466,11 @@ fn metric_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figur
             chart: Chart {
                 title: titled(
                     spec,
-                    format!("{} vs {}", y_words(spec, &y_name), axis_words(&x_key)),
+                    if sweep.axes.is_empty() {
+                        format!("{} by case", y_words(spec, &y_name))
+                    } else {
+                        format!("{} vs {}", y_words(spec, &y_name), x_words)
+                    },
                     split,
                 ),
                 x,
@@ -459,7 +485,11 @@ fn metric_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figur
                 y_log: spec
                     .log_y
                     .unwrap_or_else(|| super::chart::spans_decades(ys(&series))),
-                style: Style::Markers,
+                style: if sweep.axes.is_empty() {
+                    Style::Points
+                } else {
+                    Style::Markers
+                },
                 series,
                 x_range: None,
                 y_range: None,

@@ -179,7 +179,7 @@ fn incompleteness(
         let done = s
             .runs
             .iter()
-            .filter(|run| exec::finished_row(&dir, run).is_some())
+            .filter(|run| exec::current_row(&dir, run).is_some())
             .count();
         (done, s.runs.len())
     };

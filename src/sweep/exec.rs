@@ -115,18 +115,22 @@ fn run_json(run: &Run) -> Vec<u8> {
     serde_json::to_vec_pretty(run).expect("plain data serialises")
 }
 
-/// The row of `run` if its folder holds it finished. A row of another
-/// column set (a run finished by a dcnsim whose `sweep.csv` had other
-/// columns) is not: the run is run again, so that the table stays one
-/// table.
+/// The row of `run` if its folder holds it finished (as it is: `merge`
+/// checks it).
 pub fn finished_row(out: &Path, run: &Run) -> Option<String> {
     let dir = run_dir(out, run);
     let meta = std::fs::read(dir.join("run.json")).ok()?;
     if meta != run_json(run) || !dir.join("summary.json").is_file() {
         return None;
     }
-    let row = std::fs::read_to_string(dir.join("row.csv")).ok()?;
-    super::table::check_row(run, &row).is_ok().then_some(row)
+    std::fs::read_to_string(dir.join("row.csv")).ok()
+}
+
+/// [`finished_row`], if it is a row of this dcnsim's `sweep.csv`: a run
+/// finished by a dcnsim whose table had other columns is run again when
+/// the sweep resumes, so that the table stays one table.
+pub fn current_row(out: &Path, run: &Run) -> Option<String> {
+    finished_row(out, run).filter(|row| super::table::check_row(run, row).is_ok())
 }
 
 /// The runs of `sweep` finished in `out` (by any shard) from other inputs:
@@ -185,7 +189,7 @@ pub fn execute(sweep: &Sweep, opts: &Options, stop: &AtomicBool) -> anyhow::Resu
     let todo: Vec<&Run> = selected
         .iter()
         .copied()
-        .filter(|r| finished_row(out, r).is_none())
+        .filter(|r| current_row(out, r).is_none())
         .collect();
     // A run redone replaces its folder whole: refused, before any run
     // starts, where a folder to be replaced holds what dcnsim did not write.
@@ -383,7 +387,7 @@ fn headline(o: &runner::Outcome) -> String {
 pub fn write_table(sweep: &Sweep, out: &Path, shard: Shard) -> std::io::Result<()> {
     let mut text = table::header(sweep.axis_keys());
     for run in shard.runs(&sweep.runs) {
-        if let Some(row) = finished_row(out, run) {
+        if let Some(row) = current_row(out, run) {
             text.push_str(&row);
         }
     }

@@ -350,3 +350,49 @@ fn plot_refuses_a_folder_without_results() {
     assert!(err.contains("holds neither a run"), "{err}");
     std::fs::remove_dir_all(dir).expect("cleaned");
 }
+
+/// A sweep of cases without a grid axis gets its headline metrics by case:
+/// the cases on x, markers without a joining line.
+#[test]
+fn a_sweep_of_cases_alone_gets_figures_by_case() {
+    let dir = common::temp_dir("plots-cases");
+    let sweep = dir.join("s.toml");
+    std::fs::write(
+        &sweep,
+        format!(
+            "[sweep]\nbase = \"{}\"\nseeds = 1\n\
+             [[sweep.case]]\nname = \"DropTail\"\nset = {{ \"switch.aqm\" = {{ kind = \"droptail\" }}, \"transport.cc\" = \"newreno\" }}\n\
+             [[sweep.case]]\nname = \"DCTCP\"\n",
+            std::fs::canonicalize("scenarios/quickstart.toml")
+                .expect("shipped")
+                .display()
+        ),
+    )
+    .expect("written");
+    let out = dir.join("out");
+    common::run_cli(&[
+        "sweep".to_string(),
+        sweep.display().to_string(),
+        "--out".into(),
+        out.display().to_string(),
+    ]);
+    let stems = check_figures(&out);
+    for stem in [
+        "goodput_gbps-by-case",
+        "fct_p99_us-by-case",
+        "slowdown_p99-by-case",
+    ] {
+        assert!(stems.iter().any(|s| s == stem), "{stems:?}");
+    }
+    let svg = std::fs::read_to_string(out.join("plots/goodput_gbps-by-case.svg")).expect("svg");
+    let middle = svg_texts(&svg, "middle");
+    assert!(middle.contains(&"DropTail".to_string()) && middle.contains(&"DCTCP".to_string()));
+    // The series' colour (the palette's first, #0072B2) on markers only.
+    let lines_in_colour = svg
+        .lines()
+        .filter(|l| l.contains("<polyline") && l.contains("#0072B2"))
+        .count();
+    assert!(svg.contains("#0072B2"), "the markers are drawn");
+    assert_eq!(lines_in_colour, 0, "no line joins the cases");
+    std::fs::remove_dir_all(dir).expect("cleaned");
+}
