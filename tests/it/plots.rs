@@ -222,25 +222,16 @@ fn a_sweep_draws_metric_and_size_figures_from_its_plot_tables() {
     }
     assert_eq!(per_case.len(), 2, "{bins}");
     let sweep_csv = std::fs::read_to_string(out.join("sweep.csv")).expect("table");
+    let header: Vec<&str> = sweep_csv
+        .lines()
+        .next()
+        .expect("header")
+        .split(',')
+        .collect();
+    let at = |name: &str| header.iter().position(|h| *h == name).expect(name);
     for (case, (count, _)) in &per_case {
         // load 0.3 runs of this case: flows_completed summed over seeds.
-        let header: Vec<&str> = sweep_csv
-            .lines()
-            .next()
-            .expect("header")
-            .split(',')
-            .collect();
-        let (c, l, done) = (
-            header.iter().position(|h| *h == "case").expect("case"),
-            header
-                .iter()
-                .position(|h| *h == "workload[0].load")
-                .expect("load"),
-            header
-                .iter()
-                .position(|h| *h == "flows_completed")
-                .expect("done"),
-        );
+        let (c, l, done) = (at("case"), at("workload[0].load"), at("flows_completed"));
         let want: u64 = sweep_csv
             .lines()
             .skip(1)
@@ -251,13 +242,6 @@ fn a_sweep_draws_metric_and_size_figures_from_its_plot_tables() {
         assert_eq!(*count, want, "{case}: {bins}");
     }
     // Each row names the load its run offered, as its summary.json does.
-    let header: Vec<&str> = sweep_csv
-        .lines()
-        .next()
-        .expect("header")
-        .split(',')
-        .collect();
-    let at = |name: &str| header.iter().position(|h| *h == name).expect(name);
     let (offered, syn, run_col) = (at("offered_load"), at("syn_retransmissions"), at("run"));
     for row in sweep_csv.lines().skip(1) {
         let f: Vec<&str> = row.split(',').collect();
