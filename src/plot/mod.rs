@@ -10,6 +10,7 @@
 pub mod bins;
 pub mod chart;
 pub mod data;
+pub mod over_time;
 pub mod run;
 pub mod spec;
 pub mod sweep;

@@ -13,6 +13,11 @@
 //!
 //! [[plot]]
 //! kind = "fct-cdf"              # the FCT CDF, a line per case
+//!
+//! [[plot]]
+//! kind = "over-time"            # one time series of several runs
+//! y = "cc_rate"                 # queue, goodput, cc_rate or cc_window
+//! flow = 0                      # (port = "s0->h0" for a queue)
 //! ```
 //!
 //! A summary path is dotted, with list positions as numbers:
@@ -36,6 +41,10 @@ pub enum PlotKind {
     /// The CDF of flow completion times, a line per series, pooled over
     /// seeds.
     FctCdf,
+    /// A time series (`y`: queue, goodput, cc_rate, cc_window) of several
+    /// runs in one figure, a line per series, each the run with the
+    /// lowest seed ([`super::over_time`]).
+    OverTime,
 }
 
 /// One `[[plot]]` table.
@@ -67,6 +76,14 @@ pub struct PlotSpec {
     pub y_label: Option<String>,
     /// The file stem under `plots/` (default: from the metric and axis).
     pub name: Option<String>,
+    /// `over-time` of `queue`: the port (`s0->h0`, as `queues.csv` names
+    /// it; default: the one whose queue peaks highest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<String>,
+    /// `over-time` of `cc_rate` or `cc_window`: the traced flow (default:
+    /// the lowest traced).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<u64>,
 }
 
 impl PlotSpec {
@@ -105,12 +122,16 @@ impl PlotSpec {
                 return Err(("name".into(), msg));
             }
         }
-        match self.kind {
-            PlotKind::Metric => {
-                if axes.is_empty() && self.x.is_none() {
-                    let msg = "a metric plot needs a grid axis for x: the sweep has none";
-                    return Err(("x".into(), msg.into()));
+        if self.kind != PlotKind::OverTime {
+            for (k, given) in [("port", self.port.is_some()), ("flow", self.flow.is_some())] {
+                if given {
+                    return Err((k.into(), format!("{k} is for kind = \"over-time\"")));
                 }
+            }
+        }
+        match self.kind {
+            PlotKind::OverTime => return self.check_over_time(),
+            PlotKind::Metric => {
                 let Some(y) = &self.y else {
                     let msg = format!(
                         "y is required: a sweep.csv metric ({}) or a summary.json path such as \
@@ -156,6 +177,45 @@ impl PlotSpec {
             }
         }
         Ok(())
+    }
+
+    /// The keys of an `over-time` table.
+    fn check_over_time(&self) -> Result<(), (String, String)> {
+        let names: Vec<&str> = super::over_time::SERIES.iter().map(|s| s.0).collect();
+        let y = match &self.y {
+            Some(y) if names.contains(&y.as_str()) => y.as_str(),
+            Some(y) => {
+                let msg = format!("'{y}' is not a time series: choose {}", names.join(", "));
+                return Err(("y".into(), msg));
+            }
+            None => {
+                let msg = format!("y is required: one of {}", names.join(", "));
+                return Err(("y".into(), msg));
+            }
+        };
+        let fixed = [
+            ("x", self.x.is_some(), "x is time for kind = \"over-time\""),
+            (
+                "stat",
+                self.stat.is_some(),
+                "stat is for kind = \"slowdown-by-size\"",
+            ),
+            ("log_x", self.log_x.is_some(), "x is time, linear"),
+            (
+                "port",
+                self.port.is_some() && y != "queue",
+                "port is for y = \"queue\"",
+            ),
+            (
+                "flow",
+                self.flow.is_some() && !y.starts_with("cc_"),
+                "flow is for y = \"cc_rate\" or \"cc_window\"",
+            ),
+        ];
+        match fixed.into_iter().find(|f| f.1) {
+            Some((k, _, why)) => Err((k.into(), why.into())),
+            None => Ok(()),
+        }
     }
 
     /// The statistic of a `slowdown-by-size` figure.
@@ -250,6 +310,37 @@ mod tests {
         assert_eq!(err("kind = \"fct-cdf\"\nstat = \"p99\"").0, "stat");
         assert_eq!(err("kind = \"fct-cdf\"\nx = \"workload[0].load\"").0, "x");
         assert_eq!(err("y = \"drops\"\nname = \"a/b\"").0, "name");
-        assert_eq!(spec("y = \"drops\"").check(&[]).unwrap_err().0, "x");
+        // A sweep of cases alone draws a metric by case.
+        assert!(spec("y = \"drops\"").check(&[]).is_ok());
+    }
+
+    #[test]
+    fn over_time_tables_name_a_series_and_only_its_keys() {
+        let ok = |t: &str| spec(t).check(&[]).is_ok();
+        let err = |t: &str| spec(t).check(&[]).unwrap_err();
+        assert!(ok("kind = \"over-time\"\ny = \"queue\"\nport = \"s0->h0\""));
+        assert!(ok("kind = \"over-time\"\ny = \"cc_rate\"\nflow = 3"));
+        assert!(ok("kind = \"over-time\"\ny = \"goodput\"\nlog_y = true"));
+        let e = err("kind = \"over-time\"\ny = \"drops\"");
+        assert_eq!(e.0, "y");
+        assert!(
+            e.1.contains("queue, goodput, cc_rate, cc_window"),
+            "{}",
+            e.1
+        );
+        assert_eq!(err("kind = \"over-time\"").0, "y");
+        assert_eq!(
+            err("kind = \"over-time\"\ny = \"goodput\"\nport = \"s0->h0\"").0,
+            "port"
+        );
+        assert_eq!(
+            err("kind = \"over-time\"\ny = \"queue\"\nflow = 1").0,
+            "flow"
+        );
+        assert_eq!(
+            err("kind = \"over-time\"\ny = \"queue\"\nx = \"seed\"").0,
+            "x"
+        );
+        assert_eq!(err("y = \"drops\"\nport = \"s0->h0\"").0, "port");
     }
 }

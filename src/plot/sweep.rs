@@ -61,6 +61,8 @@ fn defaults(axes: &[String]) -> Vec<PlotSpec> {
         x_label: None,
         y_label: None,
         name: None,
+        port: None,
+        flow: None,
     };
     let mut out = Vec::new();
     // Against each grid axis; a sweep of cases alone gets them by case.
@@ -201,13 +203,13 @@ fn stem_of(text: &str) -> String {
 
 /// Where each run goes: its split (values of the axes on neither x nor
 /// the series), its series and its x, as written.
-struct Keys {
-    split: String,
-    series: String,
-    x: String,
+pub(crate) struct Keys {
+    pub(crate) split: String,
+    pub(crate) series: String,
+    pub(crate) x: String,
 }
 
-fn keys(spec: &PlotSpec, axes: &[String], run: &Run, x: Option<usize>) -> Keys {
+pub(crate) fn keys(spec: &PlotSpec, axes: &[String], run: &Run, x: Option<usize>) -> Keys {
     let series_axis = spec
         .series
         .as_ref()
@@ -223,8 +225,9 @@ fn keys(spec: &PlotSpec, axes: &[String], run: &Run, x: Option<usize>) -> Keys {
     if series_axis.is_some() && !run.case.is_empty() {
         split.insert(0, run.case.clone());
     }
-    // A sweep without a grid axis puts its cases on x, as one line.
-    let by_case = axes.is_empty();
+    // A metric figure of a sweep without a grid axis puts its cases on x,
+    // as one line.
+    let by_case = axes.is_empty() && spec.kind == PlotKind::Metric;
     let series = match series_axis {
         Some(i) => format!("{}={}", axes[i], run.axes[i]),
         None if by_case => String::new(),
@@ -293,6 +296,7 @@ fn figures_of(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figure>, 
     let mut figures = match spec.kind {
         PlotKind::Metric => metric_figures(sweep, spec)?,
         PlotKind::SlowdownBySize | PlotKind::FctCdf => flow_figures(sweep, spec)?,
+        PlotKind::OverTime => super::over_time::figures(sweep, spec)?,
     };
     share_scales(&mut figures, spec);
     Ok(figures)
@@ -341,7 +345,7 @@ pub(crate) fn share_scales(figures: &mut [Figure], spec: &PlotSpec) {
 }
 
 /// Refuses a plot that would split into more than `MAX_SPLITS` figures.
-fn check_splits(spec: &PlotSpec, splits: usize) -> Result<(), PlotError> {
+pub(crate) fn check_splits(spec: &PlotSpec, splits: usize) -> Result<(), PlotError> {
     if splits > MAX_SPLITS {
         return Err(PlotError::Spec(format!(
             "a plot of {} splits into {splits} figures (one per value of the other axes), more \
@@ -353,7 +357,7 @@ fn check_splits(spec: &PlotSpec, splits: usize) -> Result<(), PlotError> {
 }
 
 /// The file stem of split `n` of `count`.
-fn split_name(base: &str, n: usize, count: usize) -> String {
+pub(crate) fn split_name(base: &str, n: usize, count: usize) -> String {
     if count > 1 {
         format!("{base}-{}", n + 1)
     } else {
@@ -362,7 +366,7 @@ fn split_name(base: &str, n: usize, count: usize) -> String {
 }
 
 /// The title, with the split's axis values.
-fn titled(spec: &PlotSpec, default: String, split: &str) -> String {
+pub(crate) fn titled(spec: &PlotSpec, default: String, split: &str) -> String {
     let mut title = spec.title.clone().unwrap_or_else(|| capitalised(&default));
     if !split.is_empty() {
         let _ = write!(title, " ({split})");

@@ -380,3 +380,80 @@ fn a_sweep_of_cases_alone_gets_figures_by_case() {
     assert_eq!(lines_in_colour, 0, "no line joins the cases");
     std::fs::remove_dir_all(dir).expect("cleaned");
 }
+
+/// `kind = "over-time"`: one time series of several runs in one figure,
+/// a line per case (DCQCN's rate beside HPCC's, the queue per case), each
+/// the case's run with the lowest seed; a sweep whose runs did not write
+/// the series is told which key writes it.
+#[test]
+fn over_time_plots_overlay_the_runs_of_a_sweep() {
+    let dir = common::temp_dir("plots-over-time");
+    let base = std::fs::canonicalize("scenarios/cc/incast-none.toml").expect("shipped");
+    let sweep_text = |trace: &str| {
+        format!(
+            "[sweep]\nbase = \"{}\"\nseeds = 2\n[sweep.set]\n{trace}\n\
+             [[sweep.case]]\nname = \"DCQCN\"\nset = {{ \"transport.cc\" = \"dcqcn\" }}\n\
+             [[sweep.case]]\nname = \"HPCC\"\nset = {{ \"transport.cc\" = \"hpcc\" }}\n\
+             [[plot]]\nkind = \"over-time\"\ny = \"cc_rate\"\n\
+             [[plot]]\nkind = \"over-time\"\ny = \"queue\"\nname = \"q\"\n",
+            base.display()
+        )
+    };
+    let sweep = dir.join("s.toml");
+    std::fs::write(
+        &sweep,
+        sweep_text(
+            "\"output.cc_trace\" = { flows = [0], interval = \"5us\" }\n\"output.queue_interval\" = \"5us\"",
+        ),
+    )
+    .expect("written");
+    let out = dir.join("out");
+    common::run_cli(&[
+        "sweep".to_string(),
+        sweep.display().to_string(),
+        "--out".into(),
+        out.display().to_string(),
+    ]);
+    for name in ["cc_rate-over-time", "q"] {
+        let data = std::fs::read_to_string(out.join(format!("plots/{name}.csv"))).expect("data");
+        assert!(data.starts_with("series,time_us,value\n"), "{data}");
+        let series: std::collections::BTreeSet<&str> = data
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split(',').next())
+            .collect();
+        assert_eq!(
+            series.into_iter().collect::<Vec<_>>(),
+            ["DCQCN", "HPCC"],
+            "{name}"
+        );
+        let svg = std::fs::read_to_string(out.join(format!("plots/{name}.svg"))).expect("svg");
+        assert!(svg.contains("(seed 1)"), "the title names the seed");
+    }
+    // The rates differ: HPCC's controller is not DCQCN's.
+    let data = std::fs::read_to_string(out.join("plots/cc_rate-over-time.csv")).expect("data");
+    let mean = |case: &str| {
+        let v: Vec<f64> = data
+            .lines()
+            .filter(|l| l.starts_with(&format!("{case},")))
+            .map(|l| l.rsplit(',').next().expect("v").parse::<f64>().expect("n"))
+            .collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    assert!((mean("DCQCN") - mean("HPCC")).abs() > 1.0);
+    // Without the trace, the plot names the key that writes it.
+    let bare = dir.join("bare.toml");
+    std::fs::write(&bare, sweep_text("\"output.queue_interval\" = \"5us\"")).expect("written");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_dcnsim"))
+        .args([
+            "sweep",
+            &bare.display().to_string(),
+            "--out",
+            &dir.join("bare").display().to_string(),
+        ])
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("output.cc_trace"), "{err}");
+    std::fs::remove_dir_all(dir).expect("cleaned");
+}
