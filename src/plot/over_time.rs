@@ -249,7 +249,15 @@ fn figure(
     Figure {
         name: String::new(),
         chart: Chart {
-            title: titled(spec, format!("{what}{flow_note} ({seed_note})"), split),
+            title: titled(
+                spec,
+                format!("{what}{flow_note}"),
+                &if split.is_empty() {
+                    seed_note
+                } else {
+                    format!("{split}, {seed_note}")
+                },
+            ),
             x: XAxis::Numeric {
                 label: spec.x_label.clone().unwrap_or_else(|| tx.label("time")),
                 log: false,
