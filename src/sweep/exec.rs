@@ -126,11 +126,17 @@ pub fn finished_row(out: &Path, run: &Run) -> Option<String> {
     std::fs::read_to_string(dir.join("row.csv")).ok()
 }
 
-/// [`finished_row`], if it is a row of this dcnsim's `sweep.csv`: a run
-/// finished by a dcnsim whose table had other columns is run again when
-/// the sweep resumes, so that the table stays one table.
+/// [`finished_row`] as a row of this dcnsim's `sweep.csv`: a row written
+/// before the newest columns is completed from the run's `summary.json`;
+/// any other row of another column set is not, and its run is run again
+/// when the sweep resumes, so that the table stays one table.
 pub fn current_row(out: &Path, run: &Run) -> Option<String> {
-    finished_row(out, run).filter(|row| super::table::check_row(run, row).is_ok())
+    let row = finished_row(out, run)?;
+    if super::table::check_row(run, &row).is_ok() {
+        return Some(row);
+    }
+    let summary = std::fs::read_to_string(run_dir(out, run).join("summary.json")).ok()?;
+    super::table::completed_row(run, &row, &summary)
 }
 
 /// The runs of `sweep` finished in `out` (by any shard) from other inputs:

@@ -8,7 +8,7 @@
 //! well-formed row of its run, and every row of a shard's table must be
 //! the row its run folder holds.
 
-use super::exec::{finished_row, run_dir};
+use super::exec::{current_row, finished_row, run_dir};
 use super::spec::Run;
 use super::table;
 use crate::report::write_atomic;
@@ -76,7 +76,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Merged> {
     let mut sources = Vec::with_capacity(manifest.runs.len());
     let mut missing = Vec::new();
     for run in &manifest.runs {
-        match dirs.iter().find(|d| finished_row(d, run).is_some()) {
+        match dirs.iter().find(|d| current_row(d, run).is_some()) {
             Some(d) => sources.push(d),
             None => missing.push(run.id.as_str()),
         }
@@ -99,12 +99,12 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Merged> {
     for (run, src) in manifest.runs.iter().zip(sources) {
         let from = run_dir(src, run);
         let to = run_dir(out, run);
-        if finished_row(out, run).is_none() {
+        if current_row(out, run).is_none() {
             copy_run(&from, &to)?;
             copied += 1;
         }
         text.push_str(
-            &finished_row(out, run)
+            &current_row(out, run)
                 .ok_or_else(|| anyhow::anyhow!("{}: copied but not readable", to.display()))?,
         );
     }
@@ -171,7 +171,10 @@ fn check_rows(dir: &Path, manifest: &Manifest) -> anyhow::Result<()> {
     let mut rows = std::collections::BTreeMap::new();
     for run in &manifest.runs {
         if let Some(row) = finished_row(dir, run) {
-            table::check_row(run, &row).map_err(|why| {
+            // A row written before the newest columns is completed from
+            // its run's summary, as a resumed sweep completes it.
+            let row = current_row(dir, run).ok_or_else(|| {
+                let why = table::check_row(run, &row).err().unwrap_or_default();
                 anyhow::anyhow!(
                     "{}: not a row of run {}: {why}",
                     run_dir(dir, run).join("row.csv").display(),
