@@ -111,11 +111,14 @@ pub fn row(run: &Run, s: &RunSummary) -> String {
     cols.join(",") + "\n"
 }
 
+/// Reads one metric's field from a run's `summary.json`.
+type FromSummary = fn(&serde_json::Value) -> Option<String>;
+
 /// The metric columns added since `sweep.csv` was first published, last
 /// in a row, each read back from a finished run's `summary.json`: a row
 /// written before them is completed from its run's summary instead of the
 /// run being run again (a full MQ-ECN reproduction is three hours).
-const ADDED_METRICS: &[(&str, fn(&serde_json::Value) -> Option<String>)] = &[
+const ADDED_METRICS: &[(&str, FromSummary)] = &[
     ("syn_retransmissions", |s| {
         s["flows"]["syn_retransmissions"]
             .as_u64()
