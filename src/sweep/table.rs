@@ -193,4 +193,11 @@ mod tests {
         let line = ["r1", "[1, 2]", "a\"b", ""].map(field).join(",");
         assert_eq!(split(&line), ["r1", "[1, 2]", "a\"b", ""]);
     }
+
+    #[test]
+    fn the_added_metrics_are_the_last_columns_in_order() {
+        let names: Vec<&str> = metrics().collect();
+        let added: Vec<&str> = ADDED_METRICS.iter().map(|a| a.0).collect();
+        assert_eq!(names[names.len() - added.len()..], added[..]);
+    }
 }
