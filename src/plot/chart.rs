@@ -524,13 +524,16 @@ pub fn spans_decades<I: IntoIterator<Item = f64>>(values: I) -> bool {
     hi > 100.0 * lo
 }
 
-/// Series `i`'s dash (pixels on, off): solid, long dashes, short dashes in
-/// turn, so that series of the same colour family and equal series differ.
+/// Series `i`'s dash (pixels on, off): solid, dashes, dots and long
+/// dashes in turn, as the markers cycle through four shapes, so that the
+/// first four series (equal ones too: an equal solid line under a dashed
+/// one shows through its gaps) never share a dash.
 fn dash(i: usize) -> Option<(u32, u32)> {
-    match i % 3 {
+    match i % 4 {
         0 => None,
         1 => Some((12, 6)),
-        _ => Some((4, 4)),
+        2 => Some((4, 4)),
+        _ => Some((24, 8)),
     }
 }
 
@@ -850,6 +853,16 @@ mod tests {
         );
         let path = c.path(&c.series[0], 0.5);
         assert_eq!(path, [(0.0, 100.0), (1.0, 0.5), (2.0, 0.5), (3.0, 50.0)]);
+    }
+
+    #[test]
+    fn the_first_four_series_have_four_dashes() {
+        let d: Vec<_> = (0..4).map(dash).collect();
+        for i in 0..4 {
+            for j in 0..i {
+                assert_ne!(d[i], d[j], "series {i} and {j}");
+            }
+        }
     }
 
     /// A CDF is a step function; one flow is a jump from 0 to 1.

@@ -309,6 +309,16 @@ fn a_sweep_draws_metric_and_size_figures_from_its_plot_tables() {
     std::fs::remove_dir_all(dir).expect("cleaned");
 }
 
+/// Runs the sweep file `sweep` into `out`.
+fn sweep_into(sweep: &Path, out: &Path) {
+    common::run_cli(&[
+        "sweep".to_string(),
+        sweep.display().to_string(),
+        "--out".into(),
+        out.display().to_string(),
+    ]);
+}
+
 /// The texts of an SVG figure anchored `anchor` (`end`: the y ticks;
 /// `middle`: the title, the x label and the x ticks), in order.
 fn svg_texts(svg: &str, anchor: &str) -> Vec<String> {
@@ -354,12 +364,7 @@ fn a_sweep_of_cases_alone_gets_figures_by_case() {
     )
     .expect("written");
     let out = dir.join("out");
-    common::run_cli(&[
-        "sweep".to_string(),
-        sweep.display().to_string(),
-        "--out".into(),
-        out.display().to_string(),
-    ]);
+    sweep_into(&sweep, &out);
     let stems = check_figures(&out);
     for stem in [
         "goodput_gbps-by-case",
@@ -408,12 +413,7 @@ fn over_time_plots_overlay_the_runs_of_a_sweep() {
     )
     .expect("written");
     let out = dir.join("out");
-    common::run_cli(&[
-        "sweep".to_string(),
-        sweep.display().to_string(),
-        "--out".into(),
-        out.display().to_string(),
-    ]);
+    sweep_into(&sweep, &out);
     for name in ["cc_rate-over-time", "q"] {
         let data = std::fs::read_to_string(out.join(format!("plots/{name}.csv"))).expect("data");
         assert!(data.starts_with("series,time_us,value\n"), "{data}");
