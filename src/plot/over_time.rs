@@ -17,7 +17,7 @@ use super::PlotError;
 use super::chart::{Chart, Point, Series, Style, XAxis};
 use super::data::{Csv, SweepResults};
 use super::spec::PlotSpec;
-use super::sweep::{Figure, Keys, check_splits, keys, split_name, titled};
+use super::sweep::{Figure, Keys, check_splits, group, keys, split_name, titled};
 use crate::report::units::{self, Scale};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -36,6 +36,9 @@ fn source(y: &str) -> Option<(&'static str, &'static str)> {
     SERIES.iter().find(|s| s.0 == y).map(|s| (s.1, s.2))
 }
 
+/// A series and the index of the run that draws its line.
+type Chosen = (String, Option<usize>);
+
 /// One run's line: (time in us, value in the series' base unit).
 type Line = Vec<(f64, f64)>;
 
@@ -44,21 +47,12 @@ pub fn figures(sweep: &SweepResults, spec: &PlotSpec) -> Result<Vec<Figure>, Plo
     let y = spec.y.as_deref().unwrap_or("queue");
     let (file, key) = source(y).unwrap_or(("queues.csv", "output.queue_interval"));
     // Per split, per series (first-seen order): the run with the lowest seed.
-    let mut splits: Vec<(String, Vec<(String, usize)>)> = Vec::new();
+    let mut splits: Vec<(String, Vec<Chosen>)> = Vec::new();
     for (i, (run, _)) in sweep.runs.iter().enumerate() {
         let Keys { split, series, .. } = keys(spec, &sweep.axes, run, None);
-        let at = match splits.iter().position(|(s, _)| *s == split) {
-            Some(at) => at,
-            None => {
-                splits.push((split, Vec::new()));
-                splits.len() - 1
-            }
-        };
-        let lines = &mut splits[at].1;
-        match lines.iter_mut().find(|(s, _)| *s == series) {
-            Some((_, j)) if sweep.runs[*j].0.seed <= run.seed => {}
-            Some((_, j)) => *j = i,
-            None => lines.push((series, i)),
+        let chosen = group(group(&mut splits, &split), &series);
+        if chosen.is_none_or(|j| run.seed < sweep.runs[j].0.seed) {
+            *chosen = Some(i);
         }
     }
     check_splits(spec, splits.len())?;
@@ -66,15 +60,16 @@ pub fn figures(sweep: &SweepResults, spec: &PlotSpec) -> Result<Vec<Figure>, Plo
     let mut out = Vec::new();
     for (n, (split, runs)) in splits.iter().enumerate() {
         let mut csvs = Vec::new();
-        for (name, i) in runs {
-            let path = sweep.dir.join("runs").join(&sweep.runs[*i].0.id).join(file);
+        // Every entry was set when it was made.
+        for (name, i) in runs.iter().filter_map(|(n, i)| Some((n, (*i)?))) {
+            let path = sweep.dir.join("runs").join(&sweep.runs[i].0.id).join(file);
             let c = Csv::read_if_present(&path)?.ok_or_else(|| {
                 PlotError::read(
                     &path,
                     format!("absent: an over-time plot of {y} needs {key} set in every run"),
                 )
             })?;
-            csvs.push((name.clone(), sweep.runs[*i].0.seed, c));
+            csvs.push((name.clone(), sweep.runs[i].0.seed, c));
         }
         let port = match (y, &spec.port) {
             ("queue", None) => Some(busiest_port(&csvs)?),
@@ -148,16 +143,14 @@ fn line_of(c: &Csv, y: &str, port: Option<&str>, flow: Option<u64>) -> Result<Li
         _ => {
             let (f, var, value) = (c.col("flow")?, c.col("variable")?, c.col("value")?);
             let wanted = flow.or_else(|| c.rows.iter().filter_map(|r| r[f].parse().ok()).min());
-            let has = |v: &str| c.rows.iter().any(|r| r[var] == v);
             let variable = match y {
-                "cc_rate" => "rate_gbps",
-                _ if has("window_bytes") => "window_bytes",
-                _ => "cwnd_bytes",
+                "cc_rate" => Some("rate_gbps"),
+                _ => super::run::window_variable(c, var),
             };
             for r in c
                 .rows
                 .iter()
-                .filter(|r| r[var] == variable && r[f].parse().ok() == wanted)
+                .filter(|r| Some(r[var].as_str()) == variable && r[f].parse().ok() == wanted)
             {
                 add(r, Csv::num(r, value));
             }

@@ -380,6 +380,15 @@ fn rtt(c: &Csv) -> Result<Chart, PlotError> {
     })
 }
 
+/// The window variable of `cc.csv` (its column `var`): `window_bytes`
+/// where a controller sets one, else TCP's `cwnd_bytes`; `None` if
+/// neither was traced.
+pub(crate) fn window_variable(c: &Csv, var: usize) -> Option<&'static str> {
+    ["window_bytes", "cwnd_bytes"]
+        .into_iter()
+        .find(|name| c.rows.iter().any(|r| r[var] == *name))
+}
+
 /// From `cc.csv`: each traced flow's window over time (`window_bytes`,
 /// else TCP's `cwnd_bytes`) and, where the controller sets a rate, its
 /// rate over time.
@@ -392,13 +401,7 @@ fn cc_figures(c: &Csv) -> Result<Vec<(String, Chart)>, PlotError> {
     );
     let (tx, x_label) = time_axis(c, t);
     let has = |name: &str| c.rows.iter().any(|r| r[var] == name);
-    let window = if has("window_bytes") {
-        Some("window_bytes")
-    } else if has("cwnd_bytes") {
-        Some("cwnd_bytes")
-    } else {
-        None
-    };
+    let window = window_variable(c, var);
     let mut out = Vec::new();
     for (stem, variable, title) in [
         ("cc_window", window, "Congestion window"),

@@ -344,6 +344,19 @@ pub(crate) fn share_scales(figures: &mut [Figure], spec: &PlotSpec) {
     }
 }
 
+/// The entry of `key` in `groups`, which keep first-seen order (splits of
+/// a figure, series of a split); a new key gets an empty entry at the end.
+pub(crate) fn group<'a, T: Default>(groups: &'a mut Vec<(String, T)>, key: &str) -> &'a mut T {
+    let at = match groups.iter().position(|(k, _)| k == key) {
+        Some(at) => at,
+        None => {
+            groups.push((key.to_string(), T::default()));
+            groups.len() - 1
+        }
+    };
+    &mut groups[at].1
+}
+
 /// Refuses a plot that would split into more than `MAX_SPLITS` figures.
 pub(crate) fn check_splits(spec: &PlotSpec, splits: usize) -> Result<(), PlotError> {
     if splits > MAX_SPLITS {
@@ -553,18 +566,7 @@ fn flow_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figure>
     for i in 0..sweep.runs.len() {
         let k = keys(spec, &sweep.axes, &sweep.runs[i].0, None);
         let rows = flows_of(sweep, i)?;
-        let at = match splits.iter().position(|(s, _)| *s == k.split) {
-            Some(at) => at,
-            None => {
-                splits.push((k.split.clone(), Vec::new()));
-                splits.len() - 1
-            }
-        };
-        let series = &mut splits[at].1;
-        match series.iter_mut().find(|(s, _)| *s == k.series) {
-            Some((_, v)) => v.extend(rows),
-            None => series.push((k.series.clone(), rows)),
-        }
+        group(group(&mut splits, &k.split), &k.series).extend(rows);
     }
     check_splits(spec, splits.len())?;
     // One set of size bins for every split, so that the panels line up.

@@ -158,28 +158,28 @@ pub static FAMILY: Family<Cc> = Family {
     ],
 };
 
-/// The controllers of one transport family, bare (`newreno, ecn, ...`), in
-/// the registry's order: what `{tcp cc}` and `{roce cc}` stand for in the
-/// texts `dcnsim list` prints.
-pub fn listed_on(runs_on: &str) -> String {
-    let v: Vec<&str> = FAMILY
+/// The controllers of one transport family, in the registry's order.
+fn on(runs_on: &str) -> impl Iterator<Item = &'static str> + '_ {
+    FAMILY
         .kinds
         .iter()
-        .filter(|k| k.doc.runs_on == runs_on)
+        .filter(move |k| k.doc.runs_on == runs_on)
         .map(|k| k.doc.name)
-        .collect();
-    v.join(", ")
 }
 
-/// The controllers of one transport family, for messages.
+/// The controllers of one transport family, bare (`newreno, ecn, ...`):
+/// what `{tcp cc}` and `{roce cc}` stand for in the texts `dcnsim list`
+/// prints.
+pub fn listed_on(runs_on: &str) -> String {
+    on(runs_on).collect::<Vec<_>>().join(", ")
+}
+
+/// The controllers of one transport family, quoted, for messages.
 fn names_on(runs_on: &str) -> String {
-    let v: Vec<String> = FAMILY
-        .kinds
-        .iter()
-        .filter(|k| k.doc.runs_on == runs_on)
-        .map(|k| format!("\"{}\"", k.doc.name))
-        .collect();
-    v.join(", ")
+    on(runs_on)
+        .map(|n| format!("\"{n}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Reads a TCP transport's `cc` (absent: `default`, the preset's

@@ -131,7 +131,11 @@ pub fn finished_row(out: &Path, run: &Run) -> Option<String> {
 /// any other row of another column set is not, and its run is run again
 /// when the sweep resumes, so that the table stays one table.
 pub fn current_row(out: &Path, run: &Run) -> Option<String> {
-    let row = finished_row(out, run)?;
+    as_current(out, run, finished_row(out, run)?)
+}
+
+/// `row`, the finished row of `run` in `out`, as [`current_row`] gives it.
+pub fn as_current(out: &Path, run: &Run, row: String) -> Option<String> {
     if super::table::check_row(run, &row).is_ok() {
         return Some(row);
     }

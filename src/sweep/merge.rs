@@ -8,7 +8,7 @@
 //! well-formed row of its run, and every row of a shard's table must be
 //! the row its run folder holds.
 
-use super::exec::{current_row, finished_row, run_dir};
+use super::exec::{as_current, current_row, finished_row, run_dir};
 use super::spec::Run;
 use super::table;
 use crate::report::write_atomic;
@@ -99,14 +99,16 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Merged> {
     for (run, src) in manifest.runs.iter().zip(sources) {
         let from = run_dir(src, run);
         let to = run_dir(out, run);
-        if current_row(out, run).is_none() {
-            copy_run(&from, &to)?;
-            copied += 1;
-        }
-        text.push_str(
-            &current_row(out, run)
-                .ok_or_else(|| anyhow::anyhow!("{}: copied but not readable", to.display()))?,
-        );
+        let row = match current_row(out, run) {
+            Some(row) => row,
+            None => {
+                copy_run(&from, &to)?;
+                copied += 1;
+                current_row(out, run)
+                    .ok_or_else(|| anyhow::anyhow!("{}: copied but not readable", to.display()))?
+            }
+        };
+        text.push_str(&row);
     }
     write_atomic(&out.join("sweep.json"), &bytes)?;
     write_atomic(&out.join("sweep.csv"), text.as_bytes())?;
@@ -173,14 +175,16 @@ fn check_rows(dir: &Path, manifest: &Manifest) -> anyhow::Result<()> {
         if let Some(row) = finished_row(dir, run) {
             // A row written before the newest columns is completed from
             // its run's summary, as a resumed sweep completes it.
-            let row = current_row(dir, run).ok_or_else(|| {
-                let why = table::check_row(run, &row).err().unwrap_or_default();
-                anyhow::anyhow!(
-                    "{}: not a row of run {}: {why}",
-                    run_dir(dir, run).join("row.csv").display(),
-                    run.id
-                )
-            })?;
+            let row = match table::check_row(run, &row) {
+                Ok(()) => row,
+                Err(why) => as_current(dir, run, row).ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "{}: not a row of run {}: {why}",
+                        run_dir(dir, run).join("row.csv").display(),
+                        run.id
+                    )
+                })?,
+            };
             rows.insert(run.id.as_str(), row);
         }
     }

@@ -40,19 +40,32 @@ pub fn header<'a>(axes: impl Iterator<Item = &'a str>) -> String {
     cols.join(",") + "\n"
 }
 
+/// A row's first fields, the run's own: id, case, axis values, seed.
+fn own_columns(run: &Run) -> Vec<String> {
+    let mut cols = vec![run.id.clone(), field(&run.case)];
+    cols.extend(run.axes.iter().map(|a| field(a)));
+    cols.push(run.seed.to_string());
+    cols
+}
+
+/// The rest of `line` after `run`'s own columns and their comma.
+fn after_own_columns<'a>(run: &Run, line: &'a str) -> Result<&'a str, String> {
+    let prefix = own_columns(run).join(",") + ",";
+    line.strip_prefix(&prefix)
+        .ok_or_else(|| format!("it does not start with the run's own columns ({prefix})"))
+}
+
+/// `offered_load`'s field: the offered loads of the load-driven
+/// workloads summed; empty for a run without one.
+fn offered_load(offered: &[f64]) -> String {
+    num((!offered.is_empty()).then(|| offered.iter().sum()))
+}
+
 /// Checks that `line` is a well-formed row of `run`: its id, case, axis
 /// values and seed, then one field per metric, each a number, empty, or
 /// (the first) a stop reason; one line.
 pub fn check_row(run: &Run, line: &str) -> Result<(), String> {
-    let mut prefix = vec![run.id.clone(), field(&run.case)];
-    prefix.extend(run.axes.iter().map(|a| field(a)));
-    prefix.push(run.seed.to_string());
-    let prefix = prefix.join(",") + ",";
-    let Some(rest) = line.strip_prefix(&prefix) else {
-        return Err(format!(
-            "it does not start with the run's own columns ({prefix})"
-        ));
-    };
+    let rest = after_own_columns(run, line)?;
     let Some(rest) = rest.strip_suffix('\n') else {
         return Err("it does not end with a line break".into());
     };
@@ -79,9 +92,8 @@ pub fn check_row(run: &Run, line: &str) -> Result<(), String> {
 /// The row of a finished run.
 pub fn row(run: &Run, s: &RunSummary) -> String {
     let f = &s.flows;
-    let mut cols = vec![run.id.clone(), field(&run.case)];
-    cols.extend(run.axes.iter().map(|a| field(a)));
-    cols.push(run.seed.to_string());
+    let offered: Vec<f64> = s.loads.iter().map(|l| l.offered).collect();
+    let mut cols = own_columns(run);
     cols.extend([
         s.stop_reason.to_string(),
         format!("{}", s.simulated_time_us),
@@ -104,8 +116,7 @@ pub fn row(run: &Run, s: &RunSummary) -> String {
         f.timeouts.to_string(),
         f.rto_episodes.to_string(),
         f.syn_retransmissions.to_string(),
-        // Empty for a run without a load-driven workload.
-        num((!s.loads.is_empty()).then(|| s.loads.iter().map(|l| l.offered).sum())),
+        offered_load(&offered),
     ]);
     debug_assert_eq!(cols.len(), 3 + run.axes.len() + metric_count());
     cols.join(",") + "\n"
@@ -127,8 +138,7 @@ const ADDED_METRICS: &[(&str, FromSummary)] = &[
     ("offered_load", |s| {
         let loads = s["loads"].as_array()?;
         let offered: Option<Vec<f64>> = loads.iter().map(|l| l["offered"].as_f64()).collect();
-        let offered = offered?;
-        Some(num((!offered.is_empty()).then(|| offered.iter().sum())))
+        Some(offered_load(&offered?))
     }),
 ];
 
@@ -153,10 +163,7 @@ pub fn completed_row(run: &Run, line: &str, summary: &str) -> Option<String> {
 
 /// How many metric fields a row of `run` has (after its own columns).
 fn metrics_in(run: &Run, line: &str) -> Option<usize> {
-    let mut prefix = vec![run.id.clone(), field(&run.case)];
-    prefix.extend(run.axes.iter().map(|a| field(a)));
-    prefix.push(run.seed.to_string());
-    let rest = line.strip_prefix(&(prefix.join(",") + ","))?;
+    let rest = after_own_columns(run, line).ok()?;
     Some(rest.trim_end_matches('\n').split(',').count())
 }
 
