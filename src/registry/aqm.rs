@@ -59,5 +59,23 @@ pub static FAMILY: Family<Spec> = Family {
             key("p_max", "none", "probability", "probabilistic variant: marking probability at k_max"),
             key("non_ect", "pass", "choice", "\"pass\" or \"drop\": what a non-ECT packet gets where an ECT one is marked"),
         ], parse::<aqm::mq_ecn::MqEcnConfig>),
+        row("codel", "drop (or mark) at the head of the queue when sojourn times stay above target for an interval", "RFC 8289", &[
+            key("target", "5ms", "duration, > 0", "TARGET: the acceptable standing sojourn time"),
+            key("interval", "100ms", "duration, > target", "INTERVAL: how long above target before a drop; the control law's base"),
+            key("maxpacket_bytes", "1500", "bytes", "MAXPACKET: a queue of at most this behind a packet is never above target"),
+            key("ecn", "false", "bool", "mark ECN-capable packets CE instead of dropping them"),
+        ], parse::<aqm::codel::CodelConfig>),
+        row("pie", "drop (or mark) arrivals with a probability a PI controller of the queueing delay sets", "RFC 8033", &[
+            key("target", "15ms", "duration, > 0", "QDELAY_REF: the delay PIE steers to"),
+            key("t_update", "15ms", "duration, > 0", "T_UPDATE: the period of the probability's update"),
+            key("alpha", "0.125", "per second, >= 0", "weight of the delay's distance from target"),
+            key("beta", "1.25", "per second, >= 0", "weight of the delay's change since the last update"),
+            key("max_burst", "150ms", "duration, >= 0", "MAX_BURST: the burst allowance"),
+            key("delay_estimate", "timestamp", "choice", "\"timestamp\" (sojourn of the last packet to leave) or \"departure-rate\" (Little's law)"),
+            key("dq_threshold_bytes", "16384", "bytes, > 0", "DQ_THRESHOLD: bytes of one departure-rate measurement"),
+            key("mean_pktsize_bytes", "1500", "bytes", "MEAN_PKTSIZE: a queue of at most two of these is never dropped from"),
+            key("ecn", "false", "bool", "mark ECN-capable packets CE instead while the probability is at most mark_ecnth"),
+            key("mark_ecnth", "0.1", "probability", "the probability above which ECN-capable packets are dropped too"),
+        ], parse::<aqm::pie::PieConfig>),
     ],
 };

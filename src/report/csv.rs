@@ -288,11 +288,12 @@ pub fn ports_csv(world: &World) -> String {
         let name = world.port_name(net::PortId(i as u32));
         let _ = writeln!(
             s,
-            "{i},{node},{peer},{name},all,{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{i},{node},{peer},{name},all,{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             st.tx_packets,
             st.tx_bytes,
             st.drops_overflow,
             st.drops_aqm,
+            st.drops_aqm_dequeue,
             st.drops(),
             st.ecn_marks,
             st.max_packets,
@@ -314,11 +315,12 @@ pub fn ports_csv(world: &World) -> String {
             for (c, cs) in p.class_stats.iter().enumerate() {
                 let _ = writeln!(
                     s,
-                    "{i},{node},{peer},{name},{c},{},{},{},{},{},{},{},{},,,,,,,,,,,",
+                    "{i},{node},{peer},{name},{c},{},{},{},{},{},{},{},{},{},,,,,,,,,,,",
                     cs.tx_packets,
                     cs.tx_bytes,
-                    cs.drops - cs.drops_aqm,
+                    cs.drops - cs.drops_aqm - cs.drops_aqm_dequeue,
                     cs.drops_aqm,
+                    cs.drops_aqm_dequeue,
                     cs.drops,
                     cs.ecn_marks,
                     cs.max_packets,

@@ -164,8 +164,12 @@ pub struct LoadSummary {
 pub struct DropsByCause {
     /// Egress buffer full.
     pub overflow: u64,
-    /// Early drops by the egress AQM.
+    /// Early drops by the egress AQM, as packets arrived.
     pub aqm: u64,
+    /// Head drops by the egress AQM at dequeue (absent when none: only
+    /// CoDel drops there).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub aqm_dequeue: u64,
     /// A VIQ was full.
     pub viq_full: u64,
     /// Held too long in a VIQ (R-AQM's old ACKs).
@@ -447,6 +451,7 @@ impl RunSummary {
         for p in switch_ports {
             by_cause.overflow += p.stats.drops_overflow;
             by_cause.aqm += p.stats.drops_aqm;
+            by_cause.aqm_dequeue += p.stats.drops_aqm_dequeue;
             let i = &p.ingress.stats;
             by_cause.viq_full += i.viq_drops_full;
             by_cause.viq_aged += i.viq_drops_aged;
@@ -462,6 +467,7 @@ impl RunSummary {
         }
         let drops = by_cause.overflow
             + by_cause.aqm
+            + by_cause.aqm_dequeue
             + by_cause.viq_full
             + by_cause.viq_aged
             + by_cause.pfc_headroom;

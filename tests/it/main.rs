@@ -1,6 +1,7 @@
 //! The end-to-end tests: one binary (one link step) with a module per topic.
 
 mod abq;
+mod aqm_delay;
 mod bad_input;
 mod bad_values;
 mod cc_trace;

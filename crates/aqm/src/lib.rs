@@ -7,6 +7,9 @@
 //! - [`mq_ecn::MqEcn`]: MQ-ECN's per-queue thresholds from the round time.
 //! - [`red::Red`]: RED with ECN, per-queue / per-port / per-pool, with MQ-ECN's
 //!   "standard" and "minimum" presets.
+//! - [`codel::Codel`]: CoDel's head drop on sojourn time (RFC 8289).
+//! - [`pie::Pie`]: PIE's random early drop from a PI controller of the
+//!   queueing delay (RFC 8033).
 //!
 //!
 //! And of `net`'s [`net::IngressHook`] (the ingress stage of a port):
@@ -19,9 +22,11 @@
 //! Each plugin has a serde config with the paper's defaults that builds it.
 
 pub mod abq;
+pub mod codel;
 pub mod fairq;
 pub mod hscc;
 pub mod mq_ecn;
+pub mod pie;
 pub mod plugin;
 pub mod r_aqm;
 pub mod red;

@@ -1,9 +1,17 @@
 //! The egress AQM hook: the policy object an output queue consults.
 //!
 //! `net` defines the seam; the `aqm` crate implements the plugins (DropTail,
-//! step ECN, and later RED, MQ-ECN, ...). A plugin sees the queue through a
-//! read-only [`QueueState`] and returns a [`Verdict`]; it never owns packets.
-//! Buffer overflow is decided by the port before the plugin is asked.
+//! step ECN, RED, MQ-ECN, CoDel, PIE). A plugin sees the queue through a
+//! read-only [`QueueState`] and the packet, and returns a [`Verdict`]; it
+//! never owns packets. Buffer overflow is decided by the port before the
+//! plugin is asked.
+//!
+//! A plugin is asked twice about each packet it lets in: as it arrives
+//! ([`EgressAqm::on_enqueue`]: accept, mark or drop it) and as it leaves
+//! the head of its queue ([`EgressAqm::on_dequeue`]: accept, mark, or drop
+//! it there, a head drop). At dequeue the packet's `enqueued_at` is when it
+//! joined this queue, so `now - enqueued_at` is its sojourn time (CoDel's
+//! and PIE's delay).
 
 use crate::packet::Packet;
 use sim_core::SimTime;
@@ -43,9 +51,13 @@ pub trait EgressAqm: Send {
     /// Decides the fate of `pkt` arriving at a queue in state `q` at `now`.
     fn on_enqueue(&mut self, now: SimTime, q: QueueState, pkt: &Packet) -> Verdict;
 
-    /// Called as `pkt` leaves its queue for the wire (`q` is the state after
-    /// it left). May return `Mark` (dequeue marking); `Drop` is not allowed
-    /// here. The default accepts.
+    /// Called as `pkt` leaves the head of its queue for the wire (`q` is the
+    /// state after it left; `pkt.enqueued_at` is when it joined the queue).
+    /// `Mark` marks it as it leaves; `Drop` drops it there (a head drop,
+    /// counted as `drops_aqm_dequeue`), and the port then offers its next
+    /// head at the same `now`, until one is accepted or marked or nothing is
+    /// left to send: RFC 8289's dequeue loop, one packet per call. The
+    /// default accepts.
     fn on_dequeue(&mut self, _now: SimTime, _q: QueueState, _pkt: &Packet) -> Verdict {
         Verdict::Accept
     }

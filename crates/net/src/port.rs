@@ -21,8 +21,11 @@ use sim_core::{Bandwidth, QueueSize, SimDuration, SimTime};
 pub enum DropCause {
     /// The buffer had no room (DropTail).
     BufferOverflow,
-    /// The AQM plugin dropped it early.
+    /// The AQM plugin dropped it early, as it arrived.
     Aqm,
+    /// The AQM plugin dropped it at the head of the queue as it was about
+    /// to leave (CoDel's head drop, RFC 8289 5.5).
+    AqmDequeue,
 }
 
 /// Counters of one egress port. Occupancy integrals give time averages over
@@ -55,8 +58,10 @@ pub struct PortStats {
     pub ecn_marks: u64,
     /// Packets dropped because the buffer was full.
     pub drops_overflow: u64,
-    /// Packets dropped early by the AQM.
+    /// Packets dropped early by the AQM, as they arrived.
     pub drops_aqm: u64,
+    /// Packets the AQM dropped at the head of the queue (head drop).
+    pub drops_aqm_dequeue: u64,
     /// Bytes of the packets dropped at this egress port, all causes.
     pub dropped_bytes: u64,
 }
@@ -64,7 +69,7 @@ pub struct PortStats {
 impl PortStats {
     /// All drops, whatever the cause.
     pub fn drops(&self) -> u64 {
-        self.drops_overflow + self.drops_aqm
+        self.drops_overflow + self.drops_aqm + self.drops_aqm_dequeue
     }
     /// Mean waiting time (arrival to start of transmission), in ps;
     /// `None` before any packet was sent.
@@ -82,8 +87,11 @@ pub struct ClassStats {
     pub tx_bytes: u64,
     /// Drops of this class's packets (overflow and AQM).
     pub drops: u64,
-    /// Of those, early drops by the AQM (the rest are buffer overflow).
+    /// Of those, early drops by the AQM at enqueue.
     pub drops_aqm: u64,
+    /// Of those, head drops by the AQM at dequeue (the rest are buffer
+    /// overflow).
+    pub drops_aqm_dequeue: u64,
     /// CE marks on this class's packets.
     pub ecn_marks: u64,
     /// Largest length, in packets.

@@ -46,6 +46,8 @@ pub mod purpose {
     pub const MQ_ECN: u64 = 0x4d_51;
     /// RED's random marking or dropping (component: port id).
     pub const RED: u64 = 0x52_45_44;
+    /// PIE's random dropping (component: port id).
+    pub const PIE: u64 = 0x50_49_45;
 }
 
 /// SplitMix64's finaliser: a bijective 64-bit mixer.

@@ -665,45 +665,81 @@ impl Fabric {
         self.leave_switch(id, sched);
         let port = &mut self.ports[p.idx()];
         port.stats.dropped_bytes += self.packets.get(id).size_bytes as u64;
-        let aqm = cause == DropCause::Aqm;
         if let Some(cs) = port.class_stats_mut(class) {
             cs.drops += 1;
-            cs.drops_aqm += aqm as u64;
+            cs.drops_aqm += (cause == DropCause::Aqm) as u64;
+            cs.drops_aqm_dequeue += (cause == DropCause::AqmDequeue) as u64;
         }
         let stats = &mut port.stats;
         match cause {
             DropCause::BufferOverflow => stats.drops_overflow += 1,
             DropCause::Aqm => stats.drops_aqm += 1,
+            DropCause::AqmDequeue => stats.drops_aqm_dequeue += 1,
         }
         self.packets.free(id);
     }
 
-    /// Takes the head of the queue onto the wire.
+    /// Takes the head of the queue onto the wire. An AQM that drops at
+    /// dequeue (CoDel's head drop) drops the head instead, and the next
+    /// head is offered to it at once, at the same time, until one leaves or
+    /// nothing is left to send (RFC 8289 5.5's dequeue loop).
     #[inline]
     fn start_tx<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
         let now = sched.now();
-        let wire = self.config.wire;
+        loop {
+            let Some((class, id)) = self.take_head(p, sched) else {
+                return;
+            };
+            let port = &mut self.ports[p.idx()];
+            let pkt = self.packets.get_mut(id);
+            let state = port.state(class, self.pool[port.node.idx()]);
+            let verdict = match port.aqm.as_mut() {
+                Some(aqm) => aqm.on_dequeue(now, state, pkt),
+                None => Verdict::Accept,
+            };
+            if verdict == Verdict::Mark {
+                mark_ce(port, class, pkt);
+            }
+            port.note_occupancy(now, class);
+            if verdict != Verdict::Drop {
+                return self.transmit(p, class, id, sched);
+            }
+            self.drop_packet(p, class, id, DropCause::AqmDequeue, sched);
+            let port = &self.ports[p.idx()];
+            if port.packets == 0 && port.pfc_attention == 0 {
+                return self.service_viq(p, sched);
+            }
+        }
+    }
+
+    /// Picks the class to serve on port `p` and takes its head out of the
+    /// queue, releasing what it held (queue, shared buffer, pool, the
+    /// scheduler's turn). `None` when nothing data may go: a PFC frame or
+    /// credit went instead, or every backlogged class is paused.
+    #[inline(always)]
+    fn take_head<S: Scheduler>(&mut self, p: PortId, sched: &mut S) -> Option<(usize, PacketId)> {
+        let now = sched.now();
         let port = &mut self.ports[p.idx()];
         assert!(!port.busy, "start_tx on busy {p}"); // pairs with TxDone's
         let mut paused = 0;
         if port.pfc_attention != 0 {
             if port.pfc_attention & PFC_FRAME != 0 && self.pfc_send_frame(p, sched) {
-                return; // PFC frames go first and are never paused
+                return None; // PFC frames go first and are never paused
             }
             if self.ports[p.idx()].pfc_attention & CREDITS_QUEUED != 0 && self.send_credit(p, sched)
             {
-                return; // a credit the limiter lets go precedes data
+                return None; // a credit the limiter lets go precedes data
             }
             let port = &self.ports[p.idx()];
             if port.packets == 0 {
-                return;
+                return None;
             }
             paused = port.paused_classes;
         }
         let port = &mut self.ports[p.idx()];
         let class = if port.queues.is_single() {
             if paused & 1 != 0 {
-                return; // paused: idle until RESUME
+                return None; // paused: idle until RESUME
             }
             0 // one FIFO: nothing to schedule
         } else {
@@ -733,15 +769,15 @@ impl Fabric {
                 Some(c) => c,
                 None => {
                     assert!(paused != 0, "start_tx on an empty port");
-                    return; // every backlogged class is paused
+                    return None; // every backlogged class is paused
                 }
             }
         };
         let id = port.queues[class]
             .pop()
             .expect("the scheduler picked a backlogged class");
-        let pkt = self.packets.get_mut(id);
-        let (size, stamp) = (pkt.size_bytes, pkt.roce.has(RoceBits::INT));
+        let pkt = self.packets.get(id);
+        let size = pkt.size_bytes;
         // Pairs with enqueue's accounting: the port holds what it sent.
         assert!(
             port.bytes >= size as u64 && port.packets > 0,
@@ -770,17 +806,18 @@ impl Fabric {
                 a.on_round(now, class, true);
             }
         }
-        let state = port.state(class, *pool);
-        if let Some(aqm) = port.aqm.as_mut() {
-            match aqm.on_dequeue(now, state, pkt) {
-                Verdict::Accept => {}
-                Verdict::Mark => mark_ce(port, class, pkt),
-                Verdict::Drop => {
-                    panic!("an AQM may not drop at dequeue: the packet is on the wire")
-                }
-            }
-        }
-        port.note_occupancy(now, class);
+        Some((class, id))
+    }
+
+    /// Puts packet `id`, just taken from class `class` of port `p`, on the
+    /// wire: the ingress hook's departure, the counters, HPCC's stamp.
+    #[inline(always)]
+    fn transmit<S: Scheduler>(&mut self, p: PortId, class: usize, id: PacketId, sched: &mut S) {
+        let now = sched.now();
+        let wire = self.config.wire;
+        let port = &mut self.ports[p.idx()];
+        let pkt = self.packets.get_mut(id);
+        let (size, stamp) = (pkt.size_bytes, pkt.roce.has(RoceBits::INT));
         let view = port.has_ingress_hook().then(|| port.view(None));
         if let (Some(view), Some(hook)) = (view, port.ingress.hook.as_mut()) {
             hook.on_egress_departure(now, &view, pkt);

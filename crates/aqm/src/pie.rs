@@ -1,0 +1,625 @@
+//! PIE, "Proportional Integral Controller Enhanced" (RFC 8033).
+//!
+//! PIE drops arriving packets at random with a probability `drop_prob`
+//! that a PI controller of the queueing delay sets every `t_update`:
+//!
+//! - Every `t_update` (section 4.2), with `qdelay` the current queueing
+//!   delay and `qdelay_old` the one of the update before, in seconds:
+//!   `p = alpha (qdelay - target) + beta (qdelay - qdelay_old)`, scaled
+//!   down while `drop_prob` is small (the auto-tuning table: `p / 2048`
+//!   below 0.000001, `/ 512` below 0.00001, `/ 128` below 0.0001, `/ 32`
+//!   below 0.001, `/ 8` below 0.01, `/ 2` below 0.1), capped at 0.02 once
+//!   `drop_prob` is at least 0.1 (section 5.5), added to `drop_prob`; a
+//!   `drop_prob` whose two last delays were 0 decays by 0.98; the result is
+//!   bounded to 0..1.
+//! - The delay (`delay_estimate`, sections 4.3 and 5.2): `"timestamp"`, the
+//!   sojourn time of the packet that last left the queue; or
+//!   `"departure-rate"`, Little's law, the queue's bytes over the average
+//!   departure rate, measured over cycles of `dq_threshold_bytes` departed
+//!   while that many bytes are queued (averaged with weight 1/8, as Linux's
+//!   `sch_pie` does). An empty queue has no delay.
+//! - Burst allowance (section 4.4): from the start, and again whenever
+//!   `drop_prob` is 0 and both delays are below half the target, nothing is
+//!   dropped for `max_burst`; each update spends `t_update` of it.
+//! - On arrival (section 4.1): a packet is accepted while the burst
+//!   allowance lasts, while `qdelay_old` is below half the target with
+//!   `drop_prob` below 0.2, or while the queue holds at most two
+//!   `mean_pktsize_bytes`; otherwise it is dropped with `drop_prob`.
+//! - `ecn = true` (section 5.1): an ECN-capable packet is marked CE instead
+//!   while `drop_prob` is at most `mark_ecnth`, and dropped above it.
+//!
+//! The updates are the RFC's periodic timer, applied lazily when the queue
+//! is next touched (the queue cannot change in between). Each class queue
+//! of a port keeps its own controller. The RFC's defaults are
+//! Internet-scale (15 ms target and update period, alpha 0.125 and beta
+//! 1.25 per second); a datacenter scales the times to its RTTs and alpha
+//! and beta up by the same factor.
+
+use crate::PortContext;
+use net::{Ecn, EgressAqm, Packet, QueueState, Verdict};
+use serde::Deserialize;
+use sim_core::{RngStream, SimDuration, SimTime};
+
+/// How PIE estimates the queueing delay.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DelayEstimate {
+    /// The sojourn time of the last packet to leave (RFC 8033 4.3).
+    #[default]
+    Timestamp,
+    /// Queue bytes over the measured departure rate (RFC 8033 5.2).
+    DepartureRate,
+}
+
+/// `kind = "pie"`: the keys and their RFC 8033 defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PieConfig {
+    /// QDELAY_REF: the delay PIE steers the queue to (4.2: 15 ms).
+    #[serde(default = "default_15ms")]
+    pub target: SimDuration,
+    /// T_UPDATE: the period of the drop probability's update (4.2: 15 ms).
+    #[serde(default = "default_15ms")]
+    pub t_update: SimDuration,
+    /// alpha, per second: the weight of the delay's distance from target (4.2: 0.125).
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+    /// beta, per second: the weight of the delay's change since the last update (4.2: 1.25).
+    #[serde(default = "default_beta")]
+    pub beta: f64,
+    /// MAX_BURST: how long a burst is let through unharmed (4.4: 150 ms).
+    #[serde(default = "default_max_burst")]
+    pub max_burst: SimDuration,
+    /// `"timestamp"` (default) or `"departure-rate"`.
+    #[serde(default)]
+    pub delay_estimate: DelayEstimate,
+    /// DQ_THRESHOLD: the bytes of one departure-rate measurement (5.2: 2^14).
+    #[serde(default = "default_dq_threshold")]
+    pub dq_threshold_bytes: u64,
+    /// MEAN_PKTSIZE: a queue of at most two of these is never dropped from (4.1).
+    #[serde(default = "default_mean_pktsize")]
+    pub mean_pktsize_bytes: u64,
+    /// Mark ECN-capable packets instead of dropping them while the
+    /// probability is at most `mark_ecnth` (5.1; default false).
+    #[serde(default)]
+    pub ecn: bool,
+    /// The probability above which even ECN-capable packets are dropped (5.1: 10%).
+    #[serde(default = "default_mark_ecnth")]
+    pub mark_ecnth: f64,
+}
+
+fn default_15ms() -> SimDuration {
+    SimDuration::from_ms(15)
+}
+fn default_alpha() -> f64 {
+    0.125
+}
+fn default_beta() -> f64 {
+    1.25
+}
+fn default_max_burst() -> SimDuration {
+    SimDuration::from_ms(150)
+}
+fn default_dq_threshold() -> u64 {
+    1 << 14
+}
+fn default_mean_pktsize() -> u64 {
+    1500
+}
+fn default_mark_ecnth() -> f64 {
+    0.1
+}
+
+impl PieConfig {
+    /// The cross-key rules: positive periods, finite non-negative weights.
+    pub fn check(&self) -> Result<(), crate::Invalid> {
+        if self.target.ps() == 0 {
+            return Err(("target", "must be positive (RFC 8033: 15ms)".into()));
+        }
+        if self.t_update.ps() == 0 {
+            return Err(("t_update", "must be positive (RFC 8033: 15ms)".into()));
+        }
+        for (key, v) in [("alpha", self.alpha), ("beta", self.beta)] {
+            if !v.is_finite() || v < 0.0 {
+                return Err((key, format!("must be a finite number >= 0, got {v}")));
+            }
+        }
+        if !(0.0..=1.0).contains(&self.mark_ecnth) {
+            return Err((
+                "mark_ecnth",
+                format!("must be a probability, 0 to 1, got {}", self.mark_ecnth),
+            ));
+        }
+        if self.dq_threshold_bytes == 0 {
+            return Err((
+                "dq_threshold_bytes",
+                "must be positive (RFC 8033: 16384)".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The plugin of one port: a controller per class queue.
+    pub fn build(&self, ctx: &PortContext) -> Pie {
+        let state = PieState {
+            burst_allowance_ps: self.max_burst.ps(),
+            next_update_ps: self.t_update.ps(),
+            ..Default::default()
+        };
+        Pie {
+            cfg: *self,
+            rng: RngStream::new(ctx.seed, ctx.port as u64, sim_core::rng::purpose::PIE),
+            queues: vec![state; ctx.weights.len().max(1)],
+        }
+    }
+}
+
+impl crate::EgressPlugin for PieConfig {
+    fn check(&self, _ctx: &crate::LoadContext) -> Result<(), crate::Invalid> {
+        PieConfig::check(self)
+    }
+    fn build(&self, ctx: &PortContext) -> Box<dyn EgressAqm> {
+        Box::new(PieConfig::build(self, ctx))
+    }
+}
+
+/// One queue's PIE variables (RFC 8033's table), times in ps.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PieState {
+    /// drop_prob_.
+    pub drop_prob: f64,
+    /// burst_allowance_.
+    pub burst_allowance_ps: u64,
+    /// qdelay_old_: the delay at the last update.
+    pub qdelay_old_ps: u64,
+    /// When the next update is due.
+    pub next_update_ps: u64,
+    /// The queue's bytes after the last packet that touched it.
+    pub bytes: u64,
+    /// The sojourn time of the last packet to leave.
+    pub last_sojourn_ps: u64,
+    /// A departure-rate measurement is under way.
+    pub in_measurement: bool,
+    /// dq_count_: bytes departed in the measurement.
+    pub dq_count: u64,
+    /// dq_tstamp_: when the measurement began.
+    pub dq_tstamp_ps: u64,
+    /// avg_dq_rate_, bytes per ps (0 before the first measurement).
+    pub avg_dq_rate: f64,
+}
+
+/// PIE on every class queue of one port.
+#[derive(Clone, Debug)]
+pub struct Pie {
+    cfg: PieConfig,
+    rng: RngStream,
+    queues: Vec<PieState>,
+}
+
+/// The auto-tuning of RFC 8033 4.2: how much of `p` a small `drop_prob` takes.
+fn tuned(p: f64, drop_prob: f64) -> f64 {
+    const SCALE: [(f64, f64); 6] = [
+        (0.000001, 2048.0),
+        (0.00001, 512.0),
+        (0.0001, 128.0),
+        (0.001, 32.0),
+        (0.01, 8.0),
+        (0.1, 2.0),
+    ];
+    match SCALE.iter().find(|(below, _)| drop_prob < *below) {
+        Some((_, div)) => p / div,
+        None => p,
+    }
+}
+
+impl Pie {
+    /// The state of class queue `class` (for tests and traces).
+    pub fn state(&self, class: usize) -> &PieState {
+        &self.queues[class]
+    }
+
+    /// The queueing delay now, by the configured estimate.
+    fn qdelay_ps(&self, st: &PieState) -> u64 {
+        if st.bytes == 0 {
+            return 0;
+        }
+        match self.cfg.delay_estimate {
+            DelayEstimate::Timestamp => st.last_sojourn_ps,
+            DelayEstimate::DepartureRate if st.avg_dq_rate > 0.0 => {
+                (st.bytes as f64 / st.avg_dq_rate) as u64
+            }
+            DelayEstimate::DepartureRate => 0,
+        }
+    }
+
+    /// One periodic update of RFC 8033 4.2 and 4.4.
+    fn update(&self, st: &mut PieState) {
+        let (target, old) = (self.cfg.target.ps(), st.qdelay_old_ps);
+        let cur = self.qdelay_ps(st);
+        let secs = |a: u64, b: u64| (a as f64 - b as f64) * 1e-12;
+        let p = self.cfg.alpha * secs(cur, target) + self.cfg.beta * secs(cur, old);
+        let mut p = tuned(p, st.drop_prob);
+        if st.drop_prob >= 0.1 && p > 0.02 {
+            p = 0.02; // 5.5: no sharp rise once dropping heavily
+        }
+        st.drop_prob += p;
+        if cur == 0 && old == 0 {
+            st.drop_prob *= 0.98;
+        }
+        st.drop_prob = st.drop_prob.clamp(0.0, 1.0);
+        st.burst_allowance_ps = st.burst_allowance_ps.saturating_sub(self.cfg.t_update.ps());
+        if st.drop_prob == 0.0 && cur < target / 2 && old < target / 2 {
+            st.burst_allowance_ps = self.cfg.max_burst.ps();
+        }
+        st.qdelay_old_ps = cur;
+    }
+
+    /// Runs the updates due by `now` on class `class`'s controller. A
+    /// controller at rest (nothing queued, nothing to drop, its allowance
+    /// whole) stays so, and skips its idle updates at once.
+    fn catch_up(&mut self, class: usize, now: u64) {
+        let mut st = self.queues[class];
+        let period = self.cfg.t_update.ps();
+        while st.next_update_ps <= now {
+            let at_rest = st.drop_prob == 0.0
+                && st.qdelay_old_ps == 0
+                && self.qdelay_ps(&st) == 0
+                && st.burst_allowance_ps == self.cfg.max_burst.ps();
+            if at_rest {
+                st.next_update_ps += (now - st.next_update_ps) / period * period + period;
+                break;
+            }
+            self.update(&mut st);
+            st.next_update_ps += period;
+        }
+        self.queues[class] = st;
+    }
+
+    /// RFC 8033 5.2: a departure of `size` bytes leaving `left` bytes queued.
+    fn measure_departure(st: &mut PieState, threshold: u64, now: u64, size: u64, left: u64) {
+        if !st.in_measurement && left >= threshold {
+            st.in_measurement = true;
+            st.dq_tstamp_ps = now;
+            st.dq_count = 0;
+        }
+        if !st.in_measurement {
+            return;
+        }
+        st.dq_count += size;
+        if st.dq_count < threshold {
+            return;
+        }
+        let interval = now - st.dq_tstamp_ps;
+        if interval > 0 {
+            let rate = st.dq_count as f64 / interval as f64;
+            st.avg_dq_rate = if st.avg_dq_rate == 0.0 {
+                rate
+            } else {
+                0.875 * st.avg_dq_rate + 0.125 * rate
+            };
+        }
+        if left < threshold {
+            st.in_measurement = false;
+        } else {
+            st.dq_count = 0;
+            st.dq_tstamp_ps = now;
+        }
+    }
+}
+
+impl EgressAqm for Pie {
+    fn on_enqueue(&mut self, now: SimTime, q: QueueState, pkt: &Packet) -> Verdict {
+        let class = (q.class as usize).min(self.queues.len() - 1);
+        self.catch_up(class, now.ps());
+        let st = self.queues[class];
+        let cfg = &self.cfg;
+        let spared = st.burst_allowance_ps > 0
+            || (st.qdelay_old_ps < cfg.target.ps() / 2 && st.drop_prob < 0.2)
+            || q.bytes <= 2 * cfg.mean_pktsize_bytes
+            || st.drop_prob == 0.0;
+        let verdict = if spared || self.rng.uniform_open01() >= st.drop_prob {
+            Verdict::Accept
+        } else if cfg.ecn && pkt.ecn != Ecn::NotEct && st.drop_prob <= cfg.mark_ecnth {
+            Verdict::Mark
+        } else {
+            Verdict::Drop
+        };
+        let kept = if verdict == Verdict::Drop {
+            0
+        } else {
+            pkt.size_bytes as u64
+        };
+        self.queues[class].bytes = q.bytes + kept;
+        verdict
+    }
+
+    fn on_dequeue(&mut self, now: SimTime, q: QueueState, pkt: &Packet) -> Verdict {
+        let class = (q.class as usize).min(self.queues.len() - 1);
+        self.catch_up(class, now.ps());
+        let threshold = self.cfg.dq_threshold_bytes;
+        let st = &mut self.queues[class];
+        st.bytes = q.bytes;
+        st.last_sojourn_ps = now.since(pkt.enqueued_at).ps();
+        if self.cfg.delay_estimate == DelayEstimate::DepartureRate {
+            let size = pkt.size_bytes as u64;
+            Pie::measure_departure(st, threshold, now.ps(), size, q.bytes);
+        }
+        Verdict::Accept
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::ctx;
+    use sim_core::QueueSize;
+
+    const MS: u64 = 1_000_000_000;
+
+    fn config() -> PieConfig {
+        PieConfig {
+            target: default_15ms(),
+            t_update: default_15ms(),
+            alpha: default_alpha(),
+            beta: default_beta(),
+            max_burst: default_max_burst(),
+            delay_estimate: DelayEstimate::Timestamp,
+            dq_threshold_bytes: default_dq_threshold(),
+            mean_pktsize_bytes: default_mean_pktsize(),
+            ecn: false,
+            mark_ecnth: default_mark_ecnth(),
+        }
+    }
+
+    fn pie(cfg: PieConfig) -> Pie {
+        cfg.build(&ctx(10, QueueSize::Packets(10_000)))
+    }
+
+    fn at_ms(ms: u64) -> SimTime {
+        SimTime(ms * MS)
+    }
+
+    fn queue(bytes: u64) -> QueueState {
+        QueueState {
+            bytes,
+            packets: bytes / 1500,
+            ..Default::default()
+        }
+    }
+
+    /// A packet that sojourned `sojourn_ms` leaves at `now_ms` with `left` bytes behind.
+    fn depart(p: &mut Pie, now_ms: u64, sojourn_ms: u64, left: u64) {
+        let pkt = Packet {
+            size_bytes: 1500,
+            enqueued_at: at_ms(now_ms - sojourn_ms),
+            ..Default::default()
+        };
+        p.on_dequeue(at_ms(now_ms), queue(left), &pkt);
+    }
+
+    #[test]
+    fn the_update_is_the_rfc_pi_law_with_its_auto_tuning() {
+        let p = pie(config());
+        let mut st = PieState {
+            bytes: 100_000,
+            last_sojourn_ps: 25 * MS,
+            qdelay_old_ps: 20 * MS,
+            ..Default::default()
+        };
+        // p = 0.125 x (0.025 - 0.015) + 1.25 x (0.025 - 0.020) = 0.0075;
+        // drop_prob 0 < 0.000001: p / 2048.
+        p.update(&mut st);
+        assert!((st.drop_prob - 0.0075 / 2048.0).abs() < 1e-15);
+        assert_eq!(st.qdelay_old_ps, 25 * MS);
+        for (prob, div) in [
+            (0.000005, 512.0),
+            (0.00005, 128.0),
+            (0.0005, 32.0),
+            (0.005, 8.0),
+            (0.05, 2.0),
+            (0.09, 2.0),
+        ] {
+            assert_eq!(tuned(0.01, prob), 0.01 / div, "{prob}");
+        }
+        assert_eq!(tuned(0.01, 0.5), 0.01);
+        // 5.5: at drop_prob >= 0.1 a step is at most 0.02.
+        let mut high = PieState {
+            drop_prob: 0.3,
+            bytes: 1_000_000,
+            last_sojourn_ps: 200 * MS,
+            ..Default::default()
+        };
+        p.update(&mut high);
+        assert!((high.drop_prob - 0.32).abs() < 1e-12);
+    }
+
+    #[test]
+    fn an_idle_queue_decays_the_probability_and_restores_the_burst_allowance() {
+        let p = pie(config());
+        let mut st = PieState {
+            drop_prob: 0.5,
+            ..Default::default()
+        };
+        // Both delays 0: p = -0.125 x 0.015 = -0.001875, then x 0.98.
+        p.update(&mut st);
+        assert!((st.drop_prob - (0.5 - 0.001875) * 0.98).abs() < 1e-12);
+        assert_eq!(st.burst_allowance_ps, 0, "not restored while dropping");
+        let mut calm = PieState::default();
+        p.update(&mut calm);
+        assert_eq!(calm.drop_prob, 0.0);
+        assert_eq!(calm.burst_allowance_ps, 150 * MS);
+    }
+
+    #[test]
+    fn nothing_is_dropped_during_the_burst_allowance_then_drop_prob_of_arrivals_are() {
+        let mut p = pie(config());
+        let ect = Packet {
+            size_bytes: 1500,
+            ..Default::default()
+        };
+        // A delay growing to 300 ms from the start: the allowance (150 ms,
+        // 15 ms a period) lasts ten updates, during which the probability grows.
+        let mut first_drop = None;
+        let mut drops = 0;
+        let mut arrivals = 0;
+        for t in 1..3000u64 {
+            depart(&mut p, t, t.min(300), 1_000_000);
+            let v = p.on_enqueue(at_ms(t), queue(1_000_000), &ect);
+            assert_ne!(v, Verdict::Mark, "without ecn PIE drops");
+            if v == Verdict::Drop {
+                first_drop.get_or_insert(t);
+                if t >= 2000 {
+                    drops += 1;
+                }
+            }
+            if t >= 2000 {
+                arrivals += 1;
+            }
+        }
+        assert!(first_drop.unwrap() >= 150, "{first_drop:?}");
+        // Far above target, drop_prob climbs to 1 and arrivals are dropped with it.
+        let prob = p.state(0).drop_prob;
+        assert!(prob > 0.9, "{prob}");
+        assert!(drops as f64 > 0.8 * arrivals as f64);
+    }
+
+    #[test]
+    fn a_queue_of_two_mean_packets_is_never_dropped_from() {
+        let mut p = pie(config());
+        p.queues[0].drop_prob = 1.0;
+        p.queues[0].burst_allowance_ps = 0;
+        p.queues[0].qdelay_old_ps = 100 * MS;
+        p.queues[0].next_update_ps = u64::MAX;
+        let pkt = Packet {
+            size_bytes: 1500,
+            ..Default::default()
+        };
+        assert_eq!(p.on_enqueue(at_ms(1), queue(3000), &pkt), Verdict::Accept);
+        assert_eq!(p.on_enqueue(at_ms(1), queue(3001), &pkt), Verdict::Drop);
+    }
+
+    #[test]
+    fn ecn_marks_up_to_mark_ecnth_and_drops_above_it() {
+        let mut p = pie(PieConfig {
+            ecn: true,
+            ..config()
+        });
+        let (ect, plain) = (
+            Packet {
+                size_bytes: 1500,
+                ecn: Ecn::Ect0,
+                ..Default::default()
+            },
+            Packet {
+                size_bytes: 1500,
+                ..Default::default()
+            },
+        );
+        let st = &mut p.queues[0];
+        st.burst_allowance_ps = 0;
+        st.qdelay_old_ps = 100 * MS;
+        st.next_update_ps = u64::MAX;
+        st.drop_prob = 0.1;
+        let verdicts: Vec<Verdict> = (0..200)
+            .map(|_| p.on_enqueue(at_ms(1), queue(1_000_000), &ect))
+            .collect();
+        assert!(verdicts.contains(&Verdict::Mark) && !verdicts.contains(&Verdict::Drop));
+        let plain_v: Vec<Verdict> = (0..200)
+            .map(|_| p.on_enqueue(at_ms(1), queue(1_000_000), &plain))
+            .collect();
+        assert!(plain_v.contains(&Verdict::Drop) && !plain_v.contains(&Verdict::Mark));
+        p.queues[0].drop_prob = 0.11;
+        let above: Vec<Verdict> = (0..200)
+            .map(|_| p.on_enqueue(at_ms(1), queue(1_000_000), &ect))
+            .collect();
+        assert!(above.contains(&Verdict::Drop) && !above.contains(&Verdict::Mark));
+    }
+
+    #[test]
+    fn the_departure_rate_estimate_is_littles_law() {
+        let mut p = pie(PieConfig {
+            delay_estimate: DelayEstimate::DepartureRate,
+            ..config()
+        });
+        // 1500 B every 1.2 us = 10 Gb/s, with 150 KB queued throughout.
+        let pkt = Packet {
+            size_bytes: 1500,
+            ..Default::default()
+        };
+        for i in 1..=1000u64 {
+            p.on_dequeue(SimTime(i * 1_200_000), queue(150_000), &pkt);
+        }
+        // The RFC counts the departure that starts the first measurement
+        // too (11 packets over 10 gaps); the average forgets it by 7/8 a cycle.
+        let st = *p.state(0);
+        let rate = 1500.0 / 1_200_000.0;
+        assert!(
+            (st.avg_dq_rate / rate - 1.0).abs() < 1e-5,
+            "{}",
+            st.avg_dq_rate
+        );
+        // 150 KB at 1.25 GB/s: 120 us.
+        let qdelay = p.qdelay_ps(&st) as f64;
+        assert!((qdelay / 120e6 - 1.0).abs() < 1e-5, "{qdelay}");
+    }
+
+    #[test]
+    fn a_rested_controller_skips_its_idle_updates() {
+        let mut p = pie(config());
+        let pkt = Packet {
+            size_bytes: 1500,
+            ..Default::default()
+        };
+        p.on_enqueue(at_ms(3_600_000), queue(0), &pkt);
+        assert_eq!(p.state(0).next_update_ps, (3_600_000 + 15) * MS);
+        assert_eq!(p.state(0).drop_prob, 0.0);
+    }
+
+    #[test]
+    fn config_checks_name_the_key() {
+        assert!(config().check().is_ok());
+        let bad = |c: PieConfig| c.check().unwrap_err().0;
+        assert_eq!(
+            bad(PieConfig {
+                target: SimDuration::ZERO,
+                ..config()
+            }),
+            "target"
+        );
+        assert_eq!(
+            bad(PieConfig {
+                t_update: SimDuration::ZERO,
+                ..config()
+            }),
+            "t_update"
+        );
+        assert_eq!(
+            bad(PieConfig {
+                alpha: -1.0,
+                ..config()
+            }),
+            "alpha"
+        );
+        assert_eq!(
+            bad(PieConfig {
+                beta: f64::NAN,
+                ..config()
+            }),
+            "beta"
+        );
+        assert_eq!(
+            bad(PieConfig {
+                mark_ecnth: 1.5,
+                ..config()
+            }),
+            "mark_ecnth"
+        );
+        assert_eq!(
+            bad(PieConfig {
+                dq_threshold_bytes: 0,
+                ..config()
+            }),
+            "dq_threshold_bytes"
+        );
+    }
+}
