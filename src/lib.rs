@@ -7,6 +7,8 @@
 
 /// The memory estimate of a run and its limit.
 pub mod memory;
+/// What the ports saw: pcap captures and the packet event log.
+pub mod observe;
 /// Figures (PNG and SVG) of runs and sweeps.
 pub mod plot;
 /// Progress bars and lines on the terminal.

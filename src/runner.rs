@@ -109,6 +109,8 @@ pub fn simulate(
         sinks.rtt = Some(Box::new(CsvRows::rtt(create("rtt.csv")?)));
     }
     world.stream_series_to(sinks);
+    crate::observe::attach(&mut world, &sc.output, &mut |name| folder.create_file(name))
+        .map_err(io("creating a capture or the event log", dir))?;
     let t0 = Instant::now();
     let stop = world.run_with_progress(PROGRESS_EVENTS, progress);
     let wall = t0.elapsed().as_secs_f64();
@@ -118,6 +120,7 @@ pub fn simulate(
     world
         .finish_series()
         .map_err(io("writing a sampled series", dir))?;
+    crate::observe::finish(&mut world).map_err(io("writing a capture or the event log", dir))?;
     let summary = RunSummary::of(&world, &sc.name, seed, stop);
     let perf = Perf {
         wall_seconds: wall,

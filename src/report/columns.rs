@@ -186,9 +186,26 @@ pub static CC: CsvFile = CsvFile { name: "cc.csv", when: "output.cc_trace", colu
     col("value", "its name's", "its value"),
 ]};
 
+/// `events.csv`.
+#[rustfmt::skip]
+pub static EVENTS: CsvFile = CsvFile { name: "events.csv", when: "output.events", columns: &[
+    col("time_us", "us", "when it happened (picosecond precision)"),
+    col("event", "text", "enqueue, dequeue, mark, drop, pause_sent, resume_sent, pause_received, resume_received, cnp, nak or retransmit"),
+    col("node", "text", "the node of the port"),
+    col("port", "text", "the port by node names, tor3->host17 (a host's own port for cnp, nak, retransmit)"),
+    col("flow", "id", "the packet's flow (empty: a packet source's, or a PFC frame)"),
+    col("kind", "text", "data, ack, control, datagram or credit"),
+    col("seq", "count", "sequence number: TCP's byte offset, RoCE's PSN, Homa's offset"),
+    col("ack", "count", "acknowledgment number: TCP's cumulative ACK, RoCE's expected PSN"),
+    col("bytes", "bytes", "the packet's IP size"),
+    col("ecn", "text", "its ECN field after the event: not-ect, ect0 or ce"),
+    col("queue_bytes", "bytes", "the port's queued bytes after the event"),
+    col("detail", "text", "a drop's cause (overflow, aqm, aqm_dequeue); a PFC frame's priority"),
+]};
+
 /// Every CSV file of a run, in the order docs/outputs.md gives them.
 pub static FILES: &[&CsvFile] = &[
-    &FLOWS, &PORTS, &PFC, &QUEUES, &GOODPUT, &RTT, &ROUNDS, &PINGS, &CC,
+    &FLOWS, &PORTS, &PFC, &QUEUES, &GOODPUT, &RTT, &ROUNDS, &PINGS, &CC, &EVENTS,
 ];
 
 /// `sweep.csv`'s headline metrics, after the run's own columns (run,

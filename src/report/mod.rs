@@ -166,9 +166,7 @@ pub struct DropsByCause {
     pub overflow: u64,
     /// Early drops by the egress AQM, as packets arrived.
     pub aqm: u64,
-    /// Head drops by the egress AQM at dequeue (absent when none: only
-    /// CoDel drops there).
-    #[serde(skip_serializing_if = "is_zero")]
+    /// Head drops by the egress AQM at dequeue (CoDel's).
     pub aqm_dequeue: u64,
     /// A VIQ was full.
     pub viq_full: u64,

@@ -32,6 +32,13 @@ const FLOW_ROW_BYTES: u64 = 220;
 const PORT_ROW_BYTES: u64 = 160;
 /// `summary.json`, `perf.json` and the rest of the small files.
 const FIXED_BYTES: u64 = 64 * 1024;
+/// Bytes of an `events.csv` row, as written (rounded up).
+const EVENT_ROW_BYTES: u64 = 96;
+/// A pcap record's header.
+const PCAP_RECORD_BYTES: u64 = 16;
+/// The frame a port is assumed to send back to back, for the captures'
+/// and the event log's estimate: 1500 B of IP at the host links' rate.
+const FULL_FRAME_BYTES: u64 = 1514;
 
 /// One sampled series.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -175,6 +182,7 @@ impl Volume {
             .map(|s| s.rows().saturating_mul(s.row_bytes))
             .fold(0, u64::saturating_add);
         let bytes = sampled
+            .saturating_add(observed_bytes(sc, duration_ps, switch_ports))
             .saturating_add(flows.saturating_mul(FLOW_ROW_BYTES))
             .saturating_add(
                 switch_ports
@@ -202,6 +210,29 @@ impl Volume {
         }
         Ok(self)
     }
+}
+
+/// The pcap captures' and the event log's bytes, were each observed port
+/// busy all run with full-size frames at the host links' rate (an
+/// estimate: a port sends less, but smaller packets are more records).
+fn observed_bytes(sc: &Scenario, duration_ps: u64, switch_ports: u64) -> u64 {
+    let rate = sc.topology.spec.shape.max_host_rate();
+    let frame_ps = rate.tx_time(FULL_FRAME_BYTES + 24).ps().max(1);
+    let frames = duration_ps / frame_ps + 1;
+    let pcap = sc.output.pcap.as_ref().map_or(0, |p| {
+        let record = PCAP_RECORD_BYTES + FULL_FRAME_BYTES.min(p.snaplen as u64);
+        (p.ports.len() as u64).saturating_mul(frames.saturating_mul(record))
+    });
+    let events = sc.output.events.as_ref().map_or(0, |e| {
+        let hosts = sc.topology.spec.size.hosts as u64;
+        let ports = e
+            .ports
+            .as_ref()
+            .map_or(switch_ports.saturating_add(hosts), |l| l.len() as u64);
+        // An enqueue and a departure a frame.
+        ports.saturating_mul(frames.saturating_mul(2 * EVENT_ROW_BYTES))
+    });
+    pcap.saturating_add(events)
 }
 
 /// A lower bound on how long the run lasts: its latest planned start or
@@ -276,5 +307,24 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("over at least 12.800 ms"), "{text}");
+    }
+
+    #[test]
+    fn a_capture_and_an_event_log_count_a_busy_port_for_the_whole_run() {
+        let base = scenario("");
+        let planned = crate::registry::workload::plan_all(&base, 1);
+        let without = Volume::of(&base, &planned).bytes;
+        let sc =
+            scenario("pcap = { ports = [\"switch->host0\", \"host1->switch\"], snaplen = 128 }");
+        let with = Volume::of(&sc, &planned).bytes;
+        // 12.8 ms at 10 Gb/s of 1538-byte wire frames: 10,403 frames a port,
+        // 16 + 128 bytes each.
+        let frames = 12_800_000_000u64 / 1_230_400 + 1;
+        assert_eq!(with - without, 2 * frames * 144);
+        let logged = scenario("events = { ports = [\"switch->host0\"] }");
+        assert_eq!(
+            Volume::of(&logged, &planned).bytes - without,
+            frames * 2 * 96
+        );
     }
 }

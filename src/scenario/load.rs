@@ -595,6 +595,52 @@ fn check_queue_ports(sc: &Scenario, list: &[PortSelector]) -> Result<(), (usize,
     Ok(())
 }
 
+/// Checks that every entry of a port list names a port as ports.csv does,
+/// `"tor0->host3"`: two node names joined by `->`, the nodes linked. The
+/// entry at fault and why, with real names to copy.
+fn check_port_names(sc: &Scenario, list: &[String]) -> Result<(), (usize, String)> {
+    let names = sc.topology.spec.shape.node_names();
+    let graph = sc.topology.spec.shape.build();
+    let example = graph
+        .cables
+        .first()
+        .map(|c| format!("\"{}->{}\"", names[c.a.idx()], names[c.b.idx()]))
+        .unwrap_or_default();
+    let node = |n: &str| names.iter().position(|x| x == n);
+    for (i, entry) in list.iter().enumerate() {
+        let Some((a, b)) = entry.split_once("->") else {
+            let msg = format!(
+                "\"{entry}\" is not a port: name it by its two nodes as ports.csv does, e.g. {example}"
+            );
+            return Err((i, msg));
+        };
+        for n in [a, b] {
+            if node(n).is_none() {
+                let shown: Vec<&str> = names.iter().take(6).map(String::as_str).collect();
+                let msg = format!(
+                    "no node is named \"{n}\" (in \"{entry}\"): the topology's nodes are {}, ...",
+                    shown.join(", ")
+                );
+                return Err((i, msg));
+            }
+        }
+        let (a, b) = (node(a).unwrap_or(0) as u32, node(b).unwrap_or(0) as u32);
+        let linked = graph
+            .cables
+            .iter()
+            .any(|c| (c.a.0, c.b.0) == (a, b) || (c.a.0, c.b.0) == (b, a));
+        if !linked {
+            let msg =
+                format!("\"{entry}\" is not a port: its two nodes are not linked (e.g. {example})");
+            return Err((i, msg));
+        }
+        if list[..i].contains(entry) {
+            return Err((i, format!("\"{entry}\" is named twice")));
+        }
+    }
+    Ok(())
+}
+
 fn topology(
     src: &Source,
     v: Option<&SpannedValue>,
@@ -862,10 +908,12 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
         return Err(err("output.goodput_flows", msg.into()));
     }
     let traced = cc_trace.map(|c| c.flows.clone());
+    let logged = sc.output.events.as_ref().and_then(|e| e.flows.clone());
     let lists = [
         ("output.goodput_flows", &sc.output.goodput_flows),
         ("output.jain_flows", &sc.output.jain_flows),
         ("output.cc_trace.flows", &traced),
+        ("output.events.flows", &logged),
     ];
     if lists.iter().any(|l| l.1.is_some()) {
         let flows: usize = crate::registry::workload::plan_all(sc, sc.simulation.seed)
@@ -980,6 +1028,52 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
                 let key = format!("output.queue_ports[{i}]");
                 src.error(locate(root, &key), &key, msg)
             })?;
+        }
+    }
+    if let Some(pcap) = &sc.output.pcap {
+        use crate::observe::pcap::{MAX_SNAPLEN, MIN_SNAPLEN};
+        if pcap.ports.is_empty() {
+            let msg = "names no port: list the ports to capture, as ports.csv names them, e.g. [\"tor0->host3\"]";
+            return Err(err("output.pcap.ports", msg.into()));
+        }
+        check_port_names(sc, &pcap.ports).map_err(|(i, msg)| {
+            let key = format!("output.pcap.ports[{i}]");
+            src.error(locate(root, &key), &key, msg)
+        })?;
+        if !(MIN_SNAPLEN..=MAX_SNAPLEN).contains(&pcap.snaplen) {
+            let msg = format!(
+                "must be {MIN_SNAPLEN} to {MAX_SNAPLEN} bytes (the headers take up to 128), got {}",
+                pcap.snaplen
+            );
+            return Err(err("output.pcap.snaplen", msg));
+        }
+    }
+    if let Some(ev) = &sc.output.events {
+        if let Some(ports) = &ev.ports {
+            if ports.is_empty() {
+                let msg =
+                    "an empty list logs nothing: name ports, or leave ports out for every port";
+                return Err(err("output.events.ports", msg.into()));
+            }
+            check_port_names(sc, ports).map_err(|(i, msg)| {
+                let key = format!("output.events.ports[{i}]");
+                src.error(locate(root, &key), &key, msg)
+            })?;
+        }
+        for (key, empty) in [
+            (
+                "output.events.flows",
+                ev.flows.as_ref().is_some_and(Vec::is_empty),
+            ),
+            (
+                "output.events.kinds",
+                ev.kinds.as_ref().is_some_and(Vec::is_empty),
+            ),
+        ] {
+            if empty {
+                let msg = "an empty list logs nothing: name some, or leave the key out for all";
+                return Err(err(key, msg.into()));
+            }
         }
     }
     if sc

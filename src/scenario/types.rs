@@ -261,6 +261,38 @@ pub struct OutputConfig {
     /// Write `cc.csv`: the chosen flows' controller state every interval
     /// (absent: off).
     pub cc_trace: Option<CcTraceConfig>,
+    /// Write a pcap capture of each chosen port (absent: off).
+    pub pcap: Option<PcapConfig>,
+    /// Write `events.csv`, the packet event log (absent: off).
+    pub events: Option<EventsConfig>,
+}
+
+/// `[output] pcap`: the ports to capture, by name as in ports.csv.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PcapConfig {
+    /// The ports, `"tor0->host3"` (a switch's or a host's egress port).
+    pub ports: Vec<String>,
+    /// Bytes kept of each frame (its headers come first; the rest is zeros).
+    #[serde(default = "default_snaplen")]
+    pub snaplen: u32,
+}
+
+fn default_snaplen() -> u32 {
+    crate::observe::pcap::DEFAULT_SNAPLEN
+}
+
+/// `[output] events`: which packets' events to log. Every list is a
+/// filter; an absent one lets everything through.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventsConfig {
+    /// The flows, by id (absent: every flow and packet source).
+    pub flows: Option<Vec<u32>>,
+    /// The ports, by name as in ports.csv (absent: every port, hosts' too).
+    pub ports: Option<Vec<String>>,
+    /// The kinds of event (absent: all of them).
+    pub kinds: Option<Vec<crate::observe::EventKind>>,
 }
 
 /// `[output] cc_trace`: which flows' controllers to trace, and how often.
@@ -286,6 +318,8 @@ impl Default for OutputConfig {
             rtt_interval: None,
             jain_flows: None,
             cc_trace: None,
+            pcap: None,
+            events: None,
         }
     }
 }

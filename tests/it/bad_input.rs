@@ -69,7 +69,7 @@ fn unknown_kind_lists_the_kinds() {
     );
     let e = err(&GOOD.replace("kind = \"star\"", "kind = \"ring\""));
     assert!(e.to_string().contains("\"star\", \"dumbbell\""), "{e}");
-    let e = err(&format!("{GOOD}\n[switch.aqm]\nkind = \"codel\"\n"));
+    let e = err(&format!("{GOOD}\n[switch.aqm]\nkind = \"no-such-aqm\"\n"));
     assert!(e.to_string().contains("\"droptail\", \"step-ecn\""), "{e}");
 }
 

@@ -4,6 +4,7 @@ mod abq;
 mod aqm_delay;
 mod bad_input;
 mod bad_values;
+mod capture;
 mod cc_trace;
 mod common;
 mod cubic;

@@ -123,9 +123,9 @@ fn override_errors_name_the_override() {
         e.contains("--set workload[0].senders=1-40") && e.contains("host 40 does not exist"),
         "{e}"
     );
-    let e = err("switch.aqm.kind=codel");
+    let e = err("switch.aqm.kind=no-such-aqm");
     assert!(
-        e.contains("--set switch.aqm.kind=codel") && e.contains("\"red\""),
+        e.contains("--set switch.aqm.kind=no-such-aqm") && e.contains("\"red\""),
         "{e}"
     );
     let e = err("workload[2].size=1MB");

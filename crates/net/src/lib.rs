@@ -20,6 +20,7 @@ pub mod fifo;
 pub mod ids;
 pub mod ingress;
 pub mod int;
+pub mod observe;
 pub mod packet;
 pub mod pfc;
 pub mod port;
@@ -33,6 +34,7 @@ pub use fabric::{Fabric, FabricConfig, NetEvent, Outcome};
 pub use ids::{FlowId, HostId, NodeId, Origin, PortId, SourceId};
 pub use ingress::{Arrival, IngressHook, IngressView, ViqAction};
 pub use int::{INT_HEADER_BYTES, INT_MAX_HOPS, IntHop, IntStack, IntTable};
+pub use observe::{Observer, PacketEvent, PfcEvent};
 pub use packet::{
     Ecn, Feedback, Kind, Packet, PacketArena, PacketId, Protocol, RoceBits, SackBlocks, TcpFlags,
     WireFormat,

@@ -220,6 +220,9 @@ pub const PFC_PAUSED: u8 = 2;
 /// [`Port::pfc_attention`]: credits wait in the port's credit queue
 /// ([`crate::credit`]).
 pub const CREDITS_QUEUED: u8 = 4;
+/// [`Port::pfc_attention`]: an observer records this port's packets
+/// ([`crate::observe`]); tested in the line every hop reads already.
+pub const OBSERVED: u8 = 8;
 
 /// One egress port and the unidirectional link it drives.
 ///

@@ -21,10 +21,13 @@ use crate::buffer::{BufferPolicy, SharedBuffer};
 use crate::ids::{HostId, NodeId, PortId};
 use crate::ingress::Ingress;
 use crate::int::{IntHop, IntStack, IntTable};
+use crate::observe::{Observer, PacketEvent};
 use crate::packet::{
     Ecn, Kind, NO_PORT, PRIORITIES, Packet, PacketArena, PacketId, RoceBits, WireFormat,
 };
-use crate::port::{CREDITS_QUEUED, ClassQueues, ClassStats, DropCause, PFC_FRAME, Port, PortStats};
+use crate::port::{
+    CREDITS_QUEUED, ClassQueues, ClassStats, DropCause, OBSERVED, PFC_FRAME, Port, PortStats,
+};
 use crate::routing::RoutingTable;
 use crate::sched::{Discipline, Scheduler as SchedState};
 use crate::topology::{NodeKind, TopologyError, TopologyGraph};
@@ -158,17 +161,20 @@ fn put_on_wire<S: Scheduler>(
 }
 
 /// Sets CE on a packet an AQM chose to mark, counting the mark once (a
-/// packet already CE from an earlier hop is not counted again).
+/// packet already CE from an earlier hop is not counted again): whether
+/// it marked it.
 #[inline]
-fn mark_ce(port: &mut Port, class: usize, pkt: &mut Packet) {
+fn mark_ce(port: &mut Port, class: usize, pkt: &mut Packet) -> bool {
     assert_ne!(pkt.ecn, Ecn::NotEct, "AQM marked a non-ECT packet");
-    if pkt.ecn != Ecn::Ce {
-        pkt.ecn = Ecn::Ce;
-        port.stats.ecn_marks += 1;
-        if let Some(cs) = port.class_stats_mut(class) {
-            cs.ecn_marks += 1;
-        }
+    if pkt.ecn == Ecn::Ce {
+        return false;
     }
+    pkt.ecn = Ecn::Ce;
+    port.stats.ecn_marks += 1;
+    if let Some(cs) = port.class_stats_mut(class) {
+        cs.ecn_marks += 1;
+    }
+    true
 }
 
 /// The dynamic-threshold factor when `port` draws on its switch's shared
@@ -202,6 +208,8 @@ pub struct Fabric {
     pool: Vec<(u64, u64)>,
     /// Packets delivered at a link's far end, of any kind.
     pub hops: u64,
+    /// Whoever records what the observed ports report ([`crate::observe`]).
+    observer: Option<Box<dyn Observer>>,
 }
 
 impl Fabric {
@@ -328,6 +336,7 @@ impl Fabric {
             shared,
             pool: vec![(0, 0); n],
             hops: 0,
+            observer: None,
         };
         fabric.pfc_setup()?;
         Ok(fabric)
@@ -606,10 +615,11 @@ impl Fabric {
             return self.drop_packet(p, class, id, DropCause::BufferOverflow, sched);
         }
         let state = port.state(class, self.pool[port.node.idx()]);
+        let mut marked = false;
         if let Some(aqm) = port.aqm.as_mut() {
             match aqm.on_enqueue(now, state, pkt) {
                 Verdict::Accept => {}
-                Verdict::Mark => mark_ce(port, class, pkt),
+                Verdict::Mark => marked = mark_ce(port, class, pkt),
                 Verdict::Drop => return self.drop_packet(p, class, id, DropCause::Aqm, sched),
             }
         }
@@ -631,9 +641,16 @@ impl Fabric {
             _ => false,
         };
         if mark {
-            mark_ce(port, class, pkt);
+            marked |= mark_ce(port, class, pkt);
         }
-        if port.busy {
+        let busy = port.busy;
+        if port.pfc_attention & OBSERVED != 0 {
+            self.report(p, PacketEvent::Enqueue, id, now);
+            if marked {
+                self.report(p, PacketEvent::Mark, id, now);
+            }
+        }
+        if busy {
             self.service_viq(p, sched);
         } else {
             self.start_tx(p, sched); // serves the VIQ after the departure
@@ -653,6 +670,9 @@ impl Fabric {
         cause: DropCause,
         sched: &mut S,
     ) {
+        if self.ports[p.idx()].pfc_attention & OBSERVED != 0 {
+            self.report(p, PacketEvent::Drop(cause), id, sched.now());
+        }
         let pkt = self.packets.get(id);
         if let Some(cfg) = self.config.pfc
             && cfg.is_lossless(pkt.priority)
@@ -686,157 +706,186 @@ impl Fabric {
     #[inline]
     fn start_tx<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
         let now = sched.now();
+        let wire = self.config.wire;
         loop {
-            let Some((class, id)) = self.take_head(p, sched) else {
-                return;
-            };
             let port = &mut self.ports[p.idx()];
-            let pkt = self.packets.get_mut(id);
-            let state = port.state(class, self.pool[port.node.idx()]);
-            let verdict = match port.aqm.as_mut() {
-                Some(aqm) => aqm.on_dequeue(now, state, pkt),
-                None => Verdict::Accept,
+            assert!(!port.busy, "start_tx on busy {p}"); // pairs with TxDone's
+            let mut paused = 0;
+            if port.pfc_attention != 0 {
+                if port.pfc_attention & PFC_FRAME != 0 && self.pfc_send_frame(p, sched) {
+                    return; // PFC frames go first and are never paused
+                }
+                if self.ports[p.idx()].pfc_attention & CREDITS_QUEUED != 0
+                    && self.send_credit(p, sched)
+                {
+                    return; // a credit the limiter lets go precedes data
+                }
+                let port = &self.ports[p.idx()];
+                if port.packets == 0 {
+                    return;
+                }
+                paused = port.paused_classes;
+            }
+            let port = &mut self.ports[p.idx()];
+            let class = if port.queues.is_single() {
+                if paused & 1 != 0 {
+                    return; // paused: idle until RESUME
+                }
+                0 // one FIFO: nothing to schedule
+            } else {
+                let packets = &self.packets;
+                let Port {
+                    queues,
+                    sched: scheduler,
+                    aqm,
+                    ..
+                } = port;
+                let queues = &*queues;
+                // A paused class is skipped as if empty (its turn passes).
+                let picked = scheduler.pick(
+                    |c| {
+                        if paused & (1 << c) != 0 {
+                            return None;
+                        }
+                        queues[c].head().map(|h| packets.get(h).size_bytes)
+                    },
+                    |c, active| {
+                        if let Some(a) = aqm.as_mut() {
+                            a.on_round(now, c, active);
+                        }
+                    },
+                );
+                match picked {
+                    Some(c) => c,
+                    None => {
+                        assert!(paused != 0, "start_tx on an empty port");
+                        return; // every backlogged class is paused
+                    }
+                }
             };
-            if verdict == Verdict::Mark {
-                mark_ce(port, class, pkt);
-            }
-            port.note_occupancy(now, class);
-            if verdict != Verdict::Drop {
-                return self.transmit(p, class, id, sched);
-            }
-            self.drop_packet(p, class, id, DropCause::AqmDequeue, sched);
-            let port = &self.ports[p.idx()];
-            if port.packets == 0 && port.pfc_attention == 0 {
-                return self.service_viq(p, sched);
-            }
-        }
-    }
-
-    /// Picks the class to serve on port `p` and takes its head out of the
-    /// queue, releasing what it held (queue, shared buffer, pool, the
-    /// scheduler's turn). `None` when nothing data may go: a PFC frame or
-    /// credit went instead, or every backlogged class is paused.
-    #[inline(always)]
-    fn take_head<S: Scheduler>(&mut self, p: PortId, sched: &mut S) -> Option<(usize, PacketId)> {
-        let now = sched.now();
-        let port = &mut self.ports[p.idx()];
-        assert!(!port.busy, "start_tx on busy {p}"); // pairs with TxDone's
-        let mut paused = 0;
-        if port.pfc_attention != 0 {
-            if port.pfc_attention & PFC_FRAME != 0 && self.pfc_send_frame(p, sched) {
-                return None; // PFC frames go first and are never paused
-            }
-            if self.ports[p.idx()].pfc_attention & CREDITS_QUEUED != 0 && self.send_credit(p, sched)
-            {
-                return None; // a credit the limiter lets go precedes data
-            }
-            let port = &self.ports[p.idx()];
-            if port.packets == 0 {
-                return None;
-            }
-            paused = port.paused_classes;
-        }
-        let port = &mut self.ports[p.idx()];
-        let class = if port.queues.is_single() {
-            if paused & 1 != 0 {
-                return None; // paused: idle until RESUME
-            }
-            0 // one FIFO: nothing to schedule
-        } else {
-            let packets = &self.packets;
-            let Port {
-                queues,
-                sched: scheduler,
-                aqm,
-                ..
-            } = port;
-            let queues = &*queues;
-            // A paused class is skipped as if empty (its turn passes).
-            let picked = scheduler.pick(
-                |c| {
-                    if paused & (1 << c) != 0 {
-                        return None;
-                    }
-                    queues[c].head().map(|h| packets.get(h).size_bytes)
-                },
-                |c, active| {
-                    if let Some(a) = aqm.as_mut() {
-                        a.on_round(now, c, active);
-                    }
-                },
+            let id = port.queues[class]
+                .pop()
+                .expect("the scheduler picked a backlogged class");
+            let pkt = self.packets.get_mut(id);
+            let (size, stamp) = (pkt.size_bytes, pkt.roce.has(RoceBits::INT));
+            // Pairs with enqueue's accounting: the port holds what it sent.
+            assert!(
+                port.bytes >= size as u64 && port.packets > 0,
+                "{p} sends {size} B holding {} B in {} packets",
+                port.bytes,
+                port.packets
             );
-            match picked {
-                Some(c) => c,
-                None => {
-                    assert!(paused != 0, "start_tx on an empty port");
-                    return None; // every backlogged class is paused
+            port.queues[class].release(size);
+            if shared_alpha(&self.config.buffer, port).is_some() && !pkt.mmu_charged {
+                self.shared[port.node.idx()].release(size);
+            }
+            port.bytes -= size as u64;
+            port.packets -= 1;
+            let pool = &mut self.pool[port.node.idx()];
+            pool.0 -= size as u64;
+            pool.1 -= 1;
+            // One class: no scheduling happened, so no scheduler bookkeeping either.
+            let single = port.queues.is_single();
+            if !single
+                && port
+                    .sched
+                    .on_sent(class, size, port.queues[class].is_empty())
+            {
+                // The class emptied and so ended an active turn (MQ-ECN samples it).
+                if let Some(a) = port.aqm.as_mut() {
+                    a.on_round(now, class, true);
                 }
             }
-        };
-        let id = port.queues[class]
-            .pop()
-            .expect("the scheduler picked a backlogged class");
-        let pkt = self.packets.get(id);
-        let size = pkt.size_bytes;
-        // Pairs with enqueue's accounting: the port holds what it sent.
-        assert!(
-            port.bytes >= size as u64 && port.packets > 0,
-            "{p} sends {size} B holding {} B in {} packets",
-            port.bytes,
-            port.packets
-        );
-        port.queues[class].release(size);
-        if shared_alpha(&self.config.buffer, port).is_some() && !pkt.mmu_charged {
-            self.shared[port.node.idx()].release(size);
-        }
-        port.bytes -= size as u64;
-        port.packets -= 1;
-        let pool = &mut self.pool[port.node.idx()];
-        pool.0 -= size as u64;
-        pool.1 -= 1;
-        // One class: no scheduling happened, so no scheduler bookkeeping either.
-        let single = port.queues.is_single();
-        if !single
-            && port
-                .sched
-                .on_sent(class, size, port.queues[class].is_empty())
-        {
-            // The class emptied and so ended an active turn (MQ-ECN samples it).
-            if let Some(a) = port.aqm.as_mut() {
-                a.on_round(now, class, true);
+            let state = port.state(class, *pool);
+            let mut marked = false;
+            if let Some(aqm) = port.aqm.as_mut() {
+                match aqm.on_dequeue(now, state, pkt) {
+                    Verdict::Accept => {}
+                    Verdict::Mark => marked = mark_ce(port, class, pkt),
+                    Verdict::Drop => {
+                        port.note_occupancy(now, class);
+                        self.head_drop(p, class, id, sched);
+                        if self.ports[p.idx()].packets > 0 {
+                            continue;
+                        }
+                        // Nothing left: the VIQ is served as after a
+                        // departure, then a pending PFC frame or credit goes.
+                        self.service_viq(p, sched);
+                        let port = &self.ports[p.idx()];
+                        if !port.busy && port.pfc_attention & (PFC_FRAME | CREDITS_QUEUED) != 0 {
+                            continue;
+                        }
+                        return;
+                    }
+                }
             }
+            port.note_occupancy(now, class);
+            let view = port.has_ingress_hook().then(|| port.view(None));
+            if let (Some(view), Some(hook)) = (view, port.ingress.hook.as_mut()) {
+                hook.on_egress_departure(now, &view, pkt);
+            }
+            if let Some(cs) = port.class_stats_mut(class) {
+                cs.tx_packets += 1;
+                cs.tx_bytes += size as u64;
+            }
+            port.stats.tx_packets += 1;
+            port.stats.tx_bytes += pkt.size_bytes as u64;
+            port.stats.wait_sum_ps += now.since(pkt.enqueued_at).ps() as u128;
+            let wire_bytes = wire.wire_bytes(pkt.size_bytes);
+            port.stats.tx_wire_bytes += wire_bytes;
+            let observed = port.pfc_attention & OBSERVED != 0;
+            put_on_wire(port, p, id, wire_bytes, now, sched);
+            if observed {
+                if marked {
+                    self.report(p, PacketEvent::Mark, id, now);
+                }
+                self.report(p, PacketEvent::Dequeue, id, now);
+            }
+            if stamp {
+                self.stamp_int(p, id, now);
+            }
+            self.leave_switch(id, sched);
+            self.service_viq(p, sched);
+            return;
         }
-        Some((class, id))
     }
 
-    /// Puts packet `id`, just taken from class `class` of port `p`, on the
-    /// wire: the ingress hook's departure, the counters, HPCC's stamp.
-    #[inline(always)]
-    fn transmit<S: Scheduler>(&mut self, p: PortId, class: usize, id: PacketId, sched: &mut S) {
-        let now = sched.now();
-        let wire = self.config.wire;
-        let port = &mut self.ports[p.idx()];
-        let pkt = self.packets.get_mut(id);
-        let (size, stamp) = (pkt.size_bytes, pkt.roce.has(RoceBits::INT));
-        let view = port.has_ingress_hook().then(|| port.view(None));
-        if let (Some(view), Some(hook)) = (view, port.ingress.hook.as_mut()) {
-            hook.on_egress_departure(now, &view, pkt);
+    /// An AQM dropped packet `id` at the head of class `class` of port `p`
+    /// (already out of the queue and its accounting). Out of line: only
+    /// CoDel-like AQMs come here.
+    #[cold]
+    #[inline(never)]
+    fn head_drop<S: Scheduler>(&mut self, p: PortId, class: usize, id: PacketId, sched: &mut S) {
+        self.drop_packet(p, class, id, DropCause::AqmDequeue, sched);
+    }
+
+    /// Tells the observer what happened to packet `id` at port `p`.
+    /// Out of line: unobserved ports never come here.
+    #[cold]
+    #[inline(never)]
+    fn report(&mut self, p: PortId, ev: PacketEvent, id: PacketId, now: SimTime) {
+        if let Some(o) = self.observer.as_deref_mut() {
+            o.packet(now, p, ev, self.packets.get(id), self.ports[p.idx()].bytes);
         }
-        if let Some(cs) = port.class_stats_mut(class) {
-            cs.tx_packets += 1;
-            cs.tx_bytes += size as u64;
+    }
+
+    /// Has `observer` told what happens at `ports` from now on (it replaces
+    /// an earlier observer; ports observed before stay observed).
+    pub fn observe(&mut self, observer: Box<dyn Observer>, ports: &[PortId]) {
+        for p in ports {
+            self.ports[p.idx()].set_attention(OBSERVED, true);
         }
-        port.stats.tx_packets += 1;
-        port.stats.tx_bytes += pkt.size_bytes as u64;
-        port.stats.wait_sum_ps += now.since(pkt.enqueued_at).ps() as u128;
-        let wire_bytes = wire.wire_bytes(pkt.size_bytes);
-        port.stats.tx_wire_bytes += wire_bytes;
-        put_on_wire(port, p, id, wire_bytes, now, sched);
-        if stamp {
-            self.stamp_int(p, id, now);
-        }
-        self.leave_switch(id, sched);
-        self.service_viq(p, sched);
+        self.observer = Some(observer);
+    }
+
+    /// The observer, if one was set.
+    pub fn observer_mut(&mut self) -> Option<&mut (dyn Observer + 'static)> {
+        self.observer.as_deref_mut()
+    }
+
+    /// Takes the observer away (its ports then report to nobody).
+    pub fn take_observer(&mut self) -> Option<Box<dyn Observer>> {
+        self.observer.take()
     }
 
     /// HPCC's telemetry: a data packet that asks for it gets port `p`'s

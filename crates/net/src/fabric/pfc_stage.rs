@@ -5,9 +5,10 @@
 
 use super::{Fabric, NetEvent, Scheduler};
 use crate::ids::PortId;
+use crate::observe::PfcEvent;
 use crate::packet::PacketId;
 use crate::pfc::{self, Charge, PAUSE_PAYLOAD_BYTES, PauseMode, PfcConfig, PortPfc};
-use crate::port::{PFC_FRAME, PFC_PAUSED};
+use crate::port::{OBSERVED, PFC_FRAME, PFC_PAUSED};
 use sim_core::SimTime;
 
 /// A snapshot of one switch's PFC memory, for invariant checks.
@@ -173,15 +174,25 @@ impl Fabric {
         };
         st.announced = st.xoff;
         st.refresh_due = 0;
+        let observer = match port.pfc_attention & OBSERVED {
+            0 => None,
+            _ => self.observer.as_deref_mut(),
+        };
+        let mut observer = observer;
         for q in 0..8 {
             if frame.mask & (1 << q) == 0 {
                 continue;
             }
-            if frame.pause & (1 << q) != 0 {
+            let ev = if frame.pause & (1 << q) != 0 {
                 st.stats.pauses_sent[q] += 1;
                 st.announced_at[q] = now;
+                PfcEvent::PauseSent
             } else {
                 st.stats.resumes_sent[q] += 1;
+                PfcEvent::ResumeSent
+            };
+            if let Some(o) = observer.as_deref_mut() {
+                o.pfc(now, p, ev, q as u8);
             }
         }
         let wire_bytes = wire.wire_bytes(PAUSE_PAYLOAD_BYTES);
@@ -227,6 +238,17 @@ impl Fabric {
             Some(PauseMode::Quanta { quanta, .. }) => Some(pfc::quanta_time(quanta, rate)),
             _ => None,
         };
+        if self.ports[up.idx()].pfc_attention & OBSERVED != 0
+            && let Some(o) = self.observer.as_deref_mut()
+        {
+            for q in (0..8u8).filter(|q| frame.mask & (1 << q) != 0) {
+                let ev = match frame.pause & (1 << q) {
+                    0 => PfcEvent::ResumeReceived,
+                    _ => PfcEvent::PauseReceived,
+                };
+                o.pfc(now, up, ev, q);
+            }
+        }
         let st = self.ports[up.idx()]
             .pfc
             .as_deref_mut()

@@ -1,0 +1,252 @@
+//! `events.csv`: one row per event of a chosen packet at a chosen port, in
+//! simulation order (columns: `report::columns::EVENTS`).
+
+use super::{EventKind, PortNames};
+use net::packet::{Kind, Protocol, RoceBits};
+use net::{DropCause, Ecn, Packet, PacketEvent, PfcEvent, PortId};
+use sim_core::SimTime;
+use std::fmt::Write as _;
+use std::io::Write;
+
+/// Which events are logged: each list a filter, `None` lets all through.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    /// By port id.
+    pub ports: Option<Vec<PortId>>,
+    /// By flow id (a packet source's packets have no flow: they pass only
+    /// when this is `None`).
+    pub flows: Option<Vec<u32>>,
+    /// By kind.
+    pub kinds: Option<Vec<EventKind>>,
+}
+
+/// The event log being written.
+pub struct EventLog<W: Write> {
+    out: W,
+    ports: Option<Vec<bool>>,
+    flows: Option<Vec<bool>>,
+    kinds: u16,
+    /// Per flow: the highest sequence end its source has sent (bytes for
+    /// TCP, PSNs for RoCE), to tell retransmissions.
+    sent_end: Vec<u64>,
+    line: String,
+}
+
+/// Where a drop's cause is written.
+fn cause(c: DropCause) -> &'static str {
+    match c {
+        DropCause::BufferOverflow => "overflow",
+        DropCause::Aqm => "aqm",
+        DropCause::AqmDequeue => "aqm_dequeue",
+    }
+}
+
+fn kind_word(k: Kind) -> &'static str {
+    match k {
+        Kind::Data => "data",
+        Kind::Ack => "ack",
+        Kind::Control => "control",
+        Kind::Datagram => "datagram",
+        Kind::Credit => "credit",
+    }
+}
+
+fn ecn_word(e: Ecn) -> &'static str {
+    match e {
+        Ecn::NotEct => "not-ect",
+        Ecn::Ect0 => "ect0",
+        Ecn::Ce => "ce",
+    }
+}
+
+impl<W: Write> EventLog<W> {
+    /// Writes the header; `ports` is the fabric's port count.
+    pub fn new(mut out: W, filter: Filter, ports: usize) -> std::io::Result<Self> {
+        out.write_all(crate::report::columns::EVENTS.header().as_bytes())?;
+        let set = |ids: &[usize], n: usize| {
+            let mut v = vec![false; n];
+            for &i in ids {
+                if let Some(x) = v.get_mut(i) {
+                    *x = true;
+                }
+            }
+            v
+        };
+        let port_set = filter.ports.map(|l| {
+            let ids: Vec<usize> = l.iter().map(|p| p.idx()).collect();
+            set(&ids, ports)
+        });
+        let flow_set = filter.flows.map(|l| {
+            let ids: Vec<usize> = l.iter().map(|&f| f as usize).collect();
+            let n = ids.iter().max().map_or(0, |m| m + 1);
+            set(&ids, n)
+        });
+        let kinds = filter
+            .kinds
+            .map_or(u16::MAX, |l| l.iter().fold(0, |m, k| m | k.bit()));
+        Ok(EventLog {
+            out,
+            ports: port_set,
+            flows: flow_set,
+            kinds,
+            sent_end: Vec::new(),
+            line: String::with_capacity(128),
+        })
+    }
+
+    /// Whether events at port `p` may be logged.
+    pub fn watches_port(&self, p: PortId) -> bool {
+        self.ports.as_ref().is_none_or(|s| s[p.idx()])
+    }
+
+    fn watches_flow(&self, pkt: &Packet) -> bool {
+        match (&self.flows, pkt.flow()) {
+            (None, _) => true,
+            (Some(s), Some(f)) => s.get(f.idx()).copied().unwrap_or(false),
+            (Some(_), None) => false,
+        }
+    }
+
+    /// Whether a data packet leaving port `p` is a retransmission; notes
+    /// its end. Only departures from the packet's source host count.
+    fn retransmits(&mut self, pkt: &Packet, p: PortId, ports: &PortNames) -> bool {
+        let Some(flow) = pkt.flow() else { return false };
+        if pkt.kind != Kind::Data || pkt.reverse || ports.ends[p.idx()].0 != pkt.src.0 {
+            return false;
+        }
+        let end = match pkt.protocol {
+            Protocol::Roce => pkt.seq + 1,
+            _ => pkt.seq + pkt.payload_bytes as u64,
+        };
+        if self.sent_end.len() <= flow.idx() {
+            self.sent_end.resize(flow.idx() + 1, 0);
+        }
+        let seen = &mut self.sent_end[flow.idx()];
+        let again = end <= *seen;
+        *seen = (*seen).max(end);
+        again
+    }
+
+    /// Logs a packet event (and what it means at a host: a CNP, a NAK, a
+    /// retransmission).
+    pub fn packet(
+        &mut self,
+        now: SimTime,
+        p: PortId,
+        ev: PacketEvent,
+        pkt: &Packet,
+        queue_bytes: u64,
+        ports: &PortNames,
+    ) -> std::io::Result<()> {
+        // Every departure of a flow's data counts towards its highest end,
+        // logged or not, so that a later retransmission is told right.
+        let again = ev == PacketEvent::Dequeue && self.retransmits(pkt, p, ports);
+        if !self.watches_port(p) || !self.watches_flow(pkt) {
+            return Ok(());
+        }
+        let (kind, detail) = match ev {
+            PacketEvent::Enqueue => (EventKind::Enqueue, ""),
+            PacketEvent::Dequeue => (EventKind::Dequeue, ""),
+            PacketEvent::Mark => (EventKind::Mark, ""),
+            PacketEvent::Drop(c) => (EventKind::Drop, cause(c)),
+        };
+        self.row(now, p, kind, Some(pkt), queue_bytes, detail, ports)?;
+        if ev != PacketEvent::Dequeue {
+            return Ok(());
+        }
+        let at_host = ports.ends[p.idx()].0 == pkt.src.0;
+        if at_host && pkt.protocol == Protocol::Roce && pkt.roce.has(RoceBits::CNP) {
+            self.row(now, p, EventKind::Cnp, Some(pkt), queue_bytes, "", ports)?;
+        }
+        if at_host && pkt.protocol == Protocol::Roce && pkt.roce.has(RoceBits::NAK) {
+            self.row(now, p, EventKind::Nak, Some(pkt), queue_bytes, "", ports)?;
+        }
+        if again {
+            self.row(
+                now,
+                p,
+                EventKind::Retransmit,
+                Some(pkt),
+                queue_bytes,
+                "",
+                ports,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Logs a PFC frame sent or received (no flow: logged whatever the
+    /// flow filter).
+    pub fn pfc(
+        &mut self,
+        now: SimTime,
+        p: PortId,
+        ev: PfcEvent,
+        priority: u8,
+        ports: &PortNames,
+    ) -> std::io::Result<()> {
+        if !self.watches_port(p) {
+            return Ok(());
+        }
+        let kind = match ev {
+            PfcEvent::PauseSent => EventKind::PauseSent,
+            PfcEvent::ResumeSent => EventKind::ResumeSent,
+            PfcEvent::PauseReceived => EventKind::PauseReceived,
+            PfcEvent::ResumeReceived => EventKind::ResumeReceived,
+        };
+        let detail = format!("priority {priority}");
+        self.row(now, p, kind, None, 0, &detail, ports)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn row(
+        &mut self,
+        now: SimTime,
+        p: PortId,
+        kind: EventKind,
+        pkt: Option<&Packet>,
+        queue_bytes: u64,
+        detail: &str,
+        ports: &PortNames,
+    ) -> std::io::Result<()> {
+        if self.kinds & kind.bit() == 0 {
+            return Ok(());
+        }
+        let l = &mut self.line;
+        l.clear();
+        let ps = now.ps();
+        let name = &ports.names[p.idx()];
+        let node = name.split("->").next().unwrap_or("");
+        let _ = write!(
+            l,
+            "{}.{:06},{},{node},{name},",
+            ps / 1_000_000,
+            ps % 1_000_000,
+            kind.name()
+        );
+        match pkt {
+            Some(pkt) => {
+                let flow = pkt.flow().map_or(String::new(), |f| f.0.to_string());
+                let _ = write!(
+                    l,
+                    "{flow},{},{},{},{},{},{queue_bytes},{detail}",
+                    kind_word(pkt.kind),
+                    pkt.seq,
+                    pkt.ack,
+                    pkt.size_bytes,
+                    ecn_word(pkt.ecn),
+                );
+            }
+            None => {
+                let _ = write!(l, ",,,,,,,{detail}");
+            }
+        }
+        l.push('\n');
+        self.out.write_all(l.as_bytes())
+    }
+
+    /// Flushes the log.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
