@@ -36,5 +36,9 @@ cp "$work/mq-ecn/plots/ping_rtt_cdf.png" "$out/ping_rtt_cdf.png"
     --set output.rtt_interval=1ms > /dev/null 2>&1
 cp "$work/rtt/plots/rtt.png" "$out/rtt.png"
 
+"$bin" run scenarios/examples/capture-tcp.toml --out "$work/capture" > /dev/null 2>&1
+cp "$work/capture/plots/timeline_port_switch-host0.png" "$out/timeline_port.png"
+cp "$work/capture/plots/timeline_flow_0.png" "$out/timeline_flow.png"
+
 echo "reference figures in $out:"
 ls "$out"

@@ -3,7 +3,7 @@
 
 use super::{EventKind, PortNames};
 use net::packet::{Kind, Protocol, RoceBits};
-use net::{DropCause, Ecn, Packet, PacketEvent, PfcEvent, PortId};
+use net::{Dropped, Ecn, Packet, PacketEvent, PfcEvent, PortId};
 use sim_core::SimTime;
 use std::fmt::Write as _;
 use std::io::Write;
@@ -32,12 +32,15 @@ pub struct EventLog<W: Write> {
     line: String,
 }
 
-/// Where a drop's cause is written.
-fn cause(c: DropCause) -> &'static str {
+/// A drop's cause as `detail` writes it.
+pub fn cause(c: Dropped) -> &'static str {
     match c {
-        DropCause::BufferOverflow => "overflow",
-        DropCause::Aqm => "aqm",
-        DropCause::AqmDequeue => "aqm_dequeue",
+        Dropped::Overflow => "overflow",
+        Dropped::Aqm => "aqm",
+        Dropped::AqmDequeue => "aqm_dequeue",
+        Dropped::ViqFull => "viq_full",
+        Dropped::ViqAged => "viq_aged",
+        Dropped::PfcHeadroom => "pfc_headroom",
     }
 }
 

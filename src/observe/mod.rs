@@ -107,19 +107,22 @@ impl PortNames {
     }
 }
 
-/// The file a port's capture goes to: `pcap-tor0-host3.pcap` for
-/// `tor0->host3` (characters other than letters, digits, `_` and `.`
-/// become `_`).
-pub fn pcap_file_name(port: &str) -> String {
-    let safe: String = port
-        .replace("->", "-")
+/// A port's name as a file name's part: `tor0-host3` for `tor0->host3`
+/// (characters other than letters, digits, `_`, `.` and `-` become `_`).
+pub fn safe_name(port: &str) -> String {
+    port.replace("->", "-")
         .chars()
         .map(|c| match c {
             'a'..='z' | 'A'..='Z' | '0'..='9' | '_' | '.' | '-' => c,
             _ => '_',
         })
-        .collect();
-    format!("pcap-{safe}.pcap")
+        .collect()
+}
+
+/// The file a port's capture goes to: `pcap-tor0-host3.pcap` for
+/// `tor0->host3`.
+pub fn pcap_file_name(port: &str) -> String {
+    format!("pcap-{}.pcap", safe_name(port))
 }
 
 /// The fabric's observer: the captures and the event log of one run.

@@ -115,6 +115,10 @@ pub struct Chart {
     pub x_range: Option<(f64, f64)>,
     /// The y range to draw instead of the data's own, as `x_range`.
     pub y_range: Option<(f64, f64)>,
+    /// Events drawn as markers alone over the lines (a timeline's marks
+    /// and drops, a sequence plot's retransmissions), named in the legend
+    /// after them.
+    pub marks: Vec<Series>,
 }
 
 /// Which files to write.
@@ -249,7 +253,12 @@ impl Chart {
     /// included; a step function's 0), unpadded; `None` for no data.
     pub fn data_ranges(&self) -> Option<((f64, f64), (f64, f64))> {
         let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-        for p in self.series.iter().flat_map(|s| &s.points) {
+        for p in self
+            .series
+            .iter()
+            .chain(&self.marks)
+            .flat_map(|s| &s.points)
+        {
             if !self.drawable(p) {
                 continue;
             }
@@ -331,7 +340,12 @@ impl Chart {
         X::CoordDescType: ValueFormatter<f64>,
         Y::CoordDescType: ValueFormatter<f64>,
     {
-        let named: Vec<&Series> = self.series.iter().filter(|s| !s.name.is_empty()).collect();
+        let named: Vec<&Series> = self
+            .series
+            .iter()
+            .chain(&self.marks)
+            .filter(|s| !s.name.is_empty())
+            .collect();
         let legend_px = if named.is_empty() {
             0
         } else {
@@ -451,19 +465,29 @@ impl Chart {
                 }
             }
         }
+        // Marks after the lines, each its own colour and marker shape.
+        let lines = self.series.len();
+        for (j, s) in self.marks.iter().enumerate() {
+            let color = PALETTE[(lines + j) % PALETTE.len()];
+            for p in s.points.iter().filter(|p| self.drawable(p)) {
+                draw_marker(root, lines + j, chart.backend_coord(&(p.x, p.y)), color)?;
+            }
+        }
         // The legend names what is drawn: a series with no drawable point
         // (all of it off a log axis) is left out of it.
         let shown = self
             .series
             .iter()
+            .chain(&self.marks)
             .enumerate()
             .filter(|(_, s)| !s.name.is_empty() && s.points.iter().any(|p| self.drawable(p)));
         for (row_n, (i, s)) in shown.enumerate() {
             let color = PALETTE[i % PALETTE.len()];
             let row = 60 + row_n as i32 * (TICK_PX as i32 * 3 / 2);
+            let mark = i >= lines;
             let (on, off) = dash(i).map_or((40, 0), |(on, off)| (on as i32, off as i32));
             let mut x = 8;
-            while x < 48 {
+            while x < 48 && !mark {
                 let end = (x + on).min(48);
                 legend_area.draw(&PathElement::new(
                     vec![(x, row), (end, row)],
@@ -471,7 +495,7 @@ impl Chart {
                 ))?;
                 x = end + off.max(1);
             }
-            if matches!(self.style, Style::Markers | Style::Points) {
+            if mark || matches!(self.style, Style::Markers | Style::Points) {
                 let (dx, dy) = legend_area.get_base_pixel();
                 draw_marker(root, i, (dx + 28, dy + row), color)?;
             }
@@ -928,6 +952,7 @@ mod tests {
             series,
             x_range: None,
             y_range: None,
+            marks: Vec::new(),
         }
     }
 

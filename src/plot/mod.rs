@@ -14,6 +14,7 @@ pub mod over_time;
 pub mod run;
 pub mod spec;
 pub mod sweep;
+pub mod timeline;
 
 pub use chart::{Chart, Formats};
 pub use spec::PlotSpec;

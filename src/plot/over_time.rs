@@ -261,6 +261,7 @@ fn figure(
             series,
             x_range: None,
             y_range: None,
+            marks: Vec::new(),
         },
         data,
     }

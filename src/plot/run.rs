@@ -1,9 +1,10 @@
 //! The figures of one run, from its folder's files: queue occupancy over
 //! time (`queues.csv`), goodput over time (`goodput.csv`), the FCT CDF
 //! (`flows.csv`), RTT over time (`rtt.csv`), the ping RTT CDF
-//! (`pings.csv`), and each traced flow's window and rate over time
-//! (`cc.csv`). A figure whose file is absent (its output was off) is
-//! skipped.
+//! (`pings.csv`), each traced flow's window and rate over time
+//! (`cc.csv`), and the timelines of ports and flows (`events.csv`,
+//! [`super::timeline`]). A figure whose file is absent (its output was
+//! off) is skipped.
 
 use super::PlotError;
 use super::bins;
@@ -40,12 +41,15 @@ pub fn figures(dir: &Path) -> Result<Vec<(String, Chart)>, PlotError> {
     if let Some(c) = Csv::read_if_present(&dir.join("cc.csv"))? {
         out.extend(cc_figures(&c)?);
     }
+    if let Some(c) = Csv::read_if_present(&dir.join("events.csv"))? {
+        out.extend(super::timeline::figures(&c)?);
+    }
     Ok(out.into_iter().filter(|(_, c)| !c.is_empty()).collect())
 }
 
 /// The scale and label of a time axis for column `t` of `c` (in us),
 /// in the unit that suits its largest value.
-fn time_axis(c: &Csv, t: usize) -> (Scale, String) {
+pub(super) fn time_axis(c: &Csv, t: usize) -> (Scale, String) {
     let max_us = c
         .rows
         .iter()
@@ -56,7 +60,7 @@ fn time_axis(c: &Csv, t: usize) -> (Scale, String) {
 }
 
 /// Rescales every point's y (`Some`) or x into `scale`'s unit.
-fn rescale(series: &mut [Series], scale: Scale, y: bool) {
+pub(super) fn rescale(series: &mut [Series], scale: Scale, y: bool) {
     for p in series.iter_mut().flat_map(|s| s.points.iter_mut()) {
         if y {
             p.y = scale.of(p.y);
@@ -79,7 +83,7 @@ fn max_of(series: &[Series], y: bool) -> f64 {
 /// Series keyed by name, points in file order.
 type Lines = BTreeMap<String, Vec<Point>>;
 
-fn point(x: f64, y: f64) -> Point {
+pub(super) fn point(x: f64, y: f64) -> Point {
     Point { x, y, err: None }
 }
 
@@ -175,6 +179,7 @@ fn queues(c: &Csv) -> Result<Chart, PlotError> {
         series,
         x_range: None,
         y_range: None,
+        marks: Vec::new(),
     })
 }
 
@@ -231,6 +236,7 @@ fn goodput(c: &Csv) -> Result<Chart, PlotError> {
         series,
         x_range: None,
         y_range: None,
+        marks: Vec::new(),
     })
 }
 
@@ -296,6 +302,7 @@ fn fct_cdf(c: &Csv) -> Result<Chart, PlotError> {
         series,
         x_range: None,
         y_range: None,
+        marks: Vec::new(),
     })
 }
 
@@ -339,6 +346,7 @@ fn slowdown_by_size(c: &Csv) -> Result<Option<Chart>, PlotError> {
         series,
         x_range: None,
         y_range: None,
+        marks: Vec::new(),
     }))
 }
 
@@ -377,6 +385,7 @@ fn rtt(c: &Csv) -> Result<Chart, PlotError> {
         series,
         x_range: None,
         y_range: None,
+        marks: Vec::new(),
     })
 }
 
@@ -447,6 +456,7 @@ fn cc_figures(c: &Csv) -> Result<Vec<(String, Chart)>, PlotError> {
                 series,
                 x_range: None,
                 y_range: None,
+                marks: Vec::new(),
             },
         ));
     }
@@ -485,6 +495,7 @@ fn ping_cdf(c: &Csv) -> Result<Chart, PlotError> {
         series,
         x_range: None,
         y_range: None,
+        marks: Vec::new(),
     })
 }
 

@@ -510,6 +510,7 @@ fn metric_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figur
                 series,
                 x_range: None,
                 y_range: None,
+                marks: Vec::new(),
             },
             data,
         });
@@ -683,6 +684,7 @@ fn slowdown_figure(
             series: lines,
             x_range: None,
             y_range: None,
+            marks: Vec::new(),
         },
         data,
     }
@@ -735,6 +737,7 @@ fn fct_cdf_figure(spec: &PlotSpec, split: &str, series: &[Pooled]) -> Figure {
             series: lines,
             x_range: None,
             y_range: None,
+            marks: Vec::new(),
         },
         data,
     }

@@ -200,7 +200,7 @@ pub static EVENTS: CsvFile = CsvFile { name: "events.csv", when: "output.events"
     col("bytes", "bytes", "the packet's IP size"),
     col("ecn", "text", "its ECN field after the event: not-ect, ect0 or ce"),
     col("queue_bytes", "bytes", "the port's queued bytes after the event"),
-    col("detail", "text", "a drop's cause (overflow, aqm, aqm_dequeue); a PFC frame's priority"),
+    col("detail", "text", "a drop's cause (overflow, aqm, aqm_dequeue, viq_full, viq_aged, pfc_headroom); a PFC frame's priority"),
 ]};
 
 /// Every CSV file of a run, in the order docs/outputs.md gives them.

@@ -75,6 +75,9 @@ fn a_capture_reads_back_through_an_independent_pcap_reader() {
 /// Runs `text` with everything logged (or nothing), returning the world
 /// and the event log's text.
 fn run_logged(text: &str, log: bool) -> (World, String) {
+    // Tests run in parallel: each run its own folder.
+    static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut sc = parse_str("capture.toml", text).unwrap_or_else(|e| panic!("{e}"));
     sc.output = OutputConfig {
         events: log.then_some(EventsConfig {
@@ -85,7 +88,7 @@ fn run_logged(text: &str, log: bool) -> (World, String) {
         pcap: None,
         ..sc.output
     };
-    let dir = common::temp_dir(if log { "events-on" } else { "events-off" });
+    let dir = common::temp_dir(&format!("events-{n}"));
     let mut w = World::build(&sc, sc.simulation.seed).expect("builds");
     dcnsim::observe::attach(&mut w, &sc.output, &mut |n| {
         std::fs::File::create(dir.join(n))
@@ -137,6 +140,39 @@ fn the_event_log_counts_what_ports_csv_and_flows_csv_count() {
             .zip(&detail)
             .all(|(e, d)| (*e == "drop") == (*d == "overflow"))
     );
+}
+
+#[test]
+fn the_event_log_counts_every_pfc_frame_that_pfc_csv_counts() {
+    let text = std::fs::read_to_string("scenarios/pfc/incast-lossless.toml").expect("shipped");
+    let (w, events) = run_logged(&text, true);
+    let ev = column(&events, "event");
+    let (port, detail) = (column(&events, "port"), column(&events, "detail"));
+    let mut frames = 0;
+    for (i, p) in w.fabric.ports().iter().enumerate() {
+        let Some(st) = p.pfc.as_deref() else { continue };
+        let name = w.port_name(net::PortId(i as u32));
+        for q in 0..8 {
+            let logged = |kind: &str| {
+                (0..ev.len())
+                    .filter(|&r| {
+                        ev[r] == kind && port[r] == name && detail[r] == format!("priority {q}")
+                    })
+                    .count() as u64
+            };
+            let s = &st.stats;
+            assert_eq!(logged("pause_sent"), s.pauses_sent[q], "{name} {q}");
+            assert_eq!(logged("resume_sent"), s.resumes_sent[q], "{name} {q}");
+            assert_eq!(logged("pause_received"), s.pauses_received[q], "{name} {q}");
+            assert_eq!(
+                logged("resume_received"),
+                s.resumes_received[q],
+                "{name} {q}"
+            );
+            frames += s.pauses_sent[q];
+        }
+    }
+    assert!(frames > 0, "a run that pauses");
 }
 
 #[test]

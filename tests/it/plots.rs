@@ -457,3 +457,58 @@ fn over_time_plots_overlay_the_runs_of_a_sweep() {
     assert!(err.contains("output.cc_trace"), "{err}");
     std::fs::remove_dir_all(dir).expect("cleaned");
 }
+
+/// The event log's timelines: a figure per chosen port (its queue with
+/// the marks, drops and PFC frames on it) and per chosen flow (sequence
+/// over time with its retransmissions), each legend naming what is drawn.
+#[test]
+fn an_event_log_draws_port_and_flow_timelines() {
+    let dir = common::temp_dir("plots-timeline");
+    let text = std::fs::read_to_string("scenarios/examples/capture-tcp.toml")
+        .expect("shipped")
+        .replace(
+            "events = { flows = [0, 1] }",
+            "events = { flows = [0], ports = [\"switch->host0\", \"host1->switch\"] }",
+        );
+    let scenario = dir.join("timeline.toml");
+    std::fs::write(&scenario, text).expect("written");
+    let out = dir.join("out");
+    common::run_cli(&[
+        "run".to_string(),
+        scenario.display().to_string(),
+        "--out".into(),
+        out.display().to_string(),
+    ]);
+    let stems = check_figures(&out);
+    assert_eq!(
+        stems,
+        [
+            "fct_cdf",
+            "timeline_flow_0",
+            "timeline_port_host1-switch",
+            "timeline_port_switch-host0"
+        ]
+    );
+    let svg =
+        |stem: &str| std::fs::read_to_string(out.join(format!("plots/{stem}.svg"))).expect("svg");
+    // The legend's names (anchored at their start).
+    let legend = |stem: &str| svg_texts(&svg(stem), "start");
+    assert_eq!(
+        legend("timeline_port_switch-host0"),
+        ["queue", "CE mark", "drop: overflow"]
+    );
+    let flow = legend("timeline_flow_0");
+    for name in [
+        "data leaving host1",
+        "ACKs leaving switch",
+        "retransmission",
+        "data dropped",
+        "CE mark",
+    ] {
+        assert!(
+            flow.iter().any(|t| t == name),
+            "flow timeline lacks {name}: {flow:?}"
+        );
+    }
+    std::fs::remove_dir_all(dir).expect("cleaned");
+}

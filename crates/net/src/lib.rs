@@ -34,7 +34,7 @@ pub use fabric::{Fabric, FabricConfig, NetEvent, Outcome};
 pub use ids::{FlowId, HostId, NodeId, Origin, PortId, SourceId};
 pub use ingress::{Arrival, IngressHook, IngressView, ViqAction};
 pub use int::{INT_HEADER_BYTES, INT_MAX_HOPS, IntHop, IntStack, IntTable};
-pub use observe::{Observer, PacketEvent, PfcEvent};
+pub use observe::{Dropped, Observer, PacketEvent, PfcEvent};
 pub use packet::{
     Ecn, Feedback, Kind, Packet, PacketArena, PacketId, Protocol, RoceBits, SackBlocks, TcpFlags,
     WireFormat,

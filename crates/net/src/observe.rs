@@ -26,7 +26,35 @@ pub enum PacketEvent {
     /// `Enqueue` or before `Dequeue`, at the same time).
     Mark,
     /// The port dropped it.
-    Drop(DropCause),
+    Drop(Dropped),
+}
+
+/// Why an observed port dropped a packet: its egress queue's causes
+/// ([`DropCause`]) and its ingress stage's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dropped {
+    /// The egress buffer was full.
+    Overflow,
+    /// The egress AQM dropped it as it arrived.
+    Aqm,
+    /// The egress AQM dropped it at the head of the queue.
+    AqmDequeue,
+    /// The ingress stage's VIQ was full.
+    ViqFull,
+    /// The ingress hook dropped it from the VIQ as too old.
+    ViqAged,
+    /// A lossless packet found its PFC headroom full (a lossless violation).
+    PfcHeadroom,
+}
+
+impl From<DropCause> for Dropped {
+    fn from(c: DropCause) -> Dropped {
+        match c {
+            DropCause::BufferOverflow => Dropped::Overflow,
+            DropCause::Aqm => Dropped::Aqm,
+            DropCause::AqmDequeue => Dropped::AqmDequeue,
+        }
+    }
 }
 
 /// A PFC frame at an observed port.

@@ -4,7 +4,9 @@
 use super::{Fabric, NetEvent, Scheduler};
 use crate::ids::{NodeId, PortId};
 use crate::ingress::{Arrival, IngressHook, IngressView, ViqAction};
+use crate::observe::{Dropped, PacketEvent};
 use crate::packet::{NO_PORT, PacketId};
+use crate::port::OBSERVED;
 use crate::topology::NodeKind;
 use sim_core::{Bandwidth, SimTime};
 
@@ -75,6 +77,9 @@ impl Fabric {
                 } else {
                     ingress.stats.viq_drops_full += 1;
                     ingress.stats.dropped_bytes += size as u64;
+                    if self.ports[p.idx()].pfc_attention & OBSERVED != 0 {
+                        self.report(p, PacketEvent::Drop(Dropped::ViqFull), id, now);
+                    }
                     self.leave_switch(id, sched);
                     self.packets.free(id);
                 }
@@ -152,6 +157,9 @@ impl Fabric {
             if action == ViqAction::DropAged {
                 ingress.stats.viq_drops_aged += 1;
                 ingress.stats.dropped_bytes += size as u64;
+                if self.ports[p.idx()].pfc_attention & OBSERVED != 0 {
+                    self.report(p, PacketEvent::Drop(Dropped::ViqAged), head, now);
+                }
                 self.leave_switch(head, sched);
                 self.packets.free(head);
                 continue;

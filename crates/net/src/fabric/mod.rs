@@ -671,7 +671,7 @@ impl Fabric {
         sched: &mut S,
     ) {
         if self.ports[p.idx()].pfc_attention & OBSERVED != 0 {
-            self.report(p, PacketEvent::Drop(cause), id, sched.now());
+            self.report(p, PacketEvent::Drop(cause.into()), id, sched.now());
         }
         let pkt = self.packets.get(id);
         if let Some(cfg) = self.config.pfc
@@ -863,7 +863,7 @@ impl Fabric {
     /// Out of line: unobserved ports never come here.
     #[cold]
     #[inline(never)]
-    fn report(&mut self, p: PortId, ev: PacketEvent, id: PacketId, now: SimTime) {
+    pub(super) fn report(&mut self, p: PortId, ev: PacketEvent, id: PacketId, now: SimTime) {
         if let Some(o) = self.observer.as_deref_mut() {
             o.packet(now, p, ev, self.packets.get(id), self.ports[p.idx()].bytes);
         }

@@ -5,7 +5,7 @@
 
 use super::{Fabric, NetEvent, Scheduler};
 use crate::ids::PortId;
-use crate::observe::PfcEvent;
+use crate::observe::{Dropped, PacketEvent, PfcEvent};
 use crate::packet::PacketId;
 use crate::pfc::{self, Charge, PAUSE_PAYLOAD_BYTES, PauseMode, PfcConfig, PortPfc};
 use crate::port::{OBSERVED, PFC_FRAME, PFC_PAUSED};
@@ -86,6 +86,10 @@ impl Fabric {
                 st.stats.lossless_drops[q] += 1;
                 st.stats.headroom_drops[q] += 1;
                 port.ingress.stats.dropped_bytes += size;
+                if port.pfc_attention & OBSERVED != 0 {
+                    let now = sched.now();
+                    self.report(p, PacketEvent::Drop(Dropped::PfcHeadroom), id, now);
+                }
                 self.leave_switch(id, sched);
                 self.packets.free(id);
                 return false;
