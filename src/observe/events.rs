@@ -5,7 +5,6 @@ use super::{EventKind, PortNames};
 use net::packet::{Kind, Protocol, RoceBits};
 use net::{Dropped, Ecn, Packet, PacketEvent, PfcEvent, PortId};
 use sim_core::SimTime;
-use std::fmt::Write as _;
 use std::io::Write;
 
 /// Which events are logged: each list a filter, `None` lets all through.
@@ -220,31 +219,29 @@ impl<W: Write> EventLog<W> {
         let ps = now.ps();
         let name = &ports.names[p.idx()];
         let node = name.split("->").next().unwrap_or("");
-        let _ = write!(
-            l,
-            "{}.{:06},{},{node},{name},",
-            ps / 1_000_000,
-            ps % 1_000_000,
-            kind.name()
-        );
+        let time = format_args!("{}.{:06}", ps / 1_000_000, ps % 1_000_000);
+        let row = crate::report::columns::EVENTS
+            .row(l)
+            .cell("time_us", time)
+            .cell("event", kind.name())
+            .cell("node", node)
+            .cell("port", name);
         match pkt {
-            Some(pkt) => {
-                let flow = pkt.flow().map_or(String::new(), |f| f.0.to_string());
-                let _ = write!(
-                    l,
-                    "{flow},{},{},{},{},{},{queue_bytes},{detail}",
-                    kind_word(pkt.kind),
-                    pkt.seq,
-                    pkt.ack,
-                    pkt.size_bytes,
-                    ecn_word(pkt.ecn),
-                );
-            }
-            None => {
-                let _ = write!(l, ",,,,,,,{detail}");
-            }
+            Some(pkt) => row
+                .cell(
+                    "flow",
+                    pkt.flow().map_or(String::new(), |f| f.0.to_string()),
+                )
+                .cell("kind", kind_word(pkt.kind))
+                .cell("seq", pkt.seq)
+                .cell("ack", pkt.ack)
+                .cell("bytes", pkt.size_bytes)
+                .cell("ecn", ecn_word(pkt.ecn))
+                .cell("queue_bytes", queue_bytes),
+            None => row.empty_from("flow", 7),
         }
-        l.push('\n');
+        .cell("detail", detail)
+        .end();
         self.out.write_all(l.as_bytes())
     }
 

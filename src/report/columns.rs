@@ -36,6 +36,81 @@ impl CsvFile {
     pub fn index(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
     }
+
+    /// A row of this file, written cell by cell into `line` under the
+    /// names of its columns: a row cannot disagree with the header.
+    pub fn row<'a>(&'static self, line: &'a mut String) -> Row<'a> {
+        Row {
+            file: self,
+            next: 0,
+            line,
+        }
+    }
+}
+
+/// A CSV row being written: each cell names its column, in the table's
+/// order ([`CsvFile::row`]); [`Row::end`] checks that none is missing.
+pub struct Row<'a> {
+    file: &'static CsvFile,
+    next: usize,
+    line: &'a mut String,
+}
+
+impl Row<'_> {
+    /// Writes column `name`'s cell.
+    pub fn cell(mut self, name: &str, value: impl std::fmt::Display) -> Self {
+        use std::fmt::Write as _;
+        let column = self
+            .file
+            .columns
+            .get(self.next)
+            .map_or("(none)", |c| c.name);
+        assert_eq!(
+            column, name,
+            "{}: cell {} is written as {name}",
+            self.file.name, self.next
+        );
+        if self.next > 0 {
+            self.line.push(',');
+        }
+        let _ = write!(self.line, "{value}");
+        self.next += 1;
+        self
+    }
+
+    /// Writes `n` empty cells, for the columns from `first` on that this
+    /// row has no value for (a class row's port-only columns).
+    pub fn empty_from(mut self, first: &str, n: usize) -> Self {
+        let start = self.next;
+        for i in 0..n {
+            let name = self
+                .file
+                .columns
+                .get(start + i)
+                .map_or("(none)", |c| c.name);
+            if i == 0 {
+                assert_eq!(
+                    name, first,
+                    "{}: empty cells start at {name}",
+                    self.file.name
+                );
+            }
+            self = self.cell(name, "");
+        }
+        self
+    }
+
+    /// Ends the row with its line break; every column was written.
+    pub fn end(self) {
+        assert_eq!(
+            self.next,
+            self.file.columns.len(),
+            "{}: a row of {} cells",
+            self.file.name,
+            self.next
+        );
+        self.line.push('\n');
+    }
 }
 
 const fn col(name: &'static str, unit: &'static str, meaning: &'static str) -> Column {
@@ -328,5 +403,40 @@ mod tests {
             names.dedup();
             assert_eq!(names.len(), f.columns.len(), "{}", f.name);
         }
+    }
+
+    /// The row writer the files use: cells in the table's order, each
+    /// named; a misnamed, a missing or an extra cell stops the run.
+    static TINY: CsvFile = CsvFile {
+        name: "tiny.csv",
+        when: "tests",
+        columns: &[
+            col("a", "id", "a"),
+            col("b", "id", "b"),
+            col("c", "id", "c"),
+        ],
+    };
+
+    #[test]
+    fn a_row_is_written_in_its_columns_order() {
+        let mut s = String::new();
+        TINY.row(&mut s)
+            .cell("a", 1)
+            .empty_from("b", 1)
+            .cell("c", "x")
+            .end();
+        assert_eq!(s, "1,,x\n");
+    }
+
+    #[test]
+    #[should_panic(expected = "cell 1 is written as c")]
+    fn a_cell_out_of_order_is_refused() {
+        TINY.row(&mut String::new()).cell("a", 1).cell("c", 2);
+    }
+
+    #[test]
+    #[should_panic(expected = "a row of 2 cells")]
+    fn a_row_missing_a_cell_is_refused() {
+        TINY.row(&mut String::new()).cell("a", 1).cell("b", 2).end();
     }
 }

@@ -25,31 +25,44 @@ pub fn flows_csv(world: &World) -> String {
         let opt_us = |t: Option<u64>| t.map_or(String::new(), us);
         let st = snd.record().counters;
         let rx = f.receiver.as_roce();
-        let _ = writeln!(
-            s,
-            "{i},{},{},{},{},{},{finish},{fct},{},{},{slowdown},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            f.workload,
-            a.src.0,
-            a.dst.0,
-            f.size.map_or(String::new(), |b| b.to_string()),
-            opt_us((f.start != sim_core::SimTime::MAX).then_some(f.start.ps())),
-            opt_us(f.received_at.map(|t| t.ps())),
-            opt_us(ideal),
-            snd.bytes_acked(),
-            st.retransmits,
-            st.syn_retransmits,
-            st.fin_retransmits,
-            st.timeouts,
-            st.rto_episodes,
-            st.fast_recoveries,
-            st.ecn_reductions,
-            st.sack_recovered,
-            st.tail_loss_probes,
-            st.window_probes,
-            rx.map_or(String::new(), |r| r.naks_sent().to_string()),
-            rx.map_or(String::new(), |r| r.cnps_sent().to_string()),
-            world.transports[f.transport as usize].name,
-        );
+        let start = (f.start != sim_core::SimTime::MAX).then_some(f.start.ps());
+        super::columns::FLOWS
+            .row(&mut s)
+            .cell("id", i)
+            .cell("workload", f.workload)
+            .cell("src", a.src.0)
+            .cell("dst", a.dst.0)
+            .cell(
+                "size_bytes",
+                f.size.map_or(String::new(), |b| b.to_string()),
+            )
+            .cell("start_us", opt_us(start))
+            .cell("finish_us", finish)
+            .cell("fct_us", fct)
+            .cell("received_us", opt_us(f.received_at.map(|t| t.ps())))
+            .cell("ideal_fct_us", opt_us(ideal))
+            .cell("slowdown", slowdown)
+            .cell("bytes_acked", snd.bytes_acked())
+            .cell("retransmissions", st.retransmits)
+            .cell("syn_retransmissions", st.syn_retransmits)
+            .cell("fin_retransmissions", st.fin_retransmits)
+            .cell("timeouts", st.timeouts)
+            .cell("rto_episodes", st.rto_episodes)
+            .cell("fast_recoveries", st.fast_recoveries)
+            .cell("ecn_reductions", st.ecn_reductions)
+            .cell("sack_recovered", st.sack_recovered)
+            .cell("tail_loss_probes", st.tail_loss_probes)
+            .cell("window_probes", st.window_probes)
+            .cell(
+                "naks_sent",
+                rx.map_or(String::new(), |r| r.naks_sent().to_string()),
+            )
+            .cell(
+                "cnps_sent",
+                rx.map_or(String::new(), |r| r.cnps_sent().to_string()),
+            )
+            .cell("transport", &world.transports[f.transport as usize].name)
+            .end();
     }
     s
 }
@@ -286,46 +299,62 @@ pub fn ports_csv(world: &World) -> String {
         let node = p.node.0;
         let (st, ing) = (&p.stats, &p.ingress.stats);
         let name = world.port_name(net::PortId(i as u32));
-        let _ = writeln!(
-            s,
-            "{i},{node},{peer},{name},all,{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            st.tx_packets,
-            st.tx_bytes,
-            st.drops_overflow,
-            st.drops_aqm,
-            st.drops_aqm_dequeue,
-            st.drops(),
-            st.ecn_marks,
-            st.max_packets,
-            avg(&st.queue_bytes_area),
-            ing.held,
-            ing.released,
-            ing.viq_drops_full,
-            ing.viq_drops_aged,
-            ing.viq_max_packets,
-            avg(&ing.viq_packets_area),
-            st.tx_wire_bytes,
-            st.max_bytes,
-            avg(&st.queue_packets_area),
-            st.dropped_bytes,
-            st.mean_wait_ps()
-                .map_or(String::new(), |w| format!("{:.6}", w / 1e6)),
-        );
+        super::columns::PORTS
+            .row(&mut s)
+            .cell("port", i)
+            .cell("node", node)
+            .cell("peer_node", peer)
+            .cell("name", &name)
+            .cell("class", "all")
+            .cell("tx_packets", st.tx_packets)
+            .cell("tx_bytes", st.tx_bytes)
+            .cell("drops_overflow", st.drops_overflow)
+            .cell("drops_aqm", st.drops_aqm)
+            .cell("drops_aqm_dequeue", st.drops_aqm_dequeue)
+            .cell("drops", st.drops())
+            .cell("ecn_marks", st.ecn_marks)
+            .cell("max_packets", st.max_packets)
+            .cell("avg_bytes", avg(&st.queue_bytes_area))
+            .cell("viq_held", ing.held)
+            .cell("viq_released", ing.released)
+            .cell("viq_drops_full", ing.viq_drops_full)
+            .cell("viq_drops_aged", ing.viq_drops_aged)
+            .cell("viq_max_packets", ing.viq_max_packets)
+            .cell("avg_viq_packets", avg(&ing.viq_packets_area))
+            .cell("tx_wire_bytes", st.tx_wire_bytes)
+            .cell("max_bytes", st.max_bytes)
+            .cell("avg_packets", avg(&st.queue_packets_area))
+            .cell("dropped_bytes", st.dropped_bytes)
+            .cell(
+                "mean_wait_us",
+                st.mean_wait_ps()
+                    .map_or(String::new(), |w| format!("{:.6}", w / 1e6)),
+            )
+            .end();
         if p.class_stats.len() > 1 {
             for (c, cs) in p.class_stats.iter().enumerate() {
-                let _ = writeln!(
-                    s,
-                    "{i},{node},{peer},{name},{c},{},{},{},{},{},{},{},{},{},,,,,,,,,,,",
-                    cs.tx_packets,
-                    cs.tx_bytes,
-                    cs.drops - cs.drops_aqm - cs.drops_aqm_dequeue,
-                    cs.drops_aqm,
-                    cs.drops_aqm_dequeue,
-                    cs.drops,
-                    cs.ecn_marks,
-                    cs.max_packets,
-                    avg(&cs.queue_bytes_area),
-                );
+                // A class has no ingress stage, and the port-only columns are empty.
+                super::columns::PORTS
+                    .row(&mut s)
+                    .cell("port", i)
+                    .cell("node", node)
+                    .cell("peer_node", peer)
+                    .cell("name", &name)
+                    .cell("class", c)
+                    .cell("tx_packets", cs.tx_packets)
+                    .cell("tx_bytes", cs.tx_bytes)
+                    .cell(
+                        "drops_overflow",
+                        cs.drops - cs.drops_aqm - cs.drops_aqm_dequeue,
+                    )
+                    .cell("drops_aqm", cs.drops_aqm)
+                    .cell("drops_aqm_dequeue", cs.drops_aqm_dequeue)
+                    .cell("drops", cs.drops)
+                    .cell("ecn_marks", cs.ecn_marks)
+                    .cell("max_packets", cs.max_packets)
+                    .cell("avg_bytes", avg(&cs.queue_bytes_area))
+                    .empty_from("viq_held", 11)
+                    .end();
             }
         }
     }

@@ -27,9 +27,7 @@
 use super::config::{DATA_HEADER_BYTES, RoceConfig, WindowMode};
 use super::control::{AckView, FlowCtx, RateControl, RoceController};
 use super::dcqcn::Dcqcn;
-use super::hpcc::Hpcc;
 use super::rcc::RccControl;
-use super::timely::Timely;
 use crate::endpoint::{Counters, FlowRecord, PathInfo, Side};
 use crate::{Emit, FlowAddr};
 use net::{Ecn, INT_HEADER_BYTES, IntStack, Kind, Packet, Protocol, RoceBits, WireFormat};
@@ -166,30 +164,6 @@ impl RoceSender {
             out("window_bytes", w as f64);
         }
         self.cc.state(out);
-    }
-
-    /// HPCC's state, if it runs.
-    pub fn hpcc(&self) -> Option<&Hpcc> {
-        match &self.cc {
-            RoceController::Hpcc(h) => Some(h),
-            _ => None,
-        }
-    }
-
-    /// TIMELY's state, if it runs.
-    pub fn timely(&self) -> Option<&Timely> {
-        match &self.cc {
-            RoceController::Timely(t) => Some(t.timely()),
-            _ => None,
-        }
-    }
-
-    /// RCC's window in force, bytes (`None`: not RCC).
-    pub fn rcc_window(&self) -> Option<u64> {
-        match &self.cc {
-            RoceController::Rcc(r) => Some(r.window()),
-            _ => None,
-        }
     }
 
     /// RCC-sender's controller.

@@ -169,13 +169,6 @@ pub struct TimelySend {
     next_event: u64,
 }
 
-impl TimelySend {
-    /// The controller.
-    pub fn timely(&self) -> &Timely {
-        &self.timely
-    }
-}
-
 impl super::control::RoceControllerConfig for TimelyConfig {
     type Controller = TimelySend;
     const NAME: &'static str = "timely";
