@@ -3,7 +3,6 @@
 
 use super::us;
 use crate::world::{CcSample, GoodputSample, QueueSample, RowSink, RttRow, VIQ_CLASS, World};
-use std::fmt::Write as _;
 use std::io::Write as _;
 
 /// `flows.csv`: one row per TCP flow (columns in docs/outputs.md).
@@ -86,12 +85,17 @@ pub fn goodput_csv(world: &World) -> String {
 fn goodput_row(interval: sim_core::SimDuration) -> impl Fn(&mut String, &GoodputSample) {
     move |s, g| {
         let gbps = g.bytes as f64 * 8.0 / interval.ps() as f64 * 1e3;
-        let t = us(g.time_ps);
-        let _ = if g.flow == crate::world::ALL_FLOWS {
-            writeln!(s, "{t},all,{gbps:.6}")
+        let flow = if g.flow == crate::world::ALL_FLOWS {
+            "all".to_string()
         } else {
-            writeln!(s, "{t},{},{gbps:.6}", g.flow)
+            g.flow.to_string()
         };
+        super::columns::GOODPUT
+            .row(s)
+            .cell("time_us", us(g.time_ps))
+            .cell("flow", flow)
+            .cell("gbps", format_args!("{gbps:.6}"))
+            .end();
     }
 }
 
@@ -108,7 +112,13 @@ pub fn cc_csv(world: &World) -> String {
 
 /// One `cc.csv` row.
 fn cc_row(s: &mut String, c: &CcSample) {
-    let _ = writeln!(s, "{},{},{},{}", us(c.time_ps), c.flow, c.variable, c.value);
+    super::columns::CC
+        .row(s)
+        .cell("time_us", us(c.time_ps))
+        .cell("flow", c.flow)
+        .cell("variable", c.variable)
+        .cell("value", c.value)
+        .end();
 }
 
 /// Writes one row of a series into a line.
@@ -209,7 +219,14 @@ pub fn pings_csv(world: &World) -> String {
             } else {
                 us(rtt)
             };
-            let _ = writeln!(s, "{},{i},{k},{},{rtt}", src.workload, us(sent));
+            super::columns::PINGS
+                .row(&mut s)
+                .cell("workload", src.workload)
+                .cell("source", i)
+                .cell("probe", k)
+                .cell("sent_us", us(sent))
+                .cell("rtt_us", rtt)
+                .end();
         }
     }
     s
@@ -225,7 +242,14 @@ pub fn rounds_csv(world: &World) -> String {
         let duration = start
             .zip(end)
             .map_or(String::new(), |(a, b)| us(b.since(a).ps()));
-        let _ = writeln!(s, "{w},{r},{},{},{duration}", opt(start), opt(end));
+        super::columns::ROUNDS
+            .row(&mut s)
+            .cell("workload", w)
+            .cell("round", r)
+            .cell("start_us", opt(start))
+            .cell("end_us", opt(end))
+            .cell("duration_us", duration)
+            .end();
     }
     s
 }
@@ -243,29 +267,39 @@ pub fn rtt_csv(world: &World) -> String {
 
 /// One `rtt.csv` row.
 fn rtt_row(s: &mut String, r: &RttRow) {
-    let _ = writeln!(
-        s,
-        "{},{},{},{:.3},{:.3},{:.3},{:.3}",
-        us(r.time_ps),
-        r.workload,
-        r.samples,
-        r.mean_ns / 1e3,
-        r.p50_ns as f64 / 1e3,
-        r.p99_ns as f64 / 1e3,
-        r.max_ns as f64 / 1e3
-    );
+    let us3 = |ns: f64| format!("{:.3}", ns / 1e3);
+    super::columns::RTT
+        .row(s)
+        .cell("time_us", us(r.time_ps))
+        .cell("workload", r.workload)
+        .cell("samples", r.samples)
+        .cell("mean_us", us3(r.mean_ns))
+        .cell("p50_us", us3(r.p50_ns as f64))
+        .cell("p99_us", us3(r.p99_ns as f64))
+        .cell("max_us", us3(r.max_ns as f64))
+        .end();
 }
 
 /// One `queues.csv` row; class `viq` is a port's VIQ.
 fn queue_row(s: &mut String, q: &QueueSample, names: &[String]) {
-    let t = us(q.time_ps);
-    let (port, node, bytes, packets) = (q.port, q.node, q.bytes, q.packets);
-    let name = names.get(port as usize).map_or("", String::as_str);
-    let _ = if q.class == VIQ_CLASS {
-        writeln!(s, "{t},{port},{node},{name},viq,{bytes},{packets}")
+    let class = if q.class == VIQ_CLASS {
+        "viq".to_string()
     } else {
-        writeln!(s, "{t},{port},{node},{name},{},{bytes},{packets}", q.class)
+        q.class.to_string()
     };
+    super::columns::QUEUES
+        .row(s)
+        .cell("time_us", us(q.time_ps))
+        .cell("port", q.port)
+        .cell("node", q.node)
+        .cell(
+            "name",
+            names.get(q.port as usize).map_or("", String::as_str),
+        )
+        .cell("class", class)
+        .cell("bytes", q.bytes)
+        .cell("packets", q.packets)
+        .end();
 }
 
 /// `queues.csv` of the samples a world kept in memory: one row per sampled

@@ -135,19 +135,23 @@ pub fn pfc_csv(world: &World) -> String {
             } else {
                 String::new()
             };
-            let _ = writeln!(
-                s,
-                "{i},{},{peer},{name},{q},{},{},{},{},{},{fraction},{},{},{}",
-                port.node.0,
-                c.pauses_sent[q],
-                c.resumes_sent[q],
-                c.pauses_received[q],
-                c.resumes_received[q],
-                super::us(paused),
-                st.headroom_bytes,
-                c.peak_headroom_bytes[q],
-                c.lossless_drops[q],
-            );
+            super::columns::PFC
+                .row(&mut s)
+                .cell("port", i)
+                .cell("node", port.node.0)
+                .cell("peer_node", peer)
+                .cell("name", &name)
+                .cell("priority", q)
+                .cell("pauses_sent", c.pauses_sent[q])
+                .cell("resumes_sent", c.resumes_sent[q])
+                .cell("pauses_received", c.pauses_received[q])
+                .cell("resumes_received", c.resumes_received[q])
+                .cell("paused_us", super::us(paused))
+                .cell("paused_fraction", fraction)
+                .cell("headroom_bytes", st.headroom_bytes)
+                .cell("peak_headroom_bytes", c.peak_headroom_bytes[q])
+                .cell("lossless_drops", c.lossless_drops[q])
+                .end();
         }
     }
     s
