@@ -12,7 +12,7 @@ use transport::CcConfig;
 use transport::cc::{ControllerConfig, CubicConfig, DctcpConfig, EcnConfig, NewRenoConfig};
 use transport::roce::swift::SwiftKeys;
 use transport::roce::{
-    ControllerKeys, DcqcnKeys, HpccKeys, LineRateConfig, RccKeys, RoceCc, TimelyKeys,
+    ControllerKeys, DcqcnKeys, HpccConfig, LineRateConfig, RccKeys, RoceCc, TimelyConfig,
 };
 
 /// A controller read from its row: of the TCP family or the RoCE family.
@@ -120,14 +120,14 @@ pub static FAMILY: Family<Cc> = Family {
             key("hai_after", "5", "count", "negative gradients in a row before hyper-active increase"),
             key("hai_factor", "5", "factor, >= 1", "HAI's multiple of delta"),
             key("min_rate", "100Mbps", "rate, <= line", "the rate's floor"),
-        ], roce::<TimelyKeys>),
+        ], roce::<TimelyConfig>),
         cc_row("hpcc", ROCE, "HPCC: the window from in-band telemetry of every hop's queue and link use (Algorithm 1)", "HPCC (SIGCOMM 2019) 3.3; the HPCC fork", &[
             key("eta", "0.95", "fraction, (0, 1]", "target utilisation"),
             key("max_stage", "5", "count", "additive-increase stages before a multiplicative update"),
             key("rate_ai", "line rate / 2500", "rate", "R_AI (W_AI / T)"),
             key("min_rate", "1Gbps", "rate, <= line", "the rate's floor (the fork's MIN_RATE)"),
             key("fast_react", "true", "bool", "react on every ACK, not once per RTT"),
-        ], roce::<HpccKeys>),
+        ], roce::<HpccConfig>),
         cc_row("rcc", ROCE, "RCC: the receiver assigns each flow's window: a fair share, or a PID on one-way delay when congested inside the network", "RCC III, V", &[
             key("variant", "rcc", "choice", "\"rcc\", \"rcc-ewa\", \"rcc-pid\" or \"rcc-sender\" (V-D, III-G)"),
             key("n", "3", "count, >= 1", "delays in a row above the threshold that signal congestion (III-F)"),

@@ -2,9 +2,7 @@
 
 pub use super::control::RoceCc;
 use super::dcqcn::{Clamp, DcqcnConfig, Variant};
-use super::hpcc::HpccConfig;
 use super::rcc::{ErrorUnit, EwaShare, PidStep, RccConfig, RccVariant, Scale};
-use super::timely::TimelyConfig;
 use serde::Deserialize;
 use sim_core::{Bandwidth, Bytes, SimDuration};
 
@@ -99,11 +97,18 @@ pub struct KeyError {
     pub message: String,
 }
 
-fn err(key: &'static str, message: impl Into<String>) -> KeyError {
-    KeyError {
-        key,
-        message: message.into(),
+impl KeyError {
+    /// Key `key` is invalid: `message` says why.
+    pub fn new(key: &'static str, message: impl Into<String>) -> KeyError {
+        KeyError {
+            key,
+            message: message.into(),
+        }
     }
+}
+
+fn err(key: &'static str, message: impl Into<String>) -> KeyError {
+    KeyError::new(key, message)
 }
 
 /// `[transport.NAME]` of the RoCE family as written.
@@ -491,107 +496,6 @@ impl RccKeys {
             ));
         }
         Ok(())
-    }
-}
-
-/// TIMELY's keys (Mittal et al., SIGCOMM 2015); each absent one takes the paper's default.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TimelyKeys {
-    /// EWMA weight of a new RTT difference.
-    pub alpha: Option<f64>,
-    /// Multiplicative decrease factor.
-    pub beta: Option<f64>,
-    /// Below this RTT, always increase.
-    pub t_low: Option<SimDuration>,
-    /// Above this RTT, always decrease.
-    pub t_high: Option<SimDuration>,
-    /// The gradient's normaliser.
-    pub min_rtt: Option<SimDuration>,
-    /// Additive step.
-    pub delta: Option<Bandwidth>,
-    /// Negative gradients in a row before hyper-active increase.
-    pub hai_after: Option<u32>,
-    /// HAI's multiple of delta.
-    pub hai_factor: Option<f64>,
-    /// The rate's floor.
-    pub min_rate: Option<Bandwidth>,
-}
-
-impl ControllerKeys for TimelyKeys {
-    type Config = TimelyConfig;
-    fn build(&self) -> Result<TimelyConfig, KeyError> {
-        let d = TimelyConfig::default();
-        let alpha = self.alpha.unwrap_or(d.alpha);
-        if !(alpha > 0.0 && alpha <= 1.0) {
-            return Err(err("alpha", "must be in (0, 1] (the paper: 0.875)"));
-        }
-        let beta = self.beta.unwrap_or(d.beta);
-        if !(beta > 0.0 && beta <= 1.0) {
-            return Err(err("beta", "must be in (0, 1] (the paper: 0.8)"));
-        }
-        let t_low = self.t_low.unwrap_or(d.t_low);
-        let t_high = self.t_high.unwrap_or(d.t_high);
-        if t_low >= t_high {
-            return Err(err(
-                "t_high",
-                "must be above t_low (the paper: 50us and 500us)",
-            ));
-        }
-        let min_rtt = self.min_rtt.unwrap_or(d.min_rtt);
-        if min_rtt.ps() == 0 {
-            return Err(err("min_rtt", "must be positive (the paper: 20us)"));
-        }
-        let hai_factor = self.hai_factor.unwrap_or(d.hai_factor);
-        if !(hai_factor >= 1.0 && hai_factor.is_finite()) {
-            return Err(err("hai_factor", "must be at least 1 (the paper: 5)"));
-        }
-        Ok(TimelyConfig {
-            alpha,
-            beta,
-            t_low,
-            t_high,
-            min_rtt,
-            delta_bps: self.delta.map_or(d.delta_bps, |b| b.bps() as f64),
-            hai_after: self.hai_after.unwrap_or(d.hai_after),
-            hai_factor,
-            min_rate_bps: self.min_rate.map_or(d.min_rate_bps, |b| b.bps() as f64),
-        })
-    }
-}
-
-/// HPCC's keys (Li et al., SIGCOMM 2019; the HPCC fork's `run.py`); each
-/// absent one takes its default.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HpccKeys {
-    /// Target utilisation eta.
-    pub eta: Option<f64>,
-    /// maxStage.
-    pub max_stage: Option<u32>,
-    /// R_AI (W_AI / T); absent: line rate / 2500.
-    pub rate_ai: Option<Bandwidth>,
-    /// The rate's floor.
-    pub min_rate: Option<Bandwidth>,
-    /// React on every ACK.
-    pub fast_react: Option<bool>,
-}
-
-impl ControllerKeys for HpccKeys {
-    type Config = HpccConfig;
-    fn build(&self) -> Result<HpccConfig, KeyError> {
-        let d = HpccConfig::default();
-        let eta = self.eta.unwrap_or(d.eta);
-        if !(eta > 0.0 && eta <= 1.0) {
-            return Err(err("eta", "must be in (0, 1] (the paper: 0.95)"));
-        }
-        Ok(HpccConfig {
-            eta,
-            max_stage: self.max_stage.unwrap_or(d.max_stage),
-            rate_ai_bps: self.rate_ai.map(|b| b.bps() as f64),
-            min_rate_bps: self.min_rate.map_or(d.min_rate_bps, |b| b.bps() as f64),
-            fast_react: self.fast_react.unwrap_or(d.fast_react),
-        })
     }
 }
 

@@ -20,7 +20,7 @@
 //! paces at R. The first ACK only records the hops.
 //!
 //! Choices where the sources leave room (documented in docs/scenarios.md;
-//! the keys are `config::HpccKeys`):
+//! the keys are [`HpccConfig`]'s):
 //! - T is the flow's own base RTT (the fork's `GLOBAL_T 1` takes the
 //!   largest in the topology);
 //! - a hop whose two records have the same time is skipped (the fork would
@@ -30,20 +30,23 @@
 //!   rate / 2500: 40 Mb/s at 100 Gb/s), maxStage to the paper's 5 (the
 //!   fork's script passes 0), the rate floor to the script's 1 Gb/s.
 
+use super::config::{ControllerKeys, KeyError};
 use net::IntStack;
-use sim_core::SimDuration;
+use serde::Deserialize;
+use sim_core::{Bandwidth, SimDuration};
 
 /// HPCC's parameters (paper section 3.3 and 5.1; the fork's `run.py`).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct HpccConfig {
     /// Target utilisation eta (0.95).
     pub eta: f64,
     /// Additive steps before a multiplicative update is forced (5).
     pub max_stage: u32,
-    /// R_AI = W_AI / T, bits per second; `None`: line rate / 2500.
-    pub rate_ai_bps: Option<f64>,
-    /// The rate's floor, bits per second (1 Gb/s).
-    pub min_rate_bps: f64,
+    /// R_AI = W_AI / T; `None`: line rate / 2500.
+    pub rate_ai: Option<Bandwidth>,
+    /// The rate's floor (1 Gb/s).
+    pub min_rate: Bandwidth,
     /// React on every ACK, not only once per round trip (true).
     pub fast_react: bool,
 }
@@ -53,10 +56,21 @@ impl Default for HpccConfig {
         HpccConfig {
             eta: 0.95,
             max_stage: 5,
-            rate_ai_bps: None,
-            min_rate_bps: 1e9,
+            rate_ai: None,
+            min_rate: Bandwidth::from_bps(1_000_000_000),
             fast_react: true,
         }
+    }
+}
+
+impl ControllerKeys for HpccConfig {
+    type Config = HpccConfig;
+    /// The keys as written are the configuration; checked here.
+    fn build(&self) -> Result<HpccConfig, KeyError> {
+        if !(self.eta > 0.0 && self.eta <= 1.0) {
+            return Err(KeyError::new("eta", "must be in (0, 1] (the paper: 0.95)"));
+        }
+        Ok(*self)
     }
 }
 
@@ -97,7 +111,7 @@ impl Hpcc {
         Hpcc {
             cfg,
             line_bps,
-            rate_ai_bps: cfg.rate_ai_bps.unwrap_or(line_bps / 2500.0),
+            rate_ai_bps: cfg.rate_ai.map_or(line_bps / 2500.0, |r| r.bps() as f64),
             base_rtt_ps: base_rtt.ps().max(1),
             ref_bps: line_bps,
             rate_bps: line_bps,
@@ -185,7 +199,10 @@ impl Hpcc {
                     HpccStep::Additive,
                 )
             };
-            let rate = rate.clamp(self.cfg.min_rate_bps.min(self.line_bps), self.line_bps);
+            let rate = rate.clamp(
+                (self.cfg.min_rate.bps() as f64).min(self.line_bps),
+                self.line_bps,
+            );
             self.rate_bps = rate;
             self.last_step = Some(step);
             if full {
@@ -206,7 +223,7 @@ impl super::control::RoceControllerConfig for HpccConfig {
         Hpcc::new(*self, f.line_bps, f.path.base_rtt)
     }
     fn min_rate_bps(&self) -> Option<f64> {
-        Some(self.min_rate_bps)
+        Some(self.min_rate.bps() as f64)
     }
     fn telemetry_bytes(&self) -> u32 {
         net::INT_HEADER_BYTES

@@ -16,10 +16,7 @@ pub mod swift;
 pub mod timely;
 
 pub use crate::nic::NicState;
-pub use config::{
-    ControllerKeys, DcqcnKeys, HpccKeys, KeyError, RccKeys, RoceConfig, RoceKeys, TimelyKeys,
-    WindowMode,
-};
+pub use config::{ControllerKeys, DcqcnKeys, KeyError, RccKeys, RoceConfig, RoceKeys, WindowMode};
 pub use control::{LineRateConfig, RateControl, RoceCc, RoceController};
 pub use dcqcn::{Clamp, Dcqcn, DcqcnConfig, Variant};
 pub use hpcc::{Hpcc, HpccConfig, HpccStep};

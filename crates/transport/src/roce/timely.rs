@@ -17,12 +17,15 @@
 //! moves once per round trip of data; the sample is that ACK's RTT, from
 //! the send stamp the receiver echoes.
 
-use sim_core::SimDuration;
+use super::config::{ControllerKeys, KeyError};
+use serde::Deserialize;
+use sim_core::{Bandwidth, SimDuration};
 
 /// TIMELY's parameters, with the paper's defaults (section 5, Table 1's
 /// 10 Gb/s settings; the HPCC fork uses the same alpha, beta, T_low,
 /// T_high and min RTT).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct TimelyConfig {
     /// EWMA weight of a new RTT difference (0.875).
     pub alpha: f64,
@@ -34,14 +37,14 @@ pub struct TimelyConfig {
     pub t_high: SimDuration,
     /// The gradient's normaliser (20 us).
     pub min_rtt: SimDuration,
-    /// Additive step delta, bits per second (10 Mb/s).
-    pub delta_bps: f64,
+    /// Additive step delta (10 Mb/s).
+    pub delta: Bandwidth,
     /// Completions with a negative gradient in a row before HAI (5).
     pub hai_after: u32,
     /// HAI's multiple of delta (5).
     pub hai_factor: f64,
-    /// The rate's floor, bits per second (the HPCC fork's 100 Mb/s).
-    pub min_rate_bps: f64,
+    /// The rate's floor (the HPCC fork's 100 Mb/s).
+    pub min_rate: Bandwidth,
 }
 
 impl Default for TimelyConfig {
@@ -52,11 +55,35 @@ impl Default for TimelyConfig {
             t_low: SimDuration::from_us(50),
             t_high: SimDuration::from_us(500),
             min_rtt: SimDuration::from_us(20),
-            delta_bps: 10e6,
+            delta: Bandwidth::from_bps(10_000_000),
             hai_after: 5,
             hai_factor: 5.0,
-            min_rate_bps: 100e6,
+            min_rate: Bandwidth::from_bps(100_000_000),
         }
+    }
+}
+
+impl ControllerKeys for TimelyConfig {
+    type Config = TimelyConfig;
+    /// The keys as written are the configuration; checked together here.
+    fn build(&self) -> Result<TimelyConfig, KeyError> {
+        let err = |key, message: &str| Err(KeyError::new(key, message));
+        if !(self.alpha > 0.0 && self.alpha <= 1.0) {
+            return err("alpha", "must be in (0, 1] (the paper: 0.875)");
+        }
+        if !(self.beta > 0.0 && self.beta <= 1.0) {
+            return err("beta", "must be in (0, 1] (the paper: 0.8)");
+        }
+        if self.t_low >= self.t_high {
+            return err("t_high", "must be above t_low (the paper: 50us and 500us)");
+        }
+        if self.min_rtt.ps() == 0 {
+            return err("min_rtt", "must be positive (the paper: 20us)");
+        }
+        if !(self.hai_factor >= 1.0 && self.hai_factor.is_finite()) {
+            return err("hai_factor", "must be at least 1 (the paper: 5)");
+        }
+        Ok(*self)
     }
 }
 
@@ -138,7 +165,7 @@ impl Timely {
             0
         };
         self.rate_bps = match region {
-            Region::Low => self.rate_bps + c.delta_bps,
+            Region::Low => self.rate_bps + (c.delta.bps() as f64),
             Region::High => {
                 let t_high = c.t_high.ps() as f64 / rtt.ps() as f64;
                 self.rate_bps * (1.0 - c.beta * (1.0 - t_high))
@@ -149,13 +176,13 @@ impl Timely {
                 } else {
                     1.0
                 };
-                self.rate_bps + n * c.delta_bps
+                self.rate_bps + n * (c.delta.bps() as f64)
             }
             Region::Decrease => self.rate_bps * (1.0 - c.beta * gradient).max(0.0),
         };
         self.rate_bps = self
             .rate_bps
-            .clamp(c.min_rate_bps.min(self.line_bps), self.line_bps);
+            .clamp((c.min_rate.bps() as f64).min(self.line_bps), self.line_bps);
         self.last = Some(region);
     }
 }
@@ -179,7 +206,7 @@ impl super::control::RoceControllerConfig for TimelyConfig {
         }
     }
     fn min_rate_bps(&self) -> Option<f64> {
-        Some(self.min_rate_bps)
+        Some(self.min_rate.bps() as f64)
     }
 }
 
