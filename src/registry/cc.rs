@@ -10,7 +10,7 @@ use crate::scenario::{NoKeys, ScenarioError, Table};
 use serde::de::DeserializeOwned;
 use transport::CcConfig;
 use transport::cc::{ControllerConfig, CubicConfig, DctcpConfig, EcnConfig, NewRenoConfig};
-use transport::roce::swift::SwiftKeys;
+use transport::roce::swift::SwiftConfig;
 use transport::roce::{
     ControllerKeys, DcqcnKeys, HpccConfig, LineRateConfig, RccKeys, RoceCc, TimelyConfig,
 };
@@ -153,7 +153,7 @@ pub static FAMILY: Family<Cc> = Family {
             key("max_mdf", "0.5", "fraction, (0, 1)", "the largest cut of one decrease (once per RTT)"),
             key("min_cwnd", "0.01", "packets, > 0", "the window's floor (below one packet: paced at RTT / cwnd)"),
             key("max_cwnd", "1000", "packets, >= min", "the window's ceiling"),
-        ], roce::<SwiftKeys>),
+        ], roce::<SwiftConfig>),
         cc_row("none", ROCE, "no congestion control: every flow at line rate (with `window`, a fixed window)", "", &[], none),
     ],
 };

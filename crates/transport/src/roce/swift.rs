@@ -31,8 +31,11 @@ use super::control::{AckView, FlowCtx, RateControl, RoceControllerConfig};
 use crate::endpoint::StateOut;
 use sim_core::{SimDuration, SimTime};
 
-/// Swift's keys (windows in packets, as the paper gives them).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Swift's keys (windows in packets, as the paper gives them), as
+/// `cc = { kind = "swift", ... }` writes them: each absent key takes its
+/// default ([`SwiftConfig::default`]).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct SwiftConfig {
     /// The base target delay (the fabric's part with no queueing).
     pub base_target: SimDuration,
@@ -91,53 +94,12 @@ impl SwiftConfig {
     }
 }
 
-/// `cc = { kind = "swift", ... }` as written; each absent key takes its
-/// default ([`SwiftConfig::default`]).
-#[derive(Clone, Debug, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SwiftKeys {
-    /// See [`SwiftConfig::base_target`].
-    pub base_target: Option<SimDuration>,
-    /// See [`SwiftConfig::hop_scale`].
-    pub hop_scale: Option<SimDuration>,
-    /// See [`SwiftConfig::fs_range`].
-    pub fs_range: Option<SimDuration>,
-    /// See [`SwiftConfig::fs_min_cwnd`].
-    pub fs_min_cwnd: Option<f64>,
-    /// See [`SwiftConfig::fs_max_cwnd`].
-    pub fs_max_cwnd: Option<f64>,
-    /// See [`SwiftConfig::ai`].
-    pub ai: Option<f64>,
-    /// See [`SwiftConfig::beta`].
-    pub beta: Option<f64>,
-    /// See [`SwiftConfig::max_mdf`].
-    pub max_mdf: Option<f64>,
-    /// See [`SwiftConfig::min_cwnd`].
-    pub min_cwnd: Option<f64>,
-    /// See [`SwiftConfig::max_cwnd`].
-    pub max_cwnd: Option<f64>,
-}
-
-impl ControllerKeys for SwiftKeys {
+impl ControllerKeys for SwiftConfig {
     type Config = SwiftConfig;
+    /// The keys as written are the configuration; checked together here.
     fn build(&self) -> Result<SwiftConfig, KeyError> {
-        let err = |key, message: &str| KeyError {
-            key,
-            message: message.into(),
-        };
-        let d = SwiftConfig::default();
-        let c = SwiftConfig {
-            base_target: self.base_target.unwrap_or(d.base_target),
-            hop_scale: self.hop_scale.unwrap_or(d.hop_scale),
-            fs_range: self.fs_range.unwrap_or(d.fs_range),
-            fs_min_cwnd: self.fs_min_cwnd.unwrap_or(d.fs_min_cwnd),
-            fs_max_cwnd: self.fs_max_cwnd.unwrap_or(d.fs_max_cwnd),
-            ai: self.ai.unwrap_or(d.ai),
-            beta: self.beta.unwrap_or(d.beta),
-            max_mdf: self.max_mdf.unwrap_or(d.max_mdf),
-            min_cwnd: self.min_cwnd.unwrap_or(d.min_cwnd),
-            max_cwnd: self.max_cwnd.unwrap_or(d.max_cwnd),
-        };
+        let err = |key, message: &str| KeyError::new(key, message);
+        let c = *self;
         let second = SimDuration::from_secs(1);
         for (key, v) in [
             ("base_target", c.base_target),
