@@ -16,7 +16,11 @@ fn roce(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
     let k: RoceKeys = rest.read()?;
     let c = k.build(cc).map_err(|e| t.invalid(e.key, e.message))?;
     let line = t.ctx().max_host_rate;
-    if c.cc.min_rate_bps().is_some_and(|r| r > line.bps() as f64) {
+    if c.cc
+        .rules()
+        .min_rate_bps()
+        .is_some_and(|r| r > line.bps() as f64)
+    {
         let msg =
             format!("is above the fastest host link ({line}): a floor the rate can never reach");
         return Err(t.invalid("cc.min_rate", msg));

@@ -95,7 +95,7 @@ impl TransportConfig {
         match self {
             TransportConfig::Tcp(_) => false,
             TransportConfig::Roce(c) => {
-                c.window != crate::roce::WindowMode::None || c.cc.needs_bdp()
+                c.window != crate::roce::WindowMode::None || c.cc.rules().needs_bdp()
             }
             // RTTbytes is the largest path BDP unless configured.
             TransportConfig::Homa(c) => c.rtt_bytes.is_none(),
@@ -133,7 +133,7 @@ impl TransportConfig {
     /// are synchronised).
     pub fn clock_offset_max(&self) -> SimDuration {
         match self {
-            TransportConfig::Roce(c) => c.cc.clock_offset_max(),
+            TransportConfig::Roce(c) => c.cc.rules().clock_offset_max(),
             TransportConfig::Tcp(_)
             | TransportConfig::Homa(_)
             | TransportConfig::ExpressPass(_) => SimDuration::ZERO,

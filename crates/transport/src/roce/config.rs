@@ -73,7 +73,7 @@ impl RoceConfig {
     /// IP bytes of the largest packet it sends: a full data packet and the
     /// telemetry its controller adds (HPCC's INT stack).
     pub fn largest_packet_bytes(&self) -> u32 {
-        self.packet_bytes() + self.cc.telemetry_bytes()
+        self.packet_bytes() + self.cc.rules().telemetry_bytes()
     }
 }
 
@@ -525,45 +525,29 @@ impl RoceKeys {
         if self.ack_priority.is_some_and(|p| p > 7) {
             return Err(err("ack_priority", "priorities are 0 to 7"));
         }
+        let rules = cc.rules();
         if let Some(i) = self.cnp_interval {
-            match &cc {
-                RoceCc::Dcqcn(c) if c.variant == Variant::Mellanox => {
-                    return Err(err(
-                        "cnp_interval",
-                        "the mellanox variant flags ACKs instead of pacing CNPs: drop this key",
-                    ));
-                }
-                RoceCc::Dcqcn(_) if i < MIN_TIMER => {
-                    return Err(err(
-                        "cnp_interval",
-                        "must be at least 1us (the paper: 50us)",
-                    ));
-                }
-                RoceCc::Dcqcn(_) => {}
-                _ => {
-                    return Err(err(
-                        "cnp_interval",
-                        "only DCQCN sends CNPs: drop this key, or choose cc = \"dcqcn\"",
-                    ));
-                }
-            }
+            rules
+                .cnp_interval_rule(i)
+                .map_err(|why| err("cnp_interval", why))?;
         }
-        if matches!(cc, RoceCc::Rcc(_)) && self.window.is_some() {
-            return Err(err(
-                "window",
-                "RCC assigns its own window: leave `window` out with cc = \"rcc\"",
-            ));
+        if rules.assigns_window() && self.window.is_some() {
+            let why = format!(
+                "{} assigns its own window: leave `window` out with cc = \"{}\"",
+                cc.name().to_uppercase(),
+                cc.name()
+            );
+            return Err(err("window", why));
         }
         Ok(RoceConfig {
             mtu_bytes: mtu as u32,
             ack_interval,
             nack_interval: self.nack_interval.unwrap_or(d.nack_interval),
             rto: self.rto,
-            // HPCC's window is BDP x R / line rate (the fork's `VAR_WIN 1`).
-            window: self.window.unwrap_or(match cc {
-                RoceCc::Hpcc(_) => WindowMode::BdpXRate,
-                _ => d.window,
-            }),
+            window: self
+                .window
+                .or_else(|| rules.default_window())
+                .unwrap_or(d.window),
             cc,
             cnp_interval: self.cnp_interval.unwrap_or(d.cnp_interval),
             ack_priority: self.ack_priority,

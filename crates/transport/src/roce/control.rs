@@ -93,18 +93,11 @@ pub struct FlowCtx<'a> {
     pub mtu_bytes: u64,
 }
 
-/// A controller's configuration, which builds one flow's controller.
-pub trait RoceControllerConfig {
-    /// The controller it builds.
-    type Controller: RateControl;
-    /// Its name in scenarios (`cc = "NAME"`).
-    const NAME: &'static str;
-    /// A fresh controller for one flow.
-    fn build(&self, f: &FlowCtx<'_>) -> Self::Controller;
-    /// Its name in reports (a variant may name itself).
-    fn report_name(&self) -> &'static str {
-        Self::NAME
-    }
+/// What a controller's configuration rules on outside the per-packet path
+/// (at load, and when a flow is built). Object-safe: [`RoceCc::rules`]
+/// dispatches every method in one place, so a new rule needs no
+/// forwarding. Every default is "no such rule".
+pub trait ControllerRules {
     /// The rate's floor, if it has one (checked against the line rate).
     fn min_rate_bps(&self) -> Option<f64> {
         None
@@ -121,6 +114,34 @@ pub trait RoceControllerConfig {
     fn telemetry_bytes(&self) -> u32 {
         0
     }
+    /// The in-flight cap it runs under when `window` is not given.
+    fn default_window(&self) -> Option<crate::roce::WindowMode> {
+        None
+    }
+    /// Whether it assigns its own window, so that `window` may not be
+    /// given (RCC).
+    fn assigns_window(&self) -> bool {
+        false
+    }
+    /// Whether `cnp_interval` may be given, at this value: only a
+    /// notification point that paces CNPs has one.
+    fn cnp_interval_rule(&self, _interval: SimDuration) -> Result<(), &'static str> {
+        Err("only DCQCN sends CNPs: drop this key, or choose cc = \"dcqcn\"")
+    }
+}
+
+/// A controller's configuration, which builds one flow's controller.
+pub trait RoceControllerConfig: ControllerRules {
+    /// The controller it builds.
+    type Controller: RateControl;
+    /// Its name in scenarios (`cc = "NAME"`).
+    const NAME: &'static str;
+    /// A fresh controller for one flow.
+    fn build(&self, f: &FlowCtx<'_>) -> Self::Controller;
+    /// Its name in reports (a variant may name itself).
+    fn report_name(&self) -> &'static str {
+        Self::NAME
+    }
 }
 
 /// No congestion control: line rate always.
@@ -130,6 +151,8 @@ pub struct LineRateConfig;
 /// [`LineRateConfig`]'s controller.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LineRate;
+
+impl ControllerRules for LineRateConfig {}
 
 impl RoceControllerConfig for LineRateConfig {
     type Controller = LineRate;
@@ -187,28 +210,10 @@ macro_rules! roce_controllers {
                     $(RoceCc::$variant(c) => <$config as RoceControllerConfig>::report_name(c),)+
                 }
             }
-            /// The rate's floor, if it has one.
-            pub fn min_rate_bps(&self) -> Option<f64> {
+            /// What its configuration rules on ([`ControllerRules`]).
+            pub fn rules(&self) -> &dyn ControllerRules {
                 match self {
-                    $(RoceCc::$variant(c) => <$config as RoceControllerConfig>::min_rate_bps(c),)+
-                }
-            }
-            /// Whether it needs the path's bandwidth-delay product.
-            pub fn needs_bdp(&self) -> bool {
-                match self {
-                    $(RoceCc::$variant(c) => <$config as RoceControllerConfig>::needs_bdp(c),)+
-                }
-            }
-            /// The largest host clock offset it models.
-            pub fn clock_offset_max(&self) -> SimDuration {
-                match self {
-                    $(RoceCc::$variant(c) => <$config as RoceControllerConfig>::clock_offset_max(c),)+
-                }
-            }
-            /// The telemetry bytes its data packets carry.
-            pub fn telemetry_bytes(&self) -> u32 {
-                match self {
-                    $(RoceCc::$variant(c) => <$config as RoceControllerConfig>::telemetry_bytes(c),)+
+                    $(RoceCc::$variant(c) => c,)+
                 }
             }
         }

@@ -512,8 +512,20 @@ impl super::control::RoceControllerConfig for DcqcnConfig {
     fn build(&self, f: &super::control::FlowCtx<'_>) -> Dcqcn {
         Dcqcn::new(*self, f.line_bps)
     }
+}
+
+impl super::control::ControllerRules for DcqcnConfig {
     fn min_rate_bps(&self) -> Option<f64> {
         Some(self.min_rate_bps)
+    }
+    fn cnp_interval_rule(&self, interval: SimDuration) -> Result<(), &'static str> {
+        if self.variant == Variant::Mellanox {
+            Err("the mellanox variant flags ACKs instead of pacing CNPs: drop this key")
+        } else if interval < super::config::MIN_TIMER {
+            Err("must be at least 1us (the paper: 50us)")
+        } else {
+            Ok(())
+        }
     }
 }
 

@@ -222,11 +222,18 @@ impl super::control::RoceControllerConfig for HpccConfig {
     fn build(&self, f: &super::control::FlowCtx<'_>) -> Hpcc {
         Hpcc::new(*self, f.line_bps, f.path.base_rtt)
     }
+}
+
+impl super::control::ControllerRules for HpccConfig {
     fn min_rate_bps(&self) -> Option<f64> {
         Some(self.min_rate.bps() as f64)
     }
     fn telemetry_bytes(&self) -> u32 {
         net::INT_HEADER_BYTES
+    }
+    /// BDP x R / line rate (the fork's `VAR_WIN 1`).
+    fn default_window(&self) -> Option<super::config::WindowMode> {
+        Some(super::config::WindowMode::BdpXRate)
     }
 }
 

@@ -419,11 +419,17 @@ impl super::control::RoceControllerConfig for RccConfig {
             RccVariant::Sender => "rcc-sender",
         }
     }
+}
+
+impl super::control::ControllerRules for RccConfig {
     fn needs_bdp(&self) -> bool {
         true
     }
     fn clock_offset_max(&self) -> SimDuration {
         self.clock_offset
+    }
+    fn assigns_window(&self) -> bool {
+        true
     }
 }
 

@@ -215,6 +215,9 @@ impl RoceControllerConfig for SwiftConfig {
             target_ps: self.target_ps(bdp, 0),
         }
     }
+}
+
+impl super::control::ControllerRules for SwiftConfig {
     fn needs_bdp(&self) -> bool {
         true
     }

@@ -205,6 +205,9 @@ impl super::control::RoceControllerConfig for TimelyConfig {
             next_event: 0,
         }
     }
+}
+
+impl super::control::ControllerRules for TimelyConfig {
     fn min_rate_bps(&self) -> Option<f64> {
         Some(self.min_rate.bps() as f64)
     }
