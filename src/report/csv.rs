@@ -314,6 +314,24 @@ pub fn queues_csv(world: &World) -> String {
     s
 }
 
+/// A `ports.csv` row's first cells: the port, its nodes, its name, its class.
+fn port_row<'a>(
+    s: &'a mut String,
+    port: usize,
+    node: u32,
+    peer: u32,
+    name: &str,
+    class: impl std::fmt::Display,
+) -> super::columns::Row<'a> {
+    super::columns::PORTS
+        .row(s)
+        .cell("port", port)
+        .cell("node", node)
+        .cell("peer_node", peer)
+        .cell("name", name)
+        .cell("class", class)
+}
+
 /// `ports.csv`: one row per switch port and class queue, plus a row with
 /// class `all` for the port as a whole (which also carries its ingress
 /// stage's VIQ counters). Averages are over the whole run.
@@ -333,13 +351,7 @@ pub fn ports_csv(world: &World) -> String {
         let node = p.node.0;
         let (st, ing) = (&p.stats, &p.ingress.stats);
         let name = world.port_name(net::PortId(i as u32));
-        super::columns::PORTS
-            .row(&mut s)
-            .cell("port", i)
-            .cell("node", node)
-            .cell("peer_node", peer)
-            .cell("name", &name)
-            .cell("class", "all")
+        port_row(&mut s, i, node, peer, &name, "all")
             .cell("tx_packets", st.tx_packets)
             .cell("tx_bytes", st.tx_bytes)
             .cell("drops_overflow", st.drops_overflow)
@@ -368,13 +380,7 @@ pub fn ports_csv(world: &World) -> String {
         if p.class_stats.len() > 1 {
             for (c, cs) in p.class_stats.iter().enumerate() {
                 // A class has no ingress stage, and the port-only columns are empty.
-                super::columns::PORTS
-                    .row(&mut s)
-                    .cell("port", i)
-                    .cell("node", node)
-                    .cell("peer_node", peer)
-                    .cell("name", &name)
-                    .cell("class", c)
+                port_row(&mut s, i, node, peer, &name, c)
                     .cell("tx_packets", cs.tx_packets)
                     .cell("tx_bytes", cs.tx_bytes)
                     .cell(
