@@ -622,4 +622,43 @@ mod tests {
             "dq_threshold_bytes"
         );
     }
+
+    proptest::proptest! {
+        /// Over any sequence of arrivals and departures: the probability
+        /// stays in [0, 1], and nothing is dropped from a queue of at most
+        /// two mean packets or while the burst allowance lasts.
+        #[test]
+        fn the_probability_is_bounded_and_the_safeguards_hold(
+            steps in proptest::collection::vec((0u64..20_000_000, 0u64..400_000, proptest::bool::ANY), 1..600),
+        ) {
+            let mut p = pie(PieConfig {
+                target: SimDuration::from_us(50),
+                t_update: SimDuration::from_us(50),
+                max_burst: SimDuration::from_us(100),
+                alpha: 37.5,
+                beta: 375.0,
+                ..config()
+            });
+            let pkt = Packet { size_bytes: 1500, ..Default::default() };
+            let mut now = 0u64;
+            for (gap, bytes, arrive) in steps {
+                // Mostly large queues, some of at most two packets.
+                let bytes = if bytes % 8 == 0 { bytes % 3001 } else { bytes };
+                now += gap;
+                let before = *p.state(0);
+                if arrive {
+                    let v = p.on_enqueue(SimTime(now), queue(bytes), &pkt);
+                    let st = *p.state(0);
+                    let spared = bytes <= 3000 || st.burst_allowance_ps > 0;
+                    proptest::prop_assert!(!(spared && v == Verdict::Drop), "{v:?} {st:?}");
+                    proptest::prop_assert!(v != Verdict::Mark, "no ECN: no mark");
+                } else {
+                    let leaving = Packet { enqueued_at: SimTime(now.saturating_sub(bytes * 800)), ..pkt };
+                    proptest::prop_assert_eq!(p.on_dequeue(SimTime(now), queue(bytes), &leaving), Verdict::Accept);
+                }
+                let st = *p.state(0);
+                proptest::prop_assert!((0.0..=1.0).contains(&st.drop_prob), "{before:?} -> {st:?}");
+            }
+        }
+    }
 }
