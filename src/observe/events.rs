@@ -109,11 +109,11 @@ impl<W: Write> EventLog<W> {
         }
     }
 
-    /// Whether a data packet leaving port `p` is a retransmission; notes
-    /// its end. Only departures from the packet's source host count.
-    fn retransmits(&mut self, pkt: &Packet, p: PortId, ports: &PortNames) -> bool {
+    /// Whether a data packet leaving its source host is a retransmission;
+    /// notes its end.
+    fn retransmits(&mut self, pkt: &Packet) -> bool {
         let Some(flow) = pkt.flow() else { return false };
-        if pkt.kind != Kind::Data || pkt.reverse || ports.ends[p.idx()].0 != pkt.src.0 {
+        if pkt.kind != Kind::Data || pkt.reverse {
             return false;
         }
         let end = match pkt.protocol {
@@ -140,9 +140,12 @@ impl<W: Write> EventLog<W> {
         queue_bytes: u64,
         ports: &PortNames,
     ) -> std::io::Result<()> {
+        // Hosts are nodes 0..hosts (every topology creates them first), so
+        // a departure from node `src` leaves the packet's source host.
+        let leaves_source = ev == PacketEvent::Dequeue && ports.ends[p.idx()].0 == pkt.src.0;
         // Every departure of a flow's data counts towards its highest end,
         // logged or not, so that a later retransmission is told right.
-        let again = ev == PacketEvent::Dequeue && self.retransmits(pkt, p, ports);
+        let again = leaves_source && self.retransmits(pkt);
         if !self.watches_port(p) || !self.watches_flow(pkt) {
             return Ok(());
         }
@@ -152,27 +155,20 @@ impl<W: Write> EventLog<W> {
             PacketEvent::Mark => (EventKind::Mark, ""),
             PacketEvent::Drop(c) => (EventKind::Drop, cause(c)),
         };
-        self.row(now, p, kind, Some(pkt), queue_bytes, detail, ports)?;
-        if ev != PacketEvent::Dequeue {
+        let at = Some((pkt, queue_bytes));
+        self.row(now, p, kind, at, detail, ports)?;
+        if !leaves_source {
             return Ok(());
         }
-        let at_host = ports.ends[p.idx()].0 == pkt.src.0;
-        if at_host && pkt.protocol == Protocol::Roce && pkt.roce.has(RoceBits::CNP) {
-            self.row(now, p, EventKind::Cnp, Some(pkt), queue_bytes, "", ports)?;
-        }
-        if at_host && pkt.protocol == Protocol::Roce && pkt.roce.has(RoceBits::NAK) {
-            self.row(now, p, EventKind::Nak, Some(pkt), queue_bytes, "", ports)?;
-        }
-        if again {
-            self.row(
-                now,
-                p,
-                EventKind::Retransmit,
-                Some(pkt),
-                queue_bytes,
-                "",
-                ports,
-            )?;
+        let roce = pkt.protocol == Protocol::Roce;
+        for (kind, happened) in [
+            (EventKind::Cnp, roce && pkt.roce.has(RoceBits::CNP)),
+            (EventKind::Nak, roce && pkt.roce.has(RoceBits::NAK)),
+            (EventKind::Retransmit, again),
+        ] {
+            if happened {
+                self.row(now, p, kind, at, "", ports)?;
+            }
         }
         Ok(())
     }
@@ -197,17 +193,17 @@ impl<W: Write> EventLog<W> {
             PfcEvent::ResumeReceived => EventKind::ResumeReceived,
         };
         let detail = format!("priority {priority}");
-        self.row(now, p, kind, None, 0, &detail, ports)
+        self.row(now, p, kind, None, &detail, ports)
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// One row: a packet's (with the port's queued bytes after it) or a
+    /// PFC frame's (no packet).
     fn row(
         &mut self,
         now: SimTime,
         p: PortId,
         kind: EventKind,
-        pkt: Option<&Packet>,
-        queue_bytes: u64,
+        pkt: Option<(&Packet, u64)>,
         detail: &str,
         ports: &PortNames,
     ) -> std::io::Result<()> {
@@ -227,7 +223,7 @@ impl<W: Write> EventLog<W> {
             .cell("node", node)
             .cell("port", name);
         match pkt {
-            Some(pkt) => row
+            Some((pkt, queue_bytes)) => row
                 .cell(
                     "flow",
                     pkt.flow().map_or(String::new(), |f| f.0.to_string()),
@@ -238,7 +234,7 @@ impl<W: Write> EventLog<W> {
                 .cell("bytes", pkt.size_bytes)
                 .cell("ecn", ecn_word(pkt.ecn))
                 .cell("queue_bytes", queue_bytes),
-            None => row.empty_from("flow", 7),
+            None => row.empty_until("detail"),
         }
         .cell("detail", detail)
         .end();

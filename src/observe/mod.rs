@@ -238,20 +238,6 @@ impl Observer for Recorder {
     }
 }
 
-/// The files `out` asks for, by name: each captured port's pcap, then
-/// `events.csv`.
-pub fn files(out: &OutputConfig) -> Vec<String> {
-    let mut v: Vec<String> = out
-        .pcap
-        .iter()
-        .flat_map(|p| p.ports.iter().map(|n| pcap_file_name(n)))
-        .collect();
-    if out.events.is_some() {
-        v.push(crate::report::columns::EVENTS.name.to_string());
-    }
-    v
-}
-
 /// Makes `world`'s fabric record what `out` asks for (nothing when it asks
 /// for neither a capture nor the event log), into files `create` opens by
 /// name. The port names were checked when the scenario loaded.
@@ -277,18 +263,27 @@ pub fn attach(
             .find(n)
             .ok_or_else(|| std::io::Error::other(format!("no port is named {n}")))
     };
-    let mut rec = Recorder::new(ports.clone());
+    let captured: Vec<(PortId, &String)> = match &out.pcap {
+        Some(p) => p
+            .ports
+            .iter()
+            .map(|n| find(n).map(|port| (port, n)))
+            .collect::<std::io::Result<_>>()?,
+        None => Vec::new(),
+    };
+    let logged = match out.events.as_ref().and_then(|e| e.ports.as_ref()) {
+        Some(l) => Some(l.iter().map(|n| find(n)).collect::<std::io::Result<_>>()?),
+        None => None,
+    };
+    let mut rec = Recorder::new(ports);
     if let Some(p) = &out.pcap {
-        for name in &p.ports {
-            rec.capture(find(name)?, create(&pcap_file_name(name))?, p.snaplen)?;
+        for (port, name) in captured {
+            rec.capture(port, create(&pcap_file_name(name))?, p.snaplen)?;
         }
     }
     if let Some(e) = &out.events {
         let filter = events::Filter {
-            ports: match &e.ports {
-                Some(l) => Some(l.iter().map(|n| find(n)).collect::<std::io::Result<_>>()?),
-                None => None,
-            },
+            ports: logged,
             flows: e.flows.clone(),
             kinds: e.kinds.clone(),
         };

@@ -170,6 +170,30 @@ fn register_font() {
 }
 
 impl Chart {
+    /// Lines over a linear x axis (a time series): its own ranges, no marks.
+    pub fn lines(
+        title: String,
+        x_label: String,
+        y_label: String,
+        y_log: bool,
+        series: Vec<Series>,
+    ) -> Chart {
+        Chart {
+            title,
+            x: XAxis::Numeric {
+                label: x_label,
+                log: false,
+            },
+            y_label,
+            y_log,
+            style: Style::Line,
+            series,
+            x_range: None,
+            y_range: None,
+            marks: Vec::new(),
+        }
+    }
+
     /// Whether it has anything to draw.
     pub fn is_empty(&self) -> bool {
         self.series.iter().all(|s| s.points.is_empty())
@@ -940,20 +964,7 @@ mod tests {
     }
 
     fn chart(y_log: bool, series: Vec<Series>) -> Chart {
-        Chart {
-            title: "t".into(),
-            x: XAxis::Numeric {
-                label: "x".into(),
-                log: false,
-            },
-            y_label: "y".into(),
-            y_log,
-            style: Style::Line,
-            series,
-            x_range: None,
-            y_range: None,
-            marks: Vec::new(),
-        }
+        Chart::lines("t".into(), "x".into(), "y".into(), y_log, series)
     }
 
     fn svg_of(c: &Chart) -> String {

@@ -14,7 +14,7 @@
 //! | `cc_window` | `cc.csv` | traced flow `flow`'s window (`window_bytes`, else TCP's `cwnd_bytes`) |
 
 use super::PlotError;
-use super::chart::{Chart, Point, Series, Style, XAxis};
+use super::chart::{Chart, Point, Series};
 use super::data::{Csv, SweepResults};
 use super::spec::PlotSpec;
 use super::sweep::{Figure, Keys, check_splits, group, keys, split_name, titled};
@@ -241,8 +241,8 @@ fn figure(
         .unwrap_or_else(|| super::chart::spans_decades(ys));
     Figure {
         name: String::new(),
-        chart: Chart {
-            title: titled(
+        chart: Chart::lines(
+            titled(
                 spec,
                 format!("{what}{flow_note}"),
                 &if split.is_empty() {
@@ -251,18 +251,11 @@ fn figure(
                     format!("{split}, {seed_note}")
                 },
             ),
-            x: XAxis::Numeric {
-                label: spec.x_label.clone().unwrap_or_else(|| tx.label("time")),
-                log: false,
-            },
-            y_label: spec.y_label.clone().unwrap_or_else(|| scale.label(words)),
+            spec.x_label.clone().unwrap_or_else(|| tx.label("time")),
+            spec.y_label.clone().unwrap_or_else(|| scale.label(words)),
             y_log,
-            style: Style::Line,
             series,
-            x_range: None,
-            y_range: None,
-            marks: Vec::new(),
-        },
+        ),
         data,
     }
 }

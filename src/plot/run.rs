@@ -165,22 +165,15 @@ fn queues(c: &Csv) -> Result<Chart, PlotError> {
     }
     let scale = units::bytes(max_of(&series, true));
     rescale(&mut series, scale, true);
-    Ok(Chart {
-        title: format!("Queue occupancy{note}{}", c.thinned_note()),
-        x: XAxis::Numeric {
-            label: x_label.clone(),
-            log: false,
-        },
-        y_label: scale.label("queue"),
-        // A queue under incast spans decades between its standing level
-        // and its peak.
-        y_log: super::chart::spans_decades(series.iter().flat_map(|s| &s.points).map(|p| p.y)),
-        style: Style::Line,
+    // A queue under incast spans decades between its standing level and its peak.
+    let y_log = super::chart::spans_decades(series.iter().flat_map(|s| &s.points).map(|p| p.y));
+    Ok(Chart::lines(
+        format!("Queue occupancy{note}{}", c.thinned_note()),
+        x_label,
+        scale.label("queue"),
+        y_log,
         series,
-        x_range: None,
-        y_range: None,
-        marks: Vec::new(),
-    })
+    ))
 }
 
 /// Aggregate goodput and that of the `MAX_SERIES - 1` flows that carried
@@ -224,20 +217,13 @@ fn goodput(c: &Csv) -> Result<Chart, PlotError> {
     } else {
         String::new()
     };
-    Ok(Chart {
-        title: format!("Goodput{note}{}", c.thinned_note()),
-        x: XAxis::Numeric {
-            label: x_label.clone(),
-            log: false,
-        },
-        y_label: "goodput (Gb/s)".into(),
-        y_log: false,
-        style: Style::Line,
+    Ok(Chart::lines(
+        format!("Goodput{note}{}", c.thinned_note()),
+        x_label,
+        "goodput (Gb/s)".into(),
+        false,
         series,
-        x_range: None,
-        y_range: None,
-        marks: Vec::new(),
-    })
+    ))
 }
 
 /// An empirical CDF of `values` (sorted here), at most `CDF_POINTS` points.
@@ -373,20 +359,13 @@ fn rtt(c: &Csv) -> Result<Chart, PlotError> {
     let scale = units::time_us(max_of(&series, true));
     rescale(&mut series, scale, true);
     let y_log = super::chart::spans_decades(series.iter().flat_map(|s| &s.points).map(|p| p.y));
-    Ok(Chart {
-        title: format!("RTT per interval{note}{}", c.thinned_note()),
-        x: XAxis::Numeric {
-            label: x_label.clone(),
-            log: false,
-        },
-        y_label: scale.label("RTT"),
+    Ok(Chart::lines(
+        format!("RTT per interval{note}{}", c.thinned_note()),
+        x_label,
+        scale.label("RTT"),
         y_log,
-        style: Style::Line,
         series,
-        x_range: None,
-        y_range: None,
-        marks: Vec::new(),
-    })
+    ))
 }
 
 /// The window variable of `cc.csv` (its column `var`): `window_bytes`
@@ -442,22 +421,15 @@ fn cc_figures(c: &Csv) -> Result<Vec<(String, Chart)>, PlotError> {
         rescale(&mut series, scale, true);
         out.push((
             stem.to_string(),
-            Chart {
-                title: format!("{title} per traced flow{note}{}", c.thinned_note()),
-                x: XAxis::Numeric {
-                    label: x_label.clone(),
-                    log: false,
-                },
-                y_label: scale.label(words),
+            Chart::lines(
+                format!("{title} per traced flow{note}{}", c.thinned_note()),
+                x_label.clone(),
+                scale.label(words),
                 // Windows and rates that span two decades (an incast's
                 // shares beside a long flow's) read on a log axis.
-                y_log: peak_y > 100.0 * least_y,
-                style: Style::Line,
+                peak_y > 100.0 * least_y,
                 series,
-                x_range: None,
-                y_range: None,
-                marks: Vec::new(),
-            },
+            ),
         ));
     }
     Ok(out)

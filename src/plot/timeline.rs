@@ -16,7 +16,7 @@
 //! them when `[output] events` chose fewer.
 
 use super::PlotError;
-use super::chart::{Chart, Point, Series, Style, XAxis};
+use super::chart::{Chart, Point, Series};
 use super::data::Csv;
 use super::run::{MAX_SERIES, point, rescale, time_axis};
 use crate::report::units::{self, Scale};
@@ -60,12 +60,11 @@ fn port_mark(event: &str, detail: &str) -> Option<String> {
         "enqueue" | "dequeue" | "cnp" | "nak" | "retransmit" => None,
         "mark" => Some("CE mark".into()),
         "drop" => Some(format!("drop: {detail}")),
-        other => Some(
-            other
-                .replace('_', " ")
-                .replacen("pause", "PAUSE", 1)
-                .replacen("resume", "RESUME", 1),
-        ),
+        "pause_sent" => Some("PAUSE sent".into()),
+        "resume_sent" => Some("RESUME sent".into()),
+        "pause_received" => Some("PAUSE received".into()),
+        "resume_received" => Some("RESUME received".into()),
+        other => Some(other.to_string()),
     }
 }
 
@@ -91,6 +90,7 @@ pub fn figures(c: &Csv) -> Result<Vec<(String, Chart)>, PlotError> {
     Ok(out)
 }
 
+/// A timeline: lines over time, with markers for its events.
 fn chart(
     title: String,
     x_label: &str,
@@ -99,18 +99,8 @@ fn chart(
     marks: Vec<Series>,
 ) -> Chart {
     Chart {
-        title,
-        x: XAxis::Numeric {
-            label: x_label.to_string(),
-            log: false,
-        },
-        y_label,
-        y_log: false,
-        style: Style::Line,
-        series: line,
-        x_range: None,
-        y_range: None,
         marks,
+        ..Chart::lines(title, x_label.to_string(), y_label, false, line)
     }
 }
 

@@ -78,24 +78,28 @@ impl Row<'_> {
         self
     }
 
-    /// Writes `n` empty cells, for the columns from `first` on that this
-    /// row has no value for (a class row's port-only columns).
-    pub fn empty_from(mut self, first: &str, n: usize) -> Self {
-        let start = self.next;
-        for i in 0..n {
-            let name = self
-                .file
-                .columns
-                .get(start + i)
-                .map_or("(none)", |c| c.name);
-            if i == 0 {
-                assert_eq!(
-                    name, first,
-                    "{}: empty cells start at {name}",
-                    self.file.name
-                );
-            }
-            self = self.cell(name, "");
+    /// Writes empty cells up to column `next` (not included): the columns
+    /// this row has no value for (a PFC frame's packet fields).
+    pub fn empty_until(mut self, next: &str) -> Self {
+        assert!(
+            self.file.columns[self.next..]
+                .iter()
+                .any(|c| c.name == next),
+            "{}: no column {next} after cell {}",
+            self.file.name,
+            self.next
+        );
+        while let Some(c) = self.file.columns.get(self.next).filter(|c| c.name != next) {
+            self = self.cell(c.name, "");
+        }
+        self
+    }
+
+    /// Writes empty cells for every column left (a class row's ingress
+    /// and port-only columns).
+    pub fn empty_rest(mut self) -> Self {
+        while let Some(c) = self.file.columns.get(self.next) {
+            self = self.cell(c.name, "");
         }
         self
     }
@@ -422,10 +426,11 @@ mod tests {
         let mut s = String::new();
         TINY.row(&mut s)
             .cell("a", 1)
-            .empty_from("b", 1)
+            .empty_until("c")
             .cell("c", "x")
             .end();
-        assert_eq!(s, "1,,x\n");
+        TINY.row(&mut s).cell("a", 2).empty_rest().end();
+        assert_eq!(s, "1,,x\n2,,\n");
     }
 
     #[test]

@@ -393,7 +393,7 @@ pub fn ports_csv(world: &World) -> String {
                     .cell("ecn_marks", cs.ecn_marks)
                     .cell("max_packets", cs.max_packets)
                     .cell("avg_bytes", avg(&cs.queue_bytes_area))
-                    .empty_from("viq_held", 11)
+                    .empty_rest()
                     .end();
             }
         }

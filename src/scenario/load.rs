@@ -614,17 +614,19 @@ fn check_port_names(sc: &Scenario, list: &[String]) -> Result<(), (usize, String
             );
             return Err((i, msg));
         };
-        for n in [a, b] {
-            if node(n).is_none() {
+        let mut ends = [0u32; 2];
+        for (end, n) in ends.iter_mut().zip([a, b]) {
+            let Some(at) = node(n) else {
                 let shown: Vec<&str> = names.iter().take(6).map(String::as_str).collect();
                 let msg = format!(
                     "no node is named \"{n}\" (in \"{entry}\"): the topology's nodes are {}, ...",
                     shown.join(", ")
                 );
                 return Err((i, msg));
-            }
+            };
+            *end = at as u32;
         }
-        let (a, b) = (node(a).unwrap_or(0) as u32, node(b).unwrap_or(0) as u32);
+        let [a, b] = ends;
         let linked = graph
             .cables
             .iter()

@@ -178,11 +178,10 @@ impl Fabric {
         };
         st.announced = st.xoff;
         st.refresh_due = 0;
-        let observer = match port.pfc_attention & OBSERVED {
+        let mut observer = match port.pfc_attention & OBSERVED {
             0 => None,
             _ => self.observer.as_deref_mut(),
         };
-        let mut observer = observer;
         for q in 0..8 {
             if frame.mask & (1 << q) == 0 {
                 continue;
