@@ -251,7 +251,7 @@ pub struct World {
     next_port: Vec<u16>,
     /// Each host's NIC state across its connections (what a receiver-side
     /// controller counts over them: RCC's N and B_R).
-    nics: Vec<transport::NicState>,
+    nics: Vec<transport::HostRx>,
     /// Flows whose data is not all acknowledged yet.
     open_flows: usize,
     /// Packet sources with an arrival still to come.
@@ -372,7 +372,7 @@ impl World {
             queue_after: None,
             seed,
             next_port: vec![0; hosts],
-            nics: vec![transport::NicState::default(); hosts],
+            nics: vec![transport::HostRx::default(); hosts],
             open_flows: 0,
             active_sources: 0,
             workloads: Vec::new(),

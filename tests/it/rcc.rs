@@ -134,7 +134,10 @@ fn rcc_runs_repeat_exactly_and_async_with_zero_offset_is_rcc() {
         let base_delays: Vec<Option<SimDuration>> = w
             .flows
             .iter()
-            .map(|f| f.receiver.as_roce()?.rcc_control()?.base_delay())
+            .map(|f| match f.receiver.as_roce()?.control() {
+                transport::roce::RoceReceiverControl::Rcc(r) => r.control()?.base_delay(),
+                _ => None,
+            })
             .collect();
         (
             serde_json::to_string(&s).expect("serialises"),

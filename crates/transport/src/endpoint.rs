@@ -9,7 +9,8 @@
 
 use crate::expresspass::{ExpressPassConfig, ExpressPassReceiver, ExpressPassSender};
 use crate::homa::{HomaConfig, HomaReceiver, HomaSender};
-use crate::roce::{NicState, RoceConfig, RoceReceiver, RoceSender};
+use crate::host::HostRx;
+use crate::roce::{RoceConfig, RoceReceiver, RoceSender};
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::{Emit, FlowAddr};
 use net::{Packet, Protocol, WireFormat};
@@ -442,31 +443,31 @@ impl Receiver {
         }
     }
 
-    /// A packet from the sender; `nic` is the receiving host's NIC state
-    /// (what RCC counts across connections).
+    /// A packet from the sender; `host` is the receiving host's state
+    /// across its connections (what RCC counts, Homa's grants).
     #[inline]
     pub fn on_packet(
         &mut self,
         now: SimTime,
         pkt: &Packet,
-        nic: &mut NicState,
+        host: &mut HostRx,
         out: &mut impl Emit,
     ) {
         match self {
             Receiver::Tcp(r) => r.on_packet(now, pkt, out),
-            Receiver::Roce(r) => r.on_packet(now, pkt, nic, out),
-            Receiver::Homa(r) => r.on_packet(now, pkt, &mut nic.homa, out),
+            Receiver::Roce(r) => r.on_packet(now, pkt, &mut host.roce, out),
+            Receiver::Homa(r) => r.on_packet(now, pkt, &mut host.homa, out),
             Receiver::ExpressPass(r) => r.on_packet(now, pkt, out),
         }
     }
 
-    /// Runs the timers that are due; `nic` is the receiving host's NIC
+    /// Runs the timers that are due; `host` is the receiving host's
     /// state (Homa's RESEND reads the grant there).
-    pub fn on_timer(&mut self, now: SimTime, nic: &mut NicState, out: &mut impl Emit) {
+    pub fn on_timer(&mut self, now: SimTime, host: &mut HostRx, out: &mut impl Emit) {
         match self {
             Receiver::Tcp(r) => r.on_timer(now, out),
             Receiver::Roce(r) => r.on_timer(now, out),
-            Receiver::Homa(r) => r.on_timer(now, &mut nic.homa, out),
+            Receiver::Homa(r) => r.on_timer(now, &mut host.homa, out),
             Receiver::ExpressPass(r) => r.on_timer(now, out),
         }
     }

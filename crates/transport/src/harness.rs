@@ -2,7 +2,7 @@
 //! packets leave one at a time at `rate`, every packet takes `delay` one way,
 //! and test hooks may drop or rewrite packets in flight.
 
-use crate::roce::{NicState, RoceReceiver, RoceSender};
+use crate::roce::{HostRx, RoceReceiver, RoceSender};
 use crate::{FlowAddr, TcpConfig, TcpReceiver, TcpSender};
 use net::{FlowId, HostId, Packet};
 use sim_core::{Bandwidth, EventQueue, SimDuration, SimTime};
@@ -18,7 +18,7 @@ pub trait TxEnd {
 
 /// A receiving end the harness can drive.
 pub trait RxEnd {
-    fn on_packet(&mut self, now: SimTime, p: &Packet, nic: &mut NicState, out: &mut Vec<Packet>);
+    fn on_packet(&mut self, now: SimTime, p: &Packet, nic: &mut HostRx, out: &mut Vec<Packet>);
     fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>);
     fn deadline(&self) -> Option<SimTime>;
 }
@@ -48,7 +48,7 @@ tx_end!(TcpSender);
 tx_end!(RoceSender);
 
 impl RxEnd for TcpReceiver {
-    fn on_packet(&mut self, now: SimTime, p: &Packet, _: &mut NicState, out: &mut Vec<Packet>) {
+    fn on_packet(&mut self, now: SimTime, p: &Packet, _: &mut HostRx, out: &mut Vec<Packet>) {
         TcpReceiver::on_packet(self, now, p, out)
     }
     fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
@@ -60,7 +60,7 @@ impl RxEnd for TcpReceiver {
 }
 
 impl RxEnd for RoceReceiver {
-    fn on_packet(&mut self, now: SimTime, p: &Packet, nic: &mut NicState, out: &mut Vec<Packet>) {
+    fn on_packet(&mut self, now: SimTime, p: &Packet, nic: &mut HostRx, out: &mut Vec<Packet>) {
         RoceReceiver::on_packet(self, now, p, nic, out)
     }
     fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
@@ -108,7 +108,7 @@ pub struct Harness<'a, S = TcpSender, R = TcpReceiver> {
     receiver_timer: Option<SimTime>,
     pub data_packets: Vec<Packet>,
     /// The receiving host's NIC state.
-    pub nic: NicState,
+    pub nic: HostRx,
 }
 
 impl<'a> Harness<'a> {
@@ -133,7 +133,7 @@ impl<'a, S: TxEnd, R: RxEnd> Harness<'a, S, R> {
             sender_timer: None,
             receiver_timer: None,
             data_packets: Vec::new(),
-            nic: NicState::default(),
+            nic: HostRx::default(),
         }
     }
 

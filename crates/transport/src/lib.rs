@@ -22,15 +22,15 @@ pub mod cc;
 pub mod endpoint;
 pub mod expresspass;
 pub mod homa;
+pub mod host;
 pub mod message;
-pub mod nic;
 pub mod reassembly;
 pub mod roce;
 pub mod rtt;
 pub mod tcp;
 
 pub use endpoint::{Counters, FlowRecord, PathInfo, Receiver, Sender, Side, TransportConfig};
-pub use nic::NicState;
+pub use host::HostRx;
 pub use tcp::{CcConfig, TcpConfig, TcpReceiver, TcpSender};
 
 use net::{Kind, Origin, Packet};

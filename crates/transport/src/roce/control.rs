@@ -13,7 +13,7 @@
 //! the simulator's `cc` registry (docs/extending.md).
 
 use crate::endpoint::{PathInfo, StateOut};
-use net::{IntStack, Packet};
+use net::{Feedback, IntStack, Packet};
 use sim_core::{SimDuration, SimTime};
 
 /// What a sender tells its controller of an ACK (or NAK).
@@ -91,6 +91,72 @@ pub struct FlowCtx<'a> {
     pub path: &'a PathInfo,
     /// Payload bytes per packet.
     pub mtu_bytes: u64,
+    /// The transport's CNP spacing per flow (`cnp_interval`), for a
+    /// notification point that paces CNPs.
+    pub cnp_interval: SimDuration,
+}
+
+/// What a receiver half asks of the responder for a data packet: how
+/// congestion is notified.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notify {
+    /// Nothing now.
+    Nothing,
+    /// A CNP packet goes out now.
+    CnpNow,
+    /// The next ACK or NAK carries the CNP bit.
+    FlagNextAck,
+}
+
+/// The receiver half of a RoCE flow's controller, at the responder: a
+/// notification point (DCQCN's) or a receiver that assigns the window
+/// (RCC's). The responder (`receiver.rs`) owns PSNs, ACKs and NAKs and
+/// the host's message counts; the half sees every data packet and says
+/// what the replies carry. Every default is "no receiver half".
+pub trait ReceiverControl {
+    /// Data packet `pkt` arrived at `now`, before the responder's
+    /// bookkeeping; `host` is the receiving host's RoCE state (the half
+    /// may register with it). What congestion notification it asks for.
+    fn on_data(&mut self, _now: SimTime, _pkt: &Packet, _host: &mut HostRx) -> Notify {
+        Notify::Nothing
+    }
+    /// The feedback the reply to `pkt` carries, after the responder
+    /// counted its messages.
+    fn feedback(&mut self, _now: SimTime, _pkt: &Packet, _host: &HostRx) -> Feedback {
+        Feedback::default()
+    }
+    /// A CNP went out at `now`.
+    fn on_cnp_sent(&mut self, _now: SimTime) {}
+    /// Its next timer, if any.
+    fn deadline(&self) -> Option<SimTime> {
+        None
+    }
+    /// The timer due at `now` ran: whether a CNP goes out.
+    fn on_timer(&mut self, _now: SimTime) -> bool {
+        false
+    }
+    /// Its state variables by name (`[output] cc_trace`).
+    fn state(&self, _out: &mut StateOut<'_>) {}
+}
+
+/// How a controller's configuration builds its receiver half (`C`: the
+/// configuration), named beside its sender half in [`roce_controllers!`].
+pub trait ReceiverHalf<C>: ReceiverControl + Sized {
+    /// A fresh receiver half for one flow.
+    fn build(cfg: &C, f: &FlowCtx<'_>) -> Self;
+}
+
+/// The receiver half of a controller that has none: the responder only
+/// acknowledges.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoReceiver;
+
+impl ReceiverControl for NoReceiver {}
+
+impl<C> ReceiverHalf<C> for NoReceiver {
+    fn build(_cfg: &C, _f: &FlowCtx<'_>) -> Self {
+        NoReceiver
+    }
 }
 
 /// What a controller's configuration rules on outside the per-packet path
@@ -169,10 +235,11 @@ impl RateControl for LineRate {
     }
 }
 
-/// Generates, from one list of `Variant: Config => State`, the [`RoceCc`]
-/// and [`RoceController`] enums and their dispatch.
+/// Generates, from one list of `Variant: Config => State, Receiver;`, the
+/// [`RoceCc`], [`RoceController`] and [`RoceReceiverControl`] enums and
+/// their dispatch: a controller's two halves are built from its one line.
 macro_rules! roce_controllers {
-    ($($(#[$doc:meta])* $variant:ident: $config:ty => $state:ty,)+) => {
+    ($($(#[$doc:meta])* $variant:ident: $config:ty => $state:ty, $recv:ty;)+) => {
         /// A RoCE flow's congestion controller configuration.
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub enum RoceCc {
@@ -183,6 +250,29 @@ macro_rules! roce_controllers {
         #[derive(Clone, Debug)]
         pub enum RoceController {
             $($(#[$doc])* $variant($state),)+
+        }
+
+        /// A RoCE flow's running receiver half ([`ReceiverControl`]).
+        #[derive(Clone, Debug)]
+        pub enum RoceReceiverControl {
+            $($(#[$doc])* $variant($recv),)+
+        }
+
+        impl RoceReceiverControl {
+            /// The half, for dispatch in one place.
+            #[inline]
+            pub fn get(&self) -> &dyn ReceiverControl {
+                match self {
+                    $(RoceReceiverControl::$variant(r) => r,)+
+                }
+            }
+            /// The half, mutably.
+            #[inline]
+            pub fn get_mut(&mut self) -> &mut dyn ReceiverControl {
+                match self {
+                    $(RoceReceiverControl::$variant(r) => r,)+
+                }
+            }
         }
 
         $(impl From<$config> for RoceCc {
@@ -196,6 +286,12 @@ macro_rules! roce_controllers {
             pub fn build(&self, f: &FlowCtx<'_>) -> RoceController {
                 match self {
                     $(RoceCc::$variant(c) => RoceController::$variant(c.build(f).into()),)+
+                }
+            }
+            /// A fresh receiver half for one flow.
+            pub fn build_receiver(&self, f: &FlowCtx<'_>) -> RoceReceiverControl {
+                match self {
+                    $(RoceCc::$variant(c) => RoceReceiverControl::$variant(<$recv as ReceiverHalf<$config>>::build(c, f)),)+
                 }
             }
             /// Its name in scenarios.
@@ -293,25 +389,26 @@ macro_rules! roce_controllers {
     };
 }
 
-use super::dcqcn::{Dcqcn, DcqcnConfig};
+use super::dcqcn::{Dcqcn, DcqcnConfig, NotificationPoint};
+use super::host::HostRx;
 use super::hpcc::{Hpcc, HpccConfig};
-use super::rcc::{RccConfig, RccSend};
+use super::rcc::{RccConfig, RccReceiver, RccSend};
 use super::swift::{Swift, SwiftConfig};
 use super::timely::{TimelyConfig, TimelySend};
 
 roce_controllers! {
     /// Line rate always (the RDMA NIC without congestion control).
-    None: LineRateConfig => LineRate,
-    /// DCQCN (reaction point here, notification point at the receiver).
-    Dcqcn: DcqcnConfig => Dcqcn,
+    None: LineRateConfig => LineRate, NoReceiver;
+    /// DCQCN (reaction point at the sender, notification point at the receiver).
+    Dcqcn: DcqcnConfig => Dcqcn, NotificationPoint;
     /// RCC (the receiver assigns the window; RCC paper).
-    Rcc: RccConfig => Box<RccSend>,
+    Rcc: RccConfig => Box<RccSend>, RccReceiver;
     /// TIMELY (RTT gradients at the sender).
-    Timely: TimelyConfig => Box<TimelySend>,
+    Timely: TimelyConfig => Box<TimelySend>, NoReceiver;
     /// HPCC (INT from every hop, at the sender).
-    Hpcc: HpccConfig => Box<Hpcc>,
+    Hpcc: HpccConfig => Box<Hpcc>, NoReceiver;
     /// Swift (the round trip against a scaled target, at the sender).
-    Swift: SwiftConfig => Box<Swift>,
+    Swift: SwiftConfig => Box<Swift>, NoReceiver;
 }
 
 impl<T: RateControl + ?Sized> RateControl for Box<T> {

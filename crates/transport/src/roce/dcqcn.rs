@@ -574,6 +574,92 @@ impl super::control::RateControl for Dcqcn {
     }
 }
 
+/// DCQCN's notification point (NP), per flow at the receiver: when a
+/// CE-marked packet asks for a CNP, in the variant's way (docs/models.md,
+/// DCQCN):
+/// - paper (htsim's `DCQCNSink`): a CNP at once if none went out in the
+///   last `cnp_interval`, else one when that interval ends; at most one
+///   per interval per flow;
+/// - ns3rdma: slotted, `cnp_interval` slots from the flow's first packet
+///   (which is checked at once); a CNP at the end of each slot in which a
+///   CE-marked packet arrived;
+/// - mellanox (the HPCC fork): no CNP packets; the next ACK or NAK after a
+///   CE-marked packet carries the CNP bit (the reaction point limits its
+///   cuts to one per decrease interval).
+#[derive(Clone, Debug)]
+pub struct NotificationPoint {
+    variant: Variant,
+    cnp_interval: SimDuration,
+    /// When the last CNP went out.
+    last_cnp: Option<SimTime>,
+    /// A CE-marked packet arrived since the last CNP.
+    marked: bool,
+    /// The deferred CNP's time.
+    cnp_at: Option<SimTime>,
+    /// The flow's first packet's arrival (ns3rdma's slots start there).
+    slot_origin: Option<SimTime>,
+}
+
+impl super::control::ReceiverHalf<DcqcnConfig> for NotificationPoint {
+    fn build(cfg: &DcqcnConfig, f: &super::control::FlowCtx<'_>) -> Self {
+        NotificationPoint {
+            variant: cfg.variant,
+            cnp_interval: f.cnp_interval,
+            last_cnp: None,
+            marked: false,
+            cnp_at: None,
+            slot_origin: None,
+        }
+    }
+}
+
+impl super::control::ReceiverControl for NotificationPoint {
+    fn on_data(
+        &mut self,
+        now: SimTime,
+        pkt: &net::Packet,
+        _host: &mut super::host::HostRx,
+    ) -> super::control::Notify {
+        use super::control::Notify;
+        let first = self.slot_origin.is_none();
+        let origin = *self.slot_origin.get_or_insert(now);
+        if pkt.ecn != net::Ecn::Ce {
+            return Notify::Nothing;
+        }
+        match self.variant {
+            Variant::Paper => match self.last_cnp {
+                Some(t) if now < t + self.cnp_interval => {
+                    self.marked = true;
+                    self.cnp_at = Some(t + self.cnp_interval);
+                    Notify::Nothing
+                }
+                _ => Notify::CnpNow,
+            },
+            Variant::Ns3Rdma if first => Notify::CnpNow,
+            Variant::Ns3Rdma => {
+                // The end of the slot this packet falls in.
+                let slot = self.cnp_interval.ps();
+                let k = now.since(origin).ps() / slot + 1;
+                self.marked = true;
+                self.cnp_at = Some(origin + SimDuration::from_ps(k * slot));
+                Notify::Nothing
+            }
+            Variant::Mellanox => Notify::FlagNextAck,
+        }
+    }
+    fn on_cnp_sent(&mut self, now: SimTime) {
+        self.last_cnp = Some(now);
+        self.marked = false;
+        self.cnp_at = None;
+    }
+    fn deadline(&self) -> Option<SimTime> {
+        self.cnp_at
+    }
+    fn on_timer(&mut self, now: SimTime) -> bool {
+        self.cnp_at.is_some_and(|t| t <= now) && self.marked
+    }
+}
+
 #[cfg(test)]
 #[path = "dcqcn_tests.rs"]
 mod tests;

@@ -8,6 +8,7 @@
 pub mod config;
 pub mod control;
 pub mod dcqcn;
+pub mod host;
 pub mod hpcc;
 pub mod rcc;
 mod receiver;
@@ -15,12 +16,15 @@ mod sender;
 pub mod swift;
 pub mod timely;
 
-pub use crate::nic::NicState;
 pub use config::{ControllerKeys, DcqcnKeys, KeyError, RccKeys, RoceConfig, RoceKeys, WindowMode};
-pub use control::{LineRateConfig, RateControl, RoceCc, RoceController};
-pub use dcqcn::{Clamp, Dcqcn, DcqcnConfig, Variant};
+pub use control::{
+    LineRateConfig, NoReceiver, Notify, RateControl, ReceiverControl, RoceCc, RoceController,
+    RoceReceiverControl,
+};
+pub use dcqcn::{Clamp, Dcqcn, DcqcnConfig, NotificationPoint, Variant};
+pub use host::HostRx;
 pub use hpcc::{Hpcc, HpccConfig, HpccStep};
-pub use rcc::{EwaShare, RccConfig, RccControl, RccSend, RccVariant};
+pub use rcc::{EwaShare, RccConfig, RccControl, RccReceiver, RccSend, RccVariant};
 pub use receiver::RoceReceiver;
 pub use sender::RoceSender;
 pub use timely::{Timely, TimelyConfig, TimelySend};

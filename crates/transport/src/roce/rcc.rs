@@ -50,6 +50,7 @@
 //!   (A3): at least a byte, so the pacer has a rate.
 
 use libm::{exp, tanh};
+use net::{Feedback, Packet};
 use sim_core::{Bandwidth, SimDuration, SimTime};
 
 /// Which RCC (RCC paper section V-D's ablations and III-G's deployment).
@@ -417,6 +418,95 @@ impl super::control::RoceControllerConfig for RccConfig {
             RccVariant::Ewa => "rcc-ewa",
             RccVariant::Pid => "rcc-pid",
             RccVariant::Sender => "rcc-sender",
+        }
+    }
+}
+
+/// RCC's receiver half, per flow: it registers the flow's base RTT and
+/// line rate with the host's counters, and every reply carries N, whether
+/// the last hop is saturated, and (unless RCC-sender, whose sender runs
+/// them) the window that Algorithm 1's detector and PID assign.
+#[derive(Clone, Debug)]
+pub struct RccReceiver(Box<RccRecvState>);
+
+/// [`RccReceiver`]'s state (boxed: a flow's reply path reads only the
+/// pointer until a data packet arrives).
+#[derive(Clone, Debug)]
+struct RccRecvState {
+    variant: RccVariant,
+    eta: f64,
+    /// The detector and PID (unused by RCC-sender).
+    control: RccControl,
+    base_rtt: SimDuration,
+    rx_rate: Bandwidth,
+    /// This host's clock offset (RCC-async).
+    clock_offset: SimDuration,
+    registered: bool,
+}
+
+impl RccReceiver {
+    /// The flow's controller at the receiver (not RCC-sender's, which is
+    /// at the sender).
+    pub fn control(&self) -> Option<&RccControl> {
+        (self.0.variant != RccVariant::Sender).then_some(&self.0.control)
+    }
+}
+
+impl super::control::ReceiverHalf<RccConfig> for RccReceiver {
+    fn build(cfg: &RccConfig, f: &super::control::FlowCtx<'_>) -> Self {
+        let path = f.path;
+        let line_bdp = path.bdp_bytes.max(f.mtu_bytes);
+        RccReceiver(Box::new(RccRecvState {
+            variant: cfg.variant,
+            eta: cfg.eta,
+            control: RccControl::new(*cfg, path.base_rtt, f.mtu_bytes, line_bdp),
+            base_rtt: path.base_rtt,
+            rx_rate: path.rx_line_rate,
+            clock_offset: path.dst_clock_offset,
+            registered: false,
+        }))
+    }
+}
+
+impl super::control::ReceiverControl for RccReceiver {
+    fn on_data(
+        &mut self,
+        _now: SimTime,
+        _pkt: &Packet,
+        host: &mut super::host::HostRx,
+    ) -> super::control::Notify {
+        let r = &mut *self.0;
+        if !r.registered {
+            r.registered = true;
+            host.register(r.rx_rate, r.base_rtt);
+        }
+        super::control::Notify::Nothing
+    }
+    /// Algorithm 1 on data packet `pkt` (after N was updated for it).
+    fn feedback(&mut self, now: SimTime, pkt: &Packet, host: &super::host::HostRx) -> Feedback {
+        let r = &mut *self.0;
+        let flows = host.active_messages.min(u16::MAX as u32) as u16;
+        let last_hop = host.saturated(r.eta);
+        if r.variant == RccVariant::Sender {
+            return Feedback {
+                window_bytes: 0,
+                count: flows,
+                flag: last_hop,
+            };
+        }
+        // The one-way delay, read on this host's clock (RCC paper III-C).
+        let delay = (now + r.clock_offset).saturating_since(pkt.ts_val);
+        let fair_share = host.fair_share(r.base_rtt);
+        let w = r.control.on_sample(now, delay, fair_share, last_hop);
+        Feedback {
+            window_bytes: w.min(u32::MAX as u64) as u32,
+            count: flows,
+            flag: last_hop,
+        }
+    }
+    fn state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+        if let Some(c) = self.control() {
+            c.state(out);
         }
     }
 }

@@ -2,7 +2,7 @@
 //! step, EWA as messages come and go, and the NIC's B_R rounds.
 use super::config::{RoceCc, RoceConfig};
 use super::rcc::*;
-use super::{NicState, RoceReceiver};
+use super::{HostRx, RoceReceiver};
 use crate::endpoint::PathInfo;
 use crate::harness::addr;
 use net::{Kind, Packet, Protocol, RoceBits, WireFormat};
@@ -184,7 +184,7 @@ fn ewa_shares_go_below_a_packet_and_eta_scales_them() {
 
 #[test]
 fn b_r_counts_the_last_complete_round() {
-    let mut nic = NicState::default();
+    let mut nic = HostRx::default();
     nic.on_bytes(us(0), 1000); // before any RCC flow: not counted
     nic.register(Bandwidth::from_gbps(100), SimDuration::from_us(12));
     // 100 Gb/s x 12 us = 150,000 B per round.
@@ -241,11 +241,11 @@ fn data(flow: u32, psn: u64, bits: RoceBits, sent: SimTime) -> Packet {
 #[test]
 fn ewa_follows_the_number_of_active_messages() {
     let cfg = rcc_cfg();
-    let mut nic = NicState::default();
+    let mut nic = HostRx::default();
     let mut rx: Vec<RoceReceiver> = (0..3)
         .map(|_| RoceReceiver::new(addr(), &cfg, &path()))
         .collect();
-    let window = |r: &mut RoceReceiver, nic: &mut NicState, p: Packet, at: u64| {
+    let window = |r: &mut RoceReceiver, nic: &mut HostRx, p: Packet, at: u64| {
         let mut out = Vec::new();
         r.on_packet(us(at), &p, nic, &mut out);
         assert_eq!(out.len(), 1, "one ACK per packet");
@@ -315,7 +315,7 @@ fn a_receiver_reads_delays_on_its_own_clock() {
     let mut p = path();
     p.dst_clock_offset = SimDuration::from_us(2);
     let mut r = RoceReceiver::new(addr(), &cfg, &p);
-    let mut nic = NicState::default();
+    let mut nic = HostRx::default();
     let mut out = Vec::new();
     r.on_packet(
         us(5),
@@ -323,6 +323,9 @@ fn a_receiver_reads_delays_on_its_own_clock() {
         &mut nic,
         &mut out,
     );
-    let base = r.rcc_control().and_then(|c| c.base_delay());
+    let base = match r.control() {
+        super::RoceReceiverControl::Rcc(r) => r.control().and_then(|c| c.base_delay()),
+        _ => None,
+    };
     assert_eq!(base, Some(SimDuration::from_us(7)));
 }

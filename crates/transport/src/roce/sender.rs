@@ -108,6 +108,7 @@ impl RoceSender {
                 line_bps,
                 path,
                 mtu_bytes: mtu,
+                cnp_interval: cfg.cnp_interval,
             }),
             last_sent: None,
             next_avail: SimTime::ZERO,

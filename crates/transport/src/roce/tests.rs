@@ -2,7 +2,7 @@
 //! (as the HPCC fork's `rdma-hw.cc`), the NAK interval and the optional RTO, CNP spacing,
 //! pacing and the windows.
 use super::config::{ACK_BYTES, RoceCc, RoceConfig, WindowMode};
-use super::{NicState, RoceReceiver, RoceSender};
+use super::{HostRx, RoceReceiver, RoceSender};
 use crate::endpoint::PathInfo;
 use crate::harness::{Harness, addr};
 use net::{Ecn, Kind, Packet, Protocol, RoceBits, WireFormat};
@@ -162,7 +162,7 @@ fn the_notification_point_sends_at_most_one_cnp_per_interval() {
     let mut out = Vec::new();
     // CE at 0 (CNP now), 10 and 20 (one deferred CNP at 50), 60 (deferred to 100).
     for (psn, t) in [(0, 0), (1, 10), (2, 20), (3, 60)] {
-        r.on_packet(us(t), &data(psn, true), &mut NicState::default(), &mut out);
+        r.on_packet(us(t), &data(psn, true), &mut HostRx::default(), &mut out);
         if r.deadline().is_some_and(|d| d <= us(t + 40)) {
             let d = r.deadline().expect("checked");
             r.on_timer(d, &mut out);
@@ -181,7 +181,7 @@ fn the_notification_point_sends_at_most_one_cnp_per_interval() {
             .all(|p| p.size_bytes == ACK_BYTES)
     );
     // An unmarked packet after the interval sends nothing more.
-    r.on_packet(us(200), &data(4, false), &mut NicState::default(), &mut out);
+    r.on_packet(us(200), &data(4, false), &mut HostRx::default(), &mut out);
     assert_eq!(r.cnps_sent(), 3);
 }
 
@@ -223,7 +223,7 @@ fn packets_are_paced_at_the_current_rate_and_carry_their_message_place() {
     let p = one.poll_transmit(t0).expect("one packet");
     assert!(p.roce.has(RoceBits::FIRST | RoceBits::LAST));
     let mut r = RoceReceiver::new(addr(), &cfg, &path(10, 0));
-    r.on_packet(t0, &data(0, false), &mut NicState::default(), &mut out);
+    r.on_packet(t0, &data(0, false), &mut HostRx::default(), &mut out);
     assert_eq!(r.active_messages(), 0);
 }
 
@@ -287,12 +287,12 @@ fn the_notification_point_follows_the_dcqcn_variant() {
             r.on_timer(d, &mut out);
             cnp_times.push(d);
         }
-        r.on_packet(us(t), &data(psn, ce), &mut NicState::default(), &mut out);
+        r.on_packet(us(t), &data(psn, ce), &mut HostRx::default(), &mut out);
     }
     assert_eq!(cnp_times, vec![us(55), us(105)]);
     assert_eq!(r.cnps_sent(), 2);
     let mut r = RoceReceiver::new(addr(), &with(Variant::Ns3Rdma), &path(10, 0));
-    r.on_packet(us(0), &data(0, true), &mut NicState::default(), &mut out);
+    r.on_packet(us(0), &data(0, true), &mut HostRx::default(), &mut out);
     assert_eq!(
         r.cnps_sent(),
         1,
@@ -301,8 +301,8 @@ fn the_notification_point_follows_the_dcqcn_variant() {
     // mellanox: no CNP packets; the ACK of a marked packet carries the bit.
     let mut r = RoceReceiver::new(addr(), &with(Variant::Mellanox), &path(10, 0));
     let mut out = Vec::new();
-    r.on_packet(us(0), &data(0, true), &mut NicState::default(), &mut out);
-    r.on_packet(us(1), &data(1, false), &mut NicState::default(), &mut out);
+    r.on_packet(us(0), &data(0, true), &mut HostRx::default(), &mut out);
+    r.on_packet(us(1), &data(1, false), &mut HostRx::default(), &mut out);
     assert_eq!(out.len(), 2);
     assert!(out.iter().all(|p| p.kind == Kind::Ack));
     assert!(out[0].roce.has(RoceBits::CNP) && !out[1].roce.has(RoceBits::CNP));

@@ -1,16 +1,14 @@
-//! A host's receive counters across its connections.
+//! A host's RoCE receive counters across its connections.
 
 use sim_core::{Bandwidth, SimDuration, SimTime};
 
-/// What a host's NIC counts across all the connections it receives: the
-/// messages in progress (N) and the wire bytes of the last round (B_R).
-/// The simulator keeps one per host and hands it to every receiver there;
-/// receiver-side controllers read it (RCC's N and B_R, RCC paper III-C),
-/// and receiver-driven families schedule across it (Homa's grants).
+/// What a host's RDMA NIC counts across all the connections it receives:
+/// the messages in progress (N) and the wire bytes of the last round
+/// (B_R). Each host keeps one ([`crate::host::HostRx`]) and hands it to
+/// every RoCE responder there; receiver halves read it (RCC's N and B_R,
+/// RCC paper III-C).
 #[derive(Clone, Debug, Default)]
-pub struct NicState {
-    /// Homa's grant scheduler over the host's inbound messages.
-    pub homa: crate::homa::RxScheduler,
+pub struct HostRx {
     /// Messages begun (First accepted) and not yet ended (Last accepted).
     pub active_messages: u32,
     /// The NIC's line rate C (zero until a flow registers).
@@ -23,7 +21,7 @@ pub struct NicState {
     bytes_last: u64,
 }
 
-impl NicState {
+impl HostRx {
     /// A flow with base RTT `base_rtt` arrives at a NIC of rate `rate`.
     pub fn register(&mut self, rate: Bandwidth, base_rtt: SimDuration) {
         self.rate_bps = rate.bps();
