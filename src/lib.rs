@@ -9,6 +9,8 @@
 pub mod memory;
 /// What the ports saw: pcap captures and the packet event log.
 pub mod observe;
+/// A flow's paths over the empty fabric: base RTT and ideal FCT.
+pub mod paths;
 /// Figures (PNG and SVG) of runs and sweeps.
 pub mod plot;
 /// Progress bars and lines on the terminal.

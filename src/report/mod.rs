@@ -16,7 +16,6 @@ pub mod claim;
 pub mod columns;
 mod csv;
 mod folder;
-mod ideal;
 pub mod marker;
 mod pfc;
 pub mod schema;
@@ -24,12 +23,12 @@ mod transports;
 pub mod units;
 pub mod volume;
 mod workloads;
+pub use crate::paths::ideal_fct;
 pub use claim::{FolderKind, Refused};
 pub use csv::{
     CsvRows, cc_csv, flows_csv, goodput_csv, pings_csv, ports_csv, queues_csv, rounds_csv, rtt_csv,
 };
 pub use folder::{FolderBusy, Lock, RunFolder, try_lock, write_atomic, write_replace};
-pub use ideal::{base_rtt, ideal_fct};
 pub use pfc::{PfcSummary, pfc_csv, pfc_stall};
 pub use transports::TransportSummary;
 pub use workloads::{Fairness, ProbesSummary, RoundsSummary, WorkloadSummary, round_rows};
@@ -308,7 +307,7 @@ pub struct FlowSummary {
     pub jain_index: Option<f64>,
     /// Flow completion times of completed flows, in microseconds.
     pub fct_us: Summary,
-    /// FCT slowdown (FCT over the ideal FCT, see `report::ideal`) of
+    /// FCT slowdown (FCT over the ideal FCT, see `paths`) of
     /// completed flows of known size.
     pub slowdown: Summary,
     /// FCT and slowdown by flow size (`output.size_buckets`); flows

@@ -18,7 +18,6 @@ use std::ops::Range;
 use std::path::Path;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue, ValueDeserializer};
-use transport::TransportConfig;
 
 type SpannedValue<'a> = Spanned<DeValue<'a>>;
 
@@ -369,26 +368,32 @@ fn transport_of_workload(
 /// Homa sends at `levels` priorities from a workload's own up: they must
 /// exist, and PFC must be off (Homa's levels are lossy priority queues;
 /// under PFC they would be its pause classes).
-fn homa_levels_fit(
+fn levels_fit(
     src: &Source,
     span: Option<Range<usize>>,
     prefix: &str,
     w: &registry::workload::Spec,
+    family: &dyn transport::Family,
     levels: u8,
     ctx: LoadCtx,
 ) -> Result<(), ScenarioError> {
     let key = format!("{prefix}.transport");
+    let name = family.cc_name();
     if ctx.pfc {
-        let msg = "its transport is Homa, whose priority levels are lossy queues: \
-                   run it without switch.pfc";
-        return Err(src.error(span, &key, msg.to_string()));
+        let msg = format!(
+            "its transport is {}, whose priority levels are lossy queues: \
+             run it without switch.pfc",
+            capitalised(name)
+        );
+        return Err(src.error(span, &key, msg));
     }
     let low = w.priority() as usize;
     let top = low + w.priority_span() as usize - 1 + levels as usize - 1;
     if top >= ctx.priorities {
         let msg = format!(
-            "Homa's {levels} levels take priorities {low} to {top}, but {}: lower the \
+            "{}'s {levels} levels take priorities {low} to {top}, but {}: lower the \
              workload's priority or the transport's priorities",
+            capitalised(name),
             if ctx.priorities < PRIORITIES {
                 format!(
                     "switch.class_of_priority lists 0 to {} only",
@@ -399,6 +404,45 @@ fn homa_levels_fit(
             }
         );
         return Err(src.error(span, &key, msg));
+    }
+    Ok(())
+}
+
+/// A family's name as a sentence's subject (`Homa`).
+fn capitalised(name: &str) -> String {
+    let mut c = name.chars();
+    c.next()
+        .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
+}
+
+/// Each transport family's rules against the rest of the scenario
+/// ([`transport::Family::check`]), and one credit setting per run: the
+/// key at fault and why.
+fn check_families(sc: &Scenario) -> Result<(), (String, String)> {
+    let key_of = |t: &crate::scenario::NamedTransport, key: &str| {
+        if t.name == "default" {
+            format!("transport.{key}")
+        } else {
+            format!("transport.{}.{key}", t.name)
+        }
+    };
+    let wire = sc.topology.framing.wire();
+    let credits: Vec<_> = sc
+        .transports
+        .iter()
+        .filter_map(|t| Some((t, t.config.family_rules().credit_queues(wire)?)))
+        .collect();
+    if let Some((t, _)) = credits.iter().find(|(_, c)| *c != credits[0].1) {
+        let msg = "the switches' credit queues are one setting per run: every ExpressPass \
+                   transport must have the same credit_queue, credit_burst and mss";
+        return Err((format!("transport.{}", t.name), msg.into()));
+    }
+    let view = sc.family_view();
+    for t in &sc.transports {
+        t.config
+            .family_rules()
+            .check(&view)
+            .map_err(|e| (key_of(t, e.key), e.msg))?;
     }
     Ok(())
 }
@@ -458,11 +502,13 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
     let switch = switch(&src, switch_v, &mut ctx)?;
 
     let mut transports = transports(&src, root.get("transport"), ctx)?;
+    let view = transport::family::ScenarioView {
+        pfc_mtu_bytes: switch.pfc.as_ref().map(|p| p.mtu_bytes),
+        ingress_drops: switch.ingress_drops(),
+        rewrites_rwnd: switch.rewrites_rwnd(),
+    };
     for t in &mut transports {
-        if let TransportConfig::Tcp(c) = &mut t.config {
-            // The host shim is on exactly when switches rewrite rwnd, unless set.
-            c.window_scale_shim = Some(c.window_scale_shim.unwrap_or(switch.rewrites_rwnd()));
-        }
+        t.config.family_rules_mut().settle(&view);
     }
 
     let mut workloads = Vec::new();
@@ -484,10 +530,9 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
             let spec = workloads.last().expect("just pushed");
             let t =
                 transport_of_workload(&src, w.span(), &prefix, spec, named.as_ref(), &transports)?;
-            if let (true, TransportConfig::Homa(h)) =
-                (spec.uses_transport(), &transports[t as usize].config)
-            {
-                homa_levels_fit(&src, Some(w.span()), &prefix, spec, h.levels, ctx)?;
+            let family = transports[t as usize].config.family_rules();
+            if let (true, Some(levels)) = (spec.uses_transport(), family.priority_levels()) {
+                levels_fit(&src, Some(w.span()), &prefix, spec, family, levels, ctx)?;
             }
             workload_transport.push(t);
         }
@@ -933,70 +978,7 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
             }
         }
     }
-    let credit_settings: Vec<_> = sc
-        .transports
-        .iter()
-        .filter_map(|t| match &t.config {
-            TransportConfig::ExpressPass(c) => {
-                Some((t, (c.credit_queue, c.credit_burst, c.mss_bytes)))
-            }
-            _ => None,
-        })
-        .collect();
-    if let Some((t, _)) = credit_settings
-        .iter()
-        .find(|(_, c)| *c != credit_settings[0].1)
-    {
-        let msg = "the switches' credit queues are one setting per run: every ExpressPass \
-                   transport must have the same credit_queue, credit_burst and mss";
-        return Err(err(&format!("transport.{}", t.name), msg.into()));
-    }
-    // A VIQ that drops held ACKs (R-AQM, ABQ), even of a PFC priority (the
-    // ingress stage is the papers' model: it drops, PFC does not pause for
-    // it), in front of RoCE without a retransmission timeout: a lost tail
-    // ACK is never repaired and the flow waits forever while its timers
-    // fire. Refused, not run into a livelock.
-    if sc.switch.ingress_drops() {
-        for t in &sc.transports {
-            if let TransportConfig::Roce(roce) = &t.config
-                && roce.rto.is_none()
-            {
-                let key = if t.name == "default" {
-                    "transport.rto".to_string()
-                } else {
-                    format!("transport.{}.rto", t.name)
-                };
-                let msg = "switch.ingress holds ACKs in a VIQ that drops them when full or \
-                           old, and this RoCE transport has no retransmission timeout \
-                           (rto = off, the default): a lost last ACK would never be \
-                           repaired and its flow would wait forever; set rto (e.g. \
-                           \"10ms\", as scenarios/r-aqm/roce-incast-sweep.toml does)";
-                return Err(err(&key, msg.into()));
-            }
-        }
-    }
-    if let Some(pfc) = &sc.switch.pfc {
-        for t in &sc.transports {
-            let TransportConfig::Roce(roce) = &t.config else {
-                continue;
-            };
-            let packet = roce.largest_packet_bytes();
-            if packet > pfc.mtu_bytes {
-                let key = if t.name == "default" {
-                    "transport.mtu".to_string()
-                } else {
-                    format!("transport.{}.mtu", t.name)
-                };
-                let msg = format!(
-                    "its packets are up to {packet} B with headers, above switch.pfc.mtu ({} B), \
-                     which PFC's headroom is sized for: lossless queues would drop; raise \
-                     switch.pfc.mtu or lower this",
-                    pfc.mtu_bytes
-                );
-                return Err(err(&key, msg));
-            }
-        }
-    }
+    check_families(sc).map_err(|(key, msg)| err(&key, msg))?;
     let edges = &sc.output.size_buckets;
     if edges.first().is_some_and(|b| b.0 == 0) || edges.windows(2).any(|w| w[0] >= w[1]) {
         let msg = "bucket edges must be positive and increasing, e.g. [\"100KB\", \"10MB\"]";

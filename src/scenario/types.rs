@@ -33,14 +33,23 @@ pub struct Scenario {
 }
 
 impl Scenario {
-    /// The credit queues its ports need: those of its ExpressPass
-    /// transport (the loader allows one credit setting per run), on
+    /// The credit queues its ports need: those its transports ask for
+    /// (ExpressPass's; the loader allows one credit setting per run), on
     /// framing `wire`.
     pub fn credit_queues(&self, wire: net::WireFormat) -> Option<net::credit::CreditConfig> {
-        self.transports.iter().find_map(|t| match &t.config {
-            TransportConfig::ExpressPass(c) => Some(c.credit_queues(wire)),
-            _ => None,
-        })
+        self.transports
+            .iter()
+            .find_map(|t| t.config.family_rules().credit_queues(wire))
+    }
+
+    /// What a transport family's load-time rules may know of the rest of
+    /// the scenario.
+    pub fn family_view(&self) -> transport::family::ScenarioView {
+        transport::family::ScenarioView {
+            pfc_mtu_bytes: self.switch.pfc.as_ref().map(|p| p.mtu_bytes),
+            ingress_drops: self.switch.ingress_drops(),
+            rewrites_rwnd: self.switch.rewrites_rwnd(),
+        }
     }
 }
 
@@ -56,14 +65,7 @@ pub struct NamedTransport {
 impl NamedTransport {
     /// The congestion controller's name, for reports.
     pub fn cc(&self) -> &'static str {
-        match &self.config {
-            TransportConfig::Tcp(c) => c.cc.name(),
-            TransportConfig::Roce(c) => c.cc.report_name(),
-            // Homa's grants are its congestion control.
-            TransportConfig::Homa(_) => "homa",
-            // Credit feedback control is ExpressPass's.
-            TransportConfig::ExpressPass(_) => "expresspass",
-        }
+        self.config.family_rules().cc_name()
     }
 }
 
@@ -101,6 +103,17 @@ pub enum Framing {
     Ppp,
     /// No framing: only the IP packet is serialised.
     None,
+}
+
+impl Framing {
+    /// The links' wire format.
+    pub fn wire(self) -> net::WireFormat {
+        match self {
+            Framing::Ethernet => net::WireFormat::ETHERNET,
+            Framing::Ppp => net::WireFormat::PPP,
+            Framing::None => net::WireFormat::NONE,
+        }
+    }
 }
 
 /// `[topology]`: its shape, plus the keys common to all kinds.

@@ -458,37 +458,37 @@ impl World {
         Ok(w)
     }
 
-    /// Sets what a transport derives from the run before its flows are
-    /// built: Homa's RTTbytes (the largest base BDP of its flows' paths)
-    /// and its priority cutoffs (from the lengths of its messages).
+    /// Lets each transport derive what it needs from the run's flows
+    /// before they are built ([`transport::Family::prepare`]), given each
+    /// flow's path bandwidth-delay product.
     fn prepare_transports(&mut self, sc: &Scenario, planned: &[Planned]) {
         for t in 0..self.transports.len() {
-            let cfg = &self.transports[t].config;
-            let transport::TransportConfig::Homa(mut homa) = *cfg else {
-                continue;
+            let flows: Vec<transport::PlannedFlow> = planned
+                .iter()
+                .enumerate()
+                .filter(|&(wi, _)| sc.workload_transport[wi] as usize == t)
+                .flat_map(|(_, p)| &p.plan.flows)
+                .map(|f| transport::PlannedFlow {
+                    src: HostId(f.src),
+                    dst: HostId(f.dst),
+                    size: f.size,
+                })
+                .collect();
+            let probe = self.transports[t].config.clone();
+            let bdp = |f: &transport::PlannedFlow| {
+                let addr = FlowAddr {
+                    flow: FlowId(0),
+                    src: f.src,
+                    dst: f.dst,
+                    sport: 0,
+                    dport: 0,
+                    priority: 0,
+                };
+                self.path_info(&probe, &addr).bdp_bytes
             };
-            let (mut sizes, mut bdp) = (Vec::new(), 0u64);
-            for (wi, p) in planned.iter().enumerate() {
-                if sc.workload_transport[wi] as usize != t {
-                    continue;
-                }
-                for f in &p.plan.flows {
-                    sizes.push(f.size.unwrap_or(u64::MAX / 2));
-                    if homa.rtt_bytes.is_none() {
-                        let addr = FlowAddr {
-                            flow: FlowId(0),
-                            src: HostId(f.src),
-                            dst: HostId(f.dst),
-                            sport: 0,
-                            dport: 0,
-                            priority: 0,
-                        };
-                        bdp = bdp.max(self.path_info(cfg, &addr).bdp_bytes);
-                    }
-                }
-            }
-            homa.prepare(bdp, &sizes);
-            self.transports[t].config = transport::TransportConfig::Homa(homa);
+            let mut cfg = self.transports[t].config.clone();
+            cfg.family_rules_mut().prepare(&flows, &bdp);
+            self.transports[t].config = cfg;
         }
     }
 
@@ -553,7 +553,7 @@ impl World {
         let line_rate = self.fabric.port(self.fabric.host_port(addr.src)).rate;
         let rx_line_rate = self.fabric.port(self.fabric.host_port(addr.dst)).rate;
         let base_rtt = if cfg.needs_bdp() {
-            crate::report::base_rtt(&self.fabric, addr, cfg)
+            crate::paths::base_rtt(&self.fabric, addr, cfg)
         } else {
             SimDuration::ZERO
         };

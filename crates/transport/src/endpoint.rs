@@ -8,6 +8,7 @@
 //! through the family-neutral [`FlowRecord`].
 
 use crate::expresspass::{ExpressPassConfig, ExpressPassReceiver, ExpressPassSender};
+use crate::family::Family;
 use crate::homa::{HomaConfig, HomaReceiver, HomaSender};
 use crate::host::HostRx;
 use crate::roce::{RoceConfig, RoceReceiver, RoceSender};
@@ -70,39 +71,40 @@ pub enum TransportConfig {
 }
 
 impl TransportConfig {
+    /// The family's rules ([`Family`]), for dispatch in one place.
+    pub fn family_rules(&self) -> &dyn Family {
+        match self {
+            TransportConfig::Tcp(c) => c,
+            TransportConfig::Roce(c) => c,
+            TransportConfig::Homa(c) => c,
+            TransportConfig::ExpressPass(c) => c,
+        }
+    }
+
+    /// The family's rules, to settle and prepare.
+    pub fn family_rules_mut(&mut self) -> &mut dyn Family {
+        match self {
+            TransportConfig::Tcp(c) => c,
+            TransportConfig::Roce(c) => c,
+            TransportConfig::Homa(c) => c,
+            TransportConfig::ExpressPass(c) => c,
+        }
+    }
+
     /// The family's name in reports and TOML (`family = "tcp"`).
     pub fn family(&self) -> &'static str {
-        match self {
-            TransportConfig::Tcp(_) => "tcp",
-            TransportConfig::Roce(_) => "roce",
-            TransportConfig::Homa(_) => "homa",
-            TransportConfig::ExpressPass(_) => "expresspass",
-        }
+        self.family_rules().name()
     }
 
     /// The IP protocol of the family's packets (part of the ECMP hash).
     pub fn protocol(&self) -> Protocol {
-        match self {
-            TransportConfig::Tcp(_) => Protocol::Tcp,
-            TransportConfig::Roce(_) => Protocol::Roce,
-            TransportConfig::Homa(_) => Protocol::Homa,
-            TransportConfig::ExpressPass(_) => Protocol::ExpressPass,
-        }
+        self.family_rules().protocol()
     }
 
     /// Whether [`TransportConfig::sender`] reads [`PathInfo::bdp_bytes`]
     /// (the caller may then skip computing it).
     pub fn needs_bdp(&self) -> bool {
-        match self {
-            TransportConfig::Tcp(_) => false,
-            TransportConfig::Roce(c) => {
-                c.window != crate::roce::WindowMode::None || c.cc.rules().needs_bdp()
-            }
-            // RTTbytes is the largest path BDP unless configured.
-            TransportConfig::Homa(c) => c.rtt_bytes.is_none(),
-            // The feedback period is the base RTT.
-            TransportConfig::ExpressPass(_) => true,
-        }
+        self.family_rules().needs_bdp()
     }
 
     /// The sending end of a flow of `size_bytes` (`u64::MAX - 2` and
@@ -133,54 +135,29 @@ impl TransportConfig {
     /// The largest clock offset a host may have (RCC-async; zero: clocks
     /// are synchronised).
     pub fn clock_offset_max(&self) -> SimDuration {
-        match self {
-            TransportConfig::Roce(c) => c.cc.rules().clock_offset_max(),
-            TransportConfig::Tcp(_)
-            | TransportConfig::Homa(_)
-            | TransportConfig::ExpressPass(_) => SimDuration::ZERO,
-        }
+        self.family_rules().clock_offset_max()
     }
 
     /// The payload bytes of a full packet (ideal FCTs count packets of this size).
     pub fn mss(&self) -> u64 {
-        match self {
-            TransportConfig::Tcp(c) => c.mss.0,
-            TransportConfig::Roce(c) => c.mtu_bytes as u64,
-            TransportConfig::Homa(c) => c.mss_bytes as u64,
-            TransportConfig::ExpressPass(c) => c.mss_bytes as u64,
-        }
+        self.family_rules().mss()
     }
 
     /// Header bytes of a data packet (IP and transport, options included).
     pub fn data_header_bytes(&self) -> u32 {
-        match self {
-            TransportConfig::Tcp(c) => c.data_header_bytes(),
-            TransportConfig::Roce(_) => crate::roce::config::DATA_HEADER_BYTES,
-            TransportConfig::Homa(_) => crate::homa::DATA_HEADER_BYTES,
-            TransportConfig::ExpressPass(_) => crate::expresspass::DATA_HEADER_BYTES,
-        }
+        self.family_rules().data_header_bytes()
     }
 
     /// IP bytes of a pure acknowledgment.
     pub fn ack_bytes(&self) -> u32 {
-        match self {
-            TransportConfig::Tcp(c) => c.data_header_bytes(),
-            TransportConfig::Roce(_) => crate::roce::config::ACK_BYTES,
-            TransportConfig::Homa(_) => crate::homa::CONTROL_BYTES,
-            TransportConfig::ExpressPass(_) => crate::expresspass::CONTROL_BYTES,
-        }
+        self.family_rules().ack_bytes()
     }
 
     /// Header bytes of a connection-setup packet (TCP's SYN and SYN-ACK);
     /// `None` for a family without a handshake in the flow's time (RoCE's
     /// connections are set up beforehand).
     pub fn handshake_header_bytes(&self) -> Option<u32> {
-        match self {
-            TransportConfig::Tcp(c) => Some(c.syn_header_bytes()),
-            TransportConfig::Roce(_)
-            | TransportConfig::Homa(_)
-            | TransportConfig::ExpressPass(_) => None,
-        }
+        self.family_rules().handshake_header_bytes()
     }
 }
 

@@ -21,6 +21,7 @@
 pub mod cc;
 pub mod endpoint;
 pub mod expresspass;
+pub mod family;
 pub mod homa;
 pub mod host;
 pub mod message;
@@ -30,6 +31,7 @@ pub mod rtt;
 pub mod tcp;
 
 pub use endpoint::{Counters, FlowRecord, PathInfo, Receiver, Sender, Side, TransportConfig};
+pub use family::{Family, NicDiscipline, PlannedFlow};
 pub use host::HostRx;
 pub use tcp::{CcConfig, TcpConfig, TcpReceiver, TcpSender};
 

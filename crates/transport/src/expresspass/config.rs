@@ -168,3 +168,32 @@ impl ExpressPassKeys {
         Ok(c)
     }
 }
+
+impl crate::family::Family for ExpressPassConfig {
+    fn name(&self) -> &'static str {
+        "expresspass"
+    }
+    /// Credit feedback control is ExpressPass's.
+    fn cc_name(&self) -> &'static str {
+        "expresspass"
+    }
+    fn protocol(&self) -> net::Protocol {
+        net::Protocol::ExpressPass
+    }
+    /// The feedback period is the base RTT.
+    fn needs_bdp(&self) -> bool {
+        true
+    }
+    fn mss(&self) -> u64 {
+        self.mss_bytes as u64
+    }
+    fn data_header_bytes(&self) -> u32 {
+        super::DATA_HEADER_BYTES
+    }
+    fn ack_bytes(&self) -> u32 {
+        super::CONTROL_BYTES
+    }
+    fn credit_queues(&self, wire: net::WireFormat) -> Option<net::credit::CreditConfig> {
+        Some(ExpressPassConfig::credit_queues(self, wire))
+    }
+}

@@ -217,3 +217,53 @@ impl HomaKeys {
         Ok(c)
     }
 }
+
+impl crate::family::Family for HomaConfig {
+    fn name(&self) -> &'static str {
+        "homa"
+    }
+    /// Homa's grants are its congestion control.
+    fn cc_name(&self) -> &'static str {
+        "homa"
+    }
+    fn protocol(&self) -> net::Protocol {
+        net::Protocol::Homa
+    }
+    /// RTTbytes is the largest path BDP unless configured.
+    fn needs_bdp(&self) -> bool {
+        self.rtt_bytes.is_none()
+    }
+    fn mss(&self) -> u64 {
+        self.mss_bytes as u64
+    }
+    fn data_header_bytes(&self) -> u32 {
+        super::DATA_HEADER_BYTES
+    }
+    fn ack_bytes(&self) -> u32 {
+        super::CONTROL_BYTES
+    }
+    fn priority_levels(&self) -> Option<u8> {
+        Some(self.levels)
+    }
+    /// RTTbytes (the largest base BDP of its flows' paths, unless set) and
+    /// the priority cutoffs (from the lengths of its messages).
+    fn prepare(
+        &mut self,
+        flows: &[crate::family::PlannedFlow],
+        bdp_bytes: &dyn Fn(&crate::family::PlannedFlow) -> u64,
+    ) {
+        let sizes: Vec<u64> = flows
+            .iter()
+            .map(|f| f.size.unwrap_or(u64::MAX / 2))
+            .collect();
+        let bdp = match self.rtt_bytes {
+            Some(_) => 0,
+            None => flows.iter().map(bdp_bytes).max().unwrap_or(0),
+        };
+        HomaConfig::prepare(self, bdp, &sizes);
+    }
+    /// Homa's sender serves its messages shortest first (3.2).
+    fn nic_discipline(&self) -> crate::family::NicDiscipline {
+        crate::family::NicDiscipline::Srpt
+    }
+}

@@ -554,3 +554,61 @@ impl RoceKeys {
         })
     }
 }
+
+impl crate::family::Family for RoceConfig {
+    fn name(&self) -> &'static str {
+        "roce"
+    }
+    fn cc_name(&self) -> &'static str {
+        self.cc.report_name()
+    }
+    fn protocol(&self) -> net::Protocol {
+        net::Protocol::Roce
+    }
+    fn needs_bdp(&self) -> bool {
+        self.window != WindowMode::None || self.cc.rules().needs_bdp()
+    }
+    fn clock_offset_max(&self) -> SimDuration {
+        self.cc.rules().clock_offset_max()
+    }
+    fn mss(&self) -> u64 {
+        self.mtu_bytes as u64
+    }
+    fn data_header_bytes(&self) -> u32 {
+        DATA_HEADER_BYTES
+    }
+    fn ack_bytes(&self) -> u32 {
+        ACK_BYTES
+    }
+    fn check(&self, v: &crate::family::ScenarioView) -> Result<(), crate::family::FamilyError> {
+        use crate::family::FamilyError;
+        // A VIQ that drops held ACKs (R-AQM, ABQ), even of a PFC priority
+        // (the ingress stage is the papers' model: it drops, PFC does not
+        // pause for it), in front of RoCE without a retransmission timeout:
+        // a lost tail ACK is never repaired and the flow waits forever
+        // while its timers fire. Refused, not run into a livelock.
+        if v.ingress_drops && self.rto.is_none() {
+            let msg = "switch.ingress holds ACKs in a VIQ that drops them when full or \
+                       old, and this RoCE transport has no retransmission timeout \
+                       (rto = off, the default): a lost last ACK would never be \
+                       repaired and its flow would wait forever; set rto (e.g. \
+                       \"10ms\", as scenarios/r-aqm/roce-incast-sweep.toml does)";
+            return Err(FamilyError {
+                key: "rto",
+                msg: msg.into(),
+            });
+        }
+        let packet = self.largest_packet_bytes();
+        if let Some(mtu) = v.pfc_mtu_bytes
+            && packet > mtu
+        {
+            let msg = format!(
+                "its packets are up to {packet} B with headers, above switch.pfc.mtu ({mtu} B), \
+                 which PFC's headroom is sized for: lossless queues would drop; raise \
+                 switch.pfc.mtu or lower this"
+            );
+            return Err(FamilyError { key: "mtu", msg });
+        }
+        Ok(())
+    }
+}

@@ -205,3 +205,31 @@ impl TcpConfig {
         TCP_IP_HEADER_BYTES + 4 + ws + ts_sack
     }
 }
+
+impl crate::family::Family for TcpConfig {
+    fn name(&self) -> &'static str {
+        "tcp"
+    }
+    fn cc_name(&self) -> &'static str {
+        self.cc.name()
+    }
+    fn protocol(&self) -> net::Protocol {
+        net::Protocol::Tcp
+    }
+    fn mss(&self) -> u64 {
+        self.mss.0
+    }
+    fn data_header_bytes(&self) -> u32 {
+        TcpConfig::data_header_bytes(self)
+    }
+    fn ack_bytes(&self) -> u32 {
+        TcpConfig::data_header_bytes(self)
+    }
+    fn handshake_header_bytes(&self) -> Option<u32> {
+        Some(self.syn_header_bytes())
+    }
+    /// The host shim is on exactly when switches rewrite rwnd, unless set.
+    fn settle(&mut self, v: &crate::family::ScenarioView) {
+        self.window_scale_shim = Some(self.window_scale_shim.unwrap_or(v.rewrites_rwnd));
+    }
+}

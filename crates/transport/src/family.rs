@@ -1,0 +1,103 @@
+//! What a transport family rules on outside its endpoints: at load (its
+//! cross-rules against the rest of the scenario), before its flows are
+//! built (what it derives from the run's flows), and for its hosts (which
+//! NIC discipline it needs). One object-safe trait, implemented by each
+//! family's configuration and dispatched in one place
+//! ([`crate::TransportConfig::family_rules`]), as `EgressPlugin::check` is
+//! for AQMs: the world and the loader ask the trait, never a family by name.
+
+use net::{HostId, Protocol, WireFormat};
+use sim_core::SimDuration;
+
+/// A flow as planned, before it is built (what a family prepares from).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlannedFlow {
+    /// The data sender's host.
+    pub src: HostId,
+    /// The data receiver's host.
+    pub dst: HostId,
+    /// Its bytes (`None`: unbounded).
+    pub size: Option<u64>,
+}
+
+/// What a family's load-time rules may know of the rest of the scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScenarioView {
+    /// PFC's MTU, bytes, when the switches run PFC (its headroom is sized
+    /// for it).
+    pub pfc_mtu_bytes: Option<u32>,
+    /// Whether an ingress stage drops held ACKs (R-AQM's and ABQ's VIQs).
+    pub ingress_drops: bool,
+    /// Whether the switches rewrite the receive window (RWNDQ).
+    pub rewrites_rwnd: bool,
+}
+
+/// A rule a family's configuration breaks against the rest of the scenario.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FamilyError {
+    /// The key at fault, inside its `[transport.NAME]` table (`rto`).
+    pub key: &'static str,
+    /// What is wrong and how to mend it.
+    pub msg: String,
+}
+
+/// The order in which a host's NIC serves the flows that have data to send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NicDiscipline {
+    /// Round robin, a packet a turn.
+    RoundRobin,
+    /// Shortest remaining first, by [`crate::Sender::srpt_rank`] (Homa 3.2).
+    Srpt,
+}
+
+/// A family's rules outside its endpoints. Every default is "no such rule".
+pub trait Family {
+    /// The family's name in reports and TOML (`family = "tcp"`).
+    fn name(&self) -> &'static str;
+    /// The congestion controller's name in reports.
+    fn cc_name(&self) -> &'static str;
+    /// The IP protocol of its packets (part of the ECMP hash).
+    fn protocol(&self) -> Protocol;
+    /// Whether its endpoints read [`crate::PathInfo::bdp_bytes`] (the
+    /// caller may then skip computing it).
+    fn needs_bdp(&self) -> bool {
+        false
+    }
+    /// The largest clock offset a host may have (zero: synchronised).
+    fn clock_offset_max(&self) -> SimDuration {
+        SimDuration::ZERO
+    }
+    /// The payload bytes of a full packet.
+    fn mss(&self) -> u64;
+    /// Header bytes of a data packet (IP and transport, options included).
+    fn data_header_bytes(&self) -> u32;
+    /// IP bytes of a pure acknowledgment.
+    fn ack_bytes(&self) -> u32;
+    /// Header bytes of a connection-setup packet, if the family has a
+    /// handshake in the flow's time.
+    fn handshake_header_bytes(&self) -> Option<u32> {
+        None
+    }
+    /// The priority levels one flow's packets span, if more than its
+    /// workload's own (Homa's): lossy queues, checked to fit.
+    fn priority_levels(&self) -> Option<u8> {
+        None
+    }
+    /// The credit queues it needs on every switch port, for `wire`.
+    fn credit_queues(&self, _wire: WireFormat) -> Option<net::credit::CreditConfig> {
+        None
+    }
+    /// Settles what depends on the switches (at load, before checks).
+    fn settle(&mut self, _v: &ScenarioView) {}
+    /// Its rules against the rest of the scenario.
+    fn check(&self, _v: &ScenarioView) -> Result<(), FamilyError> {
+        Ok(())
+    }
+    /// Derives what it needs from the run's flows before they are built;
+    /// `bdp_bytes` gives a flow's path bandwidth-delay product.
+    fn prepare(&mut self, _flows: &[PlannedFlow], _bdp_bytes: &dyn Fn(&PlannedFlow) -> u64) {}
+    /// The NIC discipline its senders need at their host.
+    fn nic_discipline(&self) -> NicDiscipline {
+        NicDiscipline::RoundRobin
+    }
+}
