@@ -20,13 +20,13 @@ use net::{
 };
 use sim_core::queue::Stop;
 use sim_core::{EventQueue, RngStream, RunLimit, SimDuration, SimTime};
-use std::collections::VecDeque;
 use transport::{FlowAddr, Receiver, Sender, Side};
 
 mod cc_trace;
 mod goodput;
 mod livelock;
 mod metrics;
+mod nic;
 mod rounds;
 mod rows;
 mod sampling;
@@ -196,8 +196,7 @@ pub enum BuildError {
 /// The simulated world.
 pub struct World {
     q: EventQueue<Event>,
-    /// Host NICs have a queue per class (PFC with several classes): data
-    /// is then pumped per class ([`World::pump_per_class`]).
+    /// Host NICs have a queue per class (PFC with several classes).
     nic_per_class: bool,
     /// The network.
     pub fabric: Fabric,
@@ -223,13 +222,8 @@ pub struct World {
     cc_trace: Option<cc_trace::CcTrace>,
     /// Every node's name (`host17`, `tor3`), by node id.
     pub node_names: Vec<String>,
-    ready: Vec<VecDeque<u32>>,
-    /// Per host: every flow it sends builds its packets at the wire
-    /// (RoCE), so the NIC pulls nothing while its port is busy.
-    wire_built_only: Vec<bool>,
-    /// Per host: its NIC serves ready flows shortest first (a flow of it
-    /// asks for SRPT: Homa).
-    nic_srpt: Vec<bool>,
+    /// Every host: its NIC discipline and ready list, its receive state.
+    hosts: Vec<transport::Host>,
     scratch: Vec<Packet>,
     /// The INT stack of the packet being delivered (telemetry a controller
     /// asked for, HPCC's), for the ACK that echoes it or the sender that
@@ -247,11 +241,6 @@ pub struct World {
     queue_after: Option<sampling::QueueAfter>,
     /// The run's seed.
     seed: u64,
-    /// Each host's next ephemeral source port; 0: none handed out yet.
-    next_port: Vec<u16>,
-    /// Each host's NIC state across its connections (what a receiver-side
-    /// controller counts over them: RCC's N and B_R).
-    nics: Vec<transport::HostRx>,
     /// Flows whose data is not all acknowledged yet.
     open_flows: usize,
     /// Packet sources with an arrival still to come.
@@ -350,9 +339,9 @@ impl World {
             fabric,
             flows: Vec::new(),
             sources: Vec::new(),
-            ready: vec![VecDeque::new(); hosts],
-            wire_built_only: vec![true; hosts],
-            nic_srpt: vec![false; hosts],
+            hosts: (0..hosts as u32)
+                .map(|h| transport::Host::new(HostId(h), nic_per_class))
+                .collect(),
             scratch: Vec::with_capacity(16),
             int_rx: IntStack::EMPTY,
             limit: RunLimit {
@@ -371,8 +360,6 @@ impl World {
             queue_samples: rows::Rows::default(),
             queue_after: None,
             seed,
-            next_port: vec![0; hosts],
-            nics: vec![transport::HostRx::default(); hosts],
             open_flows: 0,
             active_sources: 0,
             workloads: Vec::new(),
@@ -510,7 +497,7 @@ impl World {
             flow: FlowId(id),
             src,
             dst,
-            sport: self.ephemeral_port(src),
+            sport: self.hosts[src.idx()].ephemeral_port(self.seed),
             dport: 5001,
             priority: sc.workloads[wi as usize].flow_priority(src.0, dst.0),
         };
@@ -519,8 +506,10 @@ impl World {
         let path = self.path_info(cfg, &addr);
         // An unbounded flow: more bytes than any run can send.
         let sender = cfg.sender(addr, size.unwrap_or(u64::MAX - 2), &path);
-        self.wire_built_only[src.idx()] &= sender.built_at_the_wire();
-        self.nic_srpt[src.idx()] |= sender.srpt_rank().is_some();
+        self.hosts[src.idx()].add_sender(
+            sender.built_at_the_wire(),
+            cfg.family_rules().nic_discipline(),
+        );
         self.flows.push(Flow {
             workload: wi,
             transport,
@@ -582,29 +571,6 @@ impl World {
             )
             .next_u64(),
         }
-    }
-
-    /// The next ephemeral source port of `host`, from Linux's default range
-    /// (`ip_local_port_range` 32768-60999): the first at a random offset
-    /// drawn from the seed, then one after another, wrapping (RFC 6056's
-    /// simple per-host counter), so no two of a host's first 28,232
-    /// connections share a port.
-    fn ephemeral_port(&mut self, host: HostId) -> u16 {
-        const FIRST: u16 = 32768;
-        const COUNT: u16 = 28232;
-        let next = &mut self.next_port[host.idx()];
-        if *next == 0 {
-            let purpose = sim_core::rng::purpose::EPHEMERAL_PORT;
-            let offset = RngStream::new(self.seed, host.0 as u64, purpose).below(COUNT as u64);
-            *next = FIRST + offset as u16;
-        }
-        let port = *next;
-        *next = if port == FIRST + COUNT - 1 {
-            FIRST
-        } else {
-            port + 1
-        };
-        port
     }
 
     /// Whether traffic remains: a packet in the network, a flow not yet
@@ -810,8 +776,8 @@ impl World {
                 self.last_activity = now; // a timer that expires does work
                 match side {
                     Side::Receiver => {
-                        let nic = &mut self.nics[fl.receiver_host().idx()];
-                        fl.receiver.on_timer(now, nic, &mut self.scratch);
+                        let rx = &mut self.hosts[fl.receiver_host().idx()].rx;
+                        fl.receiver.on_timer(now, rx, &mut self.scratch);
                         self.flush();
                         self.arm(flow, Side::Receiver);
                     }
@@ -853,8 +819,8 @@ impl World {
             if p.payload_bytes > 0 {
                 self.metrics.one_way(fl.workload, now.since(p.created_at));
             }
-            let nic = &mut self.nics[host.idx()];
-            fl.receiver.on_packet(now, p, nic, &mut self.scratch);
+            let rx = &mut self.hosts[host.idx()].rx;
+            fl.receiver.on_packet(now, p, rx, &mut self.scratch);
             let gate = fl.gate;
             let received = fl.received_at.is_none()
                 && fl.size.is_some_and(|s| fl.receiver.bytes_received() >= s);
@@ -882,8 +848,8 @@ impl World {
         self.scratch = out;
     }
 
-    /// After a sender changed: re-arm its timer, queue it for the NIC if it
-    /// has data to send, and let the NIC pull.
+    /// After a sender changed: count it done if it is, queue it at its
+    /// host if it has data to send, re-arm its timer, and let the NIC pull.
     #[inline]
     fn after_sender(&mut self, now: SimTime, f: u32) {
         let fl = &mut self.flows[f as usize];
@@ -892,138 +858,37 @@ impl World {
             self.open_flows -= 1;
         }
         let host = fl.sender.addr().src;
-        // Asked before arming: a pacer that holds the packet back sets
-        // the deadline that wakes the flow.
-        if !fl.ready && fl.sender.wants_transmit(now) {
-            fl.ready = true;
-            self.ready[host.idx()].push_back(f);
-        }
-        self.arm(f, Side::Sender);
-        self.pump(now, host);
+        let mut io = nic::Nic {
+            host,
+            per_class: self.nic_per_class,
+            flows: &mut self.flows,
+            fabric: &mut self.fabric,
+            q: &mut self.q,
+        };
+        let h = &mut self.hosts[host.idx()];
+        h.offer(now, f, &mut io);
+        nic::arm(io.flows, io.q, f, Side::Sender);
+        h.pump(now, &mut io);
     }
 
-    /// The NIC of `host` pulls data segments round-robin from ready flows:
-    /// a flow built at the wire (RoCE) when the port can send it now, any
-    /// other while the NIC buffer has room.
+    /// The NIC of `host` pulls data packets from its ready flows
+    /// ([`transport::Host::pump`]).
     #[inline]
     fn pump(&mut self, now: SimTime, host: HostId) {
-        if self.nic_per_class {
-            return self.pump_per_class(now, host);
-        }
-        if self.nic_srpt[host.idx()] {
-            return self.pump_srpt(now, host);
-        }
-        while let Some(&f) = self.ready[host.idx()].front() {
-            let fl = &self.flows[f as usize];
-            let room = if fl.sender.built_at_the_wire() {
-                self.fabric.nic_wire_free(host, fl.sender.addr().priority)
-            } else {
-                self.fabric.nic_has_room(host)
-            };
-            if !room {
-                break;
-            }
-            self.ready[host.idx()].pop_front();
-            self.send_next(now, host, f);
-        }
+        let mut io = nic::Nic {
+            host,
+            per_class: self.nic_per_class,
+            flows: &mut self.flows,
+            fabric: &mut self.fabric,
+            q: &mut self.q,
+        };
+        self.hosts[host.idx()].pump(now, &mut io);
     }
 
-    /// Ready flow `f` at `host` hands the NIC its next packet, if it has
-    /// one, and keeps its turn in the ready list while it has more.
-    #[inline]
-    fn send_next(&mut self, now: SimTime, host: HostId, f: u32) {
-        let fl = &mut self.flows[f as usize];
-        match fl.sender.poll_transmit(now) {
-            Some(p) => {
-                if fl.sender.wants_transmit(now) {
-                    self.ready[host.idx()].push_back(f);
-                } else {
-                    fl.ready = false;
-                }
-                self.fabric.host_send(host, p, &mut self.q);
-                self.arm(f, Side::Sender);
-            }
-            None => {
-                // Nothing now, but perhaps at a deadline the poll just set
-                // (a pacer that holds the packet back).
-                fl.ready = false;
-                self.arm(f, Side::Sender);
-            }
-        }
-    }
-
-    /// [`World::pump`] for a NIC with a queue per class (under PFC): the
-    /// ready flows send one segment each in turn while their own class has
-    /// room; a flow whose class is full (paused downstream, say) keeps its
-    /// place without holding back the others.
-    #[inline(never)]
-    fn pump_per_class(&mut self, now: SimTime, host: HostId) {
-        let mut stalled = 0; // flows passed over in a row for want of room
-        while stalled < self.ready[host.idx()].len() {
-            if self.wire_built_only[host.idx()] && self.fabric.nic_busy(host) {
-                break; // no flow of this host can send before the port frees
-            }
-            let Some(f) = self.ready[host.idx()].pop_front() else {
-                break;
-            };
-            let sender = &self.flows[f as usize].sender;
-            let prio = sender.addr().priority;
-            let room = if sender.built_at_the_wire() {
-                self.fabric.nic_wire_free(host, prio)
-            } else {
-                self.fabric.nic_has_room_for(host, prio)
-            };
-            if !room {
-                self.ready[host.idx()].push_back(f);
-                stalled += 1;
-                continue;
-            }
-            stalled = 0;
-            self.send_next(now, host, f);
-        }
-    }
-
-    /// [`World::pump`] for a NIC that serves its ready flows shortest first
-    /// (Homa's sender, Homa 3.2): while the port can send, the ready flow
-    /// with the fewest bytes left sends one packet (ties to the flow
-    /// queued first).
-    #[inline(never)]
-    fn pump_srpt(&mut self, now: SimTime, host: HostId) {
-        loop {
-            let ready = &self.ready[host.idx()];
-            let flows = &self.flows;
-            let Some((at, _)) = ready
-                .iter()
-                .enumerate()
-                .min_by_key(|&(i, &f)| (flows[f as usize].sender.srpt_rank(), i))
-            else {
-                break;
-            };
-            let f = ready[at];
-            let prio = self.flows[f as usize].sender.addr().priority;
-            if !self.fabric.nic_wire_free(host, prio) {
-                break;
-            }
-            self.ready[host.idx()].remove(at);
-            self.send_next(now, host, f);
-        }
-    }
-
-    /// Schedules the endpoint's timer event if its deadline is earlier than
-    /// the one already pending.
-    #[inline(always)] // after every packet sent; a call here cost 1.5% (cachegrind)
+    /// Re-arms the timer of one end of flow `f`.
+    #[inline(always)]
     fn arm(&mut self, f: u32, side: Side) {
-        let fl = &mut self.flows[f as usize];
-        if let Some(d) = fl.deadline(side) {
-            // A deadline already due fires now; the slot records the event's
-            // own time, which is how a firing event recognises itself.
-            let at = d.max(self.q.now());
-            let slot = &mut fl.timers[side.idx()];
-            if slot.is_none_or(|t| at < t) {
-                *slot = Some(at);
-                self.q.schedule(at, Event::Timer(FlowTimer::new(f, side)));
-            }
-        }
+        nic::arm(&mut self.flows, &mut self.q, f, side);
     }
 }
 

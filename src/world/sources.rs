@@ -72,7 +72,7 @@ impl World {
             Gaps::Periodic { interval } => (Spacing::Fixed { interval }, SimDuration::ZERO),
         };
         self.active_sources += 1;
-        let sport = self.ephemeral_port(src);
+        let sport = self.hosts[src.idx()].ephemeral_port(self.seed);
         self.sources.push(Source {
             workload: wi,
             src,

@@ -32,7 +32,7 @@ pub mod tcp;
 
 pub use endpoint::{Counters, FlowRecord, PathInfo, Receiver, Sender, Side, TransportConfig};
 pub use family::{Family, NicDiscipline, PlannedFlow};
-pub use host::HostRx;
+pub use host::{Host, HostIo, HostRx};
 pub use tcp::{CcConfig, TcpConfig, TcpReceiver, TcpSender};
 
 use net::{Kind, Origin, Packet};
