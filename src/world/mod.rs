@@ -12,16 +12,13 @@
 //! at its earliest deadline; a timer that fires early (the deadline moved
 //! later) re-arms itself, a stale one is ignored.
 
-use crate::registry::workload::{Load, Planned, plan_all};
-use crate::scenario::{Framing, Scenario};
-use net::{
-    Fabric, FabricConfig, FlowId, HostId, IntStack, NetEvent, Origin, Outcome, Packet, RoceBits,
-    WireFormat,
-};
+use crate::registry::workload::Load;
+use net::{Fabric, HostId, IntStack, NetEvent, Origin, Outcome, Packet};
 use sim_core::queue::Stop;
-use sim_core::{EventQueue, RngStream, RunLimit, SimDuration, SimTime};
-use transport::{FlowAddr, Receiver, Sender, Side};
+use sim_core::{EventQueue, RunLimit, SimDuration, SimTime};
+use transport::{Receiver, Sender, Side};
 
+mod build;
 mod cc_trace;
 mod goodput;
 mod livelock;
@@ -200,7 +197,7 @@ pub struct World {
     nic_per_class: bool,
     /// The network.
     pub fabric: Fabric,
-    /// Every TCP flow, indexed by flow id.
+    /// Every flow, indexed by flow id.
     pub flows: Vec<Flow>,
     /// Every packet source.
     pub sources: Vec<Source>,
@@ -226,7 +223,7 @@ pub struct World {
     hosts: Vec<transport::Host>,
     scratch: Vec<Packet>,
     /// The INT stack of the packet being delivered (telemetry a controller
-    /// asked for, HPCC's), for the ACK that echoes it or the sender that
+    /// asked for), for the ACK that echoes it or the sender that
     /// reads it.
     int_rx: IntStack,
     limit: RunLimit,
@@ -263,316 +260,7 @@ pub struct WorkloadInfo {
     pub rounds: u32,
 }
 
-/// Each class queue's scheduling weight (its quantum, or 1 under strict
-/// priority) and how many classes are strict.
-fn class_weights(d: &net::sched::Discipline, classes: usize) -> (Vec<u64>, usize) {
-    use net::sched::Discipline;
-    match d {
-        Discipline::StrictPriority => (vec![1; classes], classes),
-        Discipline::Dwrr { quanta } | Discipline::Wrr { quanta } => (quanta.clone(), 0),
-        Discipline::SpDwrr { quanta, strict } => (quanta.clone(), *strict),
-    }
-}
-
 impl World {
-    /// Builds the world for a validated scenario under `seed`.
-    pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
-        Self::build_planned(sc, seed, plan_all(sc, seed))
-    }
-
-    /// Builds the world from workloads already planned for `seed`
-    /// ([`plan_all`]), so that a run plans them once.
-    pub fn build_planned(
-        sc: &Scenario,
-        seed: u64,
-        planned: Vec<Planned>,
-    ) -> Result<World, BuildError> {
-        let graph = sc.topology.spec.shape.build();
-        let wire = match sc.topology.framing {
-            Framing::Ethernet => WireFormat::ETHERNET,
-            Framing::Ppp => WireFormat::PPP,
-            Framing::None => WireFormat::NONE,
-        };
-        let cfg = FabricConfig {
-            discipline: sc.switch.scheduler.clone(),
-            classes: sc.switch.classes,
-            class_of_priority: sc.switch.class_of_priority,
-            wire,
-            buffer: sc.switch.buffer,
-            nic_buffer_bytes: sc.topology.nic_buffer.0,
-            seed,
-            pfc: sc.switch.pfc,
-            credits: sc.credit_queues(wire),
-        };
-        let (weights, strict_classes) = class_weights(&sc.switch.scheduler, sc.switch.classes);
-        let ctx = |p: net::PortId, rate| aqm::PortContext {
-            seed,
-            port: p.0,
-            rate,
-            weights: weights.clone(),
-            strict_classes,
-            buffer: sc.switch.queue_limit(),
-            packet_time: wire.packet_time(rate),
-        };
-        let mut fabric = Fabric::new(&graph, cfg, |p, rate| {
-            Some(sc.switch.aqm.build(&ctx(p, rate)))
-        })?;
-        let node_names = sc.topology.spec.shape.node_names();
-        // Whether each node runs the ingress plugin (`switches`; hosts
-        // have no ingress stage), resolved once rather than per port.
-        let hosts = sc.topology.spec.size.hosts as usize;
-        let mut deployed = vec![sc.switch.ingress_switches.is_none(); node_names.len()];
-        for name in sc.switch.ingress_switches.iter().flatten() {
-            let s = crate::scenario::switch_index(&node_names[hosts..], name)
-                .expect("switch names are checked at load");
-            deployed[hosts + s] = true;
-        }
-        fabric.install_ingress(|p, node, rate| {
-            let plugin = sc.switch.ingress.as_ref().filter(|_| deployed[node.idx()]);
-            plugin.map(|i| i.build(&ctx(p, rate)))
-        });
-        let hosts = fabric.host_count();
-        let nic_per_class = hosts > 0 && fabric.nic_per_class(HostId(0));
-        let mut w = World {
-            q: EventQueue::with_capacity(4096),
-            nic_per_class,
-            fabric,
-            flows: Vec::new(),
-            sources: Vec::new(),
-            hosts: (0..hosts as u32)
-                .map(|h| transport::Host::new(HostId(h), nic_per_class))
-                .collect(),
-            scratch: Vec::with_capacity(16),
-            int_rx: IntStack::EMPTY,
-            limit: RunLimit {
-                end: sc
-                    .simulation
-                    .stop_time
-                    .map_or(SimTime::MAX, |d| SimTime::ZERO + d),
-                max_events: sc.simulation.max_events,
-            },
-            last_activity: SimTime::ZERO,
-            stop: None,
-            watch: livelock::Watch::default(),
-            livelock: None,
-            sampled_ports: Vec::new(),
-            sample_interval: sc.output.queue_interval,
-            queue_samples: rows::Rows::default(),
-            queue_after: None,
-            seed,
-            open_flows: 0,
-            active_sources: 0,
-            workloads: Vec::new(),
-            metrics: Metrics::new(sc.workloads.len(), sc.output.rtt_interval),
-            gates: Vec::new(),
-            jain_flows: sc.output.jain_flows.clone(),
-            transports: sc.transports.clone(),
-            size_buckets: sc.output.size_buckets.iter().map(|b| b.0).collect(),
-            goodput: sc.output.goodput_interval.map(|interval| {
-                goodput::GoodputSeries::new(interval, sc.output.goodput_flows.clone())
-            }),
-            node_names,
-            cc_trace: sc.output.cc_trace.as_ref().map(|c| cc_trace::CcTrace {
-                interval: c.interval,
-                flows: c.flows.clone(),
-                rows: rows::Rows::default(),
-            }),
-        };
-        if let Some(c) = &sc.output.cc_trace {
-            w.q.schedule(SimTime::ZERO + c.interval, Event::CcSample);
-        }
-        if let Some(i) = sc.output.goodput_interval {
-            w.q.schedule(SimTime::ZERO + i, Event::GoodputSample);
-        }
-        if let Some(i) = sc.output.rtt_interval {
-            w.q.schedule(SimTime::ZERO + i, Event::RttSample);
-        }
-        if w.sample_interval.is_some() {
-            w.sampled_ports = w.select_ports(sc.output.queue_ports.as_ref());
-            w.queue_after = sc
-                .output
-                .queue_from
-                .map(|from| sampling::QueueAfter::new(from, w.sampled_ports.len()));
-            w.q.schedule(SimTime::ZERO, Event::Sample);
-        }
-        w.prepare_transports(sc, &planned);
-        for ((wi, spec), planned) in (0u32..).zip(&sc.workloads).zip(planned) {
-            let plan = planned.plan;
-            w.workloads.push(WorkloadInfo {
-                kind: spec.kind(),
-                load: planned.load,
-                rounds: plan.rounds,
-            });
-            let gate = plan.closed_loop.then(|| {
-                w.gates.push(rounds::RoundGate {
-                    waiting: 0,
-                    later: (1..plan.rounds).map(|_| Vec::new()).collect(),
-                });
-                w.gates.len() as u32 - 1
-            });
-            let purpose = sim_core::rng::purpose::START_JITTER;
-            let mut jitter = RngStream::new(seed, wi as u64, purpose);
-            for f in plan.flows {
-                let delay = match f.start_jitter.ps() {
-                    0 => 0,
-                    j => jitter.below(j),
-                };
-                let delay = f.start + SimDuration::from_ps(delay);
-                let stop = f.stop.map(|d| SimTime::ZERO + d);
-                let (src, dst) = (HostId(f.src), HostId(f.dst));
-                let id = w.flows.len() as u32;
-                match gate {
-                    Some(g) if f.round > 0 => {
-                        assert!(stop.is_none(), "closed-loop rounds have no stop time");
-                        w.add_flow(sc, wi, src, dst, f.size, None, None);
-                        w.gates[g as usize].later[f.round as usize - 1].push((id, delay));
-                    }
-                    _ => {
-                        let at = SimTime::ZERO + delay;
-                        w.add_flow(sc, wi, src, dst, f.size, Some(at), stop);
-                        if let Some(g) = gate {
-                            w.gates[g as usize].waiting += 1;
-                        }
-                    }
-                }
-                w.flows[id as usize].round = f.round;
-                w.flows[id as usize].gate = gate;
-            }
-            for s in &plan.sources {
-                w.add_source(wi, s, spec.priority(), wire);
-            }
-        }
-        Ok(w)
-    }
-
-    /// Lets each transport derive what it needs from the run's flows
-    /// before they are built ([`transport::Family::prepare`]), given each
-    /// flow's path bandwidth-delay product.
-    fn prepare_transports(&mut self, sc: &Scenario, planned: &[Planned]) {
-        for t in 0..self.transports.len() {
-            let flows: Vec<transport::PlannedFlow> = planned
-                .iter()
-                .enumerate()
-                .filter(|&(wi, _)| sc.workload_transport[wi] as usize == t)
-                .flat_map(|(_, p)| &p.plan.flows)
-                .map(|f| transport::PlannedFlow {
-                    src: HostId(f.src),
-                    dst: HostId(f.dst),
-                    size: f.size,
-                })
-                .collect();
-            let probe = self.transports[t].config.clone();
-            let bdp = |f: &transport::PlannedFlow| {
-                let addr = FlowAddr {
-                    flow: FlowId(0),
-                    src: f.src,
-                    dst: f.dst,
-                    sport: 0,
-                    dport: 0,
-                    priority: 0,
-                };
-                self.path_info(&probe, &addr).bdp_bytes
-            };
-            let mut cfg = self.transports[t].config.clone();
-            cfg.family_rules_mut().prepare(&flows, &bdp);
-            self.transports[t].config = cfg;
-        }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn add_flow(
-        &mut self,
-        sc: &Scenario,
-        wi: u32,
-        src: HostId,
-        dst: HostId,
-        size: Option<u64>,
-        at: Option<SimTime>,
-        stop: Option<SimTime>,
-    ) {
-        let id = self.flows.len() as u32;
-        self.open_flows += 1;
-        let transport = sc.workload_transport[wi as usize];
-        let addr = FlowAddr {
-            flow: FlowId(id),
-            src,
-            dst,
-            sport: self.hosts[src.idx()].ephemeral_port(self.seed),
-            dport: 5001,
-            priority: sc.workloads[wi as usize].flow_priority(src.0, dst.0),
-        };
-        // The run's copy: what `prepare_transports` derived is in it.
-        let cfg = &self.transports[transport as usize].config;
-        let path = self.path_info(cfg, &addr);
-        // An unbounded flow: more bytes than any run can send.
-        let sender = cfg.sender(addr, size.unwrap_or(u64::MAX - 2), &path);
-        self.hosts[src.idx()].add_sender(
-            sender.built_at_the_wire(),
-            cfg.family_rules().nic_discipline(),
-        );
-        self.flows.push(Flow {
-            workload: wi,
-            transport,
-            sender,
-            size,
-            receiver: cfg.receiver(addr, &path),
-            start: at.unwrap_or(SimTime::MAX),
-            round: 0,
-            gate: None,
-            received_at: None,
-            ready: false,
-            done: false,
-            timers: [None, None],
-        });
-        if let Some(at) = at {
-            self.q.schedule(at, Event::FlowStart(id));
-        }
-        if let Some(t) = stop {
-            self.q.schedule(t, Event::FlowStop(id));
-        }
-    }
-
-    /// What a new flow's ends may know of their hosts and path: the NICs'
-    /// rates and framing, (for the families that read it) the base RTT and
-    /// BDP: one full data packet out and an ACK back, store-and-forward on
-    /// empty queues, times the source NIC's rate, and (RCC-async) the two
-    /// hosts' clock offsets.
-    fn path_info(&self, cfg: &transport::TransportConfig, addr: &FlowAddr) -> transport::PathInfo {
-        let wire = self.fabric.config().wire;
-        let line_rate = self.fabric.port(self.fabric.host_port(addr.src)).rate;
-        let rx_line_rate = self.fabric.port(self.fabric.host_port(addr.dst)).rate;
-        let base_rtt = if cfg.needs_bdp() {
-            crate::paths::base_rtt(&self.fabric, addr, cfg)
-        } else {
-            SimDuration::ZERO
-        };
-        let offset_max = cfg.clock_offset_max().ps();
-        let clock_offset = |h: HostId| {
-            if offset_max == 0 {
-                return SimDuration::ZERO;
-            }
-            let purpose = sim_core::rng::purpose::CLOCK_OFFSET;
-            SimDuration::from_ps(
-                RngStream::new(self.seed, h.0 as u64, purpose).below(offset_max + 1),
-            )
-        };
-        transport::PathInfo {
-            line_rate,
-            rx_line_rate,
-            wire,
-            base_rtt,
-            bdp_bytes: line_rate.bytes_in(base_rtt),
-            src_clock_offset: clock_offset(addr.src),
-            dst_clock_offset: clock_offset(addr.dst),
-            stream_seed: RngStream::new(
-                self.seed,
-                addr.flow.0 as u64,
-                sim_core::rng::purpose::CLOCK_JITTER,
-            )
-            .next_u64(),
-        }
-    }
-
     /// Whether traffic remains: a packet in the network, a flow not yet
     /// finished (including one yet to start) or a source yet to send.
     fn traffic_pending(&self) -> bool {
@@ -737,7 +425,7 @@ impl World {
                 Outcome::Nothing => {}
                 Outcome::Delivered { host, pkt } => {
                     let p = *self.fabric.packets.get(pkt);
-                    if p.roce.has(RoceBits::INT) {
+                    if p.carries_int() {
                         // Telemetry: the records go to the receiver's ACK, or
                         // from the ACK to the sender.
                         self.int_rx = *self.fabric.int.get(pkt);
@@ -759,40 +447,44 @@ impl World {
                 self.flush();
                 self.after_sender(now, f);
             }
-            Event::Timer(timer) => {
-                let (flow, side) = (timer.flow(), timer.side());
-                let fl = &mut self.flows[flow as usize];
-                if fl.timers[side.idx()] != Some(now) {
-                    return; // superseded by an earlier deadline
-                }
-                fl.timers[side.idx()] = None;
-                if fl.deadline(side).is_none_or(|d| d > now) {
-                    // Nothing is due: the deadline moved later after this
-                    // event was armed (a CNP slowed a waiting pacer, say).
-                    // Re-arm for it; the endpoint has nothing to do.
-                    self.arm(flow, side);
-                    return;
-                }
-                self.last_activity = now; // a timer that expires does work
-                match side {
-                    Side::Receiver => {
-                        let rx = &mut self.hosts[fl.receiver_host().idx()].rx;
-                        fl.receiver.on_timer(now, rx, &mut self.scratch);
-                        self.flush();
-                        self.arm(flow, Side::Receiver);
-                    }
-                    Side::Sender => {
-                        fl.sender.on_timer(now, &mut self.scratch);
-                        self.flush();
-                        self.after_sender(now, flow);
-                    }
-                }
-            }
+            Event::Timer(timer) => self.on_timer(now, timer),
             Event::Arrival(s) => self.on_arrival(now, s),
             Event::Sample => self.sample(now),
             Event::GoodputSample => self.sample_goodput(now),
             Event::RttSample => self.sample_rtt(now),
             Event::CcSample => self.sample_cc(now),
+        }
+    }
+
+    /// An endpoint's timer event: stale ones are ignored, early ones
+    /// re-arm, due ones run the endpoint's timers.
+    fn on_timer(&mut self, now: SimTime, timer: FlowTimer) {
+        let (flow, side) = (timer.flow(), timer.side());
+        let fl = &mut self.flows[flow as usize];
+        if fl.timers[side.idx()] != Some(now) {
+            return; // superseded by an earlier deadline
+        }
+        fl.timers[side.idx()] = None;
+        if fl.deadline(side).is_none_or(|d| d > now) {
+            // Nothing is due: the deadline moved later after this
+            // event was armed (a CNP slowed a waiting pacer, say).
+            // Re-arm for it; the endpoint has nothing to do.
+            self.arm(flow, side);
+            return;
+        }
+        self.last_activity = now; // a timer that expires does work
+        match side {
+            Side::Receiver => {
+                let rx = &mut self.hosts[fl.receiver_host().idx()].rx;
+                fl.receiver.on_timer(now, rx, &mut self.scratch);
+                self.flush();
+                self.arm(flow, Side::Receiver);
+            }
+            Side::Sender => {
+                fl.sender.on_timer(now, &mut self.scratch);
+                self.flush();
+                self.after_sender(now, flow);
+            }
         }
     }
 
@@ -804,7 +496,7 @@ impl World {
         };
         let fl = &mut self.flows[f as usize];
         if p.reverse {
-            let int = if p.roce.has(RoceBits::INT) {
+            let int = if p.carries_int() {
                 &self.int_rx
             } else {
                 &IntStack::EMPTY

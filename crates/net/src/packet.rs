@@ -373,6 +373,13 @@ pub struct Packet {
 pub const NO_PORT: u32 = u32::MAX;
 
 impl Packet {
+    /// Whether it carries in-band telemetry (an INT stack in the fabric's
+    /// side table: asked for by a data packet, echoed by its ACK).
+    #[inline]
+    pub fn carries_int(&self) -> bool {
+        self.roce.has(RoceBits::INT)
+    }
+
     /// A pure acknowledgment of any transport family: what R-AQM and ABQ hold.
     #[inline]
     pub fn is_ack(&self) -> bool {

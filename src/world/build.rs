@@ -1,0 +1,347 @@
+//! Building the world from a scenario: the fabric, the hosts, the
+//! samplers, and every workload's flows and sources.
+
+use super::{
+    BuildError, Event, Flow, Metrics, WorkloadInfo, World, cc_trace, goodput, livelock, rounds,
+    rows, sampling,
+};
+use crate::registry::workload::{Planned, plan_all};
+use crate::scenario::Scenario;
+use net::{Fabric, FabricConfig, FlowId, HostId, IntStack, WireFormat};
+use sim_core::{EventQueue, RngStream, RunLimit, SimDuration, SimTime};
+use transport::FlowAddr;
+
+/// Each class queue's scheduling weight (its quantum, or 1 under strict
+/// priority) and how many classes are strict.
+fn class_weights(d: &net::sched::Discipline, classes: usize) -> (Vec<u64>, usize) {
+    use net::sched::Discipline;
+    match d {
+        Discipline::StrictPriority => (vec![1; classes], classes),
+        Discipline::Dwrr { quanta } | Discipline::Wrr { quanta } => (quanta.clone(), 0),
+        Discipline::SpDwrr { quanta, strict } => (quanta.clone(), *strict),
+    }
+}
+
+/// The fabric of `sc` under `seed`, on framing `wire`: its switches'
+/// AQMs and ingress plugins installed.
+fn build_fabric(
+    sc: &Scenario,
+    seed: u64,
+    wire: WireFormat,
+    node_names: &[String],
+) -> Result<Fabric, BuildError> {
+    let graph = sc.topology.spec.shape.build();
+    let cfg = FabricConfig {
+        discipline: sc.switch.scheduler.clone(),
+        classes: sc.switch.classes,
+        class_of_priority: sc.switch.class_of_priority,
+        wire,
+        buffer: sc.switch.buffer,
+        nic_buffer_bytes: sc.topology.nic_buffer.0,
+        seed,
+        pfc: sc.switch.pfc,
+        credits: sc.credit_queues(wire),
+    };
+    let (weights, strict_classes) = class_weights(&sc.switch.scheduler, sc.switch.classes);
+    let ctx = |p: net::PortId, rate| aqm::PortContext {
+        seed,
+        port: p.0,
+        rate,
+        weights: weights.clone(),
+        strict_classes,
+        buffer: sc.switch.queue_limit(),
+        packet_time: wire.packet_time(rate),
+    };
+    let mut fabric = Fabric::new(&graph, cfg, |p, rate| {
+        Some(sc.switch.aqm.build(&ctx(p, rate)))
+    })?;
+    // Whether each node runs the ingress plugin (`switches`; hosts
+    // have no ingress stage), resolved once rather than per port.
+    let hosts = sc.topology.spec.size.hosts as usize;
+    let mut deployed = vec![sc.switch.ingress_switches.is_none(); node_names.len()];
+    for name in sc.switch.ingress_switches.iter().flatten() {
+        let s = crate::scenario::switch_index(&node_names[hosts..], name)
+            .expect("switch names are checked at load");
+        deployed[hosts + s] = true;
+    }
+    fabric.install_ingress(|p, node, rate| {
+        let plugin = sc.switch.ingress.as_ref().filter(|_| deployed[node.idx()]);
+        plugin.map(|i| i.build(&ctx(p, rate)))
+    });
+    Ok(fabric)
+}
+
+impl World {
+    /// Builds the world for a validated scenario under `seed`.
+    pub fn build(sc: &Scenario, seed: u64) -> Result<World, BuildError> {
+        Self::build_planned(sc, seed, plan_all(sc, seed))
+    }
+
+    /// Builds the world from workloads already planned for `seed`
+    /// ([`plan_all`]), so that a run plans them once.
+    pub fn build_planned(
+        sc: &Scenario,
+        seed: u64,
+        planned: Vec<Planned>,
+    ) -> Result<World, BuildError> {
+        let wire = sc.topology.framing.wire();
+        let node_names = sc.topology.spec.shape.node_names();
+        let fabric = build_fabric(sc, seed, wire, &node_names)?;
+        let mut w = World::empty(sc, seed, fabric, node_names);
+        w.schedule_samplers(sc);
+        w.prepare_transports(sc, &planned);
+        w.add_workloads(sc, planned, wire);
+        Ok(w)
+    }
+
+    /// The world before its samplers and workloads.
+    fn empty(sc: &Scenario, seed: u64, fabric: Fabric, node_names: Vec<String>) -> World {
+        let hosts = fabric.host_count();
+        let nic_per_class = hosts > 0 && fabric.nic_per_class(HostId(0));
+        World {
+            q: EventQueue::with_capacity(4096),
+            nic_per_class,
+            fabric,
+            flows: Vec::new(),
+            sources: Vec::new(),
+            hosts: (0..hosts as u32)
+                .map(|h| transport::Host::new(HostId(h), nic_per_class))
+                .collect(),
+            scratch: Vec::with_capacity(16),
+            int_rx: IntStack::EMPTY,
+            limit: RunLimit {
+                end: sc
+                    .simulation
+                    .stop_time
+                    .map_or(SimTime::MAX, |d| SimTime::ZERO + d),
+                max_events: sc.simulation.max_events,
+            },
+            last_activity: SimTime::ZERO,
+            stop: None,
+            watch: livelock::Watch::default(),
+            livelock: None,
+            sampled_ports: Vec::new(),
+            sample_interval: sc.output.queue_interval,
+            queue_samples: rows::Rows::default(),
+            queue_after: None,
+            seed,
+            open_flows: 0,
+            active_sources: 0,
+            workloads: Vec::new(),
+            metrics: Metrics::new(sc.workloads.len(), sc.output.rtt_interval),
+            gates: Vec::new(),
+            jain_flows: sc.output.jain_flows.clone(),
+            transports: sc.transports.clone(),
+            size_buckets: sc.output.size_buckets.iter().map(|b| b.0).collect(),
+            goodput: sc.output.goodput_interval.map(|interval| {
+                goodput::GoodputSeries::new(interval, sc.output.goodput_flows.clone())
+            }),
+            node_names,
+            cc_trace: sc.output.cc_trace.as_ref().map(|c| cc_trace::CcTrace {
+                interval: c.interval,
+                flows: c.flows.clone(),
+                rows: rows::Rows::default(),
+            }),
+        }
+    }
+
+    /// Schedules the first sample of each series asked for.
+    fn schedule_samplers(&mut self, sc: &Scenario) {
+        if let Some(c) = &sc.output.cc_trace {
+            self.q.schedule(SimTime::ZERO + c.interval, Event::CcSample);
+        }
+        if let Some(i) = sc.output.goodput_interval {
+            self.q.schedule(SimTime::ZERO + i, Event::GoodputSample);
+        }
+        if let Some(i) = sc.output.rtt_interval {
+            self.q.schedule(SimTime::ZERO + i, Event::RttSample);
+        }
+        if self.sample_interval.is_some() {
+            self.sampled_ports = self.select_ports(sc.output.queue_ports.as_ref());
+            self.queue_after = sc
+                .output
+                .queue_from
+                .map(|from| sampling::QueueAfter::new(from, self.sampled_ports.len()));
+            self.q.schedule(SimTime::ZERO, Event::Sample);
+        }
+    }
+
+    /// Adds every workload's flows and packet sources.
+    fn add_workloads(&mut self, sc: &Scenario, planned: Vec<Planned>, wire: WireFormat) {
+        let seed = self.seed;
+        for ((wi, spec), planned) in (0u32..).zip(&sc.workloads).zip(planned) {
+            let plan = planned.plan;
+            self.workloads.push(WorkloadInfo {
+                kind: spec.kind(),
+                load: planned.load,
+                rounds: plan.rounds,
+            });
+            let gate = plan.closed_loop.then(|| {
+                self.gates.push(rounds::RoundGate {
+                    waiting: 0,
+                    later: (1..plan.rounds).map(|_| Vec::new()).collect(),
+                });
+                self.gates.len() as u32 - 1
+            });
+            let purpose = sim_core::rng::purpose::START_JITTER;
+            let mut jitter = RngStream::new(seed, wi as u64, purpose);
+            for f in plan.flows {
+                let delay = match f.start_jitter.ps() {
+                    0 => 0,
+                    j => jitter.below(j),
+                };
+                let delay = f.start + SimDuration::from_ps(delay);
+                let stop = f.stop.map(|d| SimTime::ZERO + d);
+                let (src, dst) = (HostId(f.src), HostId(f.dst));
+                let id = self.flows.len() as u32;
+                match gate {
+                    Some(g) if f.round > 0 => {
+                        assert!(stop.is_none(), "closed-loop rounds have no stop time");
+                        self.add_flow(sc, wi, src, dst, f.size, None, None);
+                        self.gates[g as usize].later[f.round as usize - 1].push((id, delay));
+                    }
+                    _ => {
+                        let at = SimTime::ZERO + delay;
+                        self.add_flow(sc, wi, src, dst, f.size, Some(at), stop);
+                        if let Some(g) = gate {
+                            self.gates[g as usize].waiting += 1;
+                        }
+                    }
+                }
+                self.flows[id as usize].round = f.round;
+                self.flows[id as usize].gate = gate;
+            }
+            for s in &plan.sources {
+                self.add_source(wi, s, spec.priority(), wire);
+            }
+        }
+    }
+
+    /// Lets each transport derive what it needs from the run's flows
+    /// before they are built ([`transport::Family::prepare`]), given each
+    /// flow's path bandwidth-delay product.
+    fn prepare_transports(&mut self, sc: &Scenario, planned: &[Planned]) {
+        for t in 0..self.transports.len() {
+            let flows: Vec<transport::PlannedFlow> = planned
+                .iter()
+                .enumerate()
+                .filter(|&(wi, _)| sc.workload_transport[wi] as usize == t)
+                .flat_map(|(_, p)| &p.plan.flows)
+                .map(|f| transport::PlannedFlow {
+                    src: HostId(f.src),
+                    dst: HostId(f.dst),
+                    size: f.size,
+                })
+                .collect();
+            let probe = self.transports[t].config.clone();
+            let bdp = |f: &transport::PlannedFlow| {
+                let addr = FlowAddr {
+                    flow: FlowId(0),
+                    src: f.src,
+                    dst: f.dst,
+                    sport: 0,
+                    dport: 0,
+                    priority: 0,
+                };
+                self.path_info(&probe, &addr).bdp_bytes
+            };
+            let mut cfg = self.transports[t].config.clone();
+            cfg.family_rules_mut().prepare(&flows, &bdp);
+            self.transports[t].config = cfg;
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add_flow(
+        &mut self,
+        sc: &Scenario,
+        wi: u32,
+        src: HostId,
+        dst: HostId,
+        size: Option<u64>,
+        at: Option<SimTime>,
+        stop: Option<SimTime>,
+    ) {
+        let id = self.flows.len() as u32;
+        self.open_flows += 1;
+        let transport = sc.workload_transport[wi as usize];
+        let addr = FlowAddr {
+            flow: FlowId(id),
+            src,
+            dst,
+            sport: self.hosts[src.idx()].ephemeral_port(self.seed),
+            dport: 5001,
+            priority: sc.workloads[wi as usize].flow_priority(src.0, dst.0),
+        };
+        // The run's copy: what `prepare_transports` derived is in it.
+        let cfg = &self.transports[transport as usize].config;
+        let path = self.path_info(cfg, &addr);
+        // An unbounded flow: more bytes than any run can send.
+        let sender = cfg.sender(addr, size.unwrap_or(u64::MAX - 2), &path);
+        self.hosts[src.idx()].add_sender(
+            sender.built_at_the_wire(),
+            cfg.family_rules().nic_discipline(),
+        );
+        self.flows.push(Flow {
+            workload: wi,
+            transport,
+            sender,
+            size,
+            receiver: cfg.receiver(addr, &path),
+            start: at.unwrap_or(SimTime::MAX),
+            round: 0,
+            gate: None,
+            received_at: None,
+            ready: false,
+            done: false,
+            timers: [None, None],
+        });
+        if let Some(at) = at {
+            self.q.schedule(at, Event::FlowStart(id));
+        }
+        if let Some(t) = stop {
+            self.q.schedule(t, Event::FlowStop(id));
+        }
+    }
+
+    /// What a new flow's ends may know of their hosts and path: the NICs'
+    /// rates and framing, (for the families that read it) the base RTT and
+    /// BDP: one full data packet out and an ACK back, store-and-forward on
+    /// empty queues, times the source NIC's rate, and (for a controller that models them) the two
+    /// hosts' clock offsets.
+    fn path_info(&self, cfg: &transport::TransportConfig, addr: &FlowAddr) -> transport::PathInfo {
+        let wire = self.fabric.config().wire;
+        let line_rate = self.fabric.port(self.fabric.host_port(addr.src)).rate;
+        let rx_line_rate = self.fabric.port(self.fabric.host_port(addr.dst)).rate;
+        let base_rtt = if cfg.needs_bdp() {
+            crate::paths::base_rtt(&self.fabric, addr, cfg)
+        } else {
+            SimDuration::ZERO
+        };
+        let offset_max = cfg.clock_offset_max().ps();
+        let clock_offset = |h: HostId| {
+            if offset_max == 0 {
+                return SimDuration::ZERO;
+            }
+            let purpose = sim_core::rng::purpose::CLOCK_OFFSET;
+            SimDuration::from_ps(
+                RngStream::new(self.seed, h.0 as u64, purpose).below(offset_max + 1),
+            )
+        };
+        transport::PathInfo {
+            line_rate,
+            rx_line_rate,
+            wire,
+            base_rtt,
+            bdp_bytes: line_rate.bytes_in(base_rtt),
+            src_clock_offset: clock_offset(addr.src),
+            dst_clock_offset: clock_offset(addr.dst),
+            stream_seed: RngStream::new(
+                self.seed,
+                addr.flow.0 as u64,
+                sim_core::rng::purpose::CLOCK_JITTER,
+            )
+            .next_u64(),
+        }
+    }
+}
