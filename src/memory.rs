@@ -139,6 +139,33 @@ pub fn human(bytes: u64) -> String {
     }
 }
 
+/// The bytes of one port with `classes` class queues: the first class
+/// queue is inline in `Port`; a one-class port keeps no per-class counters.
+fn port_bytes(classes: u64) -> u64 {
+    let more_classes = match classes {
+        1 => 0,
+        n => (n - 1) * size_of::<PacketQueue>() as u64 + n * size_of::<ClassStats>() as u64,
+    };
+    size_of::<Port>() as u64 + PORT_HEAP_BYTES + more_classes
+}
+
+/// The planned flows, packet sources and ping probes of a run.
+fn planned_counts(sc: &Scenario, planned: &[Planned]) -> (u64, u64, u64) {
+    let (mut flows, mut sources, mut probes) = (0u64, 0u64, 0u64);
+    for p in planned {
+        flows += p.plan.flows.len() as u64;
+        sources += p.plan.sources.len() as u64;
+        probes = probes.saturating_add(
+            p.plan
+                .sources
+                .iter()
+                .map(|s| echo_probes(s, sc.simulation.stop_time))
+                .sum(),
+        );
+    }
+    (flows, sources, probes)
+}
+
 impl Estimate {
     /// Estimates the memory of a run of `sc` with its workloads `planned`.
     pub fn of(sc: &Scenario, planned: &[Planned]) -> Estimate {
@@ -148,25 +175,8 @@ impl Estimate {
         let nodes = hosts + switches;
         let classes = sc.switch.classes as u64;
         let ports = links.saturating_mul(2);
-        // The first class queue is inline in `Port`; a one-class port keeps
-        // no per-class counters.
-        let more_classes = match classes {
-            1 => 0,
-            n => (n - 1) * size_of::<PacketQueue>() as u64 + n * size_of::<ClassStats>() as u64,
-        };
-        let port_bytes = size_of::<Port>() as u64 + PORT_HEAP_BYTES + more_classes;
-        let (mut flows, mut sources, mut probes) = (0u64, 0u64, 0u64);
-        for p in planned {
-            flows += p.plan.flows.len() as u64;
-            sources += p.plan.sources.len() as u64;
-            probes = probes.saturating_add(
-                p.plan
-                    .sources
-                    .iter()
-                    .map(|s| echo_probes(s, sc.simulation.stop_time))
-                    .sum(),
-            );
-        }
+        let port_bytes = port_bytes(classes);
+        let (flows, sources, probes) = planned_counts(sc, planned);
         // Per workload an RTT and a one-way histogram, and one more per
         // workload for the RTT series.
         let histograms = sc.workloads.len() as u64 * (2 + sc.output.rtt_interval.is_some() as u64);

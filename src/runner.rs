@@ -70,25 +70,14 @@ fn io(what: impl Into<String>, dir: &Path) -> impl FnOnce(std::io::Error) -> Run
 /// Events between two progress calls: about a tenth of a second of a run.
 pub const PROGRESS_EVENTS: u64 = 1 << 20;
 
-/// Runs `sc` under `seed` with its workloads already `planned`, into a
-/// staging folder for `dir` (locked from now on: a second run into `dir`
-/// is refused). `progress` is called with the simulated time every
-/// [`PROGRESS_EVENTS`] events; when it returns false the run stops and
-/// nothing of it is kept. `output_bytes` is the run's output estimate
-/// (`report::volume::Volume::bytes`), checked against the free space of
-/// the staging folder's disk before anything is built.
-pub fn simulate(
+/// The sinks of the sampled series `sc` asks for: a CSV file each in the
+/// run's staging folder.
+fn series_sinks(
     sc: &Scenario,
-    seed: u64,
-    planned: Vec<Planned>,
-    output_bytes: u64,
+    world: &World,
+    folder: &RunFolder,
     dir: &Path,
-    progress: &mut dyn FnMut(SimTime) -> bool,
-) -> Result<(Outcome, Staged), RunError> {
-    let folder = RunFolder::create(dir).map_err(io("cannot write results", dir))?;
-    check_free_space(folder.staging(), output_bytes).map_err(io("before the run", dir))?;
-    let mut world = World::build_planned(sc, seed, planned)?;
-    // The series that grow with the run go to disk as they are taken.
+) -> Result<crate::world::SeriesSinks, RunError> {
     let create = |name: &str| {
         folder
             .create_file(name)
@@ -108,6 +97,49 @@ pub fn simulate(
     if sc.output.rtt_interval.is_some() {
         sinks.rtt = Some(Box::new(CsvRows::rtt(create("rtt.csv")?)));
     }
+    Ok(sinks)
+}
+
+/// The whole-file results of a finished run, by file name.
+fn result_files(world: &World, summary: &RunSummary, perf: &Perf) -> Vec<(&'static str, Vec<u8>)> {
+    let mut files = vec![
+        ("summary.json", json(summary)),
+        ("flows.csv", flows_csv(world).into_bytes()),
+        ("ports.csv", ports_csv(world).into_bytes()),
+        ("perf.json", json(perf)),
+    ];
+    if world.fabric.pfc().is_some() {
+        files.push(("pfc.csv", crate::report::pfc_csv(world).into_bytes()));
+    }
+    if world.sources.iter().any(|s| s.echo) {
+        files.push(("pings.csv", crate::report::pings_csv(world).into_bytes()));
+    }
+    if world.workloads.iter().any(|w| w.rounds > 0) {
+        files.push(("rounds.csv", crate::report::rounds_csv(world).into_bytes()));
+    }
+    files
+}
+
+/// Runs `sc` under `seed` with its workloads already `planned`, into a
+/// staging folder for `dir` (locked from now on: a second run into `dir`
+/// is refused). `progress` is called with the simulated time every
+/// [`PROGRESS_EVENTS`] events; when it returns false the run stops and
+/// nothing of it is kept. `output_bytes` is the run's output estimate
+/// (`report::volume::Volume::bytes`), checked against the free space of
+/// the staging folder's disk before anything is built.
+pub fn simulate(
+    sc: &Scenario,
+    seed: u64,
+    planned: Vec<Planned>,
+    output_bytes: u64,
+    dir: &Path,
+    progress: &mut dyn FnMut(SimTime) -> bool,
+) -> Result<(Outcome, Staged), RunError> {
+    let folder = RunFolder::create(dir).map_err(io("cannot write results", dir))?;
+    check_free_space(folder.staging(), output_bytes).map_err(io("before the run", dir))?;
+    let mut world = World::build_planned(sc, seed, planned)?;
+    // The series that grow with the run go to disk as they are taken.
+    let sinks = series_sinks(sc, &world, &folder, dir)?;
     world.stream_series_to(sinks);
     crate::observe::attach(&mut world, &sc.output, &mut |name| folder.create_file(name))
         .map_err(io("creating a capture or the event log", dir))?;
@@ -128,21 +160,7 @@ pub fn simulate(
         packet_hops_per_second: summary.packet_hops as f64 / wall.max(1e-9),
         peak_rss_bytes: peak_rss_bytes(),
     };
-    let mut files = vec![
-        ("summary.json", json(&summary)),
-        ("flows.csv", flows_csv(&world).into_bytes()),
-        ("ports.csv", ports_csv(&world).into_bytes()),
-        ("perf.json", json(&perf)),
-    ];
-    if world.fabric.pfc().is_some() {
-        files.push(("pfc.csv", crate::report::pfc_csv(&world).into_bytes()));
-    }
-    if world.sources.iter().any(|s| s.echo) {
-        files.push(("pings.csv", crate::report::pings_csv(&world).into_bytes()));
-    }
-    if world.workloads.iter().any(|w| w.rounds > 0) {
-        files.push(("rounds.csv", crate::report::rounds_csv(&world).into_bytes()));
-    }
+    let files = result_files(&world, &summary, &perf);
     let outcome = Outcome {
         summary,
         perf,

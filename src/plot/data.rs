@@ -27,6 +27,30 @@ pub struct Csv {
     pub stride: u64,
 }
 
+/// Why row `row` (line `n`) does not fit under `header`, if it does not:
+/// a field count other than the header's, or a number dcnsim never writes.
+fn check_row(header: &[String], row: &[String], n: usize) -> Result<(), String> {
+    if row.len() != header.len() {
+        return Err(format!(
+            "line {n} has {} fields where the header has {}",
+            row.len(),
+            header.len()
+        ));
+    }
+    if let Some((i, f)) = row
+        .iter()
+        .enumerate()
+        .find(|(_, f)| f.parse::<f64>().is_ok_and(|x| !x.is_finite()))
+    {
+        return Err(format!(
+            "line {n}, column {} ({}): '{f}' is not a number dcnsim writes",
+            i + 1,
+            header.get(i).map_or("?", String::as_str)
+        ));
+    }
+    Ok(())
+}
+
 impl Csv {
     /// Reads `file`; `None` if it does not exist.
     pub fn read_if_present(file: &Path) -> Result<Option<Csv>, PlotError> {
@@ -87,26 +111,7 @@ impl Csv {
                 continue;
             }
             let row = split(trimmed);
-            if row.len() != header.len() {
-                let why = format!(
-                    "line {n} has {} fields where the header has {}",
-                    row.len(),
-                    header.len()
-                );
-                return Err(PlotError::read(file, why));
-            }
-            if let Some((i, f)) = row
-                .iter()
-                .enumerate()
-                .find(|(_, f)| f.parse::<f64>().is_ok_and(|x| !x.is_finite()))
-            {
-                let why = format!(
-                    "line {n}, column {} ({}): '{f}' is not a number dcnsim writes",
-                    i + 1,
-                    header.get(i).map_or("?", String::as_str)
-                );
-                return Err(PlotError::read(file, why));
-            }
+            check_row(&header, &row, n).map_err(|why| PlotError::read(file, why))?;
             rows.push(row);
         }
         Ok(Csv {

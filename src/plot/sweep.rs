@@ -608,6 +608,47 @@ fn flow_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figure>
 /// Slowdown (`spec.stat()`) against flow-size percentile bins taken over
 /// every series' flows of every split (`bin_list`), so that the bins are
 /// common; each bin's count of flows is printed under it.
+/// Each bin's slowdowns of `flows` (size, slowdown).
+fn by_bin(flows: &[(u64, f64)], bin_list: &[bins::Bin]) -> Vec<Vec<f64>> {
+    let mut per: Vec<Vec<f64>> = vec![Vec::new(); bin_list.len()];
+    for &(size, sd) in flows {
+        if let Some(b) = bin_list.iter().position(|b| b.holds(size)) {
+            per[b].push(sd);
+        }
+    }
+    per
+}
+
+/// A series' point per bin with flows (`stat` of its slowdowns), each
+/// also a row of the figure's `data`.
+fn bin_points(
+    name: &str,
+    mut per: Vec<Vec<f64>>,
+    bin_list: &[bins::Bin],
+    stat: &str,
+    data: &mut String,
+) -> Vec<Point> {
+    let mut points = Vec::new();
+    for (b, v) in per.iter_mut().enumerate() {
+        let n = v.len();
+        if let Some(y) = stat_of(stat, v) {
+            let _ = writeln!(
+                data,
+                "{},{},{},{n},{y}",
+                crate::sweep::table::field(name),
+                bin_list[b].label(),
+                bin_list[b].up_to_bytes
+            );
+            points.push(Point {
+                x: b as f64,
+                y,
+                err: None,
+            });
+        }
+    }
+    points
+}
+
 fn slowdown_figure(
     spec: &PlotSpec,
     split: &str,
@@ -627,30 +668,7 @@ fn slowdown_figure(
     let mut data = String::from("series,bin,up_to_bytes,flows,slowdown\n");
     let mut lines = Vec::new();
     for ((name, _), flows) in series.iter().zip(&sized) {
-        let mut per: Vec<Vec<f64>> = vec![Vec::new(); bin_list.len()];
-        for &(size, sd) in flows {
-            if let Some(b) = bin_list.iter().position(|b| b.holds(size)) {
-                per[b].push(sd);
-            }
-        }
-        let mut points = Vec::new();
-        for (b, v) in per.iter_mut().enumerate() {
-            let n = v.len();
-            if let Some(y) = stat_of(stat, v) {
-                let _ = writeln!(
-                    data,
-                    "{},{},{},{n},{y}",
-                    crate::sweep::table::field(name),
-                    bin_list[b].label(),
-                    bin_list[b].up_to_bytes
-                );
-                points.push(Point {
-                    x: b as f64,
-                    y,
-                    err: None,
-                });
-            }
-        }
+        let points = bin_points(name, by_bin(flows, bin_list), bin_list, stat, &mut data);
         lines.push(Series {
             name: name.clone(),
             points,

@@ -161,9 +161,17 @@ fn ports(c: &Csv, k: &Cols, tx: Scale, x_label: &str) -> Vec<(String, Chart)> {
     out
 }
 
-fn flows(c: &Csv, k: &Cols, tx: Scale, x_label: &str) -> Vec<(String, Chart)> {
-    // Each flow's source and receiver: where its first data packet and
-    // its first ACK leave.
+/// Each flow's source and receiver (where its first data packet and its
+/// first ACK leave) and its count of notable events (retransmissions,
+/// drops, marks), by flow id.
+struct FlowEnds<'a> {
+    src: BTreeMap<u64, &'a str>,
+    dst: BTreeMap<u64, &'a str>,
+    notable: BTreeMap<u64, u64>,
+}
+
+/// [`FlowEnds`] of the logged events.
+fn ends<'a>(c: &'a Csv, k: &Cols) -> FlowEnds<'a> {
     let (mut src, mut dst) = (BTreeMap::<u64, &str>::new(), BTreeMap::<u64, &str>::new());
     let mut notable: BTreeMap<u64, u64> = BTreeMap::new();
     for r in &c.rows {
@@ -189,6 +197,11 @@ fn flows(c: &Csv, k: &Cols, tx: Scale, x_label: &str) -> Vec<(String, Chart)> {
             dst.entry(f).or_insert(r[k.node].as_str());
         }
     }
+    FlowEnds { src, dst, notable }
+}
+
+fn flows(c: &Csv, k: &Cols, tx: Scale, x_label: &str) -> Vec<(String, Chart)> {
+    let FlowEnds { src, dst, notable } = ends(c, k);
     let mut out = Vec::new();
     for flow in top(&notable) {
         let Some(&from) = src.get(&flow) else {

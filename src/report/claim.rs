@@ -130,6 +130,16 @@ pub enum Refused {
     },
 }
 
+/// The names of the entries of folder `dir`, sorted.
+fn entry_names(dir: &Path) -> std::io::Result<Vec<String>> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        names.push(entry?.file_name().to_string_lossy().into_owned());
+    }
+    names.sort();
+    Ok(names)
+}
+
 /// Checks that dcnsim may write a folder of `kind` at `target`: absent, an
 /// empty folder, or a dcnsim folder of that kind.
 pub fn check_target(target: &Path, kind: FolderKind) -> Result<(), Refused> {
@@ -191,20 +201,10 @@ pub fn check_target(target: &Path, kind: FolderKind) -> Result<(), Refused> {
         }
         Found::Absent => {}
     }
-    let mut names: Vec<String> = Vec::new();
-    for entry in std::fs::read_dir(target).map_err(io)? {
-        names.push(
-            entry
-                .map_err(io)?
-                .file_name()
-                .to_string_lossy()
-                .into_owned(),
-        );
-    }
+    let names = entry_names(target).map_err(io)?;
     if names.is_empty() {
         return Ok(());
     }
-    names.sort();
     Err(not_ours(format!(
         "a folder that dcnsim did not make, holding {}",
         listing(&names)

@@ -115,6 +115,67 @@ impl fmt::Display for TooManySamples {
     }
 }
 
+/// The sampled series `sc` asks for: rows per interval and intervals
+/// (`intervals` of a sampling period), over `switch_ports` ports of
+/// `classes` queues each and `flows` flows.
+fn sampled_series(
+    sc: &Scenario,
+    intervals: &dyn Fn(sim_core::SimDuration) -> u64,
+    switch_ports: u64,
+    classes: u64,
+    flows: u64,
+) -> Vec<Series> {
+    let size = sc.topology.spec.size;
+    let mut series = Vec::new();
+    if let Some(n) = sc.output.queue_interval.map(intervals) {
+        let ports = match &sc.output.queue_ports {
+            Some(QueuePorts::List(l)) => (l.len() as u64).saturating_mul(size.links),
+            _ => switch_ports,
+        };
+        series.push(Series {
+            file: "queues.csv",
+            key: "output.queue_interval",
+            per_interval: ports.min(switch_ports).saturating_mul(classes),
+            intervals: n,
+            row_bytes: QUEUE_ROW_BYTES,
+        });
+    }
+    if let Some(n) = sc.output.goodput_interval.map(intervals) {
+        let traced = sc
+            .output
+            .goodput_flows
+            .as_ref()
+            .map_or(flows, |l| l.len() as u64);
+        series.push(Series {
+            file: "goodput.csv",
+            key: "output.goodput_interval",
+            per_interval: traced + 1,
+            intervals: n,
+            row_bytes: GOODPUT_ROW_BYTES,
+        });
+    }
+    if let Some(n) = sc.output.rtt_interval.map(intervals) {
+        series.push(Series {
+            file: "rtt.csv",
+            key: "output.rtt_interval",
+            per_interval: sc.workloads.len() as u64,
+            intervals: n,
+            row_bytes: RTT_ROW_BYTES,
+        });
+    }
+    if let Some(c) = &sc.output.cc_trace {
+        series.push(Series {
+            file: "cc.csv",
+            key: "output.cc_trace.interval",
+            // About six variables a flow (window or rate, the controller's own).
+            per_interval: (c.flows.len() as u64).saturating_mul(6),
+            intervals: intervals(c.interval),
+            row_bytes: CC_ROW_BYTES,
+        });
+    }
+    series
+}
+
 impl Volume {
     /// The estimate for `sc` with its workloads `planned`.
     pub fn of(sc: &Scenario, planned: &[Planned]) -> Volume {
@@ -130,53 +191,7 @@ impl Volume {
             .saturating_sub(size.hosts as u64);
         let classes = sc.switch.classes as u64 + 1; // and the VIQ
         let flows: u64 = planned.iter().map(|p| p.plan.flows.len() as u64).sum();
-        let mut series = Vec::new();
-        if let Some(n) = sc.output.queue_interval.map(intervals) {
-            let ports = match &sc.output.queue_ports {
-                Some(QueuePorts::List(l)) => (l.len() as u64).saturating_mul(size.links),
-                _ => switch_ports,
-            };
-            series.push(Series {
-                file: "queues.csv",
-                key: "output.queue_interval",
-                per_interval: ports.min(switch_ports).saturating_mul(classes),
-                intervals: n,
-                row_bytes: QUEUE_ROW_BYTES,
-            });
-        }
-        if let Some(n) = sc.output.goodput_interval.map(intervals) {
-            let traced = sc
-                .output
-                .goodput_flows
-                .as_ref()
-                .map_or(flows, |l| l.len() as u64);
-            series.push(Series {
-                file: "goodput.csv",
-                key: "output.goodput_interval",
-                per_interval: traced + 1,
-                intervals: n,
-                row_bytes: GOODPUT_ROW_BYTES,
-            });
-        }
-        if let Some(n) = sc.output.rtt_interval.map(intervals) {
-            series.push(Series {
-                file: "rtt.csv",
-                key: "output.rtt_interval",
-                per_interval: sc.workloads.len() as u64,
-                intervals: n,
-                row_bytes: RTT_ROW_BYTES,
-            });
-        }
-        if let Some(c) = &sc.output.cc_trace {
-            series.push(Series {
-                file: "cc.csv",
-                key: "output.cc_trace.interval",
-                // About six variables a flow (window or rate, the controller's own).
-                per_interval: (c.flows.len() as u64).saturating_mul(6),
-                intervals: intervals(c.interval),
-                row_bytes: CC_ROW_BYTES,
-            });
-        }
+        let series = sampled_series(sc, &intervals, switch_ports, classes, flows);
         let sampled = series
             .iter()
             .map(|s| s.rows().saturating_mul(s.row_bytes))

@@ -71,6 +71,22 @@ impl Reproduction {
 
     /// Checks claim `i`: its experiment, metric and comparisons, and its
     /// selections against both of the experiment's sweeps.
+    /// Why `id` names no experiment, if it names none.
+    fn unknown_experiment(&self, id: &str) -> Option<String> {
+        if self.experiment(id).is_some() {
+            return None;
+        }
+        let ids: Vec<&str> = self
+            .experiments
+            .iter()
+            .map(|e| e.id.get_ref().as_str())
+            .collect();
+        Some(format!(
+            "no experiment '{id}': the experiments are {}",
+            ids.join(", ")
+        ))
+    }
+
     fn check_claim(
         &self,
         src: &Source<'_>,
@@ -82,16 +98,7 @@ impl Reproduction {
             |span: std::ops::Range<usize>, key: &str, msg: String| src.error(Some(span), key, msg);
         let at = |key: &str| format!("claim[{i}].{key}");
         let id = c.experiment.get_ref();
-        if self.experiment(id).is_none() {
-            let ids: Vec<&str> = self
-                .experiments
-                .iter()
-                .map(|e| e.id.get_ref().as_str())
-                .collect();
-            let msg = format!(
-                "no experiment '{id}': the experiments are {}",
-                ids.join(", ")
-            );
+        if let Some(msg) = self.unknown_experiment(id) {
             return Err(err(c.experiment.span(), &at("experiment"), msg));
         }
         let Some(y) = &c.ours.y else {
@@ -229,13 +236,13 @@ fn check_except(
 
 /// Checks that claim `c` (metric `y`) compares something, and in units and
 /// combinations that make sense; `at` names its keys.
-fn check_rules(
+/// The paper's unit converts to the metric's.
+fn check_paper_unit(
     src: &Source<'_>,
     c: &Claim,
     y: &Spanned<String>,
     at: &dyn Fn(&str) -> String,
 ) -> Result<(), ScenarioError> {
-    check_numbers(src, c, at)?;
     let metric_unit = c.metric_unit();
     if let Some(p) = &c.paper
         && crate::report::units::convert(1.0, metric_unit, &p.unit).is_none()
@@ -253,6 +260,17 @@ fn check_rules(
         );
         return Err(src.error(None, &at("paper.unit"), msg));
     }
+    Ok(())
+}
+
+fn check_rules(
+    src: &Source<'_>,
+    c: &Claim,
+    y: &Spanned<String>,
+    at: &dyn Fn(&str) -> String,
+) -> Result<(), ScenarioError> {
+    check_numbers(src, c, at)?;
+    check_paper_unit(src, c, y, at)?;
     let numeric = c.tolerance.is_some() || c.band.is_some();
     if numeric && c.paper.is_none() {
         let msg =
@@ -440,6 +458,36 @@ fn axes_text(s: &Sweep) -> String {
 
 /// Checks that `sel` picks runs of `s`: a case of it, a value of every
 /// axis it fixes, and every axis with several values fixed (but `free`).
+/// A selection names one of the sweep's cases when it has several.
+fn check_case(
+    src: &Source<'_>,
+    s: &Sweep,
+    sel: &Selection,
+    which: &str,
+    key: &str,
+) -> Result<(), ScenarioError> {
+    let cases = s.cases();
+    match &sel.case {
+        Some(c) if !cases.contains(&c.get_ref().as_str()) => {
+            let msg = format!(
+                "'{}' is not a case of {which}: its cases are {}",
+                c.get_ref(),
+                if cases.is_empty() {
+                    "none".into()
+                } else {
+                    cases.join(", ")
+                }
+            );
+            Err(src.error(Some(c.span()), &format!("{key}.case"), msg))
+        }
+        None if !cases.is_empty() => {
+            let msg = format!("name a case of {which}: {}", cases.join(", "));
+            Err(src.error(None, &format!("{key}.case"), msg))
+        }
+        _ => Ok(()),
+    }
+}
+
 fn check_selection(
     src: &Source<'_>,
     s: &Sweep,
@@ -453,26 +501,7 @@ fn check_selection(
         s.file.display(),
         if quick { "quick" } else { "full" }
     );
-    let cases = s.cases();
-    match &sel.case {
-        Some(c) if !cases.contains(&c.get_ref().as_str()) => {
-            let msg = format!(
-                "'{}' is not a case of {which}: its cases are {}",
-                c.get_ref(),
-                if cases.is_empty() {
-                    "none".into()
-                } else {
-                    cases.join(", ")
-                }
-            );
-            return Err(src.error(Some(c.span()), &format!("{key}.case"), msg));
-        }
-        None if !cases.is_empty() => {
-            let msg = format!("name a case of {which}: {}", cases.join(", "));
-            return Err(src.error(None, &format!("{key}.case"), msg));
-        }
-        _ => {}
-    }
+    check_case(src, s, sel, &which, key)?;
     if let Some(st) = &sel.stat
         && !STATS.contains(&st.get_ref().as_str())
     {

@@ -919,25 +919,13 @@ fn take_ingress_switches<'a>(
 
 /// Checks that need more than one table: every run is bounded, the output
 /// keys fit the topology.
-fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioError> {
-    let err = |key: &str, msg: String| src.error(locate(root, key), key, msg);
-    let endless = sc
-        .workloads
-        .iter()
-        .enumerate()
-        .find_map(|(i, w)| w.endless().map(|what| (i, what)));
-    if let (Some((i, what)), None) = (endless, sc.simulation.stop_time) {
-        let msg =
-            format!("{what} never ends: set simulation.stop_time, or give the workload a stop");
-        return Err(err(&format!("workload[{i}]"), msg));
-    }
+/// The sampled series and the flow lists of `[output]`: intervals of at
+/// least 1 ns, lists of flows that exist, a list only with its series.
+fn check_series(sc: &Scenario) -> Result<(), (&'static str, String)> {
     let min = crate::report::volume::MIN_SAMPLE_INTERVAL_PS;
     let cc_trace = sc.output.cc_trace.as_ref();
     if cc_trace.is_some_and(|c| c.flows.is_empty()) {
-        return Err(err(
-            "output.cc_trace.flows",
-            "name at least one flow".into(),
-        ));
+        return Err(("output.cc_trace.flows", "name at least one flow".into()));
     }
     for (key, interval) in [
         ("output.queue_interval", sc.output.queue_interval),
@@ -947,12 +935,16 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
     ] {
         if interval.is_some_and(|i| i.ps() < min) {
             let msg = "must be at least 1ns (the sampled rows a run may write are bounded too)";
-            return Err(err(key, msg.into()));
+            return Err((key, msg.into()));
         }
+    }
+    if sc.output.queue_from.is_some() && sc.output.queue_interval.is_none() {
+        let msg = "queue_from reads the queue samples: give queue_interval too (sampling is off without it)";
+        return Err(("output.queue_from", msg.into()));
     }
     if sc.output.goodput_flows.is_some() && sc.output.goodput_interval.is_none() {
         let msg = "goodput_flows needs goodput_interval (the series is off without it)";
-        return Err(err("output.goodput_flows", msg.into()));
+        return Err(("output.goodput_flows", msg.into()));
     }
     let traced = cc_trace.map(|c| c.flows.clone());
     let logged = sc.output.events.as_ref().and_then(|e| e.flows.clone());
@@ -974,46 +966,17 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
                     "flow {bad} does not exist: the scenario's workloads make {flows} flows (ids 0 to {})",
                     flows.saturating_sub(1)
                 );
-                return Err(err(key, msg));
+                return Err((key, msg));
             }
         }
     }
-    check_families(sc).map_err(|(key, msg)| err(&key, msg))?;
-    let edges = &sc.output.size_buckets;
-    if edges.first().is_some_and(|b| b.0 == 0) || edges.windows(2).any(|w| w[0] >= w[1]) {
-        let msg = "bucket edges must be positive and increasing, e.g. [\"100KB\", \"10MB\"]";
-        return Err(err("output.size_buckets", msg.into()));
-    }
-    if let Some(list) = &sc.switch.ingress_switches {
-        check_ingress_switches(sc, list).map_err(|(i, msg)| {
-            let key = match i {
-                Some(i) => format!("switch.ingress.switches[{i}]"),
-                None => "switch.ingress.switches".into(),
-            };
-            err(&key, msg)
-        })?;
-    }
-    if sc.output.queue_from.is_some() && sc.output.queue_interval.is_none() {
-        return Err(err(
-            "output.queue_from",
-            "queue_from reads the queue samples: give queue_interval too (sampling is off without it)"
-                .into(),
-        ));
-    }
-    if let Some(p) = &sc.output.queue_ports {
-        if sc.output.queue_interval.is_none() {
-            return Err(err(
-                "output.queue_ports",
-                "queue_ports needs queue_interval (sampling is off without it)".into(),
-            ));
-        }
-        if let QueuePorts::List(list) = p {
-            check_queue_ports(sc, list).map_err(|(i, msg)| {
-                let key = format!("output.queue_ports[{i}]");
-                src.error(locate(root, &key), &key, msg)
-            })?;
-        }
-    }
+    Ok(())
+}
+
+/// The captures and the event log of `[output]`: ports that exist, a
+/// snap length in range, no empty list.
+fn check_observers(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioError> {
+    let err = |key: &str, msg: String| src.error(locate(root, key), key, msg);
     if let Some(pcap) = &sc.output.pcap {
         use crate::observe::pcap::{MAX_SNAPLEN, MIN_SNAPLEN};
         if pcap.ports.is_empty() {
@@ -1060,6 +1023,52 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
             }
         }
     }
+    Ok(())
+}
+
+fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioError> {
+    let err = |key: &str, msg: String| src.error(locate(root, key), key, msg);
+    let endless = sc
+        .workloads
+        .iter()
+        .enumerate()
+        .find_map(|(i, w)| w.endless().map(|what| (i, what)));
+    if let (Some((i, what)), None) = (endless, sc.simulation.stop_time) {
+        let msg =
+            format!("{what} never ends: set simulation.stop_time, or give the workload a stop");
+        return Err(err(&format!("workload[{i}]"), msg));
+    }
+    check_series(sc).map_err(|(key, msg)| err(key, msg))?;
+    check_families(sc).map_err(|(key, msg)| err(&key, msg))?;
+    let edges = &sc.output.size_buckets;
+    if edges.first().is_some_and(|b| b.0 == 0) || edges.windows(2).any(|w| w[0] >= w[1]) {
+        let msg = "bucket edges must be positive and increasing, e.g. [\"100KB\", \"10MB\"]";
+        return Err(err("output.size_buckets", msg.into()));
+    }
+    if let Some(list) = &sc.switch.ingress_switches {
+        check_ingress_switches(sc, list).map_err(|(i, msg)| {
+            let key = match i {
+                Some(i) => format!("switch.ingress.switches[{i}]"),
+                None => "switch.ingress.switches".into(),
+            };
+            err(&key, msg)
+        })?;
+    }
+    if let Some(p) = &sc.output.queue_ports {
+        if sc.output.queue_interval.is_none() {
+            return Err(err(
+                "output.queue_ports",
+                "queue_ports needs queue_interval (sampling is off without it)".into(),
+            ));
+        }
+        if let QueuePorts::List(list) = p {
+            check_queue_ports(sc, list).map_err(|(i, msg)| {
+                let key = format!("output.queue_ports[{i}]");
+                src.error(locate(root, &key), &key, msg)
+            })?;
+        }
+    }
+    check_observers(src, root, sc)?;
     if sc
         .output
         .dir

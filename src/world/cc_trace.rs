@@ -1,9 +1,8 @@
 //! The controller trace of `cc.csv` (`[output] cc_trace`): every
 //! `interval`, each chosen flow's congestion-control state, as its
 //! endpoints report it by name (the window or rate applied, and the
-//! controller's own variables: DCTCP's alpha, CUBIC's W_max, DCQCN's alpha
-//! and target rate, HPCC's reference rate, RCC's assigned window and PID
-//! state). A flow has rows from its start until it completes.
+//! controller's own variables, each named by its controller: docs/outputs.md
+//! lists them). A flow has rows from its start until it completes.
 
 use super::{Event, World};
 use sim_core::{SimDuration, SimTime};

@@ -1,6 +1,6 @@
 //! The livelock watch: a run whose flows are unfinished and whose packets
-//! have stopped moving, while timers keep firing (a DCQCN rate timer that
-//! sends nothing), would otherwise run to the event cap. Progress is
+//! have stopped moving, while timers keep firing (a controller's rate
+//! timer that sends nothing), would otherwise run to the event cap. Progress is
 //! packets moved, not events: at every check (each [`CHECK_EVENTS`]
 //! events) the fabric's hop count is compared with the last check's, and
 //! after [`QUIET_CHECKS`] checks without a hop the run stops as stalled,

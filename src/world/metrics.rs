@@ -1,6 +1,6 @@
-//! Per-workload delay metrics: every round-trip time (TCP's timestamp
-//! samples, one per new ACK and the handshake's; ping echoes) and every
-//! one-way delay (TCP data segments and source packets, from leaving the
+//! Per-workload delay metrics: every round-trip time (the samples a sender
+//! hands over, `Sender::take_rtt_sample`; ping echoes) and every
+//! one-way delay (data packets and source packets, from leaving the
 //! sender's stack to arriving at the receiver's), kept in HDR histograms
 //! so that a run of billions of packets reports exact counts and
 //! percentiles within 0.1% in bounded memory. Optionally (`[output]

@@ -77,6 +77,19 @@ impl fmt::Display for CdfError {
     }
 }
 
+/// The mean of the piecewise-linear distribution through `points` (at
+/// least one): the point mass at the first size, then each segment's
+/// midpoint times its probability.
+fn mean_bytes(points: &[(u64, f64)]) -> f64 {
+    let (x0, p0) = points[0];
+    let mut mean = x0 as f64 * p0;
+    for w in points.windows(2) {
+        let ((xa, pa), (xb, pb)) = (w[0], w[1]);
+        mean += (xa as f64 + xb as f64) / 2.0 * (pb - pa);
+    }
+    mean
+}
+
 impl FlowSizeCdf {
     /// A shipped distribution by name.
     pub fn builtin(name: &str) -> Option<FlowSizeCdf> {
@@ -152,17 +165,9 @@ impl FlowSizeCdf {
             }
             Some(_) => {}
         }
-        // The mean of the piecewise-linear distribution: the point mass at
-        // the first size, then each segment's midpoint times its probability.
-        let (x0, p0) = points[0];
-        let mut mean = x0 as f64 * p0;
-        for w in points.windows(2) {
-            let ((xa, pa), (xb, pb)) = (w[0], w[1]);
-            mean += (xa as f64 + xb as f64) / 2.0 * (pb - pa);
-        }
         Ok(FlowSizeCdf {
+            mean_bytes: mean_bytes(&points).max(1.0),
             points,
-            mean_bytes: mean.max(1.0),
         })
     }
 

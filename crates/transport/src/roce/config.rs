@@ -209,39 +209,7 @@ impl ControllerKeys for DcqcnKeys {
             }
             c.alpha_initial = a;
         }
-        for (key, value, slot) in [
-            ("alpha_interval", self.alpha_interval, &mut c.alpha_interval),
-            ("rate_timer", self.rate_timer, &mut c.rate_timer),
-            (
-                "decrease_interval",
-                self.decrease_interval,
-                &mut c.decrease_interval,
-            ),
-        ] {
-            if let Some(v) = value {
-                // A per-flow timer: below a microsecond it fires faster
-                // than packets leave a 100 Gb/s NIC and the run crawls.
-                if v < MIN_TIMER {
-                    return Err(err(
-                        key,
-                        "must be at least 1us (a timer per flow; the paper: 55us)",
-                    ));
-                }
-                *slot = v;
-            }
-        }
-        if let Some(b) = self.byte_counter {
-            if variant == Variant::Mellanox && b.0.is_some() {
-                return Err(err(
-                    "byte_counter",
-                    "the Mellanox variant has no byte counter",
-                ));
-            }
-            if b.0 == Some(0) {
-                return Err(err("byte_counter", "must be positive, or \"none\""));
-            }
-            c.byte_counter = b.0;
-        }
+        self.set_timers(variant, &mut c)?;
         if let Some(f) = self.fast_recovery_steps {
             c.fast_recovery_steps = f;
         }
@@ -275,6 +243,44 @@ impl ControllerKeys for DcqcnKeys {
 }
 
 impl DcqcnKeys {
+    /// Sets the per-flow timers and the byte counter from the keys given.
+    fn set_timers(&self, variant: Variant, c: &mut DcqcnConfig) -> Result<(), KeyError> {
+        for (key, value, slot) in [
+            ("alpha_interval", self.alpha_interval, &mut c.alpha_interval),
+            ("rate_timer", self.rate_timer, &mut c.rate_timer),
+            (
+                "decrease_interval",
+                self.decrease_interval,
+                &mut c.decrease_interval,
+            ),
+        ] {
+            if let Some(v) = value {
+                // A per-flow timer: below a microsecond it fires faster
+                // than packets leave a 100 Gb/s NIC and the run crawls.
+                if v < MIN_TIMER {
+                    return Err(err(
+                        key,
+                        "must be at least 1us (a timer per flow; the paper: 55us)",
+                    ));
+                }
+                *slot = v;
+            }
+        }
+        if let Some(b) = self.byte_counter {
+            if variant == Variant::Mellanox && b.0.is_some() {
+                return Err(err(
+                    "byte_counter",
+                    "the Mellanox variant has no byte counter",
+                ));
+            }
+            if b.0 == Some(0) {
+                return Err(err("byte_counter", "must be positive, or \"none\""));
+            }
+            c.byte_counter = b.0;
+        }
+        Ok(())
+    }
+
     /// Refuses keys that `variant` does not read (a key given and then
     /// ignored would silently mean nothing).
     fn check_variant_keys(&self, variant: Variant) -> Result<(), KeyError> {
@@ -414,6 +420,7 @@ impl ControllerKeys for RccKeys {
                 return Err(err(key, "must be a finite number >= 0"));
             }
         }
+        let (error_unit, scale, pid_step, ewa_share) = self.choices(&d)?;
         Ok(RccConfig {
             variant,
             n,
@@ -421,13 +428,27 @@ impl ControllerKeys for RccKeys {
             eta,
             kp,
             kd,
-            error_unit: choose(
+            error_unit,
+            scale,
+            pid_step,
+            ewa_share,
+            clock_offset: self.clock_offset.unwrap_or(d.clock_offset),
+            clock_jitter: self.clock_jitter.unwrap_or(d.clock_jitter),
+        })
+    }
+}
+
+impl RccKeys {
+    /// The keys that choose a rule of the paper's open questions.
+    fn choices(&self, d: &RccConfig) -> Result<(ErrorUnit, Scale, PidStep, EwaShare), KeyError> {
+        Ok((
+            choose(
                 "error_unit",
                 self.error_unit.as_deref(),
                 &[("s", ErrorUnit::Seconds), ("us", ErrorUnit::Microseconds)],
                 d.error_unit,
             )?,
-            scale: choose(
+            choose(
                 "scale",
                 self.scale.as_deref(),
                 &[
@@ -437,25 +458,21 @@ impl ControllerKeys for RccKeys {
                 ],
                 d.scale,
             )?,
-            pid_step: choose(
+            choose(
                 "pid_step",
                 self.pid_step.as_deref(),
                 &[("rtt", PidStep::BaseRtt), ("packet", PidStep::Packet)],
                 d.pid_step,
             )?,
-            ewa_share: choose(
+            choose(
                 "ewa_share",
                 self.ewa_share.as_deref(),
                 &[("line", EwaShare::Line), ("eta", EwaShare::Eta)],
                 d.ewa_share,
             )?,
-            clock_offset: self.clock_offset.unwrap_or(d.clock_offset),
-            clock_jitter: self.clock_jitter.unwrap_or(d.clock_jitter),
-        })
+        ))
     }
-}
 
-impl RccKeys {
     /// Refuses keys that `variant` does not read: RCC-EWA has no PID, no
     /// congestion detector and no last-hop check (it reads `eta` only to
     /// scale the share, with `ewa_share = "eta"`), RCC-PID no fair share
