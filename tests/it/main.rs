@@ -2,6 +2,7 @@
 
 mod abq;
 mod aqm_delay;
+mod architecture;
 mod bad_input;
 mod bad_values;
 mod capture;

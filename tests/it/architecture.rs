@@ -1,0 +1,229 @@
+//! What docs/architecture.md says of the code's shape, pinned: the world
+//! names no transport family or controller, its loop file stays small,
+//! functions stay short, and the doc lists every method of the seams the
+//! world drives hosts and families through.
+
+use std::path::{Path, PathBuf};
+
+/// The most lines `src/world/mod.rs` (the event loop) may have.
+const MAX_WORLD_MOD_LINES: usize = 620;
+/// The most production functions over 70 lines in the workspace.
+const MAX_LONG_FUNCTIONS: usize = 22;
+/// A long function: more lines than this, from `fn` to its closing brace.
+const LONG_FUNCTION_LINES: usize = 70;
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).expect("source folder") {
+        let p = e.expect("entry").path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The production source files: the crates' and the simulator's, without
+/// unit-test files.
+fn production_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    rust_files(Path::new("src"), &mut files);
+    for e in std::fs::read_dir("crates").expect("crates folder") {
+        rust_files(&e.expect("entry").path().join("src"), &mut files);
+    }
+    files.retain(|f| {
+        let name = f.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        name != "tests.rs" && !name.ends_with("_tests.rs")
+    });
+    files.sort();
+    files
+}
+
+/// Each function of `text` (before its `#[cfg(test)]` module) with more
+/// than [`LONG_FUNCTION_LINES`] lines from its `fn` line to the closing
+/// brace at the same indent: (name, lines).
+fn long_functions(text: &str) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let end = lines
+        .iter()
+        .position(|l| l.starts_with("#[cfg(test)]"))
+        .unwrap_or(lines.len());
+    let mut out = Vec::new();
+    for (i, line) in lines[..end].iter().enumerate() {
+        let body = line.trim_start();
+        let indent = &line[..line.len() - body.len()];
+        let after_vis = body
+            .strip_prefix("pub ")
+            .or_else(|| body.strip_prefix("pub(crate) "))
+            .or_else(|| body.strip_prefix("pub(super) "))
+            .unwrap_or(body);
+        let Some(rest) = after_vis.strip_prefix("fn ") else {
+            continue;
+        };
+        if line.ends_with(';') || line.ends_with('}') {
+            continue; // a declaration, or a body on one line
+        }
+        let closing = format!("{indent}}}");
+        let Some(len) = lines[i..end].iter().position(|l| *l == closing) else {
+            continue;
+        };
+        if len + 1 > LONG_FUNCTION_LINES {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            out.push((name, len + 1));
+        }
+    }
+    out
+}
+
+/// Whether `word` occurs in `text` (lower case) with no letter, digit or
+/// underscore on either side.
+fn names(text: &str, word: &str) -> bool {
+    let part = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    text.match_indices(word).any(|(i, _)| {
+        !part(text[..i].chars().next_back()) && !part(text[i + word.len()..].chars().next())
+    })
+}
+
+#[test]
+fn the_world_names_no_transport_family_or_controller() {
+    let families = dcnsim::registry::transport::FAMILY.kinds.iter();
+    let controllers = dcnsim::registry::cc::FAMILY.kinds.iter();
+    let mut words: Vec<&str> = families
+        .map(|k| k.doc.name)
+        .chain(controllers.map(|k| k.doc.name))
+        .filter(|n| *n != "none") // a plain word too
+        .collect();
+    // A family's own types, matched on or reached into.
+    words.extend([
+        "transportconfig::",
+        "sender::",
+        "receiver::",
+        "roceconfig",
+        "rocecc",
+        "homaconfig",
+        "transport::tcp",
+        "transport::roce",
+        "transport::homa",
+        "transport::expresspass",
+        "transport::cc",
+    ]);
+    let mut files = Vec::new();
+    rust_files(Path::new("src/world"), &mut files);
+    let mut found = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("readable").to_lowercase();
+        for w in &words {
+            if names(&text, w) {
+                found.push(format!("{}: {w}", f.display()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "src/world names a family: {found:#?}");
+}
+
+#[test]
+fn the_world_loop_is_small_and_its_functions_short() {
+    let lines = std::fs::read_to_string("src/world/mod.rs")
+        .expect("readable")
+        .lines()
+        .count();
+    assert!(
+        lines <= MAX_WORLD_MOD_LINES,
+        "src/world/mod.rs has {lines} lines"
+    );
+    let mut files = Vec::new();
+    rust_files(Path::new("src/world"), &mut files);
+    for f in files {
+        let long = long_functions(&std::fs::read_to_string(&f).expect("readable"));
+        assert!(long.is_empty(), "{}: {long:?}", f.display());
+    }
+}
+
+#[test]
+fn production_functions_over_70_lines_do_not_grow() {
+    let mut long = Vec::new();
+    for f in production_files() {
+        for (name, n) in long_functions(&std::fs::read_to_string(&f).expect("readable")) {
+            long.push(format!("{} {name}: {n}", f.display()));
+        }
+    }
+    assert!(
+        long.len() <= MAX_LONG_FUNCTIONS,
+        "{} functions over {LONG_FUNCTION_LINES} lines (at most {MAX_LONG_FUNCTIONS}): {long:#?}",
+        long.len()
+    );
+}
+
+#[test]
+fn the_scanner_finds_a_long_function_and_skips_one_line_bodies() {
+    let mut text =
+        String::from("impl X {\n    fn short(&self) -> u8 { 1 }\n    pub fn long(&self) {\n");
+    text.push_str(&"        let _ = 1;\n".repeat(LONG_FUNCTION_LINES));
+    text.push_str("    }\n}\n#[cfg(test)]\nfn in_tests() {\n");
+    text.push_str(&"    let _ = 1;\n".repeat(LONG_FUNCTION_LINES));
+    text.push_str("}\n");
+    assert_eq!(
+        long_functions(&text),
+        [("long".to_string(), LONG_FUNCTION_LINES + 2)]
+    );
+}
+
+/// The methods of trait `name` in `file`.
+fn trait_methods(file: &str, name: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(file).expect("readable");
+    let start = text
+        .find(&format!("pub trait {name}"))
+        .unwrap_or_else(|| panic!("{file} defines {name}"));
+    let body = &text[start..];
+    let end = body.find("\n}\n").expect("the trait ends");
+    body[..end]
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("fn "))
+        .map(|r| {
+            r.chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn architecture_md_lists_every_method_of_the_seams_and_the_pinned_sizes() {
+    let doc = std::fs::read_to_string("docs/architecture.md")
+        .expect("readable")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for (file, name) in [
+        ("crates/transport/src/host.rs", "HostIo"),
+        ("crates/transport/src/family.rs", "Family"),
+        ("crates/transport/src/roce/control.rs", "ReceiverControl"),
+    ] {
+        let methods = trait_methods(file, name);
+        assert!(methods.len() >= 5, "{name}: {methods:?}");
+        // The trait's bullet: from "- `NAME` (" to the next bullet.
+        let start = doc
+            .find(&format!("- `{name}` ("))
+            .unwrap_or_else(|| panic!("docs/architecture.md has a bullet for `{name}`"));
+        let item = &doc[start + 2..];
+        let item = &item[..item.find(" - `").unwrap_or(item.len())];
+        for m in methods {
+            assert!(
+                item.contains(&format!("`{m}`")),
+                "docs/architecture.md's `{name}` bullet misses `{m}`"
+            );
+        }
+    }
+    for phrase in [
+        format!("at most {MAX_WORLD_MOD_LINES} lines"),
+        format!("at most {MAX_LONG_FUNCTIONS} production functions"),
+    ] {
+        assert!(
+            doc.contains(&phrase),
+            "docs/architecture.md states '{phrase}'"
+        );
+    }
+}
