@@ -314,75 +314,70 @@ macro_rules! roce_controllers {
             }
         }
 
-        impl RateControl for RoceController {
+        impl RoceController {
+            /// The controller, for the cold methods: every method of
+            /// [`RateControl`] reaches each controller through here, so a
+            /// new one needs no forwarding.
             #[inline]
-            fn rate_bps(&self, line_bps: f64) -> f64 {
+            pub fn get(&self) -> &dyn RateControl {
                 match self {
-                    $(RoceController::$variant(c) => <$state as RateControl>::rate_bps(c, line_bps),)+
+                    $(RoceController::$variant(c) => c.held(),)+
                 }
             }
+            /// The controller, mutably.
             #[inline]
-            fn window_bytes(&self) -> Option<u64> {
+            pub fn get_mut(&mut self) -> &mut dyn RateControl {
                 match self {
-                    $(RoceController::$variant(c) => <$state as RateControl>::window_bytes(c),)+
+                    $(RoceController::$variant(c) => c.held_mut(),)+
                 }
             }
+            /// [`RateControl::rate_bps`], statically dispatched (every packet).
             #[inline]
-            fn wants_int(&self) -> bool {
+            pub fn rate_bps(&self, line_bps: f64) -> f64 {
                 match self {
-                    $(RoceController::$variant(c) => <$state as RateControl>::wants_int(c),)+
+                    $(RoceController::$variant(c) => RateControl::rate_bps(c.held(), line_bps),)+
                 }
             }
+            /// [`RateControl::window_bytes`], statically dispatched.
             #[inline]
-            fn stamp(&mut self, now: SimTime) -> SimTime {
+            pub fn window_bytes(&self) -> Option<u64> {
                 match self {
-                    $(RoceController::$variant(c) => <$state as RateControl>::stamp(c, now),)+
+                    $(RoceController::$variant(c) => RateControl::window_bytes(c.held()),)+
                 }
             }
+            /// [`RateControl::stamp`], statically dispatched.
             #[inline]
-            fn on_sent(&mut self, bytes: u64) {
+            pub fn stamp(&mut self, now: SimTime) -> SimTime {
                 match self {
-                    $(RoceController::$variant(c) => <$state as RateControl>::on_sent(c, bytes),)+
+                    $(RoceController::$variant(c) => RateControl::stamp(c.held_mut(), now),)+
                 }
             }
+            /// [`RateControl::on_sent`], statically dispatched.
             #[inline]
-            fn on_cnp(&mut self, now: SimTime) -> bool {
+            pub fn on_sent(&mut self, bytes: u64) {
                 match self {
-                    $(RoceController::$variant(c) => <$state as RateControl>::on_cnp(c, now),)+
+                    $(RoceController::$variant(c) => RateControl::on_sent(c.held_mut(), bytes),)+
                 }
             }
+            /// [`RateControl::on_ack`], statically dispatched (every ACK).
             #[inline]
-            fn on_ack(&mut self, a: &AckView<'_>) -> bool {
+            pub fn on_ack(&mut self, a: &AckView<'_>) -> bool {
                 match self {
-                    $(RoceController::$variant(c) => <$state as RateControl>::on_ack(c, a),)+
+                    $(RoceController::$variant(c) => RateControl::on_ack(c.held_mut(), a),)+
                 }
             }
+            /// [`RateControl::after_ack`], statically dispatched.
             #[inline]
-            fn after_ack(&mut self, a: &AckView<'_>) -> bool {
+            pub fn after_ack(&mut self, a: &AckView<'_>) -> bool {
                 match self {
-                    $(RoceController::$variant(c) => <$state as RateControl>::after_ack(c, a),)+
+                    $(RoceController::$variant(c) => RateControl::after_ack(c.held_mut(), a),)+
                 }
             }
+            /// [`RateControl::deadline`], statically dispatched (after every event).
             #[inline]
-            fn deadline(&self) -> Option<SimTime> {
+            pub fn deadline(&self) -> Option<SimTime> {
                 match self {
-                    $(RoceController::$variant(c) => <$state as RateControl>::deadline(c),)+
-                }
-            }
-            #[inline]
-            fn on_timer(&mut self, t: SimTime) {
-                match self {
-                    $(RoceController::$variant(c) => <$state as RateControl>::on_timer(c, t),)+
-                }
-            }
-            fn wake_with_timers(&self, first: SimTime, opens_at: &dyn Fn(f64) -> SimTime) -> SimTime {
-                match self {
-                    $(RoceController::$variant(c) => <$state as RateControl>::wake_with_timers(c, first, opens_at),)+
-                }
-            }
-            fn state(&self, out: &mut StateOut<'_>) {
-                match self {
-                    $(RoceController::$variant(c) => <$state as RateControl>::state(c, out),)+
+                    $(RoceController::$variant(c) => RateControl::deadline(c.held()),)+
                 }
             }
         }
@@ -411,51 +406,44 @@ roce_controllers! {
     Swift: SwiftConfig => Box<Swift>, NoReceiver;
 }
 
-impl<T: RateControl + ?Sized> RateControl for Box<T> {
-    #[inline]
-    fn rate_bps(&self, line_bps: f64) -> f64 {
-        (**self).rate_bps(line_bps)
+/// A controller's state as [`RoceController`] holds it: inline when
+/// small, boxed when large (so the enum stays small), reached the same way.
+pub trait Held {
+    /// The controller's state.
+    type State: RateControl;
+    /// The state.
+    fn held(&self) -> &Self::State;
+    /// The state, mutably.
+    fn held_mut(&mut self) -> &mut Self::State;
+}
+
+impl<T: RateControl> Held for Box<T> {
+    type State = T;
+    #[inline(always)]
+    fn held(&self) -> &T {
+        self
     }
-    #[inline]
-    fn window_bytes(&self) -> Option<u64> {
-        (**self).window_bytes()
-    }
-    #[inline]
-    fn wants_int(&self) -> bool {
-        (**self).wants_int()
-    }
-    #[inline]
-    fn stamp(&mut self, now: SimTime) -> SimTime {
-        (**self).stamp(now)
-    }
-    #[inline]
-    fn on_sent(&mut self, bytes: u64) {
-        (**self).on_sent(bytes)
-    }
-    #[inline]
-    fn on_cnp(&mut self, now: SimTime) -> bool {
-        (**self).on_cnp(now)
-    }
-    #[inline]
-    fn on_ack(&mut self, a: &AckView<'_>) -> bool {
-        (**self).on_ack(a)
-    }
-    #[inline]
-    fn after_ack(&mut self, a: &AckView<'_>) -> bool {
-        (**self).after_ack(a)
-    }
-    #[inline]
-    fn deadline(&self) -> Option<SimTime> {
-        (**self).deadline()
-    }
-    #[inline]
-    fn on_timer(&mut self, t: SimTime) {
-        (**self).on_timer(t)
-    }
-    fn wake_with_timers(&self, first: SimTime, opens_at: &dyn Fn(f64) -> SimTime) -> SimTime {
-        (**self).wake_with_timers(first, opens_at)
-    }
-    fn state(&self, out: &mut StateOut<'_>) {
-        (**self).state(out)
+    #[inline(always)]
+    fn held_mut(&mut self) -> &mut T {
+        self
     }
 }
+
+/// [`Held`] for states kept inline.
+macro_rules! held_inline {
+    ($($state:ty),+) => {
+        $(impl Held for $state {
+            type State = $state;
+            #[inline(always)]
+            fn held(&self) -> &$state {
+                self
+            }
+            #[inline(always)]
+            fn held_mut(&mut self) -> &mut $state {
+                self
+            }
+        })+
+    };
+}
+
+held_inline!(LineRate, Dcqcn);

@@ -25,7 +25,7 @@
 //!   (a lost tail is then never recovered; PFC makes losses violations).
 
 use super::config::{DATA_HEADER_BYTES, RoceConfig, WindowMode};
-use super::control::{AckView, FlowCtx, RateControl, RoceController};
+use super::control::{AckView, FlowCtx, RoceController};
 use super::dcqcn::Dcqcn;
 use super::rcc::RccControl;
 use crate::endpoint::{Counters, FlowRecord, PathInfo, Side};
@@ -164,7 +164,7 @@ impl RoceSender {
         if let Some(w) = self.window_bytes() {
             out("window_bytes", w as f64);
         }
-        self.cc.state(out);
+        self.cc.get().state(out);
     }
 
     /// RCC-sender's controller.
@@ -227,7 +227,7 @@ impl RoceSender {
             return false; // also with no timers, or the flow completed
         }
         while let Some(t) = self.cc.deadline().filter(|&t| t <= now) {
-            self.cc.on_timer(t);
+            self.cc.get_mut().on_timer(t);
         }
         self.refresh_pacer();
         true
@@ -240,6 +240,7 @@ impl RoceSender {
         self.wake = match (self.pace_wait, timers) {
             (true, Some(t)) if t < self.next_avail => Some(
                 self.cc
+                    .get()
                     .wake_with_timers(t, &|rate| self.pacer_opens_at(rate)),
             ),
             (true, _) => Some(self.next_avail),
@@ -312,7 +313,7 @@ impl RoceSender {
         p.seq = psn;
         p.payload_bytes = payload as u32;
         p.size_bytes = DATA_HEADER_BYTES + payload as u32;
-        if self.cc.wants_int() {
+        if self.cc.get().wants_int() {
             // The controller asks every switch for telemetry; the header
             // rides on the wire.
             bits = bits | RoceBits::INT;
@@ -373,7 +374,7 @@ impl RoceSender {
     /// A congestion notification for the controller: a cut it applied is
     /// counted and re-times the pacer.
     fn take_cnp(&mut self, now: SimTime) {
-        if self.cc.on_cnp(now) {
+        if self.cc.get_mut().on_cnp(now) {
             self.stats.ecn_reductions += 1;
             self.refresh_pacer();
         }
