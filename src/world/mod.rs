@@ -457,7 +457,10 @@ impl World {
     }
 
     /// An endpoint's timer event: stale ones are ignored, early ones
-    /// re-arm, due ones run the endpoint's timers.
+    /// re-arm, due ones run the endpoint's timers. Out of line: inlined
+    /// into `dispatch`, it cost 2.9% of the quickstart's instructions and
+    /// of a DCQCN convergence run's (cachegrind: 83.78M against 81.42M).
+    #[inline(never)]
     fn on_timer(&mut self, now: SimTime, timer: FlowTimer) {
         let (flow, side) = (timer.flow(), timer.side());
         let fl = &mut self.flows[flow as usize];
