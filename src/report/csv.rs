@@ -22,8 +22,9 @@ pub fn flows_csv(world: &World) -> String {
             _ => String::new(),
         };
         let opt_us = |t: Option<u64>| t.map_or(String::new(), us);
+        let opt = |n: Option<u64>| n.map_or(String::new(), |n| n.to_string());
         let st = snd.record().counters;
-        let rx = f.receiver.as_roce();
+        let rx = f.receiver.record();
         let start = (f.start != sim_core::SimTime::MAX).then_some(f.start.ps());
         super::columns::FLOWS
             .row(&mut s)
@@ -52,14 +53,8 @@ pub fn flows_csv(world: &World) -> String {
             .cell("sack_recovered", st.sack_recovered)
             .cell("tail_loss_probes", st.tail_loss_probes)
             .cell("window_probes", st.window_probes)
-            .cell(
-                "naks_sent",
-                rx.map_or(String::new(), |r| r.naks_sent().to_string()),
-            )
-            .cell(
-                "cnps_sent",
-                rx.map_or(String::new(), |r| r.cnps_sent().to_string()),
-            )
+            .cell("naks_sent", opt(rx.naks_sent))
+            .cell("cnps_sent", opt(rx.cnps_sent))
             .cell("transport", &world.transports[f.transport as usize].name)
             .end();
     }

@@ -411,6 +411,20 @@ impl Sender {
 }
 
 impl Receiver {
+    /// What the receiving end counted, family-neutral: the NAKs and CNPs
+    /// it sent, where its family has them.
+    pub fn record(&self) -> ReceiverRecord {
+        match self {
+            Receiver::Roce(r) => ReceiverRecord {
+                naks_sent: Some(r.naks_sent()),
+                cnps_sent: Some(r.cnps_sent()),
+            },
+            Receiver::Tcp(_) | Receiver::Homa(_) | Receiver::ExpressPass(_) => {
+                ReceiverRecord::default()
+            }
+        }
+    }
+
     /// The state of a controller that runs at the receiver (RCC's), by name.
     pub fn cc_state(&self, out: &mut StateOut<'_>) {
         match self {
@@ -528,6 +542,16 @@ impl std::ops::AddAssign for Counters {
         self.window_probes += o.window_probes;
         self.tail_loss_probes += o.tail_loss_probes;
     }
+}
+
+/// What a flow's receiving end counted, for the reports (`None`: its
+/// family has no such packet).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReceiverRecord {
+    /// NAKs sent.
+    pub naks_sent: Option<u64>,
+    /// CNPs sent (CNP packets, or ACKs carrying the CNP bit).
+    pub cnps_sent: Option<u64>,
 }
 
 /// A flow as the reports see it, whatever its family.

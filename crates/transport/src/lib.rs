@@ -30,7 +30,9 @@ pub mod roce;
 pub mod rtt;
 pub mod tcp;
 
-pub use endpoint::{Counters, FlowRecord, PathInfo, Receiver, Sender, Side, TransportConfig};
+pub use endpoint::{
+    Counters, FlowRecord, PathInfo, Receiver, ReceiverRecord, Sender, Side, TransportConfig,
+};
 pub use family::{Family, NicDiscipline, PlannedFlow};
 pub use host::{Host, HostIo, HostRx};
 pub use tcp::{CcConfig, TcpConfig, TcpReceiver, TcpSender};
