@@ -8,30 +8,28 @@ use std::io::Write as _;
 /// `flows.csv`: one row per TCP flow (columns in docs/outputs.md).
 pub fn flows_csv(world: &World) -> String {
     let mut s = super::columns::FLOWS.header();
-    for (i, f) in world.flows.iter().enumerate() {
-        let snd = &f.sender;
-        let a = snd.addr();
-        let fct_ps = snd.completed_at().map(|c| c.since(f.start).ps());
-        let (finish, fct) = match snd.completed_at() {
+    for f in &world.flow_rows() {
+        let fct_ps = f.fct_ps();
+        let (finish, fct) = match f.completed_at {
             Some(c) => (us(c.ps()), us(c.since(f.start).ps())),
             None => (String::new(), String::new()),
         };
-        let ideal = super::flow_ideal(world, f);
+        let ideal = f.ideal_fct_ps;
         let slowdown = match (fct_ps, ideal) {
             (Some(fct), Some(ideal)) => format!("{:.4}", fct as f64 / ideal as f64),
             _ => String::new(),
         };
         let opt_us = |t: Option<u64>| t.map_or(String::new(), us);
         let opt = |n: Option<u64>| n.map_or(String::new(), |n| n.to_string());
-        let st = snd.record().counters;
-        let rx = f.receiver.record();
+        let st = f.record.counters;
+        let rx = f.rx;
         let start = (f.start != sim_core::SimTime::MAX).then_some(f.start.ps());
         super::columns::FLOWS
             .row(&mut s)
-            .cell("id", i)
+            .cell("id", f.id)
             .cell("workload", f.workload)
-            .cell("src", a.src.0)
-            .cell("dst", a.dst.0)
+            .cell("src", f.src.0)
+            .cell("dst", f.dst.0)
             .cell(
                 "size_bytes",
                 f.size.map_or(String::new(), |b| b.to_string()),
@@ -42,7 +40,7 @@ pub fn flows_csv(world: &World) -> String {
             .cell("received_us", opt_us(f.received_at.map(|t| t.ps())))
             .cell("ideal_fct_us", opt_us(ideal))
             .cell("slowdown", slowdown)
-            .cell("bytes_acked", snd.bytes_acked())
+            .cell("bytes_acked", f.bytes_acked)
             .cell("retransmissions", st.retransmits)
             .cell("syn_retransmissions", st.syn_retransmits)
             .cell("fin_retransmissions", st.fin_retransmits)
@@ -232,7 +230,7 @@ pub fn pings_csv(world: &World) -> String {
 /// difference (empty for a round not started or not complete).
 pub fn rounds_csv(world: &World) -> String {
     let mut s = super::columns::ROUNDS.header();
-    for (w, r, start, end) in super::round_rows(world) {
+    for (w, r, start, end) in super::round_rows(world, &world.flow_rows()) {
         let opt = |t: Option<sim_core::SimTime>| t.map_or(String::new(), |t| us(t.ps()));
         let duration = start
             .zip(end)

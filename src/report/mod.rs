@@ -381,14 +381,6 @@ fn bucket_ranges(edges: &[u64]) -> Vec<(String, u64, Option<u64>)> {
     out
 }
 
-/// A flow's ideal FCT (sized flows), in picoseconds.
-pub fn flow_ideal(world: &World, f: &crate::world::Flow) -> Option<u64> {
-    f.size.map(|s| {
-        let t = &world.transports[f.transport as usize].config;
-        ideal_fct(&world.fabric, f.sender.addr(), s, t).ps()
-    })
-}
-
 /// One packet source's statistics.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SourceSummary {
@@ -420,11 +412,12 @@ impl RunSummary {
         // Per bucket: flows, unfinished, FCTs (us), slowdowns.
         let mut buckets: Vec<(usize, usize, Vec<f64>, Vec<f64>)> =
             vec![(0, 0, Vec::new(), Vec::new()); ranges.len()];
-        for f in &world.flows {
+        let rows = world.flow_rows();
+        for f in &rows {
             all.add(f, end);
-            let fct_ps = f.sender.completed_at().map(|c| c.since(f.start).ps());
+            let fct_ps = f.fct_ps();
             let slowdown = fct_ps
-                .zip(flow_ideal(world, f))
+                .zip(f.ideal_fct_ps)
                 .map(|(fct, ideal)| fct as f64 / ideal as f64);
             if let Some(x) = slowdown {
                 slowdowns.push(x);
@@ -493,7 +486,7 @@ impl RunSummary {
             events: world.events_processed(),
             packet_hops: world.fabric.hops,
             flows: FlowSummary {
-                total: world.flows.len(),
+                total: rows.len(),
                 completed: all.fcts.len(),
                 bytes_acked: all.bytes,
                 goodput_gbps: all.goodput_gbps(),
@@ -546,12 +539,12 @@ impl RunSummary {
                     })
                 })
                 .collect(),
-            workloads: workloads::workloads(world),
-            transports: transports::transports(world),
+            workloads: workloads::workloads(world, &rows),
+            transports: transports::transports(world, &rows),
             fairness: world
                 .jain_flows
                 .as_deref()
-                .map(|f| workloads::fairness(world, f)),
+                .map(|f| workloads::fairness(world, &rows, f)),
             goodput_fairness: GoodputFairness::of(world),
             pfc: PfcSummary::of(world),
             credits: CreditSummary::of(world),

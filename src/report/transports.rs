@@ -3,7 +3,7 @@
 //! bottleneck) reports each one's flows, goodput and fairness.
 
 use super::workloads::FlowTally;
-use crate::world::World;
+use crate::world::{FlowRow, World};
 use serde::Serialize;
 use sim_core::stats::{Summary, jain_index};
 
@@ -32,10 +32,10 @@ pub struct TransportSummary {
 }
 
 /// Every transport's summary, in the scenario's order.
-pub fn transports(world: &World) -> Vec<TransportSummary> {
+pub fn transports(world: &World, rows: &[FlowRow]) -> Vec<TransportSummary> {
     let end = world.end_time();
     let mut tallies: Vec<FlowTally> = world.transports.iter().map(|_| FlowTally::new()).collect();
-    for f in &world.flows {
+    for f in rows {
         tallies[f.transport as usize].add(f, end);
     }
     world

@@ -2,7 +2,7 @@
 //! flows, FCTs, fairness and delays, its rounds (incast) and probes (ping),
 //! and Jain's index over the flows `output.jain_flows` chooses.
 
-use crate::world::{Flow, LOST, World, summary_us};
+use crate::world::{FlowRow, LOST, World, summary_us};
 use serde::Serialize;
 use sim_core::SimTime;
 use sim_core::stats::{Summary, jain_index};
@@ -71,10 +71,10 @@ pub struct Fairness {
 
 /// A flow's goodput for fairness: bytes acknowledged per picosecond from its
 /// start to its completion or `end`; `None` if it was never active.
-pub fn flow_rate(f: &Flow, end: SimTime) -> Option<f64> {
-    let done = f.sender.completed_at().unwrap_or(end);
+pub fn flow_rate(f: &FlowRow, end: SimTime) -> Option<f64> {
+    let done = f.completed_at.unwrap_or(end);
     let active = done.saturating_since(f.start).ps();
-    (active > 0).then(|| f.sender.bytes_acked() as f64 / active as f64)
+    (active > 0).then(|| f.bytes_acked as f64 / active as f64)
 }
 
 /// What the reports add up over a set of flows (all of a run's, a
@@ -110,8 +110,8 @@ impl FlowTally {
     }
 
     /// Adds flow `f` of a run that ended at `end`.
-    pub fn add(&mut self, f: &Flow, end: SimTime) {
-        let r = f.sender.record();
+    pub fn add(&mut self, f: &FlowRow, end: SimTime) {
+        let r = &f.record;
         self.flows += 1;
         self.bytes += r.bytes_acked;
         self.counters += r.counters;
@@ -135,17 +135,17 @@ impl FlowTally {
 type Round = (SimTime, Option<SimTime>);
 
 /// Every workload's summary.
-pub fn workloads(world: &World) -> Vec<WorkloadSummary> {
+pub fn workloads(world: &World, rows: &[FlowRow]) -> Vec<WorkloadSummary> {
     let end = world.end_time();
     let n = world.workloads.len();
     let mut tallies: Vec<FlowTally> = (0..n).map(|_| FlowTally::new()).collect();
     let mut durations: Vec<Vec<f64>> = vec![Vec::new(); n];
-    for (w, _, start, end) in round_rows(world) {
+    for (w, _, start, end) in round_rows(world, rows) {
         if let Some((s, e)) = start.zip(end) {
             durations[w as usize].push(e.since(s).ps() as f64 / 1e6);
         }
     }
-    for f in &world.flows {
+    for f in rows {
         tallies[f.workload as usize].add(f, end);
     }
     (0u32..)
@@ -188,11 +188,11 @@ pub fn workloads(world: &World) -> Vec<WorkloadSummary> {
 }
 
 /// Jain's index over `chosen` flows.
-pub fn fairness(world: &World, chosen: &[u32]) -> Fairness {
+pub fn fairness(world: &World, rows: &[FlowRow], chosen: &[u32]) -> Fairness {
     let end = world.end_time();
     let rates: Vec<f64> = chosen
         .iter()
-        .filter_map(|&f| flow_rate(&world.flows[f as usize], end))
+        .filter_map(|&f| flow_rate(&rows[f as usize], end))
         .collect();
     Fairness {
         flows: chosen.to_vec(),
@@ -202,11 +202,14 @@ pub fn fairness(world: &World, chosen: &[u32]) -> Fairness {
 
 /// Each round of each workload with rounds, for `rounds.csv`: (workload,
 /// round, start, end of receipt if complete).
-pub fn round_rows(world: &World) -> Vec<(u32, u32, Option<SimTime>, Option<SimTime>)> {
+pub fn round_rows(
+    world: &World,
+    flows: &[FlowRow],
+) -> Vec<(u32, u32, Option<SimTime>, Option<SimTime>)> {
     let mut rows = Vec::new();
     for (i, info) in (0u32..).zip(&world.workloads).filter(|w| w.1.rounds > 0) {
         let mut r: Vec<Round> = vec![(SimTime::MAX, Some(SimTime::ZERO)); info.rounds as usize];
-        for f in world.flows.iter().filter(|f| f.workload == i) {
+        for f in flows.iter().filter(|f| f.workload == i) {
             let x = &mut r[f.round as usize];
             x.0 = x.0.min(f.start);
             x.1 = x.1.zip(f.received_at).map(|(a, b)| a.max(b));

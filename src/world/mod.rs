@@ -24,6 +24,7 @@ mod goodput;
 mod livelock;
 mod metrics;
 mod nic;
+mod record;
 mod rounds;
 mod rows;
 mod sampling;
@@ -31,6 +32,7 @@ mod sources;
 pub use cc_trace::CcSample;
 pub use goodput::{ALL_FLOWS, GoodputSample};
 pub use metrics::{DelayHistograms, Metrics, RttRow, summary_us};
+pub use record::FlowRow;
 pub use rows::{RowSink, SeriesSinks};
 pub use sampling::{QueueSample, VIQ_CLASS};
 pub use sources::{LOST, Source};
@@ -459,7 +461,7 @@ impl World {
     /// An endpoint's timer event: stale ones are ignored, early ones
     /// re-arm, due ones run the endpoint's timers. Out of line: inlined
     /// into `dispatch`, it cost 2.9% of the quickstart's instructions and
-    /// of a DCQCN convergence run's (cachegrind: 83.78M against 81.42M).
+    /// of a rate-paced convergence run's (cachegrind: 83.78M against 81.42M).
     #[inline(never)]
     fn on_timer(&mut self, now: SimTime, timer: FlowTimer) {
         let (flow, side) = (timer.flow(), timer.side());

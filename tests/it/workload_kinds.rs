@@ -42,7 +42,7 @@ fn closed_loop_rounds_start_after_the_last_flow_of_the_round_before() {
         "#,
     ));
     assert_eq!((s.flows.total, s.flows.completed), (32, 32));
-    let rows = round_rows(&w);
+    let rows = round_rows(&w, &w.flow_rows());
     println!("{rows:?}");
     assert_eq!(rows.len(), 4);
     for pair in rows.windows(2) {
@@ -96,7 +96,7 @@ fn open_loop_rounds_start_every_interval_whatever_happened() {
         "#,
     ));
     assert_eq!(s.flows.completed, 24);
-    let starts: Vec<SimTime> = round_rows(&w)
+    let starts: Vec<SimTime> = round_rows(&w, &w.flow_rows())
         .iter()
         .map(|r| r.2.expect("started"))
         .collect();

@@ -1,0 +1,82 @@
+//! What each flow reports at the end of a run: its row of `flows.csv`
+//! and what the summaries add up, family-neutral. The report reads flows
+//! only through these rows, never through the endpoints' state.
+
+use super::{Flow, World};
+use net::HostId;
+use sim_core::SimTime;
+use transport::{FlowRecord, ReceiverRecord};
+
+/// One flow's report.
+#[derive(Clone, Debug)]
+pub struct FlowRow {
+    /// The flow's id.
+    pub id: u32,
+    /// Index of the `[[workload]]` that created it.
+    pub workload: u32,
+    /// Index of its transport in the scenario's transports.
+    pub transport: u32,
+    /// Its round (incast rounds; 0 otherwise).
+    pub round: u32,
+    /// The data sender's host.
+    pub src: HostId,
+    /// The data receiver's host.
+    pub dst: HostId,
+    /// Bytes the flow sends; `None`: unbounded.
+    pub size: Option<u64>,
+    /// When it started ([`SimTime::MAX`]: never).
+    pub start: SimTime,
+    /// When the receiver had every byte in order (sized flows).
+    pub received_at: Option<SimTime>,
+    /// When its last data byte was acknowledged.
+    pub completed_at: Option<SimTime>,
+    /// Data bytes acknowledged.
+    pub bytes_acked: u64,
+    /// The sender's record (its family and counters).
+    pub record: FlowRecord,
+    /// The receiver's record.
+    pub rx: ReceiverRecord,
+    /// Its ideal FCT alone on the empty network (sized flows), picoseconds.
+    pub ideal_fct_ps: Option<u64>,
+}
+
+impl FlowRow {
+    /// Its FCT, picoseconds, if it completed.
+    pub fn fct_ps(&self) -> Option<u64> {
+        self.completed_at.map(|c| c.since(self.start).ps())
+    }
+}
+
+impl World {
+    /// Every flow's report, by flow id.
+    pub fn flow_rows(&self) -> Vec<FlowRow> {
+        (0u32..)
+            .zip(&self.flows)
+            .map(|(id, f)| self.flow_row(id, f))
+            .collect()
+    }
+
+    fn flow_row(&self, id: u32, f: &Flow) -> FlowRow {
+        let addr = f.sender.addr();
+        let ideal_fct_ps = f.size.map(|s| {
+            let t = &self.transports[f.transport as usize].config;
+            crate::paths::ideal_fct(&self.fabric, addr, s, t).ps()
+        });
+        FlowRow {
+            id,
+            workload: f.workload,
+            transport: f.transport,
+            round: f.round,
+            src: addr.src,
+            dst: addr.dst,
+            size: f.size,
+            start: f.start,
+            received_at: f.received_at,
+            completed_at: f.sender.completed_at(),
+            bytes_acked: f.sender.bytes_acked(),
+            record: f.sender.record(),
+            rx: f.receiver.record(),
+            ideal_fct_ps,
+        }
+    }
+}
