@@ -2,6 +2,7 @@
 //! which ready flows send under each discipline, and the ephemeral ports.
 
 use super::*;
+use crate::family::{Family, PlannedFlow};
 use crate::homa::HomaConfig;
 use crate::{FlowAddr, PathInfo, TransportConfig};
 use net::{FlowId, WireFormat};
@@ -154,4 +155,69 @@ fn ephemeral_ports_start_at_a_seeded_offset_and_wrap_in_linux_range() {
     seen.sort_unstable();
     seen.dedup();
     assert_eq!(seen.len(), 28_232);
+}
+
+/// A family defined outside the transport crate's list: only what the
+/// world and the loader ask of every family.
+struct StubFamily {
+    prepared: Vec<PlannedFlow>,
+}
+
+impl Family for StubFamily {
+    fn name(&self) -> &'static str {
+        "stub"
+    }
+    fn cc_name(&self) -> &'static str {
+        "stub"
+    }
+    fn protocol(&self) -> net::Protocol {
+        net::Protocol::Udp
+    }
+    fn mss(&self) -> u64 {
+        1000
+    }
+    fn data_header_bytes(&self) -> u32 {
+        40
+    }
+    fn ack_bytes(&self) -> u32 {
+        40
+    }
+    fn prepare(&mut self, flows: &[PlannedFlow], bdp_bytes: &dyn Fn(&PlannedFlow) -> u64) {
+        assert!(flows.iter().all(|f| bdp_bytes(f) > 0));
+        self.prepared = flows.to_vec();
+    }
+    fn nic_discipline(&self) -> NicDiscipline {
+        NicDiscipline::Srpt
+    }
+}
+
+#[test]
+fn a_stub_family_prepares_from_the_plan_and_sets_its_hosts_discipline() {
+    let mut fam = StubFamily {
+        prepared: Vec::new(),
+    };
+    // Every rule a family does not state is "no such rule".
+    let view = crate::family::ScenarioView {
+        pfc_mtu_bytes: Some(1500),
+        ingress_drops: true,
+        rewrites_rwnd: true,
+    };
+    fam.settle(&view);
+    assert_eq!(fam.check(&view), Ok(()));
+    assert!(!fam.needs_bdp() && fam.handshake_header_bytes().is_none());
+    assert!(fam.priority_levels().is_none() && fam.credit_queues(WireFormat::ETHERNET).is_none());
+    let plan = [PlannedFlow {
+        src: HostId(0),
+        dst: HostId(1),
+        size: Some(3_000),
+    }];
+    fam.prepare(&plan, &|_| 12_500);
+    assert_eq!(fam.prepared, plan);
+    // Its hosts serve ready flows as it asks (here shortest first).
+    let mut io = stub(&[50_000, 3_000], &[0; 2], 3);
+    let mut h = Host::new(HostId(0), false);
+    h.add_sender(true, fam.nic_discipline());
+    offer_all(&mut h, &mut io);
+    h.pump(SimTime::ZERO, &mut io);
+    assert_eq!(io.sent, [1, 1, 1]);
 }

@@ -389,3 +389,73 @@ fn a_reverse_path_echo_is_a_cnp_at_most_once_per_cnp_interval() {
     assert!(!d.set_ecn_echo());
     assert!(!d.roce.has(RoceBits::ECE));
 }
+
+#[test]
+fn each_controller_builds_its_receiver_half_from_its_list_line() {
+    use super::control::RoceReceiverControl as R;
+    let cases: [(RoceCc, fn(&R) -> bool); 6] = [
+        (RoceCc::None(super::LineRateConfig), |r| {
+            matches!(r, R::None(_))
+        }),
+        (RoceConfig::default().cc, |r| matches!(r, R::Dcqcn(_))),
+        (super::RccConfig::default().into(), |r| {
+            matches!(r, R::Rcc(_))
+        }),
+        (super::TimelyConfig::default().into(), |r| {
+            matches!(r, R::Timely(_))
+        }),
+        (super::HpccConfig::default().into(), |r| {
+            matches!(r, R::Hpcc(_))
+        }),
+        (super::swift::SwiftConfig::default().into(), |r| {
+            matches!(r, R::Swift(_))
+        }),
+    ];
+    for (cc, is) in cases {
+        let cfg = RoceConfig {
+            cc,
+            ..RoceConfig::default()
+        };
+        let r = RoceReceiver::new(addr(), &cfg, &path(10, 12_500));
+        assert!(is(r.control()), "{}: {:?}", cc.name(), r.control());
+    }
+}
+
+#[test]
+fn a_receiver_half_without_rules_only_lets_the_responder_acknowledge() {
+    use super::control::{Notify, ReceiverControl};
+    struct Stub;
+    impl ReceiverControl for Stub {}
+    let mut s = Stub;
+    let mut host = HostRx::default();
+    let p = Packet {
+        ecn: Ecn::Ce,
+        ..Packet::default()
+    };
+    assert_eq!(s.on_data(SimTime::ZERO, &p, &mut host), Notify::Nothing);
+    assert_eq!(
+        s.feedback(SimTime::ZERO, &p, &host),
+        net::Feedback::default()
+    );
+    assert_eq!(s.deadline(), None);
+    assert!(!s.on_timer(SimTime::MAX));
+    // And a sender-only controller's responder sends no CNP for a CE mark.
+    let cfg = RoceConfig {
+        cc: super::TimelyConfig::default().into(),
+        ..RoceConfig::default()
+    };
+    let mut r = RoceReceiver::new(addr(), &cfg, &path(10, 12_500));
+    let mut out = Vec::new();
+    let mut data = Packet {
+        protocol: Protocol::Roce,
+        kind: Kind::Data,
+        ecn: Ecn::Ce,
+        payload_bytes: 1000,
+        size_bytes: 1044,
+        ..Packet::default()
+    };
+    data.roce = RoceBits::FIRST;
+    r.on_packet(SimTime::ZERO, &data, &mut host, &mut out);
+    assert_eq!(r.cnps_sent(), 0);
+    assert!(out.iter().all(|p| !p.roce.has(RoceBits::CNP)), "{out:?}");
+}
