@@ -393,7 +393,8 @@ fn a_reverse_path_echo_is_a_cnp_at_most_once_per_cnp_interval() {
 #[test]
 fn each_controller_builds_its_receiver_half_from_its_list_line() {
     use super::control::RoceReceiverControl as R;
-    let cases: [(RoceCc, fn(&R) -> bool); 6] = [
+    type Is = fn(&R) -> bool;
+    let cases: [(RoceCc, Is); 6] = [
         (RoceCc::None(super::LineRateConfig), |r| {
             matches!(r, R::None(_))
         }),
