@@ -555,14 +555,7 @@ impl World {
             self.open_flows -= 1;
         }
         let host = fl.sender.addr().src;
-        let mut io = nic::Nic {
-            host,
-            per_class: self.nic_per_class,
-            flows: &mut self.flows,
-            fabric: &mut self.fabric,
-            q: &mut self.q,
-        };
-        let h = &mut self.hosts[host.idx()];
+        let (h, mut io) = self.host_io(host);
         h.offer(now, f, &mut io);
         nic::arm(io.flows, io.q, f, Side::Sender);
         h.pump(now, &mut io);
@@ -572,14 +565,21 @@ impl World {
     /// ([`transport::Host::pump`]).
     #[inline]
     fn pump(&mut self, now: SimTime, host: HostId) {
-        let mut io = nic::Nic {
+        let (h, mut io) = self.host_io(host);
+        h.pump(now, &mut io);
+    }
+
+    /// Host `host` and its view of the flows and its NIC.
+    #[inline(always)]
+    fn host_io(&mut self, host: HostId) -> (&mut transport::Host, nic::Nic<'_>) {
+        let io = nic::Nic {
             host,
             per_class: self.nic_per_class,
             flows: &mut self.flows,
             fabric: &mut self.fabric,
             q: &mut self.q,
         };
-        self.hosts[host.idx()].pump(now, &mut io);
+        (&mut self.hosts[host.idx()], io)
     }
 
     /// Re-arms the timer of one end of flow `f`.
