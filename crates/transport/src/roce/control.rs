@@ -384,26 +384,22 @@ macro_rules! roce_controllers {
     };
 }
 
-use super::dcqcn::{Dcqcn, DcqcnConfig, NotificationPoint};
 use super::host::HostRx;
-use super::hpcc::{Hpcc, HpccConfig};
-use super::rcc::{RccConfig, RccReceiver, RccSend};
-use super::swift::{Swift, SwiftConfig};
-use super::timely::{TimelyConfig, TimelySend};
+use super::{dcqcn, hpcc, rcc, swift, timely};
 
 roce_controllers! {
     /// Line rate always (the RDMA NIC without congestion control).
     None: LineRateConfig => LineRate, NoReceiver;
     /// DCQCN (reaction point at the sender, notification point at the receiver).
-    Dcqcn: DcqcnConfig => Dcqcn, NotificationPoint;
+    Dcqcn: dcqcn::DcqcnConfig => dcqcn::Dcqcn, dcqcn::NotificationPoint;
     /// RCC (the receiver assigns the window; RCC paper).
-    Rcc: RccConfig => Box<RccSend>, RccReceiver;
+    Rcc: rcc::RccConfig => Box<rcc::RccSend>, rcc::RccReceiver;
     /// TIMELY (RTT gradients at the sender).
-    Timely: TimelyConfig => Box<TimelySend>, NoReceiver;
+    Timely: timely::TimelyConfig => Box<timely::TimelySend>, NoReceiver;
     /// HPCC (INT from every hop, at the sender).
-    Hpcc: HpccConfig => Box<Hpcc>, NoReceiver;
+    Hpcc: hpcc::HpccConfig => Box<hpcc::Hpcc>, NoReceiver;
     /// Swift (the round trip against a scaled target, at the sender).
-    Swift: SwiftConfig => Box<Swift>, NoReceiver;
+    Swift: swift::SwiftConfig => Box<swift::Swift>, NoReceiver;
 }
 
 /// A controller's state as [`RoceController`] holds it: inline when
@@ -446,4 +442,4 @@ macro_rules! held_inline {
     };
 }
 
-held_inline!(LineRate, Dcqcn);
+held_inline!(LineRate, dcqcn::Dcqcn);
