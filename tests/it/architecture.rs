@@ -227,3 +227,64 @@ fn architecture_md_lists_every_method_of_the_seams_and_the_pinned_sizes() {
         );
     }
 }
+
+/// The methods called on a flow's endpoints in `text`: `sender.NAME(`,
+/// `receiver.NAME(` (a field or a binding of that name) and the pump's
+/// `sender(f).NAME(`, whitespace aside.
+fn endpoint_calls(text: &str, out: &mut std::collections::BTreeSet<String>) {
+    // A chain broken over lines (`.sender\n    .stop_app(`) joined; other
+    // whitespace kept as one space.
+    let mut flat = String::new();
+    for word in text.split_whitespace() {
+        if !word.starts_with('.') && !flat.is_empty() {
+            flat.push(' ');
+        }
+        flat.push_str(word);
+    }
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    for pat in ["sender.", "receiver.", "sender(f)."] {
+        for (i, _) in flat.match_indices(pat) {
+            if flat[..i].chars().next_back().is_some_and(ident) {
+                continue; // another name ending so (`io_sender.`)
+            }
+            let name: String = flat[i + pat.len()..]
+                .chars()
+                .take_while(|&c| ident(c))
+                .collect();
+            if flat[i + pat.len() + name.len()..].starts_with('(') {
+                out.insert(name);
+            }
+        }
+    }
+}
+
+#[test]
+fn architecture_md_names_every_endpoint_method_the_world_calls() {
+    let mut files = vec![PathBuf::from("crates/transport/src/host.rs")];
+    rust_files(Path::new("src/world"), &mut files);
+    let mut calls = std::collections::BTreeSet::new();
+    for f in &files {
+        endpoint_calls(&std::fs::read_to_string(f).expect("readable"), &mut calls);
+    }
+    for known in [
+        "start",
+        "on_timer",
+        "poll_transmit",
+        "srpt_rank",
+        "stop_app",
+    ] {
+        assert!(calls.contains(known), "the scan finds {known}: {calls:?}");
+    }
+    let doc = std::fs::read_to_string("docs/architecture.md").expect("readable");
+    let start = doc.find("**The seam**").expect("the seam's paragraph");
+    let para = &doc[start..];
+    let para = &para[..para.find("\n\n").unwrap_or(para.len())];
+    let missing: Vec<&String> = calls
+        .iter()
+        .filter(|m| !para.contains(&format!("`{m}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/architecture.md's seam paragraph misses {missing:?}"
+    );
+}
