@@ -10,6 +10,10 @@
 //! [`Sender`] and [`Receiver`] enums, built from a [`TransportConfig`], with
 //! a family-neutral [`FlowRecord`] for the reports. A new family adds a
 //! variant to each enum and to the config, not match arms across the world.
+//! What a family rules on outside its endpoints (at load, before its flows
+//! are built, at its hosts) is the [`Family`] trait; a host (its NIC
+//! discipline, ready list and receive state) is the [`Host`] component,
+//! which reaches the world only through [`HostIo`].
 //!
 //! The TCP family ([`tcp`]) puts congestion control behind the small
 //! [`cc::CongestionControl`] trait, dispatched through the [`cc::Controller`]
