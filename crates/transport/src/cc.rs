@@ -5,7 +5,7 @@
 //! how it shrinks on a congestion [`Signal`]. Each controller is one module
 //! with its state (implementing [`CongestionControl`]) and its config (the
 //! factory, implementing [`ControllerConfig`]); the list in
-//! [`controllers!`] generates the [`CcConfig`] and [`Controller`] enums and
+//! `controllers!` generates the [`CcConfig`] and [`Controller`] enums and
 //! the dispatch, so the hot path matches on an enum, not a trait object.
 //! Adding a controller: its module, one line in that list, and its row in
 //! the `cc` registry of the simulator (docs/extending.md).

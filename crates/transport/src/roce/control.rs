@@ -6,7 +6,7 @@
 //! (with their echoed timestamps and the receiver's feedback), telemetry
 //! (INT stacks), and the bytes it sends. Each controller is one module with
 //! its state (implementing [`RateControl`]) and its config (the factory,
-//! implementing [`RoceControllerConfig`]); the list in [`roce_controllers!`]
+//! implementing [`RoceControllerConfig`]); the list in `roce_controllers!`
 //! generates the [`RoceCc`] and [`RoceController`] enums and their
 //! dispatch, so the per-packet path matches on an enum, not a trait object.
 //! Adding a controller: its module, one line in that list, and its row in
@@ -140,7 +140,7 @@ pub trait ReceiverControl {
 }
 
 /// How a controller's configuration builds its receiver half (`C`: the
-/// configuration), named beside its sender half in [`roce_controllers!`].
+/// configuration), named beside its sender half in `roce_controllers!`.
 pub trait ReceiverHalf<C>: ReceiverControl + Sized {
     /// A fresh receiver half for one flow.
     fn build(cfg: &C, f: &FlowCtx<'_>) -> Self;

@@ -19,7 +19,7 @@
 /// sequence number compared as TCP compares them (RFC 9293 3.4), as
 /// Linux keeps `max_packets_seq`; the flight's top bit is the "full" flag
 /// (a flight is below 2^31 B: the receive window is at most 65,535 x 2^14).
-/// [`CwndLimit::off`], all ones, stands for validation turned off.
+/// `CwndLimit::off`, all ones, stands for validation turned off.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CwndLimit {
     /// The largest flight of this window, bytes; bit 31: a send of this
