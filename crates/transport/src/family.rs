@@ -54,8 +54,12 @@ pub enum NicDiscipline {
 pub trait Family {
     /// The family's name in reports and TOML (`family = "tcp"`).
     fn name(&self) -> &'static str;
-    /// The congestion controller's name in reports.
-    fn cc_name(&self) -> &'static str;
+    /// The congestion controller's name in reports (the family's own,
+    /// where its congestion control is the family: Homa's grants,
+    /// ExpressPass's credit feedback).
+    fn cc_name(&self) -> &'static str {
+        self.name()
+    }
     /// The IP protocol of its packets (part of the ECMP hash).
     fn protocol(&self) -> Protocol;
     /// Whether its endpoints read [`crate::PathInfo::bdp_bytes`] (the

@@ -167,9 +167,6 @@ impl Family for StubFamily {
     fn name(&self) -> &'static str {
         "stub"
     }
-    fn cc_name(&self) -> &'static str {
-        "stub"
-    }
     fn protocol(&self) -> net::Protocol {
         net::Protocol::Udp
     }

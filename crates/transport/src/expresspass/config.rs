@@ -173,10 +173,6 @@ impl crate::family::Family for ExpressPassConfig {
     fn name(&self) -> &'static str {
         "expresspass"
     }
-    /// Credit feedback control is ExpressPass's.
-    fn cc_name(&self) -> &'static str {
-        "expresspass"
-    }
     fn protocol(&self) -> net::Protocol {
         net::Protocol::ExpressPass
     }

@@ -222,10 +222,6 @@ impl crate::family::Family for HomaConfig {
     fn name(&self) -> &'static str {
         "homa"
     }
-    /// Homa's grants are its congestion control.
-    fn cc_name(&self) -> &'static str {
-        "homa"
-    }
     fn protocol(&self) -> net::Protocol {
         net::Protocol::Homa
     }
