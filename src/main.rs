@@ -266,19 +266,7 @@ fn run() -> Result<()> {
             scenario,
             set,
             max_memory,
-        } => {
-            let Checked { sc, estimate, .. } = load_checked(&scenario, &set, None, max_memory)?;
-            say!(
-                "{}: ok ({} hosts, {} switches, {} workloads, {} flows, about {} of memory)",
-                scenario.display(),
-                sc.topology.spec.size.hosts,
-                sc.topology.spec.size.switches,
-                sc.workloads.len(),
-                estimate.flows,
-                human(estimate.total()),
-            );
-            Ok(())
-        }
+        } => validate(&scenario, &set, max_memory),
         Command::Sweep {
             file,
             jobs,
@@ -299,23 +287,7 @@ fn run() -> Result<()> {
             against,
         } => {
             let r = dcnsim::reproduce::Reproduction::read(&dir)?;
-            let out = out.unwrap_or_else(|| {
-                let name: String = r
-                    .paper
-                    .name
-                    .to_lowercase()
-                    .chars()
-                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-                    .collect();
-                PathBuf::from("results").join(format!(
-                    "reproduce-{name}{}",
-                    if quick { "-quick" } else { "" }
-                ))
-            });
-            let stop = on_stop_signal(
-                "stopping: runs in progress are dropped, finished ones are kept; rerun the same \
-                 command to resume",
-            )?;
+            let out = out.unwrap_or_else(|| reproduction_folder(&r, quick));
             let opts = dcnsim::reproduce::Options {
                 quick,
                 jobs: jobs
@@ -326,42 +298,13 @@ fn run() -> Result<()> {
                 no_plots,
                 against,
             };
-            let done = dcnsim::reproduce::run(&r, &opts, stop)?;
-            say!(
-                "reproduction {}: {}; report {}",
-                r.paper.name,
-                done.tally.text(),
-                done.report.display()
-            );
-            if done.interrupted {
-                eprintln!("interrupted: rerun the same command to resume");
-                std::process::exit(130);
-            }
-            if !done.failed.is_empty() {
-                for (run, why) in &done.failed {
-                    eprintln!("run {run} failed: {why}");
-                }
-                anyhow::bail!("{} runs failed", done.failed.len());
-            }
-            Ok(())
+            reproduce(&r, &opts)
         }
         Command::Merge {
             dirs,
             out,
             no_plots,
-        } => {
-            let m = dcnsim::sweep::merge::merge(&dirs, &out)?;
-            say!(
-                "merged {} runs into {} ({} run folders copied)",
-                m.runs,
-                out.join("sweep.csv").display(),
-                m.copied
-            );
-            if !no_plots {
-                plot_after(&out);
-            }
-            Ok(())
-        }
+        } => merge(&dirs, &out, no_plots),
         Command::Plot { dirs, format } => {
             for dir in &dirs {
                 let files = dcnsim::plot::plot_dir(dir, format)?;
@@ -374,25 +317,100 @@ fn run() -> Result<()> {
             }
             Ok(())
         }
-        Command::List { family } if family.as_deref() == Some("outputs") => {
-            say!(
-                "{}",
-                dcnsim::report::columns::render_outputs().trim_end_matches('\n')
-            );
-            Ok(())
-        }
-        Command::List { family } => {
-            let text = dcnsim::registry::render_list(family.as_deref()).ok_or_else(|| {
-                anyhow::anyhow!(
-                    "no family '{}': families are {} (and `outputs`: the output files' columns)",
-                    family.unwrap_or_default(),
-                    dcnsim::registry::family_names()
-                )
-            })?;
-            say!("{}", text.trim_end_matches('\n'));
-            Ok(())
-        }
+        Command::List { family } => list(family),
     }
+}
+
+/// `dcnsim validate`: load and check, and say what the run would be.
+fn validate(scenario: &Path, set: &[String], max_memory: Option<u64>) -> Result<()> {
+    let Checked { sc, estimate, .. } = load_checked(scenario, set, None, max_memory)?;
+    say!(
+        "{}: ok ({} hosts, {} switches, {} workloads, {} flows, about {} of memory)",
+        scenario.display(),
+        sc.topology.spec.size.hosts,
+        sc.topology.spec.size.switches,
+        sc.workloads.len(),
+        estimate.flows,
+        human(estimate.total()),
+    );
+    Ok(())
+}
+
+/// A reproduction's default folder: `results/reproduce-<paper>[-quick]`.
+fn reproduction_folder(r: &dcnsim::reproduce::Reproduction, quick: bool) -> PathBuf {
+    let name: String = r
+        .paper
+        .name
+        .to_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    PathBuf::from("results").join(format!(
+        "reproduce-{name}{}",
+        if quick { "-quick" } else { "" }
+    ))
+}
+
+/// `dcnsim reproduce`: run a paper's sweeps and write its report; exits
+/// 130 when interrupted (rerun to resume), fails when a run failed.
+fn reproduce(r: &dcnsim::reproduce::Reproduction, opts: &dcnsim::reproduce::Options) -> Result<()> {
+    let stop = on_stop_signal(
+        "stopping: runs in progress are dropped, finished ones are kept; rerun the same \
+         command to resume",
+    )?;
+    let done = dcnsim::reproduce::run(r, opts, stop)?;
+    say!(
+        "reproduction {}: {}; report {}",
+        r.paper.name,
+        done.tally.text(),
+        done.report.display()
+    );
+    if done.interrupted {
+        eprintln!("interrupted: rerun the same command to resume");
+        std::process::exit(130);
+    }
+    if !done.failed.is_empty() {
+        for (run, why) in &done.failed {
+            eprintln!("run {run} failed: {why}");
+        }
+        anyhow::bail!("{} runs failed", done.failed.len());
+    }
+    Ok(())
+}
+
+/// `dcnsim merge`: the shards' runs into one sweep folder.
+fn merge(dirs: &[PathBuf], out: &Path, no_plots: bool) -> Result<()> {
+    let m = dcnsim::sweep::merge::merge(dirs, out)?;
+    say!(
+        "merged {} runs into {} ({} run folders copied)",
+        m.runs,
+        out.join("sweep.csv").display(),
+        m.copied
+    );
+    if !no_plots {
+        plot_after(out);
+    }
+    Ok(())
+}
+
+/// `dcnsim list [FAMILY]`: a registry's rows, or the output columns.
+fn list(family: Option<String>) -> Result<()> {
+    if family.as_deref() == Some("outputs") {
+        say!(
+            "{}",
+            dcnsim::report::columns::render_outputs().trim_end_matches('\n')
+        );
+        return Ok(());
+    }
+    let text = dcnsim::registry::render_list(family.as_deref()).ok_or_else(|| {
+        anyhow::anyhow!(
+            "no family '{}': families are {} (and `outputs`: the output files' columns)",
+            family.unwrap_or_default(),
+            dcnsim::registry::family_names()
+        )
+    })?;
+    say!("{}", text.trim_end_matches('\n'));
+    Ok(())
 }
 
 fn sweep(

@@ -364,42 +364,9 @@ impl Chart {
         X::CoordDescType: ValueFormatter<f64>,
         Y::CoordDescType: ValueFormatter<f64>,
     {
-        let named: Vec<&Series> = self
-            .series
-            .iter()
-            .chain(&self.marks)
-            .filter(|s| !s.name.is_empty())
-            .collect();
-        let legend_px = if named.is_empty() {
-            0
-        } else {
-            let longest = named
-                .iter()
-                .map(|s| s.name.chars().count())
-                .max()
-                .unwrap_or(0);
-            // About 0.6 em per character, plus the line sample and margins.
-            (longest as u32 * TICK_PX * 6 / 10 + 90).min(SIZE.0 / 3)
-        };
+        let legend_px = self.legend_px();
         let (plot_area, legend_area) = root.split_horizontally(SIZE.0 - legend_px);
-        // A series of zeros alone would look like a missing plot: say so.
-        let all_zero = self
-            .series
-            .iter()
-            .flat_map(|s| &s.points)
-            .filter(|p| self.drawable(p))
-            .all(|p| p.y == 0.0)
-            && !self.is_empty();
-        let title = if all_zero {
-            format!("{} (every value 0)", self.title)
-        } else {
-            self.title.clone()
-        };
-        // A long title shrinks to fit above the plot (about 0.55 em a character).
-        let chars = title.chars().count().max(1) as u32;
-        let title_px = TITLE_PX
-            .min((SIZE.0 - legend_px - 40) * 100 / (55 * chars))
-            .max(14);
+        let (title, title_px) = self.title_and_px(legend_px);
         let notes = match &self.x {
             XAxis::Categories { notes, .. } => notes.as_slice(),
             XAxis::Numeric { .. } => &[],
@@ -497,8 +464,56 @@ impl Chart {
                 draw_marker(root, lines + j, chart.backend_coord(&(p.x, p.y)), color)?;
             }
         }
-        // The legend names what is drawn: a series with no drawable point
-        // (all of it off a log axis) is left out of it.
+        self.draw_legend(root, &legend_area, legend_px)
+    }
+
+    /// The legend strip's width: none without a named series, else about
+    /// 0.6 em per character of the longest name, plus the line sample and
+    /// margins, at most a third of the figure.
+    fn legend_px(&self) -> u32 {
+        let longest = self
+            .series
+            .iter()
+            .chain(&self.marks)
+            .map(|s| s.name.chars().count())
+            .filter(|&n| n > 0)
+            .max();
+        longest.map_or(0, |n| (n as u32 * TICK_PX * 6 / 10 + 90).min(SIZE.0 / 3))
+    }
+
+    /// The title and its size: a series of zeros alone would look like a
+    /// missing plot, so the title says so; a long title shrinks to fit
+    /// above the plot (about 0.55 em a character).
+    fn title_and_px(&self, legend_px: u32) -> (String, u32) {
+        let all_zero = self
+            .series
+            .iter()
+            .flat_map(|s| &s.points)
+            .filter(|p| self.drawable(p))
+            .all(|p| p.y == 0.0)
+            && !self.is_empty();
+        let title = if all_zero {
+            format!("{} (every value 0)", self.title)
+        } else {
+            self.title.clone()
+        };
+        let chars = title.chars().count().max(1) as u32;
+        let title_px = TITLE_PX
+            .min((SIZE.0 - legend_px - 40) * 100 / (55 * chars))
+            .max(14);
+        (title, title_px)
+    }
+
+    /// The legend, in the strip `legend_area` of `legend_px`: it names
+    /// what is drawn (a series with no drawable point, all of it off a log
+    /// axis, is left out), each with its line sample or marker.
+    fn draw_legend<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        legend_area: &DrawingArea<DB, Shift>,
+        legend_px: u32,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        let lines = self.series.len();
         let shown = self
             .series
             .iter()
