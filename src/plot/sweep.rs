@@ -167,13 +167,6 @@ fn label_of(metric: &str, max: f64) -> (units::Scale, String) {
     }
 }
 
-/// `text` with its first letter in capitals.
-fn capitalised(text: &str) -> String {
-    let mut c = text.chars();
-    c.next()
-        .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
-}
-
 /// A grid axis key in words: its last part first, the table it belongs to
 /// after (`workload[0].load` -> `load (workload 0)`, `switch.aqm.k` ->
 /// `k (switch aqm)`).
@@ -380,7 +373,10 @@ pub(crate) fn split_name(base: &str, n: usize, count: usize) -> String {
 
 /// The title, with the split's axis values.
 pub(crate) fn titled(spec: &PlotSpec, default: String, split: &str) -> String {
-    let mut title = spec.title.clone().unwrap_or_else(|| capitalised(&default));
+    let mut title = spec
+        .title
+        .clone()
+        .unwrap_or_else(|| crate::scenario::capitalised(&default));
     if !split.is_empty() {
         let _ = write!(title, " ({split})");
     }

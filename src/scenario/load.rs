@@ -383,7 +383,7 @@ fn levels_fit(
         let msg = format!(
             "its transport is {}, whose priority levels are lossy queues: \
              run it without switch.pfc",
-            capitalised(name)
+            super::capitalised(name)
         );
         return Err(src.error(span, &key, msg));
     }
@@ -393,7 +393,7 @@ fn levels_fit(
         let msg = format!(
             "{}'s {levels} levels take priorities {low} to {top}, but {}: lower the \
              workload's priority or the transport's priorities",
-            capitalised(name),
+            super::capitalised(name),
             if ctx.priorities < PRIORITIES {
                 format!(
                     "switch.class_of_priority lists 0 to {} only",
@@ -406,13 +406,6 @@ fn levels_fit(
         return Err(src.error(span, &key, msg));
     }
     Ok(())
-}
-
-/// A family's name as a sentence's subject (`Homa`).
-fn capitalised(name: &str) -> String {
-    let mut c = name.chars();
-    c.next()
-        .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
 }
 
 /// Each transport family's rules against the rest of the scenario
@@ -437,7 +430,7 @@ fn check_families(sc: &Scenario) -> Result<(), (String, String)> {
                    transport must have the same credit_queue, credit_burst and mss";
         return Err((format!("transport.{}", t.name), msg.into()));
     }
-    let view = sc.family_view();
+    let view = sc.switch.family_view();
     for t in &sc.transports {
         t.config
             .family_rules()
@@ -502,11 +495,7 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
     let switch = switch(&src, switch_v, &mut ctx)?;
 
     let mut transports = transports(&src, root.get("transport"), ctx)?;
-    let view = transport::family::ScenarioView {
-        pfc_mtu_bytes: switch.pfc.as_ref().map(|p| p.mtu_bytes),
-        ingress_drops: switch.ingress_drops(),
-        rewrites_rwnd: switch.rewrites_rwnd(),
-    };
+    let view = switch.family_view();
     for t in &mut transports {
         t.config.family_rules_mut().settle(&view);
     }

@@ -26,6 +26,7 @@ mod overrides;
 mod pfc;
 mod types;
 mod words;
+pub use words::capitalised;
 
 pub use error::ScenarioError;
 pub use inputs::InputFile;

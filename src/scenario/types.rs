@@ -41,16 +41,6 @@ impl Scenario {
             .iter()
             .find_map(|t| t.config.family_rules().credit_queues(wire))
     }
-
-    /// What a transport family's load-time rules may know of the rest of
-    /// the scenario.
-    pub fn family_view(&self) -> transport::family::ScenarioView {
-        transport::family::ScenarioView {
-            pfc_mtu_bytes: self.switch.pfc.as_ref().map(|p| p.mtu_bytes),
-            ingress_drops: self.switch.ingress_drops(),
-            rewrites_rwnd: self.switch.rewrites_rwnd(),
-        }
-    }
 }
 
 /// A transport with its name in the scenario.
@@ -204,6 +194,16 @@ impl SwitchConfig {
         self.ingress
             .as_ref()
             .is_some_and(|i| i.drops_held_packets())
+    }
+
+    /// What a transport family's load-time rules may know of the switches
+    /// ([`transport::Family::settle`] and [`transport::Family::check`]).
+    pub fn family_view(&self) -> transport::family::ScenarioView {
+        transport::family::ScenarioView {
+            pfc_mtu_bytes: self.pfc.as_ref().map(|p| p.mtu_bytes),
+            ingress_drops: self.ingress_drops(),
+            rewrites_rwnd: self.rewrites_rwnd(),
+        }
     }
 }
 

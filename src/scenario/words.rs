@@ -100,6 +100,14 @@ fn found_words(found: &str) -> String {
     }
 }
 
+/// `text` with its first letter in capitals (a family's name as a
+/// sentence's subject, `Homa`; a figure's default title).
+pub fn capitalised(text: &str) -> String {
+    let mut c = text.chars();
+    c.next()
+        .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::in_users_words as w;
