@@ -233,7 +233,7 @@ impl World {
                     size: f.size,
                 })
                 .collect();
-            let probe = self.transports[t].config.clone();
+            // The paths are the configuration's as it is before preparing.
             let bdp = |f: &transport::PlannedFlow| {
                 let addr = FlowAddr {
                     flow: FlowId(0),
@@ -243,7 +243,7 @@ impl World {
                     dport: 0,
                     priority: 0,
                 };
-                self.path_info(&probe, &addr).bdp_bytes
+                self.path_info(&self.transports[t].config, &addr).bdp_bytes
             };
             let mut cfg = self.transports[t].config.clone();
             cfg.family_rules_mut().prepare(&flows, &bdp);

@@ -16,7 +16,7 @@ use crate::registry::workload::Load;
 use net::{Fabric, HostId, IntStack, NetEvent, Origin, Outcome, Packet};
 use sim_core::queue::Stop;
 use sim_core::{EventQueue, RunLimit, SimDuration, SimTime};
-use transport::{Receiver, Sender, Side};
+use transport::{HostIo, Receiver, Sender, Side};
 
 mod build;
 mod cc_trace;
@@ -557,7 +557,7 @@ impl World {
         let host = fl.sender.addr().src;
         let (h, mut io) = self.host_io(host);
         h.offer(now, f, &mut io);
-        nic::arm(io.flows, io.q, f, Side::Sender);
+        io.rearm(f);
         h.pump(now, &mut io);
     }
 
