@@ -325,6 +325,39 @@ fn port_row<'a>(
         .cell("class", class)
 }
 
+/// The counters a port's row and its class queues' rows share, read from
+/// `PortStats` or `ClassStats`.
+struct QueueCells {
+    tx_packets: u64,
+    tx_bytes: u64,
+    drops_aqm: u64,
+    drops_aqm_dequeue: u64,
+    drops: u64,
+    ecn_marks: u64,
+    max_packets: u64,
+    /// The time-average queue, formatted (empty over no time).
+    avg_bytes: String,
+}
+
+impl QueueCells {
+    /// Writes them into `row`, after its first cells. Overflow drops are
+    /// the drops that are not the AQM's.
+    fn cells(self, row: super::columns::Row<'_>) -> super::columns::Row<'_> {
+        row.cell("tx_packets", self.tx_packets)
+            .cell("tx_bytes", self.tx_bytes)
+            .cell(
+                "drops_overflow",
+                self.drops - self.drops_aqm - self.drops_aqm_dequeue,
+            )
+            .cell("drops_aqm", self.drops_aqm)
+            .cell("drops_aqm_dequeue", self.drops_aqm_dequeue)
+            .cell("drops", self.drops)
+            .cell("ecn_marks", self.ecn_marks)
+            .cell("max_packets", self.max_packets)
+            .cell("avg_bytes", self.avg_bytes)
+    }
+}
+
 /// `ports.csv`: one row per switch port and class queue, plus a row with
 /// class `all` for the port as a whole (which also carries its ingress
 /// stage's VIQ counters). Averages are over the whole run.
@@ -344,16 +377,18 @@ pub fn ports_csv(world: &World) -> String {
         let node = p.node.0;
         let (st, ing) = (&p.stats, &p.ingress.stats);
         let name = world.port_name(net::PortId(i as u32));
-        port_row(&mut s, i, node, peer, &name, "all")
-            .cell("tx_packets", st.tx_packets)
-            .cell("tx_bytes", st.tx_bytes)
-            .cell("drops_overflow", st.drops_overflow)
-            .cell("drops_aqm", st.drops_aqm)
-            .cell("drops_aqm_dequeue", st.drops_aqm_dequeue)
-            .cell("drops", st.drops())
-            .cell("ecn_marks", st.ecn_marks)
-            .cell("max_packets", st.max_packets)
-            .cell("avg_bytes", avg(&st.queue_bytes_area))
+        let queue = QueueCells {
+            tx_packets: st.tx_packets,
+            tx_bytes: st.tx_bytes,
+            drops_aqm: st.drops_aqm,
+            drops_aqm_dequeue: st.drops_aqm_dequeue,
+            drops: st.drops(),
+            ecn_marks: st.ecn_marks,
+            max_packets: st.max_packets,
+            avg_bytes: avg(&st.queue_bytes_area),
+        };
+        queue
+            .cells(port_row(&mut s, i, node, peer, &name, "all"))
             .cell("viq_held", ing.held)
             .cell("viq_released", ing.released)
             .cell("viq_drops_full", ing.viq_drops_full)
@@ -372,20 +407,19 @@ pub fn ports_csv(world: &World) -> String {
             .end();
         if p.class_stats.len() > 1 {
             for (c, cs) in p.class_stats.iter().enumerate() {
+                let queue = QueueCells {
+                    tx_packets: cs.tx_packets,
+                    tx_bytes: cs.tx_bytes,
+                    drops_aqm: cs.drops_aqm,
+                    drops_aqm_dequeue: cs.drops_aqm_dequeue,
+                    drops: cs.drops,
+                    ecn_marks: cs.ecn_marks,
+                    max_packets: cs.max_packets,
+                    avg_bytes: avg(&cs.queue_bytes_area),
+                };
                 // A class has no ingress stage, and the port-only columns are empty.
-                port_row(&mut s, i, node, peer, &name, c)
-                    .cell("tx_packets", cs.tx_packets)
-                    .cell("tx_bytes", cs.tx_bytes)
-                    .cell(
-                        "drops_overflow",
-                        cs.drops - cs.drops_aqm - cs.drops_aqm_dequeue,
-                    )
-                    .cell("drops_aqm", cs.drops_aqm)
-                    .cell("drops_aqm_dequeue", cs.drops_aqm_dequeue)
-                    .cell("drops", cs.drops)
-                    .cell("ecn_marks", cs.ecn_marks)
-                    .cell("max_packets", cs.max_packets)
-                    .cell("avg_bytes", avg(&cs.queue_bytes_area))
+                queue
+                    .cells(port_row(&mut s, i, node, peer, &name, c))
                     .empty_rest()
                     .end();
             }
