@@ -380,18 +380,6 @@ pub struct RccSend {
     jitter: Option<(SimDuration, sim_core::rng::RngStream)>,
 }
 
-impl RccSend {
-    /// The window in force, bytes.
-    pub fn window(&self) -> u64 {
-        self.cwnd
-    }
-
-    /// RCC-sender's controller, if this is RCC-sender.
-    pub fn control(&self) -> Option<&RccControl> {
-        self.control.as_ref()
-    }
-}
-
 impl super::control::RoceControllerConfig for RccConfig {
     type Controller = RccSend;
     const NAME: &'static str = "rcc";

@@ -27,7 +27,6 @@
 use super::config::{DATA_HEADER_BYTES, RoceConfig, WindowMode};
 use super::control::{AckView, FlowCtx, RoceController};
 use super::dcqcn::Dcqcn;
-use super::rcc::RccControl;
 use crate::endpoint::{Counters, FlowRecord, PathInfo, Side};
 use crate::{Emit, FlowAddr};
 use net::{Ecn, INT_HEADER_BYTES, IntStack, Kind, Packet, Protocol, RoceBits, WireFormat};
@@ -165,14 +164,6 @@ impl RoceSender {
             out("window_bytes", w as f64);
         }
         self.cc.get().state(out);
-    }
-
-    /// RCC-sender's controller.
-    pub fn rcc_control(&self) -> Option<&RccControl> {
-        match &self.cc {
-            RoceController::Rcc(r) => r.control(),
-            _ => None,
-        }
     }
 
     /// The reaction point, if DCQCN runs.
