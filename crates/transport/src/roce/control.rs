@@ -96,6 +96,19 @@ pub struct FlowCtx<'a> {
     pub cnp_interval: SimDuration,
 }
 
+impl<'a> FlowCtx<'a> {
+    /// What a flow of transport `cfg` on `path` builds its controller's
+    /// halves from.
+    pub fn new(cfg: &super::RoceConfig, path: &'a PathInfo) -> Self {
+        FlowCtx {
+            line_bps: path.line_rate.bps() as f64,
+            path,
+            mtu_bytes: cfg.mtu_bytes as u64,
+            cnp_interval: cfg.cnp_interval,
+        }
+    }
+}
+
 /// What a receiver half asks of the responder for a data packet: how
 /// congestion is notified.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -61,12 +61,7 @@ impl RoceReceiver {
             addr,
             ack_interval: cfg.ack_interval,
             nack_interval: cfg.nack_interval,
-            control: cfg.cc.build_receiver(&FlowCtx {
-                line_bps: path.line_rate.bps() as f64,
-                path,
-                mtu_bytes: cfg.mtu_bytes as u64,
-                cnp_interval: cfg.cnp_interval,
-            }),
+            control: cfg.cc.build_receiver(&FlowCtx::new(cfg, path)),
             ack_priority: cfg.ack_priority,
             expected: 0,
             bytes_received: 0,

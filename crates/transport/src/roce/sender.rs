@@ -103,12 +103,7 @@ impl RoceSender {
             wire: path.wire,
             window: cfg.window,
             bdp_bytes: path.bdp_bytes,
-            cc: cfg.cc.build(&FlowCtx {
-                line_bps,
-                path,
-                mtu_bytes: mtu,
-                cnp_interval: cfg.cnp_interval,
-            }),
+            cc: cfg.cc.build(&FlowCtx::new(cfg, path)),
             last_sent: None,
             next_avail: SimTime::ZERO,
             pace_wait: false,
