@@ -59,6 +59,10 @@ enum Command {
         /// Do not draw the run's figures into OUT/plots/.
         #[arg(long)]
         no_plots: bool,
+        /// Threads for the run, overriding [simulation] threads (default:
+        /// every core). The results are the same bytes at any count.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: Option<u16>,
     },
     /// Check a scenario (with any overrides) without running it.
     Validate {
@@ -261,7 +265,8 @@ fn run() -> Result<()> {
             set,
             max_memory,
             no_plots,
-        } => run_one(scenario, out, seed, &set, max_memory, no_plots),
+            threads,
+        } => run_one(scenario, out, seed, &set, max_memory, no_plots, threads),
         Command::Validate {
             scenario,
             set,
@@ -537,6 +542,7 @@ fn run_one(
     set: &[String],
     max_memory: Option<u64>,
     no_plots: bool,
+    threads: Option<u16>,
 ) -> Result<()> {
     let Checked {
         sc,
@@ -555,7 +561,10 @@ fn run_one(
     claim::check_holds_no_input(&dir, &inputs)?;
     let stop = on_stop_signal("stopping: the run is dropped and nothing of it is kept")?;
     let mut progress = dcnsim::progress::SimProgress::new(sc.simulation.stop_time);
-    let simulated = runner::simulate(&sc, seed, planned, volume.bytes, &dir, &mut |t| {
+    let threads = threads.map(usize::from).or(sc.simulation.threads);
+    let cores = || std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = dcnsim::world::Threads(threads.unwrap_or_else(cores));
+    let simulated = runner::simulate(&sc, seed, planned, volume.bytes, &dir, threads, &mut |t| {
         progress.update(t);
         !stop.load(std::sync::atomic::Ordering::Relaxed)
     });

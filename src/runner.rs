@@ -9,7 +9,7 @@
 use crate::registry::workload::Planned;
 use crate::report::{CsvRows, Perf, RunFolder, RunSummary, flows_csv, peak_rss_bytes, ports_csv};
 use crate::scenario::Scenario;
-use crate::world::{BuildError, StopReason, World};
+use crate::world::{BuildError, Lps, StopReason, Threads, World};
 use sim_core::SimTime;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -60,6 +60,9 @@ pub enum RunError {
     /// The run was stopped from outside (its `progress` said stop).
     #[error("interrupted")]
     Interrupted,
+    /// `simulation.partition` asked for a cut the scenario does not allow.
+    #[error("{0}")]
+    Cut(String),
 }
 
 fn io(what: impl Into<String>, dir: &Path) -> impl FnOnce(std::io::Error) -> RunError {
@@ -133,28 +136,28 @@ pub fn simulate(
     planned: Vec<Planned>,
     output_bytes: u64,
     dir: &Path,
+    threads: Threads,
     progress: &mut dyn FnMut(SimTime) -> bool,
 ) -> Result<(Outcome, Staged), RunError> {
+    let partition = crate::world::partition_for(sc, &planned).map_err(RunError::Cut)?;
     let folder = RunFolder::create(dir).map_err(io("cannot write results", dir))?;
     check_free_space(folder.staging(), output_bytes).map_err(io("before the run", dir))?;
-    let mut world = World::build_planned(sc, seed, planned)?;
-    // The series that grow with the run go to disk as they are taken.
-    let sinks = series_sinks(sc, &world, &folder, dir)?;
-    world.stream_series_to(sinks);
-    crate::observe::attach(&mut world, &sc.output, &mut |name| folder.create_file(name))
-        .map_err(io("creating a capture or the event log", dir))?;
-    let t0 = Instant::now();
-    let stop = world.run_with_progress(PROGRESS_EVENTS, progress);
-    let wall = t0.elapsed().as_secs_f64();
+    let lps = partition.lps;
+    let (world, stop, wall) = if lps > 1 {
+        let lps = Lps::build(sc, seed, &planned, partition, threads)?;
+        let t0 = Instant::now();
+        let (world, stop) = lps.run(threads, PROGRESS_EVENTS, progress);
+        (world, stop, t0.elapsed().as_secs_f64())
+    } else {
+        run_whole(sc, seed, planned, &folder, dir, progress)?
+    };
     if stop == StopReason::Interrupted {
         return Err(RunError::Interrupted);
     }
-    world
-        .finish_series()
-        .map_err(io("writing a sampled series", dir))?;
-    crate::observe::finish(&mut world).map_err(io("writing a capture or the event log", dir))?;
     let summary = RunSummary::of(&world, &sc.name, seed, stop);
     let perf = Perf {
+        threads: threads.0.min(lps as usize) as u32,
+        lps,
         wall_seconds: wall,
         events_per_second: summary.events as f64 / wall.max(1e-9),
         packet_hops_per_second: summary.packet_hops as f64 / wall.max(1e-9),
@@ -178,6 +181,36 @@ pub fn simulate(
         files,
     };
     Ok((outcome, staged))
+}
+
+/// Runs `sc` as one LP, with its sampled series streamed into `folder`
+/// and its captures attached; the world, why it stopped, and the event
+/// loop's wall time.
+fn run_whole(
+    sc: &Scenario,
+    seed: u64,
+    planned: Vec<Planned>,
+    folder: &RunFolder,
+    dir: &Path,
+    progress: &mut dyn FnMut(SimTime) -> bool,
+) -> Result<(World, StopReason, f64), RunError> {
+    let mut world = World::build_planned(sc, seed, planned)?;
+    // The series that grow with the run go to disk as they are taken.
+    let sinks = series_sinks(sc, &world, folder, dir)?;
+    world.stream_series_to(sinks);
+    crate::observe::attach(&mut world, &sc.output, &mut |name| folder.create_file(name))
+        .map_err(io("creating a capture or the event log", dir))?;
+    let t0 = Instant::now();
+    let stop = world.run_with_progress(PROGRESS_EVENTS, progress);
+    let wall = t0.elapsed().as_secs_f64();
+    if stop != StopReason::Interrupted {
+        world
+            .finish_series()
+            .map_err(io("writing a sampled series", dir))?;
+        crate::observe::finish(&mut world)
+            .map_err(io("writing a capture or the event log", dir))?;
+    }
+    Ok((world, stop, wall))
 }
 
 /// Refuses a run whose files would not fit on the disk that holds its

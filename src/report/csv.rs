@@ -182,7 +182,7 @@ impl<W: std::io::Write> CsvRows<W, RttRow> {
     }
 }
 
-impl<W: std::io::Write, T> RowSink<T> for CsvRows<W, T> {
+impl<W: std::io::Write + Send, T> RowSink<T> for CsvRows<W, T> {
     fn record(&mut self, row: &T) {
         if self.error.is_none() {
             self.line.clear();

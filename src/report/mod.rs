@@ -700,6 +700,10 @@ impl RunSummary {
 /// Wall-clock figures (the content of `perf.json`; differs between runs).
 #[derive(Debug, Clone, Serialize)]
 pub struct Perf {
+    /// Threads the run used (at most one per LP).
+    pub threads: u32,
+    /// Logical processes the fabric was cut into (1: not cut).
+    pub lps: u32,
     /// Wall time of the event loop, in seconds.
     pub wall_seconds: f64,
     /// Events per wall-clock second.

@@ -302,6 +302,9 @@ fn transports(
 /// The name of the transport of an unnamed `[transport]`.
 pub const DEFAULT_TRANSPORT: &str = "default";
 
+/// The most threads one run may ask for (`simulation.threads`).
+pub const MAX_THREADS: usize = 1024;
+
 /// Takes a workload's `transport = "NAME"` out of its table: the table
 /// without it, and the key's value if given.
 fn take_transport<'a>(w: &SpannedValue<'a>) -> (SpannedValue<'a>, Option<SpannedValue<'a>>) {
@@ -1078,6 +1081,10 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
             "simulation.stop_time",
             "must be below 2^64 - 1 ps (about 213 days)".into(),
         ));
+    }
+    if sc.simulation.threads.is_some_and(|t| !(1..=MAX_THREADS).contains(&t)) {
+        let why = format!("must be 1 to {MAX_THREADS}");
+        return Err(err("simulation.threads", why));
     }
     if sc.simulation.max_events == 0 {
         return Err(err("simulation.max_events", "must be at least 1".into()));

@@ -70,6 +70,12 @@ pub struct SimulationConfig {
     pub stop_time: Option<SimDuration>,
     /// Safety cap on the number of events (the run reports if it was hit).
     pub max_events: u64,
+    /// Threads for one run (absent: every core for a single run, one per
+    /// run inside a sweep); `dcnsim run --threads` overrides it. The
+    /// results are the same bytes at any count.
+    pub threads: Option<usize>,
+    /// How the fabric is cut into logical processes.
+    pub partition: Cut,
 }
 
 impl Default for SimulationConfig {
@@ -78,8 +84,25 @@ impl Default for SimulationConfig {
             seed: 1,
             stop_time: None,
             max_events: 10_000_000_000,
+            threads: None,
+            partition: Cut::Auto,
         }
     }
+}
+
+/// `simulation.partition`: how a run's fabric is cut into logical
+/// processes (LPs), each with its own event queue, that threads run side
+/// by side (docs/architecture.md, "One run on many cores").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cut {
+    /// By pods where the scenario allows it, else one LP.
+    #[default]
+    Auto,
+    /// One LP: the whole fabric in one event queue.
+    None,
+    /// By pods, and refused where the scenario does not allow it.
+    Pods,
 }
 
 /// How frames are serialised on links.

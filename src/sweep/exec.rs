@@ -362,7 +362,10 @@ fn simulate(
         .check()
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let dir = run_dir(out, run);
-    let result = runner::simulate(&sc, run.seed, planned, volume.bytes, &dir, &mut |_| {
+    // The sweep runs its runs side by side: one thread each, unless the
+    // scenario asks for more.
+    let threads = crate::world::Threads(sc.simulation.threads.unwrap_or(1));
+    let result = runner::simulate(&sc, run.seed, planned, volume.bytes, &dir, threads, &mut |_| {
         !stop.load(Ordering::Relaxed)
     });
     let (outcome, mut staged) = match result {

@@ -84,10 +84,23 @@ impl World {
         seed: u64,
         planned: Vec<Planned>,
     ) -> Result<World, BuildError> {
+        Self::build_copy(sc, seed, planned, None)
+    }
+
+    /// Builds the world, or (with a role) one LP's copy of it: the whole
+    /// world, in which only the LP's components schedule their events.
+    pub(super) fn build_copy(
+        sc: &Scenario,
+        seed: u64,
+        planned: Vec<Planned>,
+        role: Option<super::Role>,
+    ) -> Result<World, BuildError> {
         let wire = sc.topology.framing.wire();
         let node_names = sc.topology.spec.shape.node_names();
         let fabric = build_fabric(sc, seed, wire, &node_names)?;
         let mut w = World::empty(sc, seed, fabric, node_names);
+        w.role = role;
+        w.cut_links();
         w.schedule_samplers(sc);
         w.prepare_transports(sc, &planned);
         w.add_workloads(sc, planned, wire);
@@ -120,6 +133,8 @@ impl World {
             stop: None,
             watch: livelock::Watch::default(),
             livelock: None,
+            role: None,
+            whole: None,
             sampled_ports: Vec::new(),
             sample_interval: sc.output.queue_interval,
             queue_samples: rows::Rows::default(),
@@ -263,7 +278,8 @@ impl World {
         stop: Option<SimTime>,
     ) {
         let id = self.flows.len() as u32;
-        self.open_flows += 1;
+        let mine = self.owns_host(src);
+        self.open_flows += usize::from(mine);
         let transport = sc.workload_transport[wi as usize];
         let addr = FlowAddr {
             flow: FlowId(id),
@@ -296,10 +312,10 @@ impl World {
             done: false,
             timers: [None, None],
         });
-        if let Some(at) = at {
+        if let (Some(at), true) = (at, mine) {
             self.q.schedule(at, Event::FlowStart(id));
         }
-        if let Some(t) = stop {
+        if let (Some(t), true) = (stop, mine) {
             self.q.schedule(t, Event::FlowStop(id));
         }
     }

@@ -25,24 +25,34 @@ pub struct Watch {
     quiet_since: sim_core::SimTime,
 }
 
+impl Watch {
+    /// Counts a check that has seen `hops` packet hops in all by `now`:
+    /// whether no packet has moved for [`QUIET_CHECKS`] checks.
+    pub(super) fn quiet_after(&mut self, hops: u64, now: sim_core::SimTime) -> bool {
+        if hops != self.hops {
+            *self = Watch {
+                hops,
+                quiet: 0,
+                quiet_since: now,
+            };
+            return false;
+        }
+        self.quiet += 1;
+        self.quiet >= QUIET_CHECKS
+    }
+}
+
 impl World {
     /// Called every [`CHECK_EVENTS`] events: whether the run is livelocked
     /// (then [`World::stall_detail`] says where its flows are stuck).
     pub(super) fn livelocked(&mut self) -> bool {
-        let hops = self.fabric.hops;
-        if hops != self.watch.hops {
-            self.watch = Watch {
-                hops,
-                quiet: 0,
-                quiet_since: self.now(),
-            };
-            return false;
-        }
-        self.watch.quiet += 1;
-        if self.watch.quiet < QUIET_CHECKS || self.open_flows == 0 || self.active_sources > 0 {
-            return false;
-        }
         let now = self.now();
+        if !self.watch.quiet_after(self.fabric.hops, now)
+            || self.open_flows == 0
+            || self.active_sources > 0
+        {
+            return false;
+        }
         let waiting = self.flows.iter().any(|f| {
             !f.done
                 && ((f.start > now && f.start != sim_core::SimTime::MAX)
@@ -56,7 +66,7 @@ impl World {
     }
 
     /// Where a livelocked run's flows are stuck, in words.
-    fn livelock_report(&self) -> String {
+    pub(super) fn livelock_report(&self) -> String {
         let now = self.now();
         let stuck: Vec<usize> = (0..self.flows.len())
             .filter(|&i| !self.flows[i].done)

@@ -97,6 +97,23 @@ impl Metrics {
     pub fn one_way(&mut self, w: u32, d: SimDuration) {
         record(&mut self.per_workload[w as usize].one_way_ns, d);
     }
+
+    /// Adds another LP's histograms to these (a partitioned run's merge;
+    /// the interval series is not kept in partitioned runs).
+    pub(super) fn absorb(&mut self, other: &Metrics) {
+        assert!(self.interval.is_none(), "rtt.csv runs as one process");
+        let add = |mine: &mut Option<Histogram<u64>>, its: &Option<Histogram<u64>>| {
+            if let Some(its) = its {
+                mine.get_or_insert_with(histogram)
+                    .add(its)
+                    .expect("histograms of one shape add");
+            }
+        };
+        for (mine, its) in self.per_workload.iter_mut().zip(&other.per_workload) {
+            add(&mut mine.rtt_ns, &its.rtt_ns);
+            add(&mut mine.one_way_ns, &its.one_way_ns);
+        }
+    }
 }
 
 /// A histogram of nanoseconds as a summary in microseconds; percentiles

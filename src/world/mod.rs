@@ -22,14 +22,18 @@ mod build;
 mod cc_trace;
 mod goodput;
 mod livelock;
+mod lp;
 mod metrics;
 mod nic;
+mod parallel;
 mod record;
 mod rounds;
 mod rows;
 mod sampling;
 mod sources;
 pub use cc_trace::CcSample;
+pub use lp::Role;
+pub use parallel::{Lps, Threads, partition_for};
 pub use goodput::{ALL_FLOWS, GoodputSample};
 pub use metrics::{DelayHistograms, Metrics, RttRow, summary_us};
 pub use record::FlowRow;
@@ -249,6 +253,10 @@ pub struct World {
     watch: livelock::Watch,
     /// Where the flows were stuck, when the livelock watch stopped the run.
     livelock: Option<String>,
+    /// The LP this copy runs, in a partitioned run.
+    role: Option<lp::Role>,
+    /// The whole run's clock and event count, once LP copies are merged.
+    whole: Option<lp::Whole>,
 }
 
 /// What the report needs to know of a workload.
@@ -271,7 +279,7 @@ impl World {
 
     /// The current simulated time.
     pub fn now(&self) -> SimTime {
-        self.q.now()
+        self.whole.map_or(self.q.now(), |w| w.now)
     }
 
     /// A port's name: its node's and the far end's, `tor3->host17`.
@@ -294,7 +302,7 @@ impl World {
     pub fn end_time(&self) -> SimTime {
         match self.stop {
             Some(StopReason::Completed | StopReason::Stalled) => self.last_activity,
-            _ => self.q.now(),
+            _ => self.now(),
         }
     }
 
@@ -305,7 +313,7 @@ impl World {
 
     /// Events processed so far.
     pub fn events_processed(&self) -> u64 {
-        self.q.events_processed()
+        self.whole.map_or(self.q.events_processed(), |w| w.events)
     }
 
     /// Runs to the scenario's end (stop time, completion, or the event cap).

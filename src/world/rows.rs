@@ -5,7 +5,7 @@
 //! disk, not memory (a trace row held in memory costs about 67 B).
 
 /// Where a series' rows go as they are taken.
-pub trait RowSink<T> {
+pub trait RowSink<T>: Send {
     /// Takes one row.
     fn record(&mut self, row: &T);
     /// Flushes what was recorded; the first error met, if any.

@@ -71,7 +71,8 @@ impl World {
             }
             Gaps::Periodic { interval } => (Spacing::Fixed { interval }, SimDuration::ZERO),
         };
-        self.active_sources += 1;
+        let mine = self.owns_host(src);
+        self.active_sources += usize::from(mine);
         let sport = self.hosts[src.idx()].ephemeral_port(self.seed);
         self.sources.push(Source {
             workload: wi,
@@ -91,7 +92,9 @@ impl World {
             sent_ps: Vec::new(),
             rtt_ps: Vec::new(),
         });
-        self.schedule_arrival(id, SimTime::ZERO + plan.start + first);
+        if mine {
+            self.schedule_arrival(id, SimTime::ZERO + plan.start + first);
+        }
     }
 
     /// Schedules a source's next packet, or counts the source out.
@@ -162,5 +165,24 @@ impl World {
             };
             self.fabric.host_send(reply.src, reply, &mut self.q);
         }
+    }
+}
+
+impl Source {
+    /// Gives `into` (the merged world's copy of this source) what the
+    /// sending host's LP counted: packets sent and due, the echo probes.
+    pub(super) fn take_sender_end(&mut self, into: &mut Source) {
+        into.remaining = self.remaining;
+        into.rng = self.rng.clone();
+        into.sent = self.sent;
+        std::mem::swap(&mut into.sent_ps, &mut self.sent_ps);
+        std::mem::swap(&mut into.rtt_ps, &mut self.rtt_ps);
+    }
+
+    /// Gives `into` what the receiving host's LP counted: packets received
+    /// and their delays.
+    pub(super) fn take_receiver_end(&mut self, into: &mut Source) {
+        into.received = self.received;
+        into.delay_sum_ps = self.delay_sum_ps;
     }
 }

@@ -22,6 +22,7 @@ pub mod ingress;
 pub mod int;
 pub mod observe;
 pub mod packet;
+pub mod partition;
 pub mod pfc;
 pub mod port;
 pub mod routing;
@@ -30,7 +31,7 @@ pub mod topology;
 pub mod wire;
 
 pub use aqm::{EgressAqm, QueueState, Verdict};
-pub use fabric::{Fabric, FabricConfig, NetEvent, Outcome};
+pub use fabric::{Cargo, Crossing, Fabric, FabricConfig, NetEvent, Outcome};
 pub use ids::{FlowId, HostId, NodeId, Origin, PortId, SourceId};
 pub use ingress::{Arrival, IngressHook, IngressView, ViqAction};
 pub use int::{INT_HEADER_BYTES, INT_MAX_HOPS, IntHop, IntStack, IntTable};
@@ -39,6 +40,7 @@ pub use packet::{
     Ecn, Feedback, Kind, Packet, PacketArena, PacketId, Protocol, RoceBits, SackBlocks, TcpFlags,
     WireFormat,
 };
+pub use partition::{Partition, ZeroDelayCut};
 pub use port::{DropCause, PortStats};
 pub use routing::RoutingTable;
 pub use topology::{Cable, NodeKind, TopologyError, TopologyGraph};

@@ -223,6 +223,12 @@ pub const CREDITS_QUEUED: u8 = 4;
 /// [`Port::pfc_attention`]: an observer records this port's packets
 /// ([`crate::observe`]); tested in the line every hop reads already.
 pub const OBSERVED: u8 = 8;
+/// [`Port::pfc_attention`]: the link is cut between two logical
+/// processes (its far end is another LP's, `crate::fabric::cut`): what
+/// it puts on the wire waits in `in_flight` for the window's end instead
+/// of scheduling its own delivery. Kept in this byte, the line every
+/// transmission reads, so an uncut port pays nothing more.
+pub const LINK_CUT: u8 = 16;
 
 /// One egress port and the unidirectional link it drives.
 ///

@@ -54,7 +54,9 @@ impl Fabric {
         port.stats.tx_packets += 1;
         port.stats.tx_bytes += size as u64;
         port.stats.tx_wire_bytes += wire_bytes;
-        put_on_wire(port, p, id, wire_bytes, now, sched);
+        if put_on_wire(port, p, id, wire_bytes, now, sched) {
+            self.cut.waiting.push(p);
+        }
         self.leave_switch(id, sched);
         true
     }

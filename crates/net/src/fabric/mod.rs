@@ -26,7 +26,8 @@ use crate::packet::{
     Ecn, Kind, NO_PORT, PRIORITIES, Packet, PacketArena, PacketId, RoceBits, WireFormat,
 };
 use crate::port::{
-    CREDITS_QUEUED, ClassQueues, ClassStats, DropCause, OBSERVED, PFC_FRAME, Port, PortStats,
+    CREDITS_QUEUED, ClassQueues, ClassStats, DropCause, LINK_CUT, OBSERVED, PFC_FRAME, Port,
+    PortStats,
 };
 use crate::routing::RoutingTable;
 use crate::sched::{Discipline, Scheduler as SchedState};
@@ -139,8 +140,12 @@ struct Node {
 
 /// Starts serialising packet `id` of `wire_bytes` on port `p` at `now`:
 /// the port is busy until its `TxDone`, and the packet joins the link's
-/// in-flight FIFO (whose head alone has a `Deliver` pending).
+/// in-flight FIFO (whose head alone has a `Deliver` pending). On a cut
+/// link no delivery is scheduled here: the packet waits to cross at the
+/// window's end, and the answer is whether the caller must list the port
+/// for that (its first packet waiting).
 #[inline(always)]
+#[must_use]
 fn put_on_wire<S: Scheduler>(
     port: &mut Port,
     p: PortId,
@@ -148,16 +153,20 @@ fn put_on_wire<S: Scheduler>(
     wire_bytes: u64,
     now: SimTime,
     sched: &mut S,
-) {
+) -> bool {
     let tx_end = now + port.rate.tx_time(wire_bytes);
     port.busy = true;
     sched.schedule_net(tx_end, NetEvent::TxDone(p));
     let arrival = tx_end + port.delay;
     let first = port.in_flight.is_empty();
     port.in_flight.push_back(arrival, id);
+    if port.pfc_attention & LINK_CUT != 0 {
+        return first;
+    }
     if first {
         sched.schedule_net(arrival, NetEvent::Deliver(p));
     }
+    false
 }
 
 /// Sets CE on a packet an AQM chose to mark, counting the mark once (a
@@ -210,6 +219,8 @@ pub struct Fabric {
     pub hops: u64,
     /// Whoever records what the observed ports report ([`crate::observe`]).
     observer: Option<Box<dyn Observer>>,
+    /// The cut links whose frames wait to cross to another LP.
+    cut: cut_stage::Waiting,
 }
 
 impl Fabric {
@@ -337,6 +348,7 @@ impl Fabric {
             pool: vec![(0, 0); n],
             hops: 0,
             observer: None,
+            cut: cut_stage::Waiting::default(),
         };
         fabric.pfc_setup()?;
         Ok(fabric)
@@ -834,7 +846,9 @@ impl Fabric {
             let wire_bytes = wire.wire_bytes(pkt.size_bytes);
             port.stats.tx_wire_bytes += wire_bytes;
             let observed = port.pfc_attention & OBSERVED != 0;
-            put_on_wire(port, p, id, wire_bytes, now, sched);
+            if put_on_wire(port, p, id, wire_bytes, now, sched) {
+                self.cut.waiting.push(p);
+            }
             if observed {
                 if marked {
                     self.report(p, PacketEvent::Mark, id, now);
@@ -911,10 +925,12 @@ impl Fabric {
 }
 
 mod credit_stage;
+mod cut_stage;
 mod ingress_stage;
 mod observe_stage;
 mod pfc_stage;
 mod prefetch;
+pub use cut_stage::{Cargo, Crossing};
 pub use pfc_stage::MmuSnapshot;
 #[cfg(test)]
 mod pfc_tests;

@@ -8,7 +8,7 @@ use crate::ids::PortId;
 use crate::observe::{Dropped, PacketEvent, PfcEvent};
 use crate::packet::PacketId;
 use crate::pfc::{self, Charge, PAUSE_PAYLOAD_BYTES, PauseMode, PfcConfig, PortPfc};
-use crate::port::{OBSERVED, PFC_FRAME, PFC_PAUSED};
+use crate::port::{LINK_CUT, OBSERVED, PFC_FRAME, PFC_PAUSED};
 use sim_core::SimTime;
 
 /// A snapshot of one switch's PFC memory, for invariant checks.
@@ -206,7 +206,11 @@ impl Fabric {
         let arrival = tx_end + port.delay;
         st.in_flight.push_back((arrival, frame));
         if st.in_flight.len() == 1 {
-            sched.schedule_net(arrival, NetEvent::PfcDeliver(p));
+            if port.pfc_attention & LINK_CUT != 0 {
+                self.cut.waiting_pfc.push(p); // crosses at the window's end
+            } else {
+                sched.schedule_net(arrival, NetEvent::PfcDeliver(p));
+            }
         }
         if frame.pause != 0
             && let Some(PauseMode::Quanta { quanta, refresh }) = pause

@@ -1,0 +1,200 @@
+//! The fabric cut into logical processes (LPs), so that one run can use
+//! many cores (the design is in the repository's docs/architecture.md,
+//! "One run on many cores").
+//!
+//! The cut follows the topology alone, never the thread count, so every
+//! thread count runs the same LPs and the same windows. Below the top tier
+//! the fabric falls apart into pods once the top tier is taken away: a
+//! fat-tree's pods, a leaf-spine's leaves; each pod, with its hosts, is an
+//! LP, and the top tier's switches are dealt out among the pods in node
+//! order. A fabric whose switches all sit in one tier (a star, a
+//! dumbbell) has an LP per switch. Only cables between two LPs are cut;
+//! a host always shares its switch's LP. The lookahead of the run is the
+//! smallest delay of a cut cable: a frame put on a cut link at `t` arrives
+//! at `t + L` or later, so each LP may run a window of `L` without hearing
+//! from the others.
+
+use crate::ids::NodeId;
+use crate::topology::{NodeKind, TopologyGraph};
+use sim_core::SimDuration;
+
+/// A cut that cannot be run: a zero-delay cable would join two LPs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the cable {a} - {b} has zero delay and joins two logical processes: no window can cross it \
+     (give it a delay of at least 1 ps, or run the fabric as one process)"
+)]
+pub struct ZeroDelayCut {
+    /// One end's node.
+    pub a: NodeId,
+    /// The other end's node.
+    pub b: NodeId,
+}
+
+/// Which LP every node belongs to, and the window that the cut allows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Partition {
+    /// The LP of each node, by node id.
+    pub lp_of_node: Vec<u32>,
+    /// How many LPs.
+    pub lps: u32,
+    /// The smallest delay on a cut cable (the window's length);
+    /// `SimDuration::MAX` when nothing is cut.
+    pub lookahead: SimDuration,
+}
+
+impl Partition {
+    /// Everything in one LP.
+    pub fn whole(graph: &TopologyGraph) -> Partition {
+        Partition {
+            lp_of_node: vec![0; graph.nodes.len()],
+            lps: 1,
+            lookahead: SimDuration::MAX,
+        }
+    }
+
+    /// The cut by pods (see the module's doc), or why it cannot run.
+    pub fn by_pods(graph: &TopologyGraph) -> Result<Partition, ZeroDelayCut> {
+        let tier = |n: NodeId| match graph.nodes[n.idx()] {
+            NodeKind::Switch { tier } => Some(tier),
+            NodeKind::Host => None,
+        };
+        let tiers = || graph.nodes.iter().filter_map(|k| match k {
+            NodeKind::Switch { tier } => Some(*tier),
+            NodeKind::Host => None,
+        });
+        let top = tiers().max().unwrap_or(0);
+        let one_tier = tiers().all(|t| t == top);
+        // Nodes joined by a cable that stays inside a pod: host to switch
+        // always; switch to switch below the top tier (or, in a one-tier
+        // fabric, never).
+        let mut sets = Sets::new(graph.nodes.len());
+        for c in &graph.cables {
+            let inside = match (tier(c.a), tier(c.b)) {
+                (None, _) | (_, None) => true,
+                (Some(x), Some(y)) => !one_tier && x < top && y < top,
+            };
+            if inside {
+                sets.join(c.a.idx(), c.b.idx());
+            }
+        }
+        // Pods in the order of their first node; top switches dealt out.
+        let mut pod_of_root = vec![u32::MAX; graph.nodes.len()];
+        let mut pods = 0u32;
+        let mut tops = Vec::new();
+        for n in 0..graph.nodes.len() {
+            if !one_tier && tier(NodeId(n as u32)) == Some(top) {
+                tops.push(n);
+                continue;
+            }
+            let r = sets.root(n);
+            if pod_of_root[r] == u32::MAX {
+                pod_of_root[r] = pods;
+                pods += 1;
+            }
+        }
+        let pods = pods.max(1);
+        let mut lp_of_node: Vec<u32> = (0..graph.nodes.len())
+            .map(|n| pod_of_root[sets.root(n)])
+            .collect();
+        for (i, &n) in tops.iter().enumerate() {
+            lp_of_node[n] = i as u32 % pods;
+        }
+        let mut lookahead = SimDuration::MAX;
+        for c in &graph.cables {
+            if lp_of_node[c.a.idx()] != lp_of_node[c.b.idx()] {
+                if c.delay.ps() == 0 {
+                    return Err(ZeroDelayCut { a: c.a, b: c.b });
+                }
+                lookahead = lookahead.min(c.delay);
+            }
+        }
+        let lps = if lookahead == SimDuration::MAX { 1 } else { pods };
+        if lps == 1 {
+            return Ok(Partition::whole(graph));
+        }
+        Ok(Partition {
+            lp_of_node,
+            lps,
+            lookahead,
+        })
+    }
+
+    /// The LP of node `n`.
+    #[inline]
+    pub fn lp(&self, n: NodeId) -> u32 {
+        self.lp_of_node[n.idx()]
+    }
+}
+
+/// Disjoint sets of node indices (union by index, path halving).
+struct Sets(Vec<usize>);
+
+impl Sets {
+    fn new(n: usize) -> Sets {
+        Sets((0..n).collect())
+    }
+    fn root(&mut self, mut i: usize) -> usize {
+        while self.0[i] != i {
+            self.0[i] = self.0[self.0[i]];
+            i = self.0[i];
+        }
+        i
+    }
+    fn join(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.root(a), self.root(b));
+        // The smaller index is the root, so roots do not depend on the
+        // order cables are listed in.
+        let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+        self.0[hi] = lo;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_core::Bandwidth;
+
+    fn gbps(g: u64) -> Bandwidth {
+        Bandwidth::from_gbps(g)
+    }
+
+    #[test]
+    fn a_fat_tree_is_cut_into_its_pods_with_the_cores_dealt_out() {
+        let g = TopologyGraph::k_ary_fat_tree(4, gbps(100), SimDuration::from_us(1));
+        let p = Partition::by_pods(&g).expect("cuts");
+        assert_eq!(p.lps, 4);
+        assert_eq!(p.lookahead, SimDuration::from_us(1));
+        // 16 hosts, 4 per pod, in host order.
+        let hosts: Vec<u32> = p.lp_of_node[..16].to_vec();
+        assert_eq!(hosts, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]);
+        // Every cut cable joins a core to an aggregation switch.
+        for c in &g.cables {
+            if p.lp(c.a) != p.lp(c.b) {
+                let tiers = [g.nodes[c.a.idx()], g.nodes[c.b.idx()]];
+                assert!(tiers.contains(&NodeKind::Switch { tier: 3 }), "{c:?}");
+            }
+        }
+        // The four cores, one per pod.
+        let cores: Vec<u32> = p.lp_of_node[g.nodes.len() - 4..].to_vec();
+        assert_eq!(cores, [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn a_star_is_one_process_and_a_dumbbell_two() {
+        let star = TopologyGraph::star(8, gbps(10), SimDuration::from_us(1));
+        assert_eq!(Partition::by_pods(&star).expect("cuts").lps, 1);
+        let us = SimDuration::from_us;
+        let bell = TopologyGraph::dumbbell(4, 4, gbps(10), us(1), gbps(10), us(2));
+        let p = Partition::by_pods(&bell).expect("cuts");
+        assert_eq!(p.lps, 2);
+        assert_eq!(p.lookahead, SimDuration::from_us(2));
+    }
+
+    #[test]
+    fn a_zero_delay_cut_is_refused() {
+        let g = TopologyGraph::k_ary_fat_tree(4, gbps(100), SimDuration::ZERO);
+        let e = Partition::by_pods(&g).expect_err("no window crosses a zero delay");
+        assert!(e.to_string().contains("zero delay"), "{e}");
+    }
+}

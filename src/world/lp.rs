@@ -1,0 +1,184 @@
+//! One logical process (LP) of a partitioned run: a copy of the world in
+//! which only the LP's own nodes live (their ports, hosts, the flow ends
+//! and sources at those hosts), run window by window by `parallel.rs`,
+//! and merged back into one world for the report at the end.
+//!
+//! Each copy is built whole, in the one build order, so every id, port
+//! number and random stream is the same in every copy; a copy then
+//! schedules only its own components' first events. Everything an event
+//! touches belongs to the LP the event runs in: a flow's sender half to
+//! its source host's LP, its receiver half to its destination's; a packet
+//! reaches another LP only across a cut link (`net::fabric::cut_stage`).
+
+use super::{Flow, StopReason, World};
+use net::{Crossing, HostId, NodeId, Partition};
+use sim_core::queue::Stop;
+use sim_core::{RunLimit, SimTime};
+use std::sync::Arc;
+
+/// Which LP a copy of the world runs.
+#[derive(Clone, Debug)]
+pub struct Role {
+    /// This LP.
+    pub me: u32,
+    /// The run's cut.
+    pub partition: Arc<Partition>,
+}
+
+/// What a merged world reports for the run as a whole (its own queue saw
+/// one LP's events).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Whole {
+    pub(super) now: SimTime,
+    pub(super) events: u64,
+}
+
+impl World {
+    /// Whether this copy runs host `h` (every host, in an unpartitioned run).
+    #[inline]
+    pub(super) fn owns_host(&self, h: HostId) -> bool {
+        self.role.as_ref().is_none_or(|r| {
+            let node = self.fabric.port(self.fabric.host_port(h)).node;
+            r.partition.lp(node) == r.me
+        })
+    }
+
+    /// Marks every cable that joins two LPs as cut, in this copy.
+    pub(super) fn cut_links(&mut self) {
+        let Some(r) = self.role.clone() else {
+            return;
+        };
+        for p in 0..self.fabric.ports().len() as u32 {
+            let port = self.fabric.port(net::PortId(p));
+            if r.partition.lp(port.node) != r.partition.lp(port.peer_node) {
+                self.fabric.cut_link(net::PortId(p));
+            }
+        }
+    }
+
+    /// The LP whose node receives what crosses on port `p`'s link.
+    pub(super) fn lp_across(&self, p: net::PortId) -> u32 {
+        let r = self.role.as_ref().expect("crossings happen in partitioned runs");
+        r.partition.lp(self.fabric.port(p).peer_node)
+    }
+
+    /// Runs every event up to `end` (inclusive) and stops; an `Err` is a
+    /// time overflow, the one way a window ends the run by itself.
+    pub(super) fn run_window(&mut self, end: SimTime) -> Result<(), StopReason> {
+        let lim = RunLimit {
+            end,
+            max_events: u64::MAX,
+        };
+        let mut egress = None;
+        loop {
+            match self.q.pop_within(&lim) {
+                Ok((now, ev)) => {
+                    self.prefetch_ahead(&mut egress);
+                    self.dispatch(now, ev);
+                }
+                Err(Stop::TimeOverflow) => return Err(StopReason::TimeOverflow),
+                Err(Stop::Drained | Stop::EndTime | Stop::EventLimit) => return Ok(()),
+            }
+        }
+    }
+
+    /// Moves what this LP put on its cut links in the window into `out`.
+    pub(super) fn take_crossings(&mut self, out: &mut Vec<Crossing>) {
+        self.fabric.take_crossings(out);
+    }
+
+    /// Lands frames that crossed into this LP.
+    pub(super) fn land(&mut self, from: &mut Vec<Crossing>) {
+        for c in from.drain(..) {
+            self.fabric.land(c, &mut self.q);
+        }
+    }
+
+    /// The time of this LP's next event.
+    pub(super) fn next_event(&self) -> Option<SimTime> {
+        self.q.peek_time()
+    }
+
+    /// Moves this LP's clock to the run's end time.
+    pub(super) fn advance_to(&mut self, t: SimTime) {
+        self.q.advance_to(t);
+    }
+
+    /// Whether some flow whose sender this LP runs waits on a start or a
+    /// retransmission timeout (the livelock watch's question).
+    pub(super) fn waits(&self, now: SimTime) -> bool {
+        self.flows.iter().any(|f| {
+            !f.done
+                && self.owns_host(f.sender.addr().src)
+                && ((f.start > now && f.start != SimTime::MAX)
+                    || f.sender.retransmission_pending())
+        })
+    }
+
+    /// Takes over what LP copy `other` ran: its nodes' ports, its hosts,
+    /// the flow halves and source ends at them, and adds its counts and
+    /// histograms (integer counts: the sum is the same in any order).
+    pub(super) fn absorb(&mut self, mut other: World) {
+        let r = other.role.clone().expect("a partitioned copy");
+        let theirs = |n: NodeId| r.partition.lp(n) == r.me;
+        let hosts: Vec<bool> = (0..other.hosts.len() as u32)
+            .map(|h| theirs(other.fabric.port(other.fabric.host_port(HostId(h))).node))
+            .collect();
+        for (mine, its) in self.flows.iter_mut().zip(other.flows.iter_mut()) {
+            if hosts[its.sender.addr().src.idx()] {
+                take_sender(mine, its);
+            }
+            if hosts[its.receiver_host().idx()] {
+                take_receiver(mine, its);
+            }
+        }
+        for (h, (mine, its)) in self.hosts.iter_mut().zip(other.hosts.iter_mut()).enumerate() {
+            if hosts[h] {
+                std::mem::swap(mine, its);
+            }
+        }
+        for (mine, its) in self.sources.iter_mut().zip(other.sources.iter_mut()) {
+            if hosts[its.src.idx()] {
+                its.take_sender_end(mine);
+            }
+            if hosts[its.dst.idx()] {
+                its.take_receiver_end(mine);
+            }
+        }
+        self.fabric.absorb(&mut other.fabric, theirs);
+        self.metrics.absorb(&other.metrics);
+        self.open_flows += other.open_flows;
+        self.active_sources += other.active_sources;
+        self.last_activity = self.last_activity.max(other.last_activity);
+        let whole = self.whole.get_or_insert(Whole {
+            now: SimTime::ZERO,
+            events: 0,
+        });
+        whole.now = whole.now.max(other.q.now());
+        whole.events += other.q.events_processed();
+    }
+
+    /// Ends a merged world's run: its stop reason, and its clock and event
+    /// count made the whole run's.
+    pub(super) fn close_merged(&mut self, reason: StopReason) {
+        let whole = self.whole.get_or_insert_with(Whole::default);
+        whole.now = whole.now.max(self.q.now());
+        whole.events += self.q.events_processed();
+        self.stop = Some(reason);
+    }
+}
+
+/// Moves the sender half of a flow (and what its sender side counts).
+fn take_sender(mine: &mut Flow, its: &mut Flow) {
+    std::mem::swap(&mut mine.sender, &mut its.sender);
+    mine.done = its.done;
+    mine.ready = its.ready;
+    mine.timers[0] = its.timers[0];
+}
+
+/// Moves the receiver half of a flow (and what its receiver side counts).
+fn take_receiver(mine: &mut Flow, its: &mut Flow) {
+    std::mem::swap(&mut mine.receiver, &mut its.receiver);
+    mine.received_at = its.received_at;
+    mine.timers[1] = its.timers[1];
+}

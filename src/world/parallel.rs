@@ -1,0 +1,387 @@
+//! One run on many cores: the LP copies of a partitioned run
+//! (`lp.rs`) stepped in conservative windows, on any number of threads,
+//! with the same bytes out whatever that number is.
+//!
+//! A window runs every LP from the earliest pending event of all, `T`, to
+//! `T + L - 1 ps`, where `L` is the smallest delay of a cut link: nothing
+//! another LP sends in the window can arrive inside it. At the window's
+//! end each LP hands what it put on its cut links to the far LPs, which
+//! land it before their next window. No rollback.
+//!
+//! Why the output does not depend on the thread count: an LP's events
+//! pop in the order of its own queue, `(time, the LP's insertion
+//! sequence)`; the LP inserts its own events as it runs them, and the
+//! crossings it receives at a window's start in a fixed order (by sending
+//! LP, then in the order the sender put them on the wire). The windows
+//! themselves are fixed by the events (`T` is a minimum over all LPs),
+//! so every LP sees the same inputs in the same order on one thread or
+//! sixty-four. Threads only decide which core runs an LP's window.
+
+use super::{BuildError, StopReason, World, livelock};
+use crate::registry::workload::Planned;
+use crate::scenario::Scenario;
+use net::{Crossing, Partition};
+use sim_core::{RunLimit, SimDuration, SimTime};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Barrier, Mutex, MutexGuard};
+
+/// How many threads one run uses (at least 1; more than its LPs run idle).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Threads(pub usize);
+
+/// One LP: its copy of the world and its mail.
+struct Slot {
+    world: World,
+    /// What crossed into this LP in the last window, by sending LP.
+    inbox: Vec<Vec<Crossing>>,
+    /// What this LP sent in the last window, by receiving LP.
+    outbox: Vec<Vec<Crossing>>,
+    scratch: Vec<Crossing>,
+    /// The LP's next event after its window, or the earliest arrival of
+    /// what it sent, whichever is first.
+    next: Option<SimTime>,
+    overflowed: bool,
+}
+
+impl Slot {
+    /// Lands the mail, runs the window to `end` and posts what crossed.
+    fn step(&mut self, end: SimTime) {
+        for from in &mut self.inbox {
+            self.world.land(from);
+        }
+        self.overflowed = self.world.run_window(end).is_err();
+        self.world.take_crossings(&mut self.scratch);
+        let mut next = self.world.next_event();
+        for c in self.scratch.drain(..) {
+            next = Some(next.map_or(c.arrival, |n| n.min(c.arrival)));
+            let to = self.world.lp_across(c.port) as usize;
+            self.outbox[to].push(c);
+        }
+        self.next = next;
+    }
+}
+
+/// A partitioned run: one copy of the world per LP.
+pub struct Lps {
+    slots: Vec<Mutex<Slot>>,
+    lookahead: SimDuration,
+    limit: RunLimit,
+}
+
+fn lock(slot: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
+    // A worker that panicked has already failed the run: its panic
+    // propagates from the scope; the data is not read again.
+    slot.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Lps {
+    /// Builds the copy of every LP of `partition`, `threads` at a time.
+    pub fn build(
+        sc: &Scenario,
+        seed: u64,
+        planned: &[Planned],
+        partition: Partition,
+        threads: Threads,
+    ) -> Result<Lps, BuildError> {
+        let n = partition.lps as usize;
+        assert!(n > 1, "a partitioned run has several LPs");
+        let lookahead = partition.lookahead;
+        let partition = Arc::new(partition);
+        let build = |me: usize| {
+            let role = super::Role {
+                me: me as u32,
+                partition: Arc::clone(&partition),
+            };
+            World::build_copy(sc, seed, planned.to_vec(), Some(role))
+        };
+        let mut built: Vec<Option<Result<World, BuildError>>> = (0..n).map(|_| None).collect();
+        let workers = threads.0.clamp(1, n);
+        std::thread::scope(|s| {
+            let chunks: Vec<_> = built.chunks_mut(n.div_ceil(workers)).enumerate().collect();
+            let size = n.div_ceil(workers);
+            for (k, chunk) in chunks {
+                let build = &build;
+                s.spawn(move || {
+                    for (i, out) in chunk.iter_mut().enumerate() {
+                        *out = Some(build(k * size + i));
+                    }
+                });
+            }
+        });
+        let mut slots = Vec::with_capacity(n);
+        for b in built {
+            let world = b.expect("every LP was built")?;
+            slots.push(Mutex::new(Slot {
+                world,
+                inbox: (0..n).map(|_| Vec::new()).collect(),
+                outbox: (0..n).map(|_| Vec::new()).collect(),
+                scratch: Vec::new(),
+                next: None,
+                overflowed: false,
+            }));
+        }
+        let limit = lock(&slots[0]).world.limit;
+        Ok(Lps {
+            slots,
+            lookahead,
+            limit,
+        })
+    }
+
+    /// How many LPs.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether there are none (never: a partitioned run has several).
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// Runs to the scenario's end on `threads` threads and merges the LPs
+    /// into one world for the report. `progress` is called with the
+    /// simulated time about every `every` events (at window ends); the
+    /// run stops as interrupted when it returns false. The event cap is
+    /// checked at window ends, so a capped run stops at the end of the
+    /// window that reaches it.
+    pub fn run(
+        self,
+        threads: Threads,
+        every: u64,
+        progress: &mut dyn FnMut(SimTime) -> bool,
+    ) -> (World, StopReason) {
+        let threads = threads.0.clamp(1, self.slots.len());
+        let window_end = AtomicU64::new(0);
+        let stop = AtomicBool::new(false);
+        let barrier = Barrier::new(threads);
+        let share = |k: usize| {
+            let end = SimTime::ZERO + SimDuration::from_ps(window_end.load(Ordering::Acquire));
+            for slot in self.slots.iter().skip(k).step_by(threads) {
+                lock(slot).step(end);
+            }
+        };
+        let reason = std::thread::scope(|s| {
+            for k in 1..threads {
+                let (share, barrier, stop) = (&share, &barrier, &stop);
+                s.spawn(move || {
+                    loop {
+                        barrier.wait();
+                        if stop.load(Ordering::Acquire) {
+                            return;
+                        }
+                        share(k);
+                        barrier.wait();
+                    }
+                });
+            }
+            let mut lead = Leader::new(&self, every);
+            let reason = loop {
+                let end = match lead.next_window(&self) {
+                    Ok(end) => end,
+                    Err(reason) => break reason,
+                };
+                window_end.store(end.ps(), Ordering::Release);
+                barrier.wait();
+                share(0);
+                barrier.wait();
+                if let Some(reason) = lead.after_window(&self, end, progress) {
+                    break reason;
+                }
+            };
+            stop.store(true, Ordering::Release);
+            barrier.wait();
+            lead.finish(&self, reason)
+        });
+        self.merge(reason)
+    }
+
+    /// Lands what is still in the mail, then merges every LP into LP 0's
+    /// copy, in LP order.
+    fn merge(self, (reason, watch): (StopReason, Option<livelock::Watch>)) -> (World, StopReason) {
+        let mut copies = self.slots.into_iter().map(|m| {
+            let mut slot = m.into_inner().unwrap_or_else(|e| e.into_inner());
+            for from in &mut slot.inbox {
+                slot.world.land(from);
+            }
+            slot.world
+        });
+        let mut world = copies.next().expect("several LPs");
+        for other in copies {
+            world.absorb(other);
+        }
+        world.close_merged(reason);
+        if let Some(watch) = watch {
+            world.watch = watch;
+            world.livelock = Some(world.livelock_report());
+        }
+        (world, reason)
+    }
+}
+
+/// The serial part of a window: choosing the next, routing the mail,
+/// checking the run's bounds.
+struct Leader {
+    /// The earliest pending event of all LPs (`None`: nothing pending).
+    next: Option<SimTime>,
+    events: u64,
+    next_progress: u64,
+    every: u64,
+    next_check: u64,
+    watch: livelock::Watch,
+    /// Whether the livelock watch stopped the run.
+    watch_fired: bool,
+}
+
+impl Leader {
+    fn new(lps: &Lps, every: u64) -> Leader {
+        let next = lps.slots.iter().filter_map(|s| lock(s).world.next_event()).min();
+        let every = every.clamp(1, livelock::CHECK_EVENTS);
+        Leader {
+            next,
+            events: 0,
+            next_progress: every,
+            every,
+            next_check: livelock::CHECK_EVENTS,
+            watch: livelock::Watch::default(),
+            watch_fired: false,
+        }
+    }
+
+    /// The end of the next window (inclusive), or why the run is over.
+    fn next_window(&self, lps: &Lps) -> Result<SimTime, StopReason> {
+        let open = || lps.slots.iter().map(|s| lock(s).world.open_flows).sum::<usize>();
+        match self.next {
+            None if open() > 0 => Err(StopReason::Stalled),
+            None => Err(StopReason::Completed),
+            Some(SimTime::MAX) => Err(StopReason::TimeOverflow),
+            Some(t) if t > lps.limit.end => Err(StopReason::StopTime),
+            Some(t) => {
+                let last = t.ps().saturating_add(lps.lookahead.ps() - 1);
+                Ok((SimTime::ZERO + SimDuration::from_ps(last)).min(lps.limit.end))
+            }
+        }
+    }
+
+    /// Routes the window's mail and checks the bounds.
+    fn after_window(
+        &mut self,
+        lps: &Lps,
+        end: SimTime,
+        progress: &mut dyn FnMut(SimTime) -> bool,
+    ) -> Option<StopReason> {
+        let n = lps.slots.len();
+        let mut next: Option<SimTime> = None;
+        let mut events = 0;
+        let mut overflowed = false;
+        for a in 0..n {
+            let mut from = lock(&lps.slots[a]);
+            next = match (next, from.next) {
+                (Some(x), Some(y)) => Some(x.min(y)),
+                (x, y) => x.or(y),
+            };
+            events += from.world.q.events_processed();
+            overflowed |= from.overflowed;
+            for b in 0..n {
+                if b == a {
+                    continue;
+                }
+                let mut to = lock(&lps.slots[b]);
+                std::mem::swap(&mut from.outbox[b], &mut to.inbox[a]);
+            }
+        }
+        self.next = next;
+        self.events = events;
+        if overflowed {
+            return Some(StopReason::TimeOverflow);
+        }
+        if events >= lps.limit.max_events {
+            return Some(StopReason::EventLimit);
+        }
+        if events >= self.next_progress {
+            self.next_progress = events.saturating_add(self.every);
+            if !progress(end) {
+                return Some(StopReason::Interrupted);
+            }
+        }
+        if events >= self.next_check {
+            self.next_check = events.saturating_add(livelock::CHECK_EVENTS);
+            if self.livelocked(lps, end) {
+                self.watch_fired = true;
+                return Some(StopReason::Stalled);
+            }
+        }
+        None
+    }
+
+    /// The livelock watch over all LPs (`livelock.rs`).
+    fn livelocked(&mut self, lps: &Lps, now: SimTime) -> bool {
+        let slots = || lps.slots.iter().map(lock);
+        let hops = slots().map(|s| s.world.fabric.hops).sum();
+        if !self.watch.quiet_after(hops, now) {
+            return false;
+        }
+        let open: usize = slots().map(|s| s.world.open_flows).sum();
+        let sources: usize = slots().map(|s| s.world.active_sources).sum();
+        open > 0 && sources == 0 && !slots().any(|s| s.world.waits(now))
+    }
+
+    /// The run's end: at its stop time every LP's clock moves there.
+    fn finish(
+        &mut self,
+        lps: &Lps,
+        reason: StopReason,
+    ) -> (StopReason, Option<livelock::Watch>) {
+        if reason == StopReason::StopTime {
+            for s in &lps.slots {
+                lock(s).world.advance_to(lps.limit.end);
+            }
+        }
+        let fired = self.watch_fired;
+        (reason, fired.then(|| std::mem::take(&mut self.watch)))
+    }
+}
+
+/// What keeps a scenario in one LP even where its fabric can be cut: a
+/// part of it that reads the whole run at once.
+fn uncuttable(sc: &Scenario, planned: &[Planned]) -> Option<&'static str> {
+    let out = &sc.output;
+    if planned.iter().any(|p| p.plan.closed_loop) {
+        Some("closed-loop incast rounds start each round when every flow of the last has finished")
+    } else if out.queue_interval.is_some()
+        || out.goodput_interval.is_some()
+        || out.rtt_interval.is_some()
+        || out.cc_trace.is_some()
+    {
+        Some("the sampled series (output.queue_interval, goodput_interval, rtt_interval, cc_trace) are taken in one process")
+    } else if out.pcap.is_some() || out.events.is_some() {
+        Some("captures and the event log (output.pcap, output.events) record one process's order")
+    } else {
+        None
+    }
+}
+
+/// The cut a run uses (`simulation.partition`): by pods where the
+/// scenario allows it (`auto`, `pods`), else one LP (`auto`, `none`). An
+/// `Err` says why `pods` cannot be honoured.
+pub fn partition_for(sc: &Scenario, planned: &[Planned]) -> Result<Partition, String> {
+    use crate::scenario::Cut;
+    let graph = sc.topology.spec.shape.build();
+    let whole = || Ok(Partition::whole(&graph));
+    match sc.simulation.partition {
+        Cut::None => whole(),
+        Cut::Auto => match (uncuttable(sc, planned), Partition::by_pods(&graph)) {
+            (None, Ok(p)) => Ok(p),
+            _ => whole(),
+        },
+        Cut::Pods => {
+            if let Some(why) = uncuttable(sc, planned) {
+                return Err(format!(
+                    "simulation.partition = \"pods\" cannot cut this scenario: {why} \
+                     (use \"auto\" or \"none\")"
+                ));
+            }
+            Partition::by_pods(&graph)
+                .map_err(|e| format!("simulation.partition = \"pods\": {e}"))
+        }
+    }
+}
