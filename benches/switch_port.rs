@@ -93,7 +93,7 @@ fn run_with(name: &str, ingress_name: &str, acks: bool) {
         ..FabricConfig::fifo(WireFormat::ETHERNET, QueueSize::Packets(1), u64::MAX)
     };
     let mut f =
-        Fabric::new(&g, cfg, |p, rate| Some(plugin(name, &context(p, rate)))).expect("fabric");
+        Fabric::new(&g, cfg, |p, _, rate| Some(plugin(name, &context(p, rate)))).expect("fabric");
     f.install_ingress(|p, _, rate| ingress(ingress_name, &context(p, rate)));
     let port = f.port_towards_host(HostId(1));
     let mut q: EventQueue<Ev> = EventQueue::with_capacity(1024);

@@ -302,7 +302,8 @@ fn transports(
 /// The name of the transport of an unnamed `[transport]`.
 pub const DEFAULT_TRANSPORT: &str = "default";
 
-/// The most threads one run may ask for (`simulation.threads`).
+/// The most threads one run may ask for (`simulation.threads`), and the
+/// most LPs (`simulation.lps`).
 pub const MAX_THREADS: usize = 1024;
 
 /// Takes a workload's `transport = "NAME"` out of its table: the table
@@ -1072,22 +1073,23 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
             "must name a folder (absent: results/<scenario name>)".into(),
         ));
     }
-    if sc
-        .simulation
-        .stop_time
-        .is_some_and(|t| t == sim_core::SimDuration::MAX)
-    {
-        return Err(err(
-            "simulation.stop_time",
-            "must be below 2^64 - 1 ps (about 213 days)".into(),
-        ));
+    check_simulation(&sc.simulation).map_err(|(key, why)| err(key, why))
+}
+
+/// `[simulation]`'s bounds: the key and why, if one is out of them.
+fn check_simulation(sim: &super::SimulationConfig) -> Result<(), (&'static str, String)> {
+    if sim.stop_time.is_some_and(|t| t == sim_core::SimDuration::MAX) {
+        let why = "must be below 2^64 - 1 ps (about 213 days)";
+        return Err(("simulation.stop_time", why.into()));
     }
-    if sc.simulation.threads.is_some_and(|t| !(1..=MAX_THREADS).contains(&t)) {
-        let why = format!("must be 1 to {MAX_THREADS}");
-        return Err(err("simulation.threads", why));
+    if sim.threads.is_some_and(|t| !(1..=MAX_THREADS).contains(&t)) {
+        return Err(("simulation.threads", format!("must be 1 to {MAX_THREADS}")));
     }
-    if sc.simulation.max_events == 0 {
-        return Err(err("simulation.max_events", "must be at least 1".into()));
+    if !(1..=MAX_THREADS as u32).contains(&sim.lps) {
+        return Err(("simulation.lps", format!("must be 1 to {MAX_THREADS}")));
+    }
+    if sim.max_events == 0 {
+        return Err(("simulation.max_events", "must be at least 1".into()));
     }
     Ok(())
 }

@@ -76,6 +76,9 @@ pub struct SimulationConfig {
     pub threads: Option<usize>,
     /// How the fabric is cut into logical processes.
     pub partition: Cut,
+    /// The most logical processes the cut makes (pods beyond it share
+    /// one); part of what the results depend on, unlike `threads`.
+    pub lps: u32,
 }
 
 impl Default for SimulationConfig {
@@ -86,9 +89,17 @@ impl Default for SimulationConfig {
             max_events: 10_000_000_000,
             threads: None,
             partition: Cut::Auto,
+            lps: DEFAULT_LPS,
         }
     }
 }
+
+/// `simulation.lps`'s default: enough LPs for 8 threads, few enough
+/// that one thread runs them at the speed of one undivided queue
+/// (docs/performance.md, "One run on many cores": 16 LPs of a k = 16
+/// fat-tree on one thread took 1.14-1.19x the undivided run's loop time,
+/// 2 to 8 LPs took the same within noise).
+pub const DEFAULT_LPS: u32 = 8;
 
 /// `simulation.partition`: how a run's fabric is cut into logical
 /// processes (LPs), each with its own event queue, that threads run side

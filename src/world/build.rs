@@ -29,7 +29,11 @@ fn build_fabric(
     seed: u64,
     wire: WireFormat,
     node_names: &[String],
+    role: Option<&super::Role>,
 ) -> Result<Fabric, BuildError> {
+    // An LP's copy gives plugins to its own switches only: the others'
+    // ports never run there.
+    let mine = |n: net::NodeId| role.is_none_or(|r| r.partition.lp(n) == r.me);
     let graph = sc.topology.spec.shape.build();
     let cfg = FabricConfig {
         discipline: sc.switch.scheduler.clone(),
@@ -52,8 +56,8 @@ fn build_fabric(
         buffer: sc.switch.queue_limit(),
         packet_time: wire.packet_time(rate),
     };
-    let mut fabric = Fabric::new(&graph, cfg, |p, rate| {
-        Some(sc.switch.aqm.build(&ctx(p, rate)))
+    let mut fabric = Fabric::new(&graph, cfg, |p, node, rate| {
+        mine(node).then(|| sc.switch.aqm.build(&ctx(p, rate)))
     })?;
     // Whether each node runs the ingress plugin (`switches`; hosts
     // have no ingress stage), resolved once rather than per port.
@@ -65,7 +69,7 @@ fn build_fabric(
         deployed[hosts + s] = true;
     }
     fabric.install_ingress(|p, node, rate| {
-        let plugin = sc.switch.ingress.as_ref().filter(|_| deployed[node.idx()]);
+        let plugin = (sc.switch.ingress.as_ref()).filter(|_| deployed[node.idx()] && mine(node));
         plugin.map(|i| i.build(&ctx(p, rate)))
     });
     Ok(fabric)
@@ -97,7 +101,7 @@ impl World {
     ) -> Result<World, BuildError> {
         let wire = sc.topology.framing.wire();
         let node_names = sc.topology.spec.shape.node_names();
-        let fabric = build_fabric(sc, seed, wire, &node_names)?;
+        let fabric = build_fabric(sc, seed, wire, &node_names, role.as_ref())?;
         let mut w = World::empty(sc, seed, fabric, node_names);
         w.role = role;
         w.cut_links();

@@ -50,16 +50,11 @@ impl World {
         };
         for p in 0..self.fabric.ports().len() as u32 {
             let port = self.fabric.port(net::PortId(p));
-            if r.partition.lp(port.node) != r.partition.lp(port.peer_node) {
-                self.fabric.cut_link(net::PortId(p));
+            let far = r.partition.lp(port.peer_node);
+            if r.partition.lp(port.node) != far {
+                self.fabric.cut_link(net::PortId(p), far);
             }
         }
-    }
-
-    /// The LP whose node receives what crosses on port `p`'s link.
-    pub(super) fn lp_across(&self, p: net::PortId) -> u32 {
-        let r = self.role.as_ref().expect("crossings happen in partitioned runs");
-        r.partition.lp(self.fabric.port(p).peer_node)
     }
 
     /// Runs every event up to `end` (inclusive) and stops; an `Err` is a
@@ -82,16 +77,22 @@ impl World {
         }
     }
 
-    /// Moves what this LP put on its cut links in the window into `out`.
-    pub(super) fn take_crossings(&mut self, out: &mut Vec<Crossing>) {
-        self.fabric.take_crossings(out);
+    /// The box of what this LP sent to LP `lp` in the window.
+    pub(super) fn outbox(&mut self, lp: usize) -> &mut Vec<Crossing> {
+        self.fabric.outbox(lp)
+    }
+
+    /// The earliest arrival of what this LP sent in the window.
+    pub(super) fn first_sent(&mut self) -> Option<SimTime> {
+        self.fabric.take_first_arrival()
     }
 
     /// Lands frames that crossed into this LP.
     pub(super) fn land(&mut self, from: &mut Vec<Crossing>) {
-        for c in from.drain(..) {
+        for c in from.iter() {
             self.fabric.land(c, &mut self.q);
         }
+        from.clear();
     }
 
     /// The time of this LP's next event.

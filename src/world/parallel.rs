@@ -34,9 +34,6 @@ struct Slot {
     world: World,
     /// What crossed into this LP in the last window, by sending LP.
     inbox: Vec<Vec<Crossing>>,
-    /// What this LP sent in the last window, by receiving LP.
-    outbox: Vec<Vec<Crossing>>,
-    scratch: Vec<Crossing>,
     /// The LP's next event after its window, or the earliest arrival of
     /// what it sent, whichever is first.
     next: Option<SimTime>,
@@ -50,20 +47,19 @@ impl Slot {
             self.world.land(from);
         }
         self.overflowed = self.world.run_window(end).is_err();
-        self.world.take_crossings(&mut self.scratch);
-        let mut next = self.world.next_event();
-        for c in self.scratch.drain(..) {
-            next = Some(next.map_or(c.arrival, |n| n.min(c.arrival)));
-            let to = self.world.lp_across(c.port) as usize;
-            self.outbox[to].push(c);
-        }
-        self.next = next;
+        let sent = self.world.first_sent();
+        self.next = match (self.world.next_event(), sent) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
     }
 }
 
 /// A partitioned run: one copy of the world per LP.
 pub struct Lps {
     slots: Vec<Mutex<Slot>>,
+    /// Each LP's ports: its share of the work, for dealing LPs to threads.
+    weights: Vec<usize>,
     lookahead: SimDuration,
     limit: RunLimit,
 }
@@ -114,15 +110,18 @@ impl Lps {
             slots.push(Mutex::new(Slot {
                 world,
                 inbox: (0..n).map(|_| Vec::new()).collect(),
-                outbox: (0..n).map(|_| Vec::new()).collect(),
-                scratch: Vec::new(),
                 next: None,
                 overflowed: false,
             }));
         }
         let limit = lock(&slots[0]).world.limit;
+        let mut weights = vec![0; n];
+        for port in lock(&slots[0]).world.fabric.ports() {
+            weights[partition.lp(port.node) as usize] += 1;
+        }
         Ok(Lps {
             slots,
+            weights,
             lookahead,
             limit,
         })
@@ -154,10 +153,11 @@ impl Lps {
         let window_end = AtomicU64::new(0);
         let stop = AtomicBool::new(false);
         let barrier = Barrier::new(threads);
+        let dealt = self.deal(threads);
         let share = |k: usize| {
             let end = SimTime::ZERO + SimDuration::from_ps(window_end.load(Ordering::Acquire));
-            for slot in self.slots.iter().skip(k).step_by(threads) {
-                lock(slot).step(end);
+            for &lp in &dealt[k] {
+                lock(&self.slots[lp]).step(end);
             }
         };
         let reason = std::thread::scope(|s| {
@@ -193,6 +193,22 @@ impl Lps {
             lead.finish(&self, reason)
         });
         self.merge(reason)
+    }
+
+    /// Deals the LPs to `threads` threads, heaviest first to the least
+    /// loaded (the same every window, so an LP stays in one core's
+    /// caches). Which thread runs an LP changes no result.
+    fn deal(&self, threads: usize) -> Vec<Vec<usize>> {
+        let mut order: Vec<usize> = (0..self.slots.len()).collect();
+        order.sort_by_key(|&lp| std::cmp::Reverse(self.weights[lp]));
+        let mut dealt = vec![Vec::new(); threads];
+        let mut load = vec![0usize; threads];
+        for lp in order {
+            let k = (0..threads).min_by_key(|&k| load[k]).expect("a thread");
+            load[k] += self.weights[lp];
+            dealt[k].push(lp);
+        }
+        dealt
     }
 
     /// Lands what is still in the mail, then merges every LP into LP 0's
@@ -286,7 +302,7 @@ impl Leader {
                     continue;
                 }
                 let mut to = lock(&lps.slots[b]);
-                std::mem::swap(&mut from.outbox[b], &mut to.inbox[a]);
+                std::mem::swap(from.world.outbox(b), &mut to.inbox[a]);
             }
         }
         self.next = next;
@@ -367,9 +383,10 @@ pub fn partition_for(sc: &Scenario, planned: &[Planned]) -> Result<Partition, St
     use crate::scenario::Cut;
     let graph = sc.topology.spec.shape.build();
     let whole = || Ok(Partition::whole(&graph));
+    let lps = sc.simulation.lps;
     match sc.simulation.partition {
         Cut::None => whole(),
-        Cut::Auto => match (uncuttable(sc, planned), Partition::by_pods(&graph)) {
+        Cut::Auto => match (uncuttable(sc, planned), Partition::by_pods(&graph, lps)) {
             (None, Ok(p)) => Ok(p),
             _ => whole(),
         },
@@ -380,7 +397,7 @@ pub fn partition_for(sc: &Scenario, planned: &[Planned]) -> Result<Partition, St
                      (use \"auto\" or \"none\")"
                 ));
             }
-            Partition::by_pods(&graph)
+            Partition::by_pods(&graph, lps)
                 .map_err(|e| format!("simulation.partition = \"pods\": {e}"))
         }
     }

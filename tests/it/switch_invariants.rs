@@ -83,7 +83,7 @@ fn run_case(c: &Case, codel: bool) -> Result<u64, TestCaseError> {
         ..FabricConfig::fifo(WireFormat::ETHERNET, QueueSize::Packets(1), u64::MAX)
     };
     let k = c.k_pkts;
-    let mut f = Fabric::new(&g, cfg, |_, _| {
+    let mut f = Fabric::new(&g, cfg, |_, _, _| {
         let aqm: Box<dyn EgressAqm> = if codel {
             // Scaled so that a few packets' sojourn exceeds target for an
             // interval: CoDel drops at the head within a case.

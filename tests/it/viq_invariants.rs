@@ -102,7 +102,7 @@ proptest! {
     fn viq_invariants_hold(c in case()) {
         let g = TopologyGraph::star(5, Bandwidth::from_gbps(10), SimDuration::from_us(1));
         let cfg = FabricConfig::fifo(WireFormat::ETHERNET, QueueSize::Packets(c.buffer_pkts), u64::MAX);
-        let mut f = Fabric::new(&g, cfg, |_, _| None).unwrap();
+        let mut f = Fabric::new(&g, cfg, |_, _, _| None).unwrap();
         f.install_ingress(|_, _, rate| Some(hook(&c, rate)));
         let mut q: EventQueue<Ev> = EventQueue::new();
         let mut t = 0;

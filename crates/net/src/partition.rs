@@ -53,8 +53,10 @@ impl Partition {
         }
     }
 
-    /// The cut by pods (see the module's doc), or why it cannot run.
-    pub fn by_pods(graph: &TopologyGraph) -> Result<Partition, ZeroDelayCut> {
+    /// The cut by pods (see the module's doc) into at most `max_lps` LPs,
+    /// or why it cannot run. With more pods than that, consecutive pods
+    /// share an LP, as evenly as the counts allow.
+    pub fn by_pods(graph: &TopologyGraph, max_lps: u32) -> Result<Partition, ZeroDelayCut> {
         let tier = |n: NodeId| match graph.nodes[n.idx()] {
             NodeKind::Switch { tier } => Some(tier),
             NodeKind::Host => None,
@@ -94,11 +96,13 @@ impl Partition {
             }
         }
         let pods = pods.max(1);
+        let lps = pods.min(max_lps.max(1));
+        let group = |pod: u32| (u64::from(pod) * u64::from(lps) / u64::from(pods)) as u32;
         let mut lp_of_node: Vec<u32> = (0..graph.nodes.len())
-            .map(|n| pod_of_root[sets.root(n)])
+            .map(|n| group(pod_of_root[sets.root(n)].min(pods - 1)))
             .collect();
         for (i, &n) in tops.iter().enumerate() {
-            lp_of_node[n] = i as u32 % pods;
+            lp_of_node[n] = i as u32 % lps;
         }
         let mut lookahead = SimDuration::MAX;
         for c in &graph.cables {
@@ -109,8 +113,7 @@ impl Partition {
                 lookahead = lookahead.min(c.delay);
             }
         }
-        let lps = if lookahead == SimDuration::MAX { 1 } else { pods };
-        if lps == 1 {
+        if lookahead == SimDuration::MAX {
             return Ok(Partition::whole(graph));
         }
         Ok(Partition {
@@ -162,7 +165,7 @@ mod tests {
     #[test]
     fn a_fat_tree_is_cut_into_its_pods_with_the_cores_dealt_out() {
         let g = TopologyGraph::k_ary_fat_tree(4, gbps(100), SimDuration::from_us(1));
-        let p = Partition::by_pods(&g).expect("cuts");
+        let p = Partition::by_pods(&g, 64).expect("cuts");
         assert_eq!(p.lps, 4);
         assert_eq!(p.lookahead, SimDuration::from_us(1));
         // 16 hosts, 4 per pod, in host order.
@@ -181,12 +184,23 @@ mod tests {
     }
 
     #[test]
+    fn pods_beyond_the_most_lps_share_them_evenly() {
+        let g = TopologyGraph::k_ary_fat_tree(8, gbps(100), SimDuration::from_us(1));
+        let p = Partition::by_pods(&g, 3).expect("cuts");
+        assert_eq!(p.lps, 3);
+        // 8 pods of 16 hosts in 3 LPs: 3, 3 and 2 pods.
+        let per_lp = |lp| p.lp_of_node[..128].iter().filter(|&&l| l == lp).count();
+        assert_eq!([per_lp(0), per_lp(1), per_lp(2)], [48, 48, 32]);
+        assert_eq!(Partition::by_pods(&g, 1).expect("whole").lps, 1);
+    }
+
+    #[test]
     fn a_star_is_one_process_and_a_dumbbell_two() {
         let star = TopologyGraph::star(8, gbps(10), SimDuration::from_us(1));
-        assert_eq!(Partition::by_pods(&star).expect("cuts").lps, 1);
+        assert_eq!(Partition::by_pods(&star, 64).expect("cuts").lps, 1);
         let us = SimDuration::from_us;
         let bell = TopologyGraph::dumbbell(4, 4, gbps(10), us(1), gbps(10), us(2));
-        let p = Partition::by_pods(&bell).expect("cuts");
+        let p = Partition::by_pods(&bell, 64).expect("cuts");
         assert_eq!(p.lps, 2);
         assert_eq!(p.lookahead, SimDuration::from_us(2));
     }
@@ -194,7 +208,7 @@ mod tests {
     #[test]
     fn a_zero_delay_cut_is_refused() {
         let g = TopologyGraph::k_ary_fat_tree(4, gbps(100), SimDuration::ZERO);
-        let e = Partition::by_pods(&g).expect_err("no window crosses a zero delay");
+        let e = Partition::by_pods(&g, 64).expect_err("no window crosses a zero delay");
         assert!(e.to_string().contains("zero delay"), "{e}");
     }
 }

@@ -54,10 +54,11 @@ impl Fabric {
         port.stats.tx_packets += 1;
         port.stats.tx_bytes += size as u64;
         port.stats.tx_wire_bytes += wire_bytes;
-        if put_on_wire(port, p, id, wire_bytes, now, sched) {
-            self.cut.waiting.push(p);
-        }
+        let cut = put_on_wire(port, p, id, wire_bytes, now, sched);
         self.leave_switch(id, sched);
+        if let Some(arrival) = cut {
+            self.cross(arrival, p, id);
+        }
         true
     }
 

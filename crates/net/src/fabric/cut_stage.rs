@@ -3,40 +3,56 @@
 //!
 //! A cut link's sending side runs in one LP and its far end in another.
 //! What the sender puts on such a link cannot be scheduled in the far LP's
-//! queue while both run, so it waits in the link's in-flight FIFO until
-//! the window ends ([`Fabric::take_crossings`]); the far LP then lands it
-//! ([`Fabric::land`]) in its own copy of that FIFO and schedules the
-//! delivery there. The delivery itself is the uncut link's: the same
-//! `Deliver`/`PfcDeliver` event at the same time, on the same FIFO. A
-//! frame put on the wire at `t` arrives at `t` + its serialisation + the
-//! link's delay, so a window no longer than the smallest cut delay never
-//! holds a crossing's arrival.
+//! queue while both run, so it is posted to the far LP's box
+//! ([`Fabric::outbox`]), handed over when the window ends; the far LP then lands it
+//! ([`Fabric::land`]): a packet into its own arena, with an `Arrive`
+//! event at its arrival time that does what the uncut link's `Deliver`
+//! does at that time; a PFC frame into its copy of the link's frame FIFO,
+//! with the uncut link's `PfcDeliver`. A frame put on the wire at `t`
+//! arrives at `t` + its serialisation + the link's delay, so a window no
+//! longer than the smallest cut delay never holds a crossing's arrival.
+//! Packets on a link arrive in the order they left (each at least a
+//! serialisation after the last), so a packet needs no FIFO to keep order.
 
 use super::{Fabric, NetEvent, Scheduler};
 use crate::ids::{NodeId, PortId};
 use crate::int::IntStack;
-use crate::packet::Packet;
+use crate::packet::{NO_PORT, Packet, PacketId};
 use crate::pfc::PfcFrame;
 use crate::port::LINK_CUT;
 use sim_core::SimTime;
 
-/// The cut links of one LP with frames waiting to cross, in the order
-/// their first frame went out (a deterministic order: the LP's own).
+/// What one LP sent on its cut links, by receiving LP, in the order it
+/// went on the wire (a deterministic order: the LP's own).
 #[derive(Debug, Default)]
-pub(super) struct Waiting {
-    pub(super) waiting: Vec<PortId>,
-    pub(super) waiting_pfc: Vec<PortId>,
+pub(super) struct Outboxes {
+    /// The receiving LP of each cut port (`u32::MAX` where uncut).
+    mailbox: Vec<u32>,
+    /// What crosses, by receiving LP.
+    outboxes: Vec<Vec<Crossing>>,
+    /// The earliest arrival posted since the last
+    /// [`Fabric::take_first_arrival`].
+    first: Option<SimTime>,
+}
+
+impl Outboxes {
+    /// Posts a crossing from cut port `p`.
+    #[inline]
+    pub(super) fn post(&mut self, p: PortId, c: Crossing) {
+        self.first = Some(self.first.map_or(c.arrival, |f| f.min(c.arrival)));
+        self.outboxes[self.mailbox[p.idx()] as usize].push(c);
+    }
 }
 
 /// What crosses a cut link.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Cargo {
     /// A packet (by value: crossings travel in reused vectors, so a
-    /// crossing allocates nothing), with its INT stack if it carries one
-    /// (boxed: only HPCC's packets pay for it).
-    Packet(Packet, Option<Box<IntStack>>),
-    /// A PFC PAUSE or RESUME frame.
-    Pfc(PfcFrame),
+    /// crossing allocates nothing), the port it arrives at, and its INT
+    /// stack if it carries one (boxed: only HPCC's packets pay for it).
+    Packet(Packet, PortId, Option<Box<IntStack>>),
+    /// A PFC PAUSE or RESUME frame from the cut port.
+    Pfc(PfcFrame, PortId),
 }
 
 /// A frame on a cut link, on its way to the LP of the link's far end.
@@ -44,20 +60,26 @@ pub enum Cargo {
 pub struct Crossing {
     /// When it reaches the far end.
     pub arrival: SimTime,
-    /// The sending port (whose `peer` is in the other LP).
-    pub port: PortId,
+    /// The node it reaches (in the other LP).
+    pub to: NodeId,
     /// The frame.
     pub cargo: Cargo,
 }
 
 impl Fabric {
-    /// Marks port `p`'s link as cut: its far end runs in another LP.
+    /// Marks port `p`'s link as cut: its far end runs in LP `to`.
     /// Panics on a zero-delay link, which no window could cross (the
-    /// partition keeps such links inside one LP).
-    pub fn cut_link(&mut self, p: PortId) {
+    /// partition refuses such a cut).
+    pub fn cut_link(&mut self, p: PortId, to: u32) {
         let port = &mut self.ports[p.idx()];
         assert!(port.delay.ps() > 0, "{p}: a zero-delay link cannot be cut");
         port.pfc_attention |= LINK_CUT;
+        let cut = &mut self.cut;
+        cut.mailbox.resize(self.ports.len(), u32::MAX);
+        cut.mailbox[p.idx()] = to;
+        if cut.outboxes.len() <= to as usize {
+            cut.outboxes.resize_with(to as usize + 1, Vec::new);
+        }
     }
 
     /// Whether port `p`'s link is cut.
@@ -65,56 +87,48 @@ impl Fabric {
         self.ports[p.idx()].pfc_attention & LINK_CUT != 0
     }
 
-    /// Moves every frame waiting on a cut link into `out`, link by link
-    /// in the order the links first had one waiting, each link's frames
-    /// in wire order. The packets leave this LP's arena.
-    pub fn take_crossings(&mut self, out: &mut Vec<Crossing>) {
-        for p in std::mem::take(&mut self.cut.waiting) {
-            while let Some((arrival, id)) = self.ports[p.idx()].in_flight.pop_front() {
-                let pkt = *self.packets.get(id);
-                let int = pkt.carries_int().then(|| Box::new(*self.int.get(id)));
-                self.packets.free(id);
-                let cargo = Cargo::Packet(pkt, int);
-                out.push(Crossing {
-                    arrival,
-                    port: p,
-                    cargo,
-                });
-            }
-        }
-        for p in std::mem::take(&mut self.cut.waiting_pfc) {
-            let st = self.ports[p.idx()]
-                .pfc
-                .as_deref_mut()
-                .expect("a PFC frame waiting implies PFC state");
-            for (arrival, frame) in st.in_flight.drain(..) {
-                out.push(Crossing {
-                    arrival,
-                    port: p,
-                    cargo: Cargo::Pfc(frame),
-                });
-            }
-        }
+    /// Packet `id` left on cut port `p` and arrives at `arrival`: a copy
+    /// is posted for the far LP (while the packet is in the cache), and
+    /// its slot here is free.
+    #[inline(never)]
+    pub(super) fn cross(&mut self, arrival: SimTime, p: PortId, id: PacketId) {
+        let port = &self.ports[p.idx()];
+        let (to, at_port) = (port.peer_node, port.peer);
+        let pkt = *self.packets.get(id);
+        let int = pkt.carries_int().then(|| Box::new(*self.int.get(id)));
+        self.packets.free(id);
+        let cargo = Cargo::Packet(pkt, at_port, int);
+        self.cut.post(p, Crossing { arrival, to, cargo });
     }
 
-    /// Lands a frame that crossed into this LP: it joins the link's
-    /// in-flight FIFO here, and a FIFO it starts schedules its delivery.
-    pub fn land<S: Scheduler>(&mut self, c: Crossing, sched: &mut S) {
-        let p = c.port;
-        match c.cargo {
-            Cargo::Packet(pkt, int) => {
-                let id = self.packets.alloc(pkt);
+    /// What this LP has posted to LP `lp` since the box was last emptied
+    /// (the driver swaps it with `lp`'s inbox at the window's end).
+    pub fn outbox(&mut self, lp: usize) -> &mut Vec<Crossing> {
+        if self.cut.outboxes.len() <= lp {
+            self.cut.outboxes.resize_with(lp + 1, Vec::new);
+        }
+        &mut self.cut.outboxes[lp]
+    }
+
+    /// The earliest arrival posted since the last call.
+    pub fn take_first_arrival(&mut self) -> Option<SimTime> {
+        self.cut.first.take()
+    }
+
+    /// Lands a frame that crossed into this LP and schedules its arrival
+    /// (by reference: the packet is copied once, into the arena).
+    pub fn land<S: Scheduler>(&mut self, c: &Crossing, sched: &mut S) {
+        match &c.cargo {
+            Cargo::Packet(pkt, at_port, int) => {
+                debug_assert_eq!(pkt.ingress_port, NO_PORT, "left its last switch");
+                let id = self.packets.alloc(*pkt);
+                self.packets.get_mut(id).ingress_port = at_port.0;
                 if let Some(int) = int {
-                    self.int.set(id, &int);
+                    self.int.set(id, int);
                 }
-                let port = &mut self.ports[p.idx()];
-                let first = port.in_flight.is_empty();
-                port.in_flight.push_back(c.arrival, id);
-                if first {
-                    sched.schedule_net(c.arrival, NetEvent::Deliver(p));
-                }
+                sched.schedule_net(c.arrival, NetEvent::Arrive(id));
             }
-            Cargo::Pfc(frame) => {
+            &Cargo::Pfc(frame, p) => {
                 let st = self.ports[p.idx()]
                     .pfc
                     .as_deref_mut()
@@ -125,6 +139,16 @@ impl Fabric {
                 }
             }
         }
+    }
+
+    /// A landed packet reaches the far end of its cut link, as a
+    /// `Deliver` would hand it on.
+    #[inline]
+    pub(super) fn arrive<S: Scheduler>(&mut self, id: PacketId, sched: &mut S) -> super::Outcome {
+        let pkt = self.packets.get_mut(id);
+        let in_port = PortId(std::mem::replace(&mut pkt.ingress_port, NO_PORT));
+        let node = self.ports[in_port.idx()].node;
+        self.reach(in_port, node, id, sched)
     }
 }
 

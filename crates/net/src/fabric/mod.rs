@@ -41,6 +41,10 @@ pub enum NetEvent {
     TxDone(PortId),
     /// The head packet of the port's link arrives at the peer.
     Deliver(PortId),
+    /// A packet that crossed a cut link from another logical process
+    /// arrives at the far end (its `ingress_port` names the port it
+    /// arrives at until then).
+    Arrive(PacketId),
     /// The ingress hook of the port asked for its timer (stale ones are ignored).
     IngressTimer(PortId),
     /// The head PFC frame on the port's link arrives at the peer.
@@ -140,10 +144,10 @@ struct Node {
 
 /// Starts serialising packet `id` of `wire_bytes` on port `p` at `now`:
 /// the port is busy until its `TxDone`, and the packet joins the link's
-/// in-flight FIFO (whose head alone has a `Deliver` pending). On a cut
-/// link no delivery is scheduled here: the packet waits to cross at the
-/// window's end, and the answer is whether the caller must list the port
-/// for that (its first packet waiting).
+/// in-flight FIFO (whose head alone has a `Deliver` pending). A cut
+/// link's packet goes nowhere yet: its arrival time is returned, for the
+/// caller to list it for crossing at the window's end
+/// ([`Fabric::take_crossings`]).
 #[inline(always)]
 #[must_use]
 fn put_on_wire<S: Scheduler>(
@@ -153,20 +157,20 @@ fn put_on_wire<S: Scheduler>(
     wire_bytes: u64,
     now: SimTime,
     sched: &mut S,
-) -> bool {
+) -> Option<SimTime> {
     let tx_end = now + port.rate.tx_time(wire_bytes);
     port.busy = true;
     sched.schedule_net(tx_end, NetEvent::TxDone(p));
     let arrival = tx_end + port.delay;
+    if port.pfc_attention & LINK_CUT != 0 {
+        return Some(arrival);
+    }
     let first = port.in_flight.is_empty();
     port.in_flight.push_back(arrival, id);
-    if port.pfc_attention & LINK_CUT != 0 {
-        return first;
-    }
     if first {
         sched.schedule_net(arrival, NetEvent::Deliver(p));
     }
-    false
+    None
 }
 
 /// Sets CE on a packet an AQM chose to mark, counting the mark once (a
@@ -219,18 +223,18 @@ pub struct Fabric {
     pub hops: u64,
     /// Whoever records what the observed ports report ([`crate::observe`]).
     observer: Option<Box<dyn Observer>>,
-    /// The cut links whose frames wait to cross to another LP.
-    cut: cut_stage::Waiting,
+    /// What left on cut links for other LPs ([`cut_stage`]).
+    cut: cut_stage::Outboxes,
 }
 
 impl Fabric {
     /// Builds the fabric for `graph`. `aqm_for` gives the AQM plugin of each
-    /// switch egress port from its id and link rate (called once per port,
-    /// in port order).
+    /// switch egress port from its id, its switch and its link rate
+    /// (called once per port, in port order).
     pub fn new(
         graph: &TopologyGraph,
         config: FabricConfig,
-        mut aqm_for: impl FnMut(PortId, Bandwidth) -> Option<Box<dyn EgressAqm>>,
+        mut aqm_for: impl FnMut(PortId, NodeId, Bandwidth) -> Option<Box<dyn EgressAqm>>,
     ) -> Result<Fabric, TopologyError> {
         let n = graph.nodes.len();
         let host_nodes: Vec<NodeId> = (0..n)
@@ -272,7 +276,7 @@ impl Fabric {
                         // NICs never drop; a shared buffer admits at the switch level.
                         _ => QueueSize::Bytes(u64::MAX),
                     },
-                    aqm: if is_switch { aqm_for(me, c.rate) } else { None },
+                    aqm: if is_switch { aqm_for(me, node, c.rate) } else { None },
                     queues: ClassQueues::new(classes),
                     sched: if is_switch {
                         SchedState::new(config.discipline.clone(), classes)
@@ -348,7 +352,7 @@ impl Fabric {
             pool: vec![(0, 0); n],
             hops: 0,
             observer: None,
-            cut: cut_stage::Waiting::default(),
+            cut: cut_stage::Outboxes::default(),
         };
         fabric.pfc_setup()?;
         Ok(fabric)
@@ -501,6 +505,9 @@ impl Fabric {
         if let NetEvent::TxDone(p) = ev {
             return self.tx_done(p, sched);
         }
+        if let NetEvent::Arrive(id) = ev {
+            return self.arrive(id, sched);
+        }
         self.handle_rare(ev, sched)
     }
 
@@ -534,7 +541,9 @@ impl Fabric {
         // A PFC frame or timer at a host's port may have resumed a class
         // whose flows build their packets at the wire: the NIC asks them.
         let upstream = match ev {
-            NetEvent::TxDone(_) | NetEvent::Deliver(_) => unreachable!("handled inline"),
+            NetEvent::TxDone(_) | NetEvent::Deliver(_) | NetEvent::Arrive(_) => {
+                unreachable!("handled inline")
+            }
             NetEvent::IngressTimer(p) => {
                 self.on_ingress_timer(p, sched);
                 return Outcome::Nothing;
@@ -574,6 +583,19 @@ impl Fabric {
             sched.schedule_net(next, NetEvent::Deliver(p));
         }
         let (in_port, node) = (port.peer, port.peer_node);
+        self.reach(in_port, node, id, sched)
+    }
+
+    /// Packet `id` reaches port `in_port` of `node` from the link: a host
+    /// takes it, a switch's ingress stage admits it.
+    #[inline(always)]
+    fn reach<S: Scheduler>(
+        &mut self,
+        in_port: PortId,
+        node: NodeId,
+        id: PacketId,
+        sched: &mut S,
+    ) -> Outcome {
         self.hops += 1;
         let pkt = self.packets.get_mut(id);
         pkt.hops = pkt.hops.saturating_add(1);
@@ -846,9 +868,7 @@ impl Fabric {
             let wire_bytes = wire.wire_bytes(pkt.size_bytes);
             port.stats.tx_wire_bytes += wire_bytes;
             let observed = port.pfc_attention & OBSERVED != 0;
-            if put_on_wire(port, p, id, wire_bytes, now, sched) {
-                self.cut.waiting.push(p);
-            }
+            let cut = put_on_wire(port, p, id, wire_bytes, now, sched);
             if observed {
                 if marked {
                     self.report(p, PacketEvent::Mark, id, now);
@@ -859,6 +879,9 @@ impl Fabric {
                 self.stamp_int(p, id, now);
             }
             self.leave_switch(id, sched);
+            if let Some(arrival) = cut {
+                self.cross(arrival, p, id);
+            }
             self.service_viq(p, sched);
             return;
         }

@@ -204,11 +204,12 @@ impl Fabric {
         port.busy = true;
         sched.schedule_net(tx_end, NetEvent::TxDone(p));
         let arrival = tx_end + port.delay;
-        st.in_flight.push_back((arrival, frame));
-        if st.in_flight.len() == 1 {
-            if port.pfc_attention & LINK_CUT != 0 {
-                self.cut.waiting_pfc.push(p); // crosses at the window's end
-            } else {
+        if port.pfc_attention & LINK_CUT != 0 {
+            let (to, cargo) = (port.peer_node, super::Cargo::Pfc(frame, p));
+            self.cut.post(p, super::Crossing { arrival, to, cargo });
+        } else {
+            st.in_flight.push_back((arrival, frame));
+            if st.in_flight.len() == 1 {
                 sched.schedule_net(arrival, NetEvent::PfcDeliver(p));
             }
         }

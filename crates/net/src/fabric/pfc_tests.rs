@@ -50,7 +50,7 @@ fn pfc_fabric(g: &TopologyGraph, buffer: u64, cfg: PfcConfig, classes: usize) ->
     fc.classes = classes;
     fc.class_of_priority = std::array::from_fn(|p| (p % classes) as u8);
     fc.pfc = Some(cfg);
-    Fabric::new(g, fc, |_, _| None).expect("a valid fabric")
+    Fabric::new(g, fc, |_, _, _| None).expect("a valid fabric")
 }
 
 fn packet(src: u32, dst: u32, size: u32, prio: u8) -> Packet {

@@ -21,6 +21,9 @@ impl Fabric {
     /// later finds them cached. Only a hint: results do not depend on it.
     #[inline]
     pub fn prefetch(&self, ev: NetEvent) {
+        if let NetEvent::Arrive(id) = ev {
+            return prefetch_packet_lines(self, id);
+        }
         let (NetEvent::Deliver(p) | NetEvent::TxDone(p)) = ev else {
             return;
         };
@@ -49,12 +52,12 @@ impl Fabric {
                 }
                 _ => return,
             },
+            // The packet came first (it names its arrival port).
+            NetEvent::Arrive(id) => (None, Some(PortId(self.packets.get(id).ingress_port))),
             _ => return,
         };
         if let Some(id) = id {
-            let pkt = std::ptr::from_ref(self.packets.get(id)).cast::<u8>();
-            prefetch_line(pkt);
-            prefetch_line(pkt.wrapping_add(64));
+            prefetch_packet_lines(self, id);
         }
         if let Some(port) = arrival.and_then(|q| self.ports.get(q.idx())) {
             let base = std::ptr::from_ref(port).cast::<u8>();
@@ -70,11 +73,17 @@ impl Fabric {
     /// hint: results do not depend on it.
     #[inline]
     pub fn prefetch_egress(&self, ev: NetEvent) -> Option<PortId> {
-        let NetEvent::Deliver(p) = ev else {
-            return None;
+        let (id, node) = match ev {
+            NetEvent::Deliver(p) => {
+                let port = self.ports.get(p.idx())?;
+                (port.in_flight.front_id()?, port.peer_node)
+            }
+            NetEvent::Arrive(id) => {
+                let at = self.packets.get(id).ingress_port;
+                (id, self.ports.get(at as usize)?.node)
+            }
+            _ => return None,
         };
-        let port = self.ports.get(p.idx())?;
-        let (id, node) = (port.in_flight.front_id()?, port.peer_node);
         let n = &self.nodes[node.idx()];
         if !matches!(n.kind, NodeKind::Switch { .. }) {
             return None;
@@ -92,6 +101,14 @@ impl Fabric {
             prefetch_aqm_state(port);
         }
     }
+}
+
+/// Prefetches packet `id`'s two lines.
+#[inline(always)]
+fn prefetch_packet_lines(fabric: &Fabric, id: crate::packet::PacketId) {
+    let pkt = std::ptr::from_ref(fabric.packets.get(id)).cast::<u8>();
+    prefetch_line(pkt);
+    prefetch_line(pkt.wrapping_add(64));
 }
 
 /// Prefetches the lines a hop at `port` touches ([`Port::HOT_LINES`]).

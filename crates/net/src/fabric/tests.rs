@@ -12,7 +12,7 @@ impl From<NetEvent> for Ev {
 
 fn fabric(graph: &TopologyGraph, buffer: QueueSize) -> Fabric {
     let cfg = FabricConfig::fifo(WireFormat::ETHERNET, buffer, 1 << 20);
-    Fabric::new(graph, cfg, |_, _| None).unwrap()
+    Fabric::new(graph, cfg, |_, _, _| None).unwrap()
 }
 
 fn data(src: u32, dst: u32, size: u32) -> Packet {
@@ -200,7 +200,7 @@ fn disconnected_topology_is_an_error() {
     let s = g.add_node(NodeKind::Switch { tier: 1 });
     g.connect(h, s, Bandwidth::from_gbps(10), SimDuration::from_us(1));
     let cfg = FabricConfig::fifo(WireFormat::NONE, QueueSize::Packets(1), 1);
-    let e = Fabric::new(&g, cfg, |_, _| None).err().unwrap();
+    let e = Fabric::new(&g, cfg, |_, _, _| None).err().unwrap();
     assert!(matches!(e, TopologyError::Disconnected { .. }), "{e}");
 }
 
