@@ -1078,7 +1078,10 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
 
 /// `[simulation]`'s bounds: the key and why, if one is out of them.
 fn check_simulation(sim: &super::SimulationConfig) -> Result<(), (&'static str, String)> {
-    if sim.stop_time.is_some_and(|t| t == sim_core::SimDuration::MAX) {
+    if sim
+        .stop_time
+        .is_some_and(|t| t == sim_core::SimDuration::MAX)
+    {
         let why = "must be below 2^64 - 1 ps (about 213 days)";
         return Err(("simulation.stop_time", why.into()));
     }

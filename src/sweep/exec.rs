@@ -365,9 +365,15 @@ fn simulate(
     // The sweep runs its runs side by side: one thread each, unless the
     // scenario asks for more.
     let threads = crate::world::Threads(sc.simulation.threads.unwrap_or(1));
-    let result = runner::simulate(&sc, run.seed, planned, volume.bytes, &dir, threads, &mut |_| {
-        !stop.load(Ordering::Relaxed)
-    });
+    let result = runner::simulate(
+        &sc,
+        run.seed,
+        planned,
+        volume.bytes,
+        &dir,
+        threads,
+        &mut |_| !stop.load(Ordering::Relaxed),
+    );
     let (outcome, mut staged) = match result {
         Ok(x) => x,
         Err(RunError::Interrupted) => return Ok(None),

@@ -111,8 +111,7 @@ impl World {
         self.flows.iter().any(|f| {
             !f.done
                 && self.owns_host(f.sender.addr().src)
-                && ((f.start > now && f.start != SimTime::MAX)
-                    || f.sender.retransmission_pending())
+                && ((f.start > now && f.start != SimTime::MAX) || f.sender.retransmission_pending())
         })
     }
 
@@ -133,7 +132,12 @@ impl World {
                 take_receiver(mine, its);
             }
         }
-        for (h, (mine, its)) in self.hosts.iter_mut().zip(other.hosts.iter_mut()).enumerate() {
+        for (h, (mine, its)) in self
+            .hosts
+            .iter_mut()
+            .zip(other.hosts.iter_mut())
+            .enumerate()
+        {
             if hosts[h] {
                 std::mem::swap(mine, its);
             }

@@ -250,7 +250,11 @@ struct Leader {
 
 impl Leader {
     fn new(lps: &Lps, every: u64) -> Leader {
-        let next = lps.slots.iter().filter_map(|s| lock(s).world.next_event()).min();
+        let next = lps
+            .slots
+            .iter()
+            .filter_map(|s| lock(s).world.next_event())
+            .min();
         let every = every.clamp(1, livelock::CHECK_EVENTS);
         Leader {
             next,
@@ -265,7 +269,12 @@ impl Leader {
 
     /// The end of the next window (inclusive), or why the run is over.
     fn next_window(&self, lps: &Lps) -> Result<SimTime, StopReason> {
-        let open = || lps.slots.iter().map(|s| lock(s).world.open_flows).sum::<usize>();
+        let open = || {
+            lps.slots
+                .iter()
+                .map(|s| lock(s).world.open_flows)
+                .sum::<usize>()
+        };
         match self.next {
             None if open() > 0 => Err(StopReason::Stalled),
             None => Err(StopReason::Completed),
@@ -342,11 +351,7 @@ impl Leader {
     }
 
     /// The run's end: at its stop time every LP's clock moves there.
-    fn finish(
-        &mut self,
-        lps: &Lps,
-        reason: StopReason,
-    ) -> (StopReason, Option<livelock::Watch>) {
+    fn finish(&mut self, lps: &Lps, reason: StopReason) -> (StopReason, Option<livelock::Watch>) {
         if reason == StopReason::StopTime {
             for s in &lps.slots {
                 lock(s).world.advance_to(lps.limit.end);
@@ -368,7 +373,9 @@ fn uncuttable(sc: &Scenario, planned: &[Planned]) -> Option<&'static str> {
         || out.rtt_interval.is_some()
         || out.cc_trace.is_some()
     {
-        Some("the sampled series (output.queue_interval, goodput_interval, rtt_interval, cc_trace) are taken in one process")
+        Some(
+            "the sampled series (output.queue_interval, goodput_interval, rtt_interval, cc_trace) are taken in one process",
+        )
     } else if out.pcap.is_some() || out.events.is_some() {
         Some("captures and the event log (output.pcap, output.events) record one process's order")
     } else {

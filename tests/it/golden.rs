@@ -54,48 +54,68 @@ fn first_difference(want: &str, got: &str) -> String {
     "bytes differ (line endings?)".into()
 }
 
+/// Runs scenario `sc` through the CLI into `out` at the golden seed, with
+/// `extra` flags, and compares (or, with `update`, writes) its golden
+/// files; what differs goes to `failures`.
+fn check_golden(sc: &Path, out: &Path, extra: &[&str], update: bool, failures: &mut Vec<String>) {
+    let mut args: Vec<&std::ffi::OsStr> = vec![
+        "run".as_ref(),
+        sc.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--seed".as_ref(),
+        GOLDEN_SEED.as_ref(),
+    ];
+    args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
+    common::run_cli(&args);
+    let golden = golden_dir(sc);
+    let optional = GOLDEN_IF_WRITTEN
+        .into_iter()
+        .filter(|f| out.join(f).exists());
+    for f in GOLDEN_FILES.into_iter().chain(optional) {
+        let got = std::fs::read_to_string(out.join(f)).expect("the run wrote it");
+        let path = golden.join(f);
+        if update {
+            std::fs::create_dir_all(&golden).expect("golden folder");
+            std::fs::write(&path, &got).expect("golden written");
+            continue;
+        }
+        let flags = extra.join(" ");
+        match std::fs::read_to_string(&path) {
+            Ok(want) if want == got => {}
+            Ok(want) => failures.push(format!(
+                "{} [{flags}]: {}",
+                path.display(),
+                first_difference(&want, &got)
+            )),
+            Err(e) => failures.push(format!(
+                "{}: {e} (run with UPDATE_GOLDEN=1 to create it)",
+                path.display()
+            )),
+        }
+    }
+}
+
+/// The shipped scenarios that have a golden.
+fn golden_scenarios() -> Vec<PathBuf> {
+    let skipped = |p: &Path| std::fs::read_to_string(p).is_ok_and(|t| skips_golden(&t));
+    let mut all = common::shipped_scenarios();
+    all.retain(|p| !skipped(p));
+    all
+}
+
 #[test]
 fn shipped_scenarios_match_their_golden_outputs() {
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
-    let scenarios = common::shipped_scenarios();
     let tmp = common::temp_dir("golden");
     let mut failures = Vec::new();
-    let skipped = |p: &Path| std::fs::read_to_string(p).is_ok_and(|t| skips_golden(&t));
-    for sc in scenarios.iter().filter(|p| !skipped(p)) {
-        let out = tmp.join(golden_dir(sc).strip_prefix("tests/golden").expect("prefix"));
-        common::run_cli(&[
-            "run".as_ref(),
-            sc.as_os_str(),
-            "--out".as_ref(),
-            out.as_os_str(),
-            "--seed".as_ref(),
-            GOLDEN_SEED.as_ref(),
-        ]);
-        let golden = golden_dir(sc);
-        let optional = GOLDEN_IF_WRITTEN
-            .into_iter()
-            .filter(|f| out.join(f).exists());
-        for f in GOLDEN_FILES.into_iter().chain(optional) {
-            let got = std::fs::read_to_string(out.join(f)).expect("the run wrote it");
-            let path = golden.join(f);
-            if update {
-                std::fs::create_dir_all(&golden).expect("golden folder");
-                std::fs::write(&path, &got).expect("golden written");
-                continue;
-            }
-            match std::fs::read_to_string(&path) {
-                Ok(want) if want == got => {}
-                Ok(want) => failures.push(format!(
-                    "{}: {}",
-                    path.display(),
-                    first_difference(&want, &got)
-                )),
-                Err(e) => failures.push(format!(
-                    "{}: {e} (run with UPDATE_GOLDEN=1 to create it)",
-                    path.display()
-                )),
-            }
-        }
+    for sc in golden_scenarios() {
+        let out = tmp.join(
+            golden_dir(&sc)
+                .strip_prefix("tests/golden")
+                .expect("prefix"),
+        );
+        check_golden(&sc, &out, &[], update, &mut failures);
     }
     std::fs::remove_dir_all(&tmp).ok();
     assert!(
@@ -107,6 +127,7 @@ fn shipped_scenarios_match_their_golden_outputs() {
     let golden_runs = common::files_under(Path::new("tests/golden"), &|p| {
         p.file_name().is_some_and(|f| f == "summary.json")
     });
+    let scenarios = common::shipped_scenarios();
     for s in golden_runs {
         let dir = s.parent().expect("folder");
         let rel = dir.strip_prefix("tests/golden").expect("prefix");
@@ -161,4 +182,43 @@ fn every_registry_row_has_a_golden_scenario() {
         missing.is_empty(),
         "no shipped scenario with a golden runs: {missing:?}"
     );
+}
+
+/// One run on many cores (issue 43): every golden scenario that the cut
+/// splits into several logical processes gives its golden bytes at 1, 2,
+/// 3 and 8 threads (more threads than this machine's cores, and than the
+/// LPs, included). The debug build, which also checks the invariants
+/// under the cut, runs 1 and 3.
+#[test]
+fn partitioned_goldens_are_the_same_bytes_at_any_thread_count() {
+    let threads: &[&str] = if cfg!(debug_assertions) {
+        &["1", "3"]
+    } else {
+        &["1", "2", "3", "8"]
+    };
+    let tmp = common::temp_dir("golden-threads");
+    let mut failures = Vec::new();
+    let mut partitioned = Vec::new();
+    for sc in golden_scenarios() {
+        let loaded = common::scenario_file(sc.to_str().expect("utf-8 path"), &[]);
+        let planned = dcnsim::registry::workload::plan_all(&loaded, 1);
+        let cut = dcnsim::world::partition_for(&loaded, &planned).expect("the default cut");
+        if cut.lps < 2 {
+            continue;
+        }
+        partitioned.push(sc.display().to_string());
+        for t in threads {
+            let out = tmp.join(format!("{}-{t}", partitioned.len()));
+            check_golden(&sc, &out, &["--threads", t], false, &mut failures);
+        }
+    }
+    std::fs::remove_dir_all(&tmp).ok();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The cut is exercised: the fat-trees and leaf-spines are split.
+    for want in ["k-ary-permutation", "websearch-leafspine", "roce-incast"] {
+        assert!(
+            partitioned.iter().any(|p| p.contains(want)),
+            "{want} is not partitioned: {partitioned:?}"
+        );
+    }
 }

@@ -61,10 +61,12 @@ impl Partition {
             NodeKind::Switch { tier } => Some(tier),
             NodeKind::Host => None,
         };
-        let tiers = || graph.nodes.iter().filter_map(|k| match k {
-            NodeKind::Switch { tier } => Some(*tier),
-            NodeKind::Host => None,
-        });
+        let tiers = || {
+            graph.nodes.iter().filter_map(|k| match k {
+                NodeKind::Switch { tier } => Some(*tier),
+                NodeKind::Host => None,
+            })
+        };
         let top = tiers().max().unwrap_or(0);
         let one_tier = tiers().all(|t| t == top);
         // Nodes joined by a cable that stays inside a pod: host to switch

@@ -276,7 +276,11 @@ impl Fabric {
                         // NICs never drop; a shared buffer admits at the switch level.
                         _ => QueueSize::Bytes(u64::MAX),
                     },
-                    aqm: if is_switch { aqm_for(me, node, c.rate) } else { None },
+                    aqm: if is_switch {
+                        aqm_for(me, node, c.rate)
+                    } else {
+                        None
+                    },
                     queues: ClassQueues::new(classes),
                     sched: if is_switch {
                         SchedState::new(config.discipline.clone(), classes)
