@@ -219,6 +219,15 @@ impl Estimate {
                 basis: format!("the arena's first {ARENA_RESERVE}"),
             },
         ];
+        // A partitioned run holds one copy of the world per logical
+        // process (docs/architecture.md, "One run on many cores").
+        let copies = crate::world::partition_for(sc, planned).map_or(1, |p| u64::from(p.lps));
+        if copies > 1 {
+            for p in &mut parts {
+                p.bytes = p.bytes.saturating_mul(copies);
+                p.basis = format!("{}, in each of {copies} LP copies", p.basis);
+            }
+        }
         parts.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.what.cmp(b.what)));
         Estimate { parts, flows }
     }

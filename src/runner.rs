@@ -143,13 +143,14 @@ pub fn simulate(
     let folder = RunFolder::create(dir).map_err(io("cannot write results", dir))?;
     check_free_space(folder.staging(), output_bytes).map_err(io("before the run", dir))?;
     let lps = partition.lps;
-    let (world, stop, wall) = if lps > 1 {
+    let (world, stop, wall, windows) = if lps > 1 {
         let lps = Lps::build(sc, seed, &planned, partition, threads)?;
         let t0 = Instant::now();
-        let (world, stop) = lps.run(threads, PROGRESS_EVENTS, progress);
-        (world, stop, t0.elapsed().as_secs_f64())
+        let (world, stop, windows) = lps.run(threads, PROGRESS_EVENTS, progress);
+        (world, stop, t0.elapsed().as_secs_f64(), Some(windows))
     } else {
-        run_whole(sc, seed, planned, &folder, dir, progress)?
+        let (world, stop, wall) = run_whole(sc, seed, planned, &folder, dir, progress)?;
+        (world, stop, wall, None)
     };
     if stop == StopReason::Interrupted {
         return Err(RunError::Interrupted);
@@ -162,6 +163,7 @@ pub fn simulate(
         events_per_second: summary.events as f64 / wall.max(1e-9),
         packet_hops_per_second: summary.packet_hops as f64 / wall.max(1e-9),
         peak_rss_bytes: peak_rss_bytes(),
+        windows,
     };
     let files = result_files(&world, &summary, &perf);
     let outcome = Outcome {

@@ -713,6 +713,8 @@ pub struct Perf {
     /// The process's peak resident memory (`VmHWM`), in bytes; `null`
     /// where `/proc/self/status` cannot be read.
     pub peak_rss_bytes: Option<u64>,
+    /// Where a partitioned run's time went; `null` for one LP.
+    pub windows: Option<crate::world::WindowStats>,
 }
 
 /// This process's peak resident memory so far, from Linux's `VmHWM`.

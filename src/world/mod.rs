@@ -35,7 +35,7 @@ pub use cc_trace::CcSample;
 pub use goodput::{ALL_FLOWS, GoodputSample};
 pub use lp::Role;
 pub use metrics::{DelayHistograms, Metrics, RttRow, summary_us};
-pub use parallel::{Lps, Threads, partition_for};
+pub use parallel::{Lps, Threads, WindowStats, partition_for};
 pub use record::FlowRow;
 pub use rows::{RowSink, SeriesSinks};
 pub use sampling::{QueueSample, VIQ_CLASS};

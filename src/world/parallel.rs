@@ -24,6 +24,7 @@ use net::{Crossing, Partition};
 use sim_core::{RunLimit, SimDuration, SimTime};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 /// How many threads one run uses (at least 1; more than its LPs run idle).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,11 +39,14 @@ struct Slot {
     /// what it sent, whichever is first.
     next: Option<SimTime>,
     overflowed: bool,
+    /// Time spent in its window steps.
+    busy: Duration,
 }
 
 impl Slot {
     /// Lands the mail, runs the window to `end` and posts what crossed.
     fn step(&mut self, end: SimTime) {
+        let t0 = Instant::now();
         for from in &mut self.inbox {
             self.world.land(from);
         }
@@ -52,6 +56,59 @@ impl Slot {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        self.busy += t0.elapsed();
+    }
+}
+
+/// Where one thread's time went.
+#[derive(Clone, Copy, Debug, Default)]
+struct Clock {
+    work: Duration,
+    wait: Duration,
+}
+
+impl Clock {
+    fn wait_at(&mut self, barrier: &Barrier) {
+        let t0 = Instant::now();
+        barrier.wait();
+        self.wait += t0.elapsed();
+    }
+}
+
+/// How a partitioned run's time was spent (`perf.json`'s `windows`): the
+/// figures the speed-up model of docs/performance.md is built from. Wall
+/// clock, so they differ between runs; the results never do.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct WindowStats {
+    /// Windows run.
+    pub windows: u64,
+    /// The window's length (the lookahead), in picoseconds.
+    pub lookahead_ps: u64,
+    /// Per thread, seconds stepping its LPs.
+    pub work_seconds: Vec<f64>,
+    /// Per thread, seconds waiting at the windows' barriers.
+    pub wait_seconds: Vec<f64>,
+    /// Seconds of the serial part between windows (thread 0 routes the
+    /// mail and checks the run's bounds).
+    pub serial_seconds: f64,
+    /// Per LP, seconds of its window steps.
+    pub lp_seconds: Vec<f64>,
+    /// Per LP, events run.
+    pub lp_events: Vec<u64>,
+}
+
+impl WindowStats {
+    fn new(lps: &Lps, clocks: &[Clock], lead: &Leader) -> WindowStats {
+        let slots = || lps.slots.iter().map(lock);
+        WindowStats {
+            windows: lead.windows,
+            lookahead_ps: lps.lookahead.ps(),
+            work_seconds: clocks.iter().map(|c| c.work.as_secs_f64()).collect(),
+            wait_seconds: clocks.iter().map(|c| c.wait.as_secs_f64()).collect(),
+            serial_seconds: lead.serial.as_secs_f64(),
+            lp_seconds: slots().map(|s| s.busy.as_secs_f64()).collect(),
+            lp_events: slots().map(|s| s.world.q.events_processed()).collect(),
+        }
     }
 }
 
@@ -112,6 +169,7 @@ impl Lps {
                 inbox: (0..n).map(|_| Vec::new()).collect(),
                 next: None,
                 overflowed: false,
+                busy: Duration::ZERO,
             }));
         }
         let limit = lock(&slots[0]).world.limit;
@@ -148,32 +206,57 @@ impl Lps {
         threads: Threads,
         every: u64,
         progress: &mut dyn FnMut(SimTime) -> bool,
-    ) -> (World, StopReason) {
-        let threads = threads.0.clamp(1, self.slots.len());
+    ) -> (World, StopReason, WindowStats) {
+        let dealt = self.deal(threads.0.clamp(1, self.slots.len()));
+        self.run_dealt(dealt, every, progress)
+    }
+
+    /// [`Lps::run`] with the LPs dealt as given: thread `k` steps the LPs
+    /// `dealt[k]`, in that order, every window. Every LP must be dealt
+    /// once; which thread runs an LP, and in what order, changes no
+    /// result (the property tests deal them at random).
+    pub fn run_dealt(
+        self,
+        dealt: Vec<Vec<usize>>,
+        every: u64,
+        progress: &mut dyn FnMut(SimTime) -> bool,
+    ) -> (World, StopReason, WindowStats) {
+        let mut all: Vec<usize> = dealt.concat();
+        all.sort_unstable();
+        assert!(
+            all.iter().copied().eq(0..self.slots.len()),
+            "every LP dealt once: {dealt:?}"
+        );
+        let threads = dealt.len().max(1);
         let window_end = AtomicU64::new(0);
         let stop = AtomicBool::new(false);
         let barrier = Barrier::new(threads);
-        let dealt = self.deal(threads);
-        let share = |k: usize| {
+        let share = |k: usize, clock: &mut Clock| {
+            let t0 = Instant::now();
             let end = SimTime::ZERO + SimDuration::from_ps(window_end.load(Ordering::Acquire));
             for &lp in &dealt[k] {
                 lock(&self.slots[lp]).step(end);
             }
+            clock.work += t0.elapsed();
         };
-        let reason = std::thread::scope(|s| {
-            for k in 1..threads {
-                let (share, barrier, stop) = (&share, &barrier, &stop);
-                s.spawn(move || {
-                    loop {
-                        barrier.wait();
-                        if stop.load(Ordering::Acquire) {
-                            return;
+        let (reason, clocks, lead) = std::thread::scope(|s| {
+            let workers: Vec<_> = (1..threads)
+                .map(|k| {
+                    let (share, barrier, stop) = (&share, &barrier, &stop);
+                    s.spawn(move || {
+                        let mut clock = Clock::default();
+                        loop {
+                            clock.wait_at(barrier);
+                            if stop.load(Ordering::Acquire) {
+                                return clock;
+                            }
+                            share(k, &mut clock);
+                            clock.wait_at(barrier);
                         }
-                        share(k);
-                        barrier.wait();
-                    }
-                });
-            }
+                    })
+                })
+                .collect();
+            let mut clock = Clock::default();
             let mut lead = Leader::new(&self, every);
             let reason = loop {
                 let end = match lead.next_window(&self) {
@@ -181,18 +264,26 @@ impl Lps {
                     Err(reason) => break reason,
                 };
                 window_end.store(end.ps(), Ordering::Release);
-                barrier.wait();
-                share(0);
-                barrier.wait();
-                if let Some(reason) = lead.after_window(&self, end, progress) {
+                clock.wait_at(&barrier);
+                share(0, &mut clock);
+                clock.wait_at(&barrier);
+                let t0 = Instant::now();
+                let done = lead.after_window(&self, end, progress);
+                lead.serial += t0.elapsed();
+                if let Some(reason) = done {
                     break reason;
                 }
             };
             stop.store(true, Ordering::Release);
             barrier.wait();
-            lead.finish(&self, reason)
+            let ending = lead.finish(&self, reason);
+            let mut clocks = vec![clock];
+            clocks.extend(workers.into_iter().map(|w| w.join().expect("a worker ran")));
+            (ending, clocks, lead)
         });
-        self.merge(reason)
+        let stats = WindowStats::new(&self, &clocks, &lead);
+        let (world, reason) = self.merge(reason);
+        (world, reason, stats)
     }
 
     /// Deals the LPs to `threads` threads, heaviest first to the least
@@ -246,6 +337,10 @@ struct Leader {
     watch: livelock::Watch,
     /// Whether the livelock watch stopped the run.
     watch_fired: bool,
+    /// Windows run so far.
+    windows: u64,
+    /// Time in the serial part between windows.
+    serial: Duration,
 }
 
 impl Leader {
@@ -264,6 +359,8 @@ impl Leader {
             next_check: livelock::CHECK_EVENTS,
             watch: livelock::Watch::default(),
             watch_fired: false,
+            windows: 0,
+            serial: Duration::ZERO,
         }
     }
 
@@ -294,6 +391,7 @@ impl Leader {
         end: SimTime,
         progress: &mut dyn FnMut(SimTime) -> bool,
     ) -> Option<StopReason> {
+        self.windows += 1;
         let n = lps.slots.len();
         let mut next: Option<SimTime> = None;
         let mut events = 0;

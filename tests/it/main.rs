@@ -26,6 +26,7 @@ mod nonsense_inputs;
 mod outputs;
 mod overrides;
 mod owned_files;
+mod parallel;
 mod pfc;
 mod plots;
 mod ports_csv;

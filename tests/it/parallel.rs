@@ -1,0 +1,198 @@
+//! One run on many cores (issue 43): a partitioned run's bytes do not
+//! depend on how its logical processes (LPs) are dealt to threads or in
+//! what order they are stepped; a cut the windows cannot cross is refused;
+//! what reads the whole run keeps it in one LP.
+
+use crate::common;
+use dcnsim::registry::workload::plan_all;
+use dcnsim::report::{RunSummary, flows_csv, ports_csv};
+use dcnsim::scenario::Scenario;
+use dcnsim::world::{Lps, Threads, partition_for};
+use proptest::prelude::*;
+
+/// A k = 4 fat-tree (4 pods) under a permutation of DCTCP flows and a few
+/// Poisson packet sources: flows and sources crossing the cut both ways.
+const FABRIC: &str = r#"
+[simulation]
+stop_time = "300us"
+lps = 4
+
+[topology]
+kind = "k-ary-fat-tree"
+k = 4
+link_rate = "10Gbps"
+link_delay = "1us"
+
+[switch]
+buffer = "100pkt"
+
+[switch.aqm]
+kind = "step-ecn"
+k = "20pkt"
+
+[transport]
+cc = "dctcp"
+
+[[workload]]
+kind = "permutation"
+hosts = "0-15"
+size = "200KB"
+
+[[workload]]
+kind = "poisson-packets"
+src = 0
+dst = 15
+load = 0.1
+packets = 200
+
+[[workload]]
+kind = "poisson-packets"
+src = 7
+dst = 3
+load = 0.1
+packets = 200
+"#;
+
+/// A run's three result files, as bytes.
+fn outputs(sc: &Scenario, dealt: Option<Vec<Vec<usize>>>) -> (String, String, String) {
+    let planned = plan_all(sc, 1);
+    let cut = partition_for(sc, &planned).expect("cuts");
+    assert_eq!(cut.lps, 4, "one LP per pod");
+    let lps = Lps::build(sc, 1, &planned, cut, Threads(1)).expect("builds");
+    let (world, stop, _) = match dealt {
+        Some(d) => lps.run_dealt(d, u64::MAX, &mut |_| true),
+        None => lps.run(Threads(1), u64::MAX, &mut |_| true),
+    };
+    let summary = RunSummary::of(&world, "fabric", 1, stop);
+    let json = serde_json::to_string(&summary).expect("serialises");
+    (json, flows_csv(&world), ports_csv(&world))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+    /// Dealing the LPs to 1 to 5 threads in any order, and stepping each
+    /// thread's LPs in any order, gives the one-thread bytes.
+    #[test]
+    fn any_dealing_and_stepping_order_gives_the_same_bytes(
+        order in Just((0..4usize).collect::<Vec<_>>()).prop_shuffle(),
+        threads in 1usize..=5,
+    ) {
+        let sc = common::scenario(FABRIC);
+        let reference = outputs(&sc, None);
+        let mut dealt = vec![Vec::new(); threads];
+        for (i, lp) in order.into_iter().enumerate() {
+            dealt[i % threads].push(lp);
+        }
+        let got = outputs(&sc, Some(dealt));
+        prop_assert!(got == reference, "the bytes moved");
+    }
+}
+
+#[test]
+fn the_partitioned_fabric_finishes_every_flow_and_conserves_packets() {
+    let sc = common::scenario(&FABRIC.replace("stop_time = \"300us\"", ""));
+    let planned = plan_all(&sc, 1);
+    let cut = partition_for(&sc, &planned).expect("cuts");
+    let lps = Lps::build(&sc, 1, &planned, cut, Threads(3)).expect("builds");
+    let (world, stop, windows) = lps.run(Threads(3), u64::MAX, &mut |_| true);
+    assert!(
+        windows.windows > 10 && windows.lp_events.iter().all(|&e| e > 0),
+        "{windows:?}"
+    );
+    assert_eq!(stop, dcnsim::world::StopReason::Completed);
+    let s = RunSummary::of(&world, "fabric", 1, stop);
+    assert_eq!((s.flows.total, s.flows.completed), (16, 16));
+    // Every packet a source sent arrived: none was lost crossing the cut.
+    for src in &world.sources {
+        assert_eq!(src.sent, src.received, "{} -> {}", src.src, src.dst);
+    }
+}
+
+/// Runs the CLI on scenario `text`; its output and the run folder.
+fn run_cli(text: &str, tag: &str) -> (std::process::Output, std::path::PathBuf) {
+    let dir = common::temp_dir(tag);
+    let file = dir.join("scenario.toml");
+    std::fs::write(&file, text).expect("written");
+    let out = dir.join("out");
+    let args = [
+        "run".as_ref(),
+        file.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ];
+    let result = std::process::Command::new(env!("CARGO_BIN_EXE_dcnsim"))
+        .args(args)
+        .args(["--no-plots", "--threads", "2"])
+        .output()
+        .expect("runs");
+    (result, out)
+}
+
+#[test]
+fn a_cut_across_a_zero_delay_link_is_refused_by_name() {
+    let text = FABRIC
+        .replace("lps = 4", "lps = 4\npartition = \"pods\"")
+        .replace("link_delay = \"1us\"", "link_delay = \"0us\"");
+    let (out, dir) = run_cli(&text, "zero-delay-cut");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "refused");
+    assert!(
+        err.contains("zero delay") && err.contains("simulation.partition"),
+        "{err}"
+    );
+    assert!(!dir.exists(), "nothing written");
+    // Under `auto` the same fabric runs, as one LP.
+    let auto = text.replace("partition = \"pods\"", "");
+    let (out, dir) = run_cli(&auto, "zero-delay-auto");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let perf = std::fs::read_to_string(dir.join("perf.json")).expect("perf.json");
+    assert!(perf.contains("\"lps\": 1"), "{perf}");
+}
+
+#[test]
+fn what_reads_the_whole_run_keeps_it_in_one_lp_or_is_refused() {
+    let sampled = FABRIC.replace(
+        "[transport]",
+        "[output]\nqueue_interval = \"10us\"\n\n[transport]",
+    );
+    let (out, dir) = run_cli(&sampled, "sampled-auto");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let perf = std::fs::read_to_string(dir.join("perf.json")).expect("perf.json");
+    assert!(perf.contains("\"lps\": 1"), "{perf}");
+    let pods = sampled.replace("lps = 4", "lps = 4\npartition = \"pods\"");
+    let (out, _) = run_cli(&pods, "sampled-pods");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("sampled series"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_event_cap_stops_at_a_window_end_with_the_same_bytes_at_any_thread_count() {
+    let capped = FABRIC.replace("lps = 4", "lps = 4\nmax_events = 20000");
+    let sc = common::scenario(&capped);
+    let planned = plan_all(&sc, 1);
+    let run = |threads| {
+        let cut = partition_for(&sc, &planned).expect("cuts");
+        let lps = Lps::build(&sc, 1, &planned, cut, Threads(threads)).expect("builds");
+        let (world, stop, _) = lps.run(Threads(threads), u64::MAX, &mut |_| true);
+        assert_eq!(stop, dcnsim::world::StopReason::EventLimit);
+        assert!(world.events_processed() >= 20_000);
+        (
+            flows_csv(&world),
+            ports_csv(&world),
+            world.events_processed(),
+        )
+    };
+    assert_eq!(run(1), run(3));
+}
