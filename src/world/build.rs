@@ -2,8 +2,8 @@
 //! samplers, and every workload's flows and sources.
 
 use super::{
-    BuildError, Event, Flow, Metrics, WorkloadInfo, World, cc_trace, goodput, livelock, rounds,
-    rows, sampling,
+    BuildError, Event, Flow, Metrics, Series, WorkloadInfo, World, cc_trace, goodput, livelock,
+    rounds, rows, sampling,
 };
 use crate::registry::workload::{Planned, plan_all};
 use crate::scenario::Scenario;
@@ -164,24 +164,21 @@ impl World {
         }
     }
 
-    /// Schedules the first sample of each series asked for.
+    /// Chooses the sampled ports and schedules the first sample of each
+    /// series asked for (an LP's copy schedules none: the windows take
+    /// them, `parallel.rs`).
     fn schedule_samplers(&mut self, sc: &Scenario) {
-        if let Some(c) = &sc.output.cc_trace {
-            self.q.schedule(SimTime::ZERO + c.interval, Event::CcSample);
-        }
-        if let Some(i) = sc.output.goodput_interval {
-            self.q.schedule(SimTime::ZERO + i, Event::GoodputSample);
-        }
-        if let Some(i) = sc.output.rtt_interval {
-            self.q.schedule(SimTime::ZERO + i, Event::RttSample);
-        }
         if self.sample_interval.is_some() {
             self.sampled_ports = self.select_ports(sc.output.queue_ports.as_ref());
             self.queue_after = sc
                 .output
                 .queue_from
                 .map(|from| sampling::QueueAfter::new(from, self.sampled_ports.len()));
-            self.q.schedule(SimTime::ZERO, Event::Sample);
+        }
+        for s in Series::ALL {
+            if let (Some(at), None) = (self.first_sample(s), &self.role) {
+                self.q.schedule(at, Event::Sample(s));
+            }
         }
     }
 

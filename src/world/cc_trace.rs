@@ -4,7 +4,7 @@
 //! controller's own variables, each named by its controller: docs/outputs.md
 //! lists them). A flow has rows from its start until it completes.
 
-use super::{Event, World};
+use super::World;
 use sim_core::{SimDuration, SimTime};
 
 /// One `cc.csv` row.
@@ -30,9 +30,8 @@ pub(super) struct CcTrace {
 }
 
 impl World {
-    /// Records the traced flows' controller state, then samples again while
-    /// traffic remains.
-    pub(super) fn sample_cc(&mut self, now: SimTime) {
+    /// Records the traced flows' controller state (`series.rs` says when).
+    pub(super) fn record_cc(&mut self, now: SimTime) {
         let Some(t) = self.cc_trace.as_mut() else {
             return;
         };
@@ -52,10 +51,6 @@ impl World {
             };
             f.sender.cc_state(&mut push);
             f.receiver.cc_state(&mut push);
-        }
-        let next = now + t.interval;
-        if self.traffic_pending() && !self.q.is_empty() {
-            self.q.schedule(next, Event::CcSample);
         }
     }
 

@@ -4,7 +4,7 @@
 //! row for each interval from its start until it finishes, so an idle
 //! interval of an open flow reads 0, and a finished flow stops adding rows.
 
-use super::{Event, World};
+use super::World;
 use sim_core::{SimDuration, SimTime};
 
 /// `GoodputSample::flow` of the aggregate row.
@@ -70,8 +70,8 @@ impl GoodputSeries {
 }
 
 impl World {
-    /// Records one interval's goodput, then samples again while traffic remains.
-    pub(super) fn sample_goodput(&mut self, now: SimTime) {
+    /// Records one interval's goodput (`series.rs` says when).
+    pub(super) fn record_goodput(&mut self, now: SimTime) {
         let Some(g) = self.goodput.as_mut() else {
             return;
         };
@@ -111,10 +111,6 @@ impl World {
             g.fairness.intervals += 1;
             g.fairness.sum += j;
             g.fairness.min = g.fairness.min.min(j);
-        }
-        let next = now + g.interval;
-        if self.traffic_pending() && !self.q.is_empty() {
-            self.q.schedule(next, Event::GoodputSample);
         }
     }
 

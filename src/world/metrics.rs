@@ -7,7 +7,7 @@
 //! rtt_interval`) each interval's RTT samples are summarised per workload
 //! for `rtt.csv`.
 
-use super::{Event, World};
+use super::World;
 use hdrhistogram::Histogram;
 use sim_core::stats::Summary;
 use sim_core::{SimDuration, SimTime};
@@ -78,6 +78,11 @@ impl Metrics {
         }
     }
 
+    /// The RTT series' interval, if it is taken.
+    pub fn interval(&self) -> Option<SimDuration> {
+        self.interval
+    }
+
     /// Whether the RTT series is on (`output.rtt_interval`).
     pub fn rtt_series_on(&self) -> bool {
         self.interval.is_some()
@@ -136,13 +141,12 @@ pub fn summary_us(h: Option<&Histogram<u64>>) -> Summary {
 }
 
 impl World {
-    /// Closes one interval of the RTT series, then samples again while
-    /// traffic remains.
-    pub(super) fn sample_rtt(&mut self, now: SimTime) {
+    /// Closes one interval of the RTT series (`series.rs` says when).
+    pub(super) fn record_rtt(&mut self, now: SimTime) {
         let m = &mut self.metrics;
-        let Some(interval) = m.interval else {
+        if m.interval.is_none() {
             return;
-        };
+        }
         for (w, h) in (0u32..).zip(m.current.iter_mut()) {
             let Some(h) = h.as_mut().filter(|h| !h.is_empty()) else {
                 continue;
@@ -157,9 +161,6 @@ impl World {
                 max_ns: h.max(),
             });
             h.reset();
-        }
-        if self.traffic_pending() && !self.q.is_empty() {
-            self.q.schedule(now + interval, Event::RttSample);
         }
     }
 

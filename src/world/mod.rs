@@ -30,6 +30,7 @@ mod record;
 mod rounds;
 mod rows;
 mod sampling;
+mod series;
 mod sources;
 pub use cc_trace::CcSample;
 pub use goodput::{ALL_FLOWS, GoodputSample};
@@ -39,6 +40,7 @@ pub use parallel::{Lps, Threads, WindowStats, partition_for};
 pub use record::FlowRow;
 pub use rows::{RowSink, SeriesSinks};
 pub use sampling::{QueueSample, VIQ_CLASS};
+pub use series::Series;
 pub use sources::{LOST, Source};
 
 /// Every event of a run.
@@ -54,14 +56,9 @@ pub enum Event {
     Timer(FlowTimer),
     /// A packet source's next arrival.
     Arrival(u32),
-    /// Sample queue occupancy for `queues.csv`.
-    Sample,
-    /// Sample goodput for `goodput.csv`.
-    GoodputSample,
-    /// Close an interval of `rtt.csv`.
-    RttSample,
-    /// Trace the chosen flows' controllers for `cc.csv`.
-    CcSample,
+    /// Take a sample of one series (`queues.csv`, `goodput.csv`,
+    /// `rtt.csv`, `cc.csv`).
+    Sample(Series),
 }
 
 // The event queue's wheel entries are a u64 key and the event: 16 bytes
@@ -419,11 +416,7 @@ impl World {
     #[inline]
     fn dispatch(&mut self, now: SimTime, ev: Event) {
         let live = match ev {
-            Event::Timer(_)
-            | Event::Sample
-            | Event::GoodputSample
-            | Event::RttSample
-            | Event::CcSample => false,
+            Event::Timer(_) | Event::Sample(_) => false,
             Event::Net(NetEvent::IngressTimer(p)) => self.fabric.ingress_timer_due(p, now),
             _ => true,
         };
@@ -459,10 +452,7 @@ impl World {
             }
             Event::Timer(timer) => self.on_timer(now, timer),
             Event::Arrival(s) => self.on_arrival(now, s),
-            Event::Sample => self.sample(now),
-            Event::GoodputSample => self.sample_goodput(now),
-            Event::RttSample => self.sample_rtt(now),
-            Event::CcSample => self.sample_cc(now),
+            Event::Sample(s) => self.sample(s, now),
         }
     }
 

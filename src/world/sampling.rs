@@ -3,7 +3,7 @@
 //! samples go (memory, or a [`super::RowSink`] given by
 //! [`World::stream_series_to`]).
 
-use super::{Event, World};
+use super::World;
 use crate::scenario::{NodeRef, PortSelector, QueuePorts};
 use net::{HostId, NodeId};
 use sim_core::SimTime;
@@ -105,10 +105,8 @@ impl World {
         self.queue_samples.kept()
     }
 
-    /// Records every sampled class queue, then samples again one interval
-    /// later while traffic remains: sampling stops with the traffic, not at
-    /// the stop time (and a run to completion still ends).
-    pub(super) fn sample(&mut self, now: SimTime) {
+    /// Records every sampled class queue (`series.rs` says when).
+    pub(super) fn record_queues(&mut self, now: SimTime) {
         if let Some(after) = self.queue_after.as_mut().filter(|a| now.ps() >= a.from_ps) {
             after.samples += 1;
             for (slot, &p) in after.ports.iter_mut().zip(&self.sampled_ports) {
@@ -135,12 +133,6 @@ impl World {
                 };
                 self.queue_samples.push(sample);
             }
-        }
-        if let Some(i) = self.sample_interval
-            && self.traffic_pending()
-            && !self.q.is_empty()
-        {
-            self.q.schedule(now + i, Event::Sample);
         }
     }
 }
