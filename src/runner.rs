@@ -144,10 +144,19 @@ pub fn simulate(
     check_free_space(folder.staging(), output_bytes).map_err(io("before the run", dir))?;
     let lps = partition.lps;
     let (world, stop, wall, windows) = if lps > 1 {
-        let lps = Lps::build(sc, seed, &planned, partition, threads)?;
+        let mut lps = Lps::build(sc, seed, &planned, partition, threads)?;
+        // LP 0's copy keeps the sampled series' rows (parallel/due.rs).
+        let sinks = series_sinks(sc, lps.first_mut(), &folder, dir)?;
+        lps.first_mut().stream_series_to(sinks);
         let t0 = Instant::now();
-        let (world, stop, windows) = lps.run(threads, PROGRESS_EVENTS, progress);
-        (world, stop, t0.elapsed().as_secs_f64(), Some(windows))
+        let (mut world, stop, windows) = lps.run(threads, PROGRESS_EVENTS, progress);
+        let wall = t0.elapsed().as_secs_f64();
+        if stop != StopReason::Interrupted {
+            world
+                .finish_series()
+                .map_err(io("writing a sampled series", dir))?;
+        }
+        (world, stop, wall, Some(windows))
     } else {
         let (world, stop, wall) = run_whole(sc, seed, planned, &folder, dir, progress)?;
         (world, stop, wall, None)

@@ -10,7 +10,7 @@
 //! its source host's LP, its receiver half to its destination's; a packet
 //! reaches another LP only across a cut link (`net::fabric::cut_stage`).
 
-use super::{Flow, StopReason, World};
+use super::{Flow, Series, StopReason, World};
 use net::{Crossing, HostId, NodeId, Partition};
 use sim_core::queue::Stop;
 use sim_core::{RunLimit, SimTime};
@@ -41,6 +41,13 @@ impl World {
             let node = self.fabric.port(self.fabric.host_port(h)).node;
             r.partition.lp(node) == r.me
         })
+    }
+
+    /// Which hosts this copy runs, by host id.
+    fn own_hosts(&self) -> Vec<bool> {
+        (0..self.hosts.len() as u32)
+            .map(|h| self.owns_host(HostId(h)))
+            .collect()
     }
 
     /// Marks every cable that joins two LPs as cut, in this copy.
@@ -121,9 +128,7 @@ impl World {
     pub(super) fn absorb(&mut self, mut other: World) {
         let r = other.role.clone().expect("a partitioned copy");
         let theirs = |n: NodeId| r.partition.lp(n) == r.me;
-        let hosts: Vec<bool> = (0..other.hosts.len() as u32)
-            .map(|h| theirs(other.fabric.port(other.fabric.host_port(HostId(h))).node))
-            .collect();
+        let hosts = other.own_hosts();
         for (mine, its) in self.flows.iter_mut().zip(other.flows.iter_mut()) {
             if hosts[its.sender.addr().src.idx()] {
                 take_sender(mine, its);
@@ -164,11 +169,12 @@ impl World {
     }
 
     /// Ends a merged world's run: its stop reason, and its clock and event
-    /// count made the whole run's.
-    pub(super) fn close_merged(&mut self, reason: StopReason) {
+    /// count (with the `samples` taken between windows) made the whole
+    /// run's.
+    pub(super) fn close_merged(&mut self, reason: StopReason, samples: u64) {
         let whole = self.whole.get_or_insert_with(Whole::default);
         whole.now = whole.now.max(self.q.now());
-        whole.events += self.q.events_processed();
+        whole.events += self.q.events_processed() + samples;
         self.stop = Some(reason);
     }
 }
@@ -186,4 +192,58 @@ fn take_receiver(mine: &mut Flow, its: &mut Flow) {
     std::mem::swap(&mut mine.receiver, &mut its.receiver);
     mine.received_at = its.received_at;
     mine.timers[1] = its.timers[1];
+}
+
+impl World {
+    /// Lends this copy (LP 0's, which keeps the series' rows) what series
+    /// `s` reads of LP copy `other`'s own components, by swapping them:
+    /// its sampled ports for the queues, its flows' sender halves for
+    /// goodput, its traced flows' halves for the controller trace. A
+    /// second call swaps them back. The RTT series reads no component
+    /// (`Metrics::gather_current`).
+    pub(super) fn swap_for(&mut self, other: &mut World, s: Series) {
+        let r = other.role.clone().expect("a partitioned copy");
+        let hosts = other.own_hosts();
+        match s {
+            Series::Rtt => {}
+            Series::Queues => {
+                for &p in &self.sampled_ports {
+                    if r.partition.lp(self.fabric.port(p).node) == r.me {
+                        self.fabric.swap_port(&mut other.fabric, p);
+                    }
+                }
+            }
+            Series::Goodput => {
+                for (mine, its) in self.flows.iter_mut().zip(other.flows.iter_mut()) {
+                    if hosts[its.sender.addr().src.idx()] {
+                        std::mem::swap(&mut mine.sender, &mut its.sender);
+                    }
+                }
+            }
+            Series::Cc => {
+                let traced = self.cc_trace.as_ref().map_or(&[][..], |t| &t.flows[..]);
+                for &f in traced {
+                    let (mine, its) = (&mut self.flows[f as usize], &mut other.flows[f as usize]);
+                    if hosts[its.sender.addr().src.idx()] {
+                        std::mem::swap(&mut mine.sender, &mut its.sender);
+                    }
+                    if hosts[its.receiver_host().idx()] {
+                        std::mem::swap(&mut mine.receiver, &mut its.receiver);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Moves LP copy `other`'s RTT samples of the current interval into
+    /// this copy's.
+    pub(super) fn gather_rtt(&mut self, other: &mut World) {
+        self.metrics.gather_current(&mut other.metrics);
+    }
+
+    /// Whether traffic remains in this copy: a flow it sends unfinished, a
+    /// source it runs still sending, a packet in its arena.
+    pub(super) fn traffic_here(&self) -> bool {
+        self.traffic_pending()
+    }
 }

@@ -103,10 +103,8 @@ impl Metrics {
         record(&mut self.per_workload[w as usize].one_way_ns, d);
     }
 
-    /// Adds another LP's histograms to these (a partitioned run's merge;
-    /// the interval series is not kept in partitioned runs).
+    /// Adds another LP's histograms to these (a partitioned run's merge).
     pub(super) fn absorb(&mut self, other: &Metrics) {
-        assert!(self.interval.is_none(), "rtt.csv runs as one process");
         let add = |mine: &mut Option<Histogram<u64>>, its: &Option<Histogram<u64>>| {
             if let Some(its) = its {
                 mine.get_or_insert_with(histogram)
@@ -117,6 +115,21 @@ impl Metrics {
         for (mine, its) in self.per_workload.iter_mut().zip(&other.per_workload) {
             add(&mut mine.rtt_ns, &its.rtt_ns);
             add(&mut mine.one_way_ns, &its.one_way_ns);
+        }
+    }
+}
+
+impl Metrics {
+    /// Moves another LP's RTT samples of the current interval into these
+    /// (a partitioned run closes each interval in one copy).
+    pub(super) fn gather_current(&mut self, other: &mut Metrics) {
+        for (mine, its) in self.current.iter_mut().zip(other.current.iter_mut()) {
+            if let Some(its) = its.as_mut().filter(|h| !h.is_empty()) {
+                mine.get_or_insert_with(histogram)
+                    .add(&*its)
+                    .expect("histograms of one shape add");
+                its.reset();
+            }
         }
     }
 }

@@ -184,41 +184,76 @@ fn every_registry_row_has_a_golden_scenario() {
     );
 }
 
-/// One run on many cores (issue 43): every golden scenario that the cut
-/// splits into several logical processes gives its golden bytes at 1, 2,
-/// 3 and 8 threads (more threads than this machine's cores, and than the
-/// LPs, included). The debug build, which also checks the invariants
-/// under the cut, runs 1 and 3.
+/// One run on many cores (issue 43): every golden scenario whose fabric
+/// can be cut runs cut by pods (`--set simulation.partition=pods`) at 1,
+/// 2, 3 and 8 threads (more threads than this machine's cores, and than
+/// the LPs, included) and writes the same bytes at each; a scenario the
+/// default cut splits also matches its golden at each. The debug build,
+/// which also checks the invariants under the cut, runs 1 and 3.
 #[test]
-fn partitioned_goldens_are_the_same_bytes_at_any_thread_count() {
+fn cut_goldens_are_the_same_bytes_at_any_thread_count() {
     let threads: &[&str] = if cfg!(debug_assertions) {
         &["1", "3"]
     } else {
         &["1", "2", "3", "8"]
     };
+    let pods = "simulation.partition=pods".to_string();
     let tmp = common::temp_dir("golden-threads");
     let mut failures = Vec::new();
-    let mut partitioned = Vec::new();
+    let mut cut = Vec::new();
     for sc in golden_scenarios() {
-        let loaded = common::scenario_file(sc.to_str().expect("utf-8 path"), &[]);
+        let path = sc.to_str().expect("utf-8 path");
+        let by_default = {
+            let loaded = common::scenario_file(path, &[]);
+            let planned = dcnsim::registry::workload::plan_all(&loaded, 1);
+            dcnsim::world::partition_for(&loaded, &planned).is_ok_and(|p| p.lps > 1)
+        };
+        let loaded = common::scenario_file(path, std::slice::from_ref(&pods));
         let planned = dcnsim::registry::workload::plan_all(&loaded, 1);
-        let cut = dcnsim::world::partition_for(&loaded, &planned).expect("the default cut");
-        if cut.lps < 2 {
+        if !dcnsim::world::partition_for(&loaded, &planned).is_ok_and(|p| p.lps > 1) {
             continue;
         }
-        partitioned.push(sc.display().to_string());
-        for t in threads {
-            let out = tmp.join(format!("{}-{t}", partitioned.len()));
-            check_golden(&sc, &out, &["--threads", t], false, &mut failures);
+        cut.push(sc.display().to_string());
+        let runs: Vec<PathBuf> = threads
+            .iter()
+            .map(|t| {
+                let out = tmp.join(format!("{}-{t}", cut.len()));
+                let set = ["--set", &pods, "--threads", t];
+                let args = [&["run", path, "--out"][..], &[out.to_str().expect("utf-8")]];
+                let mut argv: Vec<&str> = args.concat();
+                argv.extend(["--seed", GOLDEN_SEED]);
+                argv.extend(set);
+                common::run_cli(&argv);
+                out
+            })
+            .collect();
+        for f in GOLDEN_FILES {
+            let first = std::fs::read(runs[0].join(f)).expect("written");
+            for (run, t) in runs.iter().zip(threads).skip(1) {
+                if std::fs::read(run.join(f)).expect("written") != first {
+                    failures.push(format!("{path} {f}: {t} threads differ from 1"));
+                }
+            }
+        }
+        if by_default {
+            for t in threads {
+                let out = tmp.join(format!("{}-default-{t}", cut.len()));
+                check_golden(&sc, &out, &["--threads", t], false, &mut failures);
+            }
         }
     }
     std::fs::remove_dir_all(&tmp).ok();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // The cut is exercised: the fat-trees and leaf-spines are split.
-    for want in ["k-ary-permutation", "websearch-leafspine", "roce-incast"] {
+    // The cut is exercised: fat-trees, leaf-spines and dumbbells.
+    for want in [
+        "k-ary-permutation",
+        "websearch-leafspine",
+        "roce-incast",
+        "dumbbell",
+    ] {
         assert!(
-            partitioned.iter().any(|p| p.contains(want)),
-            "{want} is not partitioned: {partitioned:?}"
+            cut.iter().any(|p| p.contains(want)),
+            "{want} is not cut: {cut:?}"
         );
     }
 }

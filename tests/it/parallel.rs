@@ -15,6 +15,7 @@ use proptest::prelude::*;
 const FABRIC: &str = r#"
 [simulation]
 stop_time = "300us"
+partition = "pods"
 lps = 4
 
 [topology]
@@ -131,9 +132,7 @@ fn run_cli(text: &str, tag: &str) -> (std::process::Output, std::path::PathBuf) 
 
 #[test]
 fn a_cut_across_a_zero_delay_link_is_refused_by_name() {
-    let text = FABRIC
-        .replace("lps = 4", "lps = 4\npartition = \"pods\"")
-        .replace("link_delay = \"1us\"", "link_delay = \"0us\"");
+    let text = FABRIC.replace("link_delay = \"1us\"", "link_delay = \"0us\"");
     let (out, dir) = run_cli(&text, "zero-delay-cut");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "refused");
@@ -143,7 +142,7 @@ fn a_cut_across_a_zero_delay_link_is_refused_by_name() {
     );
     assert!(!dir.exists(), "nothing written");
     // Under `auto` the same fabric runs, as one LP.
-    let auto = text.replace("partition = \"pods\"", "");
+    let auto = text.replace("partition = \"pods\"", "partition = \"auto\"");
     let (out, dir) = run_cli(&auto, "zero-delay-auto");
     assert!(
         out.status.success(),
@@ -156,11 +155,12 @@ fn a_cut_across_a_zero_delay_link_is_refused_by_name() {
 
 #[test]
 fn what_reads_the_whole_run_keeps_it_in_one_lp_or_is_refused() {
-    let sampled = FABRIC.replace(
+    let logged = FABRIC.replace(
         "[transport]",
-        "[output]\nqueue_interval = \"10us\"\n\n[transport]",
+        "[output]\nevents = { flows = [0] }\n\n[transport]",
     );
-    let (out, dir) = run_cli(&sampled, "sampled-auto");
+    let auto = logged.replace("partition = \"pods\"", "partition = \"auto\"");
+    let (out, dir) = run_cli(&auto, "logged-auto");
     assert!(
         out.status.success(),
         "{}",
@@ -168,13 +168,45 @@ fn what_reads_the_whole_run_keeps_it_in_one_lp_or_is_refused() {
     );
     let perf = std::fs::read_to_string(dir.join("perf.json")).expect("perf.json");
     assert!(perf.contains("\"lps\": 1"), "{perf}");
-    let pods = sampled.replace("lps = 4", "lps = 4\npartition = \"pods\"");
-    let (out, _) = run_cli(&pods, "sampled-pods");
+    let (out, _) = run_cli(&logged, "logged-pods");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && err.contains("sampled series"),
-        "{err}"
-    );
+    assert!(!out.status.success() && err.contains("event log"), "{err}");
+}
+
+/// The sampled series are taken between windows, reading every LP: on a
+/// dumbbell cut in two, whose two sides never act at one picosecond, the
+/// cut run writes the undivided run's bytes, series included, at 1 and 3
+/// threads.
+#[test]
+fn a_cut_dumbbell_writes_the_undivided_bytes_series_included() {
+    let run = |tag: &str, flags: &[&str]| {
+        let dir = common::temp_dir(tag);
+        let out = dir.join("out");
+        let mut args = vec!["run", "scenarios/cubic/long-fat-link.toml", "--out"];
+        args.push(out.to_str().expect("utf-8"));
+        args.extend(flags);
+        common::run_cli(&args);
+        out
+    };
+    let whole = run("dumbbell-whole", &["--set", "simulation.partition=none"]);
+    for t in ["1", "3"] {
+        let cut = run(
+            "dumbbell-cut",
+            &["--set", "simulation.partition=pods", "--threads", t],
+        );
+        let perf = std::fs::read_to_string(cut.join("perf.json")).expect("perf.json");
+        assert!(perf.contains("\"lps\": 2"), "{perf}");
+        for f in [
+            "summary.json",
+            "flows.csv",
+            "ports.csv",
+            "goodput.csv",
+            "cc.csv",
+        ] {
+            let (a, b) = (std::fs::read(whole.join(f)), std::fs::read(cut.join(f)));
+            assert!(a.is_ok() && a.ok() == b.ok(), "{f} differs at {t} threads");
+        }
+    }
 }
 
 #[test]

@@ -153,6 +153,13 @@ impl Fabric {
 }
 
 impl Fabric {
+    /// Swaps port `p` with `other`'s copy of it (another LP's copy of
+    /// this fabric): a sampler reads the port in this copy, and a second
+    /// swap gives it back.
+    pub fn swap_port(&mut self, other: &mut Fabric, p: PortId) {
+        std::mem::swap(&mut self.ports[p.idx()], &mut other.ports[p.idx()]);
+    }
+
     /// Takes over from `other`, another LP's copy of this fabric after a
     /// partitioned run, the state of the nodes `theirs` names: their
     /// ports, shared buffers and service pools; adds its hop count. What

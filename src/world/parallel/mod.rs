@@ -17,6 +17,8 @@
 //! so every LP sees the same inputs in the same order on one thread or
 //! sixty-four. Threads only decide which core runs an LP's window.
 
+mod due;
+
 use super::{BuildError, StopReason, World, livelock};
 use crate::registry::workload::Planned;
 use crate::scenario::Scenario;
@@ -57,6 +59,64 @@ impl Slot {
             (a, b) => a.or(b),
         };
         self.busy += t0.elapsed();
+    }
+}
+
+/// What the threads of a run share besides the LPs.
+struct Crew {
+    /// The current window's last picosecond.
+    window_end: AtomicU64,
+    /// Set when the run is over.
+    stop: AtomicBool,
+    /// Where the threads meet, at a window's start and its end.
+    barrier: Barrier,
+}
+
+impl Crew {
+    fn end(&self) -> SimTime {
+        SimTime::ZERO + SimDuration::from_ps(self.window_end.load(Ordering::Acquire))
+    }
+
+    /// Thread `k` (not the leading one): each window, its share of the
+    /// LPs, until the run is over.
+    fn member(&self, k: usize, share: &(dyn Fn(usize, &mut Clock) + Sync)) -> Clock {
+        let mut clock = Clock::default();
+        loop {
+            clock.wait_at(&self.barrier);
+            if self.stop.load(Ordering::Acquire) {
+                return clock;
+            }
+            share(k, &mut clock);
+            clock.wait_at(&self.barrier);
+        }
+    }
+
+    /// Runs the window to `end` on every thread, or on the leading one
+    /// alone (`solo`: the others stay parked).
+    fn window(
+        &self,
+        end: SimTime,
+        solo: bool,
+        threads: usize,
+        share: &dyn Fn(usize, &mut Clock),
+        clock: &mut Clock,
+    ) {
+        self.window_end.store(end.ps(), Ordering::Release);
+        if solo {
+            for k in 0..threads {
+                share(k, clock);
+            }
+        } else {
+            clock.wait_at(&self.barrier);
+            share(0, clock);
+            clock.wait_at(&self.barrier);
+        }
+    }
+
+    /// Ends the run: the parked threads wake to the stop flag.
+    fn dismiss(&self) {
+        self.stop.store(true, Ordering::Release);
+        self.barrier.wait();
     }
 }
 
@@ -185,6 +245,12 @@ impl Lps {
         })
     }
 
+    /// LP 0's copy, which keeps the sampled series' rows.
+    pub fn first_mut(&mut self) -> &mut World {
+        let slot = self.slots[0].get_mut().unwrap_or_else(|e| e.into_inner());
+        &mut slot.world
+    }
+
     /// How many LPs.
     pub fn len(&self) -> usize {
         self.slots.len()
@@ -228,12 +294,14 @@ impl Lps {
             "every LP dealt once: {dealt:?}"
         );
         let threads = dealt.len().max(1);
-        let window_end = AtomicU64::new(0);
-        let stop = AtomicBool::new(false);
-        let barrier = Barrier::new(threads);
+        let crew = Crew {
+            window_end: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+            barrier: Barrier::new(threads),
+        };
         let share = |k: usize, clock: &mut Clock| {
             let t0 = Instant::now();
-            let end = SimTime::ZERO + SimDuration::from_ps(window_end.load(Ordering::Acquire));
+            let end = crew.end();
             for &lp in &dealt[k] {
                 lock(&self.slots[lp]).step(end);
             }
@@ -242,18 +310,8 @@ impl Lps {
         let (reason, clocks, lead) = std::thread::scope(|s| {
             let workers: Vec<_> = (1..threads)
                 .map(|k| {
-                    let (share, barrier, stop) = (&share, &barrier, &stop);
-                    s.spawn(move || {
-                        let mut clock = Clock::default();
-                        loop {
-                            clock.wait_at(barrier);
-                            if stop.load(Ordering::Acquire) {
-                                return clock;
-                            }
-                            share(k, &mut clock);
-                            clock.wait_at(barrier);
-                        }
-                    })
+                    let (crew, share) = (&crew, &share);
+                    s.spawn(move || crew.member(k, share))
                 })
                 .collect();
             let mut clock = Clock::default();
@@ -263,10 +321,7 @@ impl Lps {
                     Ok(end) => end,
                     Err(reason) => break reason,
                 };
-                window_end.store(end.ps(), Ordering::Release);
-                clock.wait_at(&barrier);
-                share(0, &mut clock);
-                clock.wait_at(&barrier);
+                crew.window(end, lead.solo(), threads, &share, &mut clock);
                 let t0 = Instant::now();
                 let done = lead.after_window(&self, end, progress);
                 lead.serial += t0.elapsed();
@@ -274,8 +329,7 @@ impl Lps {
                     break reason;
                 }
             };
-            stop.store(true, Ordering::Release);
-            barrier.wait();
+            crew.dismiss();
             let ending = lead.finish(&self, reason);
             let mut clocks = vec![clock];
             clocks.extend(workers.into_iter().map(|w| w.join().expect("a worker ran")));
@@ -304,7 +358,12 @@ impl Lps {
 
     /// Lands what is still in the mail, then merges every LP into LP 0's
     /// copy, in LP order.
-    fn merge(self, (reason, watch): (StopReason, Option<livelock::Watch>)) -> (World, StopReason) {
+    fn merge(self, end: Ending) -> (World, StopReason) {
+        let Ending {
+            reason,
+            watch,
+            samples,
+        } = end;
         let mut copies = self.slots.into_iter().map(|m| {
             let mut slot = m.into_inner().unwrap_or_else(|e| e.into_inner());
             for from in &mut slot.inbox {
@@ -316,13 +375,29 @@ impl Lps {
         for other in copies {
             world.absorb(other);
         }
-        world.close_merged(reason);
+        world.close_merged(reason, samples);
         if let Some(watch) = watch {
             world.watch = watch;
             world.livelock = Some(world.livelock_report());
         }
         (world, reason)
     }
+}
+
+/// A window after one of fewer events than this runs on one thread. Two
+/// barrier waits cost 10-30 us on the 2-core VM of docs/performance.md
+/// (a shipped 2-switch dumbbell scenario, 664,276 windows of 1-20 events,
+/// spent 16 s in the kernel on two threads, against 6.9 s of work), about the
+/// work of 200 events; 2,048 leaves the waits under a tenth of a window.
+const SOLO_BELOW: u64 = 2048;
+
+/// How a partitioned run ended.
+struct Ending {
+    reason: StopReason,
+    /// The livelock watch, if it stopped the run.
+    watch: Option<livelock::Watch>,
+    /// Samples taken between windows (events of an undivided run).
+    samples: u64,
 }
 
 /// The serial part of a window: choosing the next, routing the mail,
@@ -341,6 +416,10 @@ struct Leader {
     windows: u64,
     /// Time in the serial part between windows.
     serial: Duration,
+    /// The sampled series' next samples.
+    due: due::Due,
+    /// Events in the last window.
+    last_window_events: u64,
 }
 
 impl Leader {
@@ -361,24 +440,48 @@ impl Leader {
             watch_fired: false,
             windows: 0,
             serial: Duration::ZERO,
+            due: due::Due::new(&lock(&lps.slots[0]).world),
+            last_window_events: 0,
         }
     }
 
+    /// Whether the next window runs on this thread alone: the last one
+    /// held fewer than [`SOLO_BELOW`] events, too little work to pay for
+    /// waking the others and meeting them at the barriers. Which thread
+    /// runs an LP changes no result, so this changes none either.
+    fn solo(&self) -> bool {
+        self.last_window_events < SOLO_BELOW
+    }
+
     /// The end of the next window (inclusive), or why the run is over.
-    fn next_window(&self, lps: &Lps) -> Result<SimTime, StopReason> {
+    fn next_window(&mut self, lps: &Lps) -> Result<SimTime, StopReason> {
+        // Samples due before the next event, or with nothing else left,
+        // are taken first, between windows.
+        while let Some(t) =
+            (self.due.next()).filter(|&t| t <= lps.limit.end && self.next.is_none_or(|n| t <= n))
+        {
+            self.due.take(lps, t);
+        }
         let open = || {
             lps.slots
                 .iter()
                 .map(|s| lock(s).world.open_flows)
                 .sum::<usize>()
         };
-        match self.next {
+        let sample = self.due.next();
+        let first = match (self.next, sample) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        match first {
             None if open() > 0 => Err(StopReason::Stalled),
             None => Err(StopReason::Completed),
             Some(SimTime::MAX) => Err(StopReason::TimeOverflow),
             Some(t) if t > lps.limit.end => Err(StopReason::StopTime),
             Some(t) => {
                 let last = t.ps().saturating_add(lps.lookahead.ps() - 1);
+                // A window ends before the next sample's time.
+                let last = sample.map_or(last, |s| last.min(s.ps() - 1));
                 Ok((SimTime::ZERO + SimDuration::from_ps(last)).min(lps.limit.end))
             }
         }
@@ -403,6 +506,9 @@ impl Leader {
                 (x, y) => x.or(y),
             };
             events += from.world.q.events_processed();
+            if a == 0 {
+                events += self.due.taken;
+            }
             overflowed |= from.overflowed;
             for b in 0..n {
                 if b == a {
@@ -413,6 +519,7 @@ impl Leader {
             }
         }
         self.next = next;
+        self.last_window_events = events - self.events;
         self.events = events;
         if overflowed {
             return Some(StopReason::TimeOverflow);
@@ -449,14 +556,18 @@ impl Leader {
     }
 
     /// The run's end: at its stop time every LP's clock moves there.
-    fn finish(&mut self, lps: &Lps, reason: StopReason) -> (StopReason, Option<livelock::Watch>) {
+    fn finish(&mut self, lps: &Lps, reason: StopReason) -> Ending {
         if reason == StopReason::StopTime {
             for s in &lps.slots {
                 lock(s).world.advance_to(lps.limit.end);
             }
         }
         let fired = self.watch_fired;
-        (reason, fired.then(|| std::mem::take(&mut self.watch)))
+        Ending {
+            reason,
+            watch: fired.then(|| std::mem::take(&mut self.watch)),
+            samples: self.due.taken,
+        }
     }
 }
 
@@ -466,20 +577,19 @@ fn uncuttable(sc: &Scenario, planned: &[Planned]) -> Option<&'static str> {
     let out = &sc.output;
     if planned.iter().any(|p| p.plan.closed_loop) {
         Some("closed-loop incast rounds start each round when every flow of the last has finished")
-    } else if out.queue_interval.is_some()
-        || out.goodput_interval.is_some()
-        || out.rtt_interval.is_some()
-        || out.cc_trace.is_some()
-    {
-        Some(
-            "the sampled series (output.queue_interval, goodput_interval, rtt_interval, cc_trace) are taken in one process",
-        )
     } else if out.pcap.is_some() || out.events.is_some() {
         Some("captures and the event log (output.pcap, output.events) record one process's order")
     } else {
         None
     }
 }
+
+/// `simulation.partition = "auto"` cuts fabrics of at least this many
+/// hosts. A smaller one runs as one LP: its windows hold a few events
+/// each, and a window costs a pass over every LP and its mail (a shipped
+/// 2-switch dumbbell scenario, 664,276 windows, ran 11% slower cut on one
+/// thread).
+pub const AUTO_MIN_HOSTS: usize = 64;
 
 /// The cut a run uses (`simulation.partition`): by pods where the
 /// scenario allows it (`auto`, `pods`), else one LP (`auto`, `none`). An
@@ -491,6 +601,7 @@ pub fn partition_for(sc: &Scenario, planned: &[Planned]) -> Result<Partition, St
     let lps = sc.simulation.lps;
     match sc.simulation.partition {
         Cut::None => whole(),
+        Cut::Auto if graph.host_count() < AUTO_MIN_HOSTS => whole(),
         Cut::Auto => match (uncuttable(sc, planned), Partition::by_pods(&graph, lps)) {
             (None, Ok(p)) => Ok(p),
             _ => whole(),
