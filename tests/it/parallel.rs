@@ -142,15 +142,18 @@ fn a_cut_across_a_zero_delay_link_is_refused_by_name() {
     );
     assert!(!dir.exists(), "nothing written");
     // Under `auto` the same fabric runs, as one LP.
+    assert_eq!(lps_under_auto(&text, "zero-delay-auto"), "1");
+}
+
+/// The LPs a run of `text` under `partition = "auto"` used (it must run).
+fn lps_under_auto(text: &str, tag: &str) -> String {
     let auto = text.replace("partition = \"pods\"", "partition = \"auto\"");
-    let (out, dir) = run_cli(&auto, "zero-delay-auto");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (out, dir) = run_cli(&auto, tag);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
     let perf = std::fs::read_to_string(dir.join("perf.json")).expect("perf.json");
-    assert!(perf.contains("\"lps\": 1"), "{perf}");
+    let v: serde_json::Value = serde_json::from_str(&perf).expect("JSON");
+    v["lps"].to_string()
 }
 
 #[test]
@@ -159,15 +162,7 @@ fn what_reads_the_whole_run_keeps_it_in_one_lp_or_is_refused() {
         "[transport]",
         "[output]\nevents = { flows = [0] }\n\n[transport]",
     );
-    let auto = logged.replace("partition = \"pods\"", "partition = \"auto\"");
-    let (out, dir) = run_cli(&auto, "logged-auto");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let perf = std::fs::read_to_string(dir.join("perf.json")).expect("perf.json");
-    assert!(perf.contains("\"lps\": 1"), "{perf}");
+    assert_eq!(lps_under_auto(&logged, "logged-auto"), "1");
     let (out, _) = run_cli(&logged, "logged-pods");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("event log"), "{err}");
