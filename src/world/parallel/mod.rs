@@ -591,8 +591,8 @@ fn uncuttable(sc: &Scenario, planned: &[Planned]) -> Option<&'static str> {
 /// cut on one thread; perm-k8, 128 hosts, 15%). It also keeps the
 /// shipped paper reproductions (at most 320 hosts) on their undivided
 /// bytes: a cut reorders same-picosecond events across LPs, which moved
-/// a one-seed MQ-ECN verdict across its threshold (0.267 against at most
-/// 0.250) when 64 hosts was the bound.
+/// a one-seed verdict of a 144-host reproduction across its threshold
+/// (0.267 against at most 0.250) when 64 hosts was the bound.
 pub const AUTO_MIN_HOSTS: usize = 512;
 
 /// The cut a run uses (`simulation.partition`): by pods where the
