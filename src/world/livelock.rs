@@ -53,11 +53,7 @@ impl World {
         {
             return false;
         }
-        let waiting = self.flows.iter().any(|f| {
-            !f.done
-                && ((f.start > now && f.start != sim_core::SimTime::MAX)
-                    || f.sender.retransmission_pending())
-        });
+        let waiting = self.flows.iter().any(|f| f.waits(now));
         if waiting {
             return false;
         }

@@ -1,6 +1,6 @@
 //! One logical process (LP) of a partitioned run: a copy of the world in
 //! which only the LP's own nodes live (their ports, hosts, the flow ends
-//! and sources at those hosts), run window by window by `parallel.rs`,
+//! and sources at those hosts), run window by window by `parallel/`,
 //! and merged back into one world for the report at the end.
 //!
 //! Each copy is built whole, in the one build order, so every id, port
@@ -115,11 +115,7 @@ impl World {
     /// Whether some flow whose sender this LP runs waits on a start or a
     /// retransmission timeout (the livelock watch's question).
     pub(super) fn waits(&self, now: SimTime) -> bool {
-        self.flows.iter().any(|f| {
-            !f.done
-                && self.owns_host(f.sender.addr().src)
-                && ((f.start > now && f.start != SimTime::MAX) || f.sender.retransmission_pending())
-        })
+        (self.flows.iter()).any(|f| f.waits(now) && self.owns_host(f.sender.addr().src))
     }
 
     /// Takes over what LP copy `other` ran: its nodes' ports, its hosts,
@@ -160,10 +156,7 @@ impl World {
         self.open_flows += other.open_flows;
         self.active_sources += other.active_sources;
         self.last_activity = self.last_activity.max(other.last_activity);
-        let whole = self.whole.get_or_insert(Whole {
-            now: SimTime::ZERO,
-            events: 0,
-        });
+        let whole = self.whole.get_or_insert_with(Whole::default);
         whole.now = whole.now.max(other.q.now());
         whole.events += other.q.events_processed();
     }
@@ -239,11 +232,5 @@ impl World {
     /// this copy's.
     pub(super) fn gather_rtt(&mut self, other: &mut World) {
         self.metrics.gather_current(&mut other.metrics);
-    }
-
-    /// Whether traffic remains in this copy: a flow it sends unfinished, a
-    /// source it runs still sending, a packet in its arena.
-    pub(super) fn traffic_here(&self) -> bool {
-        self.traffic_pending()
     }
 }

@@ -141,6 +141,15 @@ impl Flow {
         self.sender.addr().dst
     }
 
+    /// Whether the flow is unfinished and waits at `now` on something that
+    /// will move a packet: its start, or a retransmission timeout (or a
+    /// SYN's, or a probe) armed (the livelock watch's question).
+    fn waits(&self, now: SimTime) -> bool {
+        !self.done
+            && ((self.start > now && self.start != SimTime::MAX)
+                || self.sender.retransmission_pending())
+    }
+
     /// The deadline of one end's timers.
     #[inline]
     fn deadline(&self, side: Side) -> Option<SimTime> {

@@ -54,7 +54,7 @@ impl Due {
             }
             self.taken += 1;
             let mail = |g: &super::Slot| g.inbox.iter().any(|b| !b.is_empty());
-            let traffic = guards.iter().any(|g| g.world.traffic_here() || mail(g));
+            let traffic = guards.iter().any(|g| g.world.traffic_pending() || mail(g));
             let others_due = (0..self.at.len()).any(|j| j != i && self.at[j].is_some());
             let pending = others_due
                 || guards

@@ -54,10 +54,7 @@ impl Slot {
         }
         self.overflowed = self.world.run_window(end).is_err();
         let sent = self.world.first_sent();
-        self.next = match (self.world.next_event(), sent) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        self.next = [self.world.next_event(), sent].into_iter().flatten().min();
         self.busy += t0.elapsed();
     }
 }
@@ -209,10 +206,9 @@ impl Lps {
         };
         let mut built: Vec<Option<Result<World, BuildError>>> = (0..n).map(|_| None).collect();
         let workers = threads.0.clamp(1, n);
+        let size = n.div_ceil(workers);
         std::thread::scope(|s| {
-            let chunks: Vec<_> = built.chunks_mut(n.div_ceil(workers)).enumerate().collect();
-            let size = n.div_ceil(workers);
-            for (k, chunk) in chunks {
+            for (k, chunk) in built.chunks_mut(size).enumerate() {
                 let build = &build;
                 s.spawn(move || {
                     for (i, out) in chunk.iter_mut().enumerate() {
@@ -249,16 +245,6 @@ impl Lps {
     pub fn first_mut(&mut self) -> &mut World {
         let slot = self.slots[0].get_mut().unwrap_or_else(|e| e.into_inner());
         &mut slot.world
-    }
-
-    /// How many LPs.
-    pub fn len(&self) -> usize {
-        self.slots.len()
-    }
-
-    /// Whether there are none (never: a partitioned run has several).
-    pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
     }
 
     /// Runs to the scenario's end on `threads` threads and merges the LPs
@@ -469,10 +455,7 @@ impl Leader {
                 .sum::<usize>()
         };
         let sample = self.due.next();
-        let first = match (self.next, sample) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let first = [self.next, sample].into_iter().flatten().min();
         match first {
             None if open() > 0 => Err(StopReason::Stalled),
             None => Err(StopReason::Completed),
@@ -501,10 +484,7 @@ impl Leader {
         let mut overflowed = false;
         for a in 0..n {
             let mut from = lock(&lps.slots[a]);
-            next = match (next, from.next) {
-                (Some(x), Some(y)) => Some(x.min(y)),
-                (x, y) => x.or(y),
-            };
+            next = [next, from.next].into_iter().flatten().min();
             events += from.world.q.events_processed();
             if a == 0 {
                 events += self.due.taken;

@@ -82,11 +82,6 @@ impl Fabric {
         }
     }
 
-    /// Whether port `p`'s link is cut.
-    pub fn is_cut(&self, p: PortId) -> bool {
-        self.ports[p.idx()].pfc_attention & LINK_CUT != 0
-    }
-
     /// Packet `id` left on cut port `p` and arrives at `arrival`: a copy
     /// is posted for the far LP (while the packet is in the cache), and
     /// its slot here is free.
