@@ -6,8 +6,13 @@
 //! incast on the k = 8 fat-tree. Throughput is in events (criterion
 //! "elements"), so criterion's time per element is the ns per event of
 //! docs/performance.md's scaling table; building is untimed. Longer runs,
-//! peak memory and cache misses come from scripts/bench-scaling.sh.
-use criterion::{Criterion, criterion_group, criterion_main};
+//! peak memory and cache misses come from scripts/bench-scaling.sh. The
+//! `fabric_cut` group runs k = 16 and k = 24 cut into their default 8
+//! logical processes on 1 and 2 threads (issue 43; same bytes at both).
+use criterion::measurement::WallTime;
+use criterion::{
+    BatchSize, BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main,
+};
 use dcnsim::scenario::{Scenario, load};
 use dcnsim::world::World;
 use std::path::Path;
@@ -39,6 +44,42 @@ fn bench(c: &mut Criterion) {
         common::whole_run(&mut g, name, &sc, World::events_processed);
     }
     g.finish();
+    let mut g = c.benchmark_group("fabric_cut");
+    g.sample_size(10);
+    for (name, sc) in [
+        ("perm_k16_50us", scenario("perm-k16-0.5ms.toml", &short)),
+        ("perm_k24_20us", scenario("perm-k24-0.5ms.toml", &shorter)),
+    ] {
+        for threads in [1, 2] {
+            cut_run(&mut g, &format!("{name}_{threads}t"), &sc, threads);
+        }
+    }
+    g.finish();
+}
+
+/// Benchmarks whole runs of `sc` at seed 1 cut into its default logical
+/// processes (docs/architecture.md, "One run on many cores") on `threads`
+/// threads, as `name`, in events; building the LP copies is untimed.
+fn cut_run(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, sc: &Scenario, threads: usize) {
+    use dcnsim::world::{Lps, Threads, partition_for};
+    let planned = dcnsim::registry::workload::plan_all(sc, 1);
+    let build = || {
+        let cut = partition_for(sc, &planned).expect("the default cut");
+        assert!(cut.lps > 1, "{name}: the fabric is cut");
+        Lps::build(sc, 1, &planned, cut, Threads(threads)).expect("builds")
+    };
+    let count = build()
+        .run(Threads(threads), u64::MAX, &mut |_| true)
+        .0
+        .events_processed();
+    g.throughput(Throughput::Elements(count));
+    g.bench_function(name, |b| {
+        b.iter_batched(
+            build,
+            |lps| lps.run(Threads(threads), u64::MAX, &mut |_| true),
+            BatchSize::LargeInput,
+        )
+    });
 }
 
 criterion_group!(benches, bench);
