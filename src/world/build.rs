@@ -166,7 +166,7 @@ impl World {
 
     /// Chooses the sampled ports and schedules the first sample of each
     /// series asked for (an LP's copy schedules none: the windows take
-    /// them, `parallel.rs`).
+    /// them, `parallel/due.rs`).
     fn schedule_samplers(&mut self, sc: &Scenario) {
         if self.sample_interval.is_some() {
             self.sampled_ports = self.select_ports(sc.output.queue_ports.as_ref());
