@@ -5,6 +5,7 @@
 //! registry row. Every check runs on the overridden document, and every
 //! error is located at the key (in the file, or in the override).
 
+use super::Routing;
 use super::error::{ScenarioError, Source};
 use super::overrides;
 use super::types::*;
@@ -531,6 +532,7 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
         }
     }
 
+    let (routing, failures) = routing_and_failures(&src, &root, &topology)?;
     let sc = Scenario {
         name: "scenario".into(),
         simulation: base.simulation,
@@ -539,11 +541,116 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
         transports,
         workloads,
         workload_transport,
+        routing,
+        failures,
         output: base.output,
         inputs: src.inputs.take(),
     };
     check(&src, &root, &sc)?;
     Ok(sc)
+}
+
+/// Reads `[routing]` and every `[[failure]]` (the topology's graph is
+/// built only when they need it: to count tiers or find cables).
+fn routing_and_failures(
+    src: &Source,
+    root: &DeTable,
+    topology: &TopologyConfig,
+) -> Result<(Routing, Vec<net::LinkFault>), ScenarioError> {
+    let (rv, fv) = (root.get("routing"), root.get("failure"));
+    if rv.is_none() && fv.is_none() {
+        return Ok((Routing::default(), Vec::new()));
+    }
+    let graph = topology.spec.shape.build();
+    let tiers = graph
+        .nodes
+        .iter()
+        .filter_map(|k| match k {
+            net::NodeKind::Switch { tier } => Some(*tier as usize + 1),
+            net::NodeKind::Host => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let routing = match rv {
+        None => Routing::default(),
+        Some(v) => {
+            let DeValue::Table(t) = v.get_ref() else {
+                return Err(src.error(Some(v.span()), "routing", "expected a table"));
+            };
+            let keys: super::paths::RoutingKeys = de(src, Some(v.span()), t.clone(), "routing")?;
+            keys.build(tiers).map_err(|(key, msg)| {
+                src.error(
+                    locate(t, key).or(Some(v.span())),
+                    &format!("routing.{key}"),
+                    msg,
+                )
+            })?
+        }
+    };
+    let mut failures = Vec::new();
+    if let Some(v) = fv {
+        let DeValue::Array(items) = v.get_ref() else {
+            return Err(src.error(Some(v.span()), "failure", "expected [[failure]] tables"));
+        };
+        let names = topology.spec.shape.node_names();
+        for (i, item) in items.iter().enumerate() {
+            let prefix = format!("failure[{i}]");
+            let DeValue::Table(t) = item.get_ref() else {
+                return Err(src.error(Some(item.span()), &prefix, "expected a table"));
+            };
+            let keys: super::paths::FailureKeys = de(src, Some(item.span()), t.clone(), &prefix)?;
+            let f = keys.build(&names, &graph.cables).map_err(|(key, msg)| {
+                src.error(
+                    locate(t, key).or(Some(item.span())),
+                    &format!("{prefix}.{key}"),
+                    msg,
+                )
+            })?;
+            failures.push(f);
+        }
+    }
+    Ok((routing, failures))
+}
+
+/// Checks that schemes that pair a flow's data and ACKs (or credits) at
+/// one port run on symmetric routes, and that a link goes down only
+/// where what it models holds: the key at fault and why.
+fn check_paths(sc: &Scenario) -> Result<(), (String, String)> {
+    if let Some((key, what)) = sc.routing.asymmetry() {
+        let key = format!("routing.{key}");
+        if sc.switch.ingress.is_some() {
+            let msg = format!(
+                "{what} sends a flow's packets over several paths, but the [switch.ingress] \
+                 plugin pairs each flow's ACKs with its data at one port: it needs per-flow \
+                 ECMP without spraying"
+            );
+            return Err((key, msg));
+        }
+        if let Some(t) = sc
+            .transports
+            .iter()
+            .find(|t| t.config.family_rules().needs_symmetric_paths())
+        {
+            let msg = format!(
+                "{what} sends a flow's packets over several paths, but transport \"{}\" \
+                 ({}) needs its data on its credits' path: it needs per-flow ECMP without \
+                 spraying",
+                t.name,
+                t.config.family_rules().name()
+            );
+            return Err((key, msg));
+        }
+    }
+    let down = sc
+        .failures
+        .iter()
+        .position(|f| f.kind == net::FaultKind::Down);
+    if let (Some(i), Some(_)) = (down, &sc.switch.pfc) {
+        let msg = "a link that goes down under PFC would strand its PAUSE state, which \
+                   dcnsim does not model: give `degrade`, or run without switch.pfc";
+        return Err((format!("failure[{i}]"), msg.into()));
+    }
+    Ok(())
 }
 
 /// Checks that `[switch.ingress] switches` places a plugin and names each
@@ -1033,6 +1140,7 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
     }
     check_series(sc).map_err(|(key, msg)| err(key, msg))?;
     check_families(sc).map_err(|(key, msg)| err(&key, msg))?;
+    check_paths(sc).map_err(|(key, msg)| err(&key, msg))?;
     let edges = &sc.output.size_buckets;
     if edges.first().is_some_and(|b| b.0 == 0) || edges.windows(2).any(|w| w[0] >= w[1]) {
         let msg = "bucket edges must be positive and increasing, e.g. [\"100KB\", \"10MB\"]";

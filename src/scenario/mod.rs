@@ -6,6 +6,8 @@
 //! [switch]          # buffer; [switch.scheduler], [switch.aqm], [switch.ingress], [switch.pfc]
 //! [transport]       # the TCP family: cc = "newreno" | "ecn" | "dctcp", RTO, windows...
 //! [[workload]]      # kind = "incast" | "long-flows" | "poisson-packets"
+//! [routing]         # path choice per switch tier, host spraying
+//! [[failure]]       # links that go down or degrade, and when routes react
 //! [output]          # dir, queue sampling
 //! ```
 //!
@@ -23,6 +25,7 @@ pub mod extremes;
 pub mod inputs;
 mod load;
 mod overrides;
+mod paths;
 mod pfc;
 mod types;
 mod words;
@@ -32,4 +35,5 @@ pub use error::ScenarioError;
 pub use inputs::InputFile;
 pub use load::{Table, load, load_str, parse_str, switch_index};
 pub use overrides::{is_override_key, keys_overlap};
+pub use paths::Routing;
 pub use types::*;

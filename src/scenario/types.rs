@@ -25,6 +25,10 @@ pub struct Scenario {
     pub workloads: Vec<workload::Spec>,
     /// Each workload's transport (an index into `transports`).
     pub workload_transport: Vec<u32>,
+    /// `[routing]`: how switches and hosts choose among equal-cost paths.
+    pub routing: super::paths::Routing,
+    /// `[[failure]]`, in file order: links that fail or degrade.
+    pub failures: Vec<net::LinkFault>,
     /// `[output]`.
     pub output: OutputConfig,
     /// The files it was read from: the scenario file first (when loaded
@@ -531,6 +535,10 @@ pub(crate) struct ScenarioBase {
     pub transport: Option<serde::de::IgnoredAny>,
     #[allow(dead_code)]
     pub workload: Option<serde::de::IgnoredAny>,
+    #[allow(dead_code)]
+    pub routing: Option<serde::de::IgnoredAny>,
+    #[allow(dead_code)]
+    pub failure: Option<serde::de::IgnoredAny>,
     #[serde(default)]
     pub output: OutputConfig,
 }

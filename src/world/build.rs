@@ -45,6 +45,9 @@ fn build_fabric(
         seed,
         pfc: sc.switch.pfc,
         credits: sc.credit_queues(wire),
+        paths: sc.routing.paths.clone(),
+        spray: sc.routing.spray,
+        faults: sc.failures.clone(),
     };
     let (weights, strict_classes) = class_weights(&sc.switch.scheduler, sc.switch.classes);
     let ctx = |p: net::PortId, rate| aqm::PortContext {
@@ -105,6 +108,7 @@ impl World {
         let mut w = World::empty(sc, seed, fabric, node_names);
         w.role = role;
         w.cut_links();
+        w.schedule_faults();
         w.schedule_samplers(sc);
         w.prepare_transports(sc, &planned);
         w.add_workloads(sc, planned, wire);
@@ -180,6 +184,13 @@ impl World {
                 self.q.schedule(at, Event::Sample(s));
             }
         }
+    }
+
+    /// Schedules the link failures' changes at this copy's own nodes.
+    fn schedule_faults(&mut self) {
+        let role = self.role.clone();
+        let owns = |n: net::NodeId| role.as_ref().is_none_or(|r| r.partition.lp(n) == r.me);
+        self.fabric.schedule_faults(&mut self.q, owns);
     }
 
     /// Adds every workload's flows and packet sources.

@@ -23,6 +23,7 @@ pub mod int;
 pub mod observe;
 pub mod packet;
 pub mod partition;
+pub mod path_choice;
 pub mod pfc;
 pub mod port;
 pub mod routing;
@@ -31,7 +32,7 @@ pub mod topology;
 pub mod wire;
 
 pub use aqm::{EgressAqm, QueueState, Verdict};
-pub use fabric::{Cargo, Crossing, Fabric, FabricConfig, NetEvent, Outcome};
+pub use fabric::{Cargo, Crossing, Fabric, FabricConfig, FaultKind, LinkFault, NetEvent, Outcome};
 pub use ids::{FlowId, HostId, NodeId, Origin, PortId, SourceId};
 pub use ingress::{Arrival, IngressHook, IngressView, ViqAction};
 pub use int::{INT_HEADER_BYTES, INT_MAX_HOPS, IntHop, IntStack, IntTable};
@@ -41,6 +42,7 @@ pub use packet::{
     WireFormat,
 };
 pub use partition::{Partition, ZeroDelayCut};
+pub use path_choice::{PathChoice, PathConfig};
 pub use port::{DropCause, PortStats};
 pub use routing::RoutingTable;
 pub use topology::{Cable, NodeKind, TopologyError, TopologyGraph};

@@ -352,6 +352,10 @@ pub struct Packet {
     pub mmu_charged: bool,
     /// RoCE's opcode place, NAK and CNP bits (zero for other protocols).
     pub roce: RoceBits,
+    /// The entropy value switches hash with the 5-tuple (UEC 1.0's
+    /// entropy field; a spraying host sets one per packet): 0 for a host
+    /// that does not spray.
+    pub entropy: u16,
     /// TCP sequence number of the first payload byte (64-bit, never wraps).
     pub seq: u64,
     /// TCP cumulative acknowledgment number.
@@ -554,6 +558,7 @@ mod tests {
             offset_of!(Packet, origin) + size_of::<Origin>(),
             offset_of!(Packet, mmu_charged) + 1,
             offset_of!(Packet, roce) + 1,
+            offset_of!(Packet, entropy) + 2,
         ] {
             assert!(end <= 64, "a per-hop field ends at {end}");
         }

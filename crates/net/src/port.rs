@@ -229,6 +229,11 @@ pub const OBSERVED: u8 = 8;
 /// of scheduling its own delivery. Kept in this byte, the line every
 /// transmission reads, so an uncut port pays nothing more.
 pub const LINK_CUT: u8 = 16;
+/// [`Port::pfc_attention`]: the link goes down at some time of the run
+/// (`crate::fabric::fault_stage`): what it puts on the wire is checked
+/// against the failure time. In the same byte as [`LINK_CUT`], for the
+/// same reason.
+pub const LINK_FAILS: u8 = 32;
 
 /// One egress port and the unidirectional link it drives.
 ///

@@ -23,6 +23,10 @@ use std::collections::{BTreeMap, VecDeque};
 /// Marks "none" in the index vectors.
 const NONE: u32 = u32::MAX;
 
+/// What [`RoutingTable::select`] answers where no path is left (links
+/// failed and rerouted around leave some destinations unreachable).
+pub const NO_ROUTE: PortId = PortId(u32::MAX);
+
 /// Next hops from every switch towards every edge switch, and each host's
 /// last hop.
 #[derive(Debug, Default)]
@@ -52,6 +56,27 @@ impl RoutingTable {
         kinds: &[NodeKind],
         adjacency: &[Vec<(PortId, NodeId)>],
         host_nodes: &[NodeId],
+    ) -> Result<Self, TopologyError> {
+        Self::build_over(kinds, adjacency, host_nodes, false)
+    }
+
+    /// [`RoutingTable::build`] over the links still up after failures:
+    /// a switch cut off from a ToR gets an empty list (its packets for
+    /// it are dropped as unroutable) instead of an error.
+    pub fn build_degraded(
+        kinds: &[NodeKind],
+        adjacency: &[Vec<(PortId, NodeId)>],
+        host_nodes: &[NodeId],
+    ) -> Self {
+        Self::build_over(kinds, adjacency, host_nodes, true)
+            .expect("a degraded table allows unreachable destinations")
+    }
+
+    fn build_over(
+        kinds: &[NodeKind],
+        adjacency: &[Vec<(PortId, NodeId)>],
+        host_nodes: &[NodeId],
+        unreachable_ok: bool,
     ) -> Result<Self, TopologyError> {
         let is_switch = |n: NodeId| kinds[n.idx()] != NodeKind::Host;
         let mut switch_nodes = Vec::new();
@@ -130,6 +155,9 @@ impl RoutingTable {
                 }
             }
             for (i, &x) in switch_nodes.iter().enumerate() {
+                if dist[x.idx()] == u32::MAX && unreachable_ok {
+                    continue; // an empty span: no route
+                }
                 if dist[x.idx()] == u32::MAX {
                     let host = host_edge.iter().position(|&he| he == e as u32).unwrap_or(0);
                     return Err(TopologyError::Disconnected {
@@ -209,15 +237,58 @@ impl RoutingTable {
 
     /// The egress port a packet takes at a switch whose ECMP salt is `salt`
     /// (always inlined: forwarding calls it on every hop, and prefetching
-    /// ahead once more).
+    /// ahead once more), or [`NO_ROUTE`].
     #[inline(always)]
     pub fn select(&self, node: NodeId, salt: u64, pkt: &Packet) -> PortId {
         let hops = self.next_hops(node, pkt.dst);
-        debug_assert!(!hops.is_empty(), "no route from {node} to {}", pkt.dst);
         if hops.len() == 1 {
             return hops[0];
         }
+        if hops.is_empty() {
+            return NO_ROUTE;
+        }
         hops[(flow_hash(pkt, salt) % hops.len() as u64) as usize]
+    }
+
+    /// The index of host `dst`'s ToR among the ToRs (per-destination
+    /// state of a path choice).
+    #[inline]
+    pub fn edge_index(&self, dst: HostId) -> usize {
+        self.host_edge[dst.idx()] as usize
+    }
+
+    /// The number of ToRs (switches with hosts).
+    pub fn edges(&self) -> usize {
+        self.edges
+    }
+
+    /// Switch `node`'s rows that differ in `other` (a table of the same
+    /// fabric over fewer links): `(ToR index, its list in other)`.
+    pub fn rows_changed(&self, other: &RoutingTable, node: NodeId) -> Vec<(u32, Vec<PortId>)> {
+        let sw = self.switch_index[node.idx()] as usize;
+        (0..self.edges)
+            .filter_map(|e| {
+                let (a, b) = (self.row(sw, e), other.row(sw, e));
+                (a != b).then(|| (e as u32, b.to_vec()))
+            })
+            .collect()
+    }
+
+    /// Replaces switch `node`'s rows by `rows` ([`RoutingTable::rows_changed`]):
+    /// the switch's own routes after it detects a failure. The new lists
+    /// are appended (a reroute is rare; the table never shrinks).
+    pub fn patch(&mut self, node: NodeId, rows: &[(u32, Vec<PortId>)]) {
+        let sw = self.switch_index[node.idx()] as usize;
+        for (e, list) in rows {
+            let start = u32::try_from(self.ports.len()).expect("next-hop lists fit u32");
+            self.ports.extend_from_slice(list);
+            self.spans[sw * self.edges + *e as usize] = (start, list.len() as u32);
+        }
+    }
+
+    fn row(&self, sw: usize, e: usize) -> &[PortId] {
+        let (s, l) = self.spans[sw * self.edges + e];
+        &self.ports[s as usize..(s + l) as usize]
     }
 }
 
@@ -229,10 +300,12 @@ fn describe(kinds: &[NodeKind], n: NodeId) -> String {
 }
 
 /// A hash of the 5-tuple that is the same for both directions of a flow,
-/// under a switch's salt.
+/// under a switch's salt, with the packet's entropy value mixed in (UEC
+/// 1.0's entropy field: a host that sprays gives each packet its own; 0,
+/// every other host's, leaves the 5-tuple's hash as it was).
 #[inline]
 pub fn flow_hash(pkt: &Packet, salt: u64) -> u64 {
-    let a = ((pkt.src.0 as u64) << 16) | pkt.sport as u64;
+    let a = ((pkt.src.0 as u64) << 16) | pkt.sport as u64 | ((pkt.entropy as u64) << 48);
     let b = ((pkt.dst.0 as u64) << 16) | pkt.dport as u64;
     let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
     let proto = pkt.protocol as u64;

@@ -42,6 +42,10 @@ pub mod purpose {
     pub const CLOCK_JITTER: u64 = 9;
     /// ExpressPass's jitter of a receiver's credit spacing (per flow).
     pub const CREDIT_JITTER: u64 = 10;
+    /// A switch's per-packet path draws (component: node id).
+    pub const PATH_CHOICE: u64 = 11;
+    /// A spraying host's entropy values (component: flow id).
+    pub const ENTROPY: u64 = 12;
     /// MQ-ECN's random marking (component: port id).
     pub const MQ_ECN: u64 = 0x4d_51;
     /// RED's random marking or dropping (component: port id).

@@ -91,6 +91,11 @@ pub trait Family {
     fn credit_queues(&self, _wire: WireFormat) -> Option<net::credit::CreditConfig> {
         None
     }
+    /// Whether it needs every packet of a flow, both ways, on one path
+    /// (per-flow ECMP with a symmetric hash, no spraying).
+    fn needs_symmetric_paths(&self) -> bool {
+        false
+    }
     /// Settles what depends on the switches (at load, before checks).
     fn settle(&mut self, _v: &ScenarioView) {}
     /// Its rules against the rest of the scenario.

@@ -57,7 +57,7 @@ impl Fabric {
         let cut = put_on_wire(port, p, id, wire_bytes, now, sched);
         self.leave_switch(id, sched);
         if let Some(arrival) = cut {
-            self.cross(arrival, p, id);
+            self.off_wire(arrival, p, id, sched);
         }
         true
     }

@@ -174,5 +174,6 @@ impl Fabric {
             }
         }
         self.hops += other.hops;
+        self.absorb_faults(other, &theirs);
     }
 }

@@ -6,7 +6,9 @@ use crate::ids::{NodeId, PortId};
 use crate::ingress::{Arrival, IngressHook, IngressView, ViqAction};
 use crate::observe::{Dropped, PacketEvent};
 use crate::packet::{NO_PORT, PacketId};
+use crate::path_choice::PathChoice;
 use crate::port::OBSERVED;
+use crate::routing::NO_ROUTE;
 use crate::topology::NodeKind;
 use sim_core::{Bandwidth, SimTime};
 
@@ -99,9 +101,36 @@ impl Fabric {
         if self.config.pfc.is_some() && !self.pfc_admit(p, id, sched) {
             return; // a lossless violation, counted
         }
-        let salt = self.nodes[node.idx()].ecmp_salt;
-        let out = self.routes.select(node, salt, self.packets.get(id));
+        let n = &self.nodes[node.idx()];
+        let out = if n.choice == PathChoice::Ecmp {
+            self.routes.select(node, n.ecmp_salt, self.packets.get(id))
+        } else {
+            self.choose_path(node, id, sched.now())
+        };
+        if out == NO_ROUTE {
+            return self.unroutable(node, id, sched);
+        }
         self.enqueue(out, id, sched);
+    }
+
+    /// The egress port a switch that does not use plain ECMP picks for
+    /// packet `id` ([`crate::path_choice`]), or `NO_ROUTE`.
+    #[inline(never)]
+    fn choose_path(&mut self, node: NodeId, id: PacketId, now: SimTime) -> PortId {
+        let pkt = self.packets.get(id);
+        let hops = self.routes.next_hops(node, pkt.dst);
+        match hops.len() {
+            0 => return NO_ROUTE,
+            1 => return hops[0],
+            _ => {}
+        }
+        let hash = crate::routing::flow_hash(pkt, self.nodes[node.idx()].ecmp_salt);
+        let edge = self.routes.edge_index(pkt.dst);
+        let ports = &self.ports;
+        let state = self.paths[node.idx()]
+            .as_deref_mut()
+            .expect("a switch that does not use ECMP has path state");
+        state.pick(hops, edge, hash, now, |p| ports[p.idx()].bytes)
     }
 
     /// What port `p`'s ingress hook sees now.

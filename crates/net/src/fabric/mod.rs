@@ -25,9 +25,10 @@ use crate::observe::{Observer, PacketEvent};
 use crate::packet::{
     Ecn, Kind, NO_PORT, PRIORITIES, Packet, PacketArena, PacketId, RoceBits, WireFormat,
 };
+use crate::path_choice::{PathChoice, PathConfig, Spray, SwitchPaths};
 use crate::port::{
-    CREDITS_QUEUED, ClassQueues, ClassStats, DropCause, LINK_CUT, OBSERVED, PFC_FRAME, Port,
-    PortStats,
+    CREDITS_QUEUED, ClassQueues, ClassStats, DropCause, LINK_CUT, LINK_FAILS, OBSERVED, PFC_FRAME,
+    Port, PortStats,
 };
 use crate::routing::RoutingTable;
 use crate::sched::{Discipline, Scheduler as SchedState};
@@ -53,6 +54,9 @@ pub enum NetEvent {
     PfcTimer(PortId),
     /// The port's credit limiter lets its head credit go.
     CreditTimer(PortId),
+    /// A scheduled link failure's change (a rate, or a switch's routes
+    /// after it detects a failure), by index ([`fault_stage`]).
+    Fault(u32),
 }
 
 /// What the layer above must act on after an event.
@@ -117,6 +121,12 @@ pub struct FabricConfig {
     pub pfc: Option<crate::pfc::PfcConfig>,
     /// Credit queues on every port, if a transport uses credits.
     pub credits: Option<crate::credit::CreditConfig>,
+    /// How switches choose among equal-cost paths.
+    pub paths: PathConfig,
+    /// How hosts set their packets' entropy values.
+    pub spray: Spray,
+    /// Link failures, known before the run.
+    pub faults: Vec<LinkFault>,
 }
 
 impl FabricConfig {
@@ -132,12 +142,17 @@ impl FabricConfig {
             seed: 1,
             pfc: None,
             credits: None,
+            paths: PathConfig::default(),
+            spray: Spray::None,
+            faults: Vec::new(),
         }
     }
 }
 
 struct Node {
     kind: NodeKind,
+    /// How a switch picks among equal-cost ports (ECMP at hosts, unused).
+    choice: PathChoice,
     /// A switch's ECMP hash salt (`routing::ecmp_salt`); 0 at hosts.
     ecmp_salt: u64,
 }
@@ -146,8 +161,8 @@ struct Node {
 /// the port is busy until its `TxDone`, and the packet joins the link's
 /// in-flight FIFO (whose head alone has a `Deliver` pending). A cut
 /// link's packet goes nowhere yet: its arrival time is returned, for the
-/// caller to list it for crossing at the window's end
-/// ([`Fabric::take_crossings`]).
+/// caller to post for crossing at the window's end; so is a packet's on
+/// a link that fails, for the caller to judge ([`Fabric::off_wire`]).
 #[inline(always)]
 #[must_use]
 fn put_on_wire<S: Scheduler>(
@@ -162,7 +177,7 @@ fn put_on_wire<S: Scheduler>(
     port.busy = true;
     sched.schedule_net(tx_end, NetEvent::TxDone(p));
     let arrival = tx_end + port.delay;
-    if port.pfc_attention & LINK_CUT != 0 {
+    if port.pfc_attention & (LINK_CUT | LINK_FAILS) != 0 {
         return Some(arrival);
     }
     let first = port.in_flight.is_empty();
@@ -200,6 +215,29 @@ fn shared_alpha(policy: &BufferPolicy, port: &Port) -> Option<f64> {
     }
 }
 
+/// The path-choice state of each switch that does not use plain ECMP
+/// (none at all when every switch does), each with its own random stream.
+fn path_states(
+    nodes: &[Node],
+    config: &FabricConfig,
+    edges: usize,
+) -> Vec<Option<Box<SwitchPaths>>> {
+    if config.paths.all_ecmp() {
+        return Vec::new();
+    }
+    let purpose = sim_core::rng::purpose::PATH_CHOICE;
+    (0..nodes.len())
+        .map(|n| {
+            let node = &nodes[n];
+            let ecmp = node.choice == PathChoice::Ecmp || node.kind == NodeKind::Host;
+            (!ecmp).then(|| {
+                let rng = sim_core::RngStream::new(config.seed, n as u64, purpose);
+                Box::new(SwitchPaths::new(node.choice, rng, edges, &config.paths))
+            })
+        })
+        .collect()
+}
+
 /// The whole network.
 pub struct Fabric {
     /// Every live packet.
@@ -225,6 +263,11 @@ pub struct Fabric {
     observer: Option<Box<dyn Observer>>,
     /// What left on cut links for other LPs ([`cut_stage`]).
     cut: cut_stage::Outboxes,
+    /// The path-choice state of each switch that does not use plain
+    /// ECMP, by node (empty when every switch does).
+    paths: Vec<Option<Box<SwitchPaths>>>,
+    /// Link failures ([`fault_stage`]).
+    faults: fault_stage::Faults,
 }
 
 impl Fabric {
@@ -326,17 +369,35 @@ impl Fabric {
             }
         }
         let routes = RoutingTable::build(&graph.nodes, &adjacency, &host_nodes)?;
-        let nodes = graph
+        let nodes: Vec<Node> = graph
             .nodes
             .iter()
-            .map(|&kind| Node {
-                kind,
-                ecmp_salt: match kind {
-                    NodeKind::Switch { tier } => crate::routing::ecmp_salt(config.seed, tier),
-                    NodeKind::Host => 0,
+            .map(|&kind| match kind {
+                NodeKind::Switch { tier } => Node {
+                    kind,
+                    choice: config.paths.choice(tier),
+                    ecmp_salt: crate::routing::ecmp_salt(config.seed, tier),
+                },
+                NodeKind::Host => Node {
+                    kind,
+                    choice: PathChoice::Ecmp,
+                    ecmp_salt: 0,
                 },
             })
             .collect();
+        let paths = path_states(&nodes, &config, routes.edges());
+        let cable_ports: Vec<(PortId, PortId)> = (0..graph.cables.len() as u32)
+            .map(|i| (PortId(2 * i), PortId(2 * i + 1)))
+            .collect();
+        let faults = fault_stage::Faults::prepare(
+            &config.faults,
+            &cable_ports,
+            &ports,
+            &graph.nodes,
+            &adjacency,
+            &host_nodes,
+            &routes,
+        );
         let shared_bytes = match config.buffer {
             BufferPolicy::Shared { bytes, .. } => bytes,
             BufferPolicy::PerPort(_) => 0,
@@ -357,7 +418,10 @@ impl Fabric {
             hops: 0,
             observer: None,
             cut: cut_stage::Outboxes::default(),
+            paths,
+            faults,
         };
+        fabric.mark_failing();
         fabric.pfc_setup()?;
         Ok(fabric)
     }
@@ -475,7 +539,11 @@ impl Fabric {
         // once more on the way in.
         let carries_int = pkt.roce.has(RoceBits::INT);
         let id = self.packets.alloc(pkt);
-        self.packets.get_mut(id).ingress_port = NO_PORT;
+        let slot = self.packets.get_mut(id);
+        slot.ingress_port = NO_PORT;
+        if self.config.spray == Spray::Oblivious {
+            slot.entropy = crate::path_choice::oblivious_entropy(slot, self.config.seed);
+        }
         if carries_int {
             self.int.set(id, int);
         }
@@ -563,6 +631,10 @@ impl Fabric {
             NetEvent::CreditTimer(p) => {
                 self.credit_timer(p, sched);
                 p
+            }
+            NetEvent::Fault(i) => {
+                self.on_fault(i);
+                return Outcome::Nothing;
             }
         };
         self.nic_ready(upstream)
@@ -884,7 +956,7 @@ impl Fabric {
             }
             self.leave_switch(id, sched);
             if let Some(arrival) = cut {
-                self.cross(arrival, p, id);
+                self.off_wire(arrival, p, id, sched);
             }
             self.service_viq(p, sched);
             return;
@@ -953,11 +1025,13 @@ impl Fabric {
 
 mod credit_stage;
 mod cut_stage;
+mod fault_stage;
 mod ingress_stage;
 mod observe_stage;
 mod pfc_stage;
 mod prefetch;
 pub use cut_stage::{Cargo, Crossing};
+pub use fault_stage::{FaultKind, LinkFault};
 pub use pfc_stage::MmuSnapshot;
 #[cfg(test)]
 mod pfc_tests;

@@ -192,4 +192,9 @@ impl crate::family::Family for ExpressPassConfig {
     fn credit_queues(&self, wire: net::WireFormat) -> Option<net::credit::CreditConfig> {
         Some(ExpressPassConfig::credit_queues(self, wire))
     }
+    /// Credits pace the data that follows their path back (ExpressPass 3:
+    /// "symmetric routing"; credit and data share one ECMP hash).
+    fn needs_symmetric_paths(&self) -> bool {
+        true
+    }
 }

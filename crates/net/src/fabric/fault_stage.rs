@@ -1,0 +1,268 @@
+//! Link failures: a cable that goes down at a time (both directions, and
+//! whatever is on it then is lost) or runs on at a fraction of its rate
+//! from a time, and each switch's routes after it detects a failure.
+//!
+//! A scenario names its failures before the run, so everything about them
+//! is known at build time. A packet is lost on a failed link when it is
+//! still on the wire at the failure time or later: its arrival time,
+//! known as it starts onto the wire, is after the failure. The verdict is
+//! taken there, so it needs no event and reads the same whichever logical
+//! process holds the far end. Before a switch detects a failure it keeps
+//! sending into the dead link (a black hole). At failure time + the
+//! failure's `reroute_after` each switch takes the routes it will use
+//! from then on: shortest paths over the links whose failures have been
+//! detected, computed at build time and applied by an event of the switch
+//! itself, so no switch waits on a global recomputation. A failure
+//! without `reroute_after` is never detected. Links to hosts cannot be
+//! routed around: their failure is a black hole for the host.
+
+use super::{Fabric, NetEvent, Scheduler};
+use crate::ids::{NodeId, PortId};
+use crate::packet::PacketId;
+use crate::port::{LINK_CUT, LINK_FAILS};
+use crate::routing::RoutingTable;
+use crate::topology::NodeKind;
+use sim_core::{Bandwidth, SimDuration, SimTime};
+
+/// A failure of one cable, from the scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkFault {
+    /// The cable (an index into the topology's cables).
+    pub cable: usize,
+    /// When it happens.
+    pub at: SimTime,
+    /// What happens.
+    pub kind: FaultKind,
+    /// How long after `at` every switch routes around it (`None`: never,
+    /// a black hole). Only a link that goes down is routed around.
+    pub reroute_after: Option<SimDuration>,
+}
+
+/// What a failure does to its cable.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FaultKind {
+    /// Down in both directions: everything on it or sent to it is lost.
+    Down,
+    /// Both directions run at this fraction of the rate (0 to 1,
+    /// exclusive of 0): a degraded link, still up.
+    Degrade(f64),
+}
+
+/// One scheduled change at a node.
+#[derive(Clone, Debug)]
+enum Change {
+    /// A port's link rate changes.
+    Rate(PortId, Bandwidth),
+    /// A switch takes new routes to the ToRs listed.
+    Reroute(NodeId, Vec<(u32, Vec<PortId>)>),
+}
+
+/// The failures of a fabric, prepared at build time.
+#[derive(Debug, Default)]
+pub(super) struct Faults {
+    /// The ports whose link goes down, with the time, by port.
+    down: Vec<(PortId, SimTime)>,
+    /// The changes, each at its time and node.
+    changes: Vec<(SimTime, NodeId, Change)>,
+    /// Packets lost on each failed link, by port (`down`'s order).
+    lost: Vec<u64>,
+    /// Packets a switch dropped for want of any route, by node.
+    unroutable: Vec<u64>,
+}
+
+impl Faults {
+    /// The failures of `faults` over a fabric whose cables' ports are
+    /// `cable_ports` and whose routes are `base`.
+    pub(super) fn prepare(
+        faults: &[LinkFault],
+        cable_ports: &[(PortId, PortId)],
+        ports: &[crate::port::Port],
+        kinds: &[NodeKind],
+        adjacency: &[Vec<(PortId, NodeId)>],
+        host_nodes: &[NodeId],
+        base: &RoutingTable,
+    ) -> Faults {
+        let mut out = Faults {
+            unroutable: vec![0; kinds.len()],
+            ..Faults::default()
+        };
+        for f in faults {
+            let (a, b) = cable_ports[f.cable];
+            for p in [a, b] {
+                let node = ports[p.idx()].node;
+                match f.kind {
+                    FaultKind::Down => out.down.push((p, f.at)),
+                    FaultKind::Degrade(x) => {
+                        let bps = (ports[p.idx()].rate.bps() as f64 * x).round().max(1.0);
+                        let rate = Bandwidth::from_bps(bps as u64);
+                        out.changes.push((f.at, node, Change::Rate(p, rate)));
+                    }
+                }
+            }
+        }
+        // A port whose cable fails twice goes down at the first.
+        out.down.sort_by_key(|&(p, at)| (p, at));
+        out.down.dedup_by_key(|&mut (p, _)| p);
+        out.lost = vec![0; out.down.len()];
+        out.reroutes(faults, cable_ports, kinds, adjacency, host_nodes, base);
+        out
+    }
+
+    /// Each switch's route changes: one table per detection time, over
+    /// the switch links whose failures are detected by then; a switch
+    /// whose rows change gets them at that time.
+    fn reroutes(
+        &mut self,
+        faults: &[LinkFault],
+        cable_ports: &[(PortId, PortId)],
+        kinds: &[NodeKind],
+        adjacency: &[Vec<(PortId, NodeId)>],
+        host_nodes: &[NodeId],
+        base: &RoutingTable,
+    ) {
+        let mut detected: Vec<(SimTime, usize)> = faults
+            .iter()
+            .filter(|f| f.kind == FaultKind::Down)
+            .filter_map(|f| f.reroute_after.map(|d| (f.at + d, f.cable)))
+            .collect();
+        detected.sort(); // stable in (time, cable): the order events are scheduled
+        let is_switch = |n: NodeId| kinds[n.idx()] != NodeKind::Host;
+        let mut gone: Vec<PortId> = Vec::new();
+        let mut previous: Option<RoutingTable> = None;
+        let mut i = 0;
+        while i < detected.len() {
+            let at = detected[i].0;
+            while i < detected.len() && detected[i].0 == at {
+                let (a, b) = cable_ports[detected[i].1];
+                gone.extend([a, b]);
+                i += 1;
+            }
+            // Host cables stay: a host's one cable cannot be routed around.
+            let up: Vec<Vec<(PortId, NodeId)>> = adjacency
+                .iter()
+                .enumerate()
+                .map(|(n, list)| {
+                    let keep = |&&(p, peer): &&(PortId, NodeId)| {
+                        !gone.contains(&p) || !is_switch(NodeId(n as u32)) || !is_switch(peer)
+                    };
+                    list.iter().filter(keep).copied().collect()
+                })
+                .collect();
+            let table = RoutingTable::build_degraded(kinds, &up, host_nodes);
+            let before = previous.as_ref().unwrap_or(base);
+            for (n, kind) in kinds.iter().enumerate() {
+                let node = NodeId(n as u32);
+                if *kind == NodeKind::Host {
+                    continue;
+                }
+                let rows = before.rows_changed(&table, node);
+                if !rows.is_empty() {
+                    self.changes.push((at, node, Change::Reroute(node, rows)));
+                }
+            }
+            previous = Some(table);
+        }
+    }
+
+    /// Whether a packet that arrives at `arrival` over port `p`'s link
+    /// is lost (counted if so).
+    fn lost_on(&mut self, p: PortId, arrival: SimTime) -> bool {
+        let Ok(i) = self.down.binary_search_by_key(&p, |&(q, _)| q) else {
+            return false;
+        };
+        let lost = arrival > self.down[i].1;
+        self.lost[i] += lost as u64;
+        lost
+    }
+}
+
+impl Fabric {
+    /// Marks the ports whose link will go down, for the wire to consult.
+    pub(super) fn mark_failing(&mut self) {
+        for &(p, _) in &self.faults.down {
+            self.ports[p.idx()].pfc_attention |= LINK_FAILS;
+        }
+    }
+
+    /// Schedules the failures' changes at the nodes `owns` accepts (an
+    /// LP's own; every node in an undivided run), in a fixed order.
+    pub fn schedule_faults<S: Scheduler>(&self, sched: &mut S, owns: impl Fn(NodeId) -> bool) {
+        for (i, (at, node, _)) in self.faults.changes.iter().enumerate() {
+            if owns(*node) {
+                sched.schedule_net(*at, NetEvent::Fault(i as u32));
+            }
+        }
+    }
+
+    /// Applies scheduled change `i`.
+    pub(super) fn on_fault(&mut self, i: u32) {
+        match &self.faults.changes[i as usize].2 {
+            Change::Rate(p, rate) => self.ports[p.idx()].rate = *rate,
+            Change::Reroute(node, rows) => self.routes.patch(*node, rows),
+        }
+    }
+
+    /// Packet `id` went onto port `p`'s wire, a cut or failing link, to
+    /// arrive at `arrival`: lost on a failed link, posted across a cut,
+    /// or in flight to its far end.
+    #[inline(never)]
+    pub(super) fn off_wire<S: Scheduler>(
+        &mut self,
+        arrival: SimTime,
+        p: PortId,
+        id: PacketId,
+        sched: &mut S,
+    ) {
+        let attention = self.ports[p.idx()].pfc_attention;
+        if attention & LINK_FAILS != 0 && self.faults.lost_on(p, arrival) {
+            self.packets.free(id);
+            return;
+        }
+        if attention & LINK_CUT != 0 {
+            return self.cross(arrival, p, id);
+        }
+        let port = &mut self.ports[p.idx()];
+        let first = port.in_flight.is_empty();
+        port.in_flight.push_back(arrival, id);
+        if first {
+            sched.schedule_net(arrival, NetEvent::Deliver(p));
+        }
+    }
+
+    /// A switch found no route for packet `id` (links failed and routed
+    /// around): it is dropped and counted.
+    #[inline(never)]
+    pub(super) fn unroutable<S: Scheduler>(&mut self, node: NodeId, id: PacketId, sched: &mut S) {
+        self.faults.unroutable[node.idx()] += 1;
+        self.leave_switch(id, sched);
+        self.packets.free(id);
+    }
+
+    /// Takes over the failure counters of the nodes `theirs` names from
+    /// `other`, another LP's copy of this fabric (see `Fabric::absorb`).
+    pub(super) fn absorb_faults(&mut self, other: &Fabric, theirs: impl Fn(NodeId) -> bool) {
+        for (i, &(p, _)) in self.faults.down.iter().enumerate() {
+            if theirs(self.ports[p.idx()].node) {
+                self.faults.lost[i] = other.faults.lost[i];
+            }
+        }
+        for (n, count) in self.faults.unroutable.iter_mut().enumerate() {
+            if theirs(NodeId(n as u32)) {
+                *count = other.faults.unroutable[n];
+            }
+        }
+    }
+
+    /// Packets lost on port `p`'s link because it failed.
+    pub fn lost_on_link(&self, p: PortId) -> u64 {
+        match self.faults.down.binary_search_by_key(&p, |&(q, _)| q) {
+            Ok(i) => self.faults.lost[i],
+            Err(_) => 0,
+        }
+    }
+
+    /// Packets switch `node` dropped for want of a route.
+    pub fn unroutable_drops(&self, node: NodeId) -> u64 {
+        self.faults.unroutable.get(node.idx()).copied().unwrap_or(0)
+    }
+}

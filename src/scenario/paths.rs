@@ -1,0 +1,257 @@
+//! `[routing]` (how switches and hosts choose among equal-cost paths) and
+//! `[[failure]]` (links that fail or degrade during the run), read into
+//! [`net::PathConfig`] and [`net::LinkFault`]s (docs/models.md, "Many
+//! paths per flow").
+
+use net::path_choice::{PathChoice, PathConfig, Spray};
+use net::{FaultKind, LinkFault};
+use serde::Deserialize;
+use sim_core::{SimDuration, SimTime};
+
+/// The keys of `[routing]` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RoutingKeys {
+    /// A choice for every switch, or a list by tier (0: the ToRs).
+    pub choice: Option<toml::Value>,
+    /// The idle gap that ends a flowlet.
+    pub flowlet_gap: Option<SimDuration>,
+    /// Entries in each switch's flowlet table.
+    pub flowlet_table: Option<u32>,
+    /// `"none"` (default) or `"oblivious"`.
+    pub spray: Option<String>,
+}
+
+/// `[routing]`, validated.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Routing {
+    /// The switches' path choice.
+    pub paths: PathConfig,
+    /// The hosts' entropy spraying.
+    pub spray: Spray,
+}
+
+impl Routing {
+    /// Whether every packet of a flow takes one path, the same both ways
+    /// (what R-AQM, ABQ, FairQ, HSCC and ExpressPass's credits rely on).
+    pub fn symmetric(&self) -> bool {
+        self.paths.all_ecmp() && self.spray == Spray::None
+    }
+
+    /// Why routing is not symmetric, as a key and a phrase.
+    pub fn asymmetry(&self) -> Option<(&'static str, String)> {
+        if let Some(c) = self.paths.by_tier.iter().find(|c| !c.is_symmetric()) {
+            return Some(("choice", format!("choice \"{}\"", c.name())));
+        }
+        (self.spray != Spray::None).then(|| ("spray", format!("spray \"{}\"", self.spray.name())))
+    }
+}
+
+/// A key of `[routing]` or `[[failure]]` with what is wrong with it.
+pub(crate) type KeyError = (&'static str, String);
+
+fn choice_names() -> String {
+    let names: Vec<String> = PathChoice::ALL
+        .iter()
+        .map(|r| format!("\"{}\"", r.1))
+        .collect();
+    names.join(", ")
+}
+
+fn one_choice(v: &toml::Value) -> Result<PathChoice, KeyError> {
+    let name = v
+        .as_str()
+        .ok_or(("choice", format!("expected a name: {}", choice_names())))?;
+    PathChoice::from_name(name).ok_or_else(|| {
+        let msg = format!("unknown choice \"{name}\": valid are {}", choice_names());
+        ("choice", msg)
+    })
+}
+
+impl RoutingKeys {
+    /// The validated table, for a fabric of `tiers` switch tiers.
+    pub fn build(&self, tiers: usize) -> Result<Routing, KeyError> {
+        let d = PathConfig::default();
+        let by_tier = match &self.choice {
+            None => d.by_tier,
+            Some(toml::Value::Array(list)) => {
+                if list.is_empty() || list.len() > tiers.max(1) {
+                    let msg = format!(
+                        "lists a choice per switch tier, from the ToRs up: 1 to {} entries (has {})",
+                        tiers.max(1),
+                        list.len()
+                    );
+                    return Err(("choice", msg));
+                }
+                list.iter().map(one_choice).collect::<Result<_, _>>()?
+            }
+            Some(v) => vec![one_choice(v)?],
+        };
+        let flowlet_gap = self.flowlet_gap.unwrap_or(d.flowlet_gap);
+        if flowlet_gap.ps() == 0 {
+            return Err((
+                "flowlet_gap",
+                "must be longer than 0 (e.g. \"50us\")".into(),
+            ));
+        }
+        let flowlet_entries = self.flowlet_table.unwrap_or(d.flowlet_entries);
+        if !flowlet_entries.is_power_of_two() || flowlet_entries > 1 << 20 {
+            let msg = format!("{flowlet_entries} entries: a power of two, 1 to 1048576");
+            return Err(("flowlet_table", msg));
+        }
+        let spray = match self.spray.as_deref() {
+            None => Spray::None,
+            Some(name) => Spray::from_name(name).ok_or_else(|| {
+                let valid: Vec<String> =
+                    Spray::ALL.iter().map(|r| format!("\"{}\"", r.1)).collect();
+                let msg = format!("unknown spray \"{name}\": valid are {}", valid.join(", "));
+                ("spray", msg)
+            })?,
+        };
+        Ok(Routing {
+            paths: PathConfig {
+                by_tier,
+                flowlet_gap,
+                flowlet_entries,
+            },
+            spray,
+        })
+    }
+}
+
+/// The keys of one `[[failure]]` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FailureKeys {
+    /// The two nodes the failing cable joins, by name.
+    pub between: Vec<String>,
+    /// When it fails.
+    pub at: SimDuration,
+    /// The fraction of its rate it keeps (absent: it goes down).
+    pub degrade: Option<f64>,
+    /// How long until every switch routes around it (absent: never).
+    pub reroute_after: Option<SimDuration>,
+}
+
+impl FailureKeys {
+    /// The failure, its cable found among `cables` by the names of
+    /// `names` (indexed by node).
+    pub fn build(&self, names: &[String], cables: &[net::Cable]) -> Result<LinkFault, KeyError> {
+        let [a, b] = self.between.as_slice() else {
+            let msg = format!(
+                "names the two nodes of one cable (has {})",
+                self.between.len()
+            );
+            return Err(("between", msg));
+        };
+        let node = |name: &String| {
+            names.iter().position(|n| n == name).ok_or_else(|| {
+                let msg = format!(
+                    "no node is named \"{name}\" (nodes are named like \"{}\" and \"{}\"; `dcnsim topology` lists them)",
+                    names.first().map_or("", |s| s.as_str()),
+                    names.last().map_or("", |s| s.as_str())
+                );
+                ("between", msg)
+            })
+        };
+        let (na, nb) = (node(a)?, node(b)?);
+        let cable = cables
+            .iter()
+            .position(|c| {
+                let (x, y) = (c.a.idx(), c.b.idx());
+                (x, y) == (na, nb) || (x, y) == (nb, na)
+            })
+            .ok_or_else(|| ("between", format!("no cable joins \"{a}\" and \"{b}\"")))?;
+        let kind = match self.degrade {
+            None => FaultKind::Down,
+            Some(x) if x > 0.0 && x < 1.0 => FaultKind::Degrade(x),
+            Some(x) => {
+                let msg = format!(
+                    "{x}: the fraction of its rate the link keeps, above 0 and below 1 (leave it out for a link that goes down)"
+                );
+                return Err(("degrade", msg));
+            }
+        };
+        if self.reroute_after.is_some() && kind != FaultKind::Down {
+            let msg = "a degraded link stays up and is not routed around: leave reroute_after out";
+            return Err(("reroute_after", msg.into()));
+        }
+        Ok(LinkFault {
+            cable,
+            at: SimTime::ZERO + self.at,
+            kind,
+            reroute_after: self.reroute_after,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(choice: Option<toml::Value>) -> RoutingKeys {
+        RoutingKeys {
+            choice,
+            flowlet_gap: None,
+            flowlet_table: None,
+            spray: None,
+        }
+    }
+
+    #[test]
+    fn choice_is_a_name_or_a_list_by_tier() {
+        let one = keys(Some("adaptive".into())).build(3).unwrap();
+        assert_eq!(one.paths.choice(2), PathChoice::Adaptive);
+        let list = toml::Value::Array(vec!["ecmp".into(), "flowlet".into()]);
+        let r = keys(Some(list)).build(3).unwrap();
+        assert_eq!(r.paths.choice(0), PathChoice::Ecmp);
+        assert_eq!(r.paths.choice(1), PathChoice::Flowlet);
+        assert_eq!(r.paths.choice(2), PathChoice::Flowlet);
+        let long = toml::Value::Array(vec!["ecmp".into(); 4]);
+        assert_eq!(keys(Some(long)).build(3).unwrap_err().0, "choice");
+        let bad = keys(Some("spray".into())).build(3).unwrap_err();
+        assert!(bad.1.contains("\"adaptive-flowlet\""), "{}", bad.1);
+    }
+
+    #[test]
+    fn symmetry_is_ecmp_without_spraying() {
+        assert!(Routing::default().symmetric());
+        let r = keys(Some("random".into())).build(2).unwrap();
+        assert_eq!(r.asymmetry().unwrap().0, "choice");
+        let mut k = keys(None);
+        k.spray = Some("oblivious".into());
+        assert_eq!(k.build(2).unwrap().asymmetry().unwrap().0, "spray");
+    }
+
+    #[test]
+    fn a_failure_names_a_cable() {
+        let names: Vec<String> = ["h0", "h1", "s0", "s1"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let cable = |a, b| net::Cable {
+            a: net::NodeId(a),
+            b: net::NodeId(b),
+            rate: sim_core::Bandwidth::from_gbps(10),
+            delay: SimDuration::from_us(1),
+        };
+        let cables = [cable(0, 2), cable(1, 3), cable(2, 3)];
+        let mut f = FailureKeys {
+            between: vec!["s1".into(), "s0".into()],
+            at: SimDuration::from_us(5),
+            degrade: None,
+            reroute_after: Some(SimDuration::from_us(10)),
+        };
+        let built = f.build(&names, &cables).unwrap();
+        assert_eq!((built.cable, built.kind), (2, FaultKind::Down));
+        f.between = vec!["h0".into(), "s1".into()];
+        assert!(f.build(&names, &cables).unwrap_err().1.contains("no cable"));
+        f.between = vec!["h0".into(), "x".into()];
+        assert!(f.build(&names, &cables).unwrap_err().1.contains("no node"));
+        f.between = vec!["s0".into(), "s1".into()];
+        f.degrade = Some(1.5);
+        assert_eq!(f.build(&names, &cables).unwrap_err().0, "degrade");
+        f.degrade = Some(0.5);
+        assert_eq!(f.build(&names, &cables).unwrap_err().0, "reroute_after");
+    }
+}
