@@ -5,6 +5,8 @@
 //! `net`, `aqm` and `transport` crates, and writes results ([`report`]).
 //! Only this crate knows every plugin.
 
+/// The max-min fair allocation of a run's flows over their exact paths.
+pub mod max_min;
 /// The memory estimate of a run and its limit.
 pub mod memory;
 /// What the ports saw: pcap captures and the packet event log.

@@ -164,7 +164,10 @@ pub fn simulate(
     if stop == StopReason::Interrupted {
         return Err(RunError::Interrupted);
     }
-    let summary = RunSummary::of(&world, &sc.name, seed, stop);
+    let mut summary = RunSummary::of(&world, &sc.name, seed, stop);
+    if sc.output.max_min {
+        summary.max_min = crate::max_min::of_world(&world);
+    }
     let perf = Perf {
         threads: threads.0.min(lps as usize) as u32,
         lps,

@@ -104,6 +104,10 @@ pub struct RunSummary {
     /// ExpressPass has credits).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub credits: Option<CreditSummary>,
+    /// With `output.max_min`: the flows' max-min fair rates over the
+    /// paths routing gives them ([`crate::max_min`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_min: Option<crate::max_min::MaxMinSummary>,
 }
 
 /// Credits through the ports' credit queues (ExpressPass 3.1): those
@@ -567,6 +571,7 @@ impl RunSummary {
             goodput_fairness: GoodputFairness::of(world),
             pfc: PfcSummary::of(world),
             credits: CreditSummary::of(world),
+            max_min: None,
         }
     }
 

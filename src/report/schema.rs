@@ -69,20 +69,52 @@ queue_interval = "100us"
 queue_from = "0s"
 "#;
 
+/// A second built-in scenario for the blocks a failure fills: a
+/// dumbbell whose bottleneck goes down and is routed around, leaving the
+/// left switch no route (`drops_by_cause.link_down` and `unroutable`).
+const SCHEMA_FAILURE_SCENARIO: &str = r#"
+[simulation]
+stop_time = "1ms"
+[topology]
+kind = "dumbbell"
+left = 1
+right = 1
+host_rate = "10Gbps"
+host_delay = "1us"
+bottleneck_rate = "10Gbps"
+bottleneck_delay = "1us"
+[switch]
+buffer = "100pkt"
+[transport]
+rto_min = "20us"
+rto_initial = "100us"
+[[workload]]
+kind = "long-flows"
+pairs = [[0, 1]]
+[[failure]]
+between = ["left", "right"]
+at = "10us"
+reroute_after = "10us"
+"#;
+
 /// Every plottable path of `summary.json`, sorted: numeric leaves (and
 /// leaves that may be `null` where a statistic does not exist), list
 /// positions as `N`.
 pub fn summary_paths() -> &'static [String] {
     static PATHS: OnceLock<Vec<String>> = OnceLock::new();
     PATHS.get_or_init(|| {
-        let sc = crate::scenario::parse_str("(built-in schema scenario)", SCHEMA_SCENARIO)
-            .expect("the built-in schema scenario is valid (a dcnsim bug otherwise)");
-        let mut w = crate::world::World::build(&sc, 1)
-            .expect("the built-in schema scenario builds (a dcnsim bug otherwise)");
-        let stop = w.run();
-        let summary = super::RunSummary::of(&w, "schema", 1, stop);
-        let value = serde_json::to_value(&summary).expect("plain data serialises");
-        let mut paths = leaf_paths(&value);
+        let mut paths = Vec::new();
+        for text in [SCHEMA_SCENARIO, SCHEMA_FAILURE_SCENARIO] {
+            let sc = crate::scenario::parse_str("(built-in schema scenario)", text)
+                .expect("the built-in schema scenario is valid (a dcnsim bug otherwise)");
+            let mut w = crate::world::World::build(&sc, 1)
+                .expect("the built-in schema scenario builds (a dcnsim bug otherwise)");
+            let stop = w.run();
+            let mut summary = super::RunSummary::of(&w, "schema", 1, stop);
+            summary.max_min = crate::max_min::of_world(&w);
+            let value = serde_json::to_value(&summary).expect("plain data serialises");
+            paths.extend(leaf_paths(&value));
+        }
         paths.sort();
         paths.dedup();
         paths

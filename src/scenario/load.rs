@@ -566,7 +566,7 @@ fn routing_and_failures(
         .nodes
         .iter()
         .filter_map(|k| match k {
-            net::NodeKind::Switch { tier } => Some(*tier as usize + 1),
+            net::NodeKind::Switch { tier } => Some(*tier as usize),
             net::NodeKind::Host => None,
         })
         .max()
@@ -640,6 +640,11 @@ fn check_paths(sc: &Scenario) -> Result<(), (String, String)> {
             );
             return Err((key, msg));
         }
+    }
+    if sc.output.max_min && !sc.routing.symmetric() {
+        let msg = "max_min allocates each flow its one ECMP path, but [routing] spreads flows \
+                   over several: leave routing.choice at \"ecmp\" and routing.spray at \"none\"";
+        return Err(("output.max_min".into(), msg.into()));
     }
     let down = sc
         .failures

@@ -12,7 +12,7 @@ use sim_core::{SimDuration, SimTime};
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RoutingKeys {
-    /// A choice for every switch, or a list by tier (0: the ToRs).
+    /// A choice for every switch, or a list by tier from the ToRs up.
     pub choice: Option<toml::Value>,
     /// The idle gap that ends a flowlet.
     pub flowlet_gap: Option<SimDuration>,
@@ -147,7 +147,7 @@ impl FailureKeys {
         let node = |name: &String| {
             names.iter().position(|n| n == name).ok_or_else(|| {
                 let msg = format!(
-                    "no node is named \"{name}\" (nodes are named like \"{}\" and \"{}\"; `dcnsim topology` lists them)",
+                    "no node is named \"{name}\" (nodes are named like \"{}\" and \"{}\"; ports.csv names every port by its two nodes)",
                     names.first().map_or("", |s| s.as_str()),
                     names.last().map_or("", |s| s.as_str())
                 );
@@ -202,11 +202,12 @@ mod tests {
     fn choice_is_a_name_or_a_list_by_tier() {
         let one = keys(Some("adaptive".into())).build(3).unwrap();
         assert_eq!(one.paths.choice(2), PathChoice::Adaptive);
+        // Tier 1 is the ToRs.
         let list = toml::Value::Array(vec!["ecmp".into(), "flowlet".into()]);
         let r = keys(Some(list)).build(3).unwrap();
-        assert_eq!(r.paths.choice(0), PathChoice::Ecmp);
-        assert_eq!(r.paths.choice(1), PathChoice::Flowlet);
+        assert_eq!(r.paths.choice(1), PathChoice::Ecmp);
         assert_eq!(r.paths.choice(2), PathChoice::Flowlet);
+        assert_eq!(r.paths.choice(3), PathChoice::Flowlet);
         let long = toml::Value::Array(vec!["ecmp".into(); 4]);
         assert_eq!(keys(Some(long)).build(3).unwrap_err().0, "choice");
         let bad = keys(Some("spray".into())).build(3).unwrap_err();

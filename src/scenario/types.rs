@@ -316,6 +316,10 @@ pub struct OutputConfig {
     pub pcap: Option<PcapConfig>,
     /// Write `events.csv`, the packet event log (absent: off).
     pub events: Option<EventsConfig>,
+    /// Report in `summary.json` (`max_min`) the flows' max-min fair
+    /// rates over the paths routing gives them: what per-flow ECMP
+    /// allows once its hash has placed the flows.
+    pub max_min: bool,
 }
 
 /// `[output] pcap`: the ports to capture, by name as in ports.csv.
@@ -371,6 +375,7 @@ impl Default for OutputConfig {
             cc_trace: None,
             pcap: None,
             events: None,
+            max_min: false,
         }
     }
 }

@@ -22,6 +22,7 @@ mod incast_recovery;
 mod kinds;
 mod limits;
 mod loader_fuzz;
+mod many_paths;
 mod nonsense_inputs;
 mod outputs;
 mod overrides;

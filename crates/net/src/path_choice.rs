@@ -168,8 +168,8 @@ pub fn oblivious_entropy(pkt: &crate::packet::Packet, seed: u64) -> u16 {
 /// The fabric's path choice settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PathConfig {
-    /// The choice of each switch tier (0: the ToRs); tiers past the list
-    /// take its last entry.
+    /// The choice of each switch tier, from the ToRs (tier 1) up; tiers
+    /// past the list take its last entry.
     pub by_tier: Vec<PathChoice>,
     /// A flow idle this long starts a new flowlet.
     pub flowlet_gap: SimDuration,
@@ -197,9 +197,10 @@ impl Default for PathConfig {
 }
 
 impl PathConfig {
-    /// The choice of switches of tier `tier`.
+    /// The choice of switches of tier `tier` (1: the ToRs).
     pub fn choice(&self, tier: u8) -> PathChoice {
-        let i = (tier as usize).min(self.by_tier.len().saturating_sub(1));
+        let i = (tier as usize).saturating_sub(1);
+        let i = i.min(self.by_tier.len().saturating_sub(1));
         self.by_tier.get(i).copied().unwrap_or_default()
     }
 

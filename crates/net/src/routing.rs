@@ -29,7 +29,7 @@ pub const NO_ROUTE: PortId = PortId(u32::MAX);
 
 /// Next hops from every switch towards every edge switch, and each host's
 /// last hop.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct RoutingTable {
     /// Per node: its index among the switches, or `NONE` for a host.
     switch_index: Vec<u32>,

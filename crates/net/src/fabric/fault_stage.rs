@@ -104,14 +104,14 @@ impl Faults {
         out.down.sort_by_key(|&(p, at)| (p, at));
         out.down.dedup_by_key(|&mut (p, _)| p);
         out.lost = vec![0; out.down.len()];
-        out.reroutes(faults, cable_ports, kinds, adjacency, host_nodes, base);
+        out.plan_reroutes(faults, cable_ports, kinds, adjacency, host_nodes, base);
         out
     }
 
     /// Each switch's route changes: one table per detection time, over
     /// the switch links whose failures are detected by then; a switch
     /// whose rows change gets them at that time.
-    fn reroutes(
+    fn plan_reroutes(
         &mut self,
         faults: &[LinkFault],
         cable_ports: &[(PortId, PortId)],
@@ -162,6 +162,13 @@ impl Faults {
             }
             previous = Some(table);
         }
+    }
+
+    /// Whether some switch changes its routes during the run.
+    pub(super) fn reroutes(&self) -> bool {
+        self.changes
+            .iter()
+            .any(|c| matches!(c.2, Change::Reroute(..)))
     }
 
     /// Whether a packet that arrives at `arrival` over port `p`'s link

@@ -252,6 +252,9 @@ pub struct Fabric {
     host_of_node: Vec<u32>,
     host_ports: Vec<PortId>,
     routes: RoutingTable,
+    /// The routes before any failure, where switches reroute around
+    /// some: paths and ideal times are those of the whole fabric.
+    routes_before: Option<Box<RoutingTable>>,
     config: FabricConfig,
     /// One shared buffer per node (used at switches under `BufferPolicy::Shared`).
     shared: Vec<SharedBuffer>,
@@ -411,6 +414,7 @@ impl Fabric {
             host_nodes,
             host_of_node,
             host_ports,
+            routes_before: faults.reroutes().then(|| Box::new(routes.clone())),
             routes,
             config,
             shared,
@@ -982,8 +986,10 @@ impl Fabric {
     }
 
     /// The egress ports a packet would take from its source host to its
-    /// destination, by routing alone (no queues involved).
+    /// destination, by routing alone (no queues involved), before any
+    /// link failed.
     pub fn path(&self, pkt: &Packet) -> Vec<PortId> {
+        let routes = self.routes_before.as_deref().unwrap_or(&self.routes);
         let mut out = vec![self.host_ports[pkt.src.idx()]];
         loop {
             let last = *out.last().expect("non-empty");
@@ -993,7 +999,7 @@ impl Fabric {
                 NodeKind::Switch { .. } => {
                     assert!(out.len() <= self.nodes.len(), "routing loop");
                     let salt = self.nodes[node.idx()].ecmp_salt;
-                    out.push(self.routes.select(node, salt, pkt));
+                    out.push(routes.select(node, salt, pkt));
                 }
             }
         }
