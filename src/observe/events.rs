@@ -50,6 +50,7 @@ fn kind_word(k: Kind) -> &'static str {
         Kind::Control => "control",
         Kind::Datagram => "datagram",
         Kind::Credit => "credit",
+        Kind::Trimmed => "trimmed",
     }
 }
 

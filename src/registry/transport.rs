@@ -98,6 +98,7 @@ pub static FAMILY: Family<TransportConfig> = Family {
             key("cc", "dcqcn", "name or table", "the rate and/or window controller: a RoCE row of `dcnsim list cc` ({roce cc}), by name or as { kind = NAME, keys }"),
             key("cnp_interval", "50us", "duration, >= 1us", "DCQCN's notification point: at most one CNP per flow per this long (paper), or its slot (ns3rdma); mellanox flags ACKs instead"),
             key("ack_priority", "the flow's", "0-7", "priority of ACKs, NAKs and CNPs"),
+            key("recovery", "go-back-n", "word", "\"go-back-n\" (a NAK resends from the hole; IBTA, the HPCC fork) or \"selective\" (IRN: the responder keeps out-of-order packets and NACKs each; only holes are resent; a trimmed header is NACKed at once)"),
         ], roce),
         row("homa", "Homa: a message's first RTTbytes go unscheduled at a priority set by its length; the receiver grants the rest to the messages with the fewest bytes left (overcommitment of them at a time, one per sender) at priorities by rank; senders send shortest first; RESEND after silence. Needs strict-priority class queues to have its effect", "Homa (Montazeri et al., SIGCOMM 2018) 3.2-3.7", &[
             key("mss", "1440B", "size", "payload bytes per DATA packet (1500 B MTU - 60 B of IPv4 and Homa headers)"),

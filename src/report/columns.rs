@@ -183,6 +183,8 @@ pub static PORTS: CsvFile = CsvFile { name: "ports.csv", when: "always", columns
     col("avg_packets", "packets", "time-average queue over the run (port rows only)"),
     col("dropped_bytes", "bytes", "IP bytes dropped, all causes (port rows only)"),
     col("mean_wait_us", "us", "mean time a transmitted packet waited in the queue (port rows only)"),
+    col("trimmed", "count", "data packets cut to their header instead of dropped ([switch.trim]; port rows only)"),
+    col("lost_on_link", "count", "packets lost on the port's link when it went down ([[failure]]; port rows only)"),
 ]};
 
 /// `queues.csv`.

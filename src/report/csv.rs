@@ -376,7 +376,9 @@ pub fn ports_csv(world: &World) -> String {
         let peer = world.fabric.port(p.peer).node.0;
         let node = p.node.0;
         let (st, ing) = (&p.stats, &p.ingress.stats);
-        let name = world.port_name(net::PortId(i as u32));
+        let id = net::PortId(i as u32);
+        let name = world.port_name(id);
+        let mean_wait = (st.mean_wait_ps()).map_or(String::new(), |w| format!("{:.6}", w / 1e6));
         let queue = QueueCells {
             tx_packets: st.tx_packets,
             tx_bytes: st.tx_bytes,
@@ -399,11 +401,9 @@ pub fn ports_csv(world: &World) -> String {
             .cell("max_bytes", st.max_bytes)
             .cell("avg_packets", avg(&st.queue_packets_area))
             .cell("dropped_bytes", st.dropped_bytes)
-            .cell(
-                "mean_wait_us",
-                st.mean_wait_ps()
-                    .map_or(String::new(), |w| format!("{:.6}", w / 1e6)),
-            )
+            .cell("mean_wait_us", mean_wait)
+            .cell("trimmed", world.fabric.trimmed(id))
+            .cell("lost_on_link", world.fabric.lost_on_link(id))
             .end();
         if p.class_stats.len() > 1 {
             for (c, cs) in p.class_stats.iter().enumerate() {

@@ -952,6 +952,27 @@ fn switch(
             Some(cfg)
         }
     };
+    let trim = match t.get("trim") {
+        None => None,
+        Some(tv) if matches!(tv.get_ref(), DeValue::Boolean(false)) => None,
+        Some(tv) => {
+            let DeValue::Table(tt) = tv.get_ref() else {
+                let msg = "expected a table ([switch.trim]), or false for no trimming";
+                return Err(src.error(Some(tv.span()), "switch.trim", msg));
+            };
+            let keys: super::trim::TrimKeys = de(src, Some(tv.span()), tt.clone(), "switch.trim")?;
+            let cfg = keys.build().map_err(|(key, msg)| {
+                let at = locate(tt, key).or(Some(tv.span()));
+                src.error(at, &format!("switch.trim.{key}"), msg)
+            })?;
+            if pfc.is_some() {
+                let msg = "trimming stands in for a drop, and PFC keeps lossless classes from \
+                           dropping: run one or the other";
+                return Err(src.error(Some(tv.span()), "switch.trim", msg));
+            }
+            Some(cfg)
+        }
+    };
     ctx.classes = classes;
     ctx.queue_limit = queue_limit(buffer);
     ctx.pfc = pfc.is_some();
@@ -959,6 +980,7 @@ fn switch(
     let (ingress, ingress_switches) = take_ingress_switches(src, t.get("ingress"))?;
     Ok(SwitchConfig {
         pfc,
+        trim,
         buffer,
         classes,
         class_of_priority,

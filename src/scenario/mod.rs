@@ -3,7 +3,7 @@
 //! ```toml
 //! [simulation]      # seed, stop_time (absent: run to completion), max_events
 //! [topology]        # kind = "star" | "dumbbell" | ... (registry::topology)
-//! [switch]          # buffer; [switch.scheduler], [switch.aqm], [switch.ingress], [switch.pfc]
+//! [switch]          # buffer; [switch.scheduler], [switch.aqm], [switch.ingress], [switch.pfc], [switch.trim]
 //! [transport]       # the TCP family: cc = "newreno" | "ecn" | "dctcp", RTO, windows...
 //! [[workload]]      # kind = "incast" | "long-flows" | "poisson-packets"
 //! [routing]         # path choice per switch tier, host spraying
@@ -27,6 +27,7 @@ mod load;
 mod overrides;
 mod paths;
 mod pfc;
+mod trim;
 mod types;
 mod words;
 pub use words::capitalised;

@@ -200,6 +200,8 @@ pub struct SwitchConfig {
     pub ingress_switches: Option<Vec<String>>,
     /// `[switch.pfc]`: priority flow control, if on.
     pub pfc: Option<net::pfc::PfcConfig>,
+    /// `[switch.trim]`: packet trimming, if on.
+    pub trim: Option<net::TrimConfig>,
 }
 
 /// The most one queue of a port may hold under `buffer`: the per-port
@@ -267,6 +269,9 @@ pub(crate) struct SwitchBase {
     /// Listed so that an unknown key's error names it as valid; read separately.
     #[allow(dead_code)]
     pub pfc: Option<serde::de::IgnoredAny>,
+    /// Listed so that an unknown key's error names it as valid; read separately.
+    #[allow(dead_code)]
+    pub trim: Option<serde::de::IgnoredAny>,
 }
 
 fn one() -> u32 {

@@ -48,6 +48,7 @@ fn build_fabric(
         paths: sc.routing.paths.clone(),
         spray: sc.routing.spray,
         faults: sc.failures.clone(),
+        trim: sc.switch.trim,
     };
     let (weights, strict_classes) = class_weights(&sc.switch.scheduler, sc.switch.classes);
     let ctx = |p: net::PortId, rate| aqm::PortContext {

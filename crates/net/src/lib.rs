@@ -32,7 +32,10 @@ pub mod topology;
 pub mod wire;
 
 pub use aqm::{EgressAqm, QueueState, Verdict};
-pub use fabric::{Cargo, Crossing, Fabric, FabricConfig, FaultKind, LinkFault, NetEvent, Outcome};
+pub use fabric::{
+    Cargo, Crossing, Fabric, FabricConfig, FaultKind, LinkFault, NetEvent, Outcome,
+    TRIM_HEADER_BYTES, TRIM_HEADER_QUEUE_BYTES, TrimConfig,
+};
 pub use ids::{FlowId, HostId, NodeId, Origin, PortId, SourceId};
 pub use ingress::{Arrival, IngressHook, IngressView, ViqAction};
 pub use int::{INT_HEADER_BYTES, INT_MAX_HOPS, IntHop, IntStack, IntTable};

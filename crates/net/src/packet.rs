@@ -158,6 +158,12 @@ pub enum Kind {
     /// sender one data packet. Switches queue credits apart from data and
     /// rate-limit them per port when credit queues are on ([`crate::credit`]).
     Credit,
+    /// A data packet a switch cut to its header instead of dropping it
+    /// (NDP, Handley et al., SIGCOMM 2017, 3.1; UEC 1.0's packet
+    /// trimming): its payload is gone, its header (`seq`, the flow) tells
+    /// the receiver at once which packet was lost. A receiver that does
+    /// not know trimming takes it for the loss it stands for.
+    Trimmed,
 }
 
 /// Up to [`MAX_SACK_BLOCKS`] SACK blocks (RFC 2018), each stored as byte

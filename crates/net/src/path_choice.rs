@@ -14,7 +14,7 @@
 //!   while its packets come closer together than `flowlet_gap`; after an
 //!   idle gap its next packet starts a flowlet on a port drawn at random;
 //! - adaptive routing: the egress with the fewest queued bytes among the
-//!   equal-cost ones (ties broken at random), for every packet or for the
+//!   equal-cost ones (ties broken uniformly at random), for every packet or for the
 //!   first packet of each flowlet (CONGA's flowlet switching with the
 //!   switch's local view, Alizadeh et al., SIGCOMM 2014, section 3.4).
 //!
@@ -299,19 +299,23 @@ impl SwitchPaths {
     }
 }
 
-/// The port of `hops` with the fewest queued bytes; among equals, the
-/// first from a random starting point, so that ties spread.
+/// The port of `hops` with the fewest queued bytes; among equals, one
+/// drawn uniformly (reservoir sampling: the k-th tie replaces the pick
+/// with probability 1/k). A random starting point and a scan would favour
+/// the port after a longer queue.
 fn least_queued(hops: &[PortId], rng: &mut RngStream, queued: &impl Fn(PortId) -> u64) -> PortId {
-    let n = hops.len();
-    let start = rng.below(n as u64) as usize;
-    let mut best = hops[start];
+    let mut best = hops[0];
     let mut best_q = queued(best);
-    for i in 1..n {
-        let p = hops[(start + i) % n];
+    let mut ties = 1u64;
+    for &p in &hops[1..] {
         let q = queued(p);
         if q < best_q {
-            best = p;
-            best_q = q;
+            (best, best_q, ties) = (p, q, 1);
+        } else if q == best_q {
+            ties += 1;
+            if rng.below(ties) == 0 {
+                best = p;
+            }
         }
     }
     best

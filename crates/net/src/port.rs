@@ -234,6 +234,9 @@ pub const LINK_CUT: u8 = 16;
 /// against the failure time. In the same byte as [`LINK_CUT`], for the
 /// same reason.
 pub const LINK_FAILS: u8 = 32;
+/// [`Port::pfc_attention`]: trimmed headers wait in the port's header
+/// queue, sent ahead of the data (`crate::fabric::trim_stage`).
+pub const HEADERS_QUEUED: u8 = 64;
 
 /// One egress port and the unidirectional link it drives.
 ///

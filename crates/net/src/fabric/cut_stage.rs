@@ -175,5 +175,8 @@ impl Fabric {
         }
         self.hops += other.hops;
         self.absorb_faults(other, &theirs);
+        let ports = &self.ports;
+        let owner = |i: usize| theirs(ports[i].node);
+        self.headers.absorb(&mut other.headers, owner);
     }
 }

@@ -27,8 +27,8 @@ use crate::packet::{
 };
 use crate::path_choice::{PathChoice, PathConfig, Spray, SwitchPaths};
 use crate::port::{
-    CREDITS_QUEUED, ClassQueues, ClassStats, DropCause, LINK_CUT, LINK_FAILS, OBSERVED, PFC_FRAME,
-    Port, PortStats,
+    CREDITS_QUEUED, ClassQueues, ClassStats, DropCause, HEADERS_QUEUED, LINK_CUT, LINK_FAILS,
+    OBSERVED, PFC_FRAME, Port, PortStats,
 };
 use crate::routing::RoutingTable;
 use crate::sched::{Discipline, Scheduler as SchedState};
@@ -127,6 +127,8 @@ pub struct FabricConfig {
     pub spray: Spray,
     /// Link failures, known before the run.
     pub faults: Vec<LinkFault>,
+    /// Packet trimming at switch ports, if on.
+    pub trim: Option<TrimConfig>,
 }
 
 impl FabricConfig {
@@ -145,6 +147,7 @@ impl FabricConfig {
             paths: PathConfig::default(),
             spray: Spray::None,
             faults: Vec::new(),
+            trim: None,
         }
     }
 }
@@ -271,6 +274,8 @@ pub struct Fabric {
     paths: Vec<Option<Box<SwitchPaths>>>,
     /// Link failures ([`fault_stage`]).
     faults: fault_stage::Faults,
+    /// Trimmed headers waiting at each port ([`trim_stage`]).
+    headers: trim_stage::Headers,
 }
 
 impl Fabric {
@@ -371,6 +376,7 @@ impl Fabric {
                 }
             }
         }
+        let headers = trim_stage::Headers::new(ports.len(), config.trim.is_some());
         let routes = RoutingTable::build(&graph.nodes, &adjacency, &host_nodes)?;
         let nodes: Vec<Node> = graph
             .nodes
@@ -424,6 +430,7 @@ impl Fabric {
             cut: cut_stage::Outboxes::default(),
             paths,
             faults,
+            headers,
         };
         fabric.mark_failing();
         fabric.pfc_setup()?;
@@ -593,7 +600,9 @@ impl Fabric {
         let port = &mut self.ports[p.idx()];
         assert!(port.busy, "TxDone on idle {p}"); // pairs with start_tx's
         port.busy = false;
-        if port.packets > 0 || port.pfc_attention & (PFC_FRAME | CREDITS_QUEUED) != 0 {
+        if port.packets > 0
+            || port.pfc_attention & (PFC_FRAME | CREDITS_QUEUED | HEADERS_QUEUED) != 0
+        {
             self.start_tx(p, sched);
         }
         self.nic_ready(p)
@@ -725,8 +734,8 @@ impl Fabric {
             }
             None => port.fits(size),
         };
-        if !fits {
-            return self.drop_packet(p, class, id, DropCause::BufferOverflow, sched);
+        if !fits || trim_stage::over(&self.config.trim, &port.queues[class], size) {
+            return self.drop_or_trim(p, class, id, DropCause::BufferOverflow, sched);
         }
         let state = port.state(class, self.pool[port.node.idx()]);
         let mut marked = false;
@@ -734,7 +743,7 @@ impl Fabric {
             match aqm.on_enqueue(now, state, pkt) {
                 Verdict::Accept => {}
                 Verdict::Mark => marked = mark_ce(port, class, pkt),
-                Verdict::Drop => return self.drop_packet(p, class, id, DropCause::Aqm, sched),
+                Verdict::Drop => return self.drop_or_trim(p, class, id, DropCause::Aqm, sched),
             }
         }
         pkt.enqueued_at = now;
@@ -774,6 +783,26 @@ impl Fabric {
     /// The shared buffer of a switch (empty under per-port buffers).
     pub fn shared_buffer(&self, node: NodeId) -> &SharedBuffer {
         &self.shared[node.idx()]
+    }
+
+    /// Trims packet `id` at port `p` where trimming is on and the packet
+    /// may be trimmed, else drops it for `cause`.
+    #[inline(never)]
+    fn drop_or_trim<S: Scheduler>(
+        &mut self,
+        p: PortId,
+        class: usize,
+        id: PacketId,
+        cause: DropCause,
+        sched: &mut S,
+    ) {
+        if let Some(t) = self.config.trim
+            && trim_stage::trimmable(self.packets.get(id))
+            && self.headers.room(p, t.header_bytes, t.header_queue_bytes)
+        {
+            return self.trim(p, id, sched);
+        }
+        self.drop_packet(p, class, id, cause, sched)
     }
 
     fn drop_packet<S: Scheduler>(
@@ -828,6 +857,11 @@ impl Fabric {
             if port.pfc_attention != 0 {
                 if port.pfc_attention & PFC_FRAME != 0 && self.pfc_send_frame(p, sched) {
                     return; // PFC frames go first and are never paused
+                }
+                if self.ports[p.idx()].pfc_attention & HEADERS_QUEUED != 0
+                    && self.send_header(p, sched)
+                {
+                    return; // trimmed headers go ahead of the data
                 }
                 if self.ports[p.idx()].pfc_attention & CREDITS_QUEUED != 0
                     && self.send_credit(p, sched)
@@ -926,7 +960,8 @@ impl Fabric {
                         // departure, then a pending PFC frame or credit goes.
                         self.service_viq(p, sched);
                         let port = &self.ports[p.idx()];
-                        if !port.busy && port.pfc_attention & (PFC_FRAME | CREDITS_QUEUED) != 0 {
+                        let waiting = PFC_FRAME | CREDITS_QUEUED | HEADERS_QUEUED;
+                        if !port.busy && port.pfc_attention & waiting != 0 {
                             continue;
                         }
                         return;
@@ -1017,7 +1052,8 @@ impl Fabric {
                     .sum();
                 p.bytes + p.ingress.viq.bytes() + flying
             })
-            .sum()
+            .sum::<u64>()
+            + self.headers.total_bytes()
     }
 
     /// Packets queued, held or in flight anywhere (for conservation checks).
@@ -1025,7 +1061,8 @@ impl Fabric {
         self.ports
             .iter()
             .map(|p| p.packets as usize + p.in_flight.len() + p.ingress.viq.packets() as usize)
-            .sum()
+            .sum::<usize>()
+            + self.headers.packets()
     }
 }
 
@@ -1036,9 +1073,11 @@ mod ingress_stage;
 mod observe_stage;
 mod pfc_stage;
 mod prefetch;
+mod trim_stage;
 pub use cut_stage::{Cargo, Crossing};
 pub use fault_stage::{FaultKind, LinkFault};
 pub use pfc_stage::MmuSnapshot;
+pub use trim_stage::{TRIM_HEADER_BYTES, TRIM_HEADER_QUEUE_BYTES, TrimConfig};
 #[cfg(test)]
 mod pfc_tests;
 #[cfg(test)]

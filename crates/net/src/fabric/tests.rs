@@ -300,3 +300,138 @@ fn ingress_hook_holds_releases_by_timer_and_drops_when_full() {
     assert_eq!(f.port(port).ingress.priority_bytes(), [0; 8]);
     assert_eq!(f.packets.live(), 0);
 }
+
+/// Runs to completion, returning (arrival time, host, seq, kind) per delivery.
+fn drain_kinds(f: &mut Fabric, q: &mut EventQueue<Ev>) -> Vec<(SimTime, u64, Kind)> {
+    let mut out = Vec::new();
+    while let Some((t, Ev(e))) = q.pop() {
+        if let Outcome::Delivered { pkt, .. } = f.handle(e, q) {
+            let p = f.packets.get(pkt);
+            out.push((t, p.seq, p.kind));
+            f.packets.free(pkt);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_trimming_port_cuts_what_it_cannot_hold_and_sends_headers_first() {
+    // Two senders at line rate into one receiver port of 3 packets: what
+    // droptail drops is trimmed to 64 B instead, and each header leaves
+    // ahead of the data queued before it.
+    let g = TopologyGraph::star(3, Bandwidth::from_gbps(10), SimDuration::from_us(1));
+    let mut cfg = FabricConfig::fifo(WireFormat::ETHERNET, QueueSize::Packets(3), 1 << 20);
+    cfg.trim = Some(TrimConfig {
+        header_bytes: 64,
+        threshold: None,
+        header_queue_bytes: TRIM_HEADER_QUEUE_BYTES,
+    });
+    let mut f = Fabric::new(&g, cfg, |_, _, _| None).unwrap();
+    let mut q = EventQueue::new();
+    for s in 0..10 {
+        for (h, base) in [(0, 0), (1, 100)] {
+            let pkt = Packet {
+                seq: base + s,
+                kind: Kind::Data,
+                payload_bytes: 1448,
+                ecn: Ecn::Ect0,
+                ..data(h, 2, 1500)
+            };
+            f.host_send(HostId(h), pkt, &mut q);
+        }
+    }
+    let got = drain_kinds(&mut f, &mut q);
+    let out = f.port_towards_host(HostId(2));
+    let trimmed = f.trimmed(out);
+    assert!(trimmed > 0);
+    assert_eq!(f.port(out).stats.drops(), 0, "nothing dropped");
+    assert_eq!(got.len(), 20, "every packet, whole or as a header");
+    let headers: Vec<_> = got.iter().filter(|g| g.2 == Kind::Trimmed).collect();
+    assert_eq!(headers.len() as u64, trimmed);
+    // The first header overtakes the data that was queued when it was cut.
+    let first_header = got.iter().position(|g| g.2 == Kind::Trimmed).unwrap();
+    assert!(first_header < 5, "{got:?}");
+    assert_eq!(f.packets.live(), 0);
+    assert_eq!(f.bytes_in_network(), 0);
+}
+
+#[test]
+fn a_trimming_port_drops_what_its_header_queue_cannot_hold() {
+    let g = TopologyGraph::star(3, Bandwidth::from_gbps(10), SimDuration::from_us(1));
+    let mut cfg = FabricConfig::fifo(WireFormat::ETHERNET, QueueSize::Packets(1), 1 << 20);
+    cfg.trim = Some(TrimConfig {
+        header_bytes: 64,
+        threshold: None,
+        header_queue_bytes: 64,
+    });
+    let mut f = Fabric::new(&g, cfg, |_, _, _| None).unwrap();
+    let mut q = EventQueue::new();
+    for s in 0..20 {
+        for h in [0, 1] {
+            let pkt = Packet {
+                seq: s,
+                kind: Kind::Data,
+                payload_bytes: 1448,
+                ..data(h, 2, 1500)
+            };
+            f.host_send(HostId(h), pkt, &mut q);
+        }
+    }
+    let got = drain_kinds(&mut f, &mut q);
+    let out = f.port_towards_host(HostId(2));
+    let drops = f.port(out).stats.drops();
+    assert!(drops > 0 && f.trimmed(out) > 0);
+    assert_eq!(got.len() as u64 + drops, 40);
+}
+
+#[test]
+fn a_failed_link_loses_what_is_on_it_and_what_is_sent_after() {
+    // Host 0 sends 10 packets, one every 2 us, over a dumbbell whose
+    // bottleneck goes down at 9 us: those still on the wire then, and
+    // all sent later, are lost.
+    let r = Bandwidth::from_gbps(10);
+    let d = SimDuration::from_us(1);
+    let g = TopologyGraph::dumbbell(1, 1, r, d, r, d);
+    let bottleneck = g
+        .cables
+        .iter()
+        .position(|c| g.nodes[c.a.idx()] != NodeKind::Host && g.nodes[c.b.idx()] != NodeKind::Host)
+        .unwrap();
+    let mut cfg = FabricConfig::fifo(WireFormat::ETHERNET, QueueSize::Packets(100), 1 << 20);
+    cfg.faults = vec![LinkFault {
+        cable: bottleneck,
+        at: SimTime(9_000_000),
+        kind: FaultKind::Down,
+        reroute_after: None,
+    }];
+    let mut f = Fabric::new(&g, cfg, |_, _, _| None).unwrap();
+    let mut q: EventQueue<Ev> = EventQueue::new();
+    f.schedule_faults(&mut q, |_| true);
+    let mut got = Vec::new();
+    for s in 0..10u64 {
+        let at = SimTime(s * 2_000_000);
+        while q.peek_time().is_some_and(|t| t <= at) {
+            let (t, Ev(e)) = q.pop().unwrap();
+            if let Outcome::Delivered { pkt, .. } = f.handle(e, &mut q) {
+                got.push((t, f.packets.get(pkt).seq));
+                f.packets.free(pkt);
+            }
+        }
+        q.advance_to(at);
+        let pkt = Packet {
+            seq: s,
+            ..data(0, 1, 1500)
+        };
+        f.host_send(HostId(0), pkt, &mut q);
+    }
+    got.extend(drain(&mut f, &mut q).into_iter().map(|(t, _, s)| (t, s)));
+    // A packet sent at 2s us reaches the bottleneck's far end at 2s +
+    // 2 x (1.2304 + 1) us: packets 0..=2 arrive by 9 us.
+    let seqs: Vec<u64> = got.iter().map(|g| g.1).collect();
+    assert_eq!(seqs, vec![0, 1, 2]);
+    let lost: u64 = (0..f.ports().len() as u32)
+        .map(|p| f.lost_on_link(PortId(p)))
+        .sum();
+    assert_eq!(lost, 7);
+    assert_eq!(f.packets.live(), 0);
+}

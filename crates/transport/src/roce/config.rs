@@ -28,6 +28,20 @@ pub enum WindowMode {
     BdpXRate,
 }
 
+/// How a RoCE flow recovers lost packets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecoveryMode {
+    /// Go-back-N (IBTA RC; the HPCC fork): a NAK resends everything from
+    /// the hole; a packet above the expected one is discarded.
+    #[default]
+    GoBackN,
+    /// Selective repeat (IRN, SIGCOMM 2018, 3.1): the responder keeps
+    /// what arrives out of order and NACKs it; only holes are resent
+    /// ([`super::selective`]).
+    Selective,
+}
+
 /// The RoCE reliable connection's configuration.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RoceConfig {
@@ -47,6 +61,8 @@ pub struct RoceConfig {
     pub cnp_interval: SimDuration,
     /// Priority of ACKs, NAKs and CNPs (`None`: the flow's own).
     pub ack_priority: Option<u8>,
+    /// How lost packets are recovered.
+    pub recovery: RecoveryMode,
 }
 
 impl Default for RoceConfig {
@@ -60,6 +76,7 @@ impl Default for RoceConfig {
             cc: RoceCc::Dcqcn(DcqcnConfig::defaults(Variant::Paper)),
             cnp_interval: SimDuration::from_us(50),
             ack_priority: None,
+            recovery: RecoveryMode::GoBackN,
         }
     }
 }
@@ -129,6 +146,8 @@ pub struct RoceKeys {
     pub cnp_interval: Option<SimDuration>,
     /// See [`RoceConfig::ack_priority`].
     pub ack_priority: Option<u8>,
+    /// See [`RoceConfig::recovery`].
+    pub recovery: Option<RecoveryMode>,
 }
 
 /// DCQCN's keys; each absent one takes its variant's default.
@@ -568,6 +587,7 @@ impl RoceKeys {
             cc,
             cnp_interval: self.cnp_interval.unwrap_or(d.cnp_interval),
             ack_priority: self.ack_priority,
+            recovery: self.recovery.unwrap_or_default(),
         })
     }
 }

@@ -1,5 +1,5 @@
 //! The RoCE family: RDMA over Converged Ethernet v2's reliable connection
-//! (one message per flow, PSNs, go-back-N, NIC pacing), DCQCN (the
+//! (one message per flow, PSNs, go-back-N or IRN's selective repeat, NIC pacing), DCQCN (the
 //! reaction point at the sender, the notification point at the receiver;
 //! the switches' RED marking is the congestion point), TIMELY (RTT
 //! gradients at the sender), HPCC (in-band telemetry of every hop, read at
@@ -12,11 +12,14 @@ pub mod host;
 pub mod hpcc;
 pub mod rcc;
 mod receiver;
+pub mod selective;
 mod sender;
 pub mod swift;
 pub mod timely;
 
-pub use config::{ControllerKeys, DcqcnKeys, KeyError, RccKeys, RoceConfig, RoceKeys, WindowMode};
+pub use config::{
+    ControllerKeys, DcqcnKeys, KeyError, RccKeys, RecoveryMode, RoceConfig, RoceKeys, WindowMode,
+};
 pub use control::{
     LineRateConfig, NoReceiver, Notify, RateControl, ReceiverControl, RoceCc, RoceController,
     RoceReceiverControl,

@@ -6,6 +6,14 @@
 //! - A packet above the expected PSN is discarded (no out-of-order buffer)
 //!   and answered by a NAK carrying the expected PSN, at most once per
 //!   expected PSN per `nack_interval` (the HPCC fork's rule).
+//! - Under selective repeat (`recovery = "selective"`, IRN) a packet
+//!   above the expected PSN is kept instead and answered by a NACK that
+//!   SACKs it, every time ([`super::selective`]); the expected PSN then
+//!   jumps past what was kept.
+//! - A trimmed header (a switch cut the packet, `Kind::Trimmed`) at or
+//!   above the expected PSN is a loss reported at once: go-back-N NAKs
+//!   the expected PSN (under the same spacing rule), selective repeat
+//!   NACKs the header's PSN.
 //! - A duplicate (below the expected PSN) is re-acknowledged, as IBTA
 //!   responders do (the HPCC fork sends nothing; with its RTO off that never
 //!   matters, and with an RTO a lost final ACK would otherwise never be
@@ -20,9 +28,10 @@
 //!   RCC's receiver counts (N, RCC paper III-D); every RoCE data packet's
 //!   wire bytes feed the host's B_R (III-C, [`super::host::HostRx`]).
 
-use super::config::{ACK_BYTES, CNP_BYTES, RoceConfig};
+use super::config::{ACK_BYTES, CNP_BYTES, RecoveryMode, RoceConfig};
 use super::control::{FlowCtx, Notify, RoceReceiverControl};
 use super::host::HostRx;
+use super::selective::PsnSet;
 use crate::endpoint::{PathInfo, Side};
 use crate::{Emit, FlowAddr};
 use net::{INT_HEADER_BYTES, Kind, Packet, Protocol, RoceBits, WireFormat};
@@ -52,6 +61,21 @@ pub struct RoceReceiver {
     naks_sent: u64,
     cnps_sent: u64,
     wire: WireFormat,
+    /// Selective repeat's out-of-order packets (`None`: go-back-N).
+    held: Option<Box<Held>>,
+}
+
+/// What a selective-repeat responder keeps above the expected PSN.
+#[derive(Clone, Debug, Default)]
+struct Held {
+    psns: PsnSet,
+    /// Payload bytes of the kept packets.
+    bytes: u64,
+    /// The kept packet that ends the message, with its payload: the
+    /// message ends when the expected PSN passes it.
+    last: Option<(u64, u64)>,
+    /// The payload of a full packet.
+    mtu: u64,
 }
 
 impl RoceReceiver {
@@ -72,6 +96,12 @@ impl RoceReceiver {
             naks_sent: 0,
             cnps_sent: 0,
             wire: path.wire,
+            held: (cfg.recovery == RecoveryMode::Selective).then(|| {
+                Box::new(Held {
+                    mtu: cfg.mtu_bytes as u64,
+                    ..Held::default()
+                })
+            }),
         }
     }
 
@@ -117,7 +147,13 @@ impl RoceReceiver {
         host: &mut HostRx,
         out: &mut impl Emit,
     ) {
-        if pkt.protocol != Protocol::Roce || pkt.kind != Kind::Data {
+        if pkt.protocol != Protocol::Roce {
+            return;
+        }
+        if pkt.kind == Kind::Trimmed {
+            return self.on_trimmed(now, pkt, host, out);
+        }
+        if pkt.kind != Kind::Data {
             return;
         }
         match self.control.get_mut().on_data(now, pkt, host) {
@@ -130,18 +166,7 @@ impl RoceReceiver {
         let in_order = psn == self.expected;
         let mut last = false;
         if in_order {
-            self.expected += 1;
-            self.bytes_received += pkt.payload_bytes as u64;
-            self.unacked += 1;
-            if pkt.roce.has(RoceBits::FIRST) {
-                self.active_messages += 1;
-                host.active_messages += 1;
-            }
-            last = pkt.roce.has(RoceBits::LAST);
-            if last {
-                self.active_messages = self.active_messages.saturating_sub(1);
-                host.active_messages = host.active_messages.saturating_sub(1);
-            }
+            last = self.take_in_order(pkt, host);
         }
         let feedback = self.control.get_mut().feedback(now, pkt, host);
         let reply = if in_order {
@@ -150,15 +175,7 @@ impl RoceReceiver {
                 self.reply(Kind::Ack, ACK_BYTES, RoceBits::default())
             })
         } else if psn > self.expected {
-            let fresh = match self.last_nak {
-                Some((p, t)) => p != self.expected || now >= t + self.nack_interval,
-                None => true,
-            };
-            fresh.then(|| {
-                self.last_nak = Some((self.expected, now));
-                self.naks_sent += 1;
-                self.reply(Kind::Ack, ACK_BYTES, RoceBits::NAK)
-            })
+            self.out_of_order(now, pkt)
         } else {
             Some(self.reply(Kind::Ack, ACK_BYTES, RoceBits::default()))
         };
@@ -171,6 +188,106 @@ impl RoceReceiver {
                 p.roce = p.roce | RoceBits::INT;
                 p.size_bytes += INT_HEADER_BYTES;
             }
+            out.emit(p);
+        }
+    }
+
+    /// The expected packet arrived: the expected PSN moves past it and,
+    /// under selective repeat, past what was kept beyond it. Whether the
+    /// message's last packet is now in.
+    fn take_in_order(&mut self, pkt: &Packet, host: &mut HostRx) -> bool {
+        self.expected += 1;
+        self.bytes_received += pkt.payload_bytes as u64;
+        self.unacked += 1;
+        if pkt.roce.has(RoceBits::FIRST) {
+            self.active_messages += 1;
+            host.active_messages += 1;
+        }
+        let mut last = pkt.roce.has(RoceBits::LAST);
+        if let Some(h) = self.held.as_deref_mut() {
+            while h.psns.contains(self.expected) && h.bytes > 0 {
+                let payload = match h.last {
+                    Some((p, b)) if p == self.expected => {
+                        last = true;
+                        b
+                    }
+                    _ => h.mtu,
+                };
+                h.bytes -= payload;
+                self.bytes_received += payload;
+                self.expected += 1;
+            }
+            h.psns.advance(self.expected);
+        }
+        if last {
+            self.active_messages = self.active_messages.saturating_sub(1);
+            host.active_messages = host.active_messages.saturating_sub(1);
+        }
+        last
+    }
+
+    /// A packet above the expected PSN: go-back-N discards it and NAKs
+    /// the hole (spaced); selective repeat keeps it and NACKs it.
+    fn out_of_order(&mut self, now: SimTime, pkt: &Packet) -> Option<Packet> {
+        let psn = pkt.seq;
+        if let Some(h) = self.held.as_deref_mut() {
+            if h.psns.contains(psn) {
+                return Some(self.reply(Kind::Ack, ACK_BYTES, RoceBits::default()));
+            }
+            h.psns.insert(psn);
+            h.bytes += pkt.payload_bytes as u64;
+            if pkt.roce.has(RoceBits::LAST) {
+                h.last = Some((psn, pkt.payload_bytes as u64));
+            }
+            return Some(self.nack(psn, true));
+        }
+        self.spaced_nak(now)
+    }
+
+    /// Go-back-N's NAK of the expected PSN, at most once per expected PSN
+    /// per `nack_interval` (the HPCC fork's rule).
+    fn spaced_nak(&mut self, now: SimTime) -> Option<Packet> {
+        let fresh = match self.last_nak {
+            Some((p, t)) => p != self.expected || now >= t + self.nack_interval,
+            None => true,
+        };
+        fresh.then(|| {
+            self.last_nak = Some((self.expected, now));
+            self.naks_sent += 1;
+            self.reply(Kind::Ack, ACK_BYTES, RoceBits::NAK)
+        })
+    }
+
+    /// Selective repeat's NACK naming `psn`: held (a SACK block) or lost.
+    fn nack(&mut self, psn: u64, held: bool) -> Packet {
+        self.naks_sent += 1;
+        let mut p = self.reply(Kind::Ack, ACK_BYTES, RoceBits::NAK);
+        p.seq = psn;
+        if held {
+            p.sack.push(self.expected, psn, psn + 1);
+        }
+        p
+    }
+
+    /// A trimmed header: the packet it names was lost on the way. Its CE
+    /// mark reaches the notification point like a data packet's.
+    fn on_trimmed(&mut self, now: SimTime, pkt: &Packet, host: &mut HostRx, out: &mut impl Emit) {
+        match self.control.get_mut().on_data(now, pkt, host) {
+            Notify::Nothing => {}
+            Notify::CnpNow => self.send_cnp(now, out),
+            Notify::FlagNextAck => self.flag_next_ack = true,
+        }
+        let psn = pkt.seq;
+        let kept = self.held.as_ref().is_some_and(|h| h.psns.contains(psn));
+        if psn < self.expected || kept {
+            return; // a copy of it arrived whole
+        }
+        let reply = match self.held {
+            Some(_) => Some(self.nack(psn, false)),
+            None => self.spaced_nak(now),
+        };
+        if let Some(mut p) = reply {
+            p.ts_ecr = pkt.ts_val;
             out.emit(p);
         }
     }

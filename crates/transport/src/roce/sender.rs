@@ -24,9 +24,10 @@
 //! - The retransmission timeout is off by default, as in the references
 //!   (a lost tail is then never recovered; PFC makes losses violations).
 
-use super::config::{DATA_HEADER_BYTES, RoceConfig, WindowMode};
+use super::config::{DATA_HEADER_BYTES, RecoveryMode, RoceConfig, WindowMode};
 use super::control::{AckView, FlowCtx, RoceController};
 use super::dcqcn::Dcqcn;
+use super::selective::Recovery;
 use crate::endpoint::{Counters, FlowRecord, PathInfo, Side};
 use crate::{Emit, FlowAddr};
 use net::{Ecn, INT_HEADER_BYTES, IntStack, Kind, Packet, Protocol, RoceBits, WireFormat};
@@ -83,6 +84,8 @@ pub struct RoceSender {
     /// When an echo last counted as a CNP.
     echo_cnp_at: Option<SimTime>,
     stats: Counters,
+    /// Selective repeat's state (`None`: go-back-N).
+    selective: Option<Box<Recovery>>,
 }
 
 impl RoceSender {
@@ -117,6 +120,7 @@ impl RoceSender {
             cnp_interval: cfg.cnp_interval,
             echo_cnp_at: None,
             stats: Counters::default(),
+            selective: (cfg.recovery == RecoveryMode::Selective).then(Box::default),
         }
     }
 
@@ -254,7 +258,13 @@ impl RoceSender {
     /// pacer aside: the NIC asks again when it has room or the pacer opens).
     #[inline]
     pub fn wants_transmit(&mut self) -> bool {
-        if !self.started || self.completed_at.is_some() || self.snd_nxt >= self.npkts {
+        if !self.started || self.completed_at.is_some() {
+            return false;
+        }
+        if self.resend_pending() {
+            return true; // a resend adds nothing to what is in flight
+        }
+        if self.snd_nxt >= self.npkts {
             return false;
         }
         match self.window_bytes() {
@@ -280,12 +290,22 @@ impl RoceSender {
         wants && open
     }
 
+    /// Whether selective repeat has a hole to resend.
+    #[inline]
+    fn resend_pending(&self) -> bool {
+        self.selective
+            .as_ref()
+            .is_some_and(|r| r.pending(self.high_sent))
+    }
+
     /// The next packet, if the window and the pacer allow one now.
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
         if !self.wants_transmit_at(now) {
             return None;
         }
-        let psn = self.snd_nxt;
+        let high = self.high_sent;
+        let resend = self.selective.as_mut().and_then(|r| r.next_resend(high));
+        let psn = resend.unwrap_or(self.snd_nxt);
         let payload = self.payload_of(psn);
         let mut bits = RoceBits::default();
         if psn == 0 {
@@ -309,7 +329,9 @@ impl RoceSender {
         p.ecn = Ecn::Ect0;
         p.ts_val = self.cc.stamp(now);
         p.created_at = now;
-        self.snd_nxt += 1;
+        if resend.is_none() {
+            self.snd_nxt += 1;
+        }
         if psn < self.high_sent {
             self.stats.retransmits += 1;
         }
@@ -410,10 +432,20 @@ impl RoceSender {
                 .filter(|_| self.snd_una < self.snd_nxt)
                 .map(|r| now + r);
         }
-        if pkt.roce.has(RoceBits::NAK) && ack < self.snd_nxt {
-            // Go-back-N from the hole (the HPCC fork's RecoverQueue).
-            self.snd_nxt = self.snd_una;
-            self.stats.fast_recoveries += 1;
+        match self.selective.as_deref_mut() {
+            Some(r) if pkt.roce.has(RoceBits::NAK) => {
+                // IRN: the NACK names a PSN the responder holds (its SACK
+                // block) or one a switch trimmed; only holes are resent.
+                r.on_nack(ack, pkt.seq, !pkt.sack.is_empty());
+                self.stats.fast_recoveries += 1;
+            }
+            Some(r) => r.on_ack(ack),
+            None if pkt.roce.has(RoceBits::NAK) && ack < self.snd_nxt => {
+                // Go-back-N from the hole (the HPCC fork's RecoverQueue).
+                self.snd_nxt = self.snd_una;
+                self.stats.fast_recoveries += 1;
+            }
+            None => {}
         }
         let view = AckView {
             snd_nxt: self.snd_nxt,
@@ -451,12 +483,11 @@ impl RoceSender {
     /// packet the window allows and its pacer is open.
     #[inline]
     fn sends_when_polled(&self) -> bool {
-        self.started
-            && self.completed_at.is_none()
-            && self.snd_nxt < self.npkts
+        let new_data = self.snd_nxt < self.npkts
             && self
                 .window_bytes()
-                .is_none_or(|w| (self.snd_nxt - self.snd_una) * self.mtu < w)
+                .is_none_or(|w| (self.snd_nxt - self.snd_una) * self.mtu < w);
+        self.started && self.completed_at.is_none() && (new_data || self.resend_pending())
     }
 
     /// Runs what is due.
@@ -467,7 +498,10 @@ impl RoceSender {
         }
         if self.rto_at.is_some_and(|t| t <= now) {
             self.stats.timeouts += 1;
-            self.snd_nxt = self.snd_una;
+            match self.selective.as_deref_mut() {
+                Some(r) => r.on_timeout(self.snd_una, self.high_sent),
+                None => self.snd_nxt = self.snd_una,
+            }
             self.rto_at = None;
         }
         self.after_change();

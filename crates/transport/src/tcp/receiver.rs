@@ -114,6 +114,9 @@ impl TcpReceiver {
 
     /// Processes a packet from the sender.
     pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
+        if pkt.kind == Kind::Trimmed {
+            return; // TCP knows no trimming: the header stands for a loss
+        }
         if pkt.flags.has(TcpFlags::SYN) {
             return self.on_syn(now, pkt, out);
         }
