@@ -83,16 +83,12 @@ impl PathChoice {
 
     /// The choice named `name`, if any.
     pub fn from_name(name: &str) -> Option<PathChoice> {
-        Self::ALL.iter().find(|r| r.1 == name).map(|r| r.0)
+        by_name(&Self::ALL, name)
     }
 
     /// Its scenario name.
     pub fn name(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|r| r.0 == self)
-            .map(|r| r.1)
-            .expect("every choice has a row")
+        name_of(&Self::ALL, self)
     }
 
     /// Whether every packet of a flow takes one path in both directions
@@ -136,17 +132,25 @@ impl Spray {
 
     /// The mode named `name`, if any.
     pub fn from_name(name: &str) -> Option<Spray> {
-        Self::ALL.iter().find(|r| r.1 == name).map(|r| r.0)
+        by_name(&Self::ALL, name)
     }
 
     /// Its scenario name.
     pub fn name(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|r| r.0 == self)
-            .map(|r| r.1)
-            .expect("every mode has a row")
+        name_of(&Self::ALL, self)
     }
+}
+
+/// The value of the row named `name` of a `(value, name, meaning)` list.
+fn by_name<T: Copy>(rows: &[(T, &'static str, &'static str)], name: &str) -> Option<T> {
+    rows.iter().find(|r| r.1 == name).map(|r| r.0)
+}
+
+/// The name of `value`'s row of a `(value, name, meaning)` list.
+fn name_of<T: PartialEq>(rows: &[(T, &'static str, &'static str)], value: T) -> &'static str {
+    (rows.iter().find(|r| r.0 == value))
+        .map(|r| r.1)
+        .expect("every value has a row")
 }
 
 /// The entropy value an obliviously spraying NIC gives `pkt`: a hash of

@@ -468,6 +468,16 @@ fn selective() -> RoceConfig {
     }
 }
 
+/// A data filter that drops PSN `psn` the first time.
+fn drop_once<'a>(psn: u64) -> crate::harness::Filter<'a> {
+    let mut done = false;
+    Box::new(move |_, p: &mut Packet| {
+        let drop = p.seq == psn && !done;
+        done |= drop;
+        !drop
+    })
+}
+
 /// A data filter that cuts PSN `psn` to its header the first time.
 fn trim_once<'a>(psn: u64) -> crate::harness::Filter<'a> {
     let mut done = false;
@@ -485,14 +495,7 @@ fn trim_once<'a>(psn: u64) -> crate::harness::Filter<'a> {
 #[test]
 fn selective_repeat_resends_only_the_hole() {
     let mut h = harness(&selective(), 10_000);
-    let mut dropped = false;
-    h.data_filter = Box::new(move |_, p| {
-        if p.seq == 3 && !dropped {
-            dropped = true;
-            return false;
-        }
-        true
-    });
+    h.data_filter = drop_once(3);
     h.run(SimTime::ZERO + SimDuration::from_ms(10));
     let psns: Vec<u64> = h.data_packets.iter().map(|p| p.seq).collect();
     assert_eq!(psns, [(0..10).collect::<Vec<_>>(), vec![3]].concat());
@@ -541,14 +544,7 @@ fn a_trimmed_tail_is_recovered_without_a_timeout() {
     // its header reveals it at once, under either recovery.
     for cfg in [no_cc(), selective()] {
         let mut h = harness(&cfg, 10_000);
-        let mut dropped = false;
-        h.data_filter = Box::new(move |_, p| {
-            if p.seq == 9 && !dropped {
-                dropped = true;
-                return false;
-            }
-            true
-        });
+        h.data_filter = drop_once(9);
         h.run(SimTime::ZERO + SimDuration::from_ms(10));
         assert!(h.sender.completed_at().is_none(), "{:?}", cfg.recovery);
         let mut h = harness(&cfg, 10_000);
