@@ -342,6 +342,14 @@ pub struct KAryFatTree {
     k: u32,
     link_rate: Bandwidth,
     link_delay: SimDuration,
+    /// Hosts per ToR as a multiple of its k/2 uplinks: 1 is Al-Fares et
+    /// al.'s full bisection; 3 puts 3k/2 hosts under each ToR (3:1).
+    #[serde(default = "one")]
+    oversubscription: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 impl Shape for KAryFatTree {
@@ -353,11 +361,17 @@ impl Shape for KAryFatTree {
                 format!("k = {k}: k must be even and at least 2"),
             ));
         }
-        // k^3/4 hosts, k^2 pod switches, k^2/4 cores.
-        let hosts = product(&[k, k, k]).map(|n| n / 4);
+        let o = self.oversubscription as u64;
+        if !(1..=64).contains(&o) {
+            let msg = format!("{o}: hosts per ToR as a multiple of its k/2 uplinks, 1 to 64");
+            return Err(("oversubscription".into(), msg));
+        }
+        // k^3/4 x o hosts, k^2 pod switches, k^2/4 cores.
+        let pod_links = product(&[k, k, k]).map(|n| n / 4);
+        let hosts = pod_links.and_then(|n| n.checked_mul(o));
         let switches = product(&[k, k]).and_then(|k2| k2.checked_add(k2 / 4));
-        // Three layers of k^3/4 links each: host-edge, edge-aggregation, aggregation-core.
-        let links = hosts.and_then(|h| h.checked_mul(3));
+        // The host links, then two layers of k^3/4 links: edge-aggregation, aggregation-core.
+        let links = hosts.zip(pod_links).and_then(|(h, p)| h.checked_add(2 * p));
         // k pods of k/2 edge switches.
         size(hosts, switches, links, k * k / 2, "k")
     }
@@ -365,7 +379,9 @@ impl Shape for KAryFatTree {
         self.link_rate
     }
     fn build(&self) -> TopologyGraph {
-        TopologyGraph::k_ary_fat_tree(self.k, self.link_rate, self.link_delay)
+        let (k, h, r) = (self.k, self.k / 2, self.link_rate);
+        let hosts_per_tor = h * self.oversubscription;
+        TopologyGraph::three_tier(k, h, h, h * h, hosts_per_tor, r, r, self.link_delay)
     }
     fn longest_delay(&self) -> (String, SimDuration) {
         ("link_delay".into(), self.link_delay)
@@ -373,7 +389,7 @@ impl Shape for KAryFatTree {
     fn node_names(&self) -> Vec<String> {
         let h = self.k / 2;
         numbered(&[
-            ("host", self.k * h * h),
+            ("host", self.k * h * h * self.oversubscription),
             ("tor", self.k * h),
             ("agg", self.k * h),
             ("core", h * h),
@@ -619,6 +635,7 @@ pub static FAMILY: Family<Spec> = Family {
             key("k", "required", "integer", "the arity, even and at least 2"),
             key("link_rate", "required", "rate", "rate of every link"),
             key("link_delay", "required", "duration, 0 to 1s", "propagation delay of every link"),
+            key("oversubscription", "1", "integer, 1 to 64", "hosts per ToR as a multiple of its k/2 uplinks (3: 3k/2 hosts, 3:1 at the ToR)"),
         ], parse::<KAryFatTree>),
         row("explicit", "hosts h0.., switches s0.. and a list of cables", "", &[
             key("hosts", "required", "integer", "number of hosts, named h0, h1, .."),
@@ -713,6 +730,13 @@ mod tests {
                 k: 6,
                 link_rate: rate,
                 link_delay: delay,
+                oversubscription: 1,
+            }),
+            Box::new(KAryFatTree {
+                k: 4,
+                link_rate: rate,
+                link_delay: delay,
+                oversubscription: 3,
             }),
         ];
         for s in shapes {

@@ -79,6 +79,8 @@ pub static FAMILY: Family<TransportConfig> = Family {
             key("cwnd_validation", "true", "bool", "cwnd grows only while it limits the sender (RFC 7661 4; Linux's tcp_is_cwnd_limited)"),
             key("timestamps", "true", "bool", "the 12 B timestamps option on every segment (RFC 7323; Linux)"),
             key("rack_tlp", "= sack", "bool", "RACK time-based loss detection and tail-loss probes (RFC 8985; Linux)"),
+            key("dupthresh", "true", "bool", "RFC 6675's three-SACK rule and three dupACKs start recoveries beside RACK (Linux); false: RACK alone judges losses by time (Linux's RACK_NO_DUPTHRESH), needs rack_tlp"),
+            key("reo_wnd_mult", "1", "1 to 255", "RACK.reo_wnd_mult, held fixed: the reordering window is min(reo_wnd_mult x min_RTT/4, SRTT) (RFC 8985 6.2)"),
             key("tlp_extra", "2ms", "duration, >= 0", "added to the probe timeout's 2 SRTT (Linux's TCP_TIMEOUT_MIN; RFC 8985: 0)"),
             key("rto_initial", "1s", "duration, rto_min to rto_max", "RTO before the first RTT sample (RFC 6298 2.1)"),
             key("rto_min", "200ms", "duration, 1us to rto_max", "RTO floor (Linux; RFC 6298 says 1 s)"),

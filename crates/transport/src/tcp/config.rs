@@ -64,6 +64,18 @@ pub struct TcpConfig {
     /// repaired by fast recovery instead of the RTO. `None` (the default):
     /// on exactly when `sack` is (RACK works on SACK information).
     pub rack_tlp: Option<bool>,
+    /// RFC 6675's three-SACK rule (IsLost) and three duplicate ACKs start
+    /// a recovery beside RACK (Linux's default). Off (Linux's
+    /// `tcp_recovery` bit RACK_NO_DUPTHRESH), with `rack_tlp`, RACK alone
+    /// judges losses, by time: what a sprayed fabric's reordering needs,
+    /// where three later segments overtaking one is no sign of its loss.
+    pub dupthresh: bool,
+    /// RFC 8985's RACK.reo_wnd_mult, held fixed: the reordering window
+    /// is min(reo_wnd_mult x min_RTT / 4, SRTT) (6.2 step 4). RFC 8985
+    /// raises it by one per round trip that sees a DSACK; dcnsim's
+    /// receivers send no DSACKs, so it is set here (default 1, the RFC's
+    /// initial value).
+    pub reo_wnd_mult: u32,
     /// Added to the probe timeout's 2 SRTT (RFC 8985 7.2 gives 2 SRTT
     /// alone; Linux adds TCP_TIMEOUT_MIN, 2 ms, so that a probe does not
     /// fire before a datacenter ACK that is merely queued).
@@ -97,6 +109,8 @@ impl Default for TcpConfig {
             limited_transmit: true,
             cwnd_validation: true,
             rack_tlp: None,
+            dupthresh: true,
+            reo_wnd_mult: 1,
             tlp_extra: SimDuration::from_ms(2),
             window_scale_shim: None,
         }
@@ -164,6 +178,15 @@ impl TcpConfig {
                 "rack_tlp",
                 "needs sack = true (RACK works on SACK information)",
             );
+        }
+        if !self.dupthresh && !self.rack_tlp() {
+            return err(
+                "dupthresh",
+                "off leaves no fast loss detection: it needs rack_tlp (and sack)",
+            );
+        }
+        if !(1..=255).contains(&self.reo_wnd_mult) {
+            return err("reo_wnd_mult", "must be 1 to 255 (RFC 8985 6.2)");
         }
         if self.delayed_ack && self.delayed_ack_timeout < RTO_MIN_FLOOR {
             return err("delayed_ack_timeout", "must be at least 1us");

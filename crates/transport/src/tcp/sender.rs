@@ -116,6 +116,11 @@ pub struct TcpSender {
     prr_on: bool,
     limited_transmit: bool,
     rack_tlp: bool,
+    /// SACKed segments above a hole (and duplicate ACKs) that make it lost:
+    /// RFC 6675's three, or `u32::MAX` with `dupthresh` off (RACK alone).
+    dup_thresh: u32,
+    /// RACK.reo_wnd_mult (`reo_wnd_mult`).
+    reo_wnd_mult: u32,
     /// Whether cwnd limits the sender (`cwnd_validation`; `OFF` when off).
     cwnd_limit: CwndLimit,
     /// Extra wait of a probe when one segment is out and the peer delays ACKs.
@@ -206,6 +211,8 @@ impl TcpSender {
             limited_transmit: cfg.limited_transmit,
             cwnd_limit: CwndLimit::new(cfg.cwnd_validation),
             rack_tlp: cfg.rack_tlp(),
+            dup_thresh: if cfg.dupthresh { DUP_THRESH } else { u32::MAX },
+            reo_wnd_mult: cfg.reo_wnd_mult,
             tlp_extra: cfg.tlp_extra,
             max_ack_delay: if cfg.delayed_ack {
                 cfg.delayed_ack_timeout
@@ -557,7 +564,9 @@ impl TcpSender {
             }
         }
         if self.sack {
-            self.board.mark_lost_by_sacks(DUP_THRESH);
+            if self.dup_thresh != u32::MAX {
+                self.board.mark_lost_by_sacks(self.dup_thresh);
+            }
             self.board.mark_lost_retransmits();
         }
         self.rack_detect(now);
@@ -603,13 +612,16 @@ impl TcpSender {
         }
     }
 
-    /// RACK's detection (RFC 8985 6.2), with the reordering window a
-    /// quarter of the smallest RTT; re-arms the reordering timer.
+    /// RACK's detection (RFC 8985 6.2), with the reordering window
+    /// min(reo_wnd_mult x min_RTT / 4, SRTT); re-arms the reordering timer.
     fn rack_detect(&mut self, now: SimTime) {
         if !self.rack_tlp {
             return;
         }
-        let reo_wnd = SimDuration::from_ps(self.min_rtt.map_or(0, |r| r.ps() / 4));
+        let quarter = self.min_rtt.map_or(0, |r| r.ps() / 4);
+        let wnd = quarter * self.reo_wnd_mult as u64;
+        let srtt = self.rtt.srtt().map_or(u64::MAX, |s| s.ps());
+        let reo_wnd = SimDuration::from_ps(wnd.min(srtt));
         self.reo_at = self.board.rack_detect(now, reo_wnd).1;
     }
 
@@ -643,7 +655,7 @@ impl TcpSender {
     /// without SACK, and enters fast recovery. Returns whether it entered.
     #[inline]
     fn update_phase(&mut self, acked: u64) -> bool {
-        if self.phase == Phase::Open && self.dupacks < DUP_THRESH && self.board.lost() == 0 {
+        if self.phase == Phase::Open && self.dupacks < self.dup_thresh && self.board.lost() == 0 {
             return false; // the common ACK: nothing lost, nothing to end
         }
         self.update_phase_slow(acked)
@@ -669,7 +681,7 @@ impl TcpSender {
             self.board.mark_head_lost(); // RFC 6582 3.2 step 5, partial ACK
             self.force_retransmit = self.prr.is_none();
         }
-        let lost = self.dupacks >= DUP_THRESH || (self.sack && self.board.lost() > 0);
+        let lost = self.dupacks >= self.dup_thresh || (self.sack && self.board.lost() > 0);
         let may_enter =
             matches!(self.phase, Phase::Open | Phase::Cwr) && self.snd_una >= self.recover;
         if !(lost && may_enter && self.board.outstanding() > 0) {
