@@ -219,6 +219,26 @@ impl Estimate {
                 basis: format!("the arena's first {ARENA_RESERVE}"),
             },
         ];
+        // Every switch may run flowlets (an upper bound when some tiers do not).
+        if sc.routing.paths.by_tier.iter().any(|c| c.uses_flowlets()) {
+            let entries = switches.saturating_mul(u64::from(sc.routing.paths.flowlet_entries));
+            parts.push(Part {
+                what: "flowlet tables",
+                bytes: entries.saturating_mul(size_of::<net::path_choice::Flowlet>() as u64),
+                basis: format!(
+                    "{switches} switches x {} entries",
+                    sc.routing.paths.flowlet_entries
+                ),
+            });
+        }
+        // Switches that reroute around failures keep the routes before them too.
+        if sc.failures.iter().any(|f| f.reroute_after.is_some()) {
+            parts.push(Part {
+                what: "routes before failures",
+                bytes: net::RoutingTable::estimate_bytes(nodes, hosts, switches, edges, links),
+                basis: format!("{switches} switches x {edges} edge switches"),
+            });
+        }
         // A partitioned run holds one copy of the world per logical
         // process (docs/architecture.md, "One run on many cores").
         let copies = crate::world::partition_for(sc, planned).map_or(1, |p| u64::from(p.lps));
@@ -371,6 +391,23 @@ mod tests {
             "kind = \"k-ary-fat-tree\"\nk = 48\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"",
         ));
         assert!(fat.total() < 2 << 30, "{}", fat.total());
+    }
+
+    #[test]
+    fn flowlet_tables_count_per_switch() {
+        let ft = "kind = \"k-ary-fat-tree\"\nk = 8\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"";
+        let mut sc = scenario(ft);
+        let plain = estimate(&sc).total();
+        sc.routing.paths.by_tier = vec![net::PathChoice::AdaptiveFlowlet];
+        let e = estimate(&sc);
+        let part = e
+            .parts
+            .iter()
+            .find(|p| p.what == "flowlet tables")
+            .expect("counted");
+        // 80 switches x 4,096 entries x 16 B.
+        assert_eq!(part.bytes, 80 * 4096 * 16);
+        assert_eq!(e.total(), plain + part.bytes);
     }
 
     #[test]

@@ -345,3 +345,18 @@ fn an_oversubscribed_fat_tree_allows_each_flow_less() {
         "{half:?} vs {full:?}"
     );
 }
+
+#[test]
+fn the_docs_name_every_path_choice_and_spray_mode() {
+    let doc = std::fs::read_to_string("docs/scenarios.md").expect("readable");
+    let routing = &doc[doc.find("## `[routing]`").expect("a [routing] section")..];
+    let routing = &routing[..routing.find("\n## ").unwrap_or(routing.len())];
+    let names = net::PathChoice::ALL.iter().map(|r| r.1);
+    let sprays = net::path_choice::Spray::ALL.iter().map(|r| r.1);
+    for name in names.chain(sprays) {
+        assert!(
+            routing.contains(&format!("`{name}`")),
+            "[routing] misses `{name}`"
+        );
+    }
+}

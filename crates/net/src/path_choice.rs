@@ -97,7 +97,8 @@ impl PathChoice {
         self == PathChoice::Ecmp
     }
 
-    fn uses_flowlets(self) -> bool {
+    /// Whether switches with this choice keep a flowlet table.
+    pub fn uses_flowlets(self) -> bool {
         matches!(self, PathChoice::Flowlet | PathChoice::AdaptiveFlowlet)
     }
 }
@@ -215,9 +216,9 @@ impl PathConfig {
 }
 
 /// One flowlet table entry: when the flow's last packet passed and the
-/// port it took.
+/// port it took (its size is what the memory estimate counts).
 #[derive(Clone, Copy, Debug)]
-struct Flowlet {
+pub struct Flowlet {
     last: SimTime,
     port: PortId,
 }
