@@ -166,6 +166,33 @@ fn planned_counts(sc: &Scenario, planned: &[Planned]) -> (u64, u64, u64) {
     (flows, sources, probes)
 }
 
+/// What `[routing]` and `[[failure]]` add: flowlet tables (at every
+/// switch: an upper bound when some tiers do not run flowlets) and the
+/// routes kept from before failures that switches reroute around.
+fn path_parts(sc: &Scenario) -> Vec<Part> {
+    let size = sc.topology.spec.size;
+    let (hosts, switches, links) = (size.hosts as u64, size.switches as u64, size.links);
+    let (nodes, edges) = (hosts + switches, size.edges);
+    let mut parts = Vec::new();
+    let paths = &sc.routing.paths;
+    if paths.by_tier.iter().any(|c| c.uses_flowlets()) {
+        let entries = switches.saturating_mul(u64::from(paths.flowlet_entries));
+        parts.push(Part {
+            what: "flowlet tables",
+            bytes: entries.saturating_mul(size_of::<net::path_choice::Flowlet>() as u64),
+            basis: format!("{switches} switches x {} entries", paths.flowlet_entries),
+        });
+    }
+    if sc.failures.iter().any(|f| f.reroute_after.is_some()) {
+        parts.push(Part {
+            what: "routes before failures",
+            bytes: net::RoutingTable::estimate_bytes(nodes, hosts, switches, edges, links),
+            basis: format!("{switches} switches x {edges} edge switches"),
+        });
+    }
+    parts
+}
+
 impl Estimate {
     /// Estimates the memory of a run of `sc` with its workloads `planned`.
     pub fn of(sc: &Scenario, planned: &[Planned]) -> Estimate {
@@ -219,26 +246,7 @@ impl Estimate {
                 basis: format!("the arena's first {ARENA_RESERVE}"),
             },
         ];
-        // Every switch may run flowlets (an upper bound when some tiers do not).
-        if sc.routing.paths.by_tier.iter().any(|c| c.uses_flowlets()) {
-            let entries = switches.saturating_mul(u64::from(sc.routing.paths.flowlet_entries));
-            parts.push(Part {
-                what: "flowlet tables",
-                bytes: entries.saturating_mul(size_of::<net::path_choice::Flowlet>() as u64),
-                basis: format!(
-                    "{switches} switches x {} entries",
-                    sc.routing.paths.flowlet_entries
-                ),
-            });
-        }
-        // Switches that reroute around failures keep the routes before them too.
-        if sc.failures.iter().any(|f| f.reroute_after.is_some()) {
-            parts.push(Part {
-                what: "routes before failures",
-                bytes: net::RoutingTable::estimate_bytes(nodes, hosts, switches, edges, links),
-                basis: format!("{switches} switches x {edges} edge switches"),
-            });
-        }
+        parts.extend(path_parts(sc));
         // A partitioned run holds one copy of the world per logical
         // process (docs/architecture.md, "One run on many cores").
         let copies = crate::world::partition_for(sc, planned).map_or(1, |p| u64::from(p.lps));

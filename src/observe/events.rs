@@ -40,6 +40,7 @@ pub fn cause(c: Dropped) -> &'static str {
         Dropped::ViqFull => "viq_full",
         Dropped::ViqAged => "viq_aged",
         Dropped::PfcHeadroom => "pfc_headroom",
+        Dropped::LinkDown => "link_down",
     }
 }
 
@@ -155,6 +156,7 @@ impl<W: Write> EventLog<W> {
             PacketEvent::Dequeue => (EventKind::Dequeue, ""),
             PacketEvent::Mark => (EventKind::Mark, ""),
             PacketEvent::Drop(c) => (EventKind::Drop, cause(c)),
+            PacketEvent::Trim => (EventKind::Trim, ""),
         };
         let at = Some((pkt, queue_bytes));
         self.row(now, p, kind, at, detail, ports)?;

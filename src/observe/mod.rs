@@ -48,11 +48,13 @@ pub enum EventKind {
     Nak,
     /// A data packet left its source again.
     Retransmit,
+    /// A switch port cut a data packet to its header (`[switch.trim]`).
+    Trim,
 }
 
 impl EventKind {
     /// Every kind, in the order docs/outputs.md lists them.
-    pub const ALL: [EventKind; 11] = [
+    pub const ALL: [EventKind; 12] = [
         EventKind::Enqueue,
         EventKind::Dequeue,
         EventKind::Mark,
@@ -64,6 +66,7 @@ impl EventKind {
         EventKind::Cnp,
         EventKind::Nak,
         EventKind::Retransmit,
+        EventKind::Trim,
     ];
 
     /// Its word in `events.csv` and in `kinds`.
@@ -80,6 +83,7 @@ impl EventKind {
             EventKind::Cnp => "cnp",
             EventKind::Nak => "nak",
             EventKind::Retransmit => "retransmit",
+            EventKind::Trim => "trim",
         }
     }
 

@@ -59,6 +59,7 @@ fn port_mark(event: &str, detail: &str) -> Option<String> {
     match event {
         "enqueue" | "dequeue" | "cnp" | "nak" | "retransmit" => None,
         "mark" => Some("CE mark".into()),
+        "trim" => Some("trimmed".into()),
         "drop" => Some(format!("drop: {detail}")),
         "pause_sent" => Some("PAUSE sent".into()),
         "resume_sent" => Some("RESUME sent".into()),

@@ -271,7 +271,7 @@ pub static CC: CsvFile = CsvFile { name: "cc.csv", when: "output.cc_trace", colu
 #[rustfmt::skip]
 pub static EVENTS: CsvFile = CsvFile { name: "events.csv", when: "output.events", columns: &[
     col("time_us", "us", "when it happened (picosecond precision)"),
-    col("event", "text", "enqueue, dequeue, mark, drop, pause_sent, resume_sent, pause_received, resume_received, cnp, nak or retransmit"),
+    col("event", "text", "enqueue, dequeue, mark, drop, pause_sent, resume_sent, pause_received, resume_received, cnp, nak, retransmit or trim"),
     col("node", "text", "the node of the port"),
     col("port", "text", "the port by node names, tor3->host17 (a host's own port for cnp, nak, retransmit)"),
     col("flow", "id", "the packet's flow (empty: a packet source's, or a PFC frame)"),

@@ -360,3 +360,62 @@ fn the_docs_name_every_path_choice_and_spray_mode() {
         );
     }
 }
+
+#[test]
+fn the_event_log_shows_trims_and_link_losses() {
+    let dir = crate::common::temp_dir("trim-events");
+    let out = dir.join("trim");
+    let args = [
+        "run",
+        "scenarios/ai-fabric/incast-trim.toml",
+        "--no-plots",
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--set",
+        "output.events={ ports = [\"switch->host0\"], kinds = [\"trim\", \"dequeue\"] }",
+    ];
+    crate::common::run_cli(&args.map(std::ffi::OsStr::new));
+    let log = std::fs::read_to_string(out.join("events.csv")).expect("written");
+    let trims = log.lines().filter(|l| l.contains(",trim,")).count() as u64;
+    let ports = std::fs::read_to_string(out.join("ports.csv")).expect("written");
+    let header: Vec<&str> = ports.lines().next().expect("header").split(',').collect();
+    let col = header
+        .iter()
+        .position(|c| *c == "trimmed")
+        .expect("a trimmed column");
+    let row = ports
+        .lines()
+        .find(|l| l.contains("switch->host0"))
+        .expect("the port");
+    let counted: u64 = row
+        .split(',')
+        .nth(col)
+        .expect("cell")
+        .parse()
+        .expect("a count");
+    assert!(trims > 0);
+    assert_eq!(trims, counted, "every trim is logged once");
+    assert!(
+        log.lines()
+            .any(|l| l.contains(",dequeue,") && l.contains("trimmed"))
+    );
+    let out = dir.join("failure");
+    let args = [
+        "run",
+        "scenarios/ai-fabric/link-failure.toml",
+        "--no-plots",
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--set",
+        "output.events={ kinds = [\"drop\"] }",
+    ];
+    crate::common::run_cli(&args.map(std::ffi::OsStr::new));
+    let log = std::fs::read_to_string(out.join("events.csv")).expect("written");
+    let lost = log.lines().filter(|l| l.contains("link_down")).count();
+    let summary = std::fs::read_to_string(out.join("summary.json")).expect("written");
+    assert!(
+        summary.contains(&format!("\"link_down\": {lost}")),
+        "{lost} rows"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -27,6 +27,9 @@ pub enum PacketEvent {
     Mark,
     /// The port dropped it.
     Drop(Dropped),
+    /// The port cut it to its header instead of dropping it
+    /// (`[switch.trim]`; reported with the header as it now is).
+    Trim,
 }
 
 /// Why an observed port dropped a packet: its egress queue's causes
@@ -45,6 +48,9 @@ pub enum Dropped {
     ViqAged,
     /// A lossless packet found its PFC headroom full (a lossless violation).
     PfcHeadroom,
+    /// It was on the port's link when the link went down, or sent into
+    /// it later (`[[failure]]`).
+    LinkDown,
 }
 
 impl From<DropCause> for Dropped {

@@ -18,8 +18,9 @@
 
 use super::{Fabric, NetEvent, Scheduler};
 use crate::ids::{NodeId, PortId};
+use crate::observe::{Dropped, PacketEvent};
 use crate::packet::PacketId;
-use crate::port::{LINK_CUT, LINK_FAILS};
+use crate::port::{LINK_CUT, LINK_FAILS, OBSERVED};
 use crate::routing::RoutingTable;
 use crate::topology::NodeKind;
 use sim_core::{Bandwidth, SimDuration, SimTime};
@@ -222,6 +223,9 @@ impl Fabric {
     ) {
         let attention = self.ports[p.idx()].pfc_attention;
         if attention & LINK_FAILS != 0 && self.faults.lost_on(p, arrival) {
+            if attention & OBSERVED != 0 {
+                self.report(p, PacketEvent::Drop(Dropped::LinkDown), id, sched.now());
+            }
             self.packets.free(id);
             return;
         }

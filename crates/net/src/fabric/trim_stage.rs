@@ -143,6 +143,10 @@ impl Fabric {
         self.headers.queues[p.idx()].push_back(id);
         let port = &mut self.ports[p.idx()];
         port.set_attention(HEADERS_QUEUED, true);
+        if port.pfc_attention & OBSERVED != 0 {
+            self.report(p, PacketEvent::Trim, id, sched.now());
+        }
+        let port = &mut self.ports[p.idx()];
         if !port.busy {
             self.start_tx(p, sched);
         }
