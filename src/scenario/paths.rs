@@ -3,7 +3,7 @@
 //! [`net::PathConfig`] and [`net::LinkFault`]s (docs/models.md, "Many
 //! paths per flow").
 
-use net::path_choice::{PathChoice, PathConfig, Spray};
+use net::path_choice::{PathChoice, PathConfig, Signal, Spray};
 use net::{FaultKind, LinkFault};
 use serde::Deserialize;
 use sim_core::{SimDuration, SimTime};
@@ -20,6 +20,8 @@ pub(crate) struct RoutingKeys {
     pub flowlet_table: Option<u32>,
     /// `"none"` (default) or `"oblivious"`.
     pub spray: Option<String>,
+    /// What adaptive routing compares: `"queue"` (default) or `"delay"`.
+    pub adaptive_signal: Option<String>,
 }
 
 /// `[routing]`, validated.
@@ -87,36 +89,77 @@ impl RoutingKeys {
             }
             Some(v) => vec![one_choice(v)?],
         };
+        self.check_applies(&by_tier)?;
         let flowlet_gap = self.flowlet_gap.unwrap_or(d.flowlet_gap);
         if flowlet_gap.ps() == 0 {
-            return Err((
-                "flowlet_gap",
-                "must be longer than 0 (e.g. \"50us\")".into(),
-            ));
+            let msg = "must be longer than 0 (e.g. \"50us\")";
+            return Err(("flowlet_gap", msg.into()));
         }
         let flowlet_entries = self.flowlet_table.unwrap_or(d.flowlet_entries);
         if !flowlet_entries.is_power_of_two() || flowlet_entries > 1 << 20 {
             let msg = format!("{flowlet_entries} entries: a power of two, 1 to 1048576");
             return Err(("flowlet_table", msg));
         }
-        let spray = match self.spray.as_deref() {
-            None => Spray::None,
-            Some(name) => Spray::from_name(name).ok_or_else(|| {
-                let valid: Vec<String> =
-                    Spray::ALL.iter().map(|r| format!("\"{}\"", r.1)).collect();
-                let msg = format!("unknown spray \"{name}\": valid are {}", valid.join(", "));
-                ("spray", msg)
-            })?,
-        };
+        let spray = named(&Spray::ALL, self.spray.as_deref(), "spray")?;
+        let signal = named(
+            &Signal::ALL,
+            self.adaptive_signal.as_deref(),
+            "adaptive_signal",
+        )?;
         Ok(Routing {
             paths: PathConfig {
                 by_tier,
                 flowlet_gap,
                 flowlet_entries,
+                signal,
             },
             spray,
         })
     }
+
+    /// Refuses a key that no tier's choice reads.
+    fn check_applies(&self, by_tier: &[PathChoice]) -> Result<(), KeyError> {
+        let flowlets = by_tier.iter().any(|c| c.uses_flowlets());
+        for (key, given) in [
+            ("flowlet_gap", self.flowlet_gap.is_some()),
+            ("flowlet_table", self.flowlet_table.is_some()),
+        ] {
+            if given && !flowlets {
+                let msg =
+                    "applies to choice \"flowlet\" or \"adaptive-flowlet\", which no tier runs";
+                return Err((key, msg.into()));
+            }
+        }
+        let adaptive = (by_tier.iter())
+            .any(|c| matches!(c, PathChoice::Adaptive | PathChoice::AdaptiveFlowlet));
+        if self.adaptive_signal.is_some() && !adaptive {
+            let msg = "applies to choice \"adaptive\" or \"adaptive-flowlet\", which no tier runs";
+            return Err(("adaptive_signal", msg.into()));
+        }
+        Ok(())
+    }
+}
+
+/// The row of `rows` named `name` (absent: the first, the default), or
+/// an error at `key` listing the valid names.
+fn named<T: Copy>(
+    rows: &[(T, &'static str, &'static str)],
+    name: Option<&str>,
+    key: &'static str,
+) -> Result<T, KeyError> {
+    let Some(name) = name else {
+        return Ok(rows[0].0);
+    };
+    rows.iter()
+        .find(|r| r.1 == name)
+        .map(|r| r.0)
+        .ok_or_else(|| {
+            let valid: Vec<String> = rows.iter().map(|r| format!("\"{}\"", r.1)).collect();
+            (
+                key,
+                format!("unknown {key} \"{name}\": valid are {}", valid.join(", ")),
+            )
+        })
 }
 
 /// The keys of one `[[failure]]` as written.
@@ -195,6 +238,7 @@ mod tests {
             flowlet_gap: None,
             flowlet_table: None,
             spray: None,
+            adaptive_signal: None,
         }
     }
 

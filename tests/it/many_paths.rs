@@ -165,16 +165,31 @@ fn bad_routing_and_failures_name_their_key() {
             "tier",
         ),
         (
-            "[routing]\nflowlet_table = 1000",
+            "[routing]\nchoice = \"flowlet\"\nflowlet_table = 1000",
             "routing.flowlet_table",
             "power of two",
         ),
         (
-            "[routing]\nflowlet_gap = \"0us\"",
+            "[routing]\nchoice = \"flowlet\"\nflowlet_gap = \"0us\"",
             "routing.flowlet_gap",
             "longer than 0",
         ),
         ("[routing]\nspray = \"reps\"", "routing.spray", "oblivious"),
+        (
+            "[routing]\nflowlet_gap = \"10us\"",
+            "routing.flowlet_gap",
+            "no tier runs",
+        ),
+        (
+            "[routing]\nchoice = \"random\"\nadaptive_signal = \"delay\"",
+            "routing.adaptive_signal",
+            "no tier runs",
+        ),
+        (
+            "[routing]\nchoice = \"adaptive\"\nadaptive_signal = \"pause\"",
+            "routing.adaptive_signal",
+            "\"delay\"",
+        ),
         ("[routing]\nbogus = 1", "routing", "bogus"),
         (
             "[routing]\nchoice = \"random\"\n[output]\nmax_min = true",
@@ -347,13 +362,14 @@ fn an_oversubscribed_fat_tree_allows_each_flow_less() {
 }
 
 #[test]
-fn the_docs_name_every_path_choice_and_spray_mode() {
+fn the_docs_name_every_path_choice_spray_mode_and_signal() {
     let doc = std::fs::read_to_string("docs/scenarios.md").expect("readable");
     let routing = &doc[doc.find("## `[routing]`").expect("a [routing] section")..];
     let routing = &routing[..routing.find("\n## ").unwrap_or(routing.len())];
     let names = net::PathChoice::ALL.iter().map(|r| r.1);
     let sprays = net::path_choice::Spray::ALL.iter().map(|r| r.1);
-    for name in names.chain(sprays) {
+    let signals = net::path_choice::Signal::ALL.iter().map(|r| r.1);
+    for name in names.chain(sprays).chain(signals) {
         assert!(
             routing.contains(&format!("`{name}`")),
             "[routing] misses `{name}`"

@@ -170,6 +170,54 @@ pub fn oblivious_entropy(pkt: &crate::packet::Packet, seed: u64) -> u16 {
     (sim_core::rng::mix64(a ^ sim_core::rng::mix64(b ^ pkt.created_at.ps())) >> 48) as u16
 }
 
+/// What adaptive routing reads of each equal-cost port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Signal {
+    /// The bytes queued at the port (every class).
+    #[default]
+    Queue,
+    /// The time the queue takes to drain at the link's rate now: the
+    /// queue signal weighed by bandwidth, which sees a degraded link.
+    Delay,
+}
+
+impl Signal {
+    /// Every signal with its scenario name and meaning.
+    pub const ALL: [(Signal, &'static str, &'static str); 2] = [
+        (Signal::Queue, "queue", "the bytes queued at the port"),
+        (
+            Signal::Delay,
+            "delay",
+            "the queue's drain time at the link's rate",
+        ),
+    ];
+
+    /// The signal named `name`, if any.
+    pub fn from_name(name: &str) -> Option<Signal> {
+        by_name(&Self::ALL, name)
+    }
+
+    /// Its scenario name.
+    pub fn name(self) -> &'static str {
+        name_of(&Self::ALL, self)
+    }
+
+    /// A port's load under this signal: `queued` bytes on a link of
+    /// `bps`; a port paused for the packet's class (PFC) is never chosen
+    /// while another is not.
+    #[inline]
+    pub fn load(self, queued: u64, bps: u64, paused: bool) -> u64 {
+        if paused {
+            return u64::MAX;
+        }
+        match self {
+            Signal::Queue => queued,
+            // Picoseconds to drain (u128: 8e12 x bytes overflows u64 past 2 MB).
+            Signal::Delay => (queued as u128 * 8_000_000_000_000 / bps.max(1) as u128) as u64,
+        }
+    }
+}
+
 /// The fabric's path choice settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PathConfig {
@@ -180,6 +228,8 @@ pub struct PathConfig {
     pub flowlet_gap: SimDuration,
     /// Entries in each switch's flowlet table (a power of two).
     pub flowlet_entries: u32,
+    /// What adaptive routing compares.
+    pub signal: Signal,
 }
 
 /// `flowlet_gap`'s default: 50 us, in LetFlow's range (section 5.2 found
@@ -197,6 +247,7 @@ impl Default for PathConfig {
             by_tier: vec![PathChoice::Ecmp],
             flowlet_gap: FLOWLET_GAP_DEFAULT,
             flowlet_entries: FLOWLET_ENTRIES_DEFAULT,
+            signal: Signal::Queue,
         }
     }
 }
@@ -439,6 +490,26 @@ mod tests {
         let rest: Vec<PortId> = HOPS.iter().copied().filter(|&h| h != p).collect();
         let q = s.pick(&rest, 0, 5, SimTime(1), |_| 0);
         assert_ne!(p, q);
+    }
+
+    #[test]
+    fn the_delay_signal_weighs_the_queue_by_the_link_rate() {
+        // 10 KB on a 100 Gb/s link drain in 800 ns, 5 KB on a degraded
+        // 25 Gb/s one in 1,600 ns: the queue signal prefers the second.
+        let fast = (10_000, 100_000_000_000);
+        let slow = (5_000, 25_000_000_000);
+        assert!(
+            Signal::Queue.load(slow.0, slow.1, false) < Signal::Queue.load(fast.0, fast.1, false)
+        );
+        assert_eq!(Signal::Delay.load(fast.0, fast.1, false), 800_000);
+        assert_eq!(Signal::Delay.load(slow.0, slow.1, false), 1_600_000);
+        // A paused port loses to any other.
+        assert_eq!(Signal::Queue.load(0, fast.1, true), u64::MAX);
+        // Large queues do not overflow.
+        assert_eq!(
+            Signal::Delay.load(1 << 40, 8, false),
+            1_000_000_000_000 << 40
+        );
     }
 
     #[test]
