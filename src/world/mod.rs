@@ -425,7 +425,9 @@ impl World {
     #[inline]
     fn dispatch(&mut self, now: SimTime, ev: Event) {
         let live = match ev {
-            Event::Timer(_) | Event::Sample(_) => false,
+            // A failure's change is not activity: one due after the traffic
+            // ended must not stretch a completed run.
+            Event::Timer(_) | Event::Sample(_) | Event::Net(NetEvent::Fault(_)) => false,
             Event::Net(NetEvent::IngressTimer(p)) => self.fabric.ingress_timer_due(p, now),
             _ => true,
         };

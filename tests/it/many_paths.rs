@@ -435,3 +435,22 @@ fn the_event_log_shows_trims_and_link_losses() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_failure_after_the_traffic_does_not_stretch_the_run() {
+    let file = "scenarios/ai-fabric/link-failure.toml";
+    let text = std::fs::read_to_string(file).expect("shipped");
+    let no_stop = text.replace("stop_time = \"3ms\"", "");
+    let cut = no_stop.find("[[failure]]").expect("a failure");
+    let run = |text: &str| {
+        let sc = parse_str("t.toml", text).expect("valid");
+        let mut w = dcnsim::world::World::build(&sc, 1).expect("builds");
+        let stop = w.run();
+        RunSummary::of(&w, "t", 1, stop)
+    };
+    let healthy = run(&no_stop[..cut]);
+    let late = run(&no_stop.replace("at = \"50us\"", "at = \"10s\""));
+    assert_eq!(late.stop_reason, "completed");
+    assert_eq!(late.simulated_time_us, healthy.simulated_time_us);
+    assert_eq!(late.flows.fct_us.mean, healthy.flows.fct_us.mean);
+}
