@@ -9,9 +9,7 @@
 //! the flows through it, and repeat.
 
 use crate::world::World;
-use net::Kind;
 use serde::Serialize;
-use transport::Side;
 
 /// The max-min fair rates of flows whose paths are `paths` (link
 /// indices) over links of `capacity` (any unit; the rates come out in
@@ -32,7 +30,6 @@ pub fn max_min(paths: &[Vec<usize>], capacity: &[f64]) -> Vec<f64> {
             .filter(|&l| users[l] > 0)
             .map(|l| left[l] / users[l] as f64)
             .fold(f64::INFINITY, f64::min);
-        let mut full = vec![false; left.len()];
         for (f, p) in paths.iter().enumerate() {
             if frozen[f] {
                 continue;
@@ -42,9 +39,9 @@ pub fn max_min(paths: &[Vec<usize>], capacity: &[f64]) -> Vec<f64> {
                 left[l] -= share;
             }
         }
-        for l in 0..left.len() {
-            full[l] = users[l] > 0 && left[l] <= capacity[l] * 1e-12;
-        }
+        let full: Vec<bool> = (0..left.len())
+            .map(|l| users[l] > 0 && left[l] <= capacity[l] * 1e-12)
+            .collect();
         for (f, p) in paths.iter().enumerate() {
             if !frozen[f] && p.iter().any(|&l| full[l]) {
                 frozen[f] = true;
@@ -83,12 +80,9 @@ pub fn of_world(world: &World) -> Option<MaxMinSummary> {
         .flows
         .iter()
         .map(|f| {
-            let mut pkt = f.sender.addr().header(Side::Sender, Kind::Data);
-            pkt.protocol = world.transports[f.transport as usize]
-                .config
-                .family_rules()
-                .protocol();
-            fabric.path(&pkt).iter().map(|p| p.idx()).collect()
+            let transport = &world.transports[f.transport as usize].config;
+            let (data, _) = crate::paths::paths(fabric, f.sender.addr(), transport);
+            data.iter().map(|p| p.idx()).collect()
         })
         .collect();
     if paths.is_empty() {

@@ -31,7 +31,7 @@ use transport::{FlowAddr, TransportConfig};
 
 /// The egress ports of a flow's forward path and of its reverse path, as
 /// routing gives its own 5-tuple.
-fn paths(
+pub(crate) fn paths(
     fabric: &Fabric,
     addr: &FlowAddr,
     transport: &TransportConfig,

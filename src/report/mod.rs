@@ -446,11 +446,11 @@ impl RunSummary {
                 }
             }
         }
-        let switch_ports = (world.fabric.ports().iter().enumerate()).filter(|(_, p)| p.at_switch);
+        let switch_ports = world.fabric.ports().iter().filter(|p| p.at_switch);
         let (mut marks, mut maxq) = (0, 0);
         let mut by_cause = DropsByCause::default();
         let mut ingress = IngressSummary::default();
-        for (port_index, p) in switch_ports {
+        for p in switch_ports {
             by_cause.overflow += p.stats.drops_overflow;
             by_cause.aqm += p.stats.drops_aqm;
             by_cause.aqm_dequeue += p.stats.drops_aqm_dequeue;
@@ -461,7 +461,6 @@ impl RunSummary {
                 .pfc
                 .as_ref()
                 .map_or(0, |s| s.stats.headroom_drops.iter().sum::<u64>());
-            by_cause.link_down += world.fabric.lost_on_link(net::PortId(port_index as u32));
             ingress.held += i.held;
             ingress.released += i.released;
             ingress.max_viq_packets = ingress.max_viq_packets.max(i.viq_max_packets);
@@ -469,13 +468,8 @@ impl RunSummary {
             maxq = maxq.max(p.stats.max_packets);
         }
         // A host's link can fail too: its NIC's losses count with the rest.
-        for h in 0..world.fabric.host_count() {
-            let nic = world.fabric.host_port(net::HostId(h as u32));
-            by_cause.link_down += world.fabric.lost_on_link(nic);
-        }
-        by_cause.unroutable = (0..world.node_names.len())
-            .map(|n| world.fabric.unroutable_drops(net::NodeId(n as u32)))
-            .sum();
+        by_cause.link_down = world.fabric.lost_on_links();
+        by_cause.unroutable = world.fabric.unroutable_drops();
         let drops = by_cause.overflow
             + by_cause.aqm
             + by_cause.aqm_dequeue

@@ -210,6 +210,46 @@ fn de<T: DeserializeOwned>(
     .map_err(|e| src.toml_error(&e, prefix))
 }
 
+/// Reads table `t` (the value `v`) at `prefix` as keys `K` and builds
+/// them; a key `build` refuses is named `prefix.key` at its place.
+fn read_keys<K: DeserializeOwned, T>(
+    src: &Source,
+    v: &SpannedValue,
+    t: &DeTable,
+    prefix: &str,
+    build: impl FnOnce(K) -> Result<T, (&'static str, String)>,
+) -> Result<T, ScenarioError> {
+    let keys: K = de(src, Some(v.span()), t.clone(), prefix)?;
+    build(keys).map_err(|(key, msg)| {
+        src.error(
+            locate(t, key).or(Some(v.span())),
+            &format!("{prefix}.{key}"),
+            msg,
+        )
+    })
+}
+
+/// A sub-table that `false` turns off: the table with its value, `None`
+/// when absent or off, an error naming `key` when it is anything else.
+fn optional_table<'v, 'a>(
+    src: &Source,
+    v: Option<&'v SpannedValue<'a>>,
+    key: &str,
+    off: &str,
+) -> Result<Option<(&'v SpannedValue<'a>, &'v DeTable<'a>)>, ScenarioError> {
+    let Some(v) = v else {
+        return Ok(None);
+    };
+    match v.get_ref() {
+        DeValue::Boolean(false) => Ok(None),
+        DeValue::Table(t) => Ok(Some((v, t))),
+        _ => {
+            let msg = format!("expected a table ([{key}]), or false for {off}");
+            Err(src.error(Some(v.span()), key, msg))
+        }
+    }
+}
+
 /// Reads a tagged table through its family's rows: the row named by
 /// `kind` (or the family's default when the table or its `kind` is absent).
 fn pick<'a, O>(
@@ -577,13 +617,8 @@ fn routing_and_failures(
             let DeValue::Table(t) = v.get_ref() else {
                 return Err(src.error(Some(v.span()), "routing", "expected a table"));
             };
-            let keys: super::paths::RoutingKeys = de(src, Some(v.span()), t.clone(), "routing")?;
-            keys.build(tiers).map_err(|(key, msg)| {
-                src.error(
-                    locate(t, key).or(Some(v.span())),
-                    &format!("routing.{key}"),
-                    msg,
-                )
+            read_keys(src, v, t, "routing", |k: super::paths::RoutingKeys| {
+                k.build(tiers)
             })?
         }
     };
@@ -598,15 +633,8 @@ fn routing_and_failures(
             let DeValue::Table(t) = item.get_ref() else {
                 return Err(src.error(Some(item.span()), &prefix, "expected a table"));
             };
-            let keys: super::paths::FailureKeys = de(src, Some(item.span()), t.clone(), &prefix)?;
-            let f = keys.build(&names, &graph.cables).map_err(|(key, msg)| {
-                src.error(
-                    locate(t, key).or(Some(item.span())),
-                    &format!("{prefix}.{key}"),
-                    msg,
-                )
-            })?;
-            failures.push(f);
+            let build = |k: super::paths::FailureKeys| k.build(&names, &graph.cables);
+            failures.push(read_keys(src, item, t, &prefix, build)?);
         }
     }
     Ok((routing, failures))
@@ -920,26 +948,13 @@ fn switch(
             ));
         }
     };
-    let pfc = match t.get("pfc") {
+    // `pfc = false`: explicitly off (a sweep case that runs a lossy
+    // transport on a lossless base replaces the table with it).
+    let pfc = match optional_table(src, t.get("pfc"), "switch.pfc", "no PFC")? {
         None => None,
-        // `pfc = false`: explicitly off (a sweep case that runs a lossy
-        // transport on a lossless base replaces the table with it).
-        Some(pv) if matches!(pv.get_ref(), DeValue::Boolean(false)) => None,
-        Some(pv) => {
-            let DeValue::Table(pt) = pv.get_ref() else {
-                return Err(src.error(
-                    Some(pv.span()),
-                    "switch.pfc",
-                    "expected a table ([switch.pfc]), or false for no PFC",
-                ));
-            };
-            let keys: super::pfc::PfcKeys = de(src, Some(pv.span()), pt.clone(), "switch.pfc")?;
-            let cfg = keys.build().map_err(|(key, msg)| {
-                src.error(
-                    locate(pt, key).or(Some(pv.span())),
-                    &format!("switch.pfc.{key}"),
-                    msg,
-                )
+        Some((pv, pt)) => {
+            let cfg = read_keys(src, pv, pt, "switch.pfc", |k: super::pfc::PfcKeys| {
+                k.build()
             })?;
             if !matches!(buffer, BufferPolicy::Shared { .. }) {
                 return Err(src.error(
@@ -952,18 +967,11 @@ fn switch(
             Some(cfg)
         }
     };
-    let trim = match t.get("trim") {
+    let trim = match optional_table(src, t.get("trim"), "switch.trim", "no trimming")? {
         None => None,
-        Some(tv) if matches!(tv.get_ref(), DeValue::Boolean(false)) => None,
-        Some(tv) => {
-            let DeValue::Table(tt) = tv.get_ref() else {
-                let msg = "expected a table ([switch.trim]), or false for no trimming";
-                return Err(src.error(Some(tv.span()), "switch.trim", msg));
-            };
-            let keys: super::trim::TrimKeys = de(src, Some(tv.span()), tt.clone(), "switch.trim")?;
-            let cfg = keys.build().map_err(|(key, msg)| {
-                let at = locate(tt, key).or(Some(tv.span()));
-                src.error(at, &format!("switch.trim.{key}"), msg)
+        Some((tv, tt)) => {
+            let cfg = read_keys(src, tv, tt, "switch.trim", |k: super::trim::TrimKeys| {
+                k.build()
             })?;
             if pfc.is_some() {
                 let msg = "trimming stands in for a drop, and PFC keeps lossless classes from \

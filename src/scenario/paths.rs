@@ -52,22 +52,16 @@ impl Routing {
 /// A key of `[routing]` or `[[failure]]` with what is wrong with it.
 pub(crate) type KeyError = (&'static str, String);
 
-fn choice_names() -> String {
-    let names: Vec<String> = PathChoice::ALL
-        .iter()
-        .map(|r| format!("\"{}\"", r.1))
-        .collect();
+/// The names of a `(value, name, meaning)` list, quoted, for errors.
+fn valid_names<T>(rows: &[(T, &'static str, &'static str)]) -> String {
+    let names: Vec<String> = rows.iter().map(|r| format!("\"{}\"", r.1)).collect();
     names.join(", ")
 }
 
 fn one_choice(v: &toml::Value) -> Result<PathChoice, KeyError> {
-    let name = v
-        .as_str()
-        .ok_or(("choice", format!("expected a name: {}", choice_names())))?;
-    PathChoice::from_name(name).ok_or_else(|| {
-        let msg = format!("unknown choice \"{name}\": valid are {}", choice_names());
-        ("choice", msg)
-    })
+    let valid = || format!("expected a name: {}", valid_names(&PathChoice::ALL));
+    let name = v.as_str().ok_or_else(|| ("choice", valid()))?;
+    named(&PathChoice::ALL, Some(name), "choice")
 }
 
 impl RoutingKeys {
@@ -150,16 +144,14 @@ fn named<T: Copy>(
     let Some(name) = name else {
         return Ok(rows[0].0);
     };
+    let unknown = || {
+        let msg = format!("unknown {key} \"{name}\": valid are {}", valid_names(rows));
+        (key, msg)
+    };
     rows.iter()
         .find(|r| r.1 == name)
         .map(|r| r.0)
-        .ok_or_else(|| {
-            let valid: Vec<String> = rows.iter().map(|r| format!("\"{}\"", r.1)).collect();
-            (
-                key,
-                format!("unknown {key} \"{name}\": valid are {}", valid.join(", ")),
-            )
-        })
+        .ok_or_else(unknown)
 }
 
 /// The keys of one `[[failure]]` as written.

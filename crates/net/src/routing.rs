@@ -155,10 +155,10 @@ impl RoutingTable {
                 }
             }
             for (i, &x) in switch_nodes.iter().enumerate() {
-                if dist[x.idx()] == u32::MAX && unreachable_ok {
-                    continue; // an empty span: no route
-                }
                 if dist[x.idx()] == u32::MAX {
+                    if unreachable_ok {
+                        continue; // an empty span: no route
+                    }
                     let host = host_edge.iter().position(|&he| he == e as u32).unwrap_or(0);
                     return Err(TopologyError::Disconnected {
                         from: describe(kinds, x),
@@ -231,8 +231,7 @@ impl RoutingTable {
         if self.edge_of_switch[sw as usize] == edge {
             return std::slice::from_ref(&self.last_hop[dst.idx()]);
         }
-        let (s, l) = self.spans[sw as usize * self.edges + edge as usize];
-        &self.ports[s as usize..(s + l) as usize]
+        self.row(sw as usize, edge as usize)
     }
 
     /// The egress port a packet takes at a switch whose ECMP salt is `salt`
@@ -286,6 +285,8 @@ impl RoutingTable {
         }
     }
 
+    /// Switch `sw`'s (by index) list towards ToR `e`.
+    #[inline(always)]
     fn row(&self, sw: usize, e: usize) -> &[PortId] {
         let (s, l) = self.spans[sw * self.edges + e];
         &self.ports[s as usize..(s + l) as usize]

@@ -16,7 +16,7 @@
 //! without `reroute_after` is never detected. Links to hosts cannot be
 //! routed around: their failure is a black hole for the host.
 
-use super::{Fabric, NetEvent, Scheduler};
+use super::{Fabric, NetEvent, Scheduler, cable_ports};
 use crate::ids::{NodeId, PortId};
 use crate::observe::{Dropped, PacketEvent};
 use crate::packet::PacketId;
@@ -54,8 +54,8 @@ pub enum FaultKind {
 enum Change {
     /// A port's link rate changes.
     Rate(PortId, Bandwidth),
-    /// A switch takes new routes to the ToRs listed.
-    Reroute(NodeId, Vec<(u32, Vec<PortId>)>),
+    /// The switch takes new routes to the ToRs listed.
+    Reroute(Vec<(u32, Vec<PortId>)>),
 }
 
 /// The failures of a fabric, prepared at build time.
@@ -72,11 +72,10 @@ pub(super) struct Faults {
 }
 
 impl Faults {
-    /// The failures of `faults` over a fabric whose cables' ports are
-    /// `cable_ports` and whose routes are `base`.
+    /// The failures of `faults` over a fabric of `ports` whose routes
+    /// are `base`.
     pub(super) fn prepare(
         faults: &[LinkFault],
-        cable_ports: &[(PortId, PortId)],
         ports: &[crate::port::Port],
         kinds: &[NodeKind],
         adjacency: &[Vec<(PortId, NodeId)>],
@@ -88,7 +87,7 @@ impl Faults {
             ..Faults::default()
         };
         for f in faults {
-            let (a, b) = cable_ports[f.cable];
+            let (a, b) = cable_ports(f.cable);
             for p in [a, b] {
                 let node = ports[p.idx()].node;
                 match f.kind {
@@ -105,7 +104,7 @@ impl Faults {
         out.down.sort_by_key(|&(p, at)| (p, at));
         out.down.dedup_by_key(|&mut (p, _)| p);
         out.lost = vec![0; out.down.len()];
-        out.plan_reroutes(faults, cable_ports, kinds, adjacency, host_nodes, base);
+        out.plan_reroutes(faults, kinds, adjacency, host_nodes, base);
         out
     }
 
@@ -115,7 +114,6 @@ impl Faults {
     fn plan_reroutes(
         &mut self,
         faults: &[LinkFault],
-        cable_ports: &[(PortId, PortId)],
         kinds: &[NodeKind],
         adjacency: &[Vec<(PortId, NodeId)>],
         host_nodes: &[NodeId],
@@ -130,13 +128,11 @@ impl Faults {
         let is_switch = |n: NodeId| kinds[n.idx()] != NodeKind::Host;
         let mut gone: Vec<PortId> = Vec::new();
         let mut previous: Option<RoutingTable> = None;
-        let mut i = 0;
-        while i < detected.len() {
-            let at = detected[i].0;
-            while i < detected.len() && detected[i].0 == at {
-                let (a, b) = cable_ports[detected[i].1];
+        for group in detected.chunk_by(|x, y| x.0 == y.0) {
+            let at = group[0].0;
+            for &(_, cable) in group {
+                let (a, b) = cable_ports(cable);
                 gone.extend([a, b]);
-                i += 1;
             }
             // Host cables stay: a host's one cable cannot be routed around.
             let up: Vec<Vec<(PortId, NodeId)>> = adjacency
@@ -158,7 +154,7 @@ impl Faults {
                 }
                 let rows = before.rows_changed(&table, node);
                 if !rows.is_empty() {
-                    self.changes.push((at, node, Change::Reroute(node, rows)));
+                    self.changes.push((at, node, Change::Reroute(rows)));
                 }
             }
             previous = Some(table);
@@ -172,10 +168,15 @@ impl Faults {
             .any(|c| matches!(c.2, Change::Reroute(..)))
     }
 
+    /// The index in `down` of port `p`, if its link goes down.
+    fn down_index(&self, p: PortId) -> Option<usize> {
+        self.down.binary_search_by_key(&p, |&(q, _)| q).ok()
+    }
+
     /// Whether a packet that arrives at `arrival` over port `p`'s link
     /// is lost (counted if so).
     fn lost_on(&mut self, p: PortId, arrival: SimTime) -> bool {
-        let Ok(i) = self.down.binary_search_by_key(&p, |&(q, _)| q) else {
+        let Some(i) = self.down_index(p) else {
             return false;
         };
         let lost = arrival > self.down[i].1;
@@ -204,9 +205,10 @@ impl Fabric {
 
     /// Applies scheduled change `i`.
     pub(super) fn on_fault(&mut self, i: u32) {
-        match &self.faults.changes[i as usize].2 {
+        let (_, node, change) = &self.faults.changes[i as usize];
+        match change {
             Change::Rate(p, rate) => self.ports[p.idx()].rate = *rate,
-            Change::Reroute(node, rows) => self.routes.patch(*node, rows),
+            Change::Reroute(rows) => self.routes.patch(*node, rows),
         }
     }
 
@@ -266,14 +268,16 @@ impl Fabric {
 
     /// Packets lost on port `p`'s link because it failed.
     pub fn lost_on_link(&self, p: PortId) -> u64 {
-        match self.faults.down.binary_search_by_key(&p, |&(q, _)| q) {
-            Ok(i) => self.faults.lost[i],
-            Err(_) => 0,
-        }
+        self.faults.down_index(p).map_or(0, |i| self.faults.lost[i])
     }
 
-    /// Packets switch `node` dropped for want of a route.
-    pub fn unroutable_drops(&self, node: NodeId) -> u64 {
-        self.faults.unroutable.get(node.idx()).copied().unwrap_or(0)
+    /// Packets lost on every failed link, switch and host links alike.
+    pub fn lost_on_links(&self) -> u64 {
+        self.faults.lost.iter().sum()
+    }
+
+    /// Packets the switches dropped for want of a route.
+    pub fn unroutable_drops(&self) -> u64 {
+        self.faults.unroutable.iter().sum()
     }
 }

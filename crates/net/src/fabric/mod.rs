@@ -218,6 +218,13 @@ fn shared_alpha(policy: &BufferPolicy, port: &Port) -> Option<f64> {
     }
 }
 
+/// The two ports of cable `i`, its `a` end's first: `Fabric::new` makes
+/// each cable's pair in cable order.
+fn cable_ports(i: usize) -> (PortId, PortId) {
+    let a = PortId(2 * i as u32);
+    (a, PortId(a.0 + 1))
+}
+
 /// The path-choice state of each switch that does not use plain ECMP
 /// (none at all when every switch does), each with its own random stream.
 fn path_states(
@@ -229,9 +236,8 @@ fn path_states(
         return Vec::new();
     }
     let purpose = sim_core::rng::purpose::PATH_CHOICE;
-    (0..nodes.len())
-        .map(|n| {
-            let node = &nodes[n];
+    (nodes.iter().enumerate())
+        .map(|(n, node)| {
             let ecmp = node.choice == PathChoice::Ecmp || node.kind == NodeKind::Host;
             (!ecmp).then(|| {
                 let rng = sim_core::RngStream::new(config.seed, n as u64, purpose);
@@ -306,8 +312,8 @@ impl Fabric {
                 let why = format!("joins {} and {} in a graph of {n} nodes", c.a, c.b);
                 return Err(TopologyError::BadCable { index: i, why });
             }
-            let pa = PortId(ports.len() as u32);
-            let pb = PortId(pa.0 + 1);
+            let (pa, pb) = cable_ports(i);
+            debug_assert_eq!(pa.idx(), ports.len());
             for (node, peer, peer_node) in [(c.a, pb, c.b), (c.b, pa, c.a)] {
                 let is_switch = graph.nodes[node.idx()] != NodeKind::Host;
                 // Under PFC a NIC has a queue per class, so that a paused
@@ -395,12 +401,8 @@ impl Fabric {
             })
             .collect();
         let paths = path_states(&nodes, &config, routes.edges());
-        let cable_ports: Vec<(PortId, PortId)> = (0..graph.cables.len() as u32)
-            .map(|i| (PortId(2 * i), PortId(2 * i + 1)))
-            .collect();
         let faults = fault_stage::Faults::prepare(
             &config.faults,
-            &cable_ports,
             &ports,
             &graph.nodes,
             &adjacency,

@@ -156,11 +156,7 @@ impl RoceReceiver {
         if pkt.kind != Kind::Data {
             return;
         }
-        match self.control.get_mut().on_data(now, pkt, host) {
-            Notify::Nothing => {}
-            Notify::CnpNow => self.send_cnp(now, out),
-            Notify::FlagNextAck => self.flag_next_ack = true,
-        }
+        self.notify(now, pkt, host, out);
         host.on_bytes(now, self.wire.wire_bytes(pkt.size_bytes));
         let psn = pkt.seq;
         let in_order = psn == self.expected;
@@ -269,14 +265,20 @@ impl RoceReceiver {
         p
     }
 
-    /// A trimmed header: the packet it names was lost on the way. Its CE
-    /// mark reaches the notification point like a data packet's.
-    fn on_trimmed(&mut self, now: SimTime, pkt: &Packet, host: &mut HostRx, out: &mut impl Emit) {
+    /// The controller's receiver half sees a data packet or a header:
+    /// a CNP now, or a flag on the next ACK.
+    fn notify(&mut self, now: SimTime, pkt: &Packet, host: &mut HostRx, out: &mut impl Emit) {
         match self.control.get_mut().on_data(now, pkt, host) {
             Notify::Nothing => {}
             Notify::CnpNow => self.send_cnp(now, out),
             Notify::FlagNextAck => self.flag_next_ack = true,
         }
+    }
+
+    /// A trimmed header: the packet it names was lost on the way. Its CE
+    /// mark reaches the notification point like a data packet's.
+    fn on_trimmed(&mut self, now: SimTime, pkt: &Packet, host: &mut HostRx, out: &mut impl Emit) {
+        self.notify(now, pkt, host, out);
         let psn = pkt.seq;
         let kept = self.held.as_ref().is_some_and(|h| h.psns.contains(psn));
         if psn < self.expected || kept {

@@ -258,19 +258,7 @@ impl RoceSender {
     /// pacer aside: the NIC asks again when it has room or the pacer opens).
     #[inline]
     pub fn wants_transmit(&mut self) -> bool {
-        if !self.started || self.completed_at.is_some() {
-            return false;
-        }
-        if self.resend_pending() {
-            return true; // a resend adds nothing to what is in flight
-        }
-        if self.snd_nxt >= self.npkts {
-            return false;
-        }
-        match self.window_bytes() {
-            None => true,
-            Some(w) => (self.snd_nxt - self.snd_una) * self.mtu < w,
-        }
+        self.sends_when_polled()
     }
 
     /// Whether the window, the message and the pacer leave a packet to
@@ -483,11 +471,16 @@ impl RoceSender {
     /// packet the window allows and its pacer is open.
     #[inline]
     fn sends_when_polled(&self) -> bool {
-        let new_data = self.snd_nxt < self.npkts
+        if !self.started || self.completed_at.is_some() {
+            return false;
+        }
+        if self.resend_pending() {
+            return true; // a resend adds nothing to what is in flight
+        }
+        self.snd_nxt < self.npkts
             && self
                 .window_bytes()
-                .is_none_or(|w| (self.snd_nxt - self.snd_una) * self.mtu < w);
-        self.started && self.completed_at.is_none() && (new_data || self.resend_pending())
+                .is_none_or(|w| (self.snd_nxt - self.snd_una) * self.mtu < w)
     }
 
     /// Runs what is due.
