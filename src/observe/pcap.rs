@@ -26,6 +26,7 @@
 //!   NAK), or CNP (0x81); the destination QP is 16 + the flow id, the PSN the
 //!   model's (an ACK's is the last PSN it acknowledges, a NAK's the one it
 //!   expects); the ICRC is left zero.
+//! - UEC: UDP to port 4793 (UET's), its headers left zero.
 //! - A datagram of a packet source: UDP. Homa and ExpressPass, which have
 //!   no standard encapsulation, are IP protocol 253 (RFC 3692's
 //!   experimentation value) with the payload zeros.
@@ -48,6 +49,9 @@ pub const MAX_SNAPLEN: u32 = 262_144;
 
 /// The UDP port of RoCEv2 (IANA).
 pub const ROCE_UDP_PORT: u16 = 4791;
+
+/// The UDP port of the Ultra Ethernet transport (UE 1.0).
+pub const UEC_UDP_PORT: u16 = 4793;
 /// IP protocol numbers.
 const IPPROTO_TCP: u8 = 6;
 const IPPROTO_UDP: u8 = 17;
@@ -91,7 +95,7 @@ pub fn frame_headers(pkt: &Packet, from: u32, to: u32, out: &mut Vec<u8>) -> usi
     let ip_len = pkt.size_bytes.clamp(IP_BYTES as u32 + 8, u16::MAX as u32) as usize;
     let proto = match pkt.protocol {
         Protocol::Tcp => IPPROTO_TCP,
-        Protocol::Udp | Protocol::Roce => IPPROTO_UDP,
+        Protocol::Udp | Protocol::Roce | Protocol::Uec => IPPROTO_UDP,
         Protocol::Homa | Protocol::ExpressPass => IPPROTO_EXPERIMENT,
     };
     let ecn = match pkt.ecn {
@@ -119,6 +123,7 @@ pub fn frame_headers(pkt: &Packet, from: u32, to: u32, out: &mut Vec<u8>) -> usi
             roce_headers(pkt, out);
         }
         Protocol::Udp => udp_header(pkt.sport, pkt.dport, l4, out),
+        Protocol::Uec => udp_header(pkt.sport, UEC_UDP_PORT, l4, out),
         Protocol::Homa | Protocol::ExpressPass => {}
     }
     out.truncate(ETH_BYTES + ip_len);

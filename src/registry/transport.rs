@@ -1,7 +1,7 @@
 //! `[transport]` and `[transport.NAME]`: the host transport family
 //! (`kind`): the TCP family (its congestion controller chosen by `cc`),
 //! the RoCE family (its reliable connection, DCQCN by `cc`), or the
-//! receiver-driven Homa and ExpressPass.
+//! receiver-driven Homa and ExpressPass, or the Ultra Ethernet transport.
 
 use super::{Family, key, row};
 use crate::scenario::{ScenarioError, Table};
@@ -9,6 +9,7 @@ use transport::expresspass::ExpressPassKeys;
 use transport::homa::HomaKeys;
 use transport::roce::RoceKeys;
 use transport::tcp::preset;
+use transport::uec::UecKeys;
 use transport::{TcpConfig, TransportConfig};
 
 fn roce(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
@@ -38,6 +39,12 @@ fn expresspass(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
     let k: ExpressPassKeys = t.read()?;
     let c = k.build().map_err(|e| t.invalid(e.key, e.message))?;
     Ok(TransportConfig::ExpressPass(c))
+}
+
+fn uec(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
+    let k: UecKeys = t.read()?;
+    let c = k.build().map_err(|e| t.invalid(e.key, e.message))?;
+    Ok(TransportConfig::Uec(c))
 }
 
 fn tcp(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
@@ -121,7 +128,27 @@ pub static FAMILY: Family<TransportConfig> = Family {
             key("credit_queue", "8", "credits, >= 1", "each port's credit queue (3.1: a small one)"),
             key("credit_burst", "2", "credits, >= 1", "credits a port may send back to back (its limiter's bucket)"),
             key("retransmit_timeout", "100us", "duration, >= 1us", "silence before a sender asks again, or a stopped receiver that lacks data resumes credits"),
-        ], expresspass)],
+        ], expresspass),
+        row("uec", "The Ultra Ethernet transport with NSCC: every packet carries its own entropy value, which switches hash, so a flow sprays over the paths (spray); the receiver SACKs out-of-order packets and NACKs a trimmed one at once, and only that one is resent; NSCC sets the window from each ACK's queueing delay against target_qdelay and its ECN echo (increase below target, multiplicative decrease when marked above it, quick adapt on loss); a packet unacknowledged for rto is resent", "Ultra Ethernet Specification 1.0 (2025) PDS and NSCC; htsim uec.cpp, uec_mp.cpp at 40ccb05 for NSCC's constants and REPS; REPS (Bonato et al., 2024)", &[
+            key("mss", "4096B", "size", "payload bytes per packet; +64 B of headers (htsim's)"),
+            key("ack_coalesce", "16KB", "size", "the receiver ACKs once this many bytes arrived since its last ACK, and at once for a CE-marked, duplicate, first or ACK-requesting packet"),
+            key("rto", "100us", "duration, >= 1us", "a packet unacknowledged this long after it was sent is resent (htsim's DEFAULT_UEC_RTO_MIN)"),
+            key("spray", "reps", "word", "how each packet's entropy value is chosen: \"none\" (one per flow), \"oblivious\" (each value in turn, reshuffled each round) or \"reps\" (recycle the values whose ACKs came back unmarked)"),
+            key("entropies", "64", "power of two, 1 to 32768", "distinct entropy values a flow uses (htsim's -paths)"),
+            key("reps_buffer", "8", "1 to 4096", "entropy values REPS caches"),
+            key("reps_freeze", "10ms", "duration, >= 0", "how long REPS cycles over its cache after a timeout (a failed path); 0: never"),
+            key("target_qdelay", "0.75 x network RTT with trimming, 1 x without", "duration, >= 100ns", "the queueing delay NSCC steers to; the network RTT is the largest base RTT of the run's UEC flows"),
+            key("qa_gate", "3", "0 to 16", "quick adapt cuts the window only if the bytes delivered in the last period were below max_cwnd >> qa_gate"),
+            key("quick_adapt", "true", "bool", "quick adapt: after a loss, NACK or delay above 4 x target, the window becomes what was delivered in the last period"),
+            key("gamma", "0.8", "(0, 1]", "multiplicative decrease: cwnd x max(1 - gamma (avg_delay - target)/avg_delay, 0.5), at most once per base RTT"),
+            key("delay_ewma", "0.0125", "(0, 1]", "the weight of a new delay sample in the average delay"),
+            key("alpha", "4", "> 0", "proportional increase, MSS x scale_a x scale_b per target delay below target (scale_a: network BDP / 150 KB; scale_b: target / 12 us)"),
+            key("fi", "5", ">= 0", "fair increase, MSS x scale_a per window of bytes acknowledged while the delay is above target unmarked"),
+            key("eta", "0.15", ">= 0", "additive increase, MSS x scale_a once per network RTT"),
+            key("fi_scale", "0.25", ">= 0", "fast increase: the window grows by fi_scale x scale_a per byte acknowledged while the delay stays under fast_increase_delay"),
+            key("fast_increase_delay", "1us", "duration, >= 0", "the delay under which fast increase runs"),
+            key("max_cwnd", "1.5", "0.1 to 64", "the window's ceiling and start, in BDPs of the flow's path at its NIC's rate"),
+        ], uec)],
 };
 
 #[cfg(test)]

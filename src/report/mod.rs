@@ -661,7 +661,7 @@ impl RunSummary {
                     "  workload {} ({}){}{}",
                     w.workload,
                     w.kind,
-                    " ".repeat(14usize.saturating_sub(w.kind.len() + 3)),
+                    " ".repeat(14usize.saturating_sub(w.kind.len() + 3).max(1)),
                     parts.join("; ")
                 );
             }

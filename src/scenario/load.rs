@@ -457,13 +457,7 @@ fn levels_fit(
 /// ([`transport::Family::check`]), and one credit setting per run: the
 /// key at fault and why.
 fn check_families(sc: &Scenario) -> Result<(), (String, String)> {
-    let key_of = |t: &crate::scenario::NamedTransport, key: &str| {
-        if t.name == "default" {
-            format!("transport.{key}")
-        } else {
-            format!("transport.{}.{key}", t.name)
-        }
-    };
+    let key_of = |t: &crate::scenario::NamedTransport, key: &str| t.key(key);
     let wire = sc.topology.framing.wire();
     let credits: Vec<_> = sc
         .transports
@@ -644,6 +638,32 @@ fn routing_and_failures(
 /// one port run on symmetric routes, and that a link goes down only
 /// where what it models holds: the key at fault and why.
 fn check_paths(sc: &Scenario) -> Result<(), (String, String)> {
+    let spraying = sc
+        .transports
+        .iter()
+        .find(|t| t.config.family_rules().sprays());
+    if let Some(t) = spraying {
+        let key = t.key("spray");
+        if sc.routing.spray != net::path_choice::Spray::None {
+            let msg = format!(
+                "transport \"{}\" sets its packets' entropy values itself, and [routing] spray \
+                 would overwrite them: leave routing.spray at \"none\" and choose the transport's spray",
+                t.name
+            );
+            return Err(("routing.spray".into(), msg));
+        }
+        if sc.switch.ingress.is_some() || sc.output.max_min {
+            let what = if sc.output.max_min {
+                "output.max_min allocates each flow its one ECMP path"
+            } else {
+                "the [switch.ingress] plugin pairs each flow's ACKs with its data at one port"
+            };
+            let msg = format!(
+                "sprays each flow's packets over several paths, but {what}: give spray = \"none\""
+            );
+            return Err((key, msg));
+        }
+    }
     if let Some((key, what)) = sc.routing.asymmetry() {
         let key = format!("routing.{key}");
         if sc.switch.ingress.is_some() {

@@ -166,6 +166,13 @@ pub(crate) struct FailureKeys {
     pub degrade: Option<f64>,
     /// How long until every switch routes around it (absent: never).
     pub reroute_after: Option<SimDuration>,
+    /// Whether a degraded link slows only the direction from the first
+    /// node of `between` to the second.
+    #[serde(default)]
+    pub one_way: bool,
+    /// Whether a degraded port's buffer shrinks with its rate.
+    #[serde(default)]
+    pub buffer_scales: bool,
 }
 
 impl FailureKeys {
@@ -211,11 +218,25 @@ impl FailureKeys {
             let msg = "a degraded link stays up and is not routed around: leave reroute_after out";
             return Err(("reroute_after", msg.into()));
         }
+        if kind == FaultKind::Down {
+            for (key, on) in [
+                ("one_way", self.one_way),
+                ("buffer_scales", self.buffer_scales),
+            ] {
+                if on {
+                    let msg =
+                        format!("applies to a degraded link: give degrade, or leave {key} out");
+                    return Err((key, msg));
+                }
+            }
+        }
         Ok(LinkFault {
             cable,
             at: SimTime::ZERO + self.at,
             kind,
             reroute_after: self.reroute_after,
+            only_from: self.one_way.then_some(net::NodeId(na as u32)),
+            buffer_scales: self.buffer_scales,
         })
     }
 }
@@ -278,6 +299,8 @@ mod tests {
             at: SimDuration::from_us(5),
             degrade: None,
             reroute_after: Some(SimDuration::from_us(10)),
+            one_way: false,
+            buffer_scales: false,
         };
         let built = f.build(&names, &cables).unwrap();
         assert_eq!((built.cable, built.kind), (2, FaultKind::Down));
@@ -288,7 +311,17 @@ mod tests {
         f.between = vec!["s0".into(), "s1".into()];
         f.degrade = Some(1.5);
         assert_eq!(f.build(&names, &cables).unwrap_err().0, "degrade");
+        f.degrade = None;
+        f.one_way = true;
+        assert_eq!(f.build(&names, &cables).unwrap_err().0, "one_way", "a link down both ways");
         f.degrade = Some(0.5);
         assert_eq!(f.build(&names, &cables).unwrap_err().0, "reroute_after");
+        f.reroute_after = None;
+        let built = f.build(&names, &cables).unwrap();
+        assert_eq!(built.only_from, Some(net::NodeId(2)), "slows the way out of s0");
+        f.degrade = None;
+        f.one_way = false;
+        f.buffer_scales = true;
+        assert_eq!(f.build(&names, &cables).unwrap_err().0, "buffer_scales");
     }
 }

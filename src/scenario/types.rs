@@ -61,6 +61,16 @@ impl NamedTransport {
     pub fn cc(&self) -> &'static str {
         self.config.family_rules().cc_name()
     }
+
+    /// The dotted path of its key `key` (`transport.spray` for the
+    /// unnamed table, `transport.NAME.spray` for a named one).
+    pub fn key(&self, key: &str) -> String {
+        if self.name == "default" {
+            format!("transport.{key}")
+        } else {
+            format!("transport.{}.{key}", self.name)
+        }
+    }
 }
 
 /// `[simulation]`: the run's seed and its bounds.
@@ -243,6 +253,7 @@ impl SwitchConfig {
             pfc_mtu_bytes: self.pfc.as_ref().map(|p| p.mtu_bytes),
             ingress_drops: self.ingress_drops(),
             rewrites_rwnd: self.rewrites_rwnd(),
+            trims: self.trim.is_some(),
         }
     }
 }

@@ -246,8 +246,8 @@ impl World {
     }
 
     /// Lets each transport derive what it needs from the run's flows
-    /// before they are built ([`transport::Family::prepare`]), given each
-    /// flow's path bandwidth-delay product.
+    /// before they are built ([`transport::Family::prepare`]), given what
+    /// each flow's ends learn of its path.
     fn prepare_transports(&mut self, sc: &Scenario, planned: &[Planned]) {
         for t in 0..self.transports.len() {
             let flows: Vec<transport::PlannedFlow> = planned
@@ -262,7 +262,7 @@ impl World {
                 })
                 .collect();
             // The paths are the configuration's as it is before preparing.
-            let bdp = |f: &transport::PlannedFlow| {
+            let path = |f: &transport::PlannedFlow| {
                 let addr = FlowAddr {
                     flow: FlowId(0),
                     src: f.src,
@@ -271,10 +271,10 @@ impl World {
                     dport: 0,
                     priority: 0,
                 };
-                self.path_info(&self.transports[t].config, &addr).bdp_bytes
+                self.path_info(&self.transports[t].config, &addr)
             };
             let mut cfg = self.transports[t].config.clone();
-            cfg.family_rules_mut().prepare(&flows, &bdp);
+            cfg.family_rules_mut().prepare(&flows, &path);
             self.transports[t].config = cfg;
         }
     }

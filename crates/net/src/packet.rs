@@ -242,6 +242,10 @@ pub enum Protocol {
     /// ExpressPass (SIGCOMM 2017): data packets carry the credit they
     /// spend, credits their sequence number.
     ExpressPass,
+    /// The Ultra Ethernet transport (UE 1.0, over UDP port 4793): `seq`
+    /// is the PSN; an ACK's `ack` the next PSN expected (the fields'
+    /// meaning: `transport::uec`).
+    Uec,
 }
 
 /// The RoCE header bits the model uses (the BTH opcode's place in its
@@ -437,7 +441,16 @@ impl Packet {
                 self.roce = self.roce | RoceBits::ECE;
                 true
             }
-            Protocol::Udp | Protocol::Roce | Protocol::Homa | Protocol::ExpressPass => false,
+            // UEC's ACK echoes its packet's CE mark in `feedback.flag`.
+            Protocol::Uec if self.kind == Kind::Ack => {
+                self.feedback.flag = true;
+                true
+            }
+            Protocol::Udp
+            | Protocol::Roce
+            | Protocol::Homa
+            | Protocol::ExpressPass
+            | Protocol::Uec => false,
         }
     }
 

@@ -13,6 +13,7 @@ use crate::homa::{HomaConfig, HomaReceiver, HomaSender};
 use crate::host::HostRx;
 use crate::roce::{RoceConfig, RoceReceiver, RoceSender};
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
+use crate::uec::{UecConfig, UecReceiver, UecSender};
 use crate::{Emit, FlowAddr};
 use net::{Packet, Protocol, WireFormat};
 use sim_core::{Bandwidth, SimDuration, SimTime};
@@ -68,6 +69,8 @@ pub enum TransportConfig {
     Homa(HomaConfig),
     /// ExpressPass: receiver credits, rate-limited at every port.
     ExpressPass(ExpressPassConfig),
+    /// The UEC transport: entropy spraying, SACK/NACK, NSCC.
+    Uec(UecConfig),
 }
 
 impl TransportConfig {
@@ -78,6 +81,7 @@ impl TransportConfig {
             TransportConfig::Roce(c) => c,
             TransportConfig::Homa(c) => c,
             TransportConfig::ExpressPass(c) => c,
+            TransportConfig::Uec(c) => c,
         }
     }
 
@@ -88,6 +92,7 @@ impl TransportConfig {
             TransportConfig::Roce(c) => c,
             TransportConfig::Homa(c) => c,
             TransportConfig::ExpressPass(c) => c,
+            TransportConfig::Uec(c) => c,
         }
     }
 
@@ -117,6 +122,7 @@ impl TransportConfig {
             TransportConfig::ExpressPass(c) => {
                 Sender::ExpressPass(ExpressPassSender::new(addr, size_bytes, c))
             }
+            TransportConfig::Uec(c) => Sender::Uec(UecSender::new(addr, size_bytes, c, path)),
         }
     }
 
@@ -129,6 +135,7 @@ impl TransportConfig {
             TransportConfig::ExpressPass(c) => {
                 Receiver::ExpressPass(ExpressPassReceiver::new(addr, c, path))
             }
+            TransportConfig::Uec(c) => Receiver::Uec(UecReceiver::new(addr, c)),
         }
     }
 
@@ -172,6 +179,8 @@ pub enum Sender {
     Homa(HomaSender),
     /// ExpressPass.
     ExpressPass(ExpressPassSender),
+    /// UEC.
+    Uec(UecSender),
 }
 
 /// The receiving end of a flow, of any family.
@@ -185,6 +194,8 @@ pub enum Receiver {
     Homa(HomaReceiver),
     /// ExpressPass.
     ExpressPass(ExpressPassReceiver),
+    /// UEC.
+    Uec(UecReceiver),
 }
 
 /// Where an endpoint reports its congestion controller's state: each
@@ -200,6 +211,7 @@ impl Sender {
             Sender::Roce(s) => s.cc_state(out),
             Sender::Homa(s) => s.cc_state(out),
             Sender::ExpressPass(s) => s.cc_state(out),
+            Sender::Uec(s) => s.cc_state(out),
         }
     }
 
@@ -210,6 +222,7 @@ impl Sender {
             Sender::Roce(s) => s.start(now, out),
             Sender::Homa(s) => s.start(now, out),
             Sender::ExpressPass(s) => s.start(now, out),
+            Sender::Uec(s) => s.start(now, out),
         }
     }
 
@@ -220,6 +233,7 @@ impl Sender {
             Sender::Roce(s) => s.stop_app(now, out),
             Sender::Homa(s) => s.stop_app(now, out),
             Sender::ExpressPass(s) => s.stop_app(now, out),
+            Sender::Uec(s) => s.stop_app(now, out),
         }
     }
 
@@ -244,6 +258,7 @@ impl Sender {
             Sender::Roce(s) => s.on_packet_int(now, pkt, int, out),
             Sender::Homa(s) => s.on_packet(now, pkt, out),
             Sender::ExpressPass(s) => s.on_packet(now, pkt, out),
+            Sender::Uec(s) => s.on_packet(now, pkt, out),
         }
     }
 
@@ -254,6 +269,7 @@ impl Sender {
             Sender::Roce(s) => s.on_timer(now, out),
             Sender::Homa(s) => s.on_timer(now, out),
             Sender::ExpressPass(s) => s.on_timer(now, out),
+            Sender::Uec(s) => s.on_timer(now, out),
         }
     }
 
@@ -265,6 +281,7 @@ impl Sender {
             Sender::Roce(s) => s.deadline(),
             Sender::Homa(s) => s.deadline(),
             Sender::ExpressPass(s) => s.deadline(),
+            Sender::Uec(s) => s.deadline(),
         }
     }
 
@@ -275,7 +292,9 @@ impl Sender {
     pub fn retransmission_pending(&self) -> bool {
         match self {
             Sender::Roce(s) => s.retransmission_pending(),
-            Sender::Tcp(_) | Sender::Homa(_) | Sender::ExpressPass(_) => self.deadline().is_some(),
+            Sender::Tcp(_) | Sender::Homa(_) | Sender::ExpressPass(_) | Sender::Uec(_) => {
+                self.deadline().is_some()
+            }
         }
     }
 
@@ -290,6 +309,7 @@ impl Sender {
             Sender::Roce(s) => s.wants_transmit_at(now),
             Sender::Homa(s) => s.wants_transmit(),
             Sender::ExpressPass(s) => s.wants_transmit(),
+            Sender::Uec(s) => s.wants_transmit(),
         }
     }
 
@@ -303,7 +323,7 @@ impl Sender {
     pub fn built_at_the_wire(&self) -> bool {
         matches!(
             self,
-            Sender::Roce(_) | Sender::Homa(_) | Sender::ExpressPass(_)
+            Sender::Roce(_) | Sender::Homa(_) | Sender::ExpressPass(_) | Sender::Uec(_)
         )
     }
 
@@ -314,7 +334,7 @@ impl Sender {
     pub fn srpt_rank(&self) -> Option<u64> {
         match self {
             Sender::Homa(s) => Some(s.srpt_rank()),
-            Sender::Tcp(_) | Sender::Roce(_) | Sender::ExpressPass(_) => None,
+            Sender::Tcp(_) | Sender::Roce(_) | Sender::ExpressPass(_) | Sender::Uec(_) => None,
         }
     }
 
@@ -326,6 +346,7 @@ impl Sender {
             Sender::Roce(s) => s.poll_transmit(now),
             Sender::Homa(s) => s.poll_transmit(now),
             Sender::ExpressPass(s) => s.poll_transmit(now),
+            Sender::Uec(s) => s.poll_transmit(now),
         }
     }
 
@@ -337,6 +358,7 @@ impl Sender {
             Sender::Roce(s) => s.take_rtt_sample(),
             Sender::Homa(_) => None,
             Sender::ExpressPass(_) => None,
+            Sender::Uec(s) => s.take_rtt_sample(),
         }
     }
 
@@ -348,6 +370,7 @@ impl Sender {
             Sender::Roce(s) => s.completed_at(),
             Sender::Homa(s) => s.message().completed_at(),
             Sender::ExpressPass(s) => s.message().completed_at(),
+            Sender::Uec(s) => s.completed_at(),
         }
     }
 
@@ -359,6 +382,7 @@ impl Sender {
             Sender::Roce(s) => s.bytes_acked(),
             Sender::Homa(s) => s.message().bytes_acked(),
             Sender::ExpressPass(s) => s.message().bytes_acked(),
+            Sender::Uec(s) => s.bytes_acked(),
         }
     }
 
@@ -369,6 +393,7 @@ impl Sender {
             Sender::Roce(s) => s.size_bytes(),
             Sender::Homa(s) => s.message().size_bytes(),
             Sender::ExpressPass(s) => s.message().size_bytes(),
+            Sender::Uec(s) => s.size_bytes(),
         }
     }
 
@@ -380,6 +405,7 @@ impl Sender {
             Sender::Roce(s) => s.addr(),
             Sender::Homa(s) => s.message().addr(),
             Sender::ExpressPass(s) => s.message().addr(),
+            Sender::Uec(s) => s.addr(),
         }
     }
 
@@ -390,6 +416,7 @@ impl Sender {
             Sender::Roce(s) => s.record(),
             Sender::Homa(s) => s.message().record("homa"),
             Sender::ExpressPass(s) => s.message().record("expresspass"),
+            Sender::Uec(s) => s.record(),
         }
     }
 
@@ -397,7 +424,7 @@ impl Sender {
     pub fn as_tcp(&self) -> Option<&TcpSender> {
         match self {
             Sender::Tcp(s) => Some(s),
-            Sender::Roce(_) | Sender::Homa(_) | Sender::ExpressPass(_) => None,
+            Sender::Roce(_) | Sender::Homa(_) | Sender::ExpressPass(_) | Sender::Uec(_) => None,
         }
     }
 
@@ -405,7 +432,7 @@ impl Sender {
     pub fn as_roce(&self) -> Option<&RoceSender> {
         match self {
             Sender::Roce(s) => Some(s),
-            Sender::Tcp(_) | Sender::Homa(_) | Sender::ExpressPass(_) => None,
+            Sender::Tcp(_) | Sender::Homa(_) | Sender::ExpressPass(_) | Sender::Uec(_) => None,
         }
     }
 }
@@ -419,6 +446,10 @@ impl Receiver {
                 naks_sent: Some(r.naks_sent()),
                 cnps_sent: Some(r.cnps_sent()),
             },
+            Receiver::Uec(r) => ReceiverRecord {
+                naks_sent: Some(r.naks_sent()),
+                cnps_sent: None,
+            },
             Receiver::Tcp(_) | Receiver::Homa(_) | Receiver::ExpressPass(_) => {
                 ReceiverRecord::default()
             }
@@ -428,7 +459,7 @@ impl Receiver {
     /// The state of a controller that runs at the receiver (RCC's), by name.
     pub fn cc_state(&self, out: &mut StateOut<'_>) {
         match self {
-            Receiver::Tcp(_) | Receiver::Homa(_) => {}
+            Receiver::Tcp(_) | Receiver::Homa(_) | Receiver::Uec(_) => {}
             Receiver::Roce(r) => r.cc_state(out),
             Receiver::ExpressPass(r) => r.cc_state(out),
         }
@@ -449,6 +480,7 @@ impl Receiver {
             Receiver::Roce(r) => r.on_packet(now, pkt, &mut host.roce, out),
             Receiver::Homa(r) => r.on_packet(now, pkt, &mut host.homa, out),
             Receiver::ExpressPass(r) => r.on_packet(now, pkt, out),
+            Receiver::Uec(r) => r.on_packet(now, pkt, out),
         }
     }
 
@@ -460,6 +492,7 @@ impl Receiver {
             Receiver::Roce(r) => r.on_timer(now, out),
             Receiver::Homa(r) => r.on_timer(now, &mut host.homa, out),
             Receiver::ExpressPass(r) => r.on_timer(now, out),
+            Receiver::Uec(r) => r.on_timer(now, out),
         }
     }
 
@@ -471,6 +504,7 @@ impl Receiver {
             Receiver::Roce(r) => r.deadline(),
             Receiver::Homa(r) => r.deadline(),
             Receiver::ExpressPass(r) => r.deadline(),
+            Receiver::Uec(r) => r.deadline(),
         }
     }
 
@@ -482,6 +516,7 @@ impl Receiver {
             Receiver::Roce(r) => r.bytes_received(),
             Receiver::Homa(r) => r.bytes_received(),
             Receiver::ExpressPass(r) => r.bytes_received(),
+            Receiver::Uec(r) => r.bytes_received(),
         }
     }
 
@@ -489,7 +524,9 @@ impl Receiver {
     pub fn as_tcp(&self) -> Option<&TcpReceiver> {
         match self {
             Receiver::Tcp(r) => Some(r),
-            Receiver::Roce(_) | Receiver::Homa(_) | Receiver::ExpressPass(_) => None,
+            Receiver::Roce(_) | Receiver::Homa(_) | Receiver::ExpressPass(_) | Receiver::Uec(_) => {
+                None
+            }
         }
     }
 
@@ -497,7 +534,9 @@ impl Receiver {
     pub fn as_roce(&self) -> Option<&RoceReceiver> {
         match self {
             Receiver::Roce(r) => Some(r),
-            Receiver::Tcp(_) | Receiver::Homa(_) | Receiver::ExpressPass(_) => None,
+            Receiver::Tcp(_) | Receiver::Homa(_) | Receiver::ExpressPass(_) | Receiver::Uec(_) => {
+                None
+            }
         }
     }
 }

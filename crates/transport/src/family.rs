@@ -30,6 +30,8 @@ pub struct ScenarioView {
     pub ingress_drops: bool,
     /// Whether the switches rewrite the receive window (RWNDQ).
     pub rewrites_rwnd: bool,
+    /// Whether the switches trim packets instead of dropping them.
+    pub trims: bool,
 }
 
 /// A rule a family's configuration breaks against the rest of the scenario.
@@ -96,6 +98,12 @@ pub trait Family {
     fn needs_symmetric_paths(&self) -> bool {
         false
     }
+    /// Whether its senders give each packet its own entropy value, so
+    /// that one flow's packets take many paths (the UEC transport's
+    /// spraying): schemes that need symmetric paths then refuse it.
+    fn sprays(&self) -> bool {
+        false
+    }
     /// Settles what depends on the switches (at load, before checks).
     fn settle(&mut self, _v: &ScenarioView) {}
     /// Its rules against the rest of the scenario.
@@ -103,8 +111,10 @@ pub trait Family {
         Ok(())
     }
     /// Derives what it needs from the run's flows before they are built;
-    /// `bdp_bytes` gives a flow's path bandwidth-delay product.
-    fn prepare(&mut self, _flows: &[PlannedFlow], _bdp_bytes: &dyn Fn(&PlannedFlow) -> u64) {}
+    /// `path` gives what a flow's ends learn of its path (its base RTT
+    /// and bandwidth-delay product among it).
+    fn prepare(&mut self, _flows: &[PlannedFlow], _path: &dyn Fn(&PlannedFlow) -> crate::PathInfo) {
+    }
     /// The NIC discipline its senders need at their host.
     fn nic_discipline(&self) -> NicDiscipline {
         NicDiscipline::RoundRobin

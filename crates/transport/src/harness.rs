@@ -46,6 +46,7 @@ macro_rules! tx_end {
 }
 tx_end!(TcpSender);
 tx_end!(RoceSender);
+tx_end!(crate::uec::UecSender);
 
 impl RxEnd for TcpReceiver {
     fn on_packet(&mut self, now: SimTime, p: &Packet, _: &mut HostRx, out: &mut Vec<Packet>) {
@@ -68,6 +69,18 @@ impl RxEnd for RoceReceiver {
     }
     fn deadline(&self) -> Option<SimTime> {
         RoceReceiver::deadline(self)
+    }
+}
+
+impl RxEnd for crate::uec::UecReceiver {
+    fn on_packet(&mut self, now: SimTime, p: &Packet, _: &mut HostRx, out: &mut Vec<Packet>) {
+        crate::uec::UecReceiver::on_packet(self, now, p, out)
+    }
+    fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        crate::uec::UecReceiver::on_timer(self, now, out)
+    }
+    fn deadline(&self) -> Option<SimTime> {
+        crate::uec::UecReceiver::deadline(self)
     }
 }
 

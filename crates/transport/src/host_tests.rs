@@ -43,12 +43,9 @@ impl HostIo for Stub {
     }
 }
 
-/// Homa flows of `sizes` bytes from host 0, flow `i` at priority `prios[i]`.
-fn stub(sizes: &[u64], prios: &[u8], budget: usize) -> Stub {
-    let mut cfg = HomaConfig::default();
-    cfg.prepare(10_000, sizes);
-    let cfg = TransportConfig::Homa(cfg);
-    let path = PathInfo {
+/// A 10 Gb/s path of 10 us base RTT.
+fn test_path() -> PathInfo {
+    PathInfo {
         line_rate: Bandwidth::from_gbps(10),
         rx_line_rate: Bandwidth::from_gbps(10),
         wire: WireFormat::ETHERNET,
@@ -57,7 +54,15 @@ fn stub(sizes: &[u64], prios: &[u8], budget: usize) -> Stub {
         src_clock_offset: SimDuration::ZERO,
         dst_clock_offset: SimDuration::ZERO,
         stream_seed: 0,
-    };
+    }
+}
+
+/// Homa flows of `sizes` bytes from host 0, flow `i` at priority `prios[i]`.
+fn stub(sizes: &[u64], prios: &[u8], budget: usize) -> Stub {
+    let mut cfg = HomaConfig::default();
+    cfg.prepare(10_000, sizes);
+    let cfg = TransportConfig::Homa(cfg);
+    let path = test_path();
     let flows = sizes
         .iter()
         .zip(prios)
@@ -179,8 +184,8 @@ impl Family for StubFamily {
     fn ack_bytes(&self) -> u32 {
         40
     }
-    fn prepare(&mut self, flows: &[PlannedFlow], bdp_bytes: &dyn Fn(&PlannedFlow) -> u64) {
-        assert!(flows.iter().all(|f| bdp_bytes(f) > 0));
+    fn prepare(&mut self, flows: &[PlannedFlow], path: &dyn Fn(&PlannedFlow) -> PathInfo) {
+        assert!(flows.iter().all(|f| path(f).bdp_bytes > 0));
         self.prepared = flows.to_vec();
     }
     fn nic_discipline(&self) -> NicDiscipline {
@@ -198,6 +203,7 @@ fn a_stub_family_prepares_from_the_plan_and_sets_its_hosts_discipline() {
         pfc_mtu_bytes: Some(1500),
         ingress_drops: true,
         rewrites_rwnd: true,
+        trims: true,
     };
     fam.settle(&view);
     assert_eq!(fam.check(&view), Ok(()));
@@ -208,7 +214,10 @@ fn a_stub_family_prepares_from_the_plan_and_sets_its_hosts_discipline() {
         dst: HostId(1),
         size: Some(3_000),
     }];
-    fam.prepare(&plan, &|_| 12_500);
+    fam.prepare(&plan, &|_| PathInfo {
+        bdp_bytes: 12_500,
+        ..test_path()
+    });
     assert_eq!(fam.prepared, plan);
     // Its hosts serve ready flows as it asks (here shortest first).
     let mut io = stub(&[50_000, 3_000], &[0; 2], 3);

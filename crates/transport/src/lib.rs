@@ -20,7 +20,8 @@
 //! enum on the hot path. The RoCE family ([`roce`]) is rate-based: DCQCN
 //! sets the pace of a go-back-N reliable connection. Homa ([`homa`]) and
 //! ExpressPass ([`expresspass`]) are receiver-driven: the receiver's grants
-//! or credits decide what the sender may send.
+//! or credits decide what the sender may send. The UEC transport ([`uec`])
+//! sprays each packet by its entropy value and sets its window by NSCC.
 
 pub mod cc;
 pub mod endpoint;
@@ -33,6 +34,7 @@ pub mod reassembly;
 pub mod roce;
 pub mod rtt;
 pub mod tcp;
+pub mod uec;
 
 pub use endpoint::{
     Counters, FlowRecord, PathInfo, Receiver, ReceiverRecord, Sender, Side, TransportConfig,

@@ -23,7 +23,7 @@ use crate::packet::PacketId;
 use crate::port::{LINK_CUT, LINK_FAILS, OBSERVED};
 use crate::routing::RoutingTable;
 use crate::topology::NodeKind;
-use sim_core::{Bandwidth, SimDuration, SimTime};
+use sim_core::{Bandwidth, QueueSize, SimDuration, SimTime};
 
 /// A failure of one cable, from the scenario.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,6 +37,12 @@ pub struct LinkFault {
     /// How long after `at` every switch routes around it (`None`: never,
     /// a black hole). Only a link that goes down is routed around.
     pub reroute_after: Option<SimDuration>,
+    /// A degraded link slows only the direction that leaves this node
+    /// (`None`: both directions).
+    pub only_from: Option<NodeId>,
+    /// A degraded port's buffer shrinks by the fraction its rate keeps
+    /// (htsim's failed links), so that its queue drains in the same time.
+    pub buffer_scales: bool,
 }
 
 /// What a failure does to its cable.
@@ -49,11 +55,48 @@ pub enum FaultKind {
     Degrade(f64),
 }
 
+impl LinkFault {
+    /// The fraction of its rate the port that `node` sends on over cable
+    /// `cable` runs at from the start, and whether its buffer shrinks
+    /// with it, if a failure of `faults` degrades it at time zero (such
+    /// a port is built degraded, so that its AQM knows its rate).
+    pub fn at_start(faults: &[LinkFault], cable: usize, node: NodeId) -> Option<(f64, bool)> {
+        faults.iter().find_map(|f| match f.kind {
+            FaultKind::Degrade(x)
+                if f.cable == cable
+                    && f.at == SimTime::ZERO
+                    && f.only_from.is_none_or(|n| n == node) =>
+            {
+                Some((x, f.buffer_scales))
+            }
+            _ => None,
+        })
+    }
+
+    /// `rate` and `buffer` scaled by `fraction` (the buffer only if
+    /// `buffer_scales`).
+    pub fn degraded(
+        rate: Bandwidth,
+        buffer: QueueSize,
+        fraction: f64,
+        buffer_scales: bool,
+    ) -> (Bandwidth, QueueSize) {
+        let bps = (rate.bps() as f64 * fraction).round().max(1.0);
+        let scaled = |n: u64| ((n as f64 * fraction).round() as u64).max(1);
+        let buffer = match buffer {
+            QueueSize::Bytes(n) if buffer_scales => QueueSize::Bytes(scaled(n)),
+            QueueSize::Packets(n) if buffer_scales => QueueSize::Packets(scaled(n)),
+            b => b,
+        };
+        (Bandwidth::from_bps(bps as u64), buffer)
+    }
+}
+
 /// One scheduled change at a node.
 #[derive(Clone, Debug)]
 enum Change {
-    /// A port's link rate changes.
-    Rate(PortId, Bandwidth),
+    /// A port's link rate changes, and its buffer if given.
+    Rate(PortId, Bandwidth, Option<QueueSize>),
     /// The switch takes new routes to the ToRs listed.
     Reroute(Vec<(u32, Vec<PortId>)>),
 }
@@ -92,10 +135,20 @@ impl Faults {
                 let node = ports[p.idx()].node;
                 match f.kind {
                     FaultKind::Down => out.down.push((p, f.at)),
+                    FaultKind::Degrade(_) if f.only_from.is_some_and(|n| n != node) => {}
+                    // Degraded from the start: the port is built so (`at_start`).
+                    FaultKind::Degrade(_) if f.at == SimTime::ZERO => {}
                     FaultKind::Degrade(x) => {
-                        let bps = (ports[p.idx()].rate.bps() as f64 * x).round().max(1.0);
-                        let rate = Bandwidth::from_bps(bps as u64);
-                        out.changes.push((f.at, node, Change::Rate(p, rate)));
+                        let port = &ports[p.idx()];
+                        let (rate, buffer) = LinkFault::degraded(
+                            port.rate,
+                            port.buffer,
+                            x,
+                            f.buffer_scales && port.at_switch,
+                        );
+                        let buffer = (f.buffer_scales && port.at_switch).then_some(buffer);
+                        out.changes
+                            .push((f.at, node, Change::Rate(p, rate, buffer)));
                     }
                 }
             }
@@ -207,7 +260,13 @@ impl Fabric {
     pub(super) fn on_fault(&mut self, i: u32) {
         let (_, node, change) = &self.faults.changes[i as usize];
         match change {
-            Change::Rate(p, rate) => self.ports[p.idx()].rate = *rate,
+            Change::Rate(p, rate, buffer) => {
+                let port = &mut self.ports[p.idx()];
+                port.rate = *rate;
+                if let Some(b) = buffer {
+                    port.buffer = *b;
+                }
+            }
             Change::Reroute(rows) => self.routes.patch(*node, rows),
         }
     }

@@ -321,20 +321,27 @@ impl Fabric {
                 let per_class = is_switch || config.pfc.is_some();
                 let classes = if per_class { config.classes } else { 1 };
                 let me = PortId(ports.len() as u32);
+                let buffer = match (is_switch, config.buffer) {
+                    (true, BufferPolicy::PerPort(limit)) => limit,
+                    // NICs never drop; a shared buffer admits at the switch level.
+                    _ => QueueSize::Bytes(u64::MAX),
+                };
+                let (rate, buffer) = match LinkFault::at_start(&config.faults, i, node) {
+                    Some((x, scales)) => {
+                        LinkFault::degraded(c.rate, buffer, x, scales && is_switch)
+                    }
+                    None => (c.rate, buffer),
+                };
                 ports.push(Port {
                     node,
                     at_switch: is_switch,
                     peer,
                     peer_node,
-                    rate: c.rate,
+                    rate,
                     delay: c.delay,
-                    buffer: match (is_switch, config.buffer) {
-                        (true, BufferPolicy::PerPort(limit)) => limit,
-                        // NICs never drop; a shared buffer admits at the switch level.
-                        _ => QueueSize::Bytes(u64::MAX),
-                    },
+                    buffer,
                     aqm: if is_switch {
-                        aqm_for(me, node, c.rate)
+                        aqm_for(me, node, rate)
                     } else {
                         None
                     },
@@ -720,6 +727,9 @@ impl Fabric {
         let pkt = self.packets.get_mut(id);
         if pkt.kind == Kind::Credit && port.credit.is_some() {
             return self.enqueue_credit(p, id, sched);
+        }
+        if pkt.kind == Kind::Trimmed && self.config.trim.is_some() {
+            return self.forward_header(p, id, sched);
         }
         let size = pkt.size_bytes;
         let class = if port.queues.is_single() {

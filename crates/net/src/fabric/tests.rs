@@ -403,6 +403,8 @@ fn a_failed_link_loses_what_is_on_it_and_what_is_sent_after() {
         at: SimTime(9_000_000),
         kind: FaultKind::Down,
         reroute_after: None,
+        only_from: None,
+        buffer_scales: false,
     }];
     let mut f = Fabric::new(&g, cfg, |_, _, _| None).unwrap();
     let mut q: EventQueue<Ev> = EventQueue::new();

@@ -139,17 +139,39 @@ impl Fabric {
             pkt.ecn = crate::packet::Ecn::Ce;
         }
         self.headers.trimmed[p.idx()] += 1;
-        self.headers.bytes[p.idx()] += pkt.size_bytes as u64;
+        if self.ports[p.idx()].pfc_attention & OBSERVED != 0 {
+            self.report(p, PacketEvent::Trim, id, sched.now());
+        }
+        self.queue_header(p, id, sched);
+    }
+
+    /// Queues header `id` at port `p`, ahead of the data.
+    fn queue_header<S: Scheduler>(&mut self, p: PortId, id: PacketId, sched: &mut S) {
+        self.headers.bytes[p.idx()] += self.packets.get(id).size_bytes as u64;
         self.headers.queues[p.idx()].push_back(id);
         let port = &mut self.ports[p.idx()];
         port.set_attention(HEADERS_QUEUED, true);
-        if port.pfc_attention & OBSERVED != 0 {
-            self.report(p, PacketEvent::Trim, id, sched.now());
-        }
-        let port = &mut self.ports[p.idx()];
         if !port.busy {
             self.start_tx(p, sched);
         }
+    }
+
+    /// A header trimmed upstream reaches port `p` of a trimming switch:
+    /// it joins the header queue, not the data (htsim's CompositeQueue
+    /// serves every header-only packet from its priority queue), or is
+    /// dropped when that queue is full.
+    #[inline(never)]
+    pub(super) fn forward_header<S: Scheduler>(&mut self, p: PortId, id: PacketId, sched: &mut S) {
+        let t = self.config.trim.expect("trimming is on");
+        let size = self.packets.get(id).size_bytes;
+        if !self.headers.room(p, size, t.header_queue_bytes) {
+            return self.drop_packet(p, 0, id, crate::port::DropCause::BufferOverflow, sched);
+        }
+        self.leave_switch(id, sched);
+        if self.ports[p.idx()].pfc_attention & OBSERVED != 0 {
+            self.report(p, PacketEvent::Enqueue, id, sched.now());
+        }
+        self.queue_header(p, id, sched);
     }
 
     /// Sends the head of port `p`'s header queue: whether one went.

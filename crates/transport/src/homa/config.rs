@@ -246,7 +246,7 @@ impl crate::family::Family for HomaConfig {
     fn prepare(
         &mut self,
         flows: &[crate::family::PlannedFlow],
-        bdp_bytes: &dyn Fn(&crate::family::PlannedFlow) -> u64,
+        path: &dyn Fn(&crate::family::PlannedFlow) -> crate::PathInfo,
     ) {
         let sizes: Vec<u64> = flows
             .iter()
@@ -254,7 +254,7 @@ impl crate::family::Family for HomaConfig {
             .collect();
         let bdp = match self.rtt_bytes {
             Some(_) => 0,
-            None => flows.iter().map(bdp_bytes).max().unwrap_or(0),
+            None => flows.iter().map(|f| path(f).bdp_bytes).max().unwrap_or(0),
         };
         HomaConfig::prepare(self, bdp, &sizes);
     }

@@ -1,0 +1,199 @@
+//! How a UEC sender chooses each packet's entropy value (UE 1.0 packet
+//! spraying), and REPS's cache of good ones (Bonato et al., "REPS:
+//! Recycled Entropy Packet Spraying", 2024; htsim `uec_mp.cpp` and
+//! `buffer_reps.cpp` at 40ccb05).
+//!
+//! - Oblivious: the flow's `n` entropy values in turn, XORed with a mask
+//!   drawn anew each round, so every round visits each value once in a
+//!   fresh order.
+//! - REPS: an ACK that echoes an entropy value unmarked puts it in a ring
+//!   of `buffer` slots; the next packet reuses the oldest fresh one, or
+//!   explores a random value when none is fresh. After a timeout (a path
+//!   that failed) the ring freezes: packets cycle over the cached values,
+//!   fresh or not, for `freeze`; then the ring is emptied and the next 16
+//!   packets explore.
+
+use super::config::{SprayMode, UecConfig};
+use sim_core::rng::{RngStream, purpose};
+use sim_core::{SimDuration, SimTime};
+
+/// Packets that explore after a freeze ends (htsim's `explore_counter`).
+const EXPLORE_AFTER_FREEZE: u16 = 16;
+
+/// What an ACK or its absence says of the entropy value it echoes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathFeedback {
+    /// Acknowledged without a CE mark.
+    Good,
+    /// Acknowledged CE-marked.
+    Ecn,
+    /// NACKed: the packet was trimmed.
+    Nack,
+    /// The retransmission timer expired (the value is not known).
+    Timeout,
+}
+
+/// REPS's ring of entropy values.
+#[derive(Clone, Debug)]
+struct Ring {
+    values: Vec<(u16, bool)>,
+    head: usize,
+    count: usize,
+    fresh: usize,
+    frozen_at: usize,
+    frozen_until: Option<SimTime>,
+    explore: u16,
+}
+
+impl Ring {
+    fn new(size: u16) -> Self {
+        Ring {
+            values: vec![(0, false); size as usize],
+            head: 0,
+            count: 0,
+            fresh: 0,
+            frozen_at: 0,
+            frozen_until: None,
+            explore: 0,
+        }
+    }
+
+    fn add(&mut self, ev: u16) {
+        let cap = self.values.len();
+        if !self.values[self.head].1 {
+            self.fresh = (self.fresh + 1).min(cap);
+        }
+        self.values[self.head] = (ev, true);
+        self.head = (self.head + 1) % cap;
+        self.count = (self.count + 1).min(cap);
+    }
+
+    /// The oldest fresh value (there is one).
+    fn take_oldest_fresh(&mut self) -> u16 {
+        let cap = self.values.len();
+        let at = (self.head + cap - self.fresh) % cap;
+        self.values[at].1 = false;
+        self.fresh -= 1;
+        self.values[at].0
+    }
+
+    /// The next cached value in turn, fresh or not.
+    fn take_frozen(&mut self) -> u16 {
+        let at = self.frozen_at % self.count;
+        if self.values[at].1 {
+            self.values[at].1 = false;
+            self.fresh -= 1;
+        }
+        self.frozen_at = (at + 1) % self.count;
+        self.values[at].0
+    }
+
+    fn reset(&mut self) {
+        self.values.iter_mut().for_each(|v| *v = (0, false));
+        self.head = 0;
+        self.count = 0;
+        self.fresh = 0;
+        self.frozen_at = 0;
+    }
+}
+
+/// One flow's entropy chooser.
+#[derive(Clone, Debug)]
+pub struct Entropies {
+    mode: SprayMode,
+    /// Values are `0..n`, `n` a power of two.
+    n: u16,
+    rng: RngStream,
+    /// Oblivious: the place in this round and the round's mask.
+    index: u16,
+    mask: u16,
+    ring: Ring,
+    freeze: SimDuration,
+}
+
+impl Entropies {
+    /// The chooser of flow `flow` under `cfg`, its draws seeded by `seed`.
+    pub fn new(cfg: &UecConfig, seed: u64, flow: u64) -> Self {
+        let mut rng = RngStream::new(seed, flow, purpose::ENTROPY);
+        let n = cfg.entropies.max(1);
+        let mask = rng.below(n as u64) as u16;
+        Entropies {
+            mode: cfg.spray,
+            n,
+            rng,
+            index: 0,
+            mask,
+            ring: Ring::new(cfg.reps_buffer),
+            freeze: cfg.reps_freeze,
+        }
+    }
+
+    fn random(&mut self) -> u16 {
+        self.rng.below(self.n as u64) as u16
+    }
+
+    /// The entropy value of the next packet sent.
+    pub fn next_value(&mut self) -> u16 {
+        match self.mode {
+            SprayMode::None => 0,
+            SprayMode::Oblivious => {
+                let ev = (self.index ^ self.mask) & (self.n - 1);
+                self.index += 1;
+                if self.index == self.n {
+                    self.index = 0;
+                    self.mask = self.random();
+                }
+                ev
+            }
+            SprayMode::Reps => {
+                if self.ring.explore > 0 {
+                    self.ring.explore -= 1;
+                    return self.random();
+                }
+                if self.ring.frozen_until.is_some() {
+                    if self.ring.count == 0 {
+                        return self.random();
+                    }
+                    return self.ring.take_frozen();
+                }
+                if self.ring.fresh == 0 {
+                    return self.random();
+                }
+                self.ring.take_oldest_fresh()
+            }
+        }
+    }
+
+    /// What an ACK, a NACK or a timeout says of entropy value `ev` at `now`.
+    pub fn feedback(&mut self, now: SimTime, ev: u16, fb: PathFeedback) {
+        if self.mode != SprayMode::Reps {
+            return;
+        }
+        let ring = &mut self.ring;
+        if fb == PathFeedback::Timeout
+            && ring.frozen_until.is_none()
+            && ring.explore == 0
+            && self.freeze > SimDuration::ZERO
+        {
+            ring.frozen_until = Some(now + self.freeze);
+        }
+        if ring.frozen_until.is_some_and(|t| now > t) {
+            ring.frozen_until = None;
+            ring.reset();
+            ring.explore = EXPLORE_AFTER_FREEZE;
+        }
+        if fb == PathFeedback::Good {
+            ring.add(ev);
+        }
+    }
+
+    /// Whether REPS's cache is frozen (a timeout's aftermath).
+    pub fn frozen(&self) -> bool {
+        self.ring.frozen_until.is_some()
+    }
+
+    /// Fresh values cached.
+    pub fn fresh(&self) -> usize {
+        self.ring.fresh
+    }
+}
