@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs dcnsim's UEC scenarios and their htsim twins and compares FCTs.
 
-usage: compare.py HTSIM_UEC [--dcnsim PATH] [--out DIR]
+usage: compare.py HTSIM_UEC [--dcnsim PATH] [--out DIR] [--seeds 1,2,3]
 
 HTSIM_UEC is uet-htsim's `htsim_uec` built at commit 40ccb0526bb6
 (github.com/ultraethernet/uet-htsim; `cd htsim/sim && mkdir build && cd
@@ -9,11 +9,14 @@ build && cmake -DCMAKE_BUILD_TYPE=Release .. && make htsim_uec`). For each
 pair below, dcnsim runs the shipped scenario first; its flows.csv gives the
 flows (source, destination, size, start), written as the connection
 matrix htsim reads, so both simulate the same transfers. Each FCT is
-finish - start; the p99 is the nearest-rank percentile in both. Prints a
+finish - start; the p99 is the nearest-rank percentile in both. Each
+seed runs both simulators (dcnsim's `simulation.seed`, which also draws
+a permutation's pairs, and htsim's `-seed`); the table gives the mean
+over seeds with the range in brackets. Prints a
 Markdown table (docs/reproductions/htsim-uec.md holds the measured one)
 and writes it to OUT/table.md. Standard library only.
 """
-import argparse, csv, math, os, re, subprocess, sys
+import argparse, csv, math, os, re, resource, subprocess, sys
 
 # htsim's automatic settings for a 3-tier 100G fat tree with 1 us links
 # are what the scenarios state: 4150 B packets, 1 x BDP queues, ECN
@@ -31,6 +34,11 @@ PAIRS = [
 ]
 
 
+def child_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def stats(fcts):
     fcts = sorted(fcts)
     mean = sum(fcts) / len(fcts)
@@ -38,8 +46,8 @@ def stats(fcts):
     return mean, p99
 
 
-def run_dcnsim(dcnsim, scenario, out):
-    r = subprocess.run([dcnsim, "run", scenario, "--out", out],
+def run_dcnsim(dcnsim, scenario, out, seed):
+    r = subprocess.run([dcnsim, "run", scenario, "--out", out, "--set", f"simulation.seed={seed}"],
                        capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"dcnsim failed on {scenario}:\n{r.stderr}")
@@ -58,8 +66,8 @@ def write_cm(flows, hosts, path):
             f.write(f"{fl['src']}->{fl['dst']} id {i + 1} start {start_ps} size {fl['size_bytes']}\n")
 
 
-def run_htsim(htsim, cm, hosts, args, cwd, flows):
-    cmd = [htsim, "-tm", os.path.abspath(cm), "-nodes", str(hosts)] + NSCC + args
+def run_htsim(htsim, cm, hosts, args, cwd, flows, seed):
+    cmd = [htsim, "-tm", os.path.abspath(cm), "-nodes", str(hosts), "-seed", str(seed)] + NSCC + args
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
     open(os.path.join(cwd, "htsim.out"), "w").write(r.stdout + r.stderr)
     if r.returncode != 0:
@@ -75,28 +83,48 @@ def run_htsim(htsim, cm, hosts, args, cwd, flows):
     return fcts
 
 
+def cell(values, fmt="{:.1f} us"):
+    mean = sum(values) / len(values)
+    if len(values) == 1:
+        return fmt.format(mean)
+    return fmt.format(mean) + f" [{min(values):.1f}-{max(values):.1f}]"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("htsim")
     ap.add_argument("--dcnsim", default="target/release/dcnsim")
     ap.add_argument("--out", default="target/htsim-uec")
+    ap.add_argument("--seeds", default="1,2,3")
     a = ap.parse_args()
-    rows = ["| scenario | flows | dcnsim mean | htsim mean | diff | dcnsim p99 | htsim p99 | diff |",
-            "|---|---|---|---|---|---|---|---|"]
+    seeds = [int(x) for x in a.seeds.split(",")]
+    rows = ["| scenario | flows | dcnsim mean | htsim mean | diff | dcnsim p99 | htsim p99 | diff | CPU dcnsim / htsim |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for i, (name, scenario, hosts, args) in enumerate(PAIRS):
-        d = os.path.join(a.out, str(i))
-        os.makedirs(os.path.join(d, "htsim"), exist_ok=True)
-        flows, dfct = run_dcnsim(a.dcnsim, scenario, os.path.join(d, "dcnsim"))
-        cm = os.path.join(d, "flows.cm")
-        write_cm(flows, hosts, cm)
-        hfct = run_htsim(a.htsim, cm, hosts, args, os.path.join(d, "htsim"), flows)
-        (dm, dp), (hm, hp) = stats(dfct), stats(hfct)
-        rows.append(f"| {name} | {len(flows)} | {dm:.1f} us | {hm:.1f} us | {100 * (dm / hm - 1):+.1f}% "
-                    f"| {dp:.1f} us | {hp:.1f} us | {100 * (dp / hp - 1):+.1f}% |")
+        got = {"dm": [], "hm": [], "dp": [], "hp": []}
+        cpu = [0.0, 0.0]
+        for seed in seeds:
+            d = os.path.join(a.out, str(i), str(seed))
+            os.makedirs(os.path.join(d, "htsim"), exist_ok=True)
+            t0 = child_cpu()
+            flows, dfct = run_dcnsim(a.dcnsim, scenario, os.path.join(d, "dcnsim"), seed)
+            t1 = child_cpu()
+            cm = os.path.join(d, "flows.cm")
+            write_cm(flows, hosts, cm)
+            hfct = run_htsim(a.htsim, cm, hosts, args, os.path.join(d, "htsim"), flows, seed)
+            cpu[0] += t1 - t0
+            cpu[1] += child_cpu() - t1
+            (dm, dp), (hm, hp) = stats(dfct), stats(hfct)
+            for k, v in (("dm", dm), ("hm", hm), ("dp", dp), ("hp", hp)):
+                got[k].append(v)
+        mean = lambda k: sum(got[k]) / len(got[k])
+        rows.append(f"| {name} | {len(flows)} | {cell(got['dm'])} | {cell(got['hm'])} "
+                    f"| {100 * (mean('dm') / mean('hm') - 1):+.1f}% | {cell(got['dp'])} | {cell(got['hp'])} "
+                    f"| {100 * (mean('dp') / mean('hp') - 1):+.1f}% | {cpu[0]:.2f} s / {cpu[1]:.2f} s |")
         print(rows[-1], flush=True)
     table = "\n".join(rows) + "\n"
     open(os.path.join(a.out, "table.md"), "w").write(table)
-    print(table)
+    print(f"seeds {seeds}\n" + table)
 
 
 if __name__ == "__main__":
