@@ -313,12 +313,20 @@ mod tests {
         assert_eq!(f.build(&names, &cables).unwrap_err().0, "degrade");
         f.degrade = None;
         f.one_way = true;
-        assert_eq!(f.build(&names, &cables).unwrap_err().0, "one_way", "a link down both ways");
+        assert_eq!(
+            f.build(&names, &cables).unwrap_err().0,
+            "one_way",
+            "a link down both ways"
+        );
         f.degrade = Some(0.5);
         assert_eq!(f.build(&names, &cables).unwrap_err().0, "reroute_after");
         f.reroute_after = None;
         let built = f.build(&names, &cables).unwrap();
-        assert_eq!(built.only_from, Some(net::NodeId(2)), "slows the way out of s0");
+        assert_eq!(
+            built.only_from,
+            Some(net::NodeId(2)),
+            "slows the way out of s0"
+        );
         f.degrade = None;
         f.one_way = false;
         f.buffer_scales = true;

@@ -50,6 +50,7 @@ mod switch_invariants;
 mod tcp_throughput;
 mod topologies;
 mod transports;
+mod uec;
 mod user_files;
 mod verdicts;
 mod viq_invariants;

@@ -437,3 +437,54 @@ fn a_failed_link_loses_what_is_on_it_and_what_is_sent_after() {
     assert_eq!(lost, 7);
     assert_eq!(f.packets.live(), 0);
 }
+
+#[test]
+fn a_link_degraded_one_way_from_the_start_is_built_slow_with_its_buffer_scaled() {
+    let r = Bandwidth::from_gbps(10);
+    let d = SimDuration::from_us(1);
+    let g = TopologyGraph::dumbbell(1, 1, r, d, r, d);
+    let bottleneck = g
+        .cables
+        .iter()
+        .position(|c| g.nodes[c.a.idx()] != NodeKind::Host && g.nodes[c.b.idx()] != NodeKind::Host)
+        .unwrap();
+    let from = g.cables[bottleneck].a;
+    let fault = |buffer_scales| LinkFault {
+        cable: bottleneck,
+        at: SimTime::ZERO,
+        kind: FaultKind::Degrade(0.25),
+        reroute_after: None,
+        only_from: Some(from),
+        buffer_scales,
+    };
+    let mut cfg = FabricConfig::fifo(WireFormat::ETHERNET, QueueSize::Bytes(100_000), 1 << 20);
+    cfg.faults = vec![fault(true)];
+    let mut seen = Vec::new();
+    let f = Fabric::new(&g, cfg.clone(), |p, _, rate| {
+        seen.push((p, rate));
+        None
+    })
+    .unwrap();
+    let (a, b) = cable_ports(bottleneck);
+    assert_eq!(f.port(a).node, from);
+    assert_eq!(
+        (f.port(a).rate, f.port(a).buffer),
+        (Bandwidth::from_bps(2_500_000_000), QueueSize::Bytes(25_000))
+    );
+    assert_eq!(
+        (f.port(b).rate, f.port(b).buffer),
+        (r, QueueSize::Bytes(100_000)),
+        "the other way is untouched"
+    );
+    assert!(
+        seen.contains(&(a, Bandwidth::from_bps(2_500_000_000))),
+        "the AQM is made for the slow rate"
+    );
+    cfg.faults = vec![fault(false)];
+    let f = Fabric::new(&g, cfg, |_, _, _| None).unwrap();
+    assert_eq!(
+        f.port(a).buffer,
+        QueueSize::Bytes(100_000),
+        "without buffer_scales the bytes stay"
+    );
+}
