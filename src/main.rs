@@ -183,10 +183,14 @@ fn plot_after(dir: &Path) {
                 .filter(|f| f.extension().is_some_and(|e| e == "png"))
                 .count();
             let noun = if figures == 1 { "figure" } else { "figures" };
-            say!(
-                "  plots             {figures} {noun} in {}",
-                dir.join("plots").display()
-            );
+            if figures == 0 {
+                say!("  plots             none (no flow or sample to draw)");
+            } else {
+                say!(
+                    "  plots             {figures} {noun} in {}",
+                    dir.join("plots").display()
+                );
+            }
         }
         Err(e) => {
             eprintln!("warning: the results are written, but drawing their figures failed: {e}")

@@ -66,7 +66,11 @@ pub fn plot_dir(dir: &Path, formats: Formats) -> Result<Vec<PathBuf>, PlotError>
     let kind = crate::report::claim::folder_kind(dir);
     if kind == Some(crate::report::FolderKind::Sweep) && dir.join("sweep.json").exists() {
         let figures = sweep::figures(dir)?;
-        std::fs::create_dir_all(&out).map_err(io)?;
+        // No figure, no folder: an empty plots/ would be nobody's on the
+        // next run into the folder.
+        if !figures.is_empty() {
+            std::fs::create_dir_all(&out).map_err(io)?;
+        }
         for f in figures {
             let data = out.join(format!("{}.csv", f.name));
             crate::report::write_replace(&data, f.data.as_bytes()).map_err(io)?;
@@ -78,7 +82,9 @@ pub fn plot_dir(dir: &Path, formats: Formats) -> Result<Vec<PathBuf>, PlotError>
         // run is reported, not half drawn.
         data::read_summary(dir)?;
         let figures = run::figures(dir)?;
-        std::fs::create_dir_all(&out).map_err(io)?;
+        if !figures.is_empty() {
+            std::fs::create_dir_all(&out).map_err(io)?;
+        }
         for (name, chart) in figures {
             written.extend(chart.render(&out.join(name), formats)?);
         }

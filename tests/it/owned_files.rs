@@ -351,3 +351,19 @@ fn an_interrupted_reproduction_reports_no_verdict_it_has_not_earned() {
     );
     std::fs::remove_dir_all(dir).expect("cleanup");
 }
+
+#[test]
+fn a_run_with_no_figure_to_draw_leaves_no_plots_folder_and_reruns_in_place() {
+    // Stopped before any flow finished or any sample was taken: nothing
+    // to draw. An empty plots/ left behind used to be nobody's, and the
+    // next run into the folder refused it.
+    let dir = common::temp_dir("owned-no-figures");
+    let sc = dir.join("stopped.toml");
+    std::fs::write(&sc, format!("{SMALL}[simulation]\nstop_time = \"1ns\"\n")).expect("write");
+    let out = dir.join("r");
+    for _ in 0..2 {
+        let o = run_into(&sc, &out, true);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(!out.join("plots").exists());
+    }
+}

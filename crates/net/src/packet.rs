@@ -454,6 +454,16 @@ impl Packet {
         }
     }
 
+    /// Whether a trimming switch port serves it from its header queue,
+    /// ahead of the data: a header trimmed upstream, and the ACKs (NACKs,
+    /// pulls) of a transport whose control packets are headers too (UEC;
+    /// htsim's composite queue serves every header-only packet first,
+    /// as NDP's switch does its headers, ACKs, NACKs and PULLs, NDP 3.1).
+    #[inline]
+    pub fn rides_header_queue(&self) -> bool {
+        self.kind == Kind::Trimmed || (self.kind == Kind::Ack && self.protocol == Protocol::Uec)
+    }
+
     /// Whether the packet accepts a new connection (TCP's SYN-ACK): FairQ
     /// counts flows by these.
     #[inline]

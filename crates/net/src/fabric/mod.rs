@@ -728,7 +728,7 @@ impl Fabric {
         if pkt.kind == Kind::Credit && port.credit.is_some() {
             return self.enqueue_credit(p, id, sched);
         }
-        if pkt.kind == Kind::Trimmed && self.config.trim.is_some() {
+        if self.config.trim.is_some() && pkt.rides_header_queue() {
             return self.forward_header(p, id, sched);
         }
         let size = pkt.size_bytes;

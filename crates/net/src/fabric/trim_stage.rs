@@ -156,10 +156,11 @@ impl Fabric {
         }
     }
 
-    /// A header trimmed upstream reaches port `p` of a trimming switch:
-    /// it joins the header queue, not the data (htsim's CompositeQueue
-    /// serves every header-only packet from its priority queue), or is
-    /// dropped when that queue is full.
+    /// A header trimmed upstream, or a transport's header-only control
+    /// packet ([`Packet::rides_header_queue`]), reaches port `p` of a
+    /// trimming switch: it joins the header queue, not the data (htsim's
+    /// CompositeQueue serves every header-only packet from its priority
+    /// queue), or is dropped when that queue is full.
     #[inline(never)]
     pub(super) fn forward_header<S: Scheduler>(&mut self, p: PortId, id: PacketId, sched: &mut S) {
         let t = self.config.trim.expect("trimming is on");
