@@ -30,6 +30,7 @@ pub mod family;
 pub mod homa;
 pub mod host;
 pub mod message;
+pub mod psn_window;
 pub mod reassembly;
 pub mod roce;
 pub mod rtt;

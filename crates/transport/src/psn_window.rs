@@ -1,0 +1,316 @@
+//! A packet-numbered sender's record of what it sent (the UEC transport's
+//! and NDP's): each PSN at or above the cumulative ACK is outstanding,
+//! given up (NACKed or timed out, waiting to be resent) or selectively
+//! acknowledged; a packet outstanding `rto` after it was sent is given
+//! up. Packets are the flow's bytes in MSS pieces, each with `header`
+//! bytes of headers; what is in flight counts whole packets.
+
+use sim_core::{SimDuration, SimTime};
+use std::collections::VecDeque;
+
+/// Where a sent packet stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Sent, neither acknowledged nor given up.
+    Outstanding,
+    /// NACKed or timed out: waiting in the resend queue.
+    Lost,
+    /// Acknowledged (selectively, above the cumulative ACK).
+    Acked,
+}
+
+/// A packet at or above the cumulative ACK.
+#[derive(Clone, Copy, Debug)]
+struct Sent {
+    at: SimTime,
+    entropy: u16,
+    state: State,
+}
+
+/// A packet given up: its PSN, the entropy value it went with, its bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GivenUp {
+    /// Its PSN.
+    pub psn: u64,
+    /// The entropy value it was sent with.
+    pub entropy: u16,
+    /// Its IP bytes.
+    pub bytes: u64,
+    /// When it was sent.
+    pub sent_at: SimTime,
+}
+
+/// One flow's sent packets.
+#[derive(Clone, Debug)]
+pub struct PsnWindow {
+    size_bytes: u64,
+    mss: u64,
+    header: u64,
+    packets: u64,
+    /// The next PSN never sent.
+    next_psn: u64,
+    /// Every PSN below it is acknowledged.
+    cum: u64,
+    /// PSNs `cum..next_psn`.
+    sent: VecDeque<Sent>,
+    /// PSNs to send again, oldest loss first (stale entries skipped).
+    resend: VecDeque<u64>,
+    /// Sends in time order, `(when, psn)`: the oldest still outstanding
+    /// sets the timeout (stale entries skipped).
+    sends: VecDeque<(SimTime, u64)>,
+    in_flight: u64,
+    rto: SimDuration,
+    rto_at: Option<SimTime>,
+}
+
+impl PsnWindow {
+    /// A flow of `size_bytes` in packets of `mss` payload bytes and
+    /// `header` header bytes, each given up `rto` after it was sent.
+    pub fn new(size_bytes: u64, mss: u64, header: u64, rto: SimDuration) -> Self {
+        assert!(size_bytes > 0 && mss > 0, "a flow has a byte, a packet carries one");
+        PsnWindow {
+            size_bytes,
+            mss,
+            header,
+            packets: size_bytes.div_ceil(mss),
+            next_psn: 0,
+            cum: 0,
+            sent: VecDeque::new(),
+            resend: VecDeque::new(),
+            sends: VecDeque::new(),
+            in_flight: 0,
+            rto,
+            rto_at: None,
+        }
+    }
+
+    /// The flow's bytes.
+    pub fn size_bytes(&self) -> u64 {
+        self.size_bytes
+    }
+
+    /// The flow's packets.
+    pub fn packets(&self) -> u64 {
+        self.packets
+    }
+
+    /// Whether every packet is acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.cum >= self.packets
+    }
+
+    /// Bytes in flight (whole packets).
+    pub fn in_flight(&self) -> u64 {
+        self.in_flight
+    }
+
+    /// Data bytes acknowledged cumulatively.
+    pub fn bytes_acked(&self) -> u64 {
+        (self.cum * self.mss).min(self.size_bytes)
+    }
+
+    /// When the oldest outstanding packet is given up.
+    pub fn rto_at(&self) -> Option<SimTime> {
+        self.rto_at
+    }
+
+    /// IP bytes of packet `psn`.
+    pub fn bytes_of(&self, psn: u64) -> u64 {
+        let payload = self.size_bytes.saturating_sub(psn * self.mss).min(self.mss);
+        payload + self.header
+    }
+
+    fn slot(&mut self, psn: u64) -> Option<&mut Sent> {
+        let i = psn.checked_sub(self.cum)?;
+        self.sent.get_mut(usize::try_from(i).ok()?)
+    }
+
+    /// The PSN that goes next, resends first, and whether it is a resend.
+    pub fn next(&mut self) -> Option<(u64, bool)> {
+        while let Some(&psn) = self.resend.front() {
+            if self.slot(psn).is_some_and(|s| s.state == State::Lost) {
+                return Some((psn, true));
+            }
+            self.resend.pop_front();
+        }
+        (self.next_psn < self.packets).then_some((self.next_psn, false))
+    }
+
+    /// Packet `psn` (what [`PsnWindow::next`] gave) goes now with
+    /// `entropy`; returns its bytes.
+    pub fn send(&mut self, now: SimTime, psn: u64, again: bool, entropy: u16) -> u64 {
+        let record = Sent {
+            at: now,
+            entropy,
+            state: State::Outstanding,
+        };
+        if again {
+            debug_assert_eq!(self.resend.front(), Some(&psn));
+            self.resend.pop_front();
+            *self.slot(psn).expect("a resend is in the window") = record;
+        } else {
+            debug_assert_eq!(psn, self.next_psn);
+            self.sent.push_back(record);
+            self.next_psn += 1;
+        }
+        let bytes = self.bytes_of(psn);
+        self.in_flight += bytes;
+        self.sends.push_back((now, psn));
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rto);
+        }
+        bytes
+    }
+
+    /// Acknowledges `psn` selectively; returns the bytes newly acknowledged.
+    pub fn ack_one(&mut self, psn: u64) -> u64 {
+        if psn >= self.next_psn {
+            return 0;
+        }
+        let bytes = self.bytes_of(psn);
+        let Some(s) = self.slot(psn) else { return 0 };
+        let was = s.state;
+        s.state = State::Acked;
+        match was {
+            State::Acked => 0,
+            State::Lost => bytes,
+            State::Outstanding => {
+                self.in_flight -= bytes;
+                bytes
+            }
+        }
+    }
+
+    /// Everything below `cum` arrived, and the ranges `sacked`; returns
+    /// the bytes newly acknowledged.
+    pub fn ack(&mut self, cum: u64, sacked: impl Iterator<Item = (u64, u64)>) -> u64 {
+        let mut bytes = 0;
+        for psn in self.cum..cum.min(self.next_psn) {
+            bytes += self.ack_one(psn);
+        }
+        for (start, end) in sacked {
+            for psn in start..end.min(self.next_psn) {
+                bytes += self.ack_one(psn);
+            }
+        }
+        bytes
+    }
+
+    /// Retires what is acknowledged from the front and resets the timeout.
+    pub fn settle(&mut self) {
+        while self.sent.front().is_some_and(|s| s.state == State::Acked) {
+            self.sent.pop_front();
+            self.cum += 1;
+        }
+        while let Some(&(at, psn)) = self.sends.front() {
+            let live = self
+                .slot(psn)
+                .is_some_and(|s| s.state == State::Outstanding && s.at == at);
+            if live {
+                self.rto_at = Some(at + self.rto);
+                return;
+            }
+            self.sends.pop_front();
+        }
+        self.rto_at = None;
+    }
+
+    /// Gives up outstanding packet `psn` (a NACK named it): it leaves the
+    /// bytes in flight and waits to be resent. `None` if it was not
+    /// outstanding.
+    pub fn give_up(&mut self, psn: u64) -> Option<GivenUp> {
+        let bytes = self.bytes_of(psn);
+        let s = self.slot(psn).filter(|s| s.state == State::Outstanding)?;
+        s.state = State::Lost;
+        let given = GivenUp {
+            psn,
+            entropy: s.entropy,
+            bytes,
+            sent_at: s.at,
+        };
+        self.in_flight -= bytes;
+        self.resend.push_back(psn);
+        Some(given)
+    }
+
+    /// Gives up the oldest outstanding packet if its timeout is due at `now`.
+    pub fn expire(&mut self, now: SimTime) -> Option<GivenUp> {
+        self.settle();
+        if self.rto_at.is_none_or(|t| t > now) {
+            return None;
+        }
+        let (_, psn) = self.sends.pop_front().expect("a timeout has its packet");
+        let given = self.give_up(psn).expect("the timeout's packet is outstanding");
+        self.settle();
+        Some(given)
+    }
+
+    /// Ends an unbounded flow at what has been sent; returns whether all
+    /// of it is acknowledged already. The last packet is given up if it is
+    /// outstanding, so that it goes again (with whatever the transport
+    /// asks of its last packet).
+    pub fn stop_at_sent(&mut self) -> bool {
+        self.packets = self.next_psn.max(1);
+        self.size_bytes = self.packets * self.mss;
+        if self.all_acked() {
+            return true;
+        }
+        self.give_up(self.packets - 1);
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(us: u64) -> SimTime {
+        SimTime::ZERO + SimDuration::from_us(us)
+    }
+
+    #[test]
+    fn sends_acks_gives_up_and_resends_by_psn() {
+        let mut w = PsnWindow::new(2_500, 1_000, 64, SimDuration::from_us(100));
+        assert_eq!(w.packets(), 3);
+        for i in 0..3 {
+            assert_eq!(w.next(), Some((i, false)));
+            w.send(t(i), i, false, i as u16);
+        }
+        assert_eq!(w.next(), None);
+        assert_eq!(w.in_flight(), 1_064 * 2 + 564);
+        // PSN 1 is NACKed: it goes again ahead of nothing new.
+        let g = w.give_up(1).expect("outstanding");
+        assert_eq!((g.psn, g.entropy, g.bytes, g.sent_at), (1, 1, 1_064, t(1)));
+        assert_eq!(w.give_up(1), None, "once");
+        assert_eq!(w.next(), Some((1, true)));
+        // A SACK of 2 and a cumulative ACK of 0 retire two packets.
+        assert_eq!(w.ack(1, [(2, 3)].into_iter()), 1_064 + 564);
+        w.settle();
+        assert!(!w.all_acked());
+        assert_eq!(w.bytes_acked(), 1_000);
+        w.send(t(10), 1, true, 9);
+        assert_eq!(w.rto_at(), Some(t(110)), "the resend's own send time");
+        assert_eq!(w.expire(t(109)), None);
+        let g = w.expire(t(110)).expect("due");
+        assert_eq!((g.psn, g.entropy), (1, 9));
+        assert_eq!(w.in_flight(), 0);
+        w.send(t(120), 1, true, 3);
+        assert_eq!(w.ack_one(1), 1_064);
+        w.settle();
+        assert!(w.all_acked() && w.rto_at().is_none());
+        assert_eq!(w.bytes_acked(), 2_500);
+    }
+
+    #[test]
+    fn stopping_an_unbounded_flow_resends_its_last_packet() {
+        let mut w = PsnWindow::new(u64::MAX - 2, 1_000, 64, SimDuration::from_us(100));
+        for i in 0..4 {
+            w.send(t(i), i, false, 0);
+        }
+        w.ack(3, std::iter::empty());
+        w.settle();
+        assert!(!w.stop_at_sent());
+        assert_eq!((w.packets(), w.size_bytes()), (4, 4_000));
+        assert_eq!(w.next(), Some((3, true)));
+    }
+}
