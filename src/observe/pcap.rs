@@ -27,7 +27,7 @@
 //!   model's (an ACK's is the last PSN it acknowledges, a NAK's the one it
 //!   expects); the ICRC is left zero.
 //! - UEC: UDP to port 4793 (UET's), its headers left zero.
-//! - A datagram of a packet source: UDP. Homa and ExpressPass, which have
+//! - A datagram of a packet source: UDP. Homa, ExpressPass and NDP, which have
 //!   no standard encapsulation, are IP protocol 253 (RFC 3692's
 //!   experimentation value) with the payload zeros.
 //!
@@ -96,7 +96,7 @@ pub fn frame_headers(pkt: &Packet, from: u32, to: u32, out: &mut Vec<u8>) -> usi
     let proto = match pkt.protocol {
         Protocol::Tcp => IPPROTO_TCP,
         Protocol::Udp | Protocol::Roce | Protocol::Uec => IPPROTO_UDP,
-        Protocol::Homa | Protocol::ExpressPass => IPPROTO_EXPERIMENT,
+        Protocol::Homa | Protocol::ExpressPass | Protocol::Ndp => IPPROTO_EXPERIMENT,
     };
     let ecn = match pkt.ecn {
         Ecn::NotEct => 0,
@@ -124,7 +124,7 @@ pub fn frame_headers(pkt: &Packet, from: u32, to: u32, out: &mut Vec<u8>) -> usi
         }
         Protocol::Udp => udp_header(pkt.sport, pkt.dport, l4, out),
         Protocol::Uec => udp_header(pkt.sport, UEC_UDP_PORT, l4, out),
-        Protocol::Homa | Protocol::ExpressPass => {}
+        Protocol::Homa | Protocol::ExpressPass | Protocol::Ndp => {}
     }
     out.truncate(ETH_BYTES + ip_len);
     (ETH_BYTES + ip_len).max(MIN_FRAME_BYTES)

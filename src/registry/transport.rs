@@ -1,12 +1,14 @@
 //! `[transport]` and `[transport.NAME]`: the host transport family
 //! (`kind`): the TCP family (its congestion controller chosen by `cc`),
 //! the RoCE family (its reliable connection, DCQCN by `cc`), or the
-//! receiver-driven Homa and ExpressPass, or the Ultra Ethernet transport.
+//! receiver-driven Homa and ExpressPass, the Ultra Ethernet transport, or
+//! NDP.
 
 use super::{Family, key, row};
 use crate::scenario::{ScenarioError, Table};
 use transport::expresspass::ExpressPassKeys;
 use transport::homa::HomaKeys;
+use transport::ndp::NdpKeys;
 use transport::roce::RoceKeys;
 use transport::tcp::preset;
 use transport::uec::UecKeys;
@@ -45,6 +47,12 @@ fn uec(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
     let k: UecKeys = t.read()?;
     let c = k.build().map_err(|e| t.invalid(e.key, e.message))?;
     Ok(TransportConfig::Uec(c))
+}
+
+fn ndp(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
+    let k: NdpKeys = t.read()?;
+    let c = k.build().map_err(|e| t.invalid(e.key, e.message))?;
+    Ok(TransportConfig::Ndp(c))
 }
 
 fn tcp(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
@@ -148,7 +156,15 @@ pub static FAMILY: Family<TransportConfig> = Family {
             key("fi_scale", "0.25", ">= 0", "fast increase: the window grows by fi_scale x scale_a per byte acknowledged while the delay stays under fast_increase_delay"),
             key("fast_increase_delay", "1us", "duration, >= 0", "the delay under which fast increase runs"),
             key("max_cwnd", "1.5", "0.1 to 64", "the window's ceiling and start, in BDPs of the flow's path at its NIC's rate"),
-        ], uec)],
+        ], uec),
+        row("ndp", "NDP: the sender sends a first window at line rate, each packet on its own path, then one packet per PULL; switches trim what they cannot queue ([switch.trim]); the receiver ACKs every packet and NACKs every header at once and queues a PULL for each, which the host's pull pacer sends a full packet's time apart, so the data arrives at its line rate; a NACKed packet goes again at the next PULL, one unacknowledged for rto at once", "NDP (Handley et al., SIGCOMM 2017) 3.1-3.2; htsim ndp.cpp at 40ccb05 for the packet size", &[
+            key("mss", "8936B", "size", "payload bytes per packet; +64 B of headers (htsim's 9,000 B packets)"),
+            key("initial_window", "one BDP", "packets, 1 to 100000", "packets sent before the first PULL; PULLs then keep that many in flight (absent: the flow's path BDP, rounded up; htsim's -cwnd default is 15)"),
+            key("rto", "1ms", "duration, >= 1us", "a packet unacknowledged this long after it was sent goes again at once (lost control packets)"),
+            key("spray", "oblivious", "word", "\"oblivious\" (each packet its own entropy value, in turn) or \"none\" (one path per flow)"),
+            key("entropies", "64", "power of two, 1 to 32768", "distinct entropy values a flow uses"),
+            key("pull_rate", "1", "(0, 2]", "PULLs are a full packet's time at this fraction of the host's line rate apart"),
+        ], ndp)],
 };
 
 #[cfg(test)]

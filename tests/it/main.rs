@@ -23,6 +23,7 @@ mod kinds;
 mod limits;
 mod loader_fuzz;
 mod many_paths;
+mod ndp;
 mod nonsense_inputs;
 mod outputs;
 mod overrides;

@@ -246,6 +246,9 @@ pub enum Protocol {
     /// is the PSN; an ACK's `ack` the next PSN expected (the fields'
     /// meaning: `transport::uec`).
     Uec,
+    /// NDP (SIGCOMM 2017): `seq` is the PSN; ACK, NACK and PULL are
+    /// told apart by `feedback.count` (`transport::ndp`).
+    Ndp,
 }
 
 /// The RoCE header bits the model uses (the BTH opcode's place in its
@@ -450,18 +453,21 @@ impl Packet {
             | Protocol::Roce
             | Protocol::Homa
             | Protocol::ExpressPass
-            | Protocol::Uec => false,
+            | Protocol::Uec
+            | Protocol::Ndp => false,
         }
     }
 
     /// Whether a trimming switch port serves it from its header queue,
     /// ahead of the data: a header trimmed upstream, and the ACKs (NACKs,
-    /// pulls) of a transport whose control packets are headers too (UEC;
+    /// pulls) of a transport whose control packets are headers too (UEC,
+    /// NDP;
     /// htsim's composite queue serves every header-only packet first,
     /// as NDP's switch does its headers, ACKs, NACKs and PULLs, NDP 3.1).
     #[inline]
     pub fn rides_header_queue(&self) -> bool {
-        self.kind == Kind::Trimmed || (self.kind == Kind::Ack && self.protocol == Protocol::Uec)
+        self.kind == Kind::Trimmed
+            || (self.kind == Kind::Ack && matches!(self.protocol, Protocol::Uec | Protocol::Ndp))
     }
 
     /// Whether the packet accepts a new connection (TCP's SYN-ACK): FairQ

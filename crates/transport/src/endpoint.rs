@@ -11,6 +11,7 @@ use crate::expresspass::{ExpressPassConfig, ExpressPassReceiver, ExpressPassSend
 use crate::family::Family;
 use crate::homa::{HomaConfig, HomaReceiver, HomaSender};
 use crate::host::HostRx;
+use crate::ndp::{NdpConfig, NdpReceiver, NdpSender};
 use crate::roce::{RoceConfig, RoceReceiver, RoceSender};
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::uec::{UecConfig, UecReceiver, UecSender};
@@ -71,6 +72,8 @@ pub enum TransportConfig {
     ExpressPass(ExpressPassConfig),
     /// The UEC transport: entropy spraying, SACK/NACK, NSCC.
     Uec(UecConfig),
+    /// NDP: trimming, per-packet spraying, receiver pull pacing.
+    Ndp(NdpConfig),
 }
 
 impl TransportConfig {
@@ -82,6 +85,7 @@ impl TransportConfig {
             TransportConfig::Homa(c) => c,
             TransportConfig::ExpressPass(c) => c,
             TransportConfig::Uec(c) => c,
+            TransportConfig::Ndp(c) => c,
         }
     }
 
@@ -93,6 +97,7 @@ impl TransportConfig {
             TransportConfig::Homa(c) => c,
             TransportConfig::ExpressPass(c) => c,
             TransportConfig::Uec(c) => c,
+            TransportConfig::Ndp(c) => c,
         }
     }
 
@@ -123,6 +128,7 @@ impl TransportConfig {
                 Sender::ExpressPass(ExpressPassSender::new(addr, size_bytes, c))
             }
             TransportConfig::Uec(c) => Sender::Uec(UecSender::new(addr, size_bytes, c, path)),
+            TransportConfig::Ndp(c) => Sender::Ndp(NdpSender::new(addr, size_bytes, c, path)),
         }
     }
 
@@ -136,6 +142,7 @@ impl TransportConfig {
                 Receiver::ExpressPass(ExpressPassReceiver::new(addr, c, path))
             }
             TransportConfig::Uec(c) => Receiver::Uec(UecReceiver::new(addr, c)),
+            TransportConfig::Ndp(c) => Receiver::Ndp(NdpReceiver::new(addr, c, path)),
         }
     }
 
@@ -181,6 +188,8 @@ pub enum Sender {
     ExpressPass(ExpressPassSender),
     /// UEC.
     Uec(UecSender),
+    /// NDP.
+    Ndp(NdpSender),
 }
 
 /// The receiving end of a flow, of any family.
@@ -196,6 +205,8 @@ pub enum Receiver {
     ExpressPass(ExpressPassReceiver),
     /// UEC.
     Uec(UecReceiver),
+    /// NDP.
+    Ndp(NdpReceiver),
 }
 
 /// Where an endpoint reports its congestion controller's state: each
@@ -212,6 +223,7 @@ impl Sender {
             Sender::Homa(s) => s.cc_state(out),
             Sender::ExpressPass(s) => s.cc_state(out),
             Sender::Uec(s) => s.cc_state(out),
+            Sender::Ndp(s) => s.cc_state(out),
         }
     }
 
@@ -223,6 +235,7 @@ impl Sender {
             Sender::Homa(s) => s.start(now, out),
             Sender::ExpressPass(s) => s.start(now, out),
             Sender::Uec(s) => s.start(now, out),
+            Sender::Ndp(s) => s.start(now, out),
         }
     }
 
@@ -234,6 +247,7 @@ impl Sender {
             Sender::Homa(s) => s.stop_app(now, out),
             Sender::ExpressPass(s) => s.stop_app(now, out),
             Sender::Uec(s) => s.stop_app(now, out),
+            Sender::Ndp(s) => s.stop_app(now, out),
         }
     }
 
@@ -259,6 +273,7 @@ impl Sender {
             Sender::Homa(s) => s.on_packet(now, pkt, out),
             Sender::ExpressPass(s) => s.on_packet(now, pkt, out),
             Sender::Uec(s) => s.on_packet(now, pkt, out),
+            Sender::Ndp(s) => s.on_packet(now, pkt, out),
         }
     }
 
@@ -270,6 +285,7 @@ impl Sender {
             Sender::Homa(s) => s.on_timer(now, out),
             Sender::ExpressPass(s) => s.on_timer(now, out),
             Sender::Uec(s) => s.on_timer(now, out),
+            Sender::Ndp(s) => s.on_timer(now, out),
         }
     }
 
@@ -282,6 +298,7 @@ impl Sender {
             Sender::Homa(s) => s.deadline(),
             Sender::ExpressPass(s) => s.deadline(),
             Sender::Uec(s) => s.deadline(),
+            Sender::Ndp(s) => s.deadline(),
         }
     }
 
@@ -292,9 +309,11 @@ impl Sender {
     pub fn retransmission_pending(&self) -> bool {
         match self {
             Sender::Roce(s) => s.retransmission_pending(),
-            Sender::Tcp(_) | Sender::Homa(_) | Sender::ExpressPass(_) | Sender::Uec(_) => {
-                self.deadline().is_some()
-            }
+            Sender::Tcp(_)
+            | Sender::Homa(_)
+            | Sender::ExpressPass(_)
+            | Sender::Uec(_)
+            | Sender::Ndp(_) => self.deadline().is_some(),
         }
     }
 
@@ -310,6 +329,7 @@ impl Sender {
             Sender::Homa(s) => s.wants_transmit(),
             Sender::ExpressPass(s) => s.wants_transmit(),
             Sender::Uec(s) => s.wants_transmit(),
+            Sender::Ndp(s) => s.wants_transmit(),
         }
     }
 
@@ -323,7 +343,11 @@ impl Sender {
     pub fn built_at_the_wire(&self) -> bool {
         matches!(
             self,
-            Sender::Roce(_) | Sender::Homa(_) | Sender::ExpressPass(_) | Sender::Uec(_)
+            Sender::Roce(_)
+                | Sender::Homa(_)
+                | Sender::ExpressPass(_)
+                | Sender::Uec(_)
+                | Sender::Ndp(_)
         )
     }
 
@@ -334,7 +358,11 @@ impl Sender {
     pub fn srpt_rank(&self) -> Option<u64> {
         match self {
             Sender::Homa(s) => Some(s.srpt_rank()),
-            Sender::Tcp(_) | Sender::Roce(_) | Sender::ExpressPass(_) | Sender::Uec(_) => None,
+            Sender::Tcp(_)
+            | Sender::Roce(_)
+            | Sender::ExpressPass(_)
+            | Sender::Uec(_)
+            | Sender::Ndp(_) => None,
         }
     }
 
@@ -347,6 +375,7 @@ impl Sender {
             Sender::Homa(s) => s.poll_transmit(now),
             Sender::ExpressPass(s) => s.poll_transmit(now),
             Sender::Uec(s) => s.poll_transmit(now),
+            Sender::Ndp(s) => s.poll_transmit(now),
         }
     }
 
@@ -359,6 +388,7 @@ impl Sender {
             Sender::Homa(_) => None,
             Sender::ExpressPass(_) => None,
             Sender::Uec(s) => s.take_rtt_sample(),
+            Sender::Ndp(s) => s.take_rtt_sample(),
         }
     }
 
@@ -371,6 +401,7 @@ impl Sender {
             Sender::Homa(s) => s.message().completed_at(),
             Sender::ExpressPass(s) => s.message().completed_at(),
             Sender::Uec(s) => s.completed_at(),
+            Sender::Ndp(s) => s.completed_at(),
         }
     }
 
@@ -383,6 +414,7 @@ impl Sender {
             Sender::Homa(s) => s.message().bytes_acked(),
             Sender::ExpressPass(s) => s.message().bytes_acked(),
             Sender::Uec(s) => s.bytes_acked(),
+            Sender::Ndp(s) => s.bytes_acked(),
         }
     }
 
@@ -394,6 +426,7 @@ impl Sender {
             Sender::Homa(s) => s.message().size_bytes(),
             Sender::ExpressPass(s) => s.message().size_bytes(),
             Sender::Uec(s) => s.size_bytes(),
+            Sender::Ndp(s) => s.size_bytes(),
         }
     }
 
@@ -406,6 +439,7 @@ impl Sender {
             Sender::Homa(s) => s.message().addr(),
             Sender::ExpressPass(s) => s.message().addr(),
             Sender::Uec(s) => s.addr(),
+            Sender::Ndp(s) => s.addr(),
         }
     }
 
@@ -417,6 +451,7 @@ impl Sender {
             Sender::Homa(s) => s.message().record("homa"),
             Sender::ExpressPass(s) => s.message().record("expresspass"),
             Sender::Uec(s) => s.record(),
+            Sender::Ndp(s) => s.record(),
         }
     }
 
@@ -424,7 +459,11 @@ impl Sender {
     pub fn as_tcp(&self) -> Option<&TcpSender> {
         match self {
             Sender::Tcp(s) => Some(s),
-            Sender::Roce(_) | Sender::Homa(_) | Sender::ExpressPass(_) | Sender::Uec(_) => None,
+            Sender::Roce(_)
+            | Sender::Homa(_)
+            | Sender::ExpressPass(_)
+            | Sender::Uec(_)
+            | Sender::Ndp(_) => None,
         }
     }
 
@@ -432,7 +471,11 @@ impl Sender {
     pub fn as_roce(&self) -> Option<&RoceSender> {
         match self {
             Sender::Roce(s) => Some(s),
-            Sender::Tcp(_) | Sender::Homa(_) | Sender::ExpressPass(_) | Sender::Uec(_) => None,
+            Sender::Tcp(_)
+            | Sender::Homa(_)
+            | Sender::ExpressPass(_)
+            | Sender::Uec(_)
+            | Sender::Ndp(_) => None,
         }
     }
 }
@@ -450,6 +493,10 @@ impl Receiver {
                 naks_sent: Some(r.naks_sent()),
                 cnps_sent: None,
             },
+            Receiver::Ndp(r) => ReceiverRecord {
+                naks_sent: Some(r.naks_sent()),
+                cnps_sent: None,
+            },
             Receiver::Tcp(_) | Receiver::Homa(_) | Receiver::ExpressPass(_) => {
                 ReceiverRecord::default()
             }
@@ -459,7 +506,7 @@ impl Receiver {
     /// The state of a controller that runs at the receiver (RCC's), by name.
     pub fn cc_state(&self, out: &mut StateOut<'_>) {
         match self {
-            Receiver::Tcp(_) | Receiver::Homa(_) | Receiver::Uec(_) => {}
+            Receiver::Tcp(_) | Receiver::Homa(_) | Receiver::Uec(_) | Receiver::Ndp(_) => {}
             Receiver::Roce(r) => r.cc_state(out),
             Receiver::ExpressPass(r) => r.cc_state(out),
         }
@@ -481,6 +528,7 @@ impl Receiver {
             Receiver::Homa(r) => r.on_packet(now, pkt, &mut host.homa, out),
             Receiver::ExpressPass(r) => r.on_packet(now, pkt, out),
             Receiver::Uec(r) => r.on_packet(now, pkt, out),
+            Receiver::Ndp(r) => r.on_packet(now, pkt, &mut host.ndp, out),
         }
     }
 
@@ -493,6 +541,7 @@ impl Receiver {
             Receiver::Homa(r) => r.on_timer(now, &mut host.homa, out),
             Receiver::ExpressPass(r) => r.on_timer(now, out),
             Receiver::Uec(r) => r.on_timer(now, out),
+            Receiver::Ndp(r) => r.on_timer(now, out),
         }
     }
 
@@ -505,6 +554,7 @@ impl Receiver {
             Receiver::Homa(r) => r.deadline(),
             Receiver::ExpressPass(r) => r.deadline(),
             Receiver::Uec(r) => r.deadline(),
+            Receiver::Ndp(r) => r.deadline(),
         }
     }
 
@@ -517,6 +567,7 @@ impl Receiver {
             Receiver::Homa(r) => r.bytes_received(),
             Receiver::ExpressPass(r) => r.bytes_received(),
             Receiver::Uec(r) => r.bytes_received(),
+            Receiver::Ndp(r) => r.bytes_received(),
         }
     }
 
@@ -524,9 +575,11 @@ impl Receiver {
     pub fn as_tcp(&self) -> Option<&TcpReceiver> {
         match self {
             Receiver::Tcp(r) => Some(r),
-            Receiver::Roce(_) | Receiver::Homa(_) | Receiver::ExpressPass(_) | Receiver::Uec(_) => {
-                None
-            }
+            Receiver::Roce(_)
+            | Receiver::Homa(_)
+            | Receiver::ExpressPass(_)
+            | Receiver::Uec(_)
+            | Receiver::Ndp(_) => None,
         }
     }
 
@@ -534,9 +587,11 @@ impl Receiver {
     pub fn as_roce(&self) -> Option<&RoceReceiver> {
         match self {
             Receiver::Roce(r) => Some(r),
-            Receiver::Tcp(_) | Receiver::Homa(_) | Receiver::ExpressPass(_) | Receiver::Uec(_) => {
-                None
-            }
+            Receiver::Tcp(_)
+            | Receiver::Homa(_)
+            | Receiver::ExpressPass(_)
+            | Receiver::Uec(_)
+            | Receiver::Ndp(_) => None,
         }
     }
 }

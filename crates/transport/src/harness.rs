@@ -2,7 +2,8 @@
 //! packets leave one at a time at `rate`, every packet takes `delay` one way,
 //! and test hooks may drop or rewrite packets in flight.
 
-use crate::roce::{HostRx, RoceReceiver, RoceSender};
+use crate::HostRx;
+use crate::roce::{RoceReceiver, RoceSender};
 use crate::{FlowAddr, TcpConfig, TcpReceiver, TcpSender};
 use net::{FlowId, HostId, Packet};
 use sim_core::{Bandwidth, EventQueue, SimDuration, SimTime};
@@ -47,6 +48,7 @@ macro_rules! tx_end {
 tx_end!(TcpSender);
 tx_end!(RoceSender);
 tx_end!(crate::uec::UecSender);
+tx_end!(crate::ndp::NdpSender);
 
 impl RxEnd for TcpReceiver {
     fn on_packet(&mut self, now: SimTime, p: &Packet, _: &mut HostRx, out: &mut Vec<Packet>) {
@@ -62,7 +64,7 @@ impl RxEnd for TcpReceiver {
 
 impl RxEnd for RoceReceiver {
     fn on_packet(&mut self, now: SimTime, p: &Packet, nic: &mut HostRx, out: &mut Vec<Packet>) {
-        RoceReceiver::on_packet(self, now, p, nic, out)
+        RoceReceiver::on_packet(self, now, p, &mut nic.roce, out)
     }
     fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         RoceReceiver::on_timer(self, now, out)
@@ -81,6 +83,18 @@ impl RxEnd for crate::uec::UecReceiver {
     }
     fn deadline(&self) -> Option<SimTime> {
         crate::uec::UecReceiver::deadline(self)
+    }
+}
+
+impl RxEnd for crate::ndp::NdpReceiver {
+    fn on_packet(&mut self, now: SimTime, p: &Packet, nic: &mut HostRx, out: &mut Vec<Packet>) {
+        crate::ndp::NdpReceiver::on_packet(self, now, p, &mut nic.ndp, out)
+    }
+    fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        crate::ndp::NdpReceiver::on_timer(self, now, out)
+    }
+    fn deadline(&self) -> Option<SimTime> {
+        crate::ndp::NdpReceiver::deadline(self)
     }
 }
 

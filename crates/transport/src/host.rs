@@ -24,6 +24,8 @@ pub struct HostRx {
     pub roce: crate::roce::HostRx,
     /// Homa's grant scheduler over the host's inbound messages.
     pub homa: crate::homa::RxScheduler,
+    /// NDP's pull pacer over the host's inbound flows.
+    pub ndp: crate::ndp::PullPacer,
 }
 
 /// What a host's NIC pump reaches outside the host: its flows' senders

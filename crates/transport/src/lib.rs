@@ -21,7 +21,8 @@
 //! sets the pace of a go-back-N reliable connection. Homa ([`homa`]) and
 //! ExpressPass ([`expresspass`]) are receiver-driven: the receiver's grants
 //! or credits decide what the sender may send. The UEC transport ([`uec`])
-//! sprays each packet by its entropy value and sets its window by NSCC.
+//! sprays each packet by its entropy value and sets its window by NSCC;
+//! NDP ([`ndp`]) trims, sprays and paces its senders by receiver PULLs.
 
 pub mod cc;
 pub mod endpoint;
@@ -30,6 +31,7 @@ pub mod family;
 pub mod homa;
 pub mod host;
 pub mod message;
+pub mod ndp;
 pub mod psn_window;
 pub mod reassembly;
 pub mod roce;

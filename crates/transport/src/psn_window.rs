@@ -67,7 +67,10 @@ impl PsnWindow {
     /// A flow of `size_bytes` in packets of `mss` payload bytes and
     /// `header` header bytes, each given up `rto` after it was sent.
     pub fn new(size_bytes: u64, mss: u64, header: u64, rto: SimDuration) -> Self {
-        assert!(size_bytes > 0 && mss > 0, "a flow has a byte, a packet carries one");
+        assert!(
+            size_bytes > 0 && mss > 0,
+            "a flow has a byte, a packet carries one"
+        );
         PsnWindow {
             size_bytes,
             mss,
@@ -126,7 +129,7 @@ impl PsnWindow {
     }
 
     /// The PSN that goes next, resends first, and whether it is a resend.
-    pub fn next(&mut self) -> Option<(u64, bool)> {
+    pub fn next_to_send(&mut self) -> Option<(u64, bool)> {
         while let Some(&psn) = self.resend.front() {
             if self.slot(psn).is_some_and(|s| s.state == State::Lost) {
                 return Some((psn, true));
@@ -136,7 +139,7 @@ impl PsnWindow {
         (self.next_psn < self.packets).then_some((self.next_psn, false))
     }
 
-    /// Packet `psn` (what [`PsnWindow::next`] gave) goes now with
+    /// Packet `psn` (what [`PsnWindow::next_to_send`] gave) goes now with
     /// `entropy`; returns its bytes.
     pub fn send(&mut self, now: SimTime, psn: u64, again: bool, entropy: u16) -> u64 {
         let record = Sent {
@@ -240,7 +243,9 @@ impl PsnWindow {
             return None;
         }
         let (_, psn) = self.sends.pop_front().expect("a timeout has its packet");
-        let given = self.give_up(psn).expect("the timeout's packet is outstanding");
+        let given = self
+            .give_up(psn)
+            .expect("the timeout's packet is outstanding");
         self.settle();
         Some(given)
     }
@@ -273,16 +278,16 @@ mod tests {
         let mut w = PsnWindow::new(2_500, 1_000, 64, SimDuration::from_us(100));
         assert_eq!(w.packets(), 3);
         for i in 0..3 {
-            assert_eq!(w.next(), Some((i, false)));
+            assert_eq!(w.next_to_send(), Some((i, false)));
             w.send(t(i), i, false, i as u16);
         }
-        assert_eq!(w.next(), None);
+        assert_eq!(w.next_to_send(), None);
         assert_eq!(w.in_flight(), 1_064 * 2 + 564);
         // PSN 1 is NACKed: it goes again ahead of nothing new.
         let g = w.give_up(1).expect("outstanding");
         assert_eq!((g.psn, g.entropy, g.bytes, g.sent_at), (1, 1, 1_064, t(1)));
         assert_eq!(w.give_up(1), None, "once");
-        assert_eq!(w.next(), Some((1, true)));
+        assert_eq!(w.next_to_send(), Some((1, true)));
         // A SACK of 2 and a cumulative ACK of 0 retire two packets.
         assert_eq!(w.ack(1, [(2, 3)].into_iter()), 1_064 + 564);
         w.settle();
@@ -311,6 +316,6 @@ mod tests {
         w.settle();
         assert!(!w.stop_at_sent());
         assert_eq!((w.packets(), w.size_bytes()), (4, 4_000));
-        assert_eq!(w.next(), Some((3, true)));
+        assert_eq!(w.next_to_send(), Some((3, true)));
     }
 }

@@ -70,7 +70,7 @@ impl UecSender {
         if !self.running() {
             return None;
         }
-        let (psn, again) = self.window.next()?;
+        let (psn, again) = self.window.next_to_send()?;
         let fits = self.window.in_flight() + self.window.bytes_of(psn) <= self.nscc.cwnd();
         fits.then_some((psn, again))
     }
@@ -135,7 +135,11 @@ impl UecSender {
                 acked_bytes,
             };
             self.nscc.on_ack(now, signal, self.window.in_flight());
-            let fb = if ecn { PathFeedback::Ecn } else { PathFeedback::Good };
+            let fb = if ecn {
+                PathFeedback::Ecn
+            } else {
+                PathFeedback::Good
+            };
             self.paths.feedback(now, pkt.entropy, fb);
         }
         self.window.settle();
@@ -173,14 +177,19 @@ impl UecSender {
                 self.timed_out = true;
             }
             self.nscc.on_timeout(lost.bytes);
-            self.paths.feedback(now, lost.entropy, PathFeedback::Timeout);
+            self.paths
+                .feedback(now, lost.entropy, PathFeedback::Timeout);
         }
     }
 
     /// When the oldest outstanding packet times out.
     #[inline]
     pub fn deadline(&self) -> Option<SimTime> {
-        if self.running() { self.window.rto_at() } else { None }
+        if self.running() {
+            self.window.rto_at()
+        } else {
+            None
+        }
     }
 
     /// The RTT sample the last ACK gave; taking it clears it.

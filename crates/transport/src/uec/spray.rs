@@ -114,17 +114,27 @@ pub struct Entropies {
 impl Entropies {
     /// The chooser of flow `flow` under `cfg`, its draws seeded by `seed`.
     pub fn new(cfg: &UecConfig, seed: u64, flow: u64) -> Self {
+        let mut e = Entropies::of(cfg.spray, cfg.entropies, seed, flow);
+        e.ring = Ring::new(cfg.reps_buffer);
+        e.freeze = cfg.reps_freeze;
+        e
+    }
+
+    /// The chooser of flow `flow` in `mode` over `n` values (REPS, if
+    /// asked, with its defaults: 8 values cached, frozen 10 ms).
+    pub fn of(mode: SprayMode, n: u16, seed: u64, flow: u64) -> Self {
         let mut rng = RngStream::new(seed, flow, purpose::ENTROPY);
-        let n = cfg.entropies.max(1);
+        let n = n.max(1);
         let mask = rng.below(n as u64) as u16;
+        let d = UecConfig::default();
         Entropies {
-            mode: cfg.spray,
+            mode,
             n,
             rng,
             index: 0,
             mask,
-            ring: Ring::new(cfg.reps_buffer),
-            freeze: cfg.reps_freeze,
+            ring: Ring::new(d.reps_buffer),
+            freeze: d.reps_freeze,
         }
     }
 
