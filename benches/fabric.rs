@@ -9,6 +9,9 @@
 //! peak memory and cache misses come from scripts/bench-scaling.sh. The
 //! `fabric_cut` group runs k = 16 and k = 24 cut into their default 8
 //! logical processes on 1 and 2 threads (issue 43; same bytes at both).
+//! The `paths` group runs k = 16 under each way of choosing among
+//! equal-cost paths (issue 44), in packet hops, so that a choice's cost
+//! per hop reads off directly (docs/performance.md, "Many paths per flow").
 use criterion::measurement::WallTime;
 use criterion::{
     BatchSize, BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main,
@@ -42,6 +45,18 @@ fn bench(c: &mut Criterion) {
         ),
     ] {
         common::whole_run(&mut g, name, &sc, World::events_processed);
+    }
+    g.finish();
+    let mut g = c.benchmark_group("paths");
+    g.sample_size(10);
+    for (name, routing) in [
+        ("perm_k16_50us_ecmp", "routing.choice=ecmp"),
+        ("perm_k16_50us_random", "routing.choice=random"),
+        ("perm_k16_50us_adaptive", "routing.choice=adaptive"),
+        ("perm_k16_50us_spray", "routing.spray=oblivious"),
+    ] {
+        let sc = scenario("perm-k16-0.5ms.toml", &[short[0], routing]);
+        common::whole_run(&mut g, name, &sc, |w| w.fabric.hops);
     }
     g.finish();
     let mut g = c.benchmark_group("fabric_cut");
