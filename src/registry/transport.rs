@@ -156,6 +156,8 @@ pub static FAMILY: Family<TransportConfig> = Family {
             key("fi_scale", "0.25", ">= 0", "fast increase: the window grows by fi_scale x scale_a per byte acknowledged while the delay stays under fast_increase_delay"),
             key("fast_increase_delay", "1us", "duration, >= 0", "the delay under which fast increase runs"),
             key("max_cwnd", "1.5", "0.1 to 64", "the window's ceiling and start, in BDPs of the flow's path at its NIC's rate"),
+            key("rccc", "false", "bool", "receiver credit (UE 1.0 RCCC) beside NSCC: after a first window sent on speculation, a packet needs credit, which each receiving host paces out across its flows at its line rate"),
+            key("credit_packets", "4", "packets, 1 to 1024", "packets' worth of credit each credit grants (htsim's _mtus_per_pull); credits are that much data's time at the receiver's line rate apart; needs rccc"),
         ], uec),
         row("ndp", "NDP: the sender sends a first window at line rate, each packet on its own path, then one packet per PULL; switches trim what they cannot queue ([switch.trim]); the receiver ACKs every packet and NACKs every header at once and queues a PULL for each, which the host's pull pacer sends a full packet's time apart, so the data arrives at its line rate; a NACKed packet goes again at the next PULL, one unacknowledged for rto at once", "NDP (Handley et al., SIGCOMM 2017) 3.1-3.2; htsim ndp.cpp at 40ccb05 for the packet size", &[
             key("mss", "8936B", "size", "payload bytes per packet; +64 B of headers (htsim's 9,000 B packets)"),

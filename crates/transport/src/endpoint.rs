@@ -141,7 +141,7 @@ impl TransportConfig {
             TransportConfig::ExpressPass(c) => {
                 Receiver::ExpressPass(ExpressPassReceiver::new(addr, c, path))
             }
-            TransportConfig::Uec(c) => Receiver::Uec(UecReceiver::new(addr, c)),
+            TransportConfig::Uec(c) => Receiver::Uec(UecReceiver::new(addr, c, path)),
             TransportConfig::Ndp(c) => Receiver::Ndp(NdpReceiver::new(addr, c, path)),
         }
     }
@@ -527,7 +527,7 @@ impl Receiver {
             Receiver::Roce(r) => r.on_packet(now, pkt, &mut host.roce, out),
             Receiver::Homa(r) => r.on_packet(now, pkt, &mut host.homa, out),
             Receiver::ExpressPass(r) => r.on_packet(now, pkt, out),
-            Receiver::Uec(r) => r.on_packet(now, pkt, out),
+            Receiver::Uec(r) => r.on_packet(now, pkt, &mut host.uec, out),
             Receiver::Ndp(r) => r.on_packet(now, pkt, &mut host.ndp, out),
         }
     }
@@ -540,7 +540,7 @@ impl Receiver {
             Receiver::Roce(r) => r.on_timer(now, out),
             Receiver::Homa(r) => r.on_timer(now, &mut host.homa, out),
             Receiver::ExpressPass(r) => r.on_timer(now, out),
-            Receiver::Uec(r) => r.on_timer(now, out),
+            Receiver::Uec(r) => r.on_timer(now, &mut host.uec, out),
             Receiver::Ndp(r) => r.on_timer(now, out),
         }
     }

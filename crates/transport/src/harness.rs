@@ -20,7 +20,7 @@ pub trait TxEnd {
 /// A receiving end the harness can drive.
 pub trait RxEnd {
     fn on_packet(&mut self, now: SimTime, p: &Packet, nic: &mut HostRx, out: &mut Vec<Packet>);
-    fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>);
+    fn on_timer(&mut self, now: SimTime, nic: &mut HostRx, out: &mut Vec<Packet>);
     fn deadline(&self) -> Option<SimTime>;
 }
 
@@ -54,7 +54,7 @@ impl RxEnd for TcpReceiver {
     fn on_packet(&mut self, now: SimTime, p: &Packet, _: &mut HostRx, out: &mut Vec<Packet>) {
         TcpReceiver::on_packet(self, now, p, out)
     }
-    fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    fn on_timer(&mut self, now: SimTime, _: &mut HostRx, out: &mut Vec<Packet>) {
         TcpReceiver::on_timer(self, now, out)
     }
     fn deadline(&self) -> Option<SimTime> {
@@ -66,7 +66,7 @@ impl RxEnd for RoceReceiver {
     fn on_packet(&mut self, now: SimTime, p: &Packet, nic: &mut HostRx, out: &mut Vec<Packet>) {
         RoceReceiver::on_packet(self, now, p, &mut nic.roce, out)
     }
-    fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    fn on_timer(&mut self, now: SimTime, _: &mut HostRx, out: &mut Vec<Packet>) {
         RoceReceiver::on_timer(self, now, out)
     }
     fn deadline(&self) -> Option<SimTime> {
@@ -75,11 +75,11 @@ impl RxEnd for RoceReceiver {
 }
 
 impl RxEnd for crate::uec::UecReceiver {
-    fn on_packet(&mut self, now: SimTime, p: &Packet, _: &mut HostRx, out: &mut Vec<Packet>) {
-        crate::uec::UecReceiver::on_packet(self, now, p, out)
+    fn on_packet(&mut self, now: SimTime, p: &Packet, nic: &mut HostRx, out: &mut Vec<Packet>) {
+        crate::uec::UecReceiver::on_packet(self, now, p, &mut nic.uec, out)
     }
-    fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        crate::uec::UecReceiver::on_timer(self, now, out)
+    fn on_timer(&mut self, now: SimTime, nic: &mut HostRx, out: &mut Vec<Packet>) {
+        crate::uec::UecReceiver::on_timer(self, now, &mut nic.uec, out)
     }
     fn deadline(&self) -> Option<SimTime> {
         crate::uec::UecReceiver::deadline(self)
@@ -90,7 +90,7 @@ impl RxEnd for crate::ndp::NdpReceiver {
     fn on_packet(&mut self, now: SimTime, p: &Packet, nic: &mut HostRx, out: &mut Vec<Packet>) {
         crate::ndp::NdpReceiver::on_packet(self, now, p, &mut nic.ndp, out)
     }
-    fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    fn on_timer(&mut self, now: SimTime, _: &mut HostRx, out: &mut Vec<Packet>) {
         crate::ndp::NdpReceiver::on_timer(self, now, out)
     }
     fn deadline(&self) -> Option<SimTime> {
@@ -246,7 +246,7 @@ impl<'a, S: TxEnd, R: RxEnd> Harness<'a, S, R> {
                 Ev::ReceiverTimer => {
                     if self.receiver_timer == Some(now) {
                         self.receiver_timer = None;
-                        self.receiver.on_timer(now, &mut to_send);
+                        self.receiver.on_timer(now, &mut self.nic, &mut to_send);
                     }
                 }
             }

@@ -25,7 +25,9 @@ pub struct HostRx {
     /// Homa's grant scheduler over the host's inbound messages.
     pub homa: crate::homa::RxScheduler,
     /// NDP's pull pacer over the host's inbound flows.
-    pub ndp: crate::ndp::PullPacer,
+    pub ndp: crate::pull_pacer::PullPacer,
+    /// The UEC receiver-credit pacer over the host's inbound flows.
+    pub uec: crate::pull_pacer::PullPacer,
 }
 
 /// What a host's NIC pump reaches outside the host: its flows' senders

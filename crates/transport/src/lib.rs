@@ -33,6 +33,7 @@ pub mod host;
 pub mod message;
 pub mod ndp;
 pub mod psn_window;
+pub mod pull_pacer;
 pub mod reassembly;
 pub mod roce;
 pub mod rtt;

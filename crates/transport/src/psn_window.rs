@@ -117,6 +117,13 @@ impl PsnWindow {
         self.rto_at
     }
 
+    /// IP bytes still to send: the packets never sent and those waiting
+    /// to be resent (an estimate: a stale resend entry counts too).
+    pub fn backlog_bytes(&self) -> u64 {
+        let new = self.packets.saturating_sub(self.next_psn);
+        (new + self.resend.len() as u64) * (self.mss + self.header)
+    }
+
     /// IP bytes of packet `psn`.
     pub fn bytes_of(&self, psn: u64) -> u64 {
         let payload = self.size_bytes.saturating_sub(psn * self.mss).min(self.mss);

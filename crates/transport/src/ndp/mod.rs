@@ -23,14 +23,13 @@
 //! (cumulative, so a lost PULL is made up by the next).
 
 mod config;
-mod pacer;
 mod receiver;
 mod sender;
 #[cfg(test)]
 mod tests;
 
+pub use crate::pull_pacer::PullPacer;
 pub use config::{NdpConfig, NdpKeys};
-pub use pacer::PullPacer;
 pub use receiver::NdpReceiver;
 pub use sender::NdpSender;
 

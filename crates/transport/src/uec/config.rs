@@ -136,6 +136,13 @@ pub struct UecConfig {
     pub reps_freeze: SimDuration,
     /// NSCC.
     pub nscc: NsccConfig,
+    /// Receiver credit (UE 1.0's RCCC) beside NSCC: packets need credit
+    /// the receiver paces out, beyond a first window sent on speculation.
+    pub rccc: bool,
+    /// Packets' worth of credit each of the receiver's credit packets
+    /// grants (4: htsim's `_mtus_per_pull`); they are as far apart as
+    /// that much data takes at the receiver's line rate.
+    pub credit_packets: u32,
     /// The network NSCC scales by (set by [`crate::Family::prepare`] and
     /// [`crate::Family::settle`]).
     pub network: Network,
@@ -152,6 +159,8 @@ impl Default for UecConfig {
             reps_buffer: 8,
             reps_freeze: SimDuration::from_us(10_000),
             nscc: NsccConfig::default(),
+            rccc: false,
+            credit_packets: 4,
             network: Network {
                 rtt: SimDuration::from_us(12),
                 rate: Bandwidth::from_gbps(100),
@@ -216,6 +225,10 @@ pub struct UecKeys {
     pub fast_increase_delay: Option<SimDuration>,
     /// See [`NsccConfig::max_cwnd_bdp`].
     pub max_cwnd: Option<f64>,
+    /// See [`UecConfig::rccc`].
+    pub rccc: Option<bool>,
+    /// See [`UecConfig::credit_packets`].
+    pub credit_packets: Option<u32>,
 }
 
 fn in_range(
@@ -257,6 +270,28 @@ impl UecKeys {
             }
             c.rto = t;
         }
+        self.build_spray(&mut c)?;
+        self.build_nscc(&mut c.nscc)?;
+        if let Some(r) = self.rccc {
+            c.rccc = r;
+        }
+        if let Some(n) = self.credit_packets {
+            if !(1..=1024).contains(&n) {
+                return Err(KeyError::new("credit_packets", "must be 1 to 1024 packets"));
+            }
+            if !c.rccc {
+                return Err(KeyError::new(
+                    "credit_packets",
+                    "sizes the receiver's credits: set rccc = true, or leave it out",
+                ));
+            }
+            c.credit_packets = n;
+        }
+        Ok(c)
+    }
+
+    /// `spray`, `entropies` and REPS's keys.
+    fn build_spray(&self, c: &mut UecConfig) -> Result<(), KeyError> {
         if let Some(name) = &self.spray {
             c.spray = SprayMode::ALL
                 .iter()
@@ -294,8 +329,7 @@ impl UecKeys {
         if let Some(t) = self.reps_freeze {
             c.reps_freeze = t;
         }
-        self.build_nscc(&mut c.nscc)?;
-        Ok(c)
+        Ok(())
     }
 
     fn build_nscc(&self, n: &mut NsccConfig) -> Result<(), KeyError> {

@@ -12,6 +12,13 @@
 //! - NSCC ([`nscc`]) sets the sender's window from the queueing delay and
 //!   the ECN marks its ACKs echo.
 //! - A packet unacknowledged for `rto` after it was sent is resent.
+//! - With `rccc`, receiver credit (UE 1.0's RCCC) gates the sender too:
+//!   after a first window sent on speculation, a packet needs credit,
+//!   which the receiving host paces out across its flows at its line rate
+//!   ([`crate::pull_pacer`]). A data packet asks for credit with the
+//!   cumulative credit it wants in `feedback.window_bytes` (in
+//!   [`CREDIT_QUANTUM`]s); a credit is an ACK with `feedback.count` =
+//!   [`CREDIT`].
 //!
 //! Packets: [`net::Protocol::Uec`], 64 B of headers (htsim's `_hdr_size`
 //! and ACK size). DATA is [`net::Kind::Data`]: `seq` its PSN, `ack` the
@@ -42,3 +49,8 @@ pub const HEADER_BYTES: u32 = 64;
 
 /// `feedback.count` of a NACK.
 pub const NACK: u16 = 1;
+/// `feedback.count` of a receiver's credit (RCCC): its `ack` is the credit
+/// granted so far, in [`CREDIT_QUANTUM`]s.
+pub const CREDIT: u16 = 2;
+/// The unit of RCCC's credit, bytes (htsim quantises its pulls too).
+pub const CREDIT_QUANTUM: u64 = 64;

@@ -5,12 +5,13 @@
 //! drained), and answers a trimmed packet with a NACK at once.
 
 use super::config::UecConfig;
-use super::{HEADER_BYTES, NACK};
-use crate::endpoint::Side;
+use super::{CREDIT, CREDIT_QUANTUM, HEADER_BYTES, NACK};
+use crate::endpoint::{PathInfo, Side};
+use crate::pull_pacer::PullPacer;
 use crate::roce::selective::PsnSet;
 use crate::{Emit, FlowAddr};
 use net::{Ecn, Kind, Packet, Protocol};
-use sim_core::SimTime;
+use sim_core::{SimDuration, SimTime};
 
 /// The receiver of one UEC flow.
 #[derive(Clone, Debug)]
@@ -34,11 +35,39 @@ pub struct UecReceiver {
     ack_request: bool,
     any: bool,
     naks_sent: u64,
+    /// Receiver credit, when RCCC is on.
+    credit: Option<Credits>,
+}
+
+/// What a receiver owes its sender in credit (UE 1.0 RCCC).
+#[derive(Clone, Copy, Debug)]
+struct Credits {
+    /// The cumulative credit the sender asked for, quanta.
+    target: u64,
+    /// The credit granted so far, quanta.
+    granted: u64,
+    /// Quanta each credit packet grants.
+    per_credit: u64,
+    /// The host pacer's slot this flow holds for its next credit.
+    slot: Option<SimTime>,
+    /// How long the data one credit draws takes at the host's line rate.
+    gap: SimDuration,
 }
 
 impl UecReceiver {
-    /// The receiver of `addr` under `cfg`.
-    pub fn new(addr: FlowAddr, cfg: &UecConfig) -> Self {
+    /// The receiver of `addr` on `path` under `cfg`.
+    pub fn new(addr: FlowAddr, cfg: &UecConfig, path: &PathInfo) -> Self {
+        let credit = cfg.rccc.then(|| {
+            let bytes = cfg.credit_packets as u64 * cfg.packet_bytes() as u64;
+            let wire = path.wire.wire_bytes(cfg.packet_bytes()) * cfg.credit_packets as u64;
+            Credits {
+                target: 0,
+                granted: 0,
+                per_credit: bytes.div_ceil(CREDIT_QUANTUM),
+                slot: None,
+                gap: path.rx_line_rate.tx_time(wire),
+            }
+        });
         UecReceiver {
             addr,
             mss: cfg.mss_bytes as u64,
@@ -52,6 +81,7 @@ impl UecReceiver {
             ack_request: false,
             any: false,
             naks_sent: 0,
+            credit,
         }
     }
 
@@ -59,10 +89,23 @@ impl UecReceiver {
         psn < self.expected || self.above.contains(psn)
     }
 
-    /// A data packet or a trimmed header from the sender.
-    pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
+    /// A data packet or a trimmed header from the sender; `pacer` is the
+    /// receiving host's credit pacer.
+    pub fn on_packet(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        pacer: &mut PullPacer,
+        out: &mut impl Emit,
+    ) {
         if pkt.protocol != Protocol::Uec {
             return;
+        }
+        if let Some(c) = self.credit.as_mut() {
+            c.target = c.target.max(pkt.feedback.window_bytes as u64);
+            if c.granted < c.target && c.slot.is_none() {
+                c.slot = Some(pacer.reserve(now, c.gap));
+            }
         }
         self.length = self.length.min(pkt.ack);
         let ce = pkt.ecn == Ecn::Ce;
@@ -145,12 +188,30 @@ impl UecReceiver {
         p
     }
 
-    /// Runs no timers: the sender's timeout recovers what is lost.
-    pub fn on_timer(&mut self, _now: SimTime, _out: &mut impl Emit) {}
+    /// Sends the credit whose slot has come, and reserves the next slot
+    /// while the sender wants more (its only timer: the sender's timeout
+    /// recovers what is lost).
+    pub fn on_timer(&mut self, now: SimTime, pacer: &mut PullPacer, out: &mut impl Emit) {
+        let Some(mut c) = self.credit else { return };
+        if c.slot.is_none_or(|t| t > now) {
+            return;
+        }
+        c.granted = (c.granted + c.per_credit).min(c.target.max(c.granted));
+        let mut p = self.addr.header(Side::Receiver, Kind::Ack);
+        p.protocol = Protocol::Uec;
+        p.size_bytes = HEADER_BYTES;
+        p.ack = c.granted;
+        p.seq = self.expected;
+        p.feedback.count = CREDIT;
+        p.created_at = now;
+        out.emit(p);
+        c.slot = (c.granted < c.target).then(|| pacer.reserve(now, c.gap));
+        self.credit = Some(c);
+    }
 
-    /// None: the receiver keeps no timer.
+    /// The slot of its next credit, under RCCC.
     pub fn deadline(&self) -> Option<SimTime> {
-        None
+        self.credit.and_then(|c| c.slot)
     }
 
     /// Data bytes received in order.

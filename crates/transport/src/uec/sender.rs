@@ -5,7 +5,7 @@
 use super::config::UecConfig;
 use super::nscc::{AckSignal, Nscc};
 use super::spray::{Entropies, PathFeedback};
-use super::{HEADER_BYTES, NACK};
+use super::{CREDIT, CREDIT_QUANTUM, HEADER_BYTES, NACK};
 use crate::endpoint::{Counters, FlowRecord, PathInfo, Side};
 use crate::psn_window::PsnWindow;
 use crate::{Emit, FlowAddr};
@@ -26,6 +26,21 @@ pub struct UecSender {
     nscc: Nscc,
     paths: Entropies,
     rtt_sample: Option<SimDuration>,
+    /// Receiver credit, when RCCC is on.
+    credit: Option<Credit>,
+}
+
+/// A sender's receiver credit (UE 1.0 RCCC; htsim `UecSrc`'s `_credit`).
+#[derive(Clone, Copy, Debug)]
+struct Credit {
+    /// Bytes it may still send (it may send while this is above zero).
+    bytes: i64,
+    /// Still on its first, speculative window (until the receiver is heard).
+    speculating: bool,
+    /// Credit granted so far, quanta (the receiver's counter).
+    granted: u64,
+    /// The most it holds, bytes (NSCC's ceiling).
+    cap: i64,
 }
 
 impl UecSender {
@@ -33,7 +48,7 @@ impl UecSender {
     pub fn new(addr: FlowAddr, size_bytes: u64, cfg: &UecConfig, path: &PathInfo) -> Self {
         let mss = cfg.mss_bytes as u64;
         let line = path.line_rate.bps() as f64 / 8e12;
-        UecSender {
+        let mut s = UecSender {
             addr,
             mss,
             started_at: None,
@@ -44,7 +59,18 @@ impl UecSender {
             nscc: Nscc::new(cfg, line, cfg.packet_bytes()),
             paths: Entropies::new(cfg, path.stream_seed, addr.flow.0 as u64),
             rtt_sample: None,
+            credit: None,
+        };
+        if cfg.rccc {
+            let cap = s.nscc.max_cwnd() as i64;
+            s.credit = Some(Credit {
+                bytes: cap,
+                speculating: true,
+                granted: 0,
+                cap,
+            });
         }
+        s
     }
 
     fn running(&self) -> bool {
@@ -72,7 +98,8 @@ impl UecSender {
         }
         let (psn, again) = self.window.next_to_send()?;
         let fits = self.window.in_flight() + self.window.bytes_of(psn) <= self.nscc.cwnd();
-        fits.then_some((psn, again))
+        let credited = self.credit.is_none_or(|c| c.bytes > 0);
+        (fits && credited).then_some((psn, again))
     }
 
     /// Whether a packet may go now.
@@ -104,13 +131,49 @@ impl UecSender {
         p.feedback.flag = again
             || psn + 1 == self.window.packets()
             || self.window.in_flight() + self.mss >= self.nscc.cwnd();
+        if let Some(c) = self.credit.as_mut() {
+            c.bytes -= bytes as i64;
+            p.feedback.window_bytes = self.pull_target();
+        }
         Some(p)
     }
 
-    /// An ACK or a NACK from the receiver.
+    /// The cumulative credit it asks the receiver for, quanta (htsim's
+    /// `computePullTarget`): what it has left to send, at most a window
+    /// and a packet, beyond the credit in hand.
+    fn pull_target(&self) -> u32 {
+        let Some(c) = self.credit else { return 0 };
+        let packet = (self.mss + HEADER_BYTES as u64) as i64;
+        let wanted = (self.window.backlog_bytes() as i64).min(self.nscc.cwnd() as i64 + packet);
+        let more = (wanted - c.bytes.max(0)).max(0) as u64;
+        let target = c.granted + more.div_ceil(CREDIT_QUANTUM);
+        u32::try_from(target).unwrap_or(u32::MAX)
+    }
+
+    /// A credit of the receiver's, or the first word from it (which ends
+    /// the speculative window: unspent speculative credit is dropped).
+    fn on_credit(&mut self, pkt: &Packet) {
+        let Some(c) = self.credit.as_mut() else {
+            return;
+        };
+        if c.speculating {
+            c.speculating = false;
+            c.bytes = c.bytes.min(0);
+        }
+        if pkt.feedback.count == CREDIT && pkt.ack > c.granted {
+            c.bytes = (c.bytes + ((pkt.ack - c.granted) * CREDIT_QUANTUM) as i64).min(c.cap);
+            c.granted = pkt.ack;
+        }
+    }
+
+    /// An ACK, a NACK or a credit from the receiver.
     #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, _out: &mut impl Emit) {
         if pkt.protocol != Protocol::Uec || pkt.kind != Kind::Ack || !self.running() {
+            return;
+        }
+        self.on_credit(pkt);
+        if pkt.feedback.count == CREDIT {
             return;
         }
         let ecn = pkt.feedback.flag;
@@ -247,5 +310,8 @@ impl UecSender {
     pub fn cc_state(&self, out: &mut crate::endpoint::StateOut<'_>) {
         self.nscc.cc_state(out);
         out("in_flight_bytes", self.window.in_flight() as f64);
+        if let Some(c) = self.credit {
+            out("credit_bytes", c.bytes as f64);
+        }
     }
 }

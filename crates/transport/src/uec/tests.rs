@@ -2,6 +2,7 @@
 //! choosers, and a flow's recovery from trims, drops and reordering.
 
 use super::*;
+use super::{CREDIT, CREDIT_QUANTUM};
 use crate::endpoint::PathInfo;
 use crate::harness::{Harness, addr};
 use net::{Ecn, Kind, Packet, WireFormat};
@@ -272,8 +273,8 @@ fn config() -> UecConfig {
     }
 }
 
-fn harness<'a>(cfg: &UecConfig, size: u64) -> Harness<'a, UecSender, UecReceiver> {
-    let path = PathInfo {
+fn path() -> PathInfo {
+    PathInfo {
         line_rate: Bandwidth::from_gbps(10),
         rx_line_rate: Bandwidth::from_gbps(10),
         wire: WireFormat::NONE,
@@ -282,11 +283,14 @@ fn harness<'a>(cfg: &UecConfig, size: u64) -> Harness<'a, UecSender, UecReceiver
         src_clock_offset: SimDuration::ZERO,
         dst_clock_offset: SimDuration::ZERO,
         stream_seed: 5,
-    };
+    }
+}
+
+fn harness<'a>(cfg: &UecConfig, size: u64) -> Harness<'a, UecSender, UecReceiver> {
     let a = addr();
     Harness::with(
-        UecSender::new(a, size, cfg, &path),
-        UecReceiver::new(a, cfg),
+        UecSender::new(a, size, cfg, &path()),
+        UecReceiver::new(a, cfg, &path()),
     )
 }
 
@@ -379,16 +383,17 @@ fn data(psn: u64, ar: bool) -> Packet {
 
 #[test]
 fn the_receiver_holds_reordered_packets_and_acks_with_sack_ranges() {
-    let mut r = UecReceiver::new(addr(), &config());
+    let mut r = UecReceiver::new(addr(), &config(), &path());
+    let mut pacer = crate::pull_pacer::PullPacer::default();
     let mut out: Vec<Packet> = Vec::new();
     let t = us(100.0);
-    r.on_packet(t, &data(0, false), &mut out);
+    r.on_packet(t, &data(0, false), &mut pacer, &mut out);
     assert_eq!(out.len(), 1, "the first packet is acknowledged at once");
     for psn in [2, 3, 5] {
-        r.on_packet(t, &data(psn, false), &mut out);
+        r.on_packet(t, &data(psn, false), &mut pacer, &mut out);
     }
     assert_eq!(out.len(), 1, "3 x 1064 B is under the 4000 B coalescing");
-    r.on_packet(t, &data(7, false), &mut out);
+    r.on_packet(t, &data(7, false), &mut pacer, &mut out);
     assert_eq!(out.len(), 2, "4 x 1064 B passes it");
     let a = out[1];
     assert_eq!((a.kind, a.ack, a.seq, a.entropy), (Kind::Ack, 1, 7, 107));
@@ -402,7 +407,7 @@ fn the_receiver_holds_reordered_packets_and_acks_with_sack_ranges() {
     // A CE-marked packet is acknowledged at once and its mark echoed.
     let mut ce = data(1, false);
     ce.ecn = Ecn::Ce;
-    r.on_packet(t, &ce, &mut out);
+    r.on_packet(t, &ce, &mut pacer, &mut out);
     assert_eq!(
         (out[2].ack, out[2].feedback.flag),
         (4, true),
@@ -410,28 +415,80 @@ fn the_receiver_holds_reordered_packets_and_acks_with_sack_ranges() {
     );
     // A duplicate is acknowledged at once; a trimmed header of a PSN not
     // yet received is NACKed, of one received is acknowledged.
-    r.on_packet(t, &data(2, false), &mut out);
+    r.on_packet(t, &data(2, false), &mut pacer, &mut out);
     assert_eq!((out[3].seq, out[3].feedback.count), (2, 0));
     let mut trim = data(4, false);
     trim.kind = Kind::Trimmed;
-    r.on_packet(t, &trim, &mut out);
+    r.on_packet(t, &trim, &mut pacer, &mut out);
     assert_eq!((out[4].seq, out[4].feedback.count), (4, NACK));
     trim.seq = 3;
-    r.on_packet(t, &trim, &mut out);
+    r.on_packet(t, &trim, &mut pacer, &mut out);
     assert_eq!(out[5].feedback.count, 0);
     assert_eq!(r.naks_sent(), 1);
     // An ACK request is answered at once, and again when the holes below
     // it have drained.
-    r.on_packet(t, &data(9, true), &mut out);
+    r.on_packet(t, &data(9, true), &mut pacer, &mut out);
     assert_eq!(out.len(), 7);
-    r.on_packet(t, &data(4, false), &mut out);
-    r.on_packet(t, &data(6, false), &mut out);
+    r.on_packet(t, &data(4, false), &mut pacer, &mut out);
+    r.on_packet(t, &data(6, false), &mut pacer, &mut out);
     assert_eq!(out.len(), 7);
-    r.on_packet(t, &data(8, false), &mut out);
+    r.on_packet(t, &data(8, false), &mut pacer, &mut out);
     assert_eq!(
         (out.len(), out[7].ack),
         (8, 10),
         "drained: all of 0..10 arrived"
     );
     assert_eq!(r.bytes_received(), 10_000);
+}
+
+#[test]
+fn receiver_credit_gates_the_sender_after_its_speculative_window() {
+    let cfg = UecConfig {
+        rccc: true,
+        ..config()
+    };
+    let mut s = UecSender::new(addr(), 1_000_000, &cfg, &path());
+    let mut out: Vec<Packet> = Vec::new();
+    s.start(us(0.0), &mut out);
+    // The speculative credit is the window's ceiling: both allow the same.
+    let first: Vec<Packet> = std::iter::from_fn(|| s.poll_transmit(us(0.0))).collect();
+    let window = s.nscc().max_cwnd();
+    assert_eq!(
+        first.len() as u64,
+        window / 1_064,
+        "NSCC's window binds first"
+    );
+    let asked = first.last().expect("sent").feedback.window_bytes as u64;
+    assert!(
+        asked * CREDIT_QUANTUM >= window,
+        "asks for a window more: {asked}"
+    );
+    // The receiver paces one credit of 4 packets per 4 packet times.
+    let mut r = UecReceiver::new(addr(), &cfg, &path());
+    let mut pacer = crate::pull_pacer::PullPacer::default();
+    let last = first.len() - 1;
+    r.on_packet(us(30.0), &first[last], &mut pacer, &mut out);
+    let acks = out.len();
+    assert_eq!(r.deadline(), Some(us(30.0)));
+    r.on_timer(us(30.0), &mut pacer, &mut out);
+    let credit = out[acks];
+    assert_eq!(credit.feedback.count, CREDIT);
+    assert_eq!(credit.ack, (4 * 1_064u64).div_ceil(CREDIT_QUANTUM));
+    assert_eq!(
+        r.deadline(),
+        Some(us(30.0) + SimDuration::from_ps(4 * 1_064 * 800)),
+        "4 packets at 10 Gb/s"
+    );
+    // An ACK of everything ends the speculation: the window has room but
+    // no credit is left, so nothing goes. The credit (4 packets, rounded
+    // up to quanta: 32 B over) lets 5 go, since a packet goes while any
+    // credit remains (htsim's rule).
+    let mut all = out[0];
+    all.ack = first.len() as u64;
+    s.on_packet(us(31.0), &all, &mut Vec::new());
+    assert_eq!(s.in_flight(), 0);
+    assert!(!s.wants_transmit());
+    s.on_packet(us(32.0), &credit, &mut Vec::new());
+    let sent = std::iter::from_fn(|| s.poll_transmit(us(32.0))).count();
+    assert_eq!(sent, 5);
 }
