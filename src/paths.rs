@@ -19,7 +19,9 @@
 //! options, an ACK's), `S1` the first data segment, `W` the wire bytes of
 //! all data segments (payload cut at the MSS, the transport's header bytes
 //! and framing each), `w1` the first segment's, and
-//! `C_min` the slowest forward link. The first segment crosses every hop
+//! `C_min` the slowest forward link (with planes, each link past the
+//! hosts' own cables counted once per plane: the flow may spray over
+//! them all). The first segment crosses every hop
 //! store-and-forward; the rest follow it through the bottleneck back to
 //! back. It leaves out what the transport adds on purpose (slow start,
 //! delayed ACKs), so slowdown measures both the network and the
@@ -102,9 +104,19 @@ pub fn ideal_fct(
         .saturating_mul(seg_wire(mss))
         .saturating_add(if tail > 0 { seg_wire(tail) } else { 0 });
     let rest = all_wire.saturating_sub(seg_wire(first));
+    // With planes the flow may use every plane at once: each link beyond
+    // the hosts' own cables counts that many times (a flow pinned to one
+    // plane then shows a slowdown of about the plane count).
+    let planes = fabric.nic_planes(addr.src) as u64;
     let bottleneck = fwd
         .iter()
-        .map(|&p| fabric.port(p).rate)
+        .map(|&p| {
+            let port = fabric.port(p);
+            let own_cable = port.node == fabric.host_node(addr.src)
+                || port.peer_node == fabric.host_node(addr.dst);
+            let n = if own_cable { 1 } else { planes };
+            sim_core::Bandwidth::from_bps(port.rate.bps().saturating_mul(n))
+        })
         .min()
         .expect("a path has at least the host's link");
     let ps = handshake

@@ -51,6 +51,11 @@ pub trait Shape: Debug + Send + Sync {
     /// Every node's name in the papers' words, by node id (hosts first):
     /// `host17`, `tor3`, `agg1`, `core2`, `leaf0`, `spine1`.
     fn node_names(&self) -> Vec<String>;
+    /// Its parallel copies of the switches (`planes`; 1 for a shape
+    /// without them).
+    fn planes(&self) -> u32 {
+        1
+    }
 }
 
 /// `prefix0`, `prefix1`, ... for each (prefix, count), in order.
@@ -125,6 +130,49 @@ fn size(
             ))
         }
     }
+}
+
+/// `planes`, checked: 1 to 16.
+fn check_planes(planes: u32) -> Result<u64, (String, String)> {
+    if !(1..=16).contains(&planes) {
+        let msg = format!("{planes}: parallel copies of the fabric, 1 to 16");
+        return Err(("planes".into(), msg));
+    }
+    Ok(planes as u64)
+}
+
+/// `s` in `planes` planes (`net::TopologyGraph::planes`): every switch and
+/// every cable between switches `planes` times, a NIC node per host with
+/// a cable to its host and one to its ToR in each plane; every NIC is an
+/// edge. One plane is `s`.
+fn plane_size(s: Size, planes: u32) -> Result<Size, (String, String)> {
+    let n = check_planes(planes)?;
+    if n == 1 {
+        return Ok(s);
+    }
+    let hosts = s.hosts as u64;
+    let switches = (s.switches as u64)
+        .checked_mul(n)
+        .and_then(|x| x.checked_add(hosts));
+    let links = (s.links - hosts)
+        .checked_mul(n)
+        .and_then(|x| x.checked_add(hosts.checked_mul(n + 1)?));
+    size(Some(hosts), switches, links, hosts, "planes")
+}
+
+/// `names` (hosts first) in `planes` planes: the hosts, `nic0`.., then
+/// each plane's switches prefixed `p0-`, `p1-`, ...
+fn plane_names(names: Vec<String>, hosts: u32, planes: u32) -> Vec<String> {
+    if planes <= 1 {
+        return names;
+    }
+    let (h, switches) = names.split_at(hosts as usize);
+    let mut v = h.to_vec();
+    v.extend(numbered(&[("nic", hosts)]));
+    for p in 0..planes {
+        v.extend(switches.iter().map(|s| format!("p{p}-{s}")));
+    }
+    v
 }
 
 /// `kind = "star"`: `hosts` hosts on one switch.
@@ -211,6 +259,8 @@ pub struct LeafSpine {
     host_rate: Bandwidth,
     fabric_rate: Bandwidth,
     link_delay: SimDuration,
+    #[serde(default = "one")]
+    planes: u32,
 }
 
 impl Shape for LeafSpine {
@@ -219,16 +269,17 @@ impl Shape for LeafSpine {
         let leaves = at_least(self.leaves, 1, "leaves")?;
         let hosts = leaves * at_least(self.hosts_per_leaf, 1, "hosts_per_leaf")?;
         let links = hosts.checked_add(leaves * spines);
-        size(
+        let one = size(
             Some(hosts),
             Some(leaves + spines),
             links,
             leaves,
             "hosts_per_leaf",
-        )
+        )?;
+        plane_size(one, self.planes)
     }
     fn host_rate(&self, _host: u32) -> Bandwidth {
-        self.host_rate
+        Bandwidth::from_bps(self.host_rate.bps().saturating_mul(self.planes as u64))
     }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::leaf_spine(
@@ -239,17 +290,22 @@ impl Shape for LeafSpine {
             self.fabric_rate,
             self.link_delay,
         )
+        .planes(self.planes)
     }
     fn longest_delay(&self) -> (String, SimDuration) {
         ("link_delay".into(), self.link_delay)
     }
     fn node_names(&self) -> Vec<String> {
         let hosts = self.leaves * self.hosts_per_leaf;
-        numbered(&[
+        let names = numbered(&[
             ("host", hosts),
             ("leaf", self.leaves),
             ("spine", self.spines),
-        ])
+        ]);
+        plane_names(names, hosts, self.planes)
+    }
+    fn planes(&self) -> u32 {
+        self.planes
     }
 }
 
@@ -346,6 +402,8 @@ pub struct KAryFatTree {
     /// al.'s full bisection; 3 puts 3k/2 hosts under each ToR (3:1).
     #[serde(default = "one")]
     oversubscription: u32,
+    #[serde(default = "one")]
+    planes: u32,
 }
 
 fn one() -> u32 {
@@ -373,27 +431,34 @@ impl Shape for KAryFatTree {
         // The host links, then two layers of k^3/4 links: edge-aggregation, aggregation-core.
         let links = hosts.zip(pod_links).and_then(|(h, p)| h.checked_add(2 * p));
         // k pods of k/2 edge switches.
-        size(hosts, switches, links, k * k / 2, "k")
+        let one = size(hosts, switches, links, k * k / 2, "k")?;
+        plane_size(one, self.planes)
     }
     fn host_rate(&self, _host: u32) -> Bandwidth {
-        self.link_rate
+        Bandwidth::from_bps(self.link_rate.bps().saturating_mul(self.planes as u64))
     }
     fn build(&self) -> TopologyGraph {
         let (k, h, r) = (self.k, self.k / 2, self.link_rate);
         let hosts_per_tor = h * self.oversubscription;
         TopologyGraph::three_tier(k, h, h, h * h, hosts_per_tor, r, r, self.link_delay)
+            .planes(self.planes)
     }
     fn longest_delay(&self) -> (String, SimDuration) {
         ("link_delay".into(), self.link_delay)
     }
     fn node_names(&self) -> Vec<String> {
         let h = self.k / 2;
-        numbered(&[
-            ("host", self.k * h * h * self.oversubscription),
+        let hosts = self.k * h * h * self.oversubscription;
+        let names = numbered(&[
+            ("host", hosts),
             ("tor", self.k * h),
             ("agg", self.k * h),
             ("core", h * h),
-        ])
+        ]);
+        plane_names(names, hosts, self.planes)
+    }
+    fn planes(&self) -> u32 {
+        self.planes
     }
 }
 
@@ -620,6 +685,7 @@ pub static FAMILY: Family<Spec> = Family {
             key("host_rate", "required", "rate", "host link rate"),
             key("fabric_rate", "required", "rate", "leaf-spine link rate"),
             key("link_delay", "required", "duration, 0 to 1s", "propagation delay of every link"),
+            key("planes", "1", "integer, 1 to 16", "parallel copies of the switches (planes): each host reaches its ToR in every plane through a NIC of its own, at planes x its rate, which picks a plane per flow by the ECMP hash or per packet when the host sprays; switches named p0-tor0, p1-tor0, ..., NICs nic0, ..."),
         ], parse::<LeafSpine>),
         row("fat-tree", "three tiers: ToR and aggregation fully meshed per pod, aggregation j to cores j x cores/aggs_per_pod..", "R-AQM VI-A, RCC V-A (320 hosts)", &[
             key("pods", "5", "integer", "pods"),
@@ -636,6 +702,7 @@ pub static FAMILY: Family<Spec> = Family {
             key("link_rate", "required", "rate", "rate of every link"),
             key("link_delay", "required", "duration, 0 to 1s", "propagation delay of every link"),
             key("oversubscription", "1", "integer, 1 to 64", "hosts per ToR as a multiple of its k/2 uplinks (3: 3k/2 hosts, 3:1 at the ToR)"),
+            key("planes", "1", "integer, 1 to 16", "parallel copies of the switches (planes): each host reaches its ToR in every plane through a NIC of its own, at planes x its rate, which picks a plane per flow by the ECMP hash or per packet when the host sprays; switches named p0-tor0, p1-tor0, ..., NICs nic0, ..."),
         ], parse::<KAryFatTree>),
         row("explicit", "hosts h0.., switches s0.. and a list of cables", "", &[
             key("hosts", "required", "integer", "number of hosts, named h0, h1, .."),
@@ -695,6 +762,16 @@ mod tests {
                 host_rate: host,
                 fabric_rate: rate,
                 link_delay: delay,
+                planes: 1,
+            }),
+            Box::new(LeafSpine {
+                leaves: 3,
+                spines: 2,
+                hosts_per_leaf: 4,
+                host_rate: host,
+                fabric_rate: rate,
+                link_delay: delay,
+                planes: 3,
             }),
             Box::new(FatTree {
                 pods: 3,
@@ -731,12 +808,14 @@ mod tests {
                 link_rate: rate,
                 link_delay: delay,
                 oversubscription: 1,
+                planes: 1,
             }),
             Box::new(KAryFatTree {
                 k: 4,
                 link_rate: rate,
                 link_delay: delay,
                 oversubscription: 3,
+                planes: 2,
             }),
         ];
         for s in shapes {

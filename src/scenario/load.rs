@@ -638,32 +638,8 @@ fn routing_and_failures(
 /// one port run on symmetric routes, and that a link goes down only
 /// where what it models holds: the key at fault and why.
 fn check_paths(sc: &Scenario) -> Result<(), (String, String)> {
-    let spraying = sc
-        .transports
-        .iter()
-        .find(|t| t.config.family_rules().sprays());
-    if let Some(t) = spraying {
-        let key = t.key("spray");
-        if sc.routing.spray != net::path_choice::Spray::None {
-            let msg = format!(
-                "transport \"{}\" sets its packets' entropy values itself, and [routing] spray \
-                 would overwrite them: leave routing.spray at \"none\" and choose the transport's spray",
-                t.name
-            );
-            return Err(("routing.spray".into(), msg));
-        }
-        if sc.switch.ingress.is_some() || sc.output.max_min {
-            let what = if sc.output.max_min {
-                "output.max_min allocates each flow its one ECMP path"
-            } else {
-                "the [switch.ingress] plugin pairs each flow's ACKs with its data at one port"
-            };
-            let msg = format!(
-                "sprays each flow's packets over several paths, but {what}: give spray = \"none\""
-            );
-            return Err((key, msg));
-        }
-    }
+    check_spraying(sc)?;
+    check_planes(sc)?;
     if let Some((key, what)) = sc.routing.asymmetry() {
         let key = format!("routing.{key}");
         if sc.switch.ingress.is_some() {
@@ -702,6 +678,59 @@ fn check_paths(sc: &Scenario) -> Result<(), (String, String)> {
         let msg = "a link that goes down under PFC would strand its PAUSE state, which \
                    dcnsim does not model: give `degrade`, or run without switch.pfc";
         return Err((format!("failure[{i}]"), msg.into()));
+    }
+    Ok(())
+}
+
+/// A transport that sets its own entropy values (it sprays) against
+/// `[routing] spray` and what needs one path per flow.
+fn check_spraying(sc: &Scenario) -> Result<(), (String, String)> {
+    let spraying = sc
+        .transports
+        .iter()
+        .find(|t| t.config.family_rules().sprays());
+    if let Some(t) = spraying {
+        let key = t.key("spray");
+        if sc.routing.spray != net::path_choice::Spray::None {
+            let msg = format!(
+                "transport \"{}\" sets its packets' entropy values itself, and [routing] spray \
+                 would overwrite them: leave routing.spray at \"none\" and choose the transport's spray",
+                t.name
+            );
+            return Err(("routing.spray".into(), msg));
+        }
+        if sc.switch.ingress.is_some() || sc.output.max_min {
+            let what = if sc.output.max_min {
+                "output.max_min allocates each flow its one ECMP path"
+            } else {
+                "the [switch.ingress] plugin pairs each flow's ACKs with its data at one port"
+            };
+            let msg = format!(
+                "sprays each flow's packets over several paths, but {what}: give spray = \"none\""
+            );
+            return Err((key, msg));
+        }
+    }
+    Ok(())
+}
+
+/// What a multi-plane fabric's NICs do not model.
+fn check_planes(sc: &Scenario) -> Result<(), (String, String)> {
+    if sc.topology.spec.shape.planes() > 1 {
+        let (key, what) = if sc.switch.pfc.is_some() {
+            ("switch.pfc", "PFC")
+        } else if sc.switch.ingress.is_some() {
+            ("switch.ingress", "an ingress plugin")
+        } else {
+            ("", "")
+        };
+        if !key.is_empty() {
+            let msg = format!(
+                "{what} is not modelled on a multi-plane fabric, whose hosts' NICs forward \
+                 to the planes: run topology.planes = 1, or without {key}"
+            );
+            return Err((key.into(), msg));
+        }
     }
     Ok(())
 }

@@ -13,7 +13,8 @@
 //! ([`ecmp_salt`]): the data and the ACKs of one flow hash alike, and
 //! because candidates are ordered by neighbour id, switches at the same tier
 //! on the two paths pick matching positions.
-//! Hosts never forward: paths do not transit them.
+//! Hosts never forward: paths do not transit them, nor a multi-plane
+//! host's NIC node other than the path's own ends.
 
 use crate::ids::{HostId, NodeId, PortId};
 use crate::packet::Packet;
@@ -79,6 +80,12 @@ impl RoutingTable {
         unreachable_ok: bool,
     ) -> Result<Self, TopologyError> {
         let is_switch = |n: NodeId| kinds[n.idx()] != NodeKind::Host;
+        let is_nic = |n: NodeId| {
+            kinds[n.idx()]
+                == NodeKind::Switch {
+                    tier: crate::topology::NIC_TIER,
+                }
+        };
         let mut switch_nodes = Vec::new();
         let switch_index: Vec<u32> = (0..kinds.len())
             .map(|n| {
@@ -147,6 +154,9 @@ impl RoutingTable {
             frontier.clear();
             frontier.push_back(t);
             while let Some(x) = frontier.pop_front() {
+                if x != t && is_nic(x) {
+                    continue; // a NIC forwards only its own host's packets
+                }
                 for &(_, y) in &adjacency[x.idx()] {
                     if is_switch(y) && dist[y.idx()] == u32::MAX {
                         dist[y.idx()] = dist[x.idx()] + 1;
@@ -172,7 +182,11 @@ impl RoutingTable {
                 hops.extend(
                     adjacency[x.idx()]
                         .iter()
-                        .filter(|(_, y)| is_switch(*y) && dist[y.idx()] + 1 == dist[x.idx()])
+                        .filter(|&&(_, y)| {
+                            is_switch(y)
+                                && (y == t || !is_nic(y))
+                                && dist[y.idx()] + 1 == dist[x.idx()]
+                        })
                         .map(|&(p, y)| (y, p)),
                 );
                 hops.sort();

@@ -29,12 +29,20 @@ pub enum NodeKind {
     Host,
     /// A switch; `tier` is 1 for ToR/leaf, 2 for aggregation/spine, 3 for core.
     /// ECMP salts its hash with the tier so that successive tiers choose
-    /// independently while both directions of a flow choose alike.
+    /// independently while both directions of a flow choose alike. Tier
+    /// [`NIC_TIER`] is a multi-plane host's NIC ([`TopologyGraph::planes`]).
     Switch {
         /// The layer of the switch in the fabric.
         tier: u8,
     },
 }
+
+/// The tier of a multi-plane host's NIC: a node between the host and one
+/// ToR per plane that forwards each packet to a plane (by ECMP: per flow,
+/// or per packet when the host sprays entropy values) and never drops,
+/// marks or trims, as a host's NIC port does not. Routes never pass
+/// through a NIC that is not their end.
+pub const NIC_TIER: u8 = 0;
 
 /// A bidirectional cable: two unidirectional links of the same rate and delay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,6 +147,60 @@ impl TopologyGraph {
         for (i, h) in hosts.iter().enumerate() {
             self.connect(*h, switches[i / per_switch as usize], rate, delay);
         }
+    }
+
+    /// `n` parallel copies (planes) of this fabric's switches and the
+    /// cables between them, each host joined to its ToR in every plane
+    /// through a NIC node of its own ([`NIC_TIER`]): the host's one cable
+    /// runs at `n` times its rate with no delay (the NIC's ports together),
+    /// each NIC-to-ToR cable as the host's did. Node ids: hosts as before,
+    /// then the NICs by host, then plane 0's switches, plane 1's, ...
+    /// (in each, the single plane's order). One plane is the fabric as it is.
+    pub fn planes(self, n: u32) -> TopologyGraph {
+        if n <= 1 {
+            return self;
+        }
+        let hosts: Vec<usize> = (0..self.nodes.len())
+            .filter(|&i| self.nodes[i] == NodeKind::Host)
+            .collect();
+        let switches: Vec<usize> = (0..self.nodes.len())
+            .filter(|&i| self.nodes[i] != NodeKind::Host)
+            .collect();
+        let mut g = TopologyGraph::default();
+        let mut host_id = vec![NodeId(u32::MAX); self.nodes.len()];
+        for &h in &hosts {
+            host_id[h] = g.add_node(NodeKind::Host);
+        }
+        let mut nic = vec![NodeId(u32::MAX); self.nodes.len()];
+        for &h in &hosts {
+            nic[h] = g.add_node(NodeKind::Switch { tier: NIC_TIER });
+        }
+        let mut in_plane = vec![vec![NodeId(u32::MAX); self.nodes.len()]; n as usize];
+        for plane in in_plane.iter_mut() {
+            for &s in &switches {
+                plane[s] = g.add_node(self.nodes[s]);
+            }
+        }
+        let is_host = |x: NodeId| self.nodes[x.idx()] == NodeKind::Host;
+        for c in &self.cables {
+            match (is_host(c.a), is_host(c.b)) {
+                (true, true) => g.connect(host_id[c.a.idx()], host_id[c.b.idx()], c.rate, c.delay),
+                (false, false) => {
+                    for plane in &in_plane {
+                        g.connect(plane[c.a.idx()], plane[c.b.idx()], c.rate, c.delay);
+                    }
+                }
+                (host_a, _) => {
+                    let (h, s) = if host_a { (c.a, c.b) } else { (c.b, c.a) };
+                    let rate = Bandwidth::from_bps(c.rate.bps().saturating_mul(n as u64));
+                    g.connect(host_id[h.idx()], nic[h.idx()], rate, SimDuration::ZERO);
+                    for plane in &in_plane {
+                        g.connect(nic[h.idx()], plane[s.idx()], c.rate, c.delay);
+                    }
+                }
+            }
+        }
+        g
     }
 
     /// The number of hosts.

@@ -32,7 +32,7 @@ use crate::port::{
 };
 use crate::routing::RoutingTable;
 use crate::sched::{Discipline, Scheduler as SchedState};
-use crate::topology::{NodeKind, TopologyError, TopologyGraph};
+use crate::topology::{NIC_TIER, NodeKind, TopologyError, TopologyGraph};
 use sim_core::{Bandwidth, EventQueue, QueueSize, SimTime};
 
 /// An event of the network model, addressed by port.
@@ -315,7 +315,12 @@ impl Fabric {
             let (pa, pb) = cable_ports(i);
             debug_assert_eq!(pa.idx(), ports.len());
             for (node, peer, peer_node) in [(c.a, pb, c.b), (c.b, pa, c.a)] {
-                let is_switch = graph.nodes[node.idx()] != NodeKind::Host;
+                // A multi-plane host's NIC node forwards, but its ports are
+                // a NIC's: no AQM, no drop, one class (NodeKind's NIC_TIER).
+                let is_switch = !matches!(
+                    graph.nodes[node.idx()],
+                    NodeKind::Host | NodeKind::Switch { tier: NIC_TIER }
+                );
                 // Under PFC a NIC has a queue per class, so that a paused
                 // priority does not stop the others.
                 let per_class = is_switch || config.pfc.is_some();
@@ -397,7 +402,13 @@ impl Fabric {
             .map(|&kind| match kind {
                 NodeKind::Switch { tier } => Node {
                     kind,
-                    choice: config.paths.choice(tier),
+                    // A NIC picks its plane by the ECMP hash (per flow, or
+                    // per packet when its host sprays entropy values).
+                    choice: if tier == NIC_TIER {
+                        PathChoice::Ecmp
+                    } else {
+                        config.paths.choice(tier)
+                    },
                     ecmp_salt: crate::routing::ecmp_salt(config.seed, tier),
                 },
                 NodeKind::Host => Node {
@@ -461,12 +472,29 @@ impl Fabric {
         &self.ports[p.idx()]
     }
 
+    /// The node of host `h`.
+    pub fn host_node(&self, h: HostId) -> NodeId {
+        self.host_nodes[h.idx()]
+    }
+
     /// The NIC (egress) port of a host.
     pub fn host_port(&self, h: HostId) -> PortId {
         self.host_ports[h.idx()]
     }
 
-    /// The egress port that delivers to host `h` (the last hop's switch port).
+    /// The planes host `h` reaches through its NIC node (1 without planes).
+    pub fn nic_planes(&self, h: HostId) -> u32 {
+        let nic = self.ports[self.host_ports[h.idx()].idx()].peer_node;
+        match self.nodes[nic.idx()].kind {
+            NodeKind::Switch { tier: NIC_TIER } => {
+                let ports = self.ports.iter().filter(|p| p.node == nic).count();
+                (ports as u32).saturating_sub(1).max(1)
+            }
+            _ => 1,
+        }
+    }
+
+    /// The port of host `h`'s switch (its NIC node's, with planes) towards it.
     pub fn port_towards_host(&self, h: HostId) -> PortId {
         self.ports[self.host_ports[h.idx()].idx()].peer
     }
@@ -746,7 +774,7 @@ impl Fabric {
             }
             None => port.fits(size),
         };
-        if !fits || trim_stage::over(&self.config.trim, &port.queues[class], size) {
+        if !fits || trim_stage::over(&self.config.trim, port, class, size) {
             return self.drop_or_trim(p, class, id, DropCause::BufferOverflow, sched);
         }
         let state = port.state(class, self.pool[port.node.idx()]);

@@ -488,3 +488,63 @@ fn a_link_degraded_one_way_from_the_start_is_built_slow_with_its_buffer_scaled()
         "without buffer_scales the bytes stay"
     );
 }
+
+#[test]
+fn planes_copy_the_switches_and_give_each_host_a_nic_that_never_is_a_transit() {
+    let r = Bandwidth::from_gbps(100);
+    let d = SimDuration::from_us(1);
+    let one = TopologyGraph::leaf_spine(2, 2, 2, r, r, d);
+    let g = one.clone().planes(2);
+    let (hosts, switches) = (one.host_count(), one.nodes.len() - one.host_count());
+    assert_eq!(
+        g.nodes.len(),
+        hosts + hosts + 2 * switches,
+        "hosts, NICs, two planes"
+    );
+    assert!(g.nodes[hosts..2 * hosts].iter().all(|k| *k
+        == NodeKind::Switch {
+            tier: crate::topology::NIC_TIER
+        }));
+    // A host's one cable runs at twice the rate with no delay; its NIC has
+    // a cable to its leaf in each plane.
+    let host_cable = g.cables.iter().find(|c| c.a == NodeId(0)).unwrap();
+    assert_eq!(
+        (host_cable.b, host_cable.rate, host_cable.delay),
+        (
+            NodeId(hosts as u32),
+            Bandwidth::from_gbps(200),
+            SimDuration::ZERO
+        )
+    );
+    let nic_cables = g
+        .cables
+        .iter()
+        .filter(|c| c.a == NodeId(hosts as u32) || c.b == NodeId(hosts as u32))
+        .count();
+    assert_eq!(nic_cables, 3);
+    assert_eq!(
+        one.clone().planes(1),
+        one,
+        "one plane is the fabric as it is"
+    );
+    let f = Fabric::new(
+        &g,
+        FabricConfig::fifo(WireFormat::ETHERNET, QueueSize::Packets(100), 1 << 20),
+        |_, _, _| None,
+    )
+    .unwrap();
+    assert_eq!(f.nic_planes(HostId(0)), 2);
+    // Host 0's NIC's ports act as a NIC's: no buffer limit.
+    let nic_up = f
+        .ports()
+        .iter()
+        .find(|p| p.node == NodeId(hosts as u32) && p.peer_node != NodeId(0))
+        .unwrap();
+    assert!(!nic_up.at_switch && nic_up.buffer == QueueSize::Bytes(u64::MAX));
+    // From a leaf of plane 0, host 1 (on the same leaf) is reached through
+    // its own NIC, never through host 0's.
+    let leaf0_p0 = NodeId(2 * hosts as u32);
+    let hops = f.routes().next_hops(leaf0_p0, HostId(1));
+    assert_eq!(hops.len(), 1);
+    assert_eq!(f.port(hops[0]).peer_node, NodeId(hosts as u32 + 1));
+}

@@ -59,8 +59,15 @@ impl TrimConfig {
 /// Whether trimming is on with a threshold that a data packet of `size`
 /// bytes arriving at `queue` passes.
 #[inline]
-pub(super) fn over(trim: &Option<TrimConfig>, queue: &crate::port::PacketQueue, size: u32) -> bool {
-    trim.is_some_and(|t| t.over(queue.bytes(), queue.packets(), size))
+pub(super) fn over(
+    trim: &Option<TrimConfig>,
+    port: &crate::port::Port,
+    class: usize,
+    size: u32,
+) -> bool {
+    // Only a switch trims at its threshold: a NIC's queue is its host's.
+    let queue = &port.queues[class];
+    port.at_switch && trim.is_some_and(|t| t.over(queue.bytes(), queue.packets(), size))
 }
 
 /// Whether a switch may trim `pkt`: a data packet that still has its
