@@ -66,8 +66,10 @@ pub(super) fn over(
     size: u32,
 ) -> bool {
     // Only a switch trims at its threshold: a NIC's queue is its host's.
-    let queue = &port.queues[class];
-    port.at_switch && trim.is_some_and(|t| t.over(queue.bytes(), queue.packets(), size))
+    trim.is_some_and(|t| {
+        let queue = &port.queues[class];
+        port.at_switch && t.over(queue.bytes(), queue.packets(), size)
+    })
 }
 
 /// Whether a switch may trim `pkt`: a data packet that still has its
