@@ -387,8 +387,8 @@ impl Sender {
             Sender::Roce(s) => s.take_rtt_sample(),
             Sender::Homa(_) => None,
             Sender::ExpressPass(_) => None,
-            Sender::Uec(s) => s.take_rtt_sample(),
-            Sender::Ndp(s) => s.take_rtt_sample(),
+            Sender::Uec(s) => s.flow_mut().take_rtt_sample(),
+            Sender::Ndp(s) => s.flow_mut().take_rtt_sample(),
         }
     }
 
@@ -400,8 +400,8 @@ impl Sender {
             Sender::Roce(s) => s.completed_at(),
             Sender::Homa(s) => s.message().completed_at(),
             Sender::ExpressPass(s) => s.message().completed_at(),
-            Sender::Uec(s) => s.completed_at(),
-            Sender::Ndp(s) => s.completed_at(),
+            Sender::Uec(s) => s.flow().completed_at(),
+            Sender::Ndp(s) => s.flow().completed_at(),
         }
     }
 
@@ -413,8 +413,8 @@ impl Sender {
             Sender::Roce(s) => s.bytes_acked(),
             Sender::Homa(s) => s.message().bytes_acked(),
             Sender::ExpressPass(s) => s.message().bytes_acked(),
-            Sender::Uec(s) => s.bytes_acked(),
-            Sender::Ndp(s) => s.bytes_acked(),
+            Sender::Uec(s) => s.flow().bytes_acked(),
+            Sender::Ndp(s) => s.flow().bytes_acked(),
         }
     }
 
@@ -425,8 +425,8 @@ impl Sender {
             Sender::Roce(s) => s.size_bytes(),
             Sender::Homa(s) => s.message().size_bytes(),
             Sender::ExpressPass(s) => s.message().size_bytes(),
-            Sender::Uec(s) => s.size_bytes(),
-            Sender::Ndp(s) => s.size_bytes(),
+            Sender::Uec(s) => s.flow().size_bytes(),
+            Sender::Ndp(s) => s.flow().size_bytes(),
         }
     }
 
@@ -438,8 +438,8 @@ impl Sender {
             Sender::Roce(s) => s.addr(),
             Sender::Homa(s) => s.message().addr(),
             Sender::ExpressPass(s) => s.message().addr(),
-            Sender::Uec(s) => s.addr(),
-            Sender::Ndp(s) => s.addr(),
+            Sender::Uec(s) => s.flow().addr(),
+            Sender::Ndp(s) => s.flow().addr(),
         }
     }
 
@@ -450,8 +450,8 @@ impl Sender {
             Sender::Roce(s) => s.record(),
             Sender::Homa(s) => s.message().record("homa"),
             Sender::ExpressPass(s) => s.message().record("expresspass"),
-            Sender::Uec(s) => s.record(),
-            Sender::Ndp(s) => s.record(),
+            Sender::Uec(s) => s.flow().record(),
+            Sender::Ndp(s) => s.flow().record(),
         }
     }
 

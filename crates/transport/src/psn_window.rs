@@ -326,3 +326,115 @@ mod tests {
         assert_eq!(w.next_to_send(), Some((3, true)));
     }
 }
+
+/// A packet-numbered flow's sending end as the world and the reports see
+/// it: its addressing, times, counters and sent packets (the UEC and NDP
+/// senders each keep one beside their own congestion state, as Homa's and
+/// ExpressPass's keep a [`crate::message::MessageSend`]).
+#[derive(Clone, Debug)]
+pub struct PsnFlow {
+    /// The flow's addressing.
+    pub addr: crate::FlowAddr,
+    /// When it started.
+    pub started_at: Option<SimTime>,
+    /// When the receiver acknowledged its last packet.
+    pub completed_at: Option<SimTime>,
+    /// What the sender did.
+    pub stats: crate::endpoint::Counters,
+    /// Its sent packets.
+    pub window: PsnWindow,
+    /// The RTT sample the last ACK gave.
+    pub rtt_sample: Option<SimDuration>,
+    family: &'static str,
+}
+
+impl PsnFlow {
+    /// Flow `addr` of `family` over `window`, not yet started.
+    pub fn new(addr: crate::FlowAddr, family: &'static str, window: PsnWindow) -> Self {
+        PsnFlow {
+            addr,
+            started_at: None,
+            completed_at: None,
+            stats: crate::endpoint::Counters::default(),
+            window,
+            rtt_sample: None,
+            family,
+        }
+    }
+
+    /// Started and not yet acknowledged.
+    pub fn running(&self) -> bool {
+        self.started_at.is_some() && self.completed_at.is_none()
+    }
+
+    /// Starts it.
+    pub fn start(&mut self, now: SimTime) {
+        self.started_at = Some(now);
+    }
+
+    /// Ends an unbounded flow at what has been sent.
+    pub fn stop_app(&mut self, now: SimTime) {
+        if self.completed_at.is_none() && self.window.stop_at_sent() {
+            self.completed_at = Some(now);
+        }
+    }
+
+    /// Retires what is acknowledged; the flow completes with its last packet.
+    pub fn settle(&mut self, now: SimTime) {
+        self.window.settle();
+        if self.window.all_acked() {
+            self.completed_at = Some(now);
+        }
+    }
+
+    /// When its oldest outstanding packet times out, while it runs.
+    #[inline]
+    pub fn deadline(&self) -> Option<SimTime> {
+        if self.running() {
+            self.window.rto_at()
+        } else {
+            None
+        }
+    }
+
+    /// The RTT sample the last ACK gave; taking it clears it.
+    pub fn take_rtt_sample(&mut self) -> Option<SimDuration> {
+        self.rtt_sample.take()
+    }
+
+    /// When the receiver acknowledged the last packet.
+    pub fn completed_at(&self) -> Option<SimTime> {
+        self.completed_at
+    }
+
+    /// Data bytes acknowledged cumulatively.
+    pub fn bytes_acked(&self) -> u64 {
+        if self.completed_at.is_some() {
+            self.window.size_bytes()
+        } else {
+            self.window.bytes_acked()
+        }
+    }
+
+    /// The flow's size.
+    pub fn size_bytes(&self) -> u64 {
+        self.window.size_bytes()
+    }
+
+    /// The flow's addressing.
+    pub fn addr(&self) -> &crate::FlowAddr {
+        &self.addr
+    }
+
+    /// What the reports need of the flow.
+    pub fn record(&self) -> crate::endpoint::FlowRecord {
+        crate::endpoint::FlowRecord {
+            family: self.family,
+            started_at: self.started_at,
+            completed_at: self.completed_at,
+            closed_at: self.completed_at,
+            bytes_acked: self.bytes_acked(),
+            counters: self.stats,
+        }
+    }
+}

@@ -123,7 +123,7 @@ fn the_sender_sends_its_first_window_then_one_packet_per_pull_nacked_first() {
     assert_eq!(next, [1, 3], "two PULLs: the NACKed packet, then new data");
     s.on_packet(us(7.0), &ctl(PULL, 0, 2), &mut out);
     assert!(!s.wants_transmit(), "an old pull counter adds nothing");
-    assert_eq!(s.record().counters.retransmits, 1);
+    assert_eq!(s.flow().record().counters.retransmits, 1);
 }
 
 fn harness<'a>(cfg: &NdpConfig, size: u64) -> Harness<'a, NdpSender, NdpReceiver> {
@@ -150,8 +150,8 @@ fn a_flow_recovers_trimmed_packets_by_pulls_without_a_timeout() {
         true
     });
     h.run(us(100_000.0));
-    assert!(h.sender.completed_at().is_some());
-    let c = h.sender.record().counters;
+    assert!(h.sender.flow().completed_at().is_some());
+    let c = h.sender.flow().record().counters;
     assert_eq!((c.timeouts, c.retransmits), (0, 6));
     assert_eq!(h.receiver.naks_sent(), 6);
     assert_eq!(h.receiver.bytes_received(), 100_000);
@@ -168,8 +168,8 @@ fn a_lost_packet_goes_again_at_its_timeout() {
         !drop
     });
     h.run(us(100_000.0));
-    let t = h.sender.completed_at().expect("completes");
-    let c = h.sender.record().counters;
+    let t = h.sender.flow().completed_at().expect("completes");
+    let c = h.sender.flow().record().counters;
     assert_eq!((c.timeouts, c.retransmits), (1, 1));
     assert!(t > us(1_000.0), "after the 1 ms timeout: {t}");
 }

@@ -6,26 +6,21 @@ use super::config::UecConfig;
 use super::nscc::{AckSignal, Nscc};
 use super::spray::{Entropies, PathFeedback};
 use super::{CREDIT, CREDIT_QUANTUM, HEADER_BYTES, NACK};
-use crate::endpoint::{Counters, FlowRecord, PathInfo, Side};
-use crate::psn_window::PsnWindow;
+use crate::endpoint::{PathInfo, Side};
+use crate::psn_window::{PsnFlow, PsnWindow};
 use crate::{Emit, FlowAddr};
 use net::{Ecn, Kind, Packet, Protocol};
-use sim_core::{SimDuration, SimTime};
+use sim_core::SimTime;
 
 /// The sender of one UEC flow.
 #[derive(Clone, Debug)]
 pub struct UecSender {
-    addr: FlowAddr,
+    flow: PsnFlow,
     mss: u64,
-    started_at: Option<SimTime>,
-    completed_at: Option<SimTime>,
-    stats: Counters,
-    window: PsnWindow,
     /// A timeout since the last progress (RTO episodes).
     timed_out: bool,
     nscc: Nscc,
     paths: Entropies,
-    rtt_sample: Option<SimDuration>,
     /// Receiver credit, when RCCC is on.
     credit: Option<Credit>,
 }
@@ -48,17 +43,13 @@ impl UecSender {
     pub fn new(addr: FlowAddr, size_bytes: u64, cfg: &UecConfig, path: &PathInfo) -> Self {
         let mss = cfg.mss_bytes as u64;
         let line = path.line_rate.bps() as f64 / 8e12;
+        let window = PsnWindow::new(size_bytes, mss, HEADER_BYTES as u64, cfg.rto);
         let mut s = UecSender {
-            addr,
+            flow: PsnFlow::new(addr, "uec", window),
             mss,
-            started_at: None,
-            completed_at: None,
-            stats: Counters::default(),
-            window: PsnWindow::new(size_bytes, mss, HEADER_BYTES as u64, cfg.rto),
             timed_out: false,
             nscc: Nscc::new(cfg, line, cfg.packet_bytes()),
             paths: Entropies::new(cfg, path.stream_seed, addr.flow.0 as u64),
-            rtt_sample: None,
             credit: None,
         };
         if cfg.rccc {
@@ -73,31 +64,36 @@ impl UecSender {
         s
     }
 
-    fn running(&self) -> bool {
-        self.started_at.is_some() && self.completed_at.is_none()
+    /// The flow's record: addressing, times, counters, sent packets.
+    pub fn flow(&self) -> &PsnFlow {
+        &self.flow
+    }
+
+    /// The flow's record, to take its RTT sample.
+    pub fn flow_mut(&mut self) -> &mut PsnFlow {
+        &mut self.flow
     }
 
     /// Starts the flow: its first window may go at once.
     pub fn start(&mut self, now: SimTime, _out: &mut impl Emit) {
-        self.started_at = Some(now);
+        self.flow.start(now);
     }
 
     /// Ends an unbounded flow at what has been sent (its last packet goes
     /// again, with an ACK request, if it is still outstanding).
     pub fn stop_app(&mut self, now: SimTime, _out: &mut impl Emit) {
-        if self.completed_at.is_none() && self.window.stop_at_sent() {
-            self.completed_at = Some(now);
-        }
+        self.flow.stop_app(now);
     }
 
     /// The PSN that would go next and whether it is a resend, if the
     /// window lets it.
     fn pick(&mut self) -> Option<(u64, bool)> {
-        if !self.running() {
+        if !self.flow.running() {
             return None;
         }
-        let (psn, again) = self.window.next_to_send()?;
-        let fits = self.window.in_flight() + self.window.bytes_of(psn) <= self.nscc.cwnd();
+        let (psn, again) = self.flow.window.next_to_send()?;
+        let fits =
+            self.flow.window.in_flight() + self.flow.window.bytes_of(psn) <= self.nscc.cwnd();
         let credited = self.credit.is_none_or(|c| c.bytes > 0);
         (fits && credited).then_some((psn, again))
     }
@@ -112,15 +108,15 @@ impl UecSender {
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
         let (psn, again) = self.pick()?;
         let entropy = self.paths.next_value();
-        let bytes = self.window.send(now, psn, again, entropy);
+        let bytes = self.flow.window.send(now, psn, again, entropy);
         if again {
-            self.stats.retransmits += 1;
+            self.flow.stats.retransmits += 1;
         }
-        let mut p = self.addr.header(Side::Sender, Kind::Data);
+        let mut p = self.flow.addr.header(Side::Sender, Kind::Data);
         p.protocol = Protocol::Uec;
         p.ecn = Ecn::Ect0;
         p.seq = psn;
-        p.ack = self.window.size_bytes();
+        p.ack = self.flow.window.size_bytes();
         p.payload_bytes = (bytes - HEADER_BYTES as u64) as u32;
         p.size_bytes = bytes as u32;
         p.entropy = entropy;
@@ -129,8 +125,8 @@ impl UecSender {
         // An ACK request (htsim's AR): on a resend, on the last packet, and
         // when this packet fills the window.
         p.feedback.flag = again
-            || psn + 1 == self.window.packets()
-            || self.window.in_flight() + self.mss >= self.nscc.cwnd();
+            || psn + 1 == self.flow.window.packets()
+            || self.flow.window.in_flight() + self.mss >= self.nscc.cwnd();
         if let Some(c) = self.credit.as_mut() {
             c.bytes -= bytes as i64;
             p.feedback.window_bytes = self.pull_target();
@@ -144,7 +140,8 @@ impl UecSender {
     fn pull_target(&self) -> u32 {
         let Some(c) = self.credit else { return 0 };
         let packet = (self.mss + HEADER_BYTES as u64) as i64;
-        let wanted = (self.window.backlog_bytes() as i64).min(self.nscc.cwnd() as i64 + packet);
+        let wanted =
+            (self.flow.window.backlog_bytes() as i64).min(self.nscc.cwnd() as i64 + packet);
         let more = (wanted - c.bytes.max(0)).max(0) as u64;
         let target = c.granted + more.div_ceil(CREDIT_QUANTUM);
         u32::try_from(target).unwrap_or(u32::MAX)
@@ -169,7 +166,7 @@ impl UecSender {
     /// An ACK, a NACK or a credit from the receiver.
     #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, _out: &mut impl Emit) {
-        if pkt.protocol != Protocol::Uec || pkt.kind != Kind::Ack || !self.running() {
+        if pkt.protocol != Protocol::Uec || pkt.kind != Kind::Ack || !self.flow.running() {
             return;
         }
         self.on_credit(pkt);
@@ -182,13 +179,13 @@ impl UecSender {
         } else {
             let delay = if pkt.ts_ecr > SimTime::ZERO {
                 let rtt = now.since(pkt.ts_ecr);
-                self.rtt_sample = Some(rtt);
+                self.flow.rtt_sample = Some(rtt);
                 self.nscc.on_rtt(rtt, ecn)
             } else {
                 self.nscc.avg_delay()
             };
-            let acked_bytes =
-                self.window.ack(pkt.ack, pkt.sack.iter(pkt.ack)) + self.window.ack_one(pkt.seq);
+            let acked_bytes = self.flow.window.ack(pkt.ack, pkt.sack.iter(pkt.ack))
+                + self.flow.window.ack_one(pkt.seq);
             if acked_bytes > 0 {
                 self.timed_out = false;
             }
@@ -197,7 +194,7 @@ impl UecSender {
                 ecn,
                 acked_bytes,
             };
-            self.nscc.on_ack(now, signal, self.window.in_flight());
+            self.nscc.on_ack(now, signal, self.flow.window.in_flight());
             let fb = if ecn {
                 PathFeedback::Ecn
             } else {
@@ -205,15 +202,12 @@ impl UecSender {
             };
             self.paths.feedback(now, pkt.entropy, fb);
         }
-        self.window.settle();
-        if self.window.all_acked() {
-            self.completed_at = Some(now);
-        }
+        self.flow.settle(now);
     }
 
     /// A NACK of `psn` (trimmed on the way): resend it.
     fn on_nack(&mut self, now: SimTime, psn: u64, entropy: u16) {
-        let Some(lost) = self.window.give_up(psn) else {
+        let Some(lost) = self.flow.window.give_up(psn) else {
             return;
         };
         let rtt = now.since(lost.sent_at);
@@ -221,8 +215,9 @@ impl UecSender {
             // htsim lowers the base RTT on a NACK too (update_base_rtt_on_nack).
             self.nscc.on_rtt(rtt, true);
         }
-        self.stats.sack_recovered += 1;
-        self.nscc.on_nack(now, lost.bytes, self.window.in_flight());
+        self.flow.stats.sack_recovered += 1;
+        self.nscc
+            .on_nack(now, lost.bytes, self.flow.window.in_flight());
         self.paths.feedback(now, entropy, PathFeedback::Nack);
     }
 
@@ -230,13 +225,13 @@ impl UecSender {
     /// queued to resend (htsim's `rtxTimerExpired`, one packet a timer).
     #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn on_timer(&mut self, now: SimTime, _out: &mut impl Emit) {
-        if !self.running() {
+        if !self.flow.running() {
             return;
         }
-        while let Some(lost) = self.window.expire(now) {
-            self.stats.timeouts += 1;
+        while let Some(lost) = self.flow.window.expire(now) {
+            self.flow.stats.timeouts += 1;
             if !self.timed_out {
-                self.stats.rto_episodes += 1;
+                self.flow.stats.rto_episodes += 1;
                 self.timed_out = true;
             }
             self.nscc.on_timeout(lost.bytes);
@@ -248,45 +243,12 @@ impl UecSender {
     /// When the oldest outstanding packet times out.
     #[inline]
     pub fn deadline(&self) -> Option<SimTime> {
-        if self.running() {
-            self.window.rto_at()
-        } else {
-            None
-        }
-    }
-
-    /// The RTT sample the last ACK gave; taking it clears it.
-    pub fn take_rtt_sample(&mut self) -> Option<SimDuration> {
-        self.rtt_sample.take()
-    }
-
-    /// When the receiver acknowledged the last packet.
-    pub fn completed_at(&self) -> Option<SimTime> {
-        self.completed_at
-    }
-
-    /// Data bytes acknowledged cumulatively.
-    pub fn bytes_acked(&self) -> u64 {
-        if self.completed_at.is_some() {
-            self.window.size_bytes()
-        } else {
-            self.window.bytes_acked()
-        }
-    }
-
-    /// The flow's size.
-    pub fn size_bytes(&self) -> u64 {
-        self.window.size_bytes()
-    }
-
-    /// The flow's addressing.
-    pub fn addr(&self) -> &FlowAddr {
-        &self.addr
+        self.flow.deadline()
     }
 
     /// Bytes in flight (whole packets).
     pub fn in_flight(&self) -> u64 {
-        self.window.in_flight()
+        self.flow.window.in_flight()
     }
 
     /// NSCC's state.
@@ -294,22 +256,10 @@ impl UecSender {
         &self.nscc
     }
 
-    /// What the reports need of the flow.
-    pub fn record(&self) -> FlowRecord {
-        FlowRecord {
-            family: "uec",
-            started_at: self.started_at,
-            completed_at: self.completed_at,
-            closed_at: self.completed_at,
-            bytes_acked: self.bytes_acked(),
-            counters: self.stats,
-        }
-    }
-
     /// Its state for `[output] cc_trace`.
     pub fn cc_state(&self, out: &mut crate::endpoint::StateOut<'_>) {
         self.nscc.cc_state(out);
-        out("in_flight_bytes", self.window.in_flight() as f64);
+        out("in_flight_bytes", self.flow.window.in_flight() as f64);
         if let Some(c) = self.credit {
             out("credit_bytes", c.bytes as f64);
         }

@@ -295,7 +295,7 @@ fn harness<'a>(cfg: &UecConfig, size: u64) -> Harness<'a, UecSender, UecReceiver
 }
 
 fn done(h: &Harness<'_, UecSender, UecReceiver>) -> SimTime {
-    h.sender.completed_at().expect("the flow completes")
+    h.sender.flow().completed_at().expect("the flow completes")
 }
 
 #[test]
@@ -311,7 +311,7 @@ fn a_clean_flow_sprays_acks_every_four_packets_and_completes_without_resends() {
     });
     h.run(us(10_000.0));
     done(&h);
-    assert_eq!(h.sender.record().counters.retransmits, 0);
+    assert_eq!(h.sender.flow().record().counters.retransmits, 0);
     assert_eq!(h.receiver.bytes_received(), 100_000);
     assert_eq!(h.data_packets.len(), 100);
     let evs: std::collections::BTreeSet<u16> = h.data_packets.iter().map(|p| p.entropy).collect();
@@ -340,7 +340,7 @@ fn a_trimmed_packet_is_nacked_and_only_it_is_resent_without_a_timeout() {
     });
     h.run(us(10_000.0));
     let t = done(&h);
-    let rec = h.sender.record().counters;
+    let rec = h.sender.flow().record().counters;
     assert_eq!((rec.retransmits, rec.timeouts), (1, 0));
     assert_eq!(h.receiver.naks_sent(), 1);
     assert_eq!(h.data_packets.len(), 101);
@@ -361,7 +361,7 @@ fn a_dropped_packet_waits_for_its_timeout_and_sacks_spare_the_rest() {
     });
     h.run(us(10_000.0));
     let t = done(&h);
-    let rec = h.sender.record().counters;
+    let rec = h.sender.flow().record().counters;
     assert_eq!((rec.retransmits, rec.timeouts, rec.rto_episodes), (1, 1, 1));
     let resent: Vec<u64> = h.data_packets.iter().skip(100).map(|p| p.seq).collect();
     assert_eq!(resent, [40], "only the hole");
