@@ -180,3 +180,18 @@ fn goodput_series_adds_up_to_the_bytes_acknowledged() {
         "the link runs near line rate"
     );
 }
+
+#[test]
+fn a_workload_line_keeps_its_words_apart_whatever_the_kind_name() {
+    // "permutation" is long enough that the column padding ran out and
+    // the kind touched its RTT ("(permutation)RTT").
+    let text = format!(
+        "{STAR}[switch]\nbuffer = \"100pkt\"\n[[workload]]\nkind = \"permutation\"\nhosts = \"0-3\"\nsize = \"20KB\"\n"
+    );
+    let (_, s) = common::run(&text);
+    let human = s.human();
+    assert!(
+        human.contains("workload 0 (permutation) RTT p50"),
+        "{human}"
+    );
+}

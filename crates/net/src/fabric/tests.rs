@@ -548,3 +548,33 @@ fn planes_copy_the_switches_and_give_each_host_a_nic_that_never_is_a_transit() {
     assert_eq!(hops.len(), 1);
     assert_eq!(f.port(hops[0]).peer_node, NodeId(hosts as u32 + 1));
 }
+
+#[test]
+fn a_trimming_threshold_applies_at_switches_not_at_a_hosts_nic() {
+    // One host sends 20 packets at once into its NIC, whose queue passes
+    // the 2-packet threshold at once; the switch port ahead of the
+    // receiver never does (same rate, one sender). Nothing is trimmed:
+    // the NIC's queue is the host's.
+    let g = TopologyGraph::star(2, Bandwidth::from_gbps(10), SimDuration::from_us(1));
+    let mut cfg = FabricConfig::fifo(WireFormat::ETHERNET, QueueSize::Packets(100), 1 << 20);
+    cfg.trim = Some(TrimConfig {
+        header_bytes: 64,
+        threshold: Some(QueueSize::Packets(2)),
+        header_queue_bytes: TRIM_HEADER_QUEUE_BYTES,
+    });
+    let mut f = Fabric::new(&g, cfg, |_, _, _| None).unwrap();
+    let mut q = EventQueue::new();
+    for s in 0..20 {
+        let pkt = Packet {
+            seq: s,
+            kind: Kind::Data,
+            payload_bytes: 1448,
+            ..data(0, 1, 1500)
+        };
+        f.host_send(HostId(0), pkt, &mut q);
+    }
+    let got = drain_kinds(&mut f, &mut q);
+    assert_eq!(f.trimmed(f.host_port(HostId(0))), 0);
+    assert!(got.iter().all(|g| g.2 == Kind::Data), "{got:?}");
+    assert_eq!(got.len(), 20);
+}
