@@ -3,7 +3,8 @@
 //! given up (NACKed or timed out, waiting to be resent) or selectively
 //! acknowledged; a packet outstanding `rto` after it was sent is given
 //! up. Packets are the flow's bytes in MSS pieces, each with `header`
-//! bytes of headers; what is in flight counts whole packets.
+//! bytes of headers; what is in flight counts whole packets. Its
+//! receiver's record is [`Arrivals`].
 
 use sim_core::{SimDuration, SimTime};
 use std::collections::VecDeque;
@@ -436,5 +437,96 @@ impl PsnFlow {
             bytes_acked: self.bytes_acked(),
             counters: self.stats,
         }
+    }
+}
+
+/// What a packet-numbered receiver holds (UEC's and NDP's): every PSN
+/// below `expected`, and those above it that arrived out of order; and
+/// the message's length, as its packets tell it.
+#[derive(Clone, Debug)]
+pub struct Arrivals {
+    expected: u64,
+    above: crate::roce::selective::PsnSet,
+    /// One past the highest PSN arrived.
+    high: u64,
+    length: u64,
+}
+
+impl Default for Arrivals {
+    fn default() -> Self {
+        Arrivals {
+            expected: 0,
+            above: Default::default(),
+            high: 0,
+            length: u64::MAX,
+        }
+    }
+}
+
+impl Arrivals {
+    /// The next PSN expected: every one below it has arrived.
+    pub fn expected(&self) -> u64 {
+        self.expected
+    }
+
+    /// Whether `psn` has arrived.
+    pub fn has(&self, psn: u64) -> bool {
+        psn < self.expected || self.above.contains(psn)
+    }
+
+    /// Whether nothing above the expected PSN has arrived (no hole).
+    pub fn in_order(&self) -> bool {
+        self.high <= self.expected
+    }
+
+    /// A packet's word on the message's length.
+    pub fn note_length(&mut self, length: u64) {
+        self.length = self.length.min(length);
+    }
+
+    /// `psn`, not yet had, arrives; returns whether it was the expected
+    /// one (the expected PSN then moves past what was held above it).
+    pub fn arrive(&mut self, psn: u64) -> bool {
+        debug_assert!(!self.has(psn), "PSN {psn} arrives twice");
+        self.high = self.high.max(psn + 1);
+        if psn != self.expected {
+            self.above.insert(psn);
+            return false;
+        }
+        self.expected += 1;
+        while self.above.contains(self.expected) {
+            self.expected += 1;
+        }
+        self.above.advance(self.expected);
+        true
+    }
+
+    /// The runs of PSNs held above the expected one, lowest first, as
+    /// `[start, end)`.
+    pub fn held_runs(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let mut psn = self.expected + 1;
+        std::iter::from_fn(move || {
+            while psn < self.high && !self.above.contains(psn) {
+                psn += 1;
+            }
+            if psn >= self.high {
+                return None;
+            }
+            let start = psn;
+            while psn < self.high && self.above.contains(psn) {
+                psn += 1;
+            }
+            Some((start, psn))
+        })
+    }
+
+    /// Whether the whole message arrived, for packets of `mss` payload bytes.
+    pub fn complete(&self, mss: u64) -> bool {
+        self.expected * mss >= self.length
+    }
+
+    /// Data bytes received in order, for packets of `mss` payload bytes.
+    pub fn bytes_in_order(&self, mss: u64) -> u64 {
+        (self.expected * mss).min(self.length)
     }
 }

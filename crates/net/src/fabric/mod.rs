@@ -260,6 +260,8 @@ pub struct Fabric {
     /// `host_nodes`, read at every delivery to a host and NIC completion.
     host_of_node: Vec<u32>,
     host_ports: Vec<PortId>,
+    /// The planes a multi-plane host's NIC reaches (1 without planes).
+    planes: u32,
     routes: RoutingTable,
     /// The routes before any failure, where switches reroute around
     /// some: paths and ideal times are those of the whole fabric.
@@ -419,6 +421,10 @@ impl Fabric {
             })
             .collect();
         let paths = path_states(&nodes, &config, routes.edges());
+        // Every NIC has a cable to its host and one per plane.
+        let planes = (0..n)
+            .find(|&i| graph.nodes[i] == NodeKind::Switch { tier: NIC_TIER })
+            .map_or(1, |i| adjacency[i].len() as u32 - 1);
         let faults = fault_stage::Faults::prepare(
             &config.faults,
             &ports,
@@ -440,6 +446,7 @@ impl Fabric {
             host_nodes,
             host_of_node,
             host_ports,
+            planes,
             routes_before: faults.reroutes().then(|| Box::new(routes.clone())),
             routes,
             config,
@@ -486,10 +493,7 @@ impl Fabric {
     pub fn nic_planes(&self, h: HostId) -> u32 {
         let nic = self.ports[self.host_ports[h.idx()].idx()].peer_node;
         match self.nodes[nic.idx()].kind {
-            NodeKind::Switch { tier: NIC_TIER } => {
-                let ports = self.ports.iter().filter(|p| p.node == nic).count();
-                (ports as u32).saturating_sub(1).max(1)
-            }
+            NodeKind::Switch { tier: NIC_TIER } => self.planes,
             _ => 1,
         }
     }

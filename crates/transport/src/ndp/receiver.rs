@@ -5,7 +5,7 @@
 use super::config::NdpConfig;
 use super::{HEADER_BYTES, NACK, PULL, PullPacer};
 use crate::endpoint::{PathInfo, Side};
-use crate::roce::selective::PsnSet;
+use crate::psn_window::Arrivals;
 use crate::{Emit, FlowAddr};
 use net::{Kind, Packet, Protocol};
 use sim_core::{SimDuration, SimTime};
@@ -16,12 +16,8 @@ use std::collections::VecDeque;
 pub struct NdpReceiver {
     addr: FlowAddr,
     mss: u64,
-    /// The next PSN expected: every one below it has arrived.
-    expected: u64,
-    /// PSNs above `expected` that have arrived.
-    above: PsnSet,
-    /// The message's length, from its packets.
-    length: u64,
+    /// The PSNs that arrived, and the message's length.
+    arrived: Arrivals,
     /// The pull counter: PULLs sent.
     pulls: u64,
     /// The host pacer's slots this flow reserved, earliest first.
@@ -39,22 +35,12 @@ impl NdpReceiver {
         NdpReceiver {
             addr,
             mss: cfg.mss_bytes as u64,
-            expected: 0,
-            above: PsnSet::default(),
-            length: u64::MAX,
+            arrived: Arrivals::default(),
             pulls: 0,
             slots: VecDeque::new(),
             gap: SimDuration::from_ps_f64(gap),
             naks_sent: 0,
         }
-    }
-
-    fn has(&self, psn: u64) -> bool {
-        psn < self.expected || self.above.contains(psn)
-    }
-
-    fn complete(&self) -> bool {
-        self.expected * self.mss >= self.length
     }
 
     /// A data packet or a trimmed header from the sender; `pacer` is the
@@ -69,19 +55,15 @@ impl NdpReceiver {
         if pkt.protocol != Protocol::Ndp {
             return;
         }
-        self.length = self.length.min(pkt.ack);
+        self.arrived.note_length(pkt.ack);
         let kind = match pkt.kind {
             Kind::Data => {
-                if !self.has(pkt.seq) {
-                    self.above.insert(pkt.seq);
-                    while self.above.contains(self.expected) {
-                        self.expected += 1;
-                    }
-                    self.above.advance(self.expected);
+                if !self.arrived.has(pkt.seq) {
+                    self.arrived.arrive(pkt.seq);
                 }
                 0
             }
-            Kind::Trimmed if self.has(pkt.seq) => 0,
+            Kind::Trimmed if self.arrived.has(pkt.seq) => 0,
             Kind::Trimmed => {
                 self.naks_sent += 1;
                 NACK
@@ -89,7 +71,7 @@ impl NdpReceiver {
             _ => return,
         };
         out.emit(self.control(now, kind, pkt.seq, pkt.ts_val));
-        if self.complete() {
+        if self.arrived.complete(self.mss) {
             // Nothing more to draw: the slots still reserved go unused.
             self.slots.clear();
         } else {
@@ -106,7 +88,7 @@ impl NdpReceiver {
         p.ack = if kind == PULL {
             self.pulls
         } else {
-            self.expected
+            self.arrived.expected()
         };
         p.ts_ecr = echo;
         p.created_at = now;
@@ -129,7 +111,7 @@ impl NdpReceiver {
 
     /// Data bytes received in order.
     pub fn bytes_received(&self) -> u64 {
-        (self.expected * self.mss).min(self.length)
+        self.arrived.bytes_in_order(self.mss)
     }
 
     /// NACKs sent.

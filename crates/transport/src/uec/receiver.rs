@@ -7,8 +7,8 @@
 use super::config::UecConfig;
 use super::{CREDIT, CREDIT_QUANTUM, HEADER_BYTES, NACK};
 use crate::endpoint::{PathInfo, Side};
+use crate::psn_window::Arrivals;
 use crate::pull_pacer::PullPacer;
-use crate::roce::selective::PsnSet;
 use crate::{Emit, FlowAddr};
 use net::{Ecn, Kind, Packet, Protocol};
 use sim_core::{SimDuration, SimTime};
@@ -19,16 +19,8 @@ pub struct UecReceiver {
     addr: FlowAddr,
     mss: u64,
     ack_coalesce: u64,
-    /// The next PSN expected: every one below it has arrived.
-    expected: u64,
-    /// PSNs above `expected` that have arrived.
-    above: PsnSet,
-    /// One past the highest PSN arrived.
-    high: u64,
-    /// How many PSNs above `expected` have arrived.
-    out_of_order: u64,
-    /// The message's length, from its packets.
-    length: u64,
+    /// The PSNs that arrived, and the message's length.
+    arrived: Arrivals,
     /// Bytes accepted since the last ACK.
     unacked: u64,
     /// An ACK request waits for the out-of-order packets to drain.
@@ -72,21 +64,13 @@ impl UecReceiver {
             addr,
             mss: cfg.mss_bytes as u64,
             ack_coalesce: cfg.ack_coalesce_bytes as u64,
-            expected: 0,
-            above: PsnSet::default(),
-            high: 0,
-            out_of_order: 0,
-            length: u64::MAX,
+            arrived: Arrivals::default(),
             unacked: 0,
             ack_request: false,
             any: false,
             naks_sent: 0,
             credit,
         }
-    }
-
-    fn has(&self, psn: u64) -> bool {
-        psn < self.expected || self.above.contains(psn)
     }
 
     /// A data packet or a trimmed header from the sender; `pacer` is the
@@ -107,10 +91,10 @@ impl UecReceiver {
                 c.slot = Some(pacer.reserve(now, c.gap));
             }
         }
-        self.length = self.length.min(pkt.ack);
+        self.arrived.note_length(pkt.ack);
         let ce = pkt.ecn == Ecn::Ce;
         match pkt.kind {
-            Kind::Trimmed if !self.has(pkt.seq) => {
+            Kind::Trimmed if !self.arrived.has(pkt.seq) => {
                 self.naks_sent += 1;
                 out.emit(self.reply(now, pkt, ce, NACK));
             }
@@ -122,7 +106,7 @@ impl UecReceiver {
 
     fn on_data(&mut self, now: SimTime, pkt: &Packet, ce: bool, out: &mut impl Emit) {
         let psn = pkt.seq;
-        if self.has(psn) {
+        if self.arrived.has(psn) {
             // The sender is confused: acknowledge at once.
             self.unacked = 0;
             out.emit(self.reply(now, pkt, ce, 0));
@@ -131,25 +115,13 @@ impl UecReceiver {
         let mut now_ack = !self.any || ce;
         self.any = true;
         self.unacked += pkt.size_bytes as u64;
-        self.high = self.high.max(psn + 1);
         if pkt.feedback.flag {
             now_ack = true;
             self.ack_request = true;
         }
-        if psn == self.expected {
-            self.expected += 1;
-            while self.above.contains(self.expected) {
-                self.expected += 1;
-                self.out_of_order -= 1;
-            }
-            self.above.advance(self.expected);
-            if self.out_of_order == 0 && self.ack_request {
-                now_ack = true;
-                self.ack_request = false;
-            }
-        } else {
-            self.above.insert(psn);
-            self.out_of_order += 1;
+        if self.arrived.arrive(psn) && self.arrived.in_order() && self.ack_request {
+            now_ack = true;
+            self.ack_request = false;
         }
         if now_ack || self.unacked >= self.ack_coalesce {
             self.unacked = 0;
@@ -164,24 +136,15 @@ impl UecReceiver {
         let mut p = self.addr.header(Side::Receiver, Kind::Ack);
         p.protocol = Protocol::Uec;
         p.size_bytes = HEADER_BYTES;
-        p.ack = self.expected;
+        p.ack = self.arrived.expected();
         p.seq = pkt.seq;
         p.ts_ecr = pkt.ts_val;
         p.entropy = pkt.entropy;
         p.feedback.flag = ce;
         p.feedback.count = kind;
         p.created_at = now;
-        let mut psn = self.expected + 1;
-        while psn < self.high {
-            if !self.above.contains(psn) {
-                psn += 1;
-                continue;
-            }
-            let start = psn;
-            while psn < self.high && self.above.contains(psn) {
-                psn += 1;
-            }
-            if !p.sack.push(self.expected, start, psn) {
+        for (start, end) in self.arrived.held_runs() {
+            if !p.sack.push(p.ack, start, end) {
                 break;
             }
         }
@@ -201,7 +164,7 @@ impl UecReceiver {
         p.protocol = Protocol::Uec;
         p.size_bytes = HEADER_BYTES;
         p.ack = c.granted;
-        p.seq = self.expected;
+        p.seq = self.arrived.expected();
         p.feedback.count = CREDIT;
         p.created_at = now;
         out.emit(p);
@@ -216,7 +179,7 @@ impl UecReceiver {
 
     /// Data bytes received in order.
     pub fn bytes_received(&self) -> u64 {
-        (self.expected * self.mss).min(self.length)
+        self.arrived.bytes_in_order(self.mss)
     }
 
     /// NACKs sent.
