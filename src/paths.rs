@@ -89,6 +89,25 @@ pub fn ideal_fct(
     size: u64,
     transport: &TransportConfig,
 ) -> SimDuration {
+    let (_, rev) = paths(fabric, addr, transport);
+    let (first, rest) = ideal_delivery(fabric, addr, size, transport);
+    SimDuration::from_ps(first.saturating_add(rest).saturating_add(one_way(
+        fabric,
+        &rev,
+        transport.ack_bytes(),
+    )))
+}
+
+/// The ideal time to deliver a flow's last byte (its ideal FCT without the
+/// last acknowledgment), in two terms, picoseconds: the handshake and the
+/// first segment's store-and-forward crossing, then the rest of its wire
+/// bytes through the bottleneck.
+pub fn ideal_delivery(
+    fabric: &Fabric,
+    addr: &FlowAddr,
+    size: u64,
+    transport: &TransportConfig,
+) -> (u64, u64) {
     let wire = fabric.config().wire;
     let mss = transport.mss();
     let header = transport.data_header_bytes();
@@ -119,9 +138,6 @@ pub fn ideal_fct(
         })
         .min()
         .expect("a path has at least the host's link");
-    let ps = handshake
-        .saturating_add(one_way(fabric, &fwd, header + first as u32))
-        .saturating_add(bottleneck.tx_time(rest).ps())
-        .saturating_add(one_way(fabric, &rev, transport.ack_bytes()));
-    SimDuration::from_ps(ps)
+    let fixed = handshake.saturating_add(one_way(fabric, &fwd, header + first as u32));
+    (fixed, bottleneck.tx_time(rest).ps())
 }

@@ -229,6 +229,47 @@ pub static ROUNDS: CsvFile = CsvFile { name: "rounds.csv", when: "a workload wit
     col("duration_us", "us", "end_us - start_us"),
 ]};
 
+/// `collectives.csv`.
+#[rustfmt::skip]
+pub static COLLECTIVES: CsvFile = CsvFile { name: "collectives.csv", when: "a collective workload", columns: &[
+    col("workload", "id", "the job"),
+    col("iteration", "id", "the job's iteration, from 0"),
+    col("op", "text", "all-reduce, all-gather, reduce-scatter, all-to-all or broadcast"),
+    col("algorithm", "text", "ring, halving-doubling, direct or serialised"),
+    col("ranks", "count", "the job's ranks"),
+    col("size_bytes", "bytes", "the collective's size (nccl-tests': the buffer each rank holds)"),
+    col("start_us", "us", "its first transfer's start"),
+    col("end_us", "us", "its last byte's arrival; empty if it did not complete"),
+    col("cct_us", "us", "collective completion time: end_us - start_us"),
+    col("bound_us", "us", "the least CCT the empty fabric allows: critical path or busiest link"),
+    col("iteration_us", "us", "end_us less the previous iteration's (the job's start for the first): compute and communication"),
+    col("algbw_gbps", "Gb/s", "algorithm bandwidth: size / cct"),
+    col("busbw_gbps", "Gb/s", "bus bandwidth (nccl-tests): algbw x 2(N-1)/N for all-reduce, x (N-1)/N for all-gather, reduce-scatter, all-to-all, x 1 for broadcast"),
+    col("slowest_rank", "id", "the rank whose last receipt came last"),
+    col("slowest_host", "id", "that rank's host"),
+    col("slowest_step", "id", "the step that took longest, from its first start to its last receipt"),
+    col("slowest_step_us", "us", "how long it took"),
+]};
+
+/// `transfers.csv`.
+#[rustfmt::skip]
+pub static TRANSFERS: CsvFile = CsvFile { name: "transfers.csv", when: "a collective workload", columns: &[
+    col("workload", "id", "the job"),
+    col("iteration", "id", "the job's iteration"),
+    col("flow", "id", "the transfer's flow (flows.csv)"),
+    col("channel", "id", "its channel"),
+    col("step", "id", "its step of the algorithm, from 0"),
+    col("piece", "id", "its piece of the step's transfer (chunk), from 0"),
+    col("src_rank", "id", "the sending rank"),
+    col("dst_rank", "id", "the receiving rank"),
+    col("src", "id", "the sending host"),
+    col("dst", "id", "the receiving host"),
+    col("size_bytes", "bytes", "its bytes"),
+    col("start_us", "us", "when it started (its inputs were in, after any compute); empty if never"),
+    col("received_us", "us", "when its last byte arrived; empty if it did not"),
+    col("acked_us", "us", "when its last byte was acknowledged; empty if it was not"),
+]};
+
 /// `pings.csv`.
 #[rustfmt::skip]
 pub static PINGS: CsvFile = CsvFile { name: "pings.csv", when: "a ping workload", columns: &[
@@ -286,7 +327,18 @@ pub static EVENTS: CsvFile = CsvFile { name: "events.csv", when: "output.events"
 
 /// Every CSV file of a run, in the order docs/outputs.md gives them.
 pub static FILES: &[&CsvFile] = &[
-    &FLOWS, &PORTS, &PFC, &QUEUES, &GOODPUT, &RTT, &ROUNDS, &PINGS, &CC, &EVENTS,
+    &FLOWS,
+    &PORTS,
+    &PFC,
+    &QUEUES,
+    &GOODPUT,
+    &RTT,
+    &ROUNDS,
+    &COLLECTIVES,
+    &TRANSFERS,
+    &PINGS,
+    &CC,
+    &EVENTS,
 ];
 
 /// `sweep.csv`'s headline metrics, after the run's own columns (run,

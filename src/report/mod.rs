@@ -13,6 +13,7 @@ use sim_core::stats::{Summary, jain_index};
 use std::fmt::Write as _;
 
 pub mod claim;
+mod collectives;
 pub mod columns;
 mod csv;
 mod folder;
@@ -25,6 +26,7 @@ pub mod volume;
 mod workloads;
 pub use crate::paths::ideal_fct;
 pub use claim::{FolderKind, Refused};
+pub use collectives::{CollectiveRow, JobSummary, collective_rows, collectives_csv, transfers_csv};
 pub use csv::{
     CsvRows, cc_csv, flows_csv, goodput_csv, pings_csv, ports_csv, queues_csv, rounds_csv, rtt_csv,
 };
@@ -90,6 +92,10 @@ pub struct RunSummary {
     pub workloads: Vec<WorkloadSummary>,
     /// Each transport's flows, goodput and fairness (R-AQM paper VI-D's mixed runs).
     pub transports: Vec<TransportSummary>,
+    /// Each collective job's iterations, completion times and bus
+    /// bandwidth (absent without a collective workload).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<JobSummary>,
     /// Jain's index over the flows `output.jain_flows` chooses; `null`
     /// when it is not set.
     pub fairness: Option<Fairness>,
@@ -558,6 +564,7 @@ impl RunSummary {
                 .collect(),
             workloads: workloads::workloads(world, &rows),
             transports: transports::transports(world, &rows),
+            jobs: collectives::jobs(world, &collective_rows(world, &rows)),
             fairness: world
                 .jain_flows
                 .as_deref()

@@ -2,8 +2,8 @@
 //! samplers, and every workload's flows and sources.
 
 use super::{
-    BuildError, Event, Flow, Metrics, Series, WorkloadInfo, World, cc_trace, goodput, livelock,
-    rounds, rows, sampling,
+    BuildError, Event, Flow, JobCollective, Metrics, Series, WorkloadInfo, World, cc_trace,
+    goodput, livelock, rounds, rows, sampling,
 };
 use crate::registry::workload::{Planned, plan_all};
 use crate::scenario::Scenario;
@@ -154,6 +154,8 @@ impl World {
             workloads: Vec::new(),
             metrics: Metrics::new(sc.workloads.len(), sc.output.rtt_interval),
             gates: Vec::new(),
+            deps: Default::default(),
+            collectives: Vec::new(),
             jain_flows: sc.output.jain_flows.clone(),
             transports: sc.transports.clone(),
             size_buckets: sc.output.size_buckets.iter().map(|b| b.0).collect(),
@@ -213,7 +215,9 @@ impl World {
             });
             let purpose = sim_core::rng::purpose::START_JITTER;
             let mut jitter = RngStream::new(seed, wi as u64, purpose);
-            for f in plan.flows {
+            let first = self.flows.len() as u32;
+            let triggered = plan.trigger_of();
+            for (f, by_trigger) in plan.flows.into_iter().zip(triggered) {
                 let delay = match f.start_jitter.ps() {
                     0 => 0,
                     j => jitter.below(j),
@@ -223,6 +227,9 @@ impl World {
                 let (src, dst) = (HostId(f.src), HostId(f.dst));
                 let id = self.flows.len() as u32;
                 match gate {
+                    _ if by_trigger.is_some() => {
+                        self.add_flow(sc, wi, src, dst, f.size, None, None)
+                    }
                     Some(g) if f.round > 0 => {
                         assert!(stop.is_none(), "closed-loop rounds have no stop time");
                         self.add_flow(sc, wi, src, dst, f.size, None, None);
@@ -238,6 +245,14 @@ impl World {
                 }
                 self.flows[id as usize].round = f.round;
                 self.flows[id as usize].gate = gate;
+            }
+            self.add_triggers(first, &plan.triggers);
+            for mut c in plan.collectives {
+                c.transfers.iter_mut().for_each(|t| t.flow += first);
+                self.collectives.push(JobCollective {
+                    workload: wi,
+                    plan: c,
+                });
             }
             for s in &plan.sources {
                 self.add_source(wi, s, spec.priority(), wire);

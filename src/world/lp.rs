@@ -151,6 +151,7 @@ impl World {
                 its.take_receiver_end(mine);
             }
         }
+        self.deps.absorb(&other.deps, &hosts);
         self.fabric.absorb(&mut other.fabric, theirs);
         self.metrics.absorb(&other.metrics);
         self.open_flows += other.open_flows;
@@ -175,6 +176,8 @@ impl World {
 /// Moves the sender half of a flow (and what its sender side counts).
 fn take_sender(mine: &mut Flow, its: &mut Flow) {
     std::mem::swap(&mut mine.sender, &mut its.sender);
+    // A triggered flow's start is known where it was started.
+    mine.start = its.start;
     mine.done = its.done;
     mine.ready = its.ready;
     mine.timers[0] = its.timers[0];

@@ -20,6 +20,7 @@ use transport::{HostIo, Receiver, Sender, Side};
 
 mod build;
 mod cc_trace;
+mod deps;
 mod goodput;
 mod livelock;
 mod lp;
@@ -32,7 +33,9 @@ mod rows;
 mod sampling;
 mod series;
 mod sources;
+mod stop;
 pub use cc_trace::CcSample;
+pub use deps::JobCollective;
 pub use goodput::{ALL_FLOWS, GoodputSample};
 pub use lp::Role;
 pub use metrics::{DelayHistograms, Metrics, RttRow, summary_us};
@@ -42,6 +45,7 @@ pub use rows::{RowSink, SeriesSinks};
 pub use sampling::{QueueSample, VIQ_CLASS};
 pub use series::Series;
 pub use sources::{LOST, Source};
+pub use stop::{BuildError, StopReason};
 
 /// Every event of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,48 +164,6 @@ impl Flow {
     }
 }
 
-/// Why a run ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StopReason {
-    /// No event remained: every flow closed and every source finished.
-    Completed,
-    /// The scenario's stop time was reached.
-    StopTime,
-    /// The event cap was reached (a safety net: results are partial).
-    EventLimit,
-    /// No event remained, but flows are unfinished: nothing could make
-    /// progress (e.g. a NIC that can never accept a segment).
-    Stalled,
-    /// An event would land past the representable end of simulated time
-    /// (2^64 ps, about 213 days): some rate or delay is extreme.
-    TimeOverflow,
-    /// The caller stopped the run (a sweep interrupted by SIGINT); its
-    /// results are not written.
-    Interrupted,
-}
-
-impl StopReason {
-    /// The name used in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StopReason::Completed => "completed",
-            StopReason::StopTime => "stop_time",
-            StopReason::EventLimit => "event_limit",
-            StopReason::Stalled => "stalled",
-            StopReason::TimeOverflow => "time_overflow",
-            StopReason::Interrupted => "interrupted",
-        }
-    }
-}
-
-/// The world could not be built from the scenario.
-#[derive(Debug, thiserror::Error)]
-pub enum BuildError {
-    /// The topology is not a network.
-    #[error(transparent)]
-    Topology(#[from] net::TopologyError),
-}
-
 /// The simulated world.
 pub struct World {
     q: EventQueue<Event>,
@@ -221,6 +183,10 @@ pub struct World {
     pub metrics: Metrics,
     /// Closed-loop rounds still to come.
     gates: Vec<rounds::RoundGate>,
+    /// Flows that start when others are done.
+    deps: deps::Deps,
+    /// The collectives the run's jobs carry out.
+    pub collectives: Vec<JobCollective>,
     /// The scenario's transports, by index (for ideal FCTs and reports).
     pub transports: Vec<crate::scenario::NamedTransport>,
     /// The upper edges of the flow-size buckets of the report, in bytes.
@@ -535,8 +501,8 @@ impl World {
             }
             self.flush();
             self.arm(f, Side::Receiver);
-            if let (true, Some(g)) = (received, gate) {
-                self.round_flow_received(now, g);
+            if received {
+                self.flow_received(now, f, gate);
             }
         }
     }
@@ -559,11 +525,15 @@ impl World {
     #[inline]
     fn after_sender(&mut self, now: SimTime, f: u32) {
         let fl = &mut self.flows[f as usize];
-        if !fl.done && fl.sender.completed_at().is_some() {
+        let sent = !fl.done && fl.sender.completed_at().is_some();
+        if sent {
             fl.done = true;
             self.open_flows -= 1;
         }
         let host = fl.sender.addr().src;
+        if sent {
+            self.flow_sent(now, f);
+        }
         let (h, mut io) = self.host_io(host);
         h.offer(now, f, &mut io);
         io.rearm(f);

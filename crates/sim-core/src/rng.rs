@@ -46,6 +46,8 @@ pub mod purpose {
     pub const PATH_CHOICE: u64 = 11;
     /// A spraying host's entropy values (component: flow id).
     pub const ENTROPY: u64 = 12;
+    /// A collective job's random rank placement (component: workload index).
+    pub const PLACEMENT: u64 = 13;
     /// MQ-ECN's random marking (component: port id).
     pub const MQ_ECN: u64 = 0x4d_51;
     /// RED's random marking or dropping (component: port id).

@@ -124,6 +124,7 @@ impl Workload for Incast {
             sources: Vec::new(),
             rounds: self.rounds,
             closed_loop: self.interval.is_none() && self.rounds > 1,
+            ..Plan::default()
         }
     }
 }

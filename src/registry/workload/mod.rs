@@ -11,12 +11,16 @@ use std::fmt::{self, Debug};
 use std::sync::Arc;
 
 pub mod cdf;
+pub mod collective;
 mod flows;
 mod incast;
 mod long_flows;
 mod permutation;
 mod ping;
 mod shuffle;
+pub mod trigger;
+pub use collective::CollectivePlan;
+pub use trigger::{Done, TriggerPlan};
 
 /// A flow a workload asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,6 +92,11 @@ pub struct Plan {
     /// Rounds are closed-loop: a round's flows start once every flow of
     /// the previous round is received, their `start` counting from then.
     pub closed_loop: bool,
+    /// Flows that start when others are done ([`trigger`]).
+    pub triggers: Vec<TriggerPlan>,
+    /// The collectives its flows carry out (collective jobs), for the
+    /// report.
+    pub collectives: Vec<CollectivePlan>,
 }
 
 impl Plan {
@@ -539,5 +548,19 @@ pub static FAMILY: Family<Spec> = Family {
             PRIORITY,
             key("services", "1", "1 to 64", "spread the (sender, receiver) pairs evenly over this many services: pair (i, j) has priority `priority` + (j x hosts + i) mod services (MQ-ECN 5.2's ns-2 mapping)"),
         ], flows::parse),
+        row("collective", "a training job: one collective per iteration over a group of ranks, each step after the receipts it needs", "nccl-tests; htsim's allreduce and alltoall generators", &[
+            key("hosts", "required", "hosts", "the job's hosts, at least 2: [1, 2, 5] or \"0-15\""),
+            key("placement", "packed", "packed, striped or random", "rank order: the hosts as given (hosts are numbered rack by rack), round-robin over their racks, or a shuffle from the seed"),
+            key("op", "required", "all-reduce, all-gather, reduce-scatter, all-to-all or broadcast", "the collective operation"),
+            key("algorithm", "ring (all-to-all: direct)", "ring, halving-doubling (all-reduce), direct or serialised (all-to-all)", "how the operation is carried out"),
+            key("size", "required", "size", "the buffer each rank holds (nccl-tests' size): an all-reduce's gradient, an all-to-all's total per rank"),
+            key("channels", "1", "1 to 64", "run the algorithm over this many slices of the buffer in parallel, each its own connections"),
+            key("chunk", "none", "size", "cut each step's transfer into pieces of this size, each forwarded as it arrives (pipelining)"),
+            key("root", "0", "rank", "broadcast's root (broadcast only)"),
+            key("iterations", "1", "1 to 1000000", "iterations of the job, each after compute"),
+            key("compute", "0s", "duration, >= 0", "compute before each iteration: rank r starts iteration i + 1 this long after its part of iteration i is done"),
+            key("start", "0s", "duration, >= 0", "when the job starts (its first compute)"),
+            PRIORITY,
+        ], parse::<collective::Collective>),
     ],
 };

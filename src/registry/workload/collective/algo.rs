@@ -1,0 +1,418 @@
+//! Each collective's step schedule: which rank sends which part of the
+//! buffer to whom in which step, and which of its own receipts each send
+//! waits on. The buffer is cut into N parts (N ranks); a transfer carries
+//! a run of them. The algorithms are NCCL's and MPICH's, as nccl-tests
+//! measures them (its `doc/PERFORMANCE.md` defines the bus bandwidth
+//! factors used here):
+//!
+//! - ring all-reduce: a reduce-scatter then an all-gather around the ring,
+//!   2(N-1) steps, each rank sending one part per step;
+//! - halving-doubling all-reduce (Rabenseifner; Thakur, Rabenseifner and
+//!   Gropp 2005): log2 N steps of recursive halving that exchange half of
+//!   what a rank still reduces with the rank `N / 2^(k+1)` away, then log2
+//!   N steps of recursive doubling back;
+//! - ring all-gather and ring reduce-scatter: N-1 steps of one part;
+//! - all-to-all: every rank sends its part d to rank d at once (direct),
+//!   or one peer per step, rank r to r+s in step s, each step after the
+//!   last one's receipt (serialised);
+//! - broadcast: a chain from the root through every rank in ring order,
+//!   each forwarding what it received (NCCL's ring broadcast).
+
+use serde::Deserialize;
+
+/// A collective operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Op {
+    /// Every rank ends with the sum of every rank's buffer.
+    AllReduce,
+    /// Every rank ends with every rank's part.
+    AllGather,
+    /// Rank r ends with part r of the sum.
+    ReduceScatter,
+    /// Rank r sends its part d to rank d.
+    AllToAll,
+    /// The root's buffer reaches every rank.
+    Broadcast,
+}
+
+/// How an operation is carried out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Algorithm {
+    /// Around the ring of ranks.
+    Ring,
+    /// Recursive halving then doubling (all-reduce; N a power of two).
+    HalvingDoubling,
+    /// Every transfer at once (all-to-all).
+    Direct,
+    /// One peer per step (all-to-all).
+    Serialised,
+}
+
+impl Op {
+    /// Its name as written.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::AllReduce => "all-reduce",
+            Op::AllGather => "all-gather",
+            Op::ReduceScatter => "reduce-scatter",
+            Op::AllToAll => "all-to-all",
+            Op::Broadcast => "broadcast",
+        }
+    }
+
+    /// The algorithms it may use, the default first.
+    pub fn algorithms(self) -> &'static [Algorithm] {
+        match self {
+            Op::AllReduce => &[Algorithm::Ring, Algorithm::HalvingDoubling],
+            Op::AllGather | Op::ReduceScatter | Op::Broadcast => &[Algorithm::Ring],
+            Op::AllToAll => &[Algorithm::Direct, Algorithm::Serialised],
+        }
+    }
+
+    /// nccl-tests' bus bandwidth factor: bus bandwidth = algorithm
+    /// bandwidth (size / time) x this, the fraction of the size each
+    /// rank's link must carry, so that it compares with the link rate.
+    pub fn bus_factor(self, ranks: u32) -> f64 {
+        let n = ranks as f64;
+        match self {
+            Op::AllReduce => 2.0 * (n - 1.0) / n,
+            Op::AllGather | Op::ReduceScatter | Op::AllToAll => (n - 1.0) / n,
+            Op::Broadcast => 1.0,
+        }
+    }
+}
+
+impl Algorithm {
+    /// Its name as written.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Ring => "ring",
+            Algorithm::HalvingDoubling => "halving-doubling",
+            Algorithm::Direct => "direct",
+            Algorithm::Serialised => "serialised",
+        }
+    }
+}
+
+/// One transfer of a schedule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transfer {
+    /// Its step, from 0.
+    pub step: u32,
+    /// The sending rank.
+    pub src: u32,
+    /// The receiving rank.
+    pub dst: u32,
+    /// The parts of the buffer it carries, `first..end` (of N).
+    pub parts: (u32, u32),
+    /// Transfers (indices into the schedule) it waits on, each received
+    /// at `src`; none: it waits only on the rank being ready.
+    pub after: Vec<usize>,
+}
+
+/// The schedule of `op` by `algo` over `n` ranks (`root` for broadcast):
+/// transfers in step order. `n >= 2`; halving-doubling needs a power of two.
+pub fn schedule(op: Op, algo: Algorithm, n: u32, root: u32) -> Vec<Transfer> {
+    assert!(n >= 2, "a collective needs two ranks");
+    match (op, algo) {
+        (Op::AllReduce, Algorithm::Ring) => ring(n, 0, 2 * (n - 1)),
+        (Op::ReduceScatter, Algorithm::Ring) => ring(n, 0, n - 1),
+        (Op::AllGather, Algorithm::Ring) => ring(n, n - 1, 2 * (n - 1)),
+        (Op::AllReduce, Algorithm::HalvingDoubling) => halving_doubling(n),
+        (Op::AllToAll, Algorithm::Direct) => all_to_all(n, false),
+        (Op::AllToAll, Algorithm::Serialised) => all_to_all(n, true),
+        (Op::Broadcast, Algorithm::Ring) => chain(n, root),
+        _ => unreachable!("{op:?} by {algo:?} is refused at load"),
+    }
+}
+
+/// Steps `from..to` of the ring all-reduce (reduce-scatter: steps `0..n-1`;
+/// all-gather: `n-1..2(n-1)`, which send each rank's own part first).
+/// Rank r sends to r+1 in every step: in reduce-scatter step s the part
+/// `r - s`, in all-gather step t the part `r + 1 - t`; each send after
+/// the step before's receipt from r-1.
+fn ring(n: u32, from: u32, to: u32) -> Vec<Transfer> {
+    let mut out = Vec::new();
+    for (i, s) in (from..to).enumerate() {
+        for r in 0..n {
+            let part = if s < n - 1 {
+                (r + n - s % n) % n
+            } else {
+                // All-gather alone starts with the rank's own part.
+                let t = s - (n - 1);
+                let shift = if from == 0 { 1 } else { 0 };
+                (r + shift + n - t % n) % n
+            };
+            let after = if i == 0 {
+                Vec::new()
+            } else {
+                // Sent by r-1 in the step before.
+                vec![(i - 1) * n as usize + ((r + n - 1) % n) as usize]
+            };
+            out.push(Transfer {
+                step: i as u32,
+                src: r,
+                dst: (r + 1) % n,
+                parts: (part, part + 1),
+                after,
+            });
+        }
+    }
+    out
+}
+
+/// Recursive halving (reduce-scatter) then recursive doubling
+/// (all-gather): in halving step k rank r exchanges with r xor N/2^(k+1),
+/// keeping the half of its range on its own side and sending the other;
+/// doubling mirrors it, sending all it holds.
+fn halving_doubling(n: u32) -> Vec<Transfer> {
+    assert!(n.is_power_of_two(), "halving-doubling needs a power of two");
+    let levels = n.trailing_zeros();
+    let mut out: Vec<Transfer> = Vec::new();
+    let mut held: Vec<(u32, u32)> = vec![(0, n); n as usize];
+    // The index of the transfer each rank received in the last step.
+    let mut last_in: Vec<Option<usize>> = vec![None; n as usize];
+    let mut step =
+        |out: &mut Vec<Transfer>, partner_of: &dyn Fn(u32) -> u32, halve: bool, s: u32| {
+            let base = out.len();
+            let mut next = held.clone();
+            for r in 0..n {
+                let p = partner_of(r);
+                let (lo, hi) = held[r as usize];
+                let parts = if halve {
+                    let mid = (lo + hi) / 2;
+                    // The lower rank keeps the lower half.
+                    if r < p {
+                        next[r as usize] = (lo, mid);
+                        (mid, hi)
+                    } else {
+                        next[r as usize] = (mid, hi);
+                        (lo, mid)
+                    }
+                } else {
+                    let (plo, phi) = held[p as usize];
+                    next[r as usize] = (lo.min(plo), hi.max(phi));
+                    (lo, hi)
+                };
+                out.push(Transfer {
+                    step: s,
+                    src: r,
+                    dst: p,
+                    parts,
+                    after: last_in[r as usize].into_iter().collect(),
+                });
+            }
+            for r in 0..n {
+                let p = partner_of(r);
+                last_in[p as usize] = Some(base + r as usize);
+            }
+            held = next;
+        };
+    for k in 0..levels {
+        step(&mut out, &|r| r ^ (n >> (k + 1)), true, k);
+    }
+    for k in 0..levels {
+        step(&mut out, &|r| r ^ (1 << k), false, levels + k);
+    }
+    out
+}
+
+/// All-to-all: rank r sends part d to every rank d != r, in step
+/// `(d - r) mod n - 1`; serialised, each step waits on the receipt of
+/// the step before (from r - s).
+fn all_to_all(n: u32, serialised: bool) -> Vec<Transfer> {
+    let mut out = Vec::new();
+    for s in 1..n {
+        for r in 0..n {
+            let d = (r + s) % n;
+            let after = if serialised && s > 1 {
+                // Rank r - (s-1) sent to r in the step before.
+                let from = (r + n - (s - 1)) % n;
+                vec![((s - 2) * n + from) as usize]
+            } else {
+                Vec::new()
+            };
+            out.push(Transfer {
+                step: if serialised { s - 1 } else { 0 },
+                src: r,
+                dst: d,
+                parts: (d, d + 1),
+                after,
+            });
+        }
+    }
+    out
+}
+
+/// A chain from `root` through the ranks in ring order: the k-th rank
+/// after the root forwards the whole buffer once it has it.
+fn chain(n: u32, root: u32) -> Vec<Transfer> {
+    (0..n - 1)
+        .map(|k| Transfer {
+            step: k,
+            src: (root + k) % n,
+            dst: (root + k + 1) % n,
+            parts: (0, n),
+            after: if k == 0 {
+                Vec::new()
+            } else {
+                vec![k as usize - 1]
+            },
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Checks the invariants every schedule keeps: a send waits only on
+    /// receipts at its own rank from earlier steps.
+    fn well_formed(s: &[Transfer]) {
+        for t in s {
+            assert_ne!(t.src, t.dst);
+            for &a in &t.after {
+                assert_eq!(s[a].dst, t.src, "{t:?} waits on {:?}", s[a]);
+                assert!(s[a].step < t.step);
+            }
+        }
+    }
+
+    /// Simulates a reduction: each rank starts holding a bit of its own
+    /// in every part; a transfer ORs the sender's parts into the receiver.
+    /// Sends are applied in step order (within a step, on the sender's
+    /// state at the step's start).
+    fn run(n: u32, s: &[Transfer], init: impl Fn(u32, u32) -> u64) -> Vec<Vec<u64>> {
+        let mut bits: Vec<Vec<u64>> = (0..n)
+            .map(|r| (0..n).map(|p| init(r, p)).collect())
+            .collect();
+        let steps = s.iter().map(|t| t.step).max().unwrap_or(0);
+        for st in 0..=steps {
+            let before = bits.clone();
+            for t in s.iter().filter(|t| t.step == st) {
+                for p in t.parts.0..t.parts.1 {
+                    bits[t.dst as usize][p as usize] |= before[t.src as usize][p as usize];
+                }
+            }
+        }
+        bits
+    }
+
+    #[test]
+    fn ring_all_reduce_sends_one_part_a_step_and_reduces_everything() {
+        let n = 4;
+        let s = schedule(Op::AllReduce, Algorithm::Ring, n, 0);
+        well_formed(&s);
+        assert_eq!(s.len(), (2 * (n - 1) * n) as usize);
+        // Step 0: rank r sends its own part r to r+1; step 1: part r-1.
+        let step = |k: u32| -> Vec<(u32, u32, u32)> {
+            s.iter()
+                .filter(|t| t.step == k)
+                .map(|t| (t.src, t.dst, t.parts.0))
+                .collect()
+        };
+        assert_eq!(step(0), vec![(0, 1, 0), (1, 2, 1), (2, 3, 2), (3, 0, 3)]);
+        assert_eq!(step(1), vec![(0, 1, 3), (1, 2, 0), (2, 3, 1), (3, 0, 2)]);
+        // All-gather's first step: rank r sends the part it finished, r+1.
+        assert_eq!(step(3), vec![(0, 1, 1), (1, 2, 2), (2, 3, 3), (3, 0, 0)]);
+        let all = (1u64 << n) - 1;
+        let out = run(n, &s, |r, _| 1 << r);
+        assert!(
+            out.iter().all(|parts| parts.iter().all(|&b| b == all)),
+            "{out:?}"
+        );
+    }
+
+    #[test]
+    fn ring_reduce_scatter_and_all_gather_end_where_they_should() {
+        let n = 5;
+        let rs = schedule(Op::ReduceScatter, Algorithm::Ring, n, 0);
+        well_formed(&rs);
+        assert_eq!(rs.len(), ((n - 1) * n) as usize);
+        let out = run(n, &rs, |r, _| 1 << r);
+        // Rank r holds the full sum of part r + 1.
+        for r in 0..n {
+            assert_eq!(out[r as usize][((r + 1) % n) as usize], (1 << n) - 1);
+        }
+        let ag = schedule(Op::AllGather, Algorithm::Ring, n, 0);
+        well_formed(&ag);
+        // Rank r starts with only its own part r; all ranks end with all.
+        let out = run(n, &ag, |r, p| u64::from(r == p));
+        assert!(
+            out.iter().all(|parts| parts.iter().all(|&b| b == 1)),
+            "{out:?}"
+        );
+    }
+
+    #[test]
+    fn halving_doubling_exchanges_with_partners_at_halving_distances() {
+        let n = 8;
+        let s = schedule(Op::AllReduce, Algorithm::HalvingDoubling, n, 0);
+        well_formed(&s);
+        assert_eq!(s.len(), (2 * 3 * n) as usize);
+        // Step 0: partner r xor 4, half the buffer; step 2: r xor 1, an eighth.
+        let t0 = &s[0];
+        assert_eq!((t0.src, t0.dst, t0.parts), (0, 4, (4, 8)));
+        let t2 = &s[2 * n as usize];
+        assert_eq!((t2.src, t2.dst, t2.parts.1 - t2.parts.0), (0, 1, 1));
+        // Doubling: step 3 partner r xor 1, step 5 r xor 4 with half.
+        let t5 = &s[5 * n as usize + 1];
+        assert_eq!((t5.src, t5.dst, t5.parts.1 - t5.parts.0), (1, 5, 4));
+        let all = (1u64 << n) - 1;
+        let out = run(n, &s, |r, _| 1 << r);
+        assert!(
+            out.iter().all(|parts| parts.iter().all(|&b| b == all)),
+            "{out:?}"
+        );
+    }
+
+    #[test]
+    fn all_to_all_delivers_every_part_to_its_rank() {
+        for serialised in [false, true] {
+            let n = 4;
+            let algo = if serialised {
+                Algorithm::Serialised
+            } else {
+                Algorithm::Direct
+            };
+            let s = schedule(Op::AllToAll, algo, n, 0);
+            well_formed(&s);
+            assert_eq!(s.len(), (n * (n - 1)) as usize);
+            for t in &s {
+                assert_eq!(t.parts, (t.dst, t.dst + 1));
+            }
+            let mut pairs: Vec<(u32, u32)> = s.iter().map(|t| (t.src, t.dst)).collect();
+            pairs.sort_unstable();
+            pairs.dedup();
+            assert_eq!(pairs.len(), (n * (n - 1)) as usize);
+            let steps = s.iter().map(|t| t.step).max().unwrap();
+            assert_eq!(steps, if serialised { n - 2 } else { 0 });
+            if serialised {
+                // Rank 0's step-1 send (to 2) waits on what rank 3 sent it in step 0.
+                let t = s.iter().find(|t| t.src == 0 && t.step == 1).unwrap();
+                assert_eq!(t.dst, 2);
+                assert_eq!((s[t.after[0]].src, s[t.after[0]].dst), (3, 0));
+            }
+        }
+    }
+
+    #[test]
+    fn broadcast_is_a_chain_from_the_root() {
+        let s = schedule(Op::Broadcast, Algorithm::Ring, 4, 2);
+        well_formed(&s);
+        let hops: Vec<(u32, u32)> = s.iter().map(|t| (t.src, t.dst)).collect();
+        assert_eq!(hops, vec![(2, 3), (3, 0), (0, 1)]);
+        let out = run(4, &s, |r, _| u64::from(r == 2));
+        assert!(out.iter().all(|parts| parts.iter().all(|&b| b == 1)));
+    }
+
+    #[test]
+    fn bus_factors_are_nccl_tests() {
+        assert_eq!(Op::AllReduce.bus_factor(8), 14.0 / 8.0);
+        assert_eq!(Op::AllGather.bus_factor(8), 7.0 / 8.0);
+        assert_eq!(Op::AllToAll.bus_factor(4), 0.75);
+        assert_eq!(Op::Broadcast.bus_factor(4), 1.0);
+    }
+}

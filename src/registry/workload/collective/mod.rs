@@ -1,0 +1,345 @@
+//! `kind = "collective"`: a training job's collective communication. A
+//! group of hosts (ranks placed by a rule) runs one collective operation
+//! per iteration, each iteration after `compute`: ring or
+//! halving-doubling all-reduce (data parallelism's gradient), ring
+//! all-gather and reduce-scatter, direct or serialised all-to-all (expert
+//! parallelism), chain broadcast. Every transfer is a flow over the job's
+//! transport; a step's transfer starts when its rank has received what
+//! the step needs ([`super::trigger`]), so a slow path or a timeout on one
+//! rank stretches every later step and the iteration.
+//!
+//! `channels` run the algorithm that many times over equal slices of the
+//! buffer in parallel (NCCL's channels: separate connections, so ECMP may
+//! hash them apart); `chunk` cuts each transfer into pieces that are
+//! forwarded as each arrives (NCCL's pipelining). Rank r starts iteration
+//! i + 1 `compute` after its part of iteration i is done: everything it
+//! receives has arrived and everything it sends is acknowledged (a
+//! buffer is reused only then).
+
+use super::trigger::{Done, TriggerPlan};
+use super::{
+    FlowPlan, HostSet, Plan, PlanEnv, Workload, check_size, distinct_hosts, priority_zero,
+};
+use serde::Deserialize;
+use sim_core::{Bytes, RngStream, SimDuration};
+
+pub mod algo;
+pub mod placement;
+
+use algo::{Algorithm, Op, Transfer};
+use placement::Placement;
+
+/// The most transfers (flows) one collective workload may plan: far above
+/// a k = 16 fat-tree's all-to-all (1,024 x 1,023 per iteration), low
+/// enough that its plan fits in memory.
+pub const MAX_TRANSFERS: u64 = 1 << 24;
+
+/// The most iterations a job may run.
+const MAX_ITERATIONS: u32 = 1_000_000;
+
+/// A checked `collective` workload.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Collective {
+    hosts: HostSet,
+    #[serde(default)]
+    placement: Placement,
+    op: Op,
+    algorithm: Option<Algorithm>,
+    size: Bytes,
+    #[serde(default = "one")]
+    channels: u32,
+    chunk: Option<Bytes>,
+    root: Option<u32>,
+    #[serde(default = "one")]
+    iterations: u32,
+    #[serde(default)]
+    compute: SimDuration,
+    #[serde(default)]
+    start: SimDuration,
+    #[serde(default = "priority_zero")]
+    priority: u8,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// One collective carried out (one iteration of a job), for the report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CollectivePlan {
+    /// Its operation.
+    pub op: Op,
+    /// Its algorithm.
+    pub algorithm: Algorithm,
+    /// The job's iteration, from 0.
+    pub iteration: u32,
+    /// When the job started (its `start`, before its first compute).
+    pub job_start: SimDuration,
+    /// The host of each rank.
+    pub ranks: Vec<u32>,
+    /// Its size (nccl-tests' size: the buffer each rank holds), bytes.
+    pub size: u64,
+    /// Its transfers.
+    pub transfers: Vec<TransferTag>,
+}
+
+/// What a transfer of a collective is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TransferTag {
+    /// The flow (an index into the plan's flows; the world's flow id once
+    /// built).
+    pub flow: u32,
+    /// Its step.
+    pub step: u32,
+    /// Its channel.
+    pub channel: u32,
+    /// Its piece within the step's transfer (chunking), from 0.
+    pub piece: u32,
+    /// The sending rank.
+    pub src: u32,
+    /// The receiving rank.
+    pub dst: u32,
+}
+
+impl Collective {
+    fn algorithm(&self) -> Algorithm {
+        self.algorithm.unwrap_or(self.op.algorithms()[0])
+    }
+
+    /// Bytes of parts `a..b` of a buffer of `bytes` cut into `n` parts.
+    fn part_bytes(bytes: u64, n: u32, (a, b): (u32, u32)) -> u64 {
+        let edge = |k: u32| (bytes as u128 * k as u128 / n as u128) as u64;
+        edge(b) - edge(a)
+    }
+
+    /// The pieces a transfer of `bytes` is cut into.
+    fn pieces(&self, bytes: u64) -> u64 {
+        self.chunk.map_or(1, |c| bytes.div_ceil(c.0).max(1))
+    }
+
+    /// Transfers per iteration, counting channels and pieces (saturating).
+    fn transfers_per_iteration(&self, n: u32) -> u64 {
+        let sched = algo::schedule(self.op, self.algorithm(), n, 0);
+        let per_channel = self.size.0 / self.channels as u64;
+        sched
+            .iter()
+            .map(|t| self.pieces(Self::part_bytes(per_channel, n, t.parts)))
+            .fold(0u64, u64::saturating_add)
+            .saturating_mul(self.channels as u64)
+    }
+}
+
+impl Workload for Collective {
+    fn kind(&self) -> &'static str {
+        "collective"
+    }
+    fn priority(&self) -> u8 {
+        self.priority
+    }
+    fn check(&self, hosts: u32) -> Result<(), (String, String)> {
+        let n = distinct_hosts("hosts", &self.hosts, hosts, 2)?.len() as u32;
+        let algo = self.algorithm();
+        if !self.op.algorithms().contains(&algo) {
+            let valid: Vec<&str> = self.op.algorithms().iter().map(|a| a.name()).collect();
+            let msg = format!(
+                "{} cannot run {}: valid algorithms are {}",
+                algo.name(),
+                self.op.name(),
+                valid.join(", ")
+            );
+            return Err(("algorithm".into(), msg));
+        }
+        if algo == Algorithm::HalvingDoubling && !n.is_power_of_two() {
+            let msg = format!("halving-doubling needs a power of two of ranks; hosts gives {n}");
+            return Err(("algorithm".into(), msg));
+        }
+        match (self.op, self.root) {
+            (Op::Broadcast, Some(r)) if r >= n => {
+                let msg = format!("root {r} is not a rank: the job has ranks 0 to {}", n - 1);
+                return Err(("root".into(), msg));
+            }
+            (Op::Broadcast, _) | (_, None) => {}
+            (op, Some(_)) => {
+                let msg = format!("root is broadcast's; {} has no root", op.name());
+                return Err(("root".into(), msg));
+            }
+        }
+        if !(1..=64).contains(&self.channels) {
+            return Err((
+                "channels".into(),
+                format!("{} channels: give 1 to 64", self.channels),
+            ));
+        }
+        check_size("size", self.size)?;
+        let least = n as u64 * self.channels as u64;
+        if self.size.0 < least {
+            let msg = format!(
+                "size {} is below one byte per rank and channel ({least} B for {n} ranks and {} \
+                 channels)",
+                self.size, self.channels
+            );
+            return Err(("size".into(), msg));
+        }
+        if let Some(c) = self.chunk {
+            check_size("chunk", c)?;
+        }
+        if !(1..=MAX_ITERATIONS).contains(&self.iterations) {
+            let msg = format!("{} iterations: give 1 to {MAX_ITERATIONS}", self.iterations);
+            return Err(("iterations".into(), msg));
+        }
+        let total = self
+            .transfers_per_iteration(n)
+            .saturating_mul(self.iterations as u64);
+        if total > MAX_TRANSFERS {
+            let msg = format!(
+                "the job plans {total} transfers ({} iterations of {}), more than the {MAX_TRANSFERS} \
+                 one workload may: use a larger chunk, fewer channels or fewer iterations",
+                self.iterations,
+                self.transfers_per_iteration(n)
+            );
+            return Err(("iterations".into(), msg));
+        }
+        Ok(())
+    }
+    fn endless(&self) -> Option<&'static str> {
+        None
+    }
+    fn plan(&self, env: &PlanEnv<'_>) -> Plan {
+        let given: Vec<u32> = self.hosts.iter().collect();
+        let purpose = sim_core::rng::purpose::PLACEMENT;
+        let mut rng = RngStream::new(env.seed, env.index as u64, purpose);
+        let racks = match self.placement {
+            Placement::Striped => placement::racks(&env.topology.build()),
+            _ => Vec::new(),
+        };
+        let rack = |h: u32| racks.get(h as usize).copied().unwrap_or(0);
+        let ranks = placement::place(&given, self.placement, rack, &mut rng);
+        let mut b = Builder::new(self, ranks);
+        for it in 0..self.iterations {
+            b.iteration(it);
+        }
+        b.plan
+    }
+}
+
+/// Plans a job's iterations one after another.
+struct Builder<'a> {
+    job: &'a Collective,
+    ranks: Vec<u32>,
+    sched: Vec<Transfer>,
+    plan: Plan,
+    /// Each rank's flows of the last iteration: its inputs for the next.
+    last: Vec<Vec<(u32, Done)>>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(job: &'a Collective, ranks: Vec<u32>) -> Self {
+        let n = ranks.len() as u32;
+        Builder {
+            sched: algo::schedule(job.op, job.algorithm(), n, job.root.unwrap_or(0)),
+            last: vec![Vec::new(); n as usize],
+            ranks,
+            job,
+            plan: Plan::default(),
+        }
+    }
+
+    /// Plans iteration `it`: every channel's transfers cut into pieces,
+    /// each waiting on its step's inputs; the first ones of each rank
+    /// waiting on the rank's last iteration (or the job's start).
+    fn iteration(&mut self, it: u32) {
+        let job = self.job;
+        let n = self.ranks.len() as u32;
+        let mut coll = CollectivePlan {
+            op: job.op,
+            algorithm: job.algorithm(),
+            iteration: it,
+            job_start: job.start,
+            ranks: self.ranks.clone(),
+            size: job.size.0,
+            transfers: Vec::new(),
+        };
+        // Per rank: this iteration's first flows, and the flows it ends on.
+        let mut first: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
+        let mut ends: Vec<Vec<(u32, Done)>> = vec![Vec::new(); n as usize];
+        let release = job.start + job.compute;
+        for c in 0..job.channels {
+            let slice = Collective::part_bytes(job.size.0, job.channels, (c, c + 1));
+            // Each schedule transfer's pieces (plan flow indices).
+            let mut pieces: Vec<Vec<u32>> = Vec::with_capacity(self.sched.len());
+            for t in &self.sched {
+                let bytes = Collective::part_bytes(slice, n, t.parts);
+                let m = job.pieces(bytes);
+                let mut mine = Vec::with_capacity(m as usize);
+                for j in 0..m {
+                    let size = Collective::part_bytes(bytes, m as u32, (j as u32, j as u32 + 1));
+                    let f = self.plan.flows.len() as u32;
+                    self.plan.flows.push(FlowPlan {
+                        src: self.ranks[t.src as usize],
+                        dst: self.ranks[t.dst as usize],
+                        size: Some(size.max(1)),
+                        start: release,
+                        start_jitter: SimDuration::ZERO,
+                        stop: None,
+                        round: it,
+                    });
+                    coll.transfers.push(TransferTag {
+                        flow: f,
+                        step: t.step,
+                        channel: c,
+                        piece: j as u32,
+                        src: t.src,
+                        dst: t.dst,
+                    });
+                    ends[t.src as usize].push((f, Done::Sent));
+                    ends[t.dst as usize].push((f, Done::Received));
+                    if t.after.is_empty() {
+                        first[t.src as usize].push(f);
+                    } else {
+                        let inputs = piece_inputs(&pieces, &t.after, j as usize, m as usize);
+                        let host = self.ranks[t.src as usize];
+                        self.plan.triggers.push(TriggerPlan::all(
+                            host,
+                            inputs,
+                            SimDuration::ZERO,
+                            vec![f],
+                        ));
+                    }
+                    mine.push(f);
+                }
+                pieces.push(mine);
+            }
+        }
+        for r in 0..n as usize {
+            let inputs = std::mem::replace(&mut self.last[r], std::mem::take(&mut ends[r]));
+            if it > 0 && !first[r].is_empty() && !inputs.is_empty() {
+                let host = self.ranks[r];
+                let targets = std::mem::take(&mut first[r]);
+                self.plan
+                    .triggers
+                    .push(TriggerPlan::all(host, inputs, job.compute, targets));
+            }
+        }
+        self.plan.collectives.push(coll);
+    }
+}
+
+/// The inputs of piece `j` of `m` of a transfer that waits on `after`
+/// (schedule indices): piece j of each when they are cut alike (a
+/// pipeline), else every piece of each.
+fn piece_inputs(pieces: &[Vec<u32>], after: &[usize], j: usize, m: usize) -> Vec<(u32, Done)> {
+    let mut inputs = Vec::new();
+    for &a in after {
+        let theirs = &pieces[a];
+        if theirs.len() == m {
+            inputs.push((theirs[j], Done::Received));
+        } else {
+            inputs.extend(theirs.iter().map(|&f| (f, Done::Received)));
+        }
+    }
+    inputs
+}
+
+#[cfg(test)]
+mod tests;

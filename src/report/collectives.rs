@@ -1,0 +1,312 @@
+//! What a collective job did: per collective, its completion time (CCT)
+//! against its bound, its algorithm and bus bandwidth as nccl-tests
+//! defines them, and its slowest rank and step (`collectives.csv`); per
+//! job, its iteration times (`summary.json`'s `jobs`); per transfer, its
+//! step and times (`transfers.csv`, what the timeline figure draws).
+//!
+//! A collective starts when its first transfer starts and ends when its
+//! last byte arrives at its last rank. Iteration i of a job ends with its
+//! collective; its time runs from the end of iteration i - 1 (the job's
+//! start for the first), so it holds the compute and the slowest rank's
+//! lag. The bound is what the empty fabric allows: the longer of the
+//! critical path (each step waits for the slowest transfer of the step
+//! before, each piece of a pipelined step for the piece before it, each
+//! transfer taking its ideal delivery time alone) and the busiest rank's
+//! bytes through its link; for a ring all-reduce of S bytes over N ranks
+//! at rate B that is 2(N-1) x (S/N on the wire / B + one step's latency).
+
+use super::columns::{COLLECTIVES, TRANSFERS};
+use super::us;
+use crate::world::{FlowRow, JobCollective, World};
+use serde::Serialize;
+use sim_core::SimTime;
+use sim_core::stats::Summary;
+use transport::FlowAddr;
+
+/// One collective's results.
+#[derive(Debug, Clone)]
+pub struct CollectiveRow {
+    /// Its job's `[[workload]]`.
+    pub workload: u32,
+    /// The job's iteration.
+    pub iteration: u32,
+    /// When its first transfer started.
+    pub start: Option<SimTime>,
+    /// When its last byte arrived (`None`: not all did).
+    pub end: Option<SimTime>,
+    /// Its bound, picoseconds.
+    pub bound_ps: u64,
+    /// The rank whose last receipt came last, and when.
+    pub slowest_rank: Option<u32>,
+    /// The step that took longest (first start to last receipt).
+    pub slowest_step: Option<(u32, u64)>,
+}
+
+/// One job's results in `summary.json`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct JobSummary {
+    /// Its `[[workload]]`.
+    pub workload: u32,
+    /// Its operation and algorithm, `all-reduce/ring`.
+    pub collective: String,
+    /// Its ranks.
+    pub ranks: usize,
+    /// Iterations planned.
+    pub iterations: u32,
+    /// Iterations whose collective completed.
+    pub completed: u32,
+    /// Iteration times, microseconds (each from the end of the one before).
+    pub iteration_us: Summary,
+    /// Collective completion times, microseconds.
+    pub cct_us: Summary,
+    /// The bound on one collective, microseconds.
+    pub bound_us: f64,
+    /// Bus bandwidth (nccl-tests), Gb/s.
+    pub busbw_gbps: Summary,
+}
+
+/// Every collective of the run, in order.
+pub fn collective_rows(world: &World, rows: &[FlowRow]) -> Vec<CollectiveRow> {
+    world
+        .collectives
+        .iter()
+        .map(|c| row(world, rows, c))
+        .collect()
+}
+
+fn row(world: &World, rows: &[FlowRow], c: &JobCollective) -> CollectiveRow {
+    let tags = &c.plan.transfers;
+    let flow = |f: u32| &rows[f as usize];
+    let start = tags
+        .iter()
+        .map(|t| flow(t.flow).start)
+        .filter(|&s| s != SimTime::MAX)
+        .min();
+    let done: Option<Vec<SimTime>> = tags.iter().map(|t| flow(t.flow).received_at).collect();
+    let end = done.as_ref().and_then(|d| d.iter().copied().max());
+    let mut last_in: Vec<Option<SimTime>> = vec![None; c.plan.ranks.len()];
+    for t in tags {
+        if let Some(r) = flow(t.flow).received_at {
+            let slot = &mut last_in[t.dst as usize];
+            *slot = Some(slot.map_or(r, |x| x.max(r)));
+        }
+    }
+    let slowest_rank = (0u32..)
+        .zip(&last_in)
+        .filter_map(|(r, t)| t.map(|t| (t, r)))
+        .max()
+        .map(|(_, r)| r);
+    let steps = tags.iter().map(|t| t.step).max().map_or(0, |s| s + 1);
+    let mut span: Vec<(SimTime, Option<SimTime>)> =
+        vec![(SimTime::MAX, Some(SimTime::ZERO)); steps as usize];
+    for t in tags {
+        let f = flow(t.flow);
+        let s = &mut span[t.step as usize];
+        s.0 = s.0.min(f.start);
+        s.1 = s.1.zip(f.received_at).map(|(a, b)| a.max(b));
+    }
+    let slowest_step = (0u32..)
+        .zip(&span)
+        .filter_map(|(i, &(a, b))| {
+            b.filter(|_| a != SimTime::MAX)
+                .map(|b| (b.since(a).ps(), i))
+        })
+        .max_by_key(|&(d, i)| (d, std::cmp::Reverse(i)))
+        .map(|(d, i)| (i, d));
+    CollectiveRow {
+        workload: c.workload,
+        iteration: c.plan.iteration,
+        start,
+        end,
+        bound_ps: bound_ps(world, c),
+        slowest_rank,
+        slowest_step,
+    }
+}
+
+/// The collective's bound on the empty fabric (see the module's comment).
+fn bound_ps(world: &World, c: &JobCollective) -> u64 {
+    let tags = &c.plan.transfers;
+    let cfg = |f: u32| &world.transports[world.flows[f as usize].transport as usize].config;
+    let parts: Vec<(u64, u64)> = tags
+        .iter()
+        .map(|t| {
+            let fl = &world.flows[t.flow as usize];
+            let addr: FlowAddr = *fl.sender.addr();
+            crate::paths::ideal_delivery(&world.fabric, &addr, fl.size.unwrap_or(0), cfg(t.flow))
+        })
+        .collect();
+    // Critical path: f(step, piece) = max(f(step - 1, piece), f(step, piece - 1)) + d.
+    let steps = tags.iter().map(|t| t.step + 1).max().unwrap_or(0) as usize;
+    let pieces = tags.iter().map(|t| t.piece + 1).max().unwrap_or(0) as usize;
+    let mut d = vec![vec![0u64; pieces]; steps];
+    for (t, &(fixed, stream)) in tags.iter().zip(&parts) {
+        let cell = &mut d[t.step as usize][t.piece as usize];
+        *cell = (*cell).max(fixed.saturating_add(stream));
+    }
+    let mut f = vec![vec![0u64; pieces]; steps];
+    for s in 0..steps {
+        for j in 0..pieces {
+            let before = if s > 0 { f[s - 1][j] } else { 0 };
+            let left = if j > 0 { f[s][j - 1] } else { 0 };
+            f[s][j] = before.max(left).saturating_add(d[s][j]);
+        }
+    }
+    let critical = f.last().and_then(|r| r.last()).copied().unwrap_or(0);
+    // The busiest rank: all its bytes through its link after one crossing.
+    let mut busy = vec![(0u64, 0u64); c.plan.ranks.len()];
+    for (t, &(fixed, stream)) in tags.iter().zip(&parts) {
+        let b = &mut busy[t.src as usize];
+        b.0 = b.0.max(fixed);
+        b.1 = b.1.saturating_add(stream);
+    }
+    let link = busy
+        .iter()
+        .map(|&(a, b)| a.saturating_add(b))
+        .max()
+        .unwrap_or(0);
+    critical.max(link)
+}
+
+/// Microseconds of a picosecond count.
+fn us_f(ps: u64) -> f64 {
+    ps as f64 / 1e6
+}
+
+/// Each job's iteration times, CCTs and bus bandwidths.
+pub fn jobs(world: &World, coll: &[CollectiveRow]) -> Vec<JobSummary> {
+    let mut out: Vec<JobSummary> = Vec::new();
+    for (c, r) in world.collectives.iter().zip(coll) {
+        let p = &c.plan;
+        if out.last().is_none_or(|j| j.workload != c.workload) {
+            out.push(JobSummary {
+                workload: c.workload,
+                collective: format!("{}/{}", p.op.name(), p.algorithm.name()),
+                ranks: p.ranks.len(),
+                iterations: 0,
+                completed: 0,
+                iteration_us: Summary::default(),
+                cct_us: Summary::default(),
+                bound_us: us_f(r.bound_ps),
+                busbw_gbps: Summary::default(),
+            });
+        }
+        let j = out.last_mut().expect("pushed");
+        j.iterations += 1;
+        j.completed += u32::from(r.end.is_some());
+    }
+    for j in &mut out {
+        let mine: Vec<(&JobCollective, &CollectiveRow)> = world
+            .collectives
+            .iter()
+            .zip(coll)
+            .filter(|(c, _)| c.workload == j.workload)
+            .collect();
+        let (mut iters, mut ccts, mut bus) = (Vec::new(), Vec::new(), Vec::new());
+        let mut prev = job_start(world, j.workload);
+        for (c, r) in mine {
+            let (Some(s), Some(e)) = (r.start, r.end) else {
+                break;
+            };
+            let cct = e.since(s).ps();
+            iters.push(us_f(e.since(prev).ps()));
+            ccts.push(us_f(cct));
+            bus.push(busbw_gbps(c, cct));
+            prev = e;
+        }
+        j.iteration_us = Summary::of(&mut iters);
+        j.cct_us = Summary::of(&mut ccts);
+        j.busbw_gbps = Summary::of(&mut bus);
+    }
+    out
+}
+
+/// When a job started (its `start`, before its first compute).
+fn job_start(world: &World, workload: u32) -> SimTime {
+    (world.collectives.iter().find(|c| c.workload == workload))
+        .map_or(SimTime::ZERO, |c| SimTime::ZERO + c.plan.job_start)
+}
+
+/// nccl-tests' bus bandwidth of a collective that took `cct_ps`, Gb/s.
+fn busbw_gbps(c: &JobCollective, cct_ps: u64) -> f64 {
+    let alg = c.plan.size as f64 * 8.0 / (cct_ps as f64 / 1e12) / 1e9;
+    alg * c.plan.op.bus_factor(c.plan.ranks.len() as u32)
+}
+
+/// `collectives.csv`.
+pub fn collectives_csv(world: &World, coll: &[CollectiveRow]) -> String {
+    let mut s = COLLECTIVES.header();
+    // Each job's last iteration end (None: one did not end).
+    let mut last: Vec<Option<SimTime>> = (0..world.workloads.len() as u32)
+        .map(|w| Some(job_start(world, w)))
+        .collect();
+    for (c, r) in world.collectives.iter().zip(coll) {
+        let p = &c.plan;
+        let cct = r.start.zip(r.end).map(|(a, b)| b.since(a).ps());
+        let base = std::mem::replace(&mut last[c.workload as usize], r.end);
+        let iteration = base.zip(r.end).map(|(a, b)| us(b.since(a).ps()));
+        let opt = |v: Option<String>| v.unwrap_or_default();
+        COLLECTIVES
+            .row(&mut s)
+            .cell("workload", c.workload)
+            .cell("iteration", p.iteration)
+            .cell("op", p.op.name())
+            .cell("algorithm", p.algorithm.name())
+            .cell("ranks", p.ranks.len())
+            .cell("size_bytes", p.size)
+            .cell("start_us", opt(r.start.map(|t| us(t.ps()))))
+            .cell("end_us", opt(r.end.map(|t| us(t.ps()))))
+            .cell("cct_us", opt(cct.map(us)))
+            .cell("bound_us", us(r.bound_ps))
+            .cell("iteration_us", opt(iteration))
+            .cell(
+                "algbw_gbps",
+                opt(cct.map(|c| format!("{:.3}", p.size as f64 * 8.0 / (c as f64 / 1e3)))),
+            )
+            .cell(
+                "busbw_gbps",
+                opt(cct.map(|x| format!("{:.3}", busbw_gbps(c, x)))),
+            )
+            .cell("slowest_rank", opt(r.slowest_rank.map(|x| x.to_string())))
+            .cell(
+                "slowest_host",
+                opt(r.slowest_rank.map(|x| p.ranks[x as usize].to_string())),
+            )
+            .cell("slowest_step", opt(r.slowest_step.map(|x| x.0.to_string())))
+            .cell("slowest_step_us", opt(r.slowest_step.map(|x| us(x.1))))
+            .end();
+    }
+    s
+}
+
+/// `transfers.csv`: every transfer of every collective.
+pub fn transfers_csv(world: &World, rows: &[FlowRow]) -> String {
+    let mut s = TRANSFERS.header();
+    for c in &world.collectives {
+        for t in &c.plan.transfers {
+            let f = &rows[t.flow as usize];
+            let time = |x: Option<SimTime>| {
+                x.filter(|&x| x != SimTime::MAX)
+                    .map_or(String::new(), |x| us(x.ps()))
+            };
+            TRANSFERS
+                .row(&mut s)
+                .cell("workload", c.workload)
+                .cell("iteration", c.plan.iteration)
+                .cell("flow", t.flow)
+                .cell("channel", t.channel)
+                .cell("step", t.step)
+                .cell("piece", t.piece)
+                .cell("src_rank", t.src)
+                .cell("dst_rank", t.dst)
+                .cell("src", f.src.0)
+                .cell("dst", f.dst.0)
+                .cell("size_bytes", f.size.unwrap_or(0))
+                .cell("start_us", time(Some(f.start)))
+                .cell("received_us", time(f.received_at))
+                .cell("acked_us", time(f.completed_at))
+                .end();
+        }
+    }
+    s
+}
