@@ -9,11 +9,11 @@
 //! collective; its time runs from the end of iteration i - 1 (the job's
 //! start for the first), so it holds the compute and the slowest rank's
 //! lag. The bound is what the empty fabric allows: the longer of the
-//! critical path (each step waits for the slowest transfer of the step
-//! before, each piece of a pipelined step for the piece before it, each
-//! transfer taking its ideal delivery time alone) and the busiest rank's
-//! bytes through its link; for a ring all-reduce of S bytes over N ranks
-//! at rate B that is 2(N-1) x (S/N on the wire / B + one step's latency).
+//! critical path (each transfer taking its ideal delivery time alone,
+//! after the transfers it waits on) and the busiest rank's bytes through
+//! its link after one crossing; for a ring all-reduce of S bytes over N
+//! ranks at rate B that is 2(N-1) x (S/N on the wire / B + one step's
+//! latency), each step's latency that of its own path.
 
 use super::columns::{COLLECTIVES, TRANSFERS};
 use super::us;
@@ -136,23 +136,20 @@ fn bound_ps(world: &World, c: &JobCollective) -> u64 {
             crate::paths::ideal_delivery(&world.fabric, &addr, fl.size.unwrap_or(0), cfg(t.flow))
         })
         .collect();
-    // Critical path: f(step, piece) = max(f(step - 1, piece), f(step, piece - 1)) + d.
-    let steps = tags.iter().map(|t| t.step + 1).max().unwrap_or(0) as usize;
-    let pieces = tags.iter().map(|t| t.piece + 1).max().unwrap_or(0) as usize;
-    let mut d = vec![vec![0u64; pieces]; steps];
-    for (t, &(fixed, stream)) in tags.iter().zip(&parts) {
-        let cell = &mut d[t.step as usize][t.piece as usize];
-        *cell = (*cell).max(fixed.saturating_add(stream));
+    // Critical path: each transfer's ideal delivery after the latest of
+    // those it waits on (transfers are planned after their inputs).
+    let at: std::collections::BTreeMap<u32, usize> =
+        tags.iter().enumerate().map(|(i, t)| (t.flow, i)).collect();
+    let mut finish = vec![0u64; tags.len()];
+    for (i, &(fixed, stream)) in parts.iter().enumerate() {
+        let ready = c.plan.after[i]
+            .iter()
+            .filter_map(|f| at.get(f).map(|&j| finish[j]))
+            .max()
+            .unwrap_or(0);
+        finish[i] = ready.saturating_add(fixed).saturating_add(stream);
     }
-    let mut f = vec![vec![0u64; pieces]; steps];
-    for s in 0..steps {
-        for j in 0..pieces {
-            let before = if s > 0 { f[s - 1][j] } else { 0 };
-            let left = if j > 0 { f[s][j - 1] } else { 0 };
-            f[s][j] = before.max(left).saturating_add(d[s][j]);
-        }
-    }
-    let critical = f.last().and_then(|r| r.last()).copied().unwrap_or(0);
+    let critical = finish.iter().copied().max().unwrap_or(0);
     // The busiest rank: all its bytes through its link after one crossing.
     let mut busy = vec![(0u64, 0u64); c.plan.ranks.len()];
     for (t, &(fixed, stream)) in tags.iter().zip(&parts) {

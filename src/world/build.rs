@@ -249,6 +249,7 @@ impl World {
             self.add_triggers(first, &plan.triggers);
             for mut c in plan.collectives {
                 c.transfers.iter_mut().for_each(|t| t.flow += first);
+                c.after.iter_mut().flatten().for_each(|f| *f += first);
                 self.collectives.push(JobCollective {
                     workload: wi,
                     plan: c,

@@ -82,6 +82,9 @@ pub struct CollectivePlan {
     pub size: u64,
     /// Its transfers.
     pub transfers: Vec<TransferTag>,
+    /// By transfer: the flows of this collective it waits on (none for
+    /// its rank's first transfers, which wait on the last iteration).
+    pub after: Vec<Vec<u32>>,
 }
 
 /// What a transfer of a collective is.
@@ -259,6 +262,7 @@ impl<'a> Builder<'a> {
             ranks: self.ranks.clone(),
             size: job.size.0,
             transfers: Vec::new(),
+            after: Vec::new(),
         };
         // Per rank: this iteration's first flows, and the flows it ends on.
         let mut first: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
@@ -296,8 +300,10 @@ impl<'a> Builder<'a> {
                     ends[t.dst as usize].push((f, Done::Received));
                     if t.after.is_empty() {
                         first[t.src as usize].push(f);
+                        coll.after.push(Vec::new());
                     } else {
                         let inputs = piece_inputs(&pieces, &t.after, j as usize, m as usize);
+                        coll.after.push(inputs.iter().map(|i| i.0).collect());
                         let host = self.ranks[t.src as usize];
                         self.plan.triggers.push(TriggerPlan::all(
                             host,
