@@ -9,6 +9,7 @@
 
 pub mod bins;
 pub mod chart;
+pub mod collective;
 pub mod data;
 pub mod over_time;
 pub mod run;

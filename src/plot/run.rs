@@ -2,8 +2,9 @@
 //! time (`queues.csv`), goodput over time (`goodput.csv`), the FCT CDF
 //! (`flows.csv`), RTT over time (`rtt.csv`), the ping RTT CDF
 //! (`pings.csv`), each traced flow's window and rate over time
-//! (`cc.csv`), and the timelines of ports and flows (`events.csv`,
-//! [`super::timeline`]). A figure whose file is absent (its output was
+//! (`cc.csv`), a collective job's steps over time (`transfers.csv`,
+//! [`super::collective`]), and the timelines of ports and flows
+//! (`events.csv`, [`super::timeline`]). A figure whose file is absent (its output was
 //! off) is skipped.
 
 use super::PlotError;
@@ -40,6 +41,9 @@ pub fn figures(dir: &Path) -> Result<Vec<(String, Chart)>, PlotError> {
     }
     if let Some(c) = Csv::read_if_present(&dir.join("cc.csv"))? {
         out.extend(cc_figures(&c)?);
+    }
+    if let Some(c) = Csv::read_if_present(&dir.join("transfers.csv"))? {
+        out.extend(super::collective::figures(&c)?);
     }
     if let Some(c) = Csv::read_if_present(&dir.join("events.csv"))? {
         out.extend(super::timeline::figures(&c)?);

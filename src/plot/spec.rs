@@ -62,6 +62,11 @@ pub struct PlotSpec {
     pub stat: Option<String>,
     /// `case` (default) or a grid axis: one line per value.
     pub series: Option<String>,
+    /// `metric`: a second metric drawn as one more line, named `bound`
+    /// (its mean over the runs at each x): a theory's bound, such as a
+    /// collective's (`jobs.0.bound_us`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound: Option<String>,
     /// Log x (absent: log when the values span more than two decades).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_x: Option<bool>,
@@ -103,6 +108,10 @@ impl PlotSpec {
                 "x".into(),
                 format!("'{x}' is not a grid axis: {}", axis_list()),
             ));
+        }
+        if self.bound.is_some() && self.kind != PlotKind::Metric {
+            let msg = "bound is a second metric of a `metric` figure; this one is another kind";
+            return Err(("bound".into(), msg.into()));
         }
         if let Some(s) = &self.series {
             if s != "case" && !axes.contains(&s.as_str()) {

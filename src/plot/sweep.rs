@@ -55,6 +55,7 @@ fn defaults(axes: &[String]) -> Vec<PlotSpec> {
         y: None,
         stat: None,
         series: None,
+        bound: None,
         log_x: None,
         log_y: None,
         title: None,
@@ -444,6 +445,9 @@ fn metric_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figur
                 points,
             });
         }
+        if let Some(b) = &spec.bound {
+            series.push(bound_series(sweep, spec, b, x_axis, split, &x_of)?);
+        }
         let ys = |series: &[Series]| -> Vec<f64> {
             series.iter().flat_map(|s| &s.points).map(|p| p.y).collect()
         };
@@ -512,6 +516,41 @@ fn metric_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figur
         });
     }
     Ok(out)
+}
+
+/// The line of `spec.bound`'s metric `b` in split `split`: at each x, the
+/// mean over its runs (every series alike), without error bars.
+fn bound_series(
+    sweep: &mut SweepResults,
+    spec: &PlotSpec,
+    b: &str,
+    x_axis: Option<usize>,
+    split: &str,
+    x_of: &dyn Fn(&String) -> f64,
+) -> Result<Series, PlotError> {
+    let mut at: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for i in 0..sweep.runs.len() {
+        let k = keys(spec, &sweep.axes, &sweep.runs[i].0, x_axis);
+        if k.split != split {
+            continue;
+        }
+        if let Some(v) = sweep.value(i, b)? {
+            at.entry(k.x.clone()).or_default().push(v);
+        }
+    }
+    let mut points: Vec<Point> = at
+        .iter()
+        .map(|(x, v)| Point {
+            x: x_of(x),
+            y: v.iter().sum::<f64>() / v.len() as f64,
+            err: None,
+        })
+        .collect();
+    points.sort_by(|a, b| a.x.total_cmp(&b.x));
+    Ok(Series {
+        name: "bound".to_string(),
+        points,
+    })
 }
 
 /// One completed flow of a run: its size (0 when unbounded) and FCT.
