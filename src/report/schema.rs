@@ -2,7 +2,7 @@
 //! rather than kept by hand, so that the list cannot drift from the code.
 //! A small built-in scenario that turns every optional block on (two
 //! transports and ExpressPass's credits, an incast with rounds, a
-//! load-defined workload, a ping, PFC,
+//! load-defined workload, a ping, a collective job, PFC,
 //! `jain_flows`, the goodput series) is run once, its summary serialised, and every numeric
 //! leaf's dotted path kept, list positions written `N`
 //! (`workloads.N.rtt_us.p99`). A test checks that every shipped golden
@@ -62,6 +62,12 @@ src = 1
 dst = 2
 interval = "100us"
 count = 3
+[[workload]]
+kind = "collective"
+transport = "roce"
+hosts = "0-2"
+op = "all-gather"
+size = "3KB"
 [output]
 jain_flows = [0, 1]
 goodput_interval = "100us"

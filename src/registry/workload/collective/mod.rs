@@ -317,17 +317,25 @@ impl<'a> Builder<'a> {
                 pieces.push(mine);
             }
         }
-        for r in 0..n as usize {
+        self.chain(it, first, ends);
+        self.plan.collectives.push(coll);
+    }
+}
+
+impl Builder<'_> {
+    /// Starts each rank's `first` flows of iteration `it` (after the
+    /// first) `compute` after its flows of the last one (`ends` of this
+    /// one are kept for the next).
+    fn chain(&mut self, it: u32, mut first: Vec<Vec<u32>>, mut ends: Vec<Vec<(u32, Done)>>) {
+        for r in 0..first.len() {
             let inputs = std::mem::replace(&mut self.last[r], std::mem::take(&mut ends[r]));
             if it > 0 && !first[r].is_empty() && !inputs.is_empty() {
                 let host = self.ranks[r];
                 let targets = std::mem::take(&mut first[r]);
-                self.plan
-                    .triggers
-                    .push(TriggerPlan::all(host, inputs, job.compute, targets));
+                let t = TriggerPlan::all(host, inputs, self.job.compute, targets);
+                self.plan.triggers.push(t);
             }
         }
-        self.plan.collectives.push(coll);
     }
 }
 
