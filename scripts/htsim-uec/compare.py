@@ -62,8 +62,10 @@ def write_cm(flows, hosts, path):
     with open(path, "w") as f:
         f.write(f"Nodes {hosts}\nConnections {len(flows)}\n")
         for i, fl in enumerate(flows):
-            start_ps = round(float(fl["start_us"]) * 1e6)
-            f.write(f"{fl['src']}->{fl['dst']} id {i + 1} start {start_ps} size {fl['size_bytes']}\n")
+            # htsim's UecSrc::connectPort reads a start as whole
+            # microseconds (timeFromUs of its integer part).
+            start_us = math.floor(float(fl["start_us"]))
+            f.write(f"{fl['src']}->{fl['dst']} id {i + 1} start {start_us} size {fl['size_bytes']}\n")
 
 
 def run_htsim(htsim, cm, hosts, args, cwd, flows, seed):

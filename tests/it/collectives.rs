@@ -302,3 +302,65 @@ fn a_partitioned_collective_run_gives_the_one_lp_bytes() {
     assert!(one.2.lines().count() == 5, "{}", one.2);
     assert_eq!(bytes(3), one);
 }
+
+/// htsim's ring all-reduce generator's form on 3 hosts of a star: each
+/// connection's acknowledgment at its sender starts the next, sent by its
+/// receiver.
+const MATRIX: &str = "Nodes 3\nConnections 3\nTriggers 2\n\
+0->1 id 1 start 0 size 100000 send_done_trigger 1\n\
+1->2 id 2 trigger 1 size 100000 send_done_trigger 2\n\
+2->0 id 3 trigger 2 size 100000\n\
+trigger id 1 oneshot\ntrigger id 2 oneshot\n";
+
+fn matrix_scenario(dir: &std::path::Path, matrix: &str) -> std::path::PathBuf {
+    std::fs::write(dir.join("ring.cm"), matrix).expect("written");
+    let file = dir.join("scenario.toml");
+    let text = "[topology]\nkind = \"star\"\nhosts = 3\nlink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n\
+[switch]\nbuffer = \"1MB\"\n[transport]\nkind = \"roce\"\ncc = \"none\"\n\
+[[workload]]\nkind = \"htsim-matrix\"\nfile = \"ring.cm\"\n";
+    std::fs::write(&file, text).expect("written");
+    file
+}
+
+#[test]
+fn an_htsim_matrix_carries_a_remote_trigger_as_a_message() {
+    let dir = common::temp_dir("htsim-matrix");
+    let file = matrix_scenario(&dir, MATRIX);
+    let sc = common::scenario_file(file.to_str().expect("utf-8"), &[]);
+    let mut w = World::build(&sc, 1).expect("builds");
+    w.run();
+    let rows = w.flow_rows();
+    // Three connections, then two notifications (host 0 -> 1, 1 -> 2).
+    assert_eq!(rows.len(), 5);
+    assert!(rows.iter().all(|r| r.completed_at.is_some()));
+    let (n1, n2) = (&rows[3], &rows[4]);
+    assert_eq!((n1.src.0, n1.dst.0, n1.size), (0, 1, Some(64)));
+    assert_eq!(n2.src.0, 1);
+    // A notification leaves when its connection is acknowledged, and the
+    // next connection starts when it arrives.
+    assert_eq!(n1.start, rows[0].completed_at.expect("acked"));
+    assert_eq!(Some(rows[1].start), n1.received_at);
+    assert_eq!(Some(rows[2].start), n2.received_at);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_bad_matrix_is_refused_with_its_file_and_line() {
+    let dir = common::temp_dir("htsim-matrix-bad");
+    let file = matrix_scenario(
+        &dir,
+        &MATRIX.replace("size 100000 send_done_trigger 2", "size 100000 prio 2"),
+    );
+    let err = dcnsim::scenario::load(&file, &[])
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        err.contains("workload[0].file") || err.contains("file"),
+        "{err}"
+    );
+    assert!(
+        err.contains("ring.cm: line 5: 'prio' is not modelled"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

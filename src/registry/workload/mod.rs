@@ -15,6 +15,7 @@ pub mod collective;
 mod flows;
 mod incast;
 mod long_flows;
+mod matrix;
 mod permutation;
 mod ping;
 mod shuffle;
@@ -562,5 +563,11 @@ pub static FAMILY: Family<Spec> = Family {
             key("start", "0s", "duration, >= 0", "when the job starts (its first compute)"),
             PRIORITY,
         ], parse::<collective::Collective>),
+        row("htsim-matrix", "the connections and triggers of an htsim connection matrix, so that the same traffic runs in both simulators", "uet-htsim connection_matrix.cpp, trigger.h (40ccb05)", &[
+            key("file", "required", "path", "the matrix file, relative to the scenario: SRC->DST lines with start (us) or trigger, size, send_done_trigger and recv_done_trigger; trigger lines (oneshot, multishot, barrier with count)"),
+            key("notify_size", "64B", "size", "the message that carries a trigger's activation to a host where it did not happen"),
+            key("start", "0s", "duration, >= 0", "added to every connection's start"),
+            PRIORITY,
+        ], matrix::parse),
     ],
 };

@@ -18,7 +18,7 @@ use super::{FlowPlan, Plan};
 use sim_core::SimDuration;
 
 /// Which end of an input flow must be done.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Done {
     /// Its receiver holds every byte (the trigger's host is its receiver).
     Received,
