@@ -149,7 +149,7 @@ pub static FLOWS: CsvFile = CsvFile { name: "flows.csv", when: "always", columns
     col("ecn_reductions", "count", "window reductions on ECN-Echo (RoCE: CNPs received)"),
     col("sack_recovered", "count", "segments retransmitted on a SACK or RACK loss verdict"),
     col("tail_loss_probes", "count", "RACK-TLP probes sent"),
-    col("window_probes", "count", "zero-window probes sent by the persist timer"),
+    col("window_probes", "count", "zero-window probes sent by the persist timer (UEC: RTSs asking for credit)"),
     col("naks_sent", "count", "RoCE: NAKs its receiver sent (empty for TCP)"),
     col("cnps_sent", "count", "RoCE: CNPs its receiver sent (empty for TCP)"),
     col("transport", "text", "the flow's transport (default, or NAME of [transport.NAME])"),

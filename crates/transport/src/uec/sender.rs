@@ -10,7 +10,7 @@ use crate::endpoint::{PathInfo, Side};
 use crate::psn_window::{PsnFlow, PsnWindow};
 use crate::{Emit, FlowAddr};
 use net::{Ecn, Kind, Packet, Protocol};
-use sim_core::SimTime;
+use sim_core::{SimDuration, SimTime};
 
 /// The sender of one UEC flow.
 #[derive(Clone, Debug)]
@@ -36,6 +36,12 @@ struct Credit {
     granted: u64,
     /// The most it holds, bytes (NSCC's ceiling).
     cap: i64,
+    /// When it last asked for credit with an RTS.
+    last_rts: Option<SimTime>,
+    /// It has packets to send and no credit (it asks with RTSs).
+    wants: bool,
+    /// How long it waits before asking again (the transport's `rto`).
+    rts_retry: SimDuration,
 }
 
 impl UecSender {
@@ -59,6 +65,9 @@ impl UecSender {
                 speculating: true,
                 granted: 0,
                 cap,
+                last_rts: None,
+                wants: false,
+                rts_retry: cfg.rto,
             });
         }
         s
@@ -203,6 +212,36 @@ impl UecSender {
             self.paths.feedback(now, pkt.entropy, fb);
         }
         self.flow.settle(now);
+        self.ask_for_credit(now, _out);
+    }
+
+    /// Under RCCC, a sender with packets to send and no credit asks for
+    /// credit with an RTS carrying its pull target, at most once per
+    /// network RTT (htsim's `UecSrc::sendRTS`): a sender whose whole
+    /// message went in the speculative window has no data packet left to
+    /// carry the target when one of them is trimmed, and the receiver
+    /// would never pull its resend.
+    fn ask_for_credit(&mut self, now: SimTime, out: &mut impl Emit) {
+        let Some(c) = self.credit else { return };
+        let starved = !c.speculating && c.bytes <= 0 && self.flow.running();
+        let wants = starved && self.flow.window.next_to_send().is_some();
+        if let Some(c) = self.credit.as_mut() {
+            c.wants = wants;
+        }
+        if !wants || c.last_rts.is_some_and(|t| now < t + self.nscc.base_rtt()) {
+            return;
+        }
+        let mut p = self.flow.addr.header(Side::Sender, Kind::Control);
+        p.protocol = Protocol::Uec;
+        p.size_bytes = HEADER_BYTES;
+        p.ack = self.flow.window.size_bytes();
+        p.feedback.window_bytes = self.pull_target();
+        p.created_at = now;
+        out.emit(p);
+        self.flow.stats.window_probes += 1;
+        if let Some(c) = self.credit.as_mut() {
+            c.last_rts = Some(now);
+        }
     }
 
     /// A NACK of `psn` (trimmed on the way): resend it.
@@ -238,12 +277,20 @@ impl UecSender {
             self.paths
                 .feedback(now, lost.entropy, PathFeedback::Timeout);
         }
+        self.ask_for_credit(now, _out);
     }
 
-    /// When the oldest outstanding packet times out.
+    /// When the oldest outstanding packet times out, or (starved of
+    /// credit) when it asks again should its RTS have been lost.
     #[inline]
     pub fn deadline(&self) -> Option<SimTime> {
-        self.flow.deadline()
+        let retry = |c: Credit| c.rts_retry.max(self.nscc.base_rtt());
+        let waiting =
+            (self.credit.filter(|c| c.wants)).and_then(|c| c.last_rts.map(|t| t + retry(c)));
+        match (self.flow.deadline(), waiting) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Bytes in flight (whole packets).
