@@ -109,9 +109,9 @@ fn receiver_credit_shares_an_incast_round_robin_with_fewer_trims() {
     let (nscc_w, nscc) = run_file(file, &[]);
     let (rccc_w, rccc) = run_file(file, &set(&["transport.rccc=true"]));
     assert_eq!(rccc.flows.completed, 32);
-    // Measured (seed 1): 1,304 trimmed against 1,910 (1,257 before RTSs), every one in the
-    // speculative first window; flows finish together (p50 2.60 ms, last
-    // 2.63) where NSCC alone lets some finish early (p50 2.37 ms).
+    // Measured (seed 1): 1,304 trimmed against 1,910, every one in the
+    // speculative first window; flows finish together (p50 2.61 ms, last
+    // 2.65) where NSCC alone lets some finish early (p50 2.37 ms).
     assert!(
         trims(&rccc_w) * 10 < trims(&nscc_w) * 8,
         "{} vs {}",
