@@ -364,3 +364,40 @@ fn a_bad_matrix_is_refused_with_its_file_and_line() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_trigger_that_needs_one_of_two_fires_on_the_first() {
+    // Host 2 receives from 0 (100 KB) and from 1 (10 KB, sooner): a
+    // oneshot trigger (needs 1) starts 2 -> 0 at the first receipt; a
+    // barrier of 2 at the second.
+    let dir = common::temp_dir("htsim-matrix-count");
+    let text = |kind: &str| {
+        format!(
+            "0->2 start 0 size 100000 recv_done_trigger 1\n1->2 start 0 size 10000 recv_done_trigger 1\n\
+             2->0 trigger 1 size 1000\ntrigger id 1 {kind}\n"
+        )
+    };
+    let start_of_third = |kind: &str| {
+        let file = matrix_scenario(&dir, &text(kind));
+        let sc = common::scenario_file(file.to_str().expect("utf-8"), &[]);
+        let mut w = World::build(&sc, 1).expect("builds");
+        w.run();
+        let rows = w.flow_rows();
+        assert_eq!(
+            rows.len(),
+            3,
+            "no notification: both inputs are seen at host 2"
+        );
+        let (a, b) = (
+            rows[0].received_at.expect("in"),
+            rows[1].received_at.expect("in"),
+        );
+        assert!(b < a);
+        (rows[2].start, a, b)
+    };
+    let (first, _, b) = start_of_third("oneshot");
+    assert_eq!(first, b);
+    let (second, a, _) = start_of_third("barrier count 2");
+    assert_eq!(second, a);
+    std::fs::remove_dir_all(&dir).ok();
+}
