@@ -64,7 +64,7 @@ pub struct PlotSpec {
     pub series: Option<String>,
     /// `metric`: a second metric drawn as one more line, named `bound`
     /// (its mean over the runs at each x): a theory's bound, such as a
-    /// collective's (`jobs.0.bound_us`).
+    /// collective's (`jobs.0.collectives.0.bound_us`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bound: Option<String>,
     /// Log x (absent: log when the values span more than two decades).

@@ -21,6 +21,7 @@ use crate::world::{FlowRow, JobCollective, World};
 use serde::Serialize;
 use sim_core::SimTime;
 use sim_core::stats::Summary;
+use std::collections::BTreeMap;
 use transport::FlowAddr;
 
 /// One collective's results.
@@ -47,21 +48,31 @@ pub struct CollectiveRow {
 pub struct JobSummary {
     /// Its `[[workload]]`.
     pub workload: u32,
-    /// Its operation and algorithm, `all-reduce/ring`.
-    pub collective: String,
     /// Its ranks.
     pub ranks: usize,
     /// Iterations planned.
     pub iterations: u32,
-    /// Iterations whose collective completed.
+    /// Iterations whose every collective completed.
     pub completed: u32,
-    /// Iteration times, microseconds (each from the end of the one before).
+    /// Iteration times, microseconds (each from the end of the one before;
+    /// the first from the job's start).
     pub iteration_us: Summary,
-    /// Collective completion times, microseconds.
+    /// Each collective of an iteration, in order.
+    pub collectives: Vec<OpSummary>,
+}
+
+/// One collective of a job's iterations, over its iterations.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct OpSummary {
+    /// Its operation and algorithm, `all-reduce/ring`.
+    pub collective: String,
+    /// Its size, bytes.
+    pub size_bytes: u64,
+    /// Its completion times, microseconds.
     pub cct_us: Summary,
-    /// The bound on one collective, microseconds.
+    /// Its bound, microseconds.
     pub bound_us: f64,
-    /// Bus bandwidth (nccl-tests), Gb/s.
+    /// Its bus bandwidth (nccl-tests), Gb/s.
     pub busbw_gbps: Summary,
 }
 
@@ -170,50 +181,82 @@ fn us_f(ps: u64) -> f64 {
     ps as f64 / 1e6
 }
 
-/// Each job's iteration times, CCTs and bus bandwidths.
+/// When each job's iterations ended (the last byte of their last
+/// collective; `None` for one not complete), by (workload, iteration).
+fn iteration_ends(world: &World, coll: &[CollectiveRow]) -> BTreeMap<(u32, u32), Option<SimTime>> {
+    let mut ends: BTreeMap<(u32, u32), Option<SimTime>> = BTreeMap::new();
+    for (c, r) in world.collectives.iter().zip(coll) {
+        let e = ends
+            .entry((c.workload, c.plan.iteration))
+            .or_insert(Some(SimTime::ZERO));
+        *e = e.zip(r.end).map(|(a, b)| a.max(b));
+    }
+    ends
+}
+
+/// Each job iteration's time: from the end of the one before (the job's
+/// start for the first) to its own end, if both came.
+fn iteration_times(world: &World, coll: &[CollectiveRow]) -> BTreeMap<(u32, u32), Option<u64>> {
+    let ends = iteration_ends(world, coll);
+    (ends.iter())
+        .map(|(&(w, it), &end)| {
+            let before = match it {
+                0 => Some(job_start(world, w)),
+                _ => ends.get(&(w, it - 1)).copied().flatten(),
+            };
+            ((w, it), before.zip(end).map(|(a, b)| b.since(a).ps()))
+        })
+        .collect()
+}
+
+/// Each job's iteration times, and each of its collectives' CCTs and bus
+/// bandwidths.
 pub fn jobs(world: &World, coll: &[CollectiveRow]) -> Vec<JobSummary> {
+    let times = iteration_times(world, coll);
     let mut out: Vec<JobSummary> = Vec::new();
+    // Per job and collective index: CCTs and bus bandwidths.
+    let mut per_op: BTreeMap<(u32, u32), (Vec<f64>, Vec<f64>)> = BTreeMap::new();
     for (c, r) in world.collectives.iter().zip(coll) {
         let p = &c.plan;
         if out.last().is_none_or(|j| j.workload != c.workload) {
+            let t: Vec<f64> = (times.range((c.workload, 0)..=(c.workload, u32::MAX)))
+                .map_while(|(_, t)| t.map(us_f))
+                .collect();
             out.push(JobSummary {
                 workload: c.workload,
-                collective: format!("{}/{}", p.op.name(), p.algorithm.name()),
                 ranks: p.ranks.len(),
-                iterations: 0,
-                completed: 0,
-                iteration_us: Summary::default(),
+                iterations: times
+                    .range((c.workload, 0)..=(c.workload, u32::MAX))
+                    .count() as u32,
+                completed: t.len() as u32,
+                iteration_us: Summary::of(&mut t.clone()),
+                collectives: Vec::new(),
+            });
+        }
+        let j = out.last_mut().expect("pushed");
+        if p.iteration == 0 {
+            j.collectives.push(OpSummary {
+                collective: format!("{}/{}", p.op.name(), p.algorithm.name()),
+                size_bytes: p.size,
                 cct_us: Summary::default(),
                 bound_us: us_f(r.bound_ps),
                 busbw_gbps: Summary::default(),
             });
         }
-        let j = out.last_mut().expect("pushed");
-        j.iterations += 1;
-        j.completed += u32::from(r.end.is_some());
+        if let (Some(s), Some(e)) = (r.start, r.end) {
+            let cct = e.since(s).ps();
+            let v = per_op.entry((c.workload, p.index)).or_default();
+            v.0.push(us_f(cct));
+            v.1.push(busbw_gbps(c, cct));
+        }
     }
     for j in &mut out {
-        let mine: Vec<(&JobCollective, &CollectiveRow)> = world
-            .collectives
-            .iter()
-            .zip(coll)
-            .filter(|(c, _)| c.workload == j.workload)
-            .collect();
-        let (mut iters, mut ccts, mut bus) = (Vec::new(), Vec::new(), Vec::new());
-        let mut prev = job_start(world, j.workload);
-        for (c, r) in mine {
-            let (Some(s), Some(e)) = (r.start, r.end) else {
-                break;
-            };
-            let cct = e.since(s).ps();
-            iters.push(us_f(e.since(prev).ps()));
-            ccts.push(us_f(cct));
-            bus.push(busbw_gbps(c, cct));
-            prev = e;
+        for (k, op) in (0u32..).zip(j.collectives.iter_mut()) {
+            if let Some((ccts, bus)) = per_op.get_mut(&(j.workload, k)) {
+                op.cct_us = Summary::of(ccts);
+                op.busbw_gbps = Summary::of(bus);
+            }
         }
-        j.iteration_us = Summary::of(&mut iters);
-        j.cct_us = Summary::of(&mut ccts);
-        j.busbw_gbps = Summary::of(&mut bus);
     }
     out
 }
@@ -233,20 +276,21 @@ fn busbw_gbps(c: &JobCollective, cct_ps: u64) -> f64 {
 /// `collectives.csv`.
 pub fn collectives_csv(world: &World, coll: &[CollectiveRow]) -> String {
     let mut s = COLLECTIVES.header();
-    // Each job's last iteration end (None: one did not end).
-    let mut last: Vec<Option<SimTime>> = (0..world.workloads.len() as u32)
-        .map(|w| Some(job_start(world, w)))
-        .collect();
+    let times = iteration_times(world, coll);
     for (c, r) in world.collectives.iter().zip(coll) {
         let p = &c.plan;
         let cct = r.start.zip(r.end).map(|(a, b)| b.since(a).ps());
-        let base = std::mem::replace(&mut last[c.workload as usize], r.end);
-        let iteration = base.zip(r.end).map(|(a, b)| us(b.since(a).ps()));
+        let iteration = times
+            .get(&(c.workload, p.iteration))
+            .copied()
+            .flatten()
+            .map(us);
         let opt = |v: Option<String>| v.unwrap_or_default();
         COLLECTIVES
             .row(&mut s)
             .cell("workload", c.workload)
             .cell("iteration", p.iteration)
+            .cell("collective", p.index)
             .cell("op", p.op.name())
             .cell("algorithm", p.algorithm.name())
             .cell("ranks", p.ranks.len())

@@ -234,6 +234,7 @@ pub static ROUNDS: CsvFile = CsvFile { name: "rounds.csv", when: "a workload wit
 pub static COLLECTIVES: CsvFile = CsvFile { name: "collectives.csv", when: "a collective workload", columns: &[
     col("workload", "id", "the job"),
     col("iteration", "id", "the job's iteration, from 0"),
+    col("collective", "id", "its place in the iteration, from 0 (the workload's own op, then each of then)"),
     col("op", "text", "all-reduce, all-gather, reduce-scatter, all-to-all or broadcast"),
     col("algorithm", "text", "ring, halving-doubling, direct or serialised"),
     col("ranks", "count", "the job's ranks"),
@@ -242,7 +243,7 @@ pub static COLLECTIVES: CsvFile = CsvFile { name: "collectives.csv", when: "a co
     col("end_us", "us", "its last byte's arrival; empty if it did not complete"),
     col("cct_us", "us", "collective completion time: end_us - start_us"),
     col("bound_us", "us", "the least CCT the empty fabric allows: critical path or busiest link"),
-    col("iteration_us", "us", "end_us less the previous iteration's (the job's start for the first): compute and communication"),
+    col("iteration_us", "us", "its iteration's time: from the end of the one before (the job's start for the first) to its last collective's end"),
     col("algbw_gbps", "Gb/s", "algorithm bandwidth: size / cct"),
     col("busbw_gbps", "Gb/s", "bus bandwidth (nccl-tests): algbw x 2(N-1)/N for all-reduce, x (N-1)/N for all-gather, reduce-scatter, all-to-all, x 1 for broadcast"),
     col("slowest_rank", "id", "the rank whose last receipt came last"),

@@ -558,6 +558,7 @@ pub static FAMILY: Family<Spec> = Family {
             key("channels", "1", "1 to 64", "run the algorithm over this many slices of the buffer in parallel, each its own connections"),
             key("chunk", "none", "size", "cut each step's transfer into pieces of this size, each forwarded as it arrives (pipelining)"),
             key("root", "0", "rank", "broadcast's root (broadcast only)"),
+            key("then", "none", "[{ op, algorithm, size, channels, chunk, root }, ...]", "more collectives in each iteration, in order: each rank starts the next when its part of the one before is done"),
             key("iterations", "1", "1 to 1000000", "iterations of the job, each after compute"),
             key("compute", "0s", "duration, >= 0", "compute before each iteration: rank r starts iteration i + 1 this long after its part of iteration i is done"),
             key("start", "0s", "duration, >= 0", "when the job starts (its first compute)"),

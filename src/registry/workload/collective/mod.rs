@@ -51,6 +51,9 @@ pub struct Collective {
     channels: u32,
     chunk: Option<Bytes>,
     root: Option<u32>,
+    /// Collectives after the first in each iteration, in order.
+    #[serde(default)]
+    then: Vec<OpSpec>,
     #[serde(default = "one")]
     iterations: u32,
     #[serde(default)]
@@ -59,6 +62,20 @@ pub struct Collective {
     start: SimDuration,
     #[serde(default = "priority_zero")]
     priority: u8,
+}
+
+/// One collective of an iteration: the workload's own keys for the
+/// first, a `then` entry for each after it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpSpec {
+    op: Op,
+    algorithm: Option<Algorithm>,
+    size: Bytes,
+    #[serde(default = "one")]
+    channels: u32,
+    chunk: Option<Bytes>,
+    root: Option<u32>,
 }
 
 fn one() -> u32 {
@@ -74,6 +91,8 @@ pub struct CollectivePlan {
     pub algorithm: Algorithm,
     /// The job's iteration, from 0.
     pub iteration: u32,
+    /// Its place in the iteration (0: the first collective).
+    pub index: u32,
     /// When the job started (its `start`, before its first compute).
     pub job_start: SimDuration,
     /// The host of each rank.
@@ -105,7 +124,7 @@ pub struct TransferTag {
     pub dst: u32,
 }
 
-impl Collective {
+impl OpSpec {
     fn algorithm(&self) -> Algorithm {
         self.algorithm.unwrap_or(self.op.algorithms()[0])
     }
@@ -121,8 +140,8 @@ impl Collective {
         self.chunk.map_or(1, |c| bytes.div_ceil(c.0).max(1))
     }
 
-    /// Transfers per iteration, counting channels and pieces (saturating).
-    fn transfers_per_iteration(&self, n: u32) -> u64 {
+    /// Its transfers, counting channels and pieces (saturating).
+    fn transfers(&self, n: u32) -> u64 {
         let sched = algo::schedule(self.op, self.algorithm(), n, 0);
         let per_channel = self.size.0 / self.channels as u64;
         sched
@@ -130,6 +149,77 @@ impl Collective {
             .map(|t| self.pieces(Self::part_bytes(per_channel, n, t.parts)))
             .fold(0u64, u64::saturating_add)
             .saturating_mul(self.channels as u64)
+    }
+
+    /// Checks it for `n` ranks; its keys are named with `prefix`.
+    fn check(&self, n: u32, prefix: &str) -> Result<(), (String, String)> {
+        let key = |k: &str| format!("{prefix}{k}");
+        let algo = self.algorithm();
+        if !self.op.algorithms().contains(&algo) {
+            let valid: Vec<&str> = self.op.algorithms().iter().map(|a| a.name()).collect();
+            let msg = format!(
+                "{} cannot run {}: valid algorithms are {}",
+                algo.name(),
+                self.op.name(),
+                valid.join(", ")
+            );
+            return Err((key("algorithm"), msg));
+        }
+        if algo == Algorithm::HalvingDoubling && !n.is_power_of_two() {
+            let msg = format!("halving-doubling needs a power of two of ranks; hosts gives {n}");
+            return Err((key("algorithm"), msg));
+        }
+        match (self.op, self.root) {
+            (Op::Broadcast, Some(r)) if r >= n => {
+                let msg = format!("root {r} is not a rank: the job has ranks 0 to {}", n - 1);
+                return Err((key("root"), msg));
+            }
+            (Op::Broadcast, _) | (_, None) => {}
+            (op, Some(_)) => {
+                let msg = format!("root is broadcast's; {} has no root", op.name());
+                return Err((key("root"), msg));
+            }
+        }
+        if !(1..=64).contains(&self.channels) {
+            let msg = format!("{} channels: give 1 to 64", self.channels);
+            return Err((key("channels"), msg));
+        }
+        check_size(&key("size"), self.size)?;
+        let least = n as u64 * self.channels as u64;
+        if self.size.0 < least {
+            let msg = format!(
+                "size {} is below one byte per rank and channel ({least} B for {n} ranks and {} \
+                 channels)",
+                self.size, self.channels
+            );
+            return Err((key("size"), msg));
+        }
+        if let Some(c) = self.chunk {
+            check_size(&key("chunk"), c)?;
+        }
+        Ok(())
+    }
+}
+
+impl Collective {
+    /// The collectives of an iteration, in order.
+    fn ops(&self) -> Vec<OpSpec> {
+        let first = OpSpec {
+            op: self.op,
+            algorithm: self.algorithm,
+            size: self.size,
+            channels: self.channels,
+            chunk: self.chunk,
+            root: self.root,
+        };
+        std::iter::once(first)
+            .chain(self.then.iter().cloned())
+            .collect()
+    }
+
+    /// Transfers per iteration (saturating).
+    fn transfers_per_iteration(&self, n: u32) -> u64 {
+        (self.ops().iter()).fold(0u64, |sum, o| sum.saturating_add(o.transfers(n)))
     }
 }
 
@@ -142,50 +232,13 @@ impl Workload for Collective {
     }
     fn check(&self, hosts: u32) -> Result<(), (String, String)> {
         let n = distinct_hosts("hosts", &self.hosts, hosts, 2)?.len() as u32;
-        let algo = self.algorithm();
-        if !self.op.algorithms().contains(&algo) {
-            let valid: Vec<&str> = self.op.algorithms().iter().map(|a| a.name()).collect();
-            let msg = format!(
-                "{} cannot run {}: valid algorithms are {}",
-                algo.name(),
-                self.op.name(),
-                valid.join(", ")
-            );
-            return Err(("algorithm".into(), msg));
-        }
-        if algo == Algorithm::HalvingDoubling && !n.is_power_of_two() {
-            let msg = format!("halving-doubling needs a power of two of ranks; hosts gives {n}");
-            return Err(("algorithm".into(), msg));
-        }
-        match (self.op, self.root) {
-            (Op::Broadcast, Some(r)) if r >= n => {
-                let msg = format!("root {r} is not a rank: the job has ranks 0 to {}", n - 1);
-                return Err(("root".into(), msg));
-            }
-            (Op::Broadcast, _) | (_, None) => {}
-            (op, Some(_)) => {
-                let msg = format!("root is broadcast's; {} has no root", op.name());
-                return Err(("root".into(), msg));
-            }
-        }
-        if !(1..=64).contains(&self.channels) {
-            return Err((
-                "channels".into(),
-                format!("{} channels: give 1 to 64", self.channels),
-            ));
-        }
-        check_size("size", self.size)?;
-        let least = n as u64 * self.channels as u64;
-        if self.size.0 < least {
-            let msg = format!(
-                "size {} is below one byte per rank and channel ({least} B for {n} ranks and {} \
-                 channels)",
-                self.size, self.channels
-            );
-            return Err(("size".into(), msg));
-        }
-        if let Some(c) = self.chunk {
-            check_size("chunk", c)?;
+        for (i, op) in self.ops().iter().enumerate() {
+            let prefix = if i == 0 {
+                String::new()
+            } else {
+                format!("then[{}].", i - 1)
+            };
+            op.check(n, &prefix)?;
         }
         if !(1..=MAX_ITERATIONS).contains(&self.iterations) {
             let msg = format!("{} iterations: give 1 to {MAX_ITERATIONS}", self.iterations);
@@ -220,27 +273,36 @@ impl Workload for Collective {
         let ranks = placement::place(&given, self.placement, rack, &mut rng);
         let mut b = Builder::new(self, ranks);
         for it in 0..self.iterations {
-            b.iteration(it);
+            for k in 0..b.ops.len() {
+                b.collective(it, k);
+            }
         }
         b.plan
     }
 }
 
-/// Plans a job's iterations one after another.
+/// Plans a job's collectives one after another.
 struct Builder<'a> {
     job: &'a Collective,
     ranks: Vec<u32>,
-    sched: Vec<Transfer>,
+    /// Each collective of an iteration and its schedule.
+    ops: Vec<(OpSpec, Vec<Transfer>)>,
     plan: Plan,
-    /// Each rank's flows of the last iteration: its inputs for the next.
+    /// Each rank's flows of the last collective: its inputs for the next.
     last: Vec<Vec<(u32, Done)>>,
 }
 
 impl<'a> Builder<'a> {
     fn new(job: &'a Collective, ranks: Vec<u32>) -> Self {
         let n = ranks.len() as u32;
+        let ops = (job.ops().into_iter())
+            .map(|o| {
+                let sched = algo::schedule(o.op, o.algorithm(), n, o.root.unwrap_or(0));
+                (o, sched)
+            })
+            .collect();
         Builder {
-            sched: algo::schedule(job.op, job.algorithm(), n, job.root.unwrap_or(0)),
+            ops,
             last: vec![Vec::new(); n as usize],
             ranks,
             job,
@@ -248,54 +310,39 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// Plans iteration `it`: every channel's transfers cut into pieces,
-    /// each waiting on its step's inputs; the first ones of each rank
-    /// waiting on the rank's last iteration (or the job's start).
-    fn iteration(&mut self, it: u32) {
-        let job = self.job;
+    /// Plans collective `k` of iteration `it`: every channel's transfers
+    /// cut into pieces, each waiting on its step's inputs; the first ones
+    /// of each rank waiting on the rank's part of the collective before
+    /// (or the job's start).
+    fn collective(&mut self, it: u32, k: usize) {
         let n = self.ranks.len() as u32;
+        let op = self.ops[k].0.clone();
         let mut coll = CollectivePlan {
-            op: job.op,
-            algorithm: job.algorithm(),
+            op: op.op,
+            algorithm: op.algorithm(),
             iteration: it,
-            job_start: job.start,
+            index: k as u32,
+            job_start: self.job.start,
             ranks: self.ranks.clone(),
-            size: job.size.0,
+            size: op.size.0,
             transfers: Vec::new(),
             after: Vec::new(),
         };
-        // Per rank: this iteration's first flows, and the flows it ends on.
+        // Per rank: this collective's first flows, and the flows it ends on.
         let mut first: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
         let mut ends: Vec<Vec<(u32, Done)>> = vec![Vec::new(); n as usize];
-        let release = job.start + job.compute;
-        for c in 0..job.channels {
-            let slice = Collective::part_bytes(job.size.0, job.channels, (c, c + 1));
+        for c in 0..op.channels {
+            let slice = OpSpec::part_bytes(op.size.0, op.channels, (c, c + 1));
             // Each schedule transfer's pieces (plan flow indices).
-            let mut pieces: Vec<Vec<u32>> = Vec::with_capacity(self.sched.len());
-            for t in &self.sched {
-                let bytes = Collective::part_bytes(slice, n, t.parts);
-                let m = job.pieces(bytes);
+            let mut pieces: Vec<Vec<u32>> = Vec::with_capacity(self.ops[k].1.len());
+            for t in 0..self.ops[k].1.len() {
+                let t = self.ops[k].1[t].clone();
+                let bytes = OpSpec::part_bytes(slice, n, t.parts);
+                let m = op.pieces(bytes);
                 let mut mine = Vec::with_capacity(m as usize);
                 for j in 0..m {
-                    let size = Collective::part_bytes(bytes, m as u32, (j as u32, j as u32 + 1));
-                    let f = self.plan.flows.len() as u32;
-                    self.plan.flows.push(FlowPlan {
-                        src: self.ranks[t.src as usize],
-                        dst: self.ranks[t.dst as usize],
-                        size: Some(size.max(1)),
-                        start: release,
-                        start_jitter: SimDuration::ZERO,
-                        stop: None,
-                        round: it,
-                    });
-                    coll.transfers.push(TransferTag {
-                        flow: f,
-                        step: t.step,
-                        channel: c,
-                        piece: j as u32,
-                        src: t.src,
-                        dst: t.dst,
-                    });
+                    let size = OpSpec::part_bytes(bytes, m as u32, (j as u32, j as u32 + 1));
+                    let f = self.transfer(it, &t, size, &mut coll, c, j as u32);
                     ends[t.src as usize].push((f, Done::Sent));
                     ends[t.dst as usize].push((f, Done::Received));
                     if t.after.is_empty() {
@@ -305,34 +352,73 @@ impl<'a> Builder<'a> {
                         let inputs = piece_inputs(&pieces, &t.after, j as usize, m as usize);
                         coll.after.push(inputs.iter().map(|i| i.0).collect());
                         let host = self.ranks[t.src as usize];
-                        self.plan.triggers.push(TriggerPlan::all(
-                            host,
-                            inputs,
-                            SimDuration::ZERO,
-                            vec![f],
-                        ));
+                        let trigger = TriggerPlan::all(host, inputs, SimDuration::ZERO, vec![f]);
+                        self.plan.triggers.push(trigger);
                     }
                     mine.push(f);
                 }
                 pieces.push(mine);
             }
         }
-        self.chain(it, first, ends);
+        self.chain(it, k, first, ends);
         self.plan.collectives.push(coll);
     }
-}
 
-impl Builder<'_> {
-    /// Starts each rank's `first` flows of iteration `it` (after the
-    /// first) `compute` after its flows of the last one (`ends` of this
-    /// one are kept for the next).
-    fn chain(&mut self, it: u32, mut first: Vec<Vec<u32>>, mut ends: Vec<Vec<(u32, Done)>>) {
+    /// Plans piece `piece` of channel `channel` of transfer `t`: a flow of
+    /// `size` bytes, released after the job's first compute (a trigger
+    /// starts it otherwise).
+    fn transfer(
+        &mut self,
+        it: u32,
+        t: &Transfer,
+        size: u64,
+        coll: &mut CollectivePlan,
+        channel: u32,
+        piece: u32,
+    ) -> u32 {
+        let f = self.plan.flows.len() as u32;
+        self.plan.flows.push(FlowPlan {
+            src: self.ranks[t.src as usize],
+            dst: self.ranks[t.dst as usize],
+            size: Some(size.max(1)),
+            start: self.job.start + self.job.compute,
+            start_jitter: SimDuration::ZERO,
+            stop: None,
+            round: it,
+        });
+        coll.transfers.push(TransferTag {
+            flow: f,
+            step: t.step,
+            channel,
+            piece,
+            src: t.src,
+            dst: t.dst,
+        });
+        f
+    }
+
+    /// Starts each rank's `first` flows of collective `k` of iteration
+    /// `it` (all but the job's very first) after its flows of the
+    /// collective before: `compute` later for an iteration's first, at
+    /// once for the others. `ends` are kept for the next.
+    fn chain(
+        &mut self,
+        it: u32,
+        k: usize,
+        mut first: Vec<Vec<u32>>,
+        mut ends: Vec<Vec<(u32, Done)>>,
+    ) {
+        let delay = if k == 0 {
+            self.job.compute
+        } else {
+            SimDuration::ZERO
+        };
         for r in 0..first.len() {
             let inputs = std::mem::replace(&mut self.last[r], std::mem::take(&mut ends[r]));
-            if it > 0 && !first[r].is_empty() && !inputs.is_empty() {
+            if (it > 0 || k > 0) && !first[r].is_empty() && !inputs.is_empty() {
                 let host = self.ranks[r];
                 let targets = std::mem::take(&mut first[r]);
-                let t = TriggerPlan::all(host, inputs, self.job.compute, targets);
+                let t = TriggerPlan::all(host, inputs, delay, targets);
                 self.plan.triggers.push(t);
             }
         }

@@ -179,3 +179,43 @@ fn bad_jobs_name_their_key() {
     );
     assert_eq!(k, "iterations");
 }
+
+#[test]
+fn collectives_of_an_iteration_follow_each_other_rank_by_rank() {
+    // Dispatch and combine all-to-alls, then an all-reduce, twice.
+    let j = job(r#"hosts = "0-3"
+op = "all-to-all"
+size = "4KB"
+then = [{ op = "all-to-all", size = "4KB" }, { op = "all-reduce", size = "8KB", channels = 2 }]
+iterations = 2
+compute = "5us""#);
+    let p = plan(&j, 4);
+    let idx: Vec<(u32, u32)> = p
+        .collectives
+        .iter()
+        .map(|c| (c.iteration, c.index))
+        .collect();
+    assert_eq!(idx, vec![(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]);
+    let of = p.trigger_of();
+    // The combine's first flows of rank 0 wait on rank 0's dispatch, at once.
+    let combine = &p.collectives[1];
+    let t = combine.transfers.iter().find(|t| t.src == 0).unwrap();
+    let tr = &p.triggers[of[t.flow as usize].unwrap() as usize];
+    assert_eq!(tr.delay, SimDuration::ZERO);
+    let dispatch: Vec<u32> = p.collectives[0].transfers.iter().map(|t| t.flow).collect();
+    assert!(tr.inputs.iter().all(|(f, _)| dispatch.contains(f)));
+    assert_eq!(tr.inputs.len(), 6, "3 sent and 3 received by rank 0");
+    // The next iteration's dispatch waits on the all-reduce, after compute.
+    let next = &p.collectives[3];
+    let t = next.transfers.iter().find(|t| t.src == 0).unwrap();
+    let tr = &p.triggers[of[t.flow as usize].unwrap() as usize];
+    assert_eq!(tr.delay, SimDuration::from_us(5));
+    let reduce: Vec<u32> = p.collectives[2].transfers.iter().map(|t| t.flow).collect();
+    assert!(tr.inputs.iter().all(|(f, _)| reduce.contains(f)));
+    // A bad entry names its place.
+    let bad = job(r#"hosts = "0-3"
+op = "all-to-all"
+size = "4KB"
+then = [{ op = "all-gather", size = "4KB", algorithm = "direct" }]"#);
+    assert_eq!(bad.check(4).unwrap_err().0, "then[0].algorithm");
+}
