@@ -43,8 +43,8 @@ cp "$work/capture/plots/timeline_flow_0.png" "$out/timeline_flow.png"
 "$bin" sweep scenarios/ai-fabric/cct-vs-size-sweep.toml --out "$work/cct" -j 2 > /dev/null 2>&1
 cp "$work/cct/plots/cct-vs-size.png" "$out/collective_cct_vs_size.png"
 
-"$bin" run scenarios/ai-fabric/two-jobs-k8.toml --out "$work/jobs" > /dev/null 2>&1
-cp "$work/jobs/plots/collective_timeline_0.png" "$out/collective_timeline.png"
+"$bin" run scenarios/ai-fabric/moe-alltoall-k8.toml --out "$work/moe" > /dev/null 2>&1
+cp "$work/moe/plots/collective_timeline_0.png" "$out/collective_timeline.png"
 
 echo "reference figures in $out:"
 ls "$out"

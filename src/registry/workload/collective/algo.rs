@@ -300,6 +300,16 @@ mod tests {
         bits
     }
 
+    /// Every rank ends with every rank's contribution in every part.
+    fn assert_all_reduced(n: u32, s: &[Transfer]) {
+        let all = (1u64 << n) - 1;
+        let out = run(n, s, |r, _| 1 << r);
+        assert!(
+            out.iter().all(|parts| parts.iter().all(|&b| b == all)),
+            "{out:?}"
+        );
+    }
+
     #[test]
     fn ring_all_reduce_sends_one_part_a_step_and_reduces_everything() {
         let n = 4;
@@ -317,12 +327,7 @@ mod tests {
         assert_eq!(step(1), vec![(0, 1, 3), (1, 2, 0), (2, 3, 1), (3, 0, 2)]);
         // All-gather's first step: rank r sends the part it finished, r+1.
         assert_eq!(step(3), vec![(0, 1, 1), (1, 2, 2), (2, 3, 3), (3, 0, 0)]);
-        let all = (1u64 << n) - 1;
-        let out = run(n, &s, |r, _| 1 << r);
-        assert!(
-            out.iter().all(|parts| parts.iter().all(|&b| b == all)),
-            "{out:?}"
-        );
+        assert_all_reduced(n, &s);
     }
 
     #[test]
@@ -360,12 +365,7 @@ mod tests {
         // Doubling: step 3 partner r xor 1, step 5 r xor 4 with half.
         let t5 = &s[5 * n as usize + 1];
         assert_eq!((t5.src, t5.dst, t5.parts.1 - t5.parts.0), (1, 5, 4));
-        let all = (1u64 << n) - 1;
-        let out = run(n, &s, |r, _| 1 << r);
-        assert!(
-            out.iter().all(|parts| parts.iter().all(|&b| b == all)),
-            "{out:?}"
-        );
+        assert_all_reduced(n, &s);
     }
 
     #[test]
