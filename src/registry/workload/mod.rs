@@ -549,7 +549,7 @@ pub static FAMILY: Family<Spec> = Family {
             PRIORITY,
             key("services", "1", "1 to 64", "spread the (sender, receiver) pairs evenly over this many services: pair (i, j) has priority `priority` + (j x hosts + i) mod services (MQ-ECN 5.2's ns-2 mapping)"),
         ], flows::parse),
-        row("collective", "a training job: one collective per iteration over a group of ranks, each step after the receipts it needs", "nccl-tests; htsim's allreduce and alltoall generators", &[
+        row("collective", "a training job: its collectives each iteration, after compute, over a group of ranks, each step after the receipts it needs", "nccl-tests; htsim's allreduce and alltoall generators", &[
             key("hosts", "required", "hosts", "the job's hosts, at least 2: [1, 2, 5] or \"0-15\""),
             key("placement", "packed", "packed, striped or random", "rank order: the hosts as given (hosts are numbered rack by rack), round-robin over their racks, or a shuffle from the seed"),
             key("op", "required", "all-reduce, all-gather, reduce-scatter, all-to-all or broadcast", "the collective operation"),
