@@ -89,8 +89,8 @@ pub fn ideal_fct(
     size: u64,
     transport: &TransportConfig,
 ) -> SimDuration {
-    let (_, rev) = paths(fabric, addr, transport);
-    let (first, rest) = ideal_delivery(fabric, addr, size, transport);
+    let (fwd, rev) = paths(fabric, addr, transport);
+    let (first, rest) = delivery_over(fabric, addr, size, transport, &fwd, &rev);
     SimDuration::from_ps(first.saturating_add(rest).saturating_add(one_way(
         fabric,
         &rev,
@@ -108,12 +108,25 @@ pub fn ideal_delivery(
     size: u64,
     transport: &TransportConfig,
 ) -> (u64, u64) {
+    let (fwd, rev) = paths(fabric, addr, transport);
+    delivery_over(fabric, addr, size, transport, &fwd, &rev)
+}
+
+/// [`ideal_delivery`] over the flow's forward and reverse paths, found
+/// once by the caller.
+fn delivery_over(
+    fabric: &Fabric,
+    addr: &FlowAddr,
+    size: u64,
+    transport: &TransportConfig,
+    fwd: &[PortId],
+    rev: &[PortId],
+) -> (u64, u64) {
     let wire = fabric.config().wire;
     let mss = transport.mss();
     let header = transport.data_header_bytes();
-    let (fwd, rev) = paths(fabric, addr, transport);
     let handshake = transport.handshake_header_bytes().map_or(0, |syn| {
-        one_way(fabric, &fwd, syn).saturating_add(one_way(fabric, &rev, syn))
+        one_way(fabric, fwd, syn).saturating_add(one_way(fabric, rev, syn))
     });
     let first = size.min(mss);
     let full = size / mss;
@@ -138,6 +151,6 @@ pub fn ideal_delivery(
         })
         .min()
         .expect("a path has at least the host's link");
-    let fixed = handshake.saturating_add(one_way(fabric, &fwd, header + first as u32));
+    let fixed = handshake.saturating_add(one_way(fabric, fwd, header + first as u32));
     (fixed, bottleneck.tx_time(rest).ps())
 }

@@ -118,13 +118,11 @@ fn result_files(world: &World, summary: &RunSummary, perf: &Perf) -> Vec<(&'stat
         files.push(("pings.csv", crate::report::pings_csv(world).into_bytes()));
     }
     if !world.collectives.is_empty() {
-        let rows = world.flow_rows();
-        let coll = crate::report::collective_rows(world, &rows);
-        let table = crate::report::collectives_csv(world, &coll);
+        let table = crate::report::collectives_csv(world, &summary.collectives);
         files.push(("collectives.csv", table.into_bytes()));
         files.push((
             "transfers.csv",
-            crate::report::transfers_csv(world, &rows).into_bytes(),
+            crate::report::transfers_csv(world).into_bytes(),
         ));
     }
     if world.workloads.iter().any(|w| w.rounds > 0) {

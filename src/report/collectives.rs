@@ -17,7 +17,7 @@
 
 use super::columns::{COLLECTIVES, TRANSFERS};
 use super::us;
-use crate::world::{FlowRow, JobCollective, World};
+use crate::world::{JobCollective, World};
 use serde::Serialize;
 use sim_core::SimTime;
 use sim_core::stats::Summary;
@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use transport::FlowAddr;
 
 /// One collective's results.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollectiveRow {
     /// Its job's `[[workload]]`.
     pub workload: u32,
@@ -77,17 +77,13 @@ pub struct OpSummary {
 }
 
 /// Every collective of the run, in order.
-pub fn collective_rows(world: &World, rows: &[FlowRow]) -> Vec<CollectiveRow> {
-    world
-        .collectives
-        .iter()
-        .map(|c| row(world, rows, c))
-        .collect()
+pub fn collective_rows(world: &World) -> Vec<CollectiveRow> {
+    world.collectives.iter().map(|c| row(world, c)).collect()
 }
 
-fn row(world: &World, rows: &[FlowRow], c: &JobCollective) -> CollectiveRow {
+fn row(world: &World, c: &JobCollective) -> CollectiveRow {
     let tags = &c.plan.transfers;
-    let flow = |f: u32| &rows[f as usize];
+    let flow = |f: u32| &world.flows[f as usize];
     let start = tags
         .iter()
         .map(|t| flow(t.flow).start)
@@ -95,18 +91,11 @@ fn row(world: &World, rows: &[FlowRow], c: &JobCollective) -> CollectiveRow {
         .min();
     let done: Option<Vec<SimTime>> = tags.iter().map(|t| flow(t.flow).received_at).collect();
     let end = done.as_ref().and_then(|d| d.iter().copied().max());
-    let mut last_in: Vec<Option<SimTime>> = vec![None; c.plan.ranks.len()];
-    for t in tags {
-        if let Some(r) = flow(t.flow).received_at {
-            let slot = &mut last_in[t.dst as usize];
-            *slot = Some(slot.map_or(r, |x| x.max(r)));
-        }
-    }
-    let slowest_rank = (0u32..)
-        .zip(&last_in)
-        .filter_map(|(r, t)| t.map(|t| (t, r)))
+    // The rank that received the last byte (the highest rank on a tie).
+    let slowest_rank = (tags.iter())
+        .filter_map(|t| flow(t.flow).received_at.map(|r| (r, t.dst)))
         .max()
-        .map(|(_, r)| r);
+        .map(|(_, rank)| rank);
     let steps = tags.iter().map(|t| t.step).max().map_or(0, |s| s + 1);
     let mut span: Vec<(SimTime, Option<SimTime>)> =
         vec![(SimTime::MAX, Some(SimTime::ZERO)); steps as usize];
@@ -219,17 +208,15 @@ pub fn jobs(world: &World, coll: &[CollectiveRow]) -> Vec<JobSummary> {
     for (c, r) in world.collectives.iter().zip(coll) {
         let p = &c.plan;
         if out.last().is_none_or(|j| j.workload != c.workload) {
-            let t: Vec<f64> = (times.range((c.workload, 0)..=(c.workload, u32::MAX)))
-                .map_while(|(_, t)| t.map(us_f))
-                .collect();
+            let job = times.range((c.workload, 0)..=(c.workload, u32::MAX));
+            let iterations = job.clone().count() as u32;
+            let mut t: Vec<f64> = job.map_while(|(_, t)| t.map(us_f)).collect();
             out.push(JobSummary {
                 workload: c.workload,
                 ranks: p.ranks.len(),
-                iterations: times
-                    .range((c.workload, 0)..=(c.workload, u32::MAX))
-                    .count() as u32,
+                iterations,
                 completed: t.len() as u32,
-                iteration_us: Summary::of(&mut t.clone()),
+                iteration_us: Summary::of(&mut t),
                 collectives: Vec::new(),
             });
         }
@@ -321,11 +308,12 @@ pub fn collectives_csv(world: &World, coll: &[CollectiveRow]) -> String {
 }
 
 /// `transfers.csv`: every transfer of every collective.
-pub fn transfers_csv(world: &World, rows: &[FlowRow]) -> String {
+pub fn transfers_csv(world: &World) -> String {
     let mut s = TRANSFERS.header();
     for c in &world.collectives {
         for t in &c.plan.transfers {
-            let f = &rows[t.flow as usize];
+            let f = &world.flows[t.flow as usize];
+            let addr = f.sender.addr();
             let time = |x: Option<SimTime>| {
                 x.filter(|&x| x != SimTime::MAX)
                     .map_or(String::new(), |x| us(x.ps()))
@@ -340,12 +328,12 @@ pub fn transfers_csv(world: &World, rows: &[FlowRow]) -> String {
                 .cell("piece", t.piece)
                 .cell("src_rank", t.src)
                 .cell("dst_rank", t.dst)
-                .cell("src", f.src.0)
-                .cell("dst", f.dst.0)
+                .cell("src", addr.src.0)
+                .cell("dst", addr.dst.0)
                 .cell("size_bytes", f.size.unwrap_or(0))
                 .cell("start_us", time(Some(f.start)))
                 .cell("received_us", time(f.received_at))
-                .cell("acked_us", time(f.completed_at))
+                .cell("acked_us", time(f.sender.completed_at()))
                 .end();
         }
     }

@@ -96,6 +96,10 @@ pub struct RunSummary {
     /// bandwidth (absent without a collective workload).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub jobs: Vec<JobSummary>,
+    /// Each collective's results, the rows of `collectives.csv` that
+    /// `jobs` summarises (computed once, with their bounds).
+    #[serde(skip)]
+    pub collectives: Vec<CollectiveRow>,
     /// Jain's index over the flows `output.jain_flows` chooses; `null`
     /// when it is not set.
     pub fairness: Option<Fairness>,
@@ -431,6 +435,7 @@ impl RunSummary {
         let mut buckets: Vec<(usize, usize, Vec<f64>, Vec<f64>)> =
             vec![(0, 0, Vec::new(), Vec::new()); ranges.len()];
         let rows = world.flow_rows();
+        let collectives = collective_rows(world);
         for f in &rows {
             all.add(f, end);
             let fct_ps = f.fct_ps();
@@ -564,7 +569,8 @@ impl RunSummary {
                 .collect(),
             workloads: workloads::workloads(world, &rows),
             transports: transports::transports(world, &rows),
-            jobs: collectives::jobs(world, &collective_rows(world, &rows)),
+            jobs: collectives::jobs(world, &collectives),
+            collectives,
             fairness: world
                 .jain_flows
                 .as_deref()

@@ -73,18 +73,18 @@ impl World {
         if let Some(g) = gate {
             self.round_flow_received(now, g);
         }
-        let fed = self.deps.received.get(f as usize).map_or(0, Vec::len);
-        for i in 0..fed {
-            let t = self.deps.received[f as usize][i];
-            self.activate(now, t);
-        }
+        self.flow_done(now, f, Done::Received);
     }
 
     /// Flow `f`'s data was all acknowledged at `now`.
     pub(super) fn flow_sent(&mut self, now: SimTime, f: u32) {
-        let fed = self.deps.sent.get(f as usize).map_or(0, Vec::len);
-        for i in 0..fed {
-            let t = self.deps.sent[f as usize][i];
+        self.flow_done(now, f, Done::Sent);
+    }
+
+    /// End `done` of flow `f` finished: each trigger it feeds counts it.
+    fn flow_done(&mut self, now: SimTime, f: u32, done: Done) {
+        for i in 0..self.deps.fed(f, done).len() {
+            let t = self.deps.fed(f, done)[i];
             self.activate(now, t);
         }
     }
@@ -112,6 +112,15 @@ impl World {
 }
 
 impl Deps {
+    /// The triggers end `done` of flow `f` counts toward.
+    fn fed(&self, f: u32, done: Done) -> &[u32] {
+        let by_flow = match done {
+            Done::Received => &self.received,
+            Done::Sent => &self.sent,
+        };
+        by_flow.get(f as usize).map_or(&[], Vec::as_slice)
+    }
+
     /// Takes over the state of the triggers at `hosts` (an LP copy's own)
     /// from that copy.
     pub(super) fn absorb(&mut self, other: &Deps, hosts: &[bool]) {

@@ -40,8 +40,7 @@ size = "64MB"
 
 /// Each collective's (CCT, bound) in microseconds.
 fn ccts(w: &World) -> Vec<(f64, f64)> {
-    let rows = w.flow_rows();
-    collective_rows(w, &rows)
+    collective_rows(w)
         .iter()
         .map(|r| {
             let cct = r
@@ -239,8 +238,7 @@ compute = "10us"
 "#;
 
 fn iteration_us(w: &World) -> Vec<f64> {
-    let rows = w.flow_rows();
-    let csv = collectives_csv(w, &collective_rows(w, &rows));
+    let csv = collectives_csv(w, &collective_rows(w));
     let col = (csv.lines().next().expect("a header").split(','))
         .position(|c| c == "iteration_us")
         .expect("iteration_us");
@@ -294,11 +292,10 @@ fn a_partitioned_collective_run_gives_the_one_lp_bytes() {
         let lps = Lps::build(&sc, 1, &planned, cut, Threads(threads)).expect("builds");
         let (w, stop, _) = lps.run(Threads(threads), u64::MAX, &mut |_| true);
         let s = RunSummary::of(&w, "job", 1, stop);
-        let rows = w.flow_rows();
         (
             serde_json::to_string(&s).expect("serialises"),
             flows_csv(&w),
-            collectives_csv(&w, &collective_rows(&w, &rows)),
+            collectives_csv(&w, &collective_rows(&w)),
         )
     };
     let one = bytes(1);

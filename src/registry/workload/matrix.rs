@@ -314,10 +314,8 @@ fn build(p: &Parsed, start: SimDuration, notify: u64) -> Result<Plan, String> {
     let mut targets: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
     let mut activations: BTreeMap<u32, Vec<(u32, Done)>> = BTreeMap::new();
     for (f, c) in (0u32..).zip(&p.conns) {
-        for (id, list) in [(c.trigger, &mut targets)] {
-            if let Some(id) = id {
-                list.entry(id).or_default().push(f);
-            }
+        if let Some(id) = c.trigger {
+            targets.entry(id).or_default().push(f);
         }
         if let Some(id) = c.send_done {
             activations.entry(id).or_default().push((f, Done::Sent));
