@@ -12,6 +12,10 @@
 //! The `paths` group runs k = 16 under each way of choosing among
 //! equal-cost paths (issue 44), in packet hops, so that a choice's cost
 //! per hop reads off directly (docs/performance.md, "Many paths per flow").
+//! The `collectives` group runs one iteration of the shipped collective
+//! jobs on the k = 8 fat-tree (issue 45), in packet hops, every transfer
+//! after the receipts it waits on (docs/performance.md, "Dependencies
+//! between transfers").
 use criterion::measurement::WallTime;
 use criterion::{
     BatchSize, BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main,
@@ -56,6 +60,18 @@ fn bench(c: &mut Criterion) {
         ("perm_k16_50us_spray", "routing.spray=oblivious"),
     ] {
         let sc = scenario("perm-k16-0.5ms.toml", &[short[0], routing]);
+        common::whole_run(&mut g, name, &sc, |w| w.fabric.hops);
+    }
+    g.finish();
+    let mut g = c.benchmark_group("collectives");
+    g.sample_size(10);
+    for (name, file) in [
+        ("ring_allreduce_k8_32ranks", "ring-allreduce-k8.toml"),
+        ("moe_alltoall_k8_128ranks", "moe-alltoall-k8.toml"),
+    ] {
+        let path = Path::new("scenarios/ai-fabric").join(file);
+        let one = ["workload[0].iterations=1".to_string()];
+        let sc = load(&path, &one).expect("valid scenario");
         common::whole_run(&mut g, name, &sc, |w| w.fabric.hops);
     }
     g.finish();
