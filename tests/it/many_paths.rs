@@ -501,3 +501,20 @@ fn planes_refuse_what_their_nics_do_not_model() {
     );
     parse_str("t.toml", &ok).expect("nic3 - p1-tor1 is a cable");
 }
+
+/// Issue 56: a NIC's cable into one plane fails. Every other switch and
+/// NIC then reaches that host through the planes left (the routes over
+/// plane 0 end at a NIC it may not transit; building them overflowed
+/// the distance check), and the host's own NIC sends over its other
+/// plane once it detects the failure, also when that is at time zero.
+#[test]
+fn a_nic_cable_into_one_plane_fails_and_the_host_uses_the_other() {
+    let file = "scenarios/ai-fabric/planes-k4.toml";
+    for (at, after) in [("20us", "5us"), ("0us", "0us")] {
+        let failure = format!(
+            "failure=[{{between=[\"nic0\",\"p0-tor0\"],at=\"{at}\",reroute_after=\"{after}\"}}]"
+        );
+        let (w, s) = run_file(file, &set(&[&failure]));
+        assert_eq!(s.flows.completed, 16, "at {at}: {:?}", w.stall_detail());
+    }
+}

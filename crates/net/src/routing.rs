@@ -183,9 +183,12 @@ impl RoutingTable {
                     adjacency[x.idx()]
                         .iter()
                         .filter(|&&(_, y)| {
+                            // A neighbour the search never reached (a
+                            // plane cut off behind a NIC it may not
+                            // transit) is no next hop.
                             is_switch(y)
                                 && (y == t || !is_nic(y))
-                                && dist[y.idx()] + 1 == dist[x.idx()]
+                                && dist[y.idx()].checked_add(1) == Some(dist[x.idx()])
                         })
                         .map(|&(p, y)| (y, p)),
                 );
