@@ -142,6 +142,7 @@ impl World {
             stop: None,
             watch: livelock::Watch::default(),
             livelock: None,
+            failures: sc.failures.clone(),
             role: None,
             whole: None,
             sampled_ports: Vec::new(),

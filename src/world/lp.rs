@@ -112,12 +112,6 @@ impl World {
         self.q.advance_to(t);
     }
 
-    /// Whether some flow whose sender this LP runs waits on a start or a
-    /// retransmission timeout (the livelock watch's question).
-    pub(super) fn waits(&self, now: SimTime) -> bool {
-        (self.flows.iter()).any(|f| f.waits(now) && self.owns_host(f.sender.addr().src))
-    }
-
     /// Takes over what LP copy `other` ran: its nodes' ports, its hosts,
     /// the flow halves and source ends at them, and adds its counts and
     /// histograms (integer counts: the sum is the same in any order).

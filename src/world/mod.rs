@@ -20,6 +20,7 @@ use transport::{HostIo, Receiver, Sender, Side};
 
 mod build;
 mod cc_trace;
+mod cut_off;
 mod deps;
 mod goodput;
 mod livelock;
@@ -145,15 +146,6 @@ impl Flow {
         self.sender.addr().dst
     }
 
-    /// Whether the flow is unfinished and waits at `now` on something that
-    /// will move a packet: its start, or a retransmission timeout (or a
-    /// SYN's, or a probe) armed (the livelock watch's question).
-    fn waits(&self, now: SimTime) -> bool {
-        !self.done
-            && ((self.start > now && self.start != SimTime::MAX)
-                || self.sender.retransmission_pending())
-    }
-
     /// The deadline of one end's timers.
     #[inline]
     fn deadline(&self, side: Side) -> Option<SimTime> {
@@ -223,8 +215,10 @@ pub struct World {
     stop: Option<StopReason>,
     /// Packets moved at the livelock watch's last checks.
     watch: livelock::Watch,
-    /// Where the flows were stuck, when the livelock watch stopped the run.
+    /// Where the flows were stuck, when the progress watch stopped the run.
     livelock: Option<String>,
+    /// The scenario's `[[failure]]`s (the stall report names them).
+    failures: Vec<net::LinkFault>,
     /// The LP this copy runs, in a partitioned run.
     role: Option<lp::Role>,
     /// The whole run's clock and event count, once LP copies are merged.
@@ -318,21 +312,24 @@ impl World {
         every: u64,
         progress: &mut dyn FnMut(SimTime) -> bool,
     ) -> StopReason {
-        let mut lim = RunLimit {
-            end: t.min(self.limit.end),
-            max_events: self.limit.max_events,
-        };
-        // The loop runs in chunks of `every` events (at most the livelock
-        // watch's period; the event cap of each chunk), so that progress
-        // and the watch cost nothing per event.
+        let end = t.min(self.limit.end);
+        // The loop runs in chunks that end at the next progress call, the
+        // next check of the progress watch (every CHECK_EVENTS events, and
+        // at its points of simulated time) or the event cap, whichever
+        // comes first, so that neither costs anything per event and the
+        // watch checks at the same points whatever `every` is.
         let cap = self.limit.max_events;
         let step = every.clamp(1, livelock::CHECK_EVENTS);
-        let chunk_end = |done: u64| done.saturating_add(step).min(cap);
-        lim.max_events = chunk_end(self.q.events_processed());
+        let mut next_progress = self.q.events_processed().saturating_add(step);
         let mut next_check = self
             .q
             .events_processed()
             .saturating_add(livelock::CHECK_EVENTS);
+        let mut next_time = livelock::next_time_check(self.now());
+        let mut lim = RunLimit {
+            end: end.min(next_time),
+            max_events: next_progress.min(next_check).min(cap),
+        };
         let mut egress = None;
         let reason = loop {
             match self.q.pop_within(&lim) {
@@ -344,18 +341,29 @@ impl World {
                 Err(Stop::Drained) => break StopReason::Completed,
                 Err(Stop::TimeOverflow) => break StopReason::TimeOverflow,
                 Err(Stop::EventLimit) if lim.max_events < cap => {
-                    if !progress(self.q.now()) {
-                        break StopReason::Interrupted;
+                    let done = lim.max_events;
+                    if done >= next_progress {
+                        next_progress = done.saturating_add(step);
+                        if !progress(self.q.now()) {
+                            break StopReason::Interrupted;
+                        }
                     }
-                    if lim.max_events >= next_check {
-                        next_check = lim.max_events.saturating_add(livelock::CHECK_EVENTS);
-                        if self.livelocked() {
+                    if done >= next_check {
+                        next_check = done.saturating_add(livelock::CHECK_EVENTS);
+                        if self.livelocked(self.q.now(), livelock::CheckKind::Events) {
                             break StopReason::Stalled;
                         }
                     }
-                    lim.max_events = chunk_end(lim.max_events);
+                    lim.max_events = next_progress.min(next_check).min(cap);
                 }
                 Err(Stop::EventLimit) => break StopReason::EventLimit,
+                Err(Stop::EndTime) if lim.end < end => {
+                    if self.livelocked(lim.end, livelock::CheckKind::Time) {
+                        break StopReason::Stalled;
+                    }
+                    next_time = livelock::next_time_check(next_time);
+                    lim.end = end.min(next_time);
+                }
                 Err(Stop::EndTime) => {
                     self.q.advance_to(lim.end);
                     break StopReason::StopTime;

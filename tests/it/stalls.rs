@@ -86,3 +86,88 @@ fn a_pending_flow_start_is_not_a_stall() {
     );
     assert!(w.now() > late.start);
 }
+
+/// Issue 56: a host's cable fails while it has traffic. Progress is data
+/// delivered, not packets moved, so resending into the dead cable every
+/// `rto` is no progress: the ring all-reduce (UEC, a 100 us rto) ends as
+/// stalled within a few milliseconds of simulated time, naming the
+/// failure that cut the flows off (it spun towards the event cap for tens
+/// of minutes before).
+#[test]
+fn a_host_cut_off_by_a_failure_stalls_the_run_naming_the_failure() {
+    let failure = r#"failure=[{ between = ["host4", "tor1"], at = "10us" }]"#.to_string();
+    let mut sc = common::scenario_file("scenarios/ai-fabric/ring-allreduce-k8.toml", &[failure]);
+    sc.simulation.max_events = 100_000_000;
+    let mut w = World::build(&sc, 1).expect("builds");
+    assert_eq!(w.run(), StopReason::Stalled);
+    assert!(w.now().ps() < 20_000_000_000, "stalled at {}", w.now());
+    let why = w.stall_detail().expect("a stall report");
+    assert!(
+        why.contains("host4's cable is down") && why.contains("failure[0]"),
+        "{why}"
+    );
+    assert!(why.contains("never started, waiting on them"), "{why}");
+}
+
+/// The same on one TCP permutation with few events: host0's cable fails
+/// at 30 us and its two flows back their timeouts off towards `rto_max`
+/// (they ran until simulated time overflowed at 213 days and blamed
+/// `transport.rto_initial`). The watch's checks at points of simulated
+/// time catch it after 8 timeouts each, within a minute of simulated
+/// time; the other 14 flows complete first.
+#[test]
+fn a_quiet_run_of_timeouts_stalls_long_before_time_runs_out() {
+    let failure = r#"failure=[{ between = ["host0", "tor0"], at = "30us" }]"#.to_string();
+    let (w, s) = common::run_file("scenarios/kinds/k-ary-permutation.toml", &[failure]);
+    assert_eq!(s.flows.completed, 14);
+    let why = w.stall_detail().expect("stalled");
+    assert!(w.now().ps() < 120 * 1_000_000_000_000, "{}", w.now());
+    assert!(why.contains("host0's cable is down"), "{why}");
+    assert!(why.contains("8 timeouts"), "{why}");
+}
+
+/// A planes fabric whose host-NIC cable fails: the same stall, in a run
+/// cut into LPs too (the watch sums what every LP delivered).
+#[test]
+fn a_host_nic_cable_failure_stalls_cut_or_whole() {
+    let failure = r#"failure=[{ between = ["host0", "nic0"], at = "10us" }]"#.to_string();
+    let (w, s) = common::run_file("scenarios/ai-fabric/planes-k4.toml", &[failure.clone()]);
+    assert_eq!(s.flows.completed, 14);
+    assert!(
+        w.stall_detail()
+            .expect("stalled")
+            .contains("host0's cable is down")
+    );
+
+    let perm = r#"failure=[{ between = ["host0", "tor0"], at = "30us" }]"#.to_string();
+    let cut = [
+        perm,
+        "simulation.partition=\"pods\"".to_string(),
+        "simulation.lps=4".to_string(),
+    ];
+    let sc = common::scenario_file("scenarios/kinds/k-ary-permutation.toml", &cut);
+    let planned = dcnsim::registry::workload::plan_all(&sc, 1);
+    let partition = dcnsim::world::partition_for(&sc, &planned).expect("cuts");
+    assert_eq!(partition.lps, 4);
+    let lps = dcnsim::world::Lps::build(&sc, 1, &planned, partition, dcnsim::world::Threads(2))
+        .expect("builds");
+    let (w, stop, _) = lps.run(dcnsim::world::Threads(2), u64::MAX, &mut |_| true);
+    assert_eq!(stop, StopReason::Stalled);
+    assert!(w.now().ps() < 120 * 1_000_000_000_000, "{}", w.now());
+    let why = w.stall_detail().expect("a stall report");
+    assert!(why.contains("host0's cable is down"), "{why}");
+}
+
+/// A failure routed around late is a wait, not a stall: the flows hashed
+/// into the dead link deliver nothing for 20 ms, but a reroute is due,
+/// and after it every flow completes.
+#[test]
+fn a_reroute_still_to_come_is_not_a_stall() {
+    let text = std::fs::read_to_string("scenarios/ai-fabric/link-failure.toml").expect("shipped");
+    let text = text
+        .replace("stop_time = \"3ms\"", "")
+        .replace("reroute_after = \"100us\"", "reroute_after = \"20ms\"");
+    let (w, s) = common::run(&text);
+    assert_eq!(s.flows.completed, 16, "{:?}", w.stall_detail());
+    assert!(w.now().ps() > 20_000_000_000, "{}", w.now());
+}

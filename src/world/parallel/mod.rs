@@ -362,9 +362,9 @@ impl Lps {
             world.absorb(other);
         }
         world.close_merged(reason, samples);
-        if let Some(watch) = watch {
+        if let Some((watch, at)) = watch {
             world.watch = watch;
-            world.livelock = Some(world.livelock_report());
+            world.livelock = Some(world.livelock_report(at));
         }
         (world, reason)
     }
@@ -380,8 +380,8 @@ const SOLO_BELOW: u64 = 2048;
 /// How a partitioned run ended.
 struct Ending {
     reason: StopReason,
-    /// The livelock watch, if it stopped the run.
-    watch: Option<livelock::Watch>,
+    /// The progress watch and the time of its check, if it stopped the run.
+    watch: Option<(livelock::Watch, SimTime)>,
     /// Samples taken between windows (events of an undivided run).
     samples: u64,
 }
@@ -395,9 +395,11 @@ struct Leader {
     next_progress: u64,
     every: u64,
     next_check: u64,
+    /// The progress watch's next point of simulated time.
+    next_time: SimTime,
     watch: livelock::Watch,
-    /// Whether the livelock watch stopped the run.
-    watch_fired: bool,
+    /// When the progress watch stopped the run, if it did.
+    watch_fired: Option<SimTime>,
     /// Windows run so far.
     windows: u64,
     /// Time in the serial part between windows.
@@ -422,8 +424,9 @@ impl Leader {
             next_progress: every,
             every,
             next_check: livelock::CHECK_EVENTS,
+            next_time: livelock::next_time_check(SimTime::ZERO),
             watch: livelock::Watch::default(),
-            watch_fired: false,
+            watch_fired: None,
             windows: 0,
             serial: Duration::ZERO,
             due: due::Due::new(&lock(&lps.slots[0]).world),
@@ -513,26 +516,56 @@ impl Leader {
                 return Some(StopReason::Interrupted);
             }
         }
+        // The progress watch checks at window ends: the first after each
+        // CHECK_EVENTS events, and the first at or after each of its
+        // points of simulated time.
+        let mut checks = Vec::new();
         if events >= self.next_check {
             self.next_check = events.saturating_add(livelock::CHECK_EVENTS);
-            if self.livelocked(lps, end) {
-                self.watch_fired = true;
+            checks.push(livelock::CheckKind::Events);
+        }
+        if end >= self.next_time {
+            while self.next_time <= end {
+                self.next_time = livelock::next_time_check(self.next_time);
+            }
+            checks.push(livelock::CheckKind::Time);
+        }
+        for kind in checks {
+            if self.livelocked(lps, end, kind) {
+                self.watch_fired = Some(end);
                 return Some(StopReason::Stalled);
             }
         }
         None
     }
 
-    /// The livelock watch over all LPs (`livelock.rs`).
-    fn livelocked(&mut self, lps: &Lps, now: SimTime) -> bool {
+    /// The progress watch over all LPs (`livelock.rs`).
+    fn livelocked(&mut self, lps: &Lps, now: SimTime, kind: livelock::CheckKind) -> bool {
         let slots = || lps.slots.iter().map(lock);
-        let hops = slots().map(|s| s.world.fabric.hops).sum();
-        if !self.watch.quiet_after(hops, now) {
-            return false;
+        let mut seen = livelock::Seen::default();
+        for s in slots() {
+            seen.add(s.world.seen(now));
         }
-        let open: usize = slots().map(|s| s.world.open_flows).sum();
-        let sources: usize = slots().map(|s| s.world.active_sources).sum();
-        open > 0 && sources == 0 && !slots().any(|s| s.world.waits(now))
+        match self.watch.check(seen, now, kind) {
+            livelock::Verdict::Going => false,
+            livelock::Verdict::QuietBegins => {
+                let mut then = std::mem::take(self.watch.timeouts_then());
+                for s in slots() {
+                    s.world.timeouts(&mut then);
+                }
+                *self.watch.timeouts_then() = then;
+                false
+            }
+            livelock::Verdict::Quiet => {
+                let mut waits = livelock::Waits::default();
+                let then = std::mem::take(self.watch.timeouts_then());
+                for s in slots() {
+                    waits.add(s.world.waits(&then));
+                }
+                *self.watch.timeouts_then() = then;
+                self.watch.stalled(waits)
+            }
+        }
     }
 
     /// The run's end: at its stop time every LP's clock moves there.
@@ -542,10 +575,9 @@ impl Leader {
                 lock(s).world.advance_to(lps.limit.end);
             }
         }
-        let fired = self.watch_fired;
         Ending {
             reason,
-            watch: fired.then(|| std::mem::take(&mut self.watch)),
+            watch: (self.watch_fired).map(|at| (std::mem::take(&mut self.watch), at)),
             samples: self.due.taken,
         }
     }

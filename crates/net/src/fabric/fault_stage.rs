@@ -325,6 +325,15 @@ impl Fabric {
         }
     }
 
+    /// Whether some switch takes new routes around a failure after `now`
+    /// (a run whose flows wait on it is not stuck yet).
+    pub fn reroute_due_after(&self, now: SimTime) -> bool {
+        self.faults
+            .changes
+            .iter()
+            .any(|(at, _, c)| *at > now && matches!(c, Change::Reroute(..)))
+    }
+
     /// Packets lost on port `p`'s link because it failed.
     pub fn lost_on_link(&self, p: PortId) -> u64 {
         self.faults.down_index(p).map_or(0, |i| self.faults.lost[i])

@@ -484,6 +484,23 @@ impl Fabric {
         self.host_nodes[h.idx()]
     }
 
+    /// The two ports of cable `cable` (an index into the topology's
+    /// cables): the one at its first node, then the one at its second.
+    pub fn cable_ports(cable: usize) -> [PortId; 2] {
+        let (a, b) = cable_ports(cable);
+        [a, b]
+    }
+
+    /// Whether node `n` forwards packets between its other neighbours:
+    /// a switch does; a host does not, nor a multi-plane host's NIC node,
+    /// which forwards only its own host's packets.
+    pub fn transits(&self, n: NodeId) -> bool {
+        !matches!(
+            self.nodes[n.idx()].kind,
+            NodeKind::Host | NodeKind::Switch { tier: NIC_TIER }
+        )
+    }
+
     /// The NIC (egress) port of a host.
     pub fn host_port(&self, h: HostId) -> PortId {
         self.host_ports[h.idx()]
