@@ -584,6 +584,16 @@ fn run_one(
         other => other.with_context(|| format!("{}", path.display()))?,
     };
     progress.finish();
+    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+        // The signal came after the last progress call: the run is
+        // dropped as the terminal said, not written.
+        drop(staged);
+        eprintln!(
+            "interrupted: nothing of this run was written; {} is as it was",
+            dir.display()
+        );
+        std::process::exit(130);
+    }
     staged.commit()?;
     let runner::Outcome {
         summary,

@@ -67,7 +67,7 @@ pub static FAMILY: Family<Spec> = Family {
         ], parse::<aqm::codel::CodelConfig>),
         row("pie", "drop (or mark) arrivals with a probability a PI controller of the queueing delay sets", "RFC 8033", &[
             key("target", "15ms", "duration, > 0", "QDELAY_REF: the delay PIE steers to"),
-            key("t_update", "15ms", "duration, > 0", "T_UPDATE: the period of the probability's update"),
+            key("t_update", "15ms", "duration, >= 1us", "T_UPDATE: the period of the probability's update"),
             key("alpha", "0.125", "per second, >= 0", "weight of the delay's distance from target"),
             key("beta", "1.25", "per second, >= 0", "weight of the delay's change since the last update"),
             key("max_burst", "150ms", "duration, >= 0", "MAX_BURST: the burst allowance"),

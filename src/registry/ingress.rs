@@ -37,7 +37,7 @@ pub static FAMILY: Family<Spec> = Family {
         row("r-aqm", "R-AQM: ACKs shaped by a token bucket fed by data departures", "R-AQM IV-V, VI-A", &[
             key("k_min", "20pkt", "queue size", "lower queue threshold K_min"),
             key("k_max", "40pkt", "queue size", "upper queue threshold K_max"),
-            key("t", "3us", "duration, > 0", "the gradient period T"),
+            key("t", "3us", "duration, >= 100ns", "the gradient period T"),
             key("normal", "[1, 1]", "[alpha, n]", "tokens taken, ACKs released per viq_send in Normal"),
             key("draining", "[1, 2]", "[alpha, n]", "the same in Draining"),
             key("congest", "[10, 1]", "[alpha, n]", "the same in Congest"),
@@ -59,7 +59,7 @@ pub static FAMILY: Family<Spec> = Family {
         ], parse::<aqm::abq::AbqConfig>),
         row("fairq", "FairQ: a per-port fair-share rwnd that holds the queue at alpha x B", "FairQ III, V", &[
             key("alpha", "0.2", "fraction", "target occupancy as a fraction of B"),
-            key("t", "50us", "duration, > 0", "window update interval T"),
+            key("t", "50us", "duration, >= 1us", "window update interval T"),
             key("m", "10", "integer", "updates M per LRwnd change"),
             key("buffer", "port buffer", "size", "B (1500 B per packet, or S x a/(1+a) when shared)"),
             key("flow_reset", "1s", "duration, > 0", "flow-count reset after this long without packets"),

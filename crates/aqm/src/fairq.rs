@@ -87,14 +87,19 @@ impl Default for FairqConfig {
     }
 }
 
+/// The shortest window update interval `t` allowed.
+pub const MIN_T: SimDuration = SimDuration::from_us(1);
+
 impl FairqConfig {
     /// Checks the keys: `(key, message)` for the first problem.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         if !(self.alpha > 0.0 && self.alpha <= 1.0) {
             return Err(("alpha", "must be in (0, 1]".into()));
         }
-        if self.t.ps() == 0 {
-            return Err(("t", "must be positive".into()));
+        // The update interval is a timer event per port: a floor a switch
+        // could run, as DCQCN's timers have.
+        if self.t < MIN_T {
+            return Err(("t", format!("must be at least {MIN_T} (the paper: 50us)")));
         }
         if self.m == 0 {
             return Err(("m", "must be at least 1".into()));

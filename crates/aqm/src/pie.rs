@@ -116,8 +116,13 @@ impl PieConfig {
         if self.target.ps() == 0 {
             return Err(("target", "must be positive (RFC 8033: 15ms)".into()));
         }
-        if self.t_update.ps() == 0 {
-            return Err(("t_update", "must be positive (RFC 8033: 15ms)".into()));
+        // A floor a real switch could run, as DCQCN's timers have one:
+        // each update is work, and a period of picoseconds is no switch's.
+        if self.t_update < MIN_T_UPDATE {
+            return Err((
+                "t_update",
+                format!("must be at least {MIN_T_UPDATE} (RFC 8033: 15ms)"),
+            ));
         }
         for (key, v) in [("alpha", self.alpha), ("beta", self.beta)] {
             if !v.is_finite() || v < 0.0 {
@@ -162,6 +167,13 @@ impl crate::EgressPlugin for PieConfig {
         Box::new(PieConfig::build(self, ctx))
     }
 }
+
+/// The shortest `t_update` allowed.
+pub const MIN_T_UPDATE: SimDuration = SimDuration::from_us(1);
+
+/// Updates one catch-up runs one by one before it takes the rest in
+/// closed form ([`Pie`]'s `catch_up`).
+const STEPPED_UPDATES: u64 = 1024;
 
 /// One queue's PIE variables (RFC 8033's table), times in ps.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -256,23 +268,94 @@ impl Pie {
 
     /// Runs the updates due by `now` on class `class`'s controller. A
     /// controller at rest (nothing queued, nothing to drop, its allowance
-    /// whole) stays so, and skips its idle updates at once.
+    /// whole) stays so, and skips its idle updates at once; so does one
+    /// whose update changes nothing (a fixed point: every later update
+    /// reads the same state). Past [`STEPPED_UPDATES`] updates due at
+    /// once (a link so slow, or a pause so long, that no packet moves for
+    /// thousands of periods) the rest run in closed form
+    /// ([`Pie::steady_updates`]), so that the work per event is bounded
+    /// whatever `t_update` and the gap (issue 56: 1 ps looped for minutes).
     fn catch_up(&mut self, class: usize, now: u64) {
         let mut st = self.queues[class];
         let period = self.cfg.t_update.ps();
+        let mut stepped = 0u64;
         while st.next_update_ps <= now {
             let at_rest = st.drop_prob == 0.0
                 && st.qdelay_old_ps == 0
                 && self.qdelay_ps(&st) == 0
                 && st.burst_allowance_ps == self.cfg.max_burst.ps();
-            if at_rest {
+            let skip_rest = |st: &mut PieState| {
                 st.next_update_ps += (now - st.next_update_ps) / period * period + period;
+            };
+            if at_rest {
+                skip_rest(&mut st);
                 break;
             }
+            let due = (now - st.next_update_ps) / period + 1;
+            let cur = self.qdelay_ps(&st);
+            if stepped >= STEPPED_UPDATES && cur == st.qdelay_old_ps && cur != 0 {
+                let k = self.steady_updates(&mut st, cur, due);
+                st.next_update_ps += k * period;
+                continue;
+            }
+            let before = st;
             self.update(&mut st);
+            stepped += 1;
             st.next_update_ps += period;
+            let unchanged = PieState {
+                next_update_ps: st.next_update_ps,
+                ..before
+            };
+            if st.next_update_ps <= now && st == unchanged {
+                skip_rest(&mut st);
+                break;
+            }
         }
+        debug_assert!(
+            (0.0..=1.0).contains(&st.drop_prob),
+            "drop_prob {}",
+            st.drop_prob
+        );
         self.queues[class] = st;
+    }
+
+    /// Runs up to `due` updates at once on a controller whose delay `cur`
+    /// (not 0) is what it was at the last update: each then adds the same
+    /// step to `drop_prob` until the probability crosses an edge of the
+    /// auto-tuning table or a clamp, so this takes the steps to the next
+    /// edge in one multiplication. Returns how many updates it ran (at
+    /// least 1). Not bit-identical to stepping (k x d against k
+    /// additions); it runs only past [`STEPPED_UPDATES`] updates in one
+    /// catch-up, which no shipped scenario reaches.
+    fn steady_updates(&self, st: &mut PieState, cur: u64, due: u64) -> u64 {
+        const EDGES: [f64; 8] = [0.0, 0.000001, 0.00001, 0.0001, 0.001, 0.01, 0.1, 1.0];
+        let target = self.cfg.target.ps();
+        let p = self.cfg.alpha * (cur as f64 - target as f64) * 1e-12;
+        let mut d = tuned(p, st.drop_prob);
+        if st.drop_prob >= 0.1 && d > 0.02 {
+            d = 0.02;
+        }
+        let dp = st.drop_prob;
+        let to_edge = if d > 0.0 {
+            EDGES.iter().find(|&&e| e > dp).map(|&e| e - dp)
+        } else if d < 0.0 {
+            EDGES.iter().rev().find(|&&e| e < dp).map(|&e| dp - e)
+        } else {
+            None
+        };
+        let k = match to_edge {
+            Some(gap) => ((gap / d.abs()).ceil() as u64).clamp(1, due),
+            None => due, // nothing moves: a fixed point
+        };
+        st.drop_prob = (dp + k as f64 * d).clamp(0.0, 1.0);
+        let period = self.cfg.t_update.ps();
+        st.burst_allowance_ps = st
+            .burst_allowance_ps
+            .saturating_sub(period.saturating_mul(k));
+        if st.drop_prob == 0.0 && cur < target / 2 {
+            st.burst_allowance_ps = self.cfg.max_burst.ps();
+        }
+        k
     }
 
     /// RFC 8033 5.2: a departure of `size` bytes leaving `left` bytes queued.
@@ -575,6 +658,52 @@ mod tests {
         assert_eq!(p.state(0).drop_prob, 0.0);
     }
 
+    /// Issue 56: a standing queue whose next packet comes an hour later
+    /// (a link of a few bits per second) under a 1 us `t_update` has 3.6
+    /// x 10^9 updates due at once. They take closed-form steps past the
+    /// first 1,024, so the catch-up is bounded, and land where stepping
+    /// them one by one would: the probability climbs to 1 above target,
+    /// and falls back to 0 (its allowance restored) below half of it.
+    #[test]
+    fn a_long_gap_of_updates_is_caught_up_in_bounded_steps() {
+        let cfg = PieConfig {
+            t_update: SimDuration::from_us(1),
+            ..config()
+        };
+        let mut p = pie(cfg);
+        depart(&mut p, 1, 1, 100_000); // a sojourn of 1 ms: above 0, below target
+        let t0 = std::time::Instant::now();
+        p.catch_up(0, 3_600_000 * MS);
+        let st = *p.state(0);
+        assert!(t0.elapsed().as_secs() < 5, "{:?}", t0.elapsed());
+        assert_eq!(st.drop_prob, 0.0);
+        assert_eq!(st.burst_allowance_ps, 150 * MS);
+        assert_eq!(st.next_update_ps, 3_600_000 * MS + 1_000_000);
+        let mut high = pie(cfg);
+        depart(&mut high, 1, 1, 1_000_000);
+        high.queues[0].last_sojourn_ps = 100 * MS;
+        high.catch_up(0, 3_600_000 * MS);
+        assert_eq!(high.state(0).drop_prob, 1.0);
+        assert_eq!(high.state(0).burst_allowance_ps, 0);
+        // Closed form against stepping over 200,000 updates: the same
+        // probability to within the rounding of k additions.
+        let mut stepped = pie(cfg);
+        let mut jumped = pie(cfg);
+        for p in [&mut stepped, &mut jumped] {
+            depart(p, 1, 1, 1_000_000);
+            p.queues[0].last_sojourn_ps = 15 * MS + 20_000; // 20 ns above target
+        }
+        let end = MS + 200_000 * 1_000_000;
+        let mut t = MS;
+        while t < end {
+            t += 1_000_000;
+            stepped.catch_up(0, t.min(end)); // one update a call: never closed form
+        }
+        jumped.catch_up(0, end);
+        let (a, b) = (stepped.state(0).drop_prob, jumped.state(0).drop_prob);
+        assert!(a > 0.0 && ((a - b) / a).abs() < 1e-6, "{a} vs {b}");
+    }
+
     #[test]
     fn config_checks_name_the_key() {
         assert!(config().check().is_ok());
@@ -592,6 +721,14 @@ mod tests {
                 ..config()
             }),
             "t_update"
+        );
+        assert_eq!(
+            bad(PieConfig {
+                t_update: SimDuration::from_ps(1),
+                ..config()
+            }),
+            "t_update",
+            "a floor a switch could run"
         );
         assert_eq!(
             bad(PieConfig {

@@ -141,6 +141,9 @@ impl Default for RAqmConfig {
     }
 }
 
+/// The shortest gradient period `t` allowed.
+pub const MIN_T: SimDuration = SimDuration::from_ns(100);
+
 impl RAqmConfig {
     /// Checks the keys together: `(key, message)` for the first problem.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
@@ -157,8 +160,13 @@ impl RAqmConfig {
         if self.bucket_depth.is_some_and(|d| d < self.max_alpha()) {
             return Err(("bucket_depth", "must be at least the largest alpha".into()));
         }
-        if self.t.ps() == 0 || self.max_age.ps() == 0 {
-            return Err(("t", "t and max_age must be positive".into()));
+        // The gradient period is a timer event per port: a floor a switch
+        // could run (a few packet times at 100 Gb/s), as DCQCN's have.
+        if self.t < MIN_T {
+            return Err(("t", format!("must be at least {MIN_T} (the paper: 3us)")));
+        }
+        if self.max_age.ps() == 0 {
+            return Err(("max_age", "must be positive".into()));
         }
         if self.viq_capacity.amount() == 0 {
             return Err(("viq_capacity", "must be positive".into()));
