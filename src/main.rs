@@ -236,11 +236,23 @@ fn load_checked(
     max_memory: Option<u64>,
 ) -> Result<Checked> {
     let sc = load(path, set)?;
+    for w in &sc.warnings {
+        eprintln!("warning: {w}");
+    }
     let seed = seed.unwrap_or(sc.simulation.seed);
+    let limit = Limit::new(max_memory);
+    // Refused before anything is planned where the workloads' own counts
+    // already pass the limit, then on the plans.
+    Estimate::before_planning(&sc)
+        .check(limit)
+        .with_context(|| format!("{}", path.display()))?;
     let planned = plan_all(&sc, seed);
     let estimate = Estimate::of(&sc, &planned)
-        .check(Limit::new(max_memory))
+        .check(limit)
         .with_context(|| format!("{}", path.display()))?;
+    // The cut is checked here, so that `validate` refuses what `run` would.
+    dcnsim::world::partition_for(&sc, &planned)
+        .map_err(|why| anyhow::anyhow!("{}: {why}", path.display()))?;
     let volume = dcnsim::report::volume::Volume::of(&sc, &planned)
         .check()
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
@@ -433,7 +445,9 @@ fn sweep(
 ) -> Result<()> {
     use dcnsim::sweep::{Options, Shard, Sweep, exec};
     let mut sweep = Sweep::read(file)?;
-    sweep.check()?;
+    for w in sweep.check()? {
+        eprintln!("warning: {w}");
+    }
     let shard = shard.unwrap_or(Shard::ALL);
     let out = out.unwrap_or_else(|| PathBuf::from("results").join(&sweep.name));
     if dry_run {

@@ -142,9 +142,9 @@ pub static FAMILY: Family<TransportConfig> = Family {
             key("ack_coalesce", "16KB", "size", "the receiver ACKs once this many bytes arrived since its last ACK, and at once for a CE-marked, duplicate, first or ACK-requesting packet"),
             key("rto", "100us", "duration, >= 1us", "a packet unacknowledged this long after it was sent is resent (htsim's DEFAULT_UEC_RTO_MIN)"),
             key("spray", "reps", "word", "how each packet's entropy value is chosen: \"none\" (one per flow), \"oblivious\" (each value in turn, reshuffled each round) or \"reps\" (recycle the values whose ACKs came back unmarked)"),
-            key("entropies", "64", "power of two, 1 to 32768", "distinct entropy values a flow uses (htsim's -paths)"),
-            key("reps_buffer", "8", "1 to 4096", "entropy values REPS caches"),
-            key("reps_freeze", "10ms", "duration, >= 0", "how long REPS cycles over its cache after a timeout (a failed path); 0: never"),
+            key("entropies", "64", "power of two, 1 to 32768", "distinct entropy values a flow uses (htsim's -paths; not with spray = \"none\")"),
+            key("reps_buffer", "8", "1 to 4096", "entropy values REPS caches (only with spray = \"reps\")"),
+            key("reps_freeze", "10ms", "duration, >= 0", "how long REPS cycles over its cache after a timeout (a failed path); 0: never (only with spray = \"reps\")"),
             key("target_qdelay", "0.75 x network RTT with trimming, 1 x without", "duration, >= 100ns", "the queueing delay NSCC steers to; the network RTT is the largest base RTT of the run's UEC flows"),
             key("qa_gate", "3", "0 to 16", "quick adapt cuts the window only if the bytes delivered in the last period were below max_cwnd >> qa_gate"),
             key("quick_adapt", "true", "bool", "quick adapt: after a loss, NACK or delay above 4 x target, the window becomes what was delivered in the last period"),
@@ -164,8 +164,8 @@ pub static FAMILY: Family<TransportConfig> = Family {
             key("initial_window", "one BDP", "packets, 1 to 100000", "packets sent before the first PULL; PULLs then keep that many in flight (absent: the flow's path BDP, rounded up; htsim's -cwnd default is 15)"),
             key("rto", "1ms", "duration, >= 1us", "a packet unacknowledged this long after it was sent goes again at once (lost control packets)"),
             key("spray", "oblivious", "word", "\"oblivious\" (each packet its own entropy value, in turn) or \"none\" (one path per flow)"),
-            key("entropies", "64", "power of two, 1 to 32768", "distinct entropy values a flow uses"),
-            key("pull_rate", "1", "(0, 2]", "PULLs are a full packet's time at this fraction of the host's line rate apart"),
+            key("entropies", "64", "power of two, 1 to 32768", "distinct entropy values a flow uses (not with spray = \"none\")"),
+            key("pull_rate", "1", "0.001 to 2", "PULLs are a full packet's time at this fraction of the host's line rate apart"),
         ], ndp)],
 };
 

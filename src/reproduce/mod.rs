@@ -76,7 +76,9 @@ pub fn run(r: &Reproduction, opts: &Options, stop: &AtomicBool) -> anyhow::Resul
             continue;
         }
         let mut s = Sweep::read(&r.sweep_file(e, opts.quick))?;
-        s.check()?;
+        for w in s.check()? {
+            eprintln!("warning: experiment {}: {w}", e.id.get_ref());
+        }
         check_holds_no_input(&opts.out, &s.input_paths())?;
         sweeps.push((e.id.get_ref().clone(), s));
     }
@@ -194,7 +196,7 @@ fn incompleteness(
             // fingerprints `check` computes.
             None => Sweep::read(&r.sweep_file(e, quick))
                 .ok()
-                .and_then(|mut s| s.check().ok().map(|()| finished_of(id, &s))),
+                .and_then(|mut s| s.check().ok().map(|_| finished_of(id, &s))),
         };
         let (done, runs) = counted.unwrap_or((0, 1));
         if done < runs && ran.is_none() {

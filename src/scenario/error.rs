@@ -82,17 +82,90 @@ pub(crate) struct Source<'a> {
     pub inputs: std::cell::RefCell<Vec<super::InputFile>>,
 }
 
-/// The key of the inline table entry that `before` (a value's text up to
-/// an offset) ends in: `g` for `{ kind = "dctcp", g = `.
+/// Where an inline value's text up to an offset (`before`) ends: the
+/// path inside the value, with list indices (`then[1].size` for `[{ op =
+/// "x" }, { size = `; `then[1]` where a table's next key is not read
+/// yet), or `None` at the value's top.
 fn inline_key(before: &str) -> Option<String> {
-    if !before.contains('{') {
-        return None;
+    enum Seg {
+        List(usize),
+        Table(Option<String>),
     }
-    let eq = before.rfind('=')?;
-    let head = &before[..eq];
-    let from = head.rfind(['{', ',']).map_or(0, |i| i + 1);
-    let key = head[from..].trim().trim_matches('"');
-    (!key.is_empty()).then(|| key.to_string())
+    let mut stack: Vec<Seg> = Vec::new();
+    let mut token = 0; // where the current table key's text starts
+    let mut chars = before.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' | '\'' => {
+                // Skip the string (a backslash escapes in basic strings).
+                while let Some((_, d)) = chars.next() {
+                    if d == '\\' && c == '"' {
+                        chars.next();
+                    } else if d == c {
+                        break;
+                    }
+                }
+            }
+            '[' => stack.push(Seg::List(0)),
+            '{' => {
+                stack.push(Seg::Table(None));
+                token = i + 1;
+            }
+            ']' | '}' => {
+                stack.pop();
+            }
+            ',' => match stack.last_mut() {
+                Some(Seg::List(n)) => *n += 1,
+                Some(Seg::Table(k)) => {
+                    *k = None;
+                    token = i + 1;
+                }
+                None => {}
+            },
+            '=' => {
+                if let Some(Seg::Table(k)) = stack.last_mut() {
+                    *k = Some(before[token..i].trim().trim_matches('"').to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut path = String::new();
+    for seg in &stack {
+        match seg {
+            Seg::List(n) => path.push_str(&format!("[{n}]")),
+            Seg::Table(Some(k)) => {
+                path.push('.');
+                path.push_str(k);
+            }
+            Seg::Table(None) => {}
+        }
+    }
+    let path = path.trim_start_matches('.').to_string();
+    (!path.is_empty()).then_some(path)
+}
+
+/// `key` joined to an inline path from [`inline_key`] (`then` and `[1].size`
+/// make `then[1].size`; `cc` and `g` make `cc.g`).
+fn join_inline(key: &str, inner: &str) -> String {
+    if inner.starts_with('[') {
+        format!("{key}{inner}")
+    } else {
+        format!("{key}.{inner}")
+    }
+}
+
+/// An error message naming an unknown key (`unknown key `x`...`) names
+/// the key itself: `path` is where its table stands (the key is not read
+/// there yet), so the key is appended; other messages keep `path`.
+fn with_unknown_key(path: String, msg: &str) -> String {
+    match msg
+        .strip_prefix("unknown key `")
+        .and_then(|r| r.split('`').next())
+    {
+        Some(k) if !path.ends_with(&format!(".{k}")) => format!("{path}.{k}"),
+        _ => path,
+    }
 }
 
 impl Source<'_> {
@@ -131,15 +204,21 @@ impl Source<'_> {
             // inline table of its value.
             let (key, value) = o.split_once('=').unwrap_or((o, ""));
             let at = e.span().map_or(0, |s| s.start % OVERRIDE_SPAN);
-            let key = match inline_key(value.get(..at.min(value.len())).unwrap_or(value)) {
-                Some(inner) => format!("{}.{inner}", key.trim()),
+            let before = value.get(..at.min(value.len())).unwrap_or(value);
+            let key = match inline_key(before) {
+                Some(inner) => join_inline(key.trim(), &inner),
                 None => key.trim().to_string(),
+            };
+            let key = if before.contains(['{', '[']) {
+                with_unknown_key(key, &msg)
+            } else {
+                key
             };
             return self.error(e.span(), &key, msg);
         }
         let key = e
             .span()
-            .and_then(|s| self.key_at(s.start))
+            .and_then(|s| self.key_at(s.start, &msg))
             .unwrap_or_default();
         // A key read without its table's prefix is named with the table
         // header it stands under.
@@ -227,7 +306,7 @@ impl Source<'_> {
     /// The key on the line containing byte `offset`, for `key = value`
     /// lines, with the key inside an inline table the offset falls in
     /// (`cc.g` for `cc = { kind = "dctcp", g = "x" }`).
-    fn key_at(&self, offset: usize) -> Option<String> {
+    fn key_at(&self, offset: usize, msg: &str) -> Option<String> {
         let offset = offset.min(self.text.len());
         let start = self.text[..offset].rfind('\n').map_or(0, |i| i + 1);
         let line = self.text[start..].lines().next()?;
@@ -240,9 +319,14 @@ impl Source<'_> {
         // The value's text up to the offset.
         let rest = &line[eq + 1..];
         let before = rest.get(..(offset - start).saturating_sub(eq + 1).min(rest.len()));
-        Some(match before.and_then(inline_key) {
-            Some(inner) => format!("{k}.{inner}"),
+        let key = match before.and_then(inline_key) {
+            Some(inner) => join_inline(&k, &inner),
             None => k,
+        };
+        // Inside an inline table or list, an unknown key is named itself.
+        Some(match before {
+            Some(b) if b.contains(['{', '[']) => with_unknown_key(key, msg),
+            _ => key,
         })
     }
 }

@@ -174,7 +174,7 @@ impl<'a> Table<'a> {
 
 /// The span of the key at dotted `path` (`a.b[2].c`, the form of
 /// `--set` keys) in `table`: the deepest part of the path that exists.
-fn locate(table: &DeTable, path: &str) -> Option<Range<usize>> {
+pub(super) fn locate(table: &DeTable, path: &str) -> Option<Range<usize>> {
     let mut table = table;
     let mut found = None;
     for step in overrides::steps(path)? {
@@ -579,8 +579,11 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
         failures,
         output: base.output,
         inputs: src.inputs.take(),
+        warnings: Vec::new(),
     };
     check(&src, &root, &sc)?;
+    let mut sc = sc;
+    sc.warnings = super::warnings::located(&src, &root, super::warnings::warnings(&sc));
     Ok(sc)
 }
 
@@ -1224,6 +1227,7 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
     }
     check_series(sc).map_err(|(key, msg)| err(key, msg))?;
     check_families(sc).map_err(|(key, msg)| err(&key, msg))?;
+    super::sizes::check_sizes(sc).map_err(|(key, msg)| err(&key, msg))?;
     check_paths(sc).map_err(|(key, msg)| err(&key, msg))?;
     let edges = &sc.output.size_buckets;
     if edges.first().is_some_and(|b| b.0 == 0) || edges.windows(2).any(|w| w[0] >= w[1]) {
@@ -1265,7 +1269,19 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
             "must name a folder (absent: results/<scenario name>)".into(),
         ));
     }
-    check_simulation(&sc.simulation).map_err(|(key, why)| err(key, why))
+    check_simulation(&sc.simulation).map_err(|(key, why)| err(key, why))?;
+    // A key only a mode reads is refused without it (as credit_packets
+    // is without rccc): `lps` bounds a cut, and "none" makes none.
+    let lps_given = root
+        .get("simulation")
+        .and_then(|v| v.get_ref().as_table())
+        .is_some_and(|t| t.contains_key("lps"));
+    if lps_given && sc.simulation.partition == Cut::None {
+        let msg = "bounds how many LPs a cut makes, and partition = \"none\" makes none: leave \
+                   it out, or set partition = \"pods\" or \"auto\"";
+        return Err(err("simulation.lps", msg.into()));
+    }
+    Ok(())
 }
 
 /// `[simulation]`'s bounds: the key and why, if one is out of them.

@@ -27,8 +27,10 @@ mod load;
 mod overrides;
 mod paths;
 mod pfc;
+mod sizes;
 mod trim;
 mod types;
+mod warnings;
 mod words;
 pub use words::capitalised;
 

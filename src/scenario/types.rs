@@ -34,6 +34,9 @@ pub struct Scenario {
     /// The files it was read from: the scenario file first (when loaded
     /// from one), then each file it names, with digests of their content.
     pub inputs: Vec<super::InputFile>,
+    /// What is legal but almost surely a slip, each at its key
+    /// (`scenario::warnings`): printed before a run, never an error.
+    pub warnings: Vec<super::ScenarioError>,
 }
 
 impl Scenario {

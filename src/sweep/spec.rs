@@ -353,13 +353,23 @@ impl Sweep {
     }
 
     /// Loads every run's scenario (each validated as `dcnsim run` would),
-    /// stopping at the first that fails, and records each run's fingerprint.
-    pub fn check(&mut self) -> anyhow::Result<()> {
+    /// stopping at the first that fails, and records each run's
+    /// fingerprint. Returns the runs' load warnings, each once, naming
+    /// the first run that has it.
+    pub fn check(&mut self) -> anyhow::Result<Vec<String>> {
+        let mut warnings: Vec<String> = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
         for i in 0..self.runs.len() {
             let sc = self.load(&self.runs[i])?;
+            for w in &sc.warnings {
+                if seen.insert(w.to_string()) {
+                    let run = &self.runs[i];
+                    warnings.push(format!("run {} ({}): {w}", run.id, self.describe(run)));
+                }
+            }
             self.runs[i].fingerprint = self.fingerprint(&sc);
         }
-        Ok(())
+        Ok(warnings)
     }
 
     /// The values of axis `key`, as `sweep.csv` writes them (none when it

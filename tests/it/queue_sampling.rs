@@ -194,7 +194,7 @@ fn queue_port_errors_name_the_entry() {
         ),
         (
             "\"h0->s0\"",
-            "key `output.queue_ports`: 'h0->s0' is not a switch port: expected",
+            "key `output.queue_ports[1]`: 'h0->s0' is not a switch port: expected",
         ),
         (
             "9",

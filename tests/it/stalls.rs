@@ -131,7 +131,7 @@ fn a_quiet_run_of_timeouts_stalls_long_before_time_runs_out() {
 #[test]
 fn a_host_nic_cable_failure_stalls_cut_or_whole() {
     let failure = r#"failure=[{ between = ["host0", "nic0"], at = "10us" }]"#.to_string();
-    let (w, s) = common::run_file("scenarios/ai-fabric/planes-k4.toml", &[failure.clone()]);
+    let (w, s) = common::run_file("scenarios/ai-fabric/planes-k4.toml", &[failure]);
     assert_eq!(s.flows.completed, 14);
     assert!(
         w.stall_detail()

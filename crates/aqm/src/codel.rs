@@ -104,6 +104,10 @@ impl crate::EgressPlugin for CodelConfig {
     fn build(&self, ctx: &PortContext) -> Box<dyn EgressAqm> {
         Box::new(CodelConfig::build(self, ctx))
     }
+    /// CoDel drops from the head unless it marks ECN-capable packets.
+    fn drops_early(&self) -> bool {
+        !self.ecn
+    }
 }
 
 /// One queue's CoDel variables (RFC 8289 5.1), times in ps.

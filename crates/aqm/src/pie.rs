@@ -73,9 +73,9 @@ pub struct PieConfig {
     /// `"timestamp"` (default) or `"departure-rate"`.
     #[serde(default)]
     pub delay_estimate: DelayEstimate,
-    /// DQ_THRESHOLD: the bytes of one departure-rate measurement (5.2: 2^14).
-    #[serde(default = "default_dq_threshold")]
-    pub dq_threshold_bytes: u64,
+    /// DQ_THRESHOLD: the bytes of one departure-rate measurement (5.2:
+    /// 2^14); only with `delay_estimate = "departure-rate"`.
+    pub dq_threshold_bytes: Option<u64>,
     /// MEAN_PKTSIZE: a queue of at most two of these is never dropped from (4.1).
     #[serde(default = "default_mean_pktsize")]
     pub mean_pktsize_bytes: u64,
@@ -83,9 +83,9 @@ pub struct PieConfig {
     /// probability is at most `mark_ecnth` (5.1; default false).
     #[serde(default)]
     pub ecn: bool,
-    /// The probability above which even ECN-capable packets are dropped (5.1: 10%).
-    #[serde(default = "default_mark_ecnth")]
-    pub mark_ecnth: f64,
+    /// The probability above which even ECN-capable packets are dropped
+    /// (5.1: 10%); only with `ecn = true`.
+    pub mark_ecnth: Option<f64>,
 }
 
 fn default_15ms() -> SimDuration {
@@ -129,17 +129,33 @@ impl PieConfig {
                 return Err((key, format!("must be a finite number >= 0, got {v}")));
             }
         }
-        if !(0.0..=1.0).contains(&self.mark_ecnth) {
-            return Err((
-                "mark_ecnth",
-                format!("must be a probability, 0 to 1, got {}", self.mark_ecnth),
-            ));
+        // Keys only a mode reads are refused by name without it.
+        if let Some(p) = self.mark_ecnth {
+            if !self.ecn {
+                let msg = "is where ECN marking gives way to drops, and ecn = false marks \
+                           nothing: leave it out, or set ecn = true";
+                return Err(("mark_ecnth", msg.into()));
+            }
+            if !(0.0..=1.0).contains(&p) {
+                return Err((
+                    "mark_ecnth",
+                    format!("must be a probability, 0 to 1, got {p}"),
+                ));
+            }
         }
-        if self.dq_threshold_bytes == 0 {
-            return Err((
-                "dq_threshold_bytes",
-                "must be positive (RFC 8033: 16384)".into(),
-            ));
+        if let Some(b) = self.dq_threshold_bytes {
+            if self.delay_estimate != DelayEstimate::DepartureRate {
+                let msg = "sizes a departure-rate measurement, and delay_estimate = \
+                           \"timestamp\" makes none: leave it out, or set delay_estimate = \
+                           \"departure-rate\"";
+                return Err(("dq_threshold_bytes", msg.into()));
+            }
+            if b == 0 {
+                return Err((
+                    "dq_threshold_bytes",
+                    "must be positive (RFC 8033: 16384)".into(),
+                ));
+            }
         }
         Ok(())
     }
@@ -165,6 +181,10 @@ impl crate::EgressPlugin for PieConfig {
     }
     fn build(&self, ctx: &PortContext) -> Box<dyn EgressAqm> {
         Box::new(PieConfig::build(self, ctx))
+    }
+    /// PIE drops, also with ECN once its probability passes `mark_ecnth`.
+    fn drops_early(&self) -> bool {
+        true
     }
 }
 
@@ -402,7 +422,10 @@ impl EgressAqm for Pie {
             || st.drop_prob == 0.0;
         let verdict = if spared || self.rng.uniform_open01() >= st.drop_prob {
             Verdict::Accept
-        } else if cfg.ecn && pkt.ecn != Ecn::NotEct && st.drop_prob <= cfg.mark_ecnth {
+        } else if cfg.ecn
+            && pkt.ecn != Ecn::NotEct
+            && st.drop_prob <= cfg.mark_ecnth.unwrap_or_else(default_mark_ecnth)
+        {
             Verdict::Mark
         } else {
             Verdict::Drop
@@ -419,7 +442,10 @@ impl EgressAqm for Pie {
     fn on_dequeue(&mut self, now: SimTime, q: QueueState, pkt: &Packet) -> Verdict {
         let class = (q.class as usize).min(self.queues.len() - 1);
         self.catch_up(class, now.ps());
-        let threshold = self.cfg.dq_threshold_bytes;
+        let threshold = self
+            .cfg
+            .dq_threshold_bytes
+            .unwrap_or_else(default_dq_threshold);
         let st = &mut self.queues[class];
         st.bytes = q.bytes;
         st.last_sojourn_ps = now.since(pkt.enqueued_at).ps();
@@ -447,10 +473,10 @@ mod tests {
             beta: default_beta(),
             max_burst: default_max_burst(),
             delay_estimate: DelayEstimate::Timestamp,
-            dq_threshold_bytes: default_dq_threshold(),
+            dq_threshold_bytes: None,
             mean_pktsize_bytes: default_mean_pktsize(),
             ecn: false,
-            mark_ecnth: default_mark_ecnth(),
+            mark_ecnth: None,
         }
     }
 
@@ -746,17 +772,34 @@ mod tests {
         );
         assert_eq!(
             bad(PieConfig {
-                mark_ecnth: 1.5,
+                mark_ecnth: Some(1.5),
+                ecn: true,
                 ..config()
             }),
             "mark_ecnth"
         );
         assert_eq!(
             bad(PieConfig {
-                dq_threshold_bytes: 0,
+                dq_threshold_bytes: Some(0),
+                delay_estimate: DelayEstimate::DepartureRate,
                 ..config()
             }),
             "dq_threshold_bytes"
+        );
+        // Keys only a mode reads are refused without it (issue 56).
+        assert_eq!(
+            bad(PieConfig {
+                dq_threshold_bytes: Some(16384),
+                ..config()
+            }),
+            "dq_threshold_bytes"
+        );
+        assert_eq!(
+            bad(PieConfig {
+                mark_ecnth: Some(0.1),
+                ..config()
+            }),
+            "mark_ecnth"
         );
     }
 

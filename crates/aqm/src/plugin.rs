@@ -27,6 +27,12 @@ pub trait EgressPlugin: Debug + Send + Sync {
     }
     /// The plugin of one switch port.
     fn build(&self, ctx: &PortContext) -> Box<dyn EgressAqm>;
+    /// Whether it drops packets before the buffer is full (an AQM's
+    /// early drop, not a marking): on a priority PFC keeps lossless such
+    /// a drop is a loss the class exists to prevent (warned at load).
+    fn drops_early(&self) -> bool {
+        false
+    }
 }
 
 /// An ingress plugin's config (`[switch.ingress]`).

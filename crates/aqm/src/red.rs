@@ -95,9 +95,9 @@ pub struct RedConfig {
     /// `"instantaneous"` (default) or `"ewma"`.
     #[serde(default)]
     pub average: Average,
-    /// EWMA weight w_q (default 0.002, RED's recommendation).
-    #[serde(default = "default_weight")]
-    pub weight: f64,
+    /// EWMA weight w_q (default 0.002, RED's recommendation); only with
+    /// `average = "ewma"`.
+    pub weight: Option<f64>,
     /// `"enqueue"` (default) or `"dequeue"`.
     #[serde(default)]
     pub mark_at: MarkAt,
@@ -160,8 +160,17 @@ impl RedConfig {
         if !(self.p_max > 0.0 && self.p_max <= 1.0) {
             return e("p_max", "must be in (0, 1]");
         }
-        if !(self.weight > 0.0 && self.weight <= 1.0) {
-            return e("weight", "must be in (0, 1]");
+        if let Some(w) = self.weight {
+            if self.average != Average::Ewma {
+                return e(
+                    "weight",
+                    "is the EWMA's weight, and average = \"instantaneous\" keeps none: leave it \
+                     out, or set average = \"ewma\"",
+                );
+            }
+            if !(w > 0.0 && w <= 1.0) {
+                return e("weight", "must be in (0, 1]");
+            }
         }
         match (self.preset, self.k_min, self.k_max) {
             (None, Some(lo), Some(hi)) => crate::check_threshold_pair(lo, hi)?,
@@ -259,7 +268,7 @@ impl RedConfig {
             spread: self.spread,
             p_max,
             queues,
-            weight: self.weight,
+            weight: self.weight.unwrap_or_else(default_weight),
             small_packet_ps: ctx.packet_time.ps().max(1) as f64,
             avg: smallvec::smallvec![0.0; classes],
             idle_since: smallvec::smallvec![None; classes],
@@ -430,6 +439,10 @@ impl crate::EgressPlugin for RedConfig {
     fn build(&self, ctx: &PortContext) -> Box<dyn EgressAqm> {
         Box::new(RedConfig::build(self, ctx))
     }
+    /// RED without ECN drops where it would mark.
+    fn drops_early(&self) -> bool {
+        !self.ecn
+    }
 }
 
 #[cfg(test)]
@@ -468,7 +481,7 @@ mod tests {
             k_max: Some(QueueSize::Packets(hi)),
             p_max: p,
             average: Average::Instantaneous,
-            weight: 0.002,
+            weight: None,
             mark_at: MarkAt::Enqueue,
             scope: Scope::Queue,
             ecn: true,
@@ -625,7 +638,7 @@ mod tests {
     fn ewma_follows_slowly_and_decays_when_idle() {
         let mut c = cfg(20, 40, 1.0);
         c.average = Average::Ewma;
-        c.weight = 0.5;
+        c.weight = Some(0.5);
         let mut r = c.build(&ctx());
         r.on_enqueue(SimTime::ZERO, q(99), &ect()); // len 100
         assert_eq!(r.average(0), 50.0);
@@ -635,7 +648,7 @@ mod tests {
         // dequeue-time view is not involved here. Idle decay: m = 2 packets.
         let mut c = cfg(20, 40, 1.0);
         c.average = Average::Ewma;
-        c.weight = 0.5;
+        c.weight = Some(0.5);
         c.mark_at = MarkAt::Dequeue;
         let mut r = c.build(&ctx());
         r.on_dequeue(SimTime::ZERO, q(100), &ect());

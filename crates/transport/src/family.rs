@@ -110,6 +110,17 @@ pub trait Family {
     fn check(&self, _v: &ScenarioView) -> Result<(), FamilyError> {
         Ok(())
     }
+    /// Settings that are legal but almost surely a slip, against the
+    /// rest of the scenario (warned at load; the run goes on): each a key
+    /// and what the run will do. `base_rtt` gives the run's largest
+    /// unloaded round trip, computed when first asked.
+    fn warnings(
+        &self,
+        _v: &ScenarioView,
+        _base_rtt: &mut dyn FnMut() -> SimDuration,
+    ) -> Vec<FamilyError> {
+        Vec::new()
+    }
     /// Derives what it needs from the run's flows before they are built;
     /// `path` gives what a flow's ends learn of its path (its base RTT
     /// and bandwidth-delay product among it).

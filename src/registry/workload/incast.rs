@@ -50,6 +50,9 @@ impl Workload for Incast {
     fn priority(&self) -> u8 {
         self.priority
     }
+    fn flows_bound(&self, _hosts: u32) -> Option<u64> {
+        Some((self.senders.iter().count() as u64).saturating_mul(self.rounds as u64))
+    }
     fn check(&self, hosts: u32) -> Result<(), (String, String)> {
         check_host("receiver", self.receiver, hosts)?;
         match self.senders.max() {
@@ -89,11 +92,8 @@ impl Workload for Incast {
             (Some(i), None) => {
                 let last = (self.rounds as u128 - 1) * i.ps() as u128;
                 let latest = start_plus_jitter(self.start, self.start_jitter)?;
-                if last + latest.ps() as u128 > u64::MAX as u128 {
-                    let msg = "the last round starts past the end of representable time";
-                    return Err(("interval".into(), msg.into()));
-                }
-                Ok(())
+                let at = u64::try_from(last + latest.ps() as u128).ok();
+                super::check_planned("interval", "the last round's start", at)
             }
             _ => Ok(()),
         }

@@ -99,6 +99,8 @@ pub(super) fn parse(t: &Table<'_>) -> Result<Spec, ScenarioError> {
         .read_input(&path)
         .map_err(|e| t.invalid("file", format!("{}: {e}", path.display())))?;
     let bad = |m: String| t.invalid("file", format!("{}: {m}", path.display()));
+    super::check_planned("start", "start", Some(k.start.ps()))
+        .map_err(|(key, m)| t.invalid(&key, m))?;
     let parsed = read(&text).map_err(bad)?;
     let plan = build(&parsed, k.start, k.notify_size.0).map_err(bad)?;
     let m = Matrix {
@@ -109,13 +111,18 @@ pub(super) fn parse(t: &Table<'_>) -> Result<Spec, ScenarioError> {
     super::accept(t, m)
 }
 
-/// Parses a matrix: `line N: why` on the first fault.
+/// Parses a matrix: `line N: why` on the first fault. A UTF-8 byte-order
+/// mark at the start (an editor's) is passed over; a NUL byte is refused
+/// where it stands.
 fn read(text: &str) -> Result<Parsed, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut p = Parsed::default();
     let mut declared: BTreeMap<&str, usize> = BTreeMap::new();
     let mut trigger_lines = 0;
+    let mut conn_lines = Vec::new();
     for (n, line) in (1..).zip(text.lines()) {
         let at = |m: String| format!("line {n}: {m}");
+        plain(line).map_err(at)?;
         let tokens: Vec<&str> = line.split_whitespace().collect();
         let Some(&first) = tokens.first() else {
             continue;
@@ -157,6 +164,7 @@ fn read(text: &str) -> Result<Parsed, String> {
             }
             _ if first.contains("->") => {
                 p.conns.push(conn_line(&tokens).map_err(at)?);
+                conn_lines.push(n);
                 if p.conns.len() > MAX_CONNECTIONS {
                     return Err(at(format!("more than {MAX_CONNECTIONS} connections")));
                 }
@@ -169,6 +177,35 @@ fn read(text: &str) -> Result<Parsed, String> {
             }
         }
     }
+    check_header(&p, &declared, trigger_lines, &conn_lines)?;
+    Ok(p)
+}
+
+/// A line holds no NUL byte or byte-order mark (an editor's, mid-file).
+fn plain(line: &str) -> Result<(), String> {
+    let Some(col) = line.find(['\0', '\u{feff}']) else {
+        return Ok(());
+    };
+    let what = if line[col..].starts_with('\0') {
+        "a NUL byte"
+    } else {
+        "a byte-order mark (U+FEFF)"
+    };
+    let col = line[..col].chars().count() + 1;
+    Err(format!(
+        "{what} at column {col}: a matrix is plain text, as htsim's generators write it"
+    ))
+}
+
+/// A matrix has the connections and triggers its header counts, at least
+/// one connection, and names only the nodes its header's `Nodes`
+/// declares (when it has one); `lines` are the connections' line numbers.
+fn check_header(
+    p: &Parsed,
+    declared: &BTreeMap<&str, usize>,
+    trigger_lines: usize,
+    lines: &[usize],
+) -> Result<(), String> {
     for (what, got) in [("Connections", p.conns.len()), ("Triggers", trigger_lines)] {
         if let Some(&want) = declared.get(what)
             && want != got
@@ -176,7 +213,25 @@ fn read(text: &str) -> Result<Parsed, String> {
             return Err(format!("the header says {what} {want}, the file has {got}"));
         }
     }
-    Ok(p)
+    if p.conns.is_empty() {
+        let msg = "the matrix has no connection (SRC->DST ... lines): a run of it would carry \
+                   nothing";
+        return Err(msg.into());
+    }
+    if !declared.contains_key("Nodes") {
+        return Ok(());
+    }
+    for (c, n) in p.conns.iter().zip(lines) {
+        let top = c.src.max(c.dst);
+        if top >= p.nodes {
+            return Err(format!(
+                "line {n}: node {top} is past the header's Nodes {} (nodes 0 to {})",
+                p.nodes,
+                p.nodes.saturating_sub(1)
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `trigger id K oneshot|multishot|barrier [count C]`.
@@ -257,15 +312,7 @@ fn conn_line(tokens: &[&str]) -> Result<Conn, String> {
         match key {
             "id" => drop(whole()?),
             "size" => c.size = Some(whole()?),
-            "start" => {
-                let us: f64 = w
-                    .parse()
-                    .map_err(|_| format!("'{w}' after 'start' is not a time in microseconds"))?;
-                if !(us.is_finite() && us >= 0.0) {
-                    return Err(format!("start {w} must be a time >= 0 in microseconds"));
-                }
-                c.start_us = Some(us);
-            }
+            "start" => c.start_us = Some(start_us(w)?),
             "trigger" => c.trigger = trig()?,
             "send_done_trigger" => c.send_done = trig()?,
             "recv_done_trigger" => c.recv_done = trig()?,
@@ -293,6 +340,23 @@ fn conn_line(tokens: &[&str]) -> Result<Conn, String> {
         }
         _ => Ok(c),
     }
+}
+
+/// A connection's `start` word: microseconds, at least 0 and at most
+/// what a workload may plan ([`super::MAX_PLANNED_PS`]).
+fn start_us(w: &str) -> Result<f64, String> {
+    let us: f64 = w
+        .parse()
+        .map_err(|_| format!("'{w}' after 'start' is not a time in microseconds"))?;
+    if !(us.is_finite() && us >= 0.0) {
+        return Err(format!("start {w} must be a time >= 0 in microseconds"));
+    }
+    if us * 1e6 > super::MAX_PLANNED_PS as f64 {
+        return Err(super::planned_too_late(&format!(
+            "start {w} (microseconds)"
+        )));
+    }
+    Ok(us)
 }
 
 /// The plan of a parsed matrix: its connections as flows, in file order,
@@ -470,6 +534,9 @@ impl Workload for Matrix {
     fn endless(&self) -> Option<&'static str> {
         None
     }
+    fn flows_bound(&self, _hosts: u32) -> Option<u64> {
+        Some(self.plan.flows.len() as u64)
+    }
     fn plan(&self, _env: &PlanEnv<'_>) -> Plan {
         self.plan.clone()
     }
@@ -556,5 +623,28 @@ mod tests {
         let cyc = "0->1 trigger 1 size 1 recv_done_trigger 2\n1->0 trigger 2 size 1 recv_done_trigger 1\n\
                    trigger id 1 oneshot\ntrigger id 2 oneshot\n";
         assert!(err(cyc).contains("cycle"), "{}", err(cyc));
+    }
+
+    /// Issue 56: nonsense that ran (an empty matrix completed with 0
+    /// flows; `Nodes 2` beside connections among nodes 0-3), a start past
+    /// what a run can reach, and characters an editor hides.
+    #[test]
+    fn empty_short_and_invisible_matrices_are_refused() {
+        let err = |t: &str| plan(t).unwrap_err();
+        assert!(err("").contains("no connection"));
+        assert!(err("Nodes 4\nConnections 0\n").contains("no connection"));
+        let e = err("Nodes 2\nConnections 2\n0->1 start 0 size 10\n2->3 start 0 size 10\n");
+        assert!(
+            e.starts_with("line 4: node 3 is past the header's Nodes 2"),
+            "{e}"
+        );
+        let e = err("Nodes 2\n0->1 start 1e14 size 10\n");
+        assert!(e.contains("start 1e14 (microseconds) is past"), "{e}");
+        let e = err("Nodes 2\n0->1 start 0\0 size 10\n");
+        assert!(e.starts_with("line 2: a NUL byte at column 13"), "{e}");
+        // A byte-order mark at the start is an editor's: passed over.
+        assert!(plan("\u{feff}Nodes 2\n0->1 start 0 size 10\n").is_ok());
+        let e = err("Nodes 2\n\u{feff}0->1 start 0 size 10\n");
+        assert!(e.starts_with("line 2: a byte-order mark"), "{e}");
     }
 }

@@ -142,6 +142,18 @@ pub trait Workload: Debug + Send + Sync {
     fn uses_transport(&self) -> bool {
         true
     }
+    /// The flows it will plan on a topology of `hosts` hosts, counted
+    /// without planning (its checks passed), or `None` where only
+    /// planning tells (a Poisson arrival process): the memory estimate
+    /// refuses a run from these counts before anything is planned.
+    fn flows_bound(&self, _hosts: u32) -> Option<u64> {
+        None
+    }
+    /// Bytes its plan holds per flow while the world is built from it
+    /// (the flow's row, and whatever tags or triggers come with it).
+    fn plan_bytes_per_flow(&self) -> u64 {
+        size_of::<FlowPlan>() as u64
+    }
 }
 
 /// One workload planned for a run: its flows and sources, and its load.
@@ -338,19 +350,47 @@ fn check_stop(start: SimDuration, stop: Option<SimDuration>) -> Result<(), (Stri
     }
 }
 
-/// The latest start a jittered flow may have, if representable.
+/// The latest a workload may plan anything to happen (a start, a
+/// trigger's compute delays added up): a quarter of representable time
+/// (2^62 ps, about 53 days), leaving the run room to play out after it.
+/// Beyond it a run would end with its clock overflowing, and the error
+/// could only guess at the key (issue 56: a matrix line's `start 1e14`
+/// was blamed on `topology.link_delay`).
+pub const MAX_PLANNED_PS: u64 = 1 << 62;
+
+/// Checks that `what` (a time a workload plans, at `ps` picoseconds, or
+/// `None` where the sum overflowed) is at most [`MAX_PLANNED_PS`]: the
+/// key at fault and why.
+fn check_planned(key: &str, what: &str, ps: Option<u64>) -> Result<(), (String, String)> {
+    match ps {
+        Some(t) if t <= MAX_PLANNED_PS => Ok(()),
+        _ => Err((key.into(), planned_too_late(what))),
+    }
+}
+
+/// Why a planned time past [`MAX_PLANNED_PS`] is refused.
+fn planned_too_late(what: &str) -> String {
+    format!(
+        "{what} is past {} (2^62 ps), the latest a workload may plan: a run needs the \
+         rest of representable time (2^64 ps, 213 days) to play out",
+        SimDuration::from_ps(MAX_PLANNED_PS)
+    )
+}
+
+/// The latest start a jittered flow may have, if it is at most
+/// [`MAX_PLANNED_PS`].
 fn start_plus_jitter(
     start: SimDuration,
     jitter: SimDuration,
 ) -> Result<SimDuration, (String, String)> {
-    start
-        .ps()
-        .checked_add(jitter.ps())
-        .map(SimDuration::from_ps)
-        .ok_or_else(|| {
-            let msg = "start + start_jitter is past the end of representable time".to_string();
-            ("start_jitter".into(), msg)
-        })
+    let latest = start.ps().checked_add(jitter.ps());
+    let key = if jitter == SimDuration::ZERO {
+        "start"
+    } else {
+        "start_jitter"
+    };
+    check_planned(key, "start + start_jitter", latest)?;
+    Ok(SimDuration::from_ps(latest.unwrap_or(0)))
 }
 
 fn priority_zero() -> u8 {

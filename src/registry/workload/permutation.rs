@@ -49,6 +49,9 @@ impl Workload for Permutation {
     fn priority(&self) -> u8 {
         self.priority
     }
+    fn flows_bound(&self, hosts: u32) -> Option<u64> {
+        Some(distinct_hosts("hosts", &self.hosts, hosts, 2).ok()?.len() as u64)
+    }
     fn check(&self, hosts: u32) -> Result<(), (String, String)> {
         distinct_hosts("hosts", &self.hosts, hosts, 2)?;
         if let Some(s) = self.size {

@@ -67,6 +67,10 @@ impl Workload for Shuffle {
     fn priority(&self) -> u8 {
         self.priority
     }
+    fn flows_bound(&self, hosts: u32) -> Option<u64> {
+        let n = distinct_hosts("hosts", &self.hosts, hosts, 2).ok()?.len() as u64;
+        Some(n * (n - 1) * (1 + self.mice as u64))
+    }
     fn check(&self, hosts: u32) -> Result<(), (String, String)> {
         let n = distinct_hosts("hosts", &self.hosts, hosts, 2)?.len() as u64;
         check_size("elephant_size", self.elephant_size)?;

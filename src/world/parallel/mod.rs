@@ -629,8 +629,21 @@ pub fn partition_for(sc: &Scenario, planned: &[Planned]) -> Result<Partition, St
                      (use \"auto\" or \"none\")"
                 ));
             }
-            Partition::by_pods(&graph, lps)
-                .map_err(|e| format!("simulation.partition = \"pods\": {e}"))
+            let p = Partition::by_pods(&graph, lps)
+                .map_err(|e| format!("simulation.partition = \"pods\": {e}"))?;
+            if p.lps < 2 {
+                return Err(format!(
+                    "simulation.partition = \"pods\" cannot cut this topology: it has one pod \
+                     (a star, or every switch in one tier with its hosts), so it would run as \
+                     one LP{}; use \"auto\" or \"none\"",
+                    if lps < 2 {
+                        " (and simulation.lps is 1)"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+            Ok(p)
         }
     }
 }

@@ -64,6 +64,9 @@ pub struct NdpKeys {
     pub pull_rate: Option<f64>,
 }
 
+/// The smallest `pull_rate`: pulls at a thousandth of the line rate.
+pub const MIN_PULL_RATE: f64 = 0.001;
+
 impl NdpKeys {
     /// The checked configuration, or the first invalid key.
     pub fn build(&self) -> Result<NdpConfig, KeyError> {
@@ -102,6 +105,13 @@ impl NdpKeys {
             };
         }
         if let Some(n) = self.entropies {
+            if c.spray == SprayMode::None {
+                return Err(KeyError::new(
+                    "entropies",
+                    "are the values a sprayed flow spreads over, and spray = \"none\" sprays \
+                     none: leave it out, or set spray = \"oblivious\"",
+                ));
+            }
             if !(1..=32_768).contains(&n) || !n.is_power_of_two() {
                 return Err(KeyError::new(
                     "entropies",
@@ -111,8 +121,13 @@ impl NdpKeys {
             c.entropies = n as u16;
         }
         if let Some(r) = self.pull_rate {
-            if !(r > 0.0 && r <= 2.0) {
-                return Err(KeyError::new("pull_rate", "must be in (0, 2]"));
+            // A floor: below a thousandth of the line rate a pull slot is
+            // longer than any run (1e-300 overflowed simulated time).
+            if !(MIN_PULL_RATE..=2.0).contains(&r) {
+                return Err(KeyError::new(
+                    "pull_rate",
+                    format!("must be {MIN_PULL_RATE} to 2 (a fraction of the line rate)"),
+                ));
             }
             c.pull_rate = r;
         }
@@ -145,5 +160,24 @@ impl crate::family::Family for NdpConfig {
     }
     fn sprays(&self) -> bool {
         self.spray != SprayMode::None
+    }
+    /// NDP is built on trimming (Handley et al., 3.1): without it a full
+    /// queue drops, and a dropped packet comes back only after `rto`.
+    fn warnings(
+        &self,
+        v: &crate::family::ScenarioView,
+        _base_rtt: &mut dyn FnMut() -> SimDuration,
+    ) -> Vec<crate::family::FamilyError> {
+        if v.trims {
+            return Vec::new();
+        }
+        vec![crate::family::FamilyError {
+            key: "kind",
+            msg: format!(
+                "NDP without [switch.trim]: a full queue drops its packets instead of trimming \
+                 them, and a dropped packet is resent only after rto ({}); NDP's switches trim",
+                self.rto
+            ),
+        }]
     }
 }

@@ -308,6 +308,27 @@ impl UecKeys {
                     )
                 })?;
         }
+        // Keys only a spray mode reads are refused by name without it,
+        // as credit_packets is without rccc.
+        if self.entropies.is_some() && c.spray == SprayMode::None {
+            return Err(KeyError::new(
+                "entropies",
+                "is the number of values a sprayed flow spreads over, and spray = \"none\" \
+                 sprays none: leave it out, or choose a spray mode",
+            ));
+        }
+        for (key, given) in [
+            ("reps_buffer", self.reps_buffer.is_some()),
+            ("reps_freeze", self.reps_freeze.is_some()),
+        ] {
+            if given && c.spray != SprayMode::Reps {
+                return Err(KeyError::new(
+                    key,
+                    "tunes REPS's cache of entropy values, which only spray = \"reps\" keeps: \
+                     leave it out, or set spray = \"reps\"",
+                ));
+            }
+        }
         if let Some(n) = self.entropies {
             if !(1..=32_768).contains(&n) || !n.is_power_of_two() {
                 return Err(KeyError::new(
@@ -415,6 +436,26 @@ impl crate::family::Family for UecConfig {
     }
     fn settle(&mut self, v: &crate::family::ScenarioView) {
         self.network.trimming = v.trims;
+    }
+    /// An `rto` below the run's unloaded round trip times out every
+    /// packet before its ACK can return.
+    fn warnings(
+        &self,
+        _v: &crate::family::ScenarioView,
+        base_rtt: &mut dyn FnMut() -> SimDuration,
+    ) -> Vec<crate::family::FamilyError> {
+        let rtt = base_rtt();
+        if self.rto >= rtt {
+            return Vec::new();
+        }
+        vec![crate::family::FamilyError {
+            key: "rto",
+            msg: format!(
+                "{} is below the run's longest unloaded round trip ({rtt}): packets on that \
+                 path time out and are resent before their ACKs can return",
+                self.rto
+            ),
+        }]
     }
     /// NSCC's steps scale by the network's largest base RTT (htsim's
     /// `network_max_unloaded_rtt`).
