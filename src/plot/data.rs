@@ -25,6 +25,8 @@ pub struct Csv {
     /// sampling instant for a file whose first column is `time_us` (so a
     /// kept instant keeps all its ports), else every Nth row.
     pub stride: u64,
+    /// The file's rows, kept or not.
+    pub lines: u64,
 }
 
 /// Why row `row` (line `n`) does not fit under `header`, if it does not:
@@ -74,11 +76,20 @@ impl Csv {
         let size = std::fs::metadata(file).map_or(0, |m| m.len());
         let mut line = String::new();
         text.read_line(&mut line).map_err(io)?;
-        let header = split(&line);
+        if !line.ends_with('\n') {
+            let why = if line.is_empty() {
+                "the file is empty: dcnsim writes a header line at least".to_string()
+            } else {
+                "line 1 (the header) ends without a line break: the file is truncated".to_string()
+            };
+            return Err(PlotError::read(file, why));
+        }
+        let header = split(line.trim_end_matches(['\n', '\r']));
         let by_time = header.first().is_some_and(|h| h == "time_us");
         let (mut stride, mut seen_bytes) = (1u64, 0u64);
         let (mut group, mut last_key) = (0u64, None::<String>);
         let mut rows = Vec::new();
+        let mut lines = 0u64;
         for n in 2.. {
             line.clear();
             if text.read_line(&mut line).map_err(io)? == 0 {
@@ -98,6 +109,7 @@ impl Csv {
             if trimmed.is_empty() {
                 continue;
             }
+            lines += 1;
             let key = if by_time {
                 trimmed.split(',').next()
             } else {
@@ -119,6 +131,7 @@ impl Csv {
             header,
             rows,
             stride,
+            lines,
         })
     }
 
@@ -213,6 +226,20 @@ impl SweepResults {
             .runs
             .iter()
             .partition(|r| rows.contains_key(r.id.as_str()));
+        // A run whose folder holds its results has its row: a finished
+        // run without one is a table cut short or edited, not a run to
+        // leave out of the figures in silence.
+        if let Some(r) = unfinished
+            .iter()
+            .find(|r| dir.join("runs").join(&r.id).join("summary.json").is_file())
+        {
+            let why = format!(
+                "run {} finished (runs/{}/summary.json) but has no row: the table is truncated \
+                 or edited; rerun the sweep command to rebuild it",
+                r.id, r.id
+            );
+            return Err(PlotError::read(&dir.join("sweep.csv"), why));
+        }
         let runs = done
             .into_iter()
             .filter_map(|r| {

@@ -30,6 +30,7 @@ pub fn figures(dir: &Path) -> Result<Vec<(String, Chart)>, PlotError> {
         out.push(("goodput".to_string(), goodput(&c)?));
     }
     if let Some(c) = Csv::read_if_present(&dir.join("flows.csv"))? {
+        whole_flows(dir, &c)?;
         out.push(("fct_cdf".to_string(), fct_cdf(&c)?));
         out.extend(slowdown_by_size(&c)?.map(|chart| ("slowdown_by_size".to_string(), chart)));
     }
@@ -49,6 +50,25 @@ pub fn figures(dir: &Path) -> Result<Vec<(String, Chart)>, PlotError> {
         out.extend(super::timeline::figures(&c)?);
     }
     Ok(out.into_iter().filter(|(_, c)| !c.is_empty()).collect())
+}
+
+/// `flows.csv` has a row for every flow `summary.json` counts: one cut
+/// short at a line's end reads as a smaller run, so it is refused.
+fn whole_flows(dir: &Path, c: &Csv) -> Result<(), PlotError> {
+    let Ok(summary) = super::data::read_summary(dir) else {
+        return Ok(()); // no summary to hold it against (its own error comes elsewhere)
+    };
+    let Some(total) = super::data::json_number(&summary, "flows.total") else {
+        return Ok(());
+    };
+    if c.lines != total as u64 {
+        let why = format!(
+            "{} rows, but summary.json counts {total} flows: the file is truncated or edited",
+            c.lines
+        );
+        return Err(PlotError::read(&c.file, why));
+    }
+    Ok(())
 }
 
 /// The scale and label of a time axis for column `t` of `c` (in us),

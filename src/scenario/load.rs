@@ -633,6 +633,10 @@ fn routing_and_failures(
             let build = |k: super::paths::FailureKeys| k.build(&names, &graph.cables);
             failures.push(read_keys(src, item, t, &prefix, build)?);
         }
+        super::paths::check_one_cable(&failures).map_err(|(i, msg)| {
+            let key = format!("failure[{i}]");
+            src.error(locate(root, &key), &key, msg)
+        })?;
     }
     Ok((routing, failures))
 }
@@ -1215,19 +1219,11 @@ fn check_observers(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), Sc
 
 fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioError> {
     let err = |key: &str, msg: String| src.error(locate(root, key), key, msg);
-    let endless = sc
-        .workloads
-        .iter()
-        .enumerate()
-        .find_map(|(i, w)| w.endless().map(|what| (i, what)));
-    if let (Some((i, what)), None) = (endless, sc.simulation.stop_time) {
-        let msg =
-            format!("{what} never ends: set simulation.stop_time, or give the workload a stop");
-        return Err(err(&format!("workload[{i}]"), msg));
-    }
+    check_workloads(sc).map_err(|(key, msg)| err(&key, msg))?;
     check_series(sc).map_err(|(key, msg)| err(key, msg))?;
     check_families(sc).map_err(|(key, msg)| err(&key, msg))?;
     super::sizes::check_sizes(sc).map_err(|(key, msg)| err(&key, msg))?;
+    super::sizes::check_pfc_pools(sc).map_err(|msg| err("switch.shared_buffer", msg))?;
     check_paths(sc).map_err(|(key, msg)| err(&key, msg))?;
     let edges = &sc.output.size_buckets;
     if edges.first().is_some_and(|b| b.0 == 0) || edges.windows(2).any(|w| w[0] >= w[1]) {
@@ -1269,23 +1265,40 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
             "must name a folder (absent: results/<scenario name>)".into(),
         ));
     }
-    check_simulation(&sc.simulation).map_err(|(key, why)| err(key, why))?;
-    // A key only a mode reads is refused without it (as credit_packets
-    // is without rccc): `lps` bounds a cut, and "none" makes none.
     let lps_given = root
         .get("simulation")
         .and_then(|v| v.get_ref().as_table())
         .is_some_and(|t| t.contains_key("lps"));
-    if lps_given && sc.simulation.partition == Cut::None {
-        let msg = "bounds how many LPs a cut makes, and partition = \"none\" makes none: leave \
-                   it out, or set partition = \"pods\" or \"auto\"";
-        return Err(err("simulation.lps", msg.into()));
+    check_simulation(&sc.simulation, lps_given).map_err(|(key, why)| err(key, why))
+}
+
+/// A scenario has workloads, and one that never ends has a stop time:
+/// the key at fault and why.
+fn check_workloads(sc: &Scenario) -> Result<(), (String, String)> {
+    if sc.workloads.is_empty() {
+        let msg = "the scenario has no [[workload]]: a run of it would carry nothing and \
+                   report \"completed\"; give at least one";
+        return Err(("workload".into(), msg.into()));
+    }
+    let endless = sc
+        .workloads
+        .iter()
+        .enumerate()
+        .find_map(|(i, w)| w.endless().map(|what| (i, what)));
+    if let (Some((i, what)), None) = (endless, sc.simulation.stop_time) {
+        let msg =
+            format!("{what} never ends: set simulation.stop_time, or give the workload a stop");
+        return Err((format!("workload[{i}]"), msg));
     }
     Ok(())
 }
 
 /// `[simulation]`'s bounds: the key and why, if one is out of them.
-fn check_simulation(sim: &super::SimulationConfig) -> Result<(), (&'static str, String)> {
+/// `lps_given`: the file or an override gives `lps`.
+fn check_simulation(
+    sim: &super::SimulationConfig,
+    lps_given: bool,
+) -> Result<(), (&'static str, String)> {
     if sim
         .stop_time
         .is_some_and(|t| t == sim_core::SimDuration::MAX)
@@ -1301,6 +1314,13 @@ fn check_simulation(sim: &super::SimulationConfig) -> Result<(), (&'static str, 
     }
     if sim.max_events == 0 {
         return Err(("simulation.max_events", "must be at least 1".into()));
+    }
+    // A key only a mode reads is refused without it (as credit_packets
+    // is without rccc): `lps` bounds a cut, and "none" makes none.
+    if lps_given && sim.partition == Cut::None {
+        let msg = "bounds how many LPs a cut makes, and partition = \"none\" makes none: leave \
+                   it out, or set partition = \"pods\" or \"auto\"";
+        return Err(("simulation.lps", msg.into()));
     }
     Ok(())
 }

@@ -1,7 +1,10 @@
 //! Sizes that must fit the run's packets: every buffer holds the largest
 //! packet the run's transports send (a switch buffer of 1.5 KB trimmed
-//! every 9,000 B NDP packet forever), and a trimmed packet's header is
-//! smaller than the full packets it is cut from.
+//! every 9,000 B NDP packet forever), a trimmed packet's header is
+//! smaller than the full packets it is cut from, and PFC's headroom and
+//! reserves leave each switch some shared buffer (checked here, before
+//! anything is built, by the rule the fabric applies:
+//! `net::pfc::switch_pools`).
 
 use super::Scenario;
 use net::buffer::BufferPolicy;
@@ -58,4 +61,48 @@ pub(super) fn check_sizes(sc: &Scenario) -> Result<(), (String, String)> {
         }
     }
     Ok(())
+}
+
+/// PFC's headroom and reserves against each switch's shared buffer: the
+/// error, naming the switch, if they leave one none.
+pub(super) fn check_pfc_pools(sc: &Scenario) -> Result<(), String> {
+    let (Some(cfg), BufferPolicy::Shared { bytes, .. }) = (&sc.switch.pfc, sc.switch.buffer) else {
+        return Ok(());
+    };
+    let graph = sc.topology.spec.shape.build();
+    let names = sc.topology.spec.shape.node_names();
+    let is_switch = |n: net::NodeId| {
+        !matches!(
+            graph.nodes[n.idx()],
+            net::NodeKind::Host
+                | net::NodeKind::Switch {
+                    tier: net::topology::NIC_TIER
+                }
+        )
+    };
+    let ports = graph.cables.iter().enumerate().flat_map(|(i, c)| {
+        [c.a, c.b]
+            .into_iter()
+            .filter(|&n| is_switch(n))
+            .map(move |n| {
+                let rate = match net::LinkFault::at_start(&sc.failures, i, n) {
+                    Some((x, _)) => {
+                        net::LinkFault::degraded(c.rate, sim_core::QueueSize::Bytes(0), x, false).0
+                    }
+                    None => c.rate,
+                };
+                (n.idx(), rate, c.delay)
+            })
+    });
+    let name = |n: usize| names.get(n).cloned().unwrap_or_else(|| format!("node {n}"));
+    net::pfc::switch_pools(
+        cfg,
+        bytes,
+        sc.topology.framing.wire(),
+        graph.nodes.len(),
+        ports,
+        name,
+    )
+    .map(|_| ())
+    .map_err(|e| format!("{e}: give a larger shared_buffer, or smaller reserves or headroom"))
 }

@@ -146,6 +146,54 @@ impl PfcConfig {
     }
 }
 
+/// What PFC leaves of each switch's shared buffer of `buffer_bytes`:
+/// the buffer less every port's headroom and every (port, lossless
+/// priority)'s reserve. `ports` lists each switch port as (its switch's
+/// index among `switches`, its name, the rate and one-way delay of its
+/// link); the result is by switch index. The one rule that both the
+/// loader (before anything is built, so that `dcnsim validate` refuses
+/// what a run would) and the fabric apply.
+pub fn switch_pools(
+    cfg: &PfcConfig,
+    buffer_bytes: u64,
+    wire: crate::WireFormat,
+    switches: usize,
+    ports: impl Iterator<Item = (usize, Bandwidth, SimDuration)>,
+    name: impl Fn(usize) -> String,
+) -> Result<Vec<u64>, crate::topology::TopologyError> {
+    let (mtu, pause) = (
+        wire.wire_bytes(cfg.mtu_bytes),
+        wire.wire_bytes(PAUSE_PAYLOAD_BYTES),
+    );
+    let mut held = vec![(0usize, 0u64); switches];
+    for (s, rate, delay) in ports {
+        held[s].0 += 1;
+        held[s].1 = held[s]
+            .1
+            .saturating_add(cfg.headroom_bytes(rate, delay, mtu, pause));
+    }
+    let mut pools = Vec::with_capacity(switches);
+    for (s, &(ports, headroom)) in held.iter().enumerate() {
+        let reserve = (ports as u64)
+            .saturating_mul(cfg.reserve_bytes)
+            .saturating_mul(cfg.lossless_count());
+        let pool = buffer_bytes
+            .checked_sub(headroom.saturating_add(reserve))
+            .filter(|&b| b > 0 || ports == 0);
+        let Some(pool) = pool else {
+            return Err(crate::topology::TopologyError::PfcBufferTooSmall {
+                node: name(s),
+                ports,
+                headroom_bytes: headroom,
+                reserve_bytes: reserve,
+                buffer_bytes,
+            });
+        };
+        pools.push(pool);
+    }
+    Ok(pools)
+}
+
 /// A PAUSE/RESUME frame: for each priority in `mask`, pause (bit set in
 /// `pause`) or resume (bit clear), as one 802.1Qbb frame's class-enable
 /// vector and timers.

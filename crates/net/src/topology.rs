@@ -89,7 +89,7 @@ pub enum TopologyError {
     NoHosts,
     /// PFC's reserves and headroom leave a switch no shared buffer.
     #[error(
-        "PFC at switch {node}: {ports} ports' headroom ({headroom_bytes} B) and reserves \
+        "PFC at {node}: {ports} ports' headroom ({headroom_bytes} B) and reserves \
          ({reserve_bytes} B) leave nothing of its {buffer_bytes} B buffer to share"
     )]
     PfcBufferTooSmall {

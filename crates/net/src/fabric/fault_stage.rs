@@ -116,10 +116,13 @@ pub(super) struct Faults {
 
 impl Faults {
     /// The failures of `faults` over a fabric of `ports` whose routes
-    /// are `base`.
+    /// are `base`; `original` gives a port's rate and buffer before any
+    /// failure (a degradation is a fraction of these: the latest in effect
+    /// wins, it does not compound the one before).
     pub(super) fn prepare(
         faults: &[LinkFault],
         ports: &[crate::port::Port],
+        original: impl Fn(PortId) -> (Bandwidth, QueueSize),
         kinds: &[NodeKind],
         adjacency: &[Vec<(PortId, NodeId)>],
         host_nodes: &[NodeId],
@@ -140,13 +143,16 @@ impl Faults {
                     FaultKind::Degrade(_) if f.at == SimTime::ZERO => {}
                     FaultKind::Degrade(x) => {
                         let port = &ports[p.idx()];
+                        let (rate0, buffer0) = original(p);
                         let (rate, buffer) = LinkFault::degraded(
-                            port.rate,
-                            port.buffer,
+                            rate0,
+                            buffer0,
                             x,
                             f.buffer_scales && port.at_switch,
                         );
-                        let buffer = (f.buffer_scales && port.at_switch).then_some(buffer);
+                        // The buffer too is this failure's: scaled, or the
+                        // original again after an earlier one scaled it.
+                        let buffer = port.at_switch.then_some(buffer);
                         out.changes
                             .push((f.at, node, Change::Rate(p, rate, buffer)));
                     }

@@ -428,6 +428,14 @@ impl Fabric {
         let faults = fault_stage::Faults::prepare(
             &config.faults,
             &ports,
+            |p| {
+                let port = &ports[p.idx()];
+                let buffer = match (port.at_switch, config.buffer) {
+                    (true, BufferPolicy::PerPort(limit)) => limit,
+                    _ => QueueSize::Bytes(u64::MAX),
+                };
+                (graph.cables[p.idx() / 2].rate, buffer)
+            },
             &graph.nodes,
             &adjacency,
             &host_nodes,

@@ -370,36 +370,36 @@ impl Fabric {
         let crate::buffer::BufferPolicy::Shared { bytes, .. } = self.config.buffer else {
             return Err(crate::topology::TopologyError::PfcNeedsSharedBuffer);
         };
-        let mut held = vec![(0usize, 0u64); self.nodes.len()];
         for i in 0..self.ports.len() {
-            let p = PortId(i as u32);
             let headroom = if self.ports[i].at_switch {
-                self.pfc_headroom(&cfg, p)
+                self.pfc_headroom(&cfg, PortId(i as u32))
             } else {
                 0
             };
-            if self.ports[i].at_switch {
-                let h = &mut held[self.ports[i].node.idx()];
-                h.0 += 1;
-                h.1 += headroom;
-            }
             self.ports[i].pfc = Some(Box::new(PortPfc::new(headroom)));
         }
-        for (n, &(ports, headroom)) in held.iter().enumerate() {
-            if ports == 0 {
-                continue;
+        // Nodes by index (hosts hold no pool); switches are named sN.
+        let hosts = self.host_nodes.len();
+        let switch_ports = (self.ports.iter())
+            .filter(|p| p.at_switch)
+            .map(|p| (p.node.idx(), p.rate, p.delay));
+        let name = |n: usize| format!("s{}", n.saturating_sub(hosts));
+        let pools = pfc::switch_pools(
+            &cfg,
+            bytes,
+            self.config.wire,
+            self.nodes.len(),
+            switch_ports,
+            name,
+        )?;
+        let mut switch = vec![false; self.nodes.len()];
+        for p in self.ports.iter().filter(|p| p.at_switch) {
+            switch[p.node.idx()] = true;
+        }
+        for (n, pool) in pools.into_iter().enumerate() {
+            if switch[n] {
+                self.shared[n] = crate::buffer::SharedBuffer::new(pool);
             }
-            let reserve = ports as u64 * cfg.reserve_bytes * cfg.lossless_count();
-            let Some(pool) = bytes.checked_sub(headroom + reserve).filter(|&b| b > 0) else {
-                return Err(crate::topology::TopologyError::PfcBufferTooSmall {
-                    node: format!("s{}", n - self.host_nodes.len()),
-                    ports,
-                    headroom_bytes: headroom,
-                    reserve_bytes: reserve,
-                    buffer_bytes: bytes,
-                });
-            };
-            self.shared[n] = crate::buffer::SharedBuffer::new(pool);
         }
         Ok(())
     }
