@@ -241,6 +241,57 @@ impl FailureKeys {
     }
 }
 
+/// Failures of one cable must make sense together: it goes down once, a
+/// degradation after it goes down means nothing, and one direction takes
+/// one degradation at a time. Several degradations of a direction at
+/// different times each set its rate (and buffer) to their fraction of
+/// the original from their time on: the latest in effect wins, they do
+/// not compound (docs/models.md, "Link failures"). The failure at fault
+/// (its index) and why.
+pub(crate) fn check_one_cable(failures: &[LinkFault]) -> Result<(), (usize, String)> {
+    use net::FaultKind::{Degrade, Down};
+    let at = |f: &LinkFault| f.at.since(sim_core::SimTime::ZERO);
+    for (j, b) in failures.iter().enumerate() {
+        for (i, a) in failures[..j].iter().enumerate() {
+            if a.cable != b.cable {
+                continue;
+            }
+            let msg = match (a.kind, b.kind) {
+                (Down, Down) => format!(
+                    "its cable already goes down at {} (failure[{i}]): a cable fails once",
+                    at(a)
+                ),
+                (Down, Degrade(_)) | (Degrade(_), Down) => {
+                    let (down, other) = if a.kind == Down { (a, b) } else { (b, a) };
+                    if other.at < down.at {
+                        continue;
+                    }
+                    format!(
+                        "its cable is down from {} (failure[{i}] and this one): a degradation \
+                         from then on means nothing",
+                        at(down)
+                    )
+                }
+                (Degrade(_), Degrade(_)) => {
+                    let overlap = a.only_from.is_none()
+                        || b.only_from.is_none()
+                        || a.only_from == b.only_from;
+                    if a.at != b.at || !overlap {
+                        continue;
+                    }
+                    format!(
+                        "failure[{i}] degrades the same direction of its cable at the same time \
+                         ({}): give one degradation a time",
+                        at(a)
+                    )
+                }
+            };
+            return Err((j, msg));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -332,55 +383,4 @@ mod tests {
         f.buffer_scales = true;
         assert_eq!(f.build(&names, &cables).unwrap_err().0, "buffer_scales");
     }
-}
-
-/// Failures of one cable must make sense together: it goes down once, a
-/// degradation after it goes down means nothing, and one direction takes
-/// one degradation at a time. Several degradations of a direction at
-/// different times each set its rate (and buffer) to their fraction of
-/// the original from their time on: the latest in effect wins, they do
-/// not compound (docs/models.md, "Link failures"). The failure at fault
-/// (its index) and why.
-pub(crate) fn check_one_cable(failures: &[LinkFault]) -> Result<(), (usize, String)> {
-    use net::FaultKind::{Degrade, Down};
-    let at = |f: &LinkFault| f.at.since(sim_core::SimTime::ZERO);
-    for (j, b) in failures.iter().enumerate() {
-        for (i, a) in failures[..j].iter().enumerate() {
-            if a.cable != b.cable {
-                continue;
-            }
-            let msg = match (a.kind, b.kind) {
-                (Down, Down) => format!(
-                    "its cable already goes down at {} (failure[{i}]): a cable fails once",
-                    at(a)
-                ),
-                (Down, Degrade(_)) | (Degrade(_), Down) => {
-                    let (down, other) = if a.kind == Down { (a, b) } else { (b, a) };
-                    if other.at < down.at {
-                        continue;
-                    }
-                    format!(
-                        "its cable is down from {} (failure[{i}] and this one): a degradation \
-                         from then on means nothing",
-                        at(down)
-                    )
-                }
-                (Degrade(_), Degrade(_)) => {
-                    let overlap = a.only_from.is_none()
-                        || b.only_from.is_none()
-                        || a.only_from == b.only_from;
-                    if a.at != b.at || !overlap {
-                        continue;
-                    }
-                    format!(
-                        "failure[{i}] degrades the same direction of its cable at the same time \
-                         ({}): give one degradation a time",
-                        at(a)
-                    )
-                }
-            };
-            return Err((j, msg));
-        }
-    }
-    Ok(())
 }
