@@ -23,6 +23,7 @@ pub mod aqm;
 pub mod cc;
 pub mod ingress;
 pub mod scheduler;
+pub mod tables;
 pub mod topology;
 pub mod transport;
 pub mod workload;
@@ -184,7 +185,11 @@ pub fn render_list(family: Option<&str>) -> Option<String> {
         .iter()
         .filter(|f| family.is_none_or(|n| n == f.name))
         .collect();
-    if chosen.is_empty() {
+    let tables: Vec<tables::TableInfo> = tables::tables()
+        .into_iter()
+        .filter(|t| family.is_none_or(|n| n == t.name))
+        .collect();
+    if chosen.is_empty() && tables.is_empty() {
         return None;
     }
     let mut s = String::new();
@@ -217,14 +222,37 @@ pub fn render_list(family: Option<&str>) -> Option<String> {
         }
         s.push('\n');
     }
+    for t in tables {
+        render_table(&mut s, &t);
+    }
     Some(s)
+}
+
+/// A table of fixed keys, as `dcnsim list` prints it: its keys, then the
+/// names its naming keys take.
+fn render_table(s: &mut String, t: &tables::TableInfo) {
+    let _ = writeln!(s, "{} [{}]", t.name, t.table);
+    let _ = writeln!(s, "  {}", t.about);
+    for key in t.keys {
+        let _ = writeln!(
+            s,
+            "      {:<26} {:<14} {:<18} {}",
+            key.name, key.default, key.unit, key.meaning
+        );
+    }
+    for (key, names) in &t.choices {
+        let _ = writeln!(s, "    {key}:");
+        for (name, meaning) in names {
+            let _ = writeln!(s, "      {:<26} {meaning}", format!("\"{name}\""));
+        }
+    }
+    s.push('\n');
 }
 
 /// The family names, for the error of `dcnsim list NAME`.
 pub fn family_names() -> String {
-    families()
-        .iter()
-        .map(|f| f.name)
+    (families().iter().map(|f| f.name))
+        .chain(tables::tables().iter().map(|t| t.name))
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -211,3 +211,34 @@ fn list_prints_the_registries() {
         "{text}"
     );
 }
+
+/// Issue 56: the README promises every kind with its keys; the routing
+/// choices and the tables of fixed keys ([switch.pfc], [switch.trim],
+/// [routing], [[failure]]) are listed too, each from the one list the
+/// loader reads (`PathChoice::ALL` and its siblings).
+#[test]
+fn list_prints_routing_and_the_tables_of_fixed_keys() {
+    let o = common::run_cli(&["list"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    for (_, name, _) in net::path_choice::PathChoice::ALL {
+        assert!(text.contains(&format!("\"{name}\"")), "{name}: {text}");
+    }
+    for table in ["[switch.pfc]", "[switch.trim]", "[routing]", "[[failure]]"] {
+        assert!(text.contains(table), "{table}");
+    }
+    for key in ["flowlet_gap", "header_queue", "reroute_after", "xoff_alpha"] {
+        assert!(text.contains(key), "{key}");
+    }
+    let o = common::run_cli(&["list", "routing"]);
+    let one = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        one.contains("adaptive-flowlet") && !one.contains("reroute_after"),
+        "{one}"
+    );
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_dcnsim"))
+        .args(["list", "nothing"])
+        .output()
+        .expect("dcnsim starts");
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains("routing, failure"), "{e}");
+}
