@@ -581,8 +581,10 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
         inputs: src.inputs.take(),
         warnings: Vec::new(),
     };
-    check(&src, &root, &sc)?;
     let mut sc = sc;
+    super::nodes::resolve(&mut sc)
+        .map_err(|(key, msg)| src.error(locate(&root, &key), &key, msg))?;
+    check(&src, &root, &sc)?;
     sc.warnings = super::warnings::located(&src, &root, super::warnings::warnings(&sc));
     Ok(sc)
 }
@@ -625,12 +627,13 @@ fn routing_and_failures(
             return Err(src.error(Some(v.span()), "failure", "expected [[failure]] tables"));
         };
         let names = topology.spec.shape.node_names();
+        let nodes = super::nodes::Nodes::new(&names, topology.spec.size.hosts);
         for (i, item) in items.iter().enumerate() {
             let prefix = format!("failure[{i}]");
             let DeValue::Table(t) = item.get_ref() else {
                 return Err(src.error(Some(item.span()), &prefix, "expected a table"));
             };
-            let build = |k: super::paths::FailureKeys| k.build(&names, &graph.cables);
+            let build = |k: super::paths::FailureKeys| k.build(&nodes, &graph.cables);
             failures.push(read_keys(src, item, t, &prefix, build)?);
         }
         super::paths::check_one_cable(&failures).map_err(|(i, msg)| {
@@ -808,6 +811,7 @@ fn check_queue_ports(sc: &Scenario, list: &[PortSelector]) -> Result<(), (usize,
                 return Err((i, msg));
             }
             PortSelector::TowardsHost(_) => {}
+            PortSelector::Named(_) => unreachable!("names are read before the checks"),
             PortSelector::Switch(s) => exists(NodeRef::Switch(s)).map_err(|m| (i, m))?,
             PortSelector::Link { from, to } => {
                 exists(NodeRef::Switch(from)).map_err(|m| (i, m))?;
@@ -824,54 +828,6 @@ fn check_queue_ports(sc: &Scenario, list: &[PortSelector]) -> Result<(), (usize,
                     return Err((i, format!("s{from} and {to} are not linked")));
                 }
             }
-        }
-    }
-    Ok(())
-}
-
-/// Checks that every entry of a port list names a port as ports.csv does,
-/// `"tor0->host3"`: two node names joined by `->`, the nodes linked. The
-/// entry at fault and why, with real names to copy.
-fn check_port_names(sc: &Scenario, list: &[String]) -> Result<(), (usize, String)> {
-    let names = sc.topology.spec.shape.node_names();
-    let graph = sc.topology.spec.shape.build();
-    let example = graph
-        .cables
-        .first()
-        .map(|c| format!("\"{}->{}\"", names[c.a.idx()], names[c.b.idx()]))
-        .unwrap_or_default();
-    let node = |n: &str| names.iter().position(|x| x == n);
-    for (i, entry) in list.iter().enumerate() {
-        let Some((a, b)) = entry.split_once("->") else {
-            let msg = format!(
-                "\"{entry}\" is not a port: name it by its two nodes as ports.csv does, e.g. {example}"
-            );
-            return Err((i, msg));
-        };
-        let mut ends = [0u32; 2];
-        for (end, n) in ends.iter_mut().zip([a, b]) {
-            let Some(at) = node(n) else {
-                let shown: Vec<&str> = names.iter().take(6).map(String::as_str).collect();
-                let msg = format!(
-                    "no node is named \"{n}\" (in \"{entry}\"): the topology's nodes are {}, ...",
-                    shown.join(", ")
-                );
-                return Err((i, msg));
-            };
-            *end = at as u32;
-        }
-        let [a, b] = ends;
-        let linked = graph
-            .cables
-            .iter()
-            .any(|c| (c.a.0, c.b.0) == (a, b) || (c.a.0, c.b.0) == (b, a));
-        if !linked {
-            let msg =
-                format!("\"{entry}\" is not a port: its two nodes are not linked (e.g. {example})");
-            return Err((i, msg));
-        }
-        if list[..i].contains(entry) {
-            return Err((i, format!("\"{entry}\" is named twice")));
         }
     }
     Ok(())
@@ -1174,10 +1130,6 @@ fn check_observers(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), Sc
             let msg = "names no port: list the ports to capture, as ports.csv names them, e.g. [\"tor0->host3\"]";
             return Err(err("output.pcap.ports", msg.into()));
         }
-        check_port_names(sc, &pcap.ports).map_err(|(i, msg)| {
-            let key = format!("output.pcap.ports[{i}]");
-            src.error(locate(root, &key), &key, msg)
-        })?;
         if !(MIN_SNAPLEN..=MAX_SNAPLEN).contains(&pcap.snaplen) {
             let msg = format!(
                 "must be {MIN_SNAPLEN} to {MAX_SNAPLEN} bytes (the headers take up to 128), got {}",
@@ -1193,10 +1145,6 @@ fn check_observers(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), Sc
                     "an empty list logs nothing: name ports, or leave ports out for every port";
                 return Err(err("output.events.ports", msg.into()));
             }
-            check_port_names(sc, ports).map_err(|(i, msg)| {
-                let key = format!("output.events.ports[{i}]");
-                src.error(locate(root, &key), &key, msg)
-            })?;
         }
         for (key, empty) in [
             (

@@ -24,6 +24,7 @@ pub(crate) mod error;
 pub mod extremes;
 pub mod inputs;
 mod load;
+mod nodes;
 mod overrides;
 mod paths;
 mod pfc;

@@ -176,9 +176,13 @@ pub(crate) struct FailureKeys {
 }
 
 impl FailureKeys {
-    /// The failure, its cable found among `cables` by the names of
-    /// `names` (indexed by node).
-    pub fn build(&self, names: &[String], cables: &[net::Cable]) -> Result<LinkFault, KeyError> {
+    /// The failure, its cable found among `cables` by the names of its
+    /// nodes (topology names or `hN`/`sN`, `scenario::nodes`).
+    pub fn build(
+        &self,
+        nodes: &super::nodes::Nodes,
+        cables: &[net::Cable],
+    ) -> Result<LinkFault, KeyError> {
         let [a, b] = self.between.as_slice() else {
             let msg = format!(
                 "names the two nodes of one cable (has {})",
@@ -187,14 +191,9 @@ impl FailureKeys {
             return Err(("between", msg));
         };
         let node = |name: &String| {
-            names.iter().position(|n| n == name).ok_or_else(|| {
-                let msg = format!(
-                    "no node is named \"{name}\" (nodes are named like \"{}\" and \"{}\"; ports.csv names every port by its two nodes)",
-                    names.first().map_or("", |s| s.as_str()),
-                    names.last().map_or("", |s| s.as_str())
-                );
-                ("between", msg)
-            })
+            (nodes.find(name))
+                .map(|n| n as usize)
+                .map_err(|msg| ("between", msg))
         };
         let (na, nb) = (node(a)?, node(b)?);
         let cable = cables
@@ -345,6 +344,7 @@ mod tests {
             delay: SimDuration::from_us(1),
         };
         let cables = [cable(0, 2), cable(1, 3), cable(2, 3)];
+        let nodes = super::super::nodes::Nodes::new(&names, 2);
         let mut f = FailureKeys {
             between: vec!["s1".into(), "s0".into()],
             at: SimDuration::from_us(5),
@@ -353,26 +353,26 @@ mod tests {
             one_way: false,
             buffer_scales: false,
         };
-        let built = f.build(&names, &cables).unwrap();
+        let built = f.build(&nodes, &cables).unwrap();
         assert_eq!((built.cable, built.kind), (2, FaultKind::Down));
         f.between = vec!["h0".into(), "s1".into()];
-        assert!(f.build(&names, &cables).unwrap_err().1.contains("no cable"));
+        assert!(f.build(&nodes, &cables).unwrap_err().1.contains("no cable"));
         f.between = vec!["h0".into(), "x".into()];
-        assert!(f.build(&names, &cables).unwrap_err().1.contains("no node"));
+        assert!(f.build(&nodes, &cables).unwrap_err().1.contains("no node"));
         f.between = vec!["s0".into(), "s1".into()];
         f.degrade = Some(1.5);
-        assert_eq!(f.build(&names, &cables).unwrap_err().0, "degrade");
+        assert_eq!(f.build(&nodes, &cables).unwrap_err().0, "degrade");
         f.degrade = None;
         f.one_way = true;
         assert_eq!(
-            f.build(&names, &cables).unwrap_err().0,
+            f.build(&nodes, &cables).unwrap_err().0,
             "one_way",
             "a link down both ways"
         );
         f.degrade = Some(0.5);
-        assert_eq!(f.build(&names, &cables).unwrap_err().0, "reroute_after");
+        assert_eq!(f.build(&nodes, &cables).unwrap_err().0, "reroute_after");
         f.reroute_after = None;
-        let built = f.build(&names, &cables).unwrap();
+        let built = f.build(&nodes, &cables).unwrap();
         assert_eq!(
             built.only_from,
             Some(net::NodeId(2)),
@@ -381,6 +381,6 @@ mod tests {
         f.degrade = None;
         f.one_way = false;
         f.buffer_scales = true;
-        assert_eq!(f.build(&names, &cables).unwrap_err().0, "buffer_scales");
+        assert_eq!(f.build(&nodes, &cables).unwrap_err().0, "buffer_scales");
     }
 }

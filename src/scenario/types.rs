@@ -419,7 +419,7 @@ pub enum NodeRef {
 }
 
 /// One entry of `queue_ports`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PortSelector {
     /// `3`: the last-hop switch port towards host 3.
     TowardsHost(u32),
@@ -433,6 +433,10 @@ pub enum PortSelector {
         /// The node at the link's far end.
         to: NodeRef,
     },
+    /// `"tor0"` or `"tor0->agg1"`: a switch or a link by topology names,
+    /// as `ports.csv` names them; the loader reads it into [`Self::Switch`]
+    /// or [`Self::Link`] once the names are known (`scenario::nodes`).
+    Named(String),
 }
 
 impl NodeRef {
@@ -467,24 +471,34 @@ impl fmt::Display for NodeRef {
 }
 
 impl PortSelector {
-    /// Reads `"s0"` or `"s0->s1"`.
+    /// Reads `"s0"` or `"s0->s1"`; any other name is kept to be read
+    /// against the topology's names.
     fn parse(text: &str) -> Option<PortSelector> {
-        match text.split_once("->") {
-            None => match NodeRef::parse(text)? {
+        let indexed = match text.split_once("->") {
+            None => NodeRef::parse(text).map(|n| match n {
                 NodeRef::Switch(s) => Some(PortSelector::Switch(s)),
                 NodeRef::Host(_) => None,
+            }),
+            Some((a, b)) => match (NodeRef::parse(a), NodeRef::parse(b)) {
+                (Some(NodeRef::Switch(from)), Some(to)) => {
+                    Some(Some(PortSelector::Link { from, to }))
+                }
+                (Some(NodeRef::Host(_)), Some(_)) => Some(None),
+                _ => None,
             },
-            Some((a, b)) => match (NodeRef::parse(a)?, NodeRef::parse(b)?) {
-                (NodeRef::Switch(from), to) => Some(PortSelector::Link { from, to }),
-                (NodeRef::Host(_), _) => None,
-            },
+        };
+        match indexed {
+            Some(sel) => sel,
+            None if !text.trim().is_empty() => Some(PortSelector::Named(text.to_string())),
+            None => None,
         }
     }
 }
 
 /// What `queue_ports` accepts, for error messages.
 const QUEUE_PORTS_FORMS: &str = "\"switch\" or a list of host indices (the last-hop port towards \
-     each), switches (\"s0\": all its ports) and links (\"s0->s1\": s0's port towards s1)";
+     each), switches (\"s0\" or \"tor0\": all its ports) and links (\"s0->s1\" or \"tor0->agg0\": \
+     the first's port towards the second)";
 
 impl<'de> Deserialize<'de> for PortSelector {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

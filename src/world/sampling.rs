@@ -68,6 +68,7 @@ impl World {
         let mut seen = vec![false; ports.len()];
         for sel in list {
             let matches: Vec<net::PortId> = match *sel {
+                PortSelector::Named(_) => unreachable!("the loader reads names into ports"),
                 PortSelector::TowardsHost(h) => vec![self.fabric.port_towards_host(HostId(h))],
                 PortSelector::Switch(s) => all
                     .clone()
