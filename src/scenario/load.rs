@@ -1139,12 +1139,9 @@ fn check_observers(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), Sc
         }
     }
     if let Some(ev) = &sc.output.events {
-        if let Some(ports) = &ev.ports {
-            if ports.is_empty() {
-                let msg =
-                    "an empty list logs nothing: name ports, or leave ports out for every port";
-                return Err(err("output.events.ports", msg.into()));
-            }
+        if ev.ports.as_ref().is_some_and(Vec::is_empty) {
+            let msg = "an empty list logs nothing: name ports, or leave ports out for every port";
+            return Err(err("output.events.ports", msg.into()));
         }
         for (key, empty) in [
             (

@@ -140,45 +140,6 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn names() -> Vec<String> {
-        ["host0", "host1", "left", "right"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
-    }
-
-    #[test]
-    fn a_node_is_named_by_its_name_or_its_index() {
-        let n = names();
-        let nodes = Nodes::new(&n, 2);
-        assert_eq!(nodes.find("left"), Ok(2));
-        assert_eq!(nodes.find("s1"), Ok(3));
-        assert_eq!(nodes.find("h1"), Ok(1));
-        assert!(nodes.find("s2").is_err());
-        let e = nodes.find("rigth").unwrap_err();
-        assert!(
-            e.contains("did you mean \"right\"") && e.contains("hosts host0"),
-            "{e}"
-        );
-        assert!(
-            e.contains("the switches are left, right (or s0 to s1)"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn edit_distance_counts_single_character_edits() {
-        assert_eq!(edit_distance("tor1", "tor1"), 0);
-        assert_eq!(edit_distance("tor1", "tro1"), 2);
-        assert_eq!(edit_distance("agg0", "agg10"), 1);
-        assert_eq!(nearest(&names(), "zzzzzz"), None);
-    }
-}
-
 /// Reads every port and node name of `sc`'s `[output]` against its
 /// topology: `queue_ports`' named entries become switches and links by
 /// index, and the captured and logged ports take the canonical spelling
@@ -261,4 +222,43 @@ fn queue_port(
         return Err(not_switch(n));
     }
     Ok(PortSelector::Switch(n - hosts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names() -> Vec<String> {
+        ["host0", "host1", "left", "right"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_node_is_named_by_its_name_or_its_index() {
+        let n = names();
+        let nodes = Nodes::new(&n, 2);
+        assert_eq!(nodes.find("left"), Ok(2));
+        assert_eq!(nodes.find("s1"), Ok(3));
+        assert_eq!(nodes.find("h1"), Ok(1));
+        assert!(nodes.find("s2").is_err());
+        let e = nodes.find("rigth").unwrap_err();
+        assert!(
+            e.contains("did you mean \"right\"") && e.contains("hosts host0"),
+            "{e}"
+        );
+        assert!(
+            e.contains("the switches are left, right (or s0 to s1)"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn edit_distance_counts_single_character_edits() {
+        assert_eq!(edit_distance("tor1", "tor1"), 0);
+        assert_eq!(edit_distance("tor1", "tro1"), 2);
+        assert_eq!(edit_distance("agg0", "agg10"), 1);
+        assert_eq!(nearest(&names(), "zzzzzz"), None);
+    }
 }
