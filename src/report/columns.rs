@@ -369,6 +369,8 @@ pub static SWEEP_METRICS: &[Column] = &[
     col("rto_episodes", "count", "RTO episodes"),
     col("syn_retransmissions", "count", "SYNs sent again"),
     col("offered_load", "ratio", "offered load (planned flows, summed over the workloads with a load)"),
+    col("unfinished_waiting_on_timer", "count", "unfinished flows waiting on a timer still to fire"),
+    col("unfinished_nothing_acked", "count", "unfinished flows with nothing acknowledged"),
 ];
 
 /// The declared sweep metric named `name`.

@@ -353,6 +353,37 @@ pub struct FlowSummary {
     pub sack_recovered: u64,
     /// Tail-loss probes sent.
     pub tail_loss_probes: u64,
+    /// Packets a UEC or NDP sender gave up (`timeouts` counts those its
+    /// timer gave up, one by one, `sack_recovered` those a NACK named) and
+    /// that were acknowledged before they went again: a late ACK, the
+    /// give-up spurious. So `retransmissions` = `timeouts` +
+    /// `sack_recovered` - this - `resends_pending` for those families.
+    pub given_up_then_acked: u64,
+    /// Packets given up and still waiting to go again when the run ended.
+    pub resends_pending: u64,
+    /// Unfinished flows whose sender, at the end, waited on a timer that
+    /// resends and had not fired yet: their timeouts are still to come,
+    /// so `timeouts` does not count them (a SYN dropped early waits a 1 s
+    /// initial RTO, past a 40 ms stop).
+    pub unfinished_waiting_on_timer: usize,
+    /// Unfinished flows with no data byte acknowledged by the end (never
+    /// past the handshake, or never heard back from).
+    pub unfinished_nothing_acked: usize,
+}
+
+/// The terminal's line on the flows a run left unfinished, if any: how
+/// many wait on a timer still to fire and how many had nothing
+/// acknowledged, which the counts of timeouts cannot show.
+fn unfinished_line(f: &FlowSummary) -> String {
+    let open = f.total - f.completed;
+    if open == 0 {
+        return String::new();
+    }
+    format!(
+        "  unfinished        {open} flows: {} waiting on a retransmission timer still to fire, \
+         {} with nothing acknowledged\n",
+        f.unfinished_waiting_on_timer, f.unfinished_nothing_acked
+    )
 }
 
 /// FCT and slowdown of the flows of one size range.
@@ -548,6 +579,14 @@ impl RunSummary {
                 ecn_reductions: all.counters.ecn_reductions,
                 sack_recovered: all.counters.sack_recovered,
                 tail_loss_probes: all.counters.tail_loss_probes,
+                given_up_then_acked: all.counters.given_up_then_acked,
+                resends_pending: all.counters.resends_pending,
+                unfinished_waiting_on_timer: (rows.iter())
+                    .filter(|r| r.completed_at.is_none() && r.waiting_on_timer)
+                    .count(),
+                unfinished_nothing_acked: (rows.iter())
+                    .filter(|r| r.completed_at.is_none() && r.bytes_acked == 0)
+                    .count(),
             },
             drops,
             drops_by_cause: by_cause,
@@ -640,6 +679,7 @@ impl RunSummary {
                 f.timeouts,
                 f.rto_episodes
             );
+            s.push_str(&unfinished_line(f));
         }
         for l in &self.loads {
             let _ = writeln!(

@@ -117,6 +117,8 @@ pub fn row(run: &Run, s: &RunSummary) -> String {
         f.rto_episodes.to_string(),
         f.syn_retransmissions.to_string(),
         offered_load(&offered),
+        f.unfinished_waiting_on_timer.to_string(),
+        f.unfinished_nothing_acked.to_string(),
     ]);
     debug_assert_eq!(cols.len(), 3 + run.axes.len() + metric_count());
     cols.join(",") + "\n"
@@ -139,6 +141,21 @@ const ADDED_METRICS: &[(&str, FromSummary)] = &[
         let loads = s["loads"].as_array()?;
         let offered: Option<Vec<f64>> = loads.iter().map(|l| l["offered"].as_f64()).collect();
         Some(offered_load(&offered?))
+    }),
+    // A summary written before these counts (issue 56) has none: empty.
+    ("unfinished_waiting_on_timer", |s| {
+        Some(
+            s["flows"]["unfinished_waiting_on_timer"]
+                .as_u64()
+                .map_or(String::new(), |n| n.to_string()),
+        )
+    }),
+    ("unfinished_nothing_acked", |s| {
+        Some(
+            s["flows"]["unfinished_nothing_acked"]
+                .as_u64()
+                .map_or(String::new(), |n| n.to_string()),
+        )
     }),
 ];
 

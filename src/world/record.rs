@@ -38,6 +38,11 @@ pub struct FlowRow {
     pub rx: ReceiverRecord,
     /// Its ideal FCT alone on the empty network (sized flows), picoseconds.
     pub ideal_fct_ps: Option<u64>,
+    /// At the run's end it was unfinished and nothing but its sender's
+    /// timer could move it: a timer that resends (a retransmission
+    /// timeout, a SYN's, a probe) was armed, and no packet of the flow
+    /// was in the network (queued, on a wire, or at a NIC).
+    pub waiting_on_timer: bool,
 }
 
 impl FlowRow {
@@ -50,13 +55,19 @@ impl FlowRow {
 impl World {
     /// Every flow's report, by flow id.
     pub fn flow_rows(&self) -> Vec<FlowRow> {
+        let mut in_network = vec![false; self.flows.len()];
+        for p in self.fabric.packets.iter_live() {
+            if let net::Origin::Flow(f) = p.origin {
+                in_network[f.0 as usize] = true;
+            }
+        }
         (0u32..)
             .zip(&self.flows)
-            .map(|(id, f)| self.flow_row(id, f))
+            .map(|(id, f)| self.flow_row(id, f, in_network[id as usize]))
             .collect()
     }
 
-    fn flow_row(&self, id: u32, f: &Flow) -> FlowRow {
+    fn flow_row(&self, id: u32, f: &Flow, in_network: bool) -> FlowRow {
         let addr = f.sender.addr();
         let ideal_fct_ps = f.size.map(|s| {
             let t = &self.transports[f.transport as usize].config;
@@ -77,6 +88,9 @@ impl World {
             record: f.sender.record(),
             rx: f.receiver.record(),
             ideal_fct_ps,
+            waiting_on_timer: f.sender.completed_at().is_none()
+                && f.sender.retransmission_pending()
+                && !in_network,
         }
     }
 }

@@ -171,3 +171,36 @@ fn a_reroute_still_to_come_is_not_a_stall() {
     assert_eq!(s.flows.completed, 16, "{:?}", w.stall_detail());
     assert!(w.now().ps() > 20_000_000_000, "{}", w.now());
 }
+
+/// Issue 56: flows stuck at the stop say so. Every packet dropped at the
+/// switch, a 40 ms stop before the SYNs' 1 s initial RTO fires: no flow
+/// completes, and no timeout or SYN retransmission is counted yet.
+/// summary.json, sweep.csv and the terminal count the flows that ended
+/// waiting on a timer still to fire (no packet of theirs left in the
+/// network) and those with nothing acknowledged.
+#[test]
+fn flows_stuck_at_the_stop_are_counted_as_waiting_on_their_timer() {
+    let text = "[simulation]\nstop_time = \"40ms\"\n[topology]\nkind = \"star\"\nhosts = 4\n\
+                link_rate = \"10Gbps\"\nlink_delay = \"1us\"\n[switch]\nbuffer = \"1pkt\"\n\
+                [switch.aqm]\nkind = \"red\"\nk_min = \"0pkt\"\nk_max = \"0pkt\"\np_max = 1.0\n\
+                ecn = false\n[[workload]]\nkind = \"incast\"\nreceiver = 0\nsenders = [1, 2, 3]\n\
+                size = \"1MB\"\n";
+    let (_, s) = common::run(text);
+    let f = &s.flows;
+    assert_eq!((f.completed, f.timeouts, f.syn_retransmissions), (0, 0, 0));
+    assert_eq!(f.unfinished_waiting_on_timer, 3);
+    assert_eq!(f.unfinished_nothing_acked, 3);
+    assert!(
+        s.human()
+            .contains("unfinished        3 flows: 3 waiting on a retransmission timer")
+    );
+    // A run that completes has neither.
+    let (_, done) = common::run_file("scenarios/quickstart.toml", &[]);
+    assert_eq!(
+        (
+            done.flows.unfinished_waiting_on_timer,
+            done.flows.unfinished_nothing_acked
+        ),
+        (0, 0)
+    );
+}

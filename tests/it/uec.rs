@@ -153,3 +153,31 @@ fn receiver_credit_recovers_a_message_sent_whole_in_its_speculative_window() {
         .sum();
     assert!(asked > 0, "no RTS was needed: the test lost its point");
 }
+
+/// Issue 56: UEC's counters reconcile. `timeouts` counts the packets its
+/// timer gives up (one by one, as htsim's `rtxTimerExpired`), and
+/// `sack_recovered` those a NACK names; each of them went again
+/// (`retransmissions`), was acknowledged before it could (a late ACK:
+/// `given_up_then_acked`), or still waits (`resends_pending`). With an
+/// `rto` below the incast's queueing delay many timeouts are spurious,
+/// so timeouts exceed retransmissions (as 399 against 309 did), by
+/// exactly the late ACKs.
+#[test]
+fn timeouts_and_retransmissions_reconcile() {
+    for sets in [vec!["switch.trim=false", "transport.rto=\"20us\""], vec![]] {
+        let sets: Vec<String> = sets.into_iter().map(String::from).collect();
+        let (_, s) = run_file("scenarios/ai-fabric/uec-incast-k8.toml", &sets);
+        let f = &s.flows;
+        assert_eq!(
+            f.retransmissions + f.given_up_then_acked + f.resends_pending,
+            f.timeouts + f.sack_recovered,
+            "{sets:?}: {f:?}"
+        );
+        if !sets.is_empty() {
+            assert!(
+                f.timeouts > f.retransmissions && f.given_up_then_acked > 0,
+                "{f:?}"
+            );
+        }
+    }
+}

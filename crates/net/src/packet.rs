@@ -565,6 +565,13 @@ impl PacketArena {
         self.slots.len() - self.free.len()
     }
 
+    /// Every live packet (for reports at a run's end, not the hot path).
+    pub fn iter_live(&self) -> impl Iterator<Item = &Packet> {
+        (self.slots.iter().zip(&self.live))
+            .filter(|(_, live)| **live)
+            .map(|(p, _)| p)
+    }
+
     /// The largest number of packets ever stored at once.
     pub fn high_water(&self) -> usize {
         self.slots.len()

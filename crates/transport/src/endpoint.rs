@@ -621,6 +621,12 @@ pub struct Counters {
     pub window_probes: u64,
     /// Tail-loss probes (RFC 8985 section 7).
     pub tail_loss_probes: u64,
+    /// Packets given up (timed out, or named by a NACK) and acknowledged
+    /// before they went again: a late ACK, the timeout spurious
+    /// (families that give packets up one by one, UEC and NDP).
+    pub given_up_then_acked: u64,
+    /// Packets given up and not yet sent again when the report was taken.
+    pub resends_pending: u64,
 }
 
 impl std::ops::AddAssign for Counters {
@@ -635,6 +641,8 @@ impl std::ops::AddAssign for Counters {
         self.sack_recovered += o.sack_recovered;
         self.window_probes += o.window_probes;
         self.tail_loss_probes += o.tail_loss_probes;
+        self.given_up_then_acked += o.given_up_then_acked;
+        self.resends_pending += o.resends_pending;
     }
 }
 

@@ -62,6 +62,8 @@ pub struct PsnWindow {
     in_flight: u64,
     rto: SimDuration,
     rto_at: Option<SimTime>,
+    /// Packets given up and acknowledged before they went again.
+    given_up_then_acked: u64,
 }
 
 impl PsnWindow {
@@ -85,7 +87,19 @@ impl PsnWindow {
             in_flight: 0,
             rto,
             rto_at: None,
+            given_up_then_acked: 0,
         }
+    }
+
+    /// Packets given up and acknowledged before they went again (a late
+    /// ACK: the timeout, or the NACK, was spurious).
+    pub fn given_up_then_acked(&self) -> u64 {
+        self.given_up_then_acked
+    }
+
+    /// Packets given up and still waiting to go again.
+    pub fn resends_pending(&self) -> u64 {
+        self.sent.iter().filter(|s| s.state == State::Lost).count() as u64
     }
 
     /// The flow's bytes.
@@ -184,7 +198,10 @@ impl PsnWindow {
         s.state = State::Acked;
         match was {
             State::Acked => 0,
-            State::Lost => bytes,
+            State::Lost => {
+                self.given_up_then_acked += 1;
+                bytes
+            }
             State::Outstanding => {
                 self.in_flight -= bytes;
                 bytes
@@ -435,7 +452,13 @@ impl PsnFlow {
             completed_at: self.completed_at,
             closed_at: self.completed_at,
             bytes_acked: self.bytes_acked(),
-            counters: self.stats,
+            // Every packet given up (`timeouts`, `sack_recovered`) went
+            // again (`retransmits`), was acknowledged first, or still waits.
+            counters: crate::endpoint::Counters {
+                given_up_then_acked: self.window.given_up_then_acked(),
+                resends_pending: self.window.resends_pending(),
+                ..self.stats
+            },
         }
     }
 }
