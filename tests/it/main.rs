@@ -25,6 +25,7 @@ mod limits;
 mod loader_fuzz;
 mod many_paths;
 mod ndp;
+mod new_surface;
 mod nonsense_inputs;
 mod outputs;
 mod overrides;
