@@ -84,7 +84,18 @@ fn expected_words(expected: &str) -> String {
 /// What serde found, as it appeared in the file.
 fn found_words(found: &str) -> String {
     let quoted = |s: &str| s.trim_start_matches('`').trim_end_matches('`').to_string();
-    for prefix in ["integer ", "floating point ", "boolean "] {
+    if let Some(v) = found.strip_prefix("floating point ") {
+        // serde prints 1e300 as its 301 digits: the number as written is
+        // what the reader recognises.
+        let v = quoted(v);
+        return match v.parse::<f64>() {
+            Ok(x) if x.is_finite() && x != 0.0 && !(1e-6..1e15).contains(&x.abs()) => {
+                format!("{x:e}")
+            }
+            _ => v,
+        };
+    }
+    for prefix in ["integer ", "boolean "] {
         if let Some(v) = found.strip_prefix(prefix) {
             return quoted(v);
         }
@@ -125,6 +136,10 @@ mod tests {
         assert_eq!(
             w("invalid type: floating point `1.5`, expected u32"),
             "expected a whole number from 0 to 4294967295, found 1.5"
+        );
+        assert_eq!(
+            w("invalid type: floating point `1e300`, expected a string"),
+            "expected a string, found 1e300"
         );
         assert_eq!(
             w("invalid type: string \"abc\", expected u64"),
