@@ -647,4 +647,48 @@ mod tests {
         let e = err("Nodes 2\n\u{feff}0->1 start 0 size 10\n");
         assert!(e.starts_with("line 2: a byte-order mark"), "{e}");
     }
+
+    use proptest::strategy::Strategy as _;
+
+    proptest::proptest! {
+        /// Any text of htsim's words, numbers at the edges and junk, in
+        /// any order, is a plan or an error naming its fault: never a
+        /// panic (issue 56's fuzz campaign, at the unit).
+        #[test]
+        fn any_matrix_text_is_a_plan_or_an_error(
+            lines in proptest::collection::vec(
+                proptest::collection::vec(
+                    proptest::prop_oneof![
+                        proptest::strategy::Just("Nodes".to_string()),
+                        proptest::strategy::Just("Connections".to_string()),
+                        proptest::strategy::Just("Triggers".to_string()),
+                        proptest::strategy::Just("trigger".to_string()),
+                        proptest::strategy::Just("id".to_string()),
+                        proptest::strategy::Just("start".to_string()),
+                        proptest::strategy::Just("size".to_string()),
+                        proptest::strategy::Just("oneshot".to_string()),
+                        proptest::strategy::Just("multishot".to_string()),
+                        proptest::strategy::Just("barrier".to_string()),
+                        proptest::strategy::Just("count".to_string()),
+                        proptest::strategy::Just("send_done_trigger".to_string()),
+                        proptest::strategy::Just("recv_done_trigger".to_string()),
+                        (0u32..6, 0u32..6).prop_map(|(a, b)| format!("{a}->{b}")),
+                        proptest::strategy::Just("1e300".to_string()),
+                        proptest::strategy::Just("-1".to_string()),
+                        proptest::strategy::Just("\u{feff}".to_string()),
+                        proptest::strategy::Just("\0".to_string()),
+                        (0u64..5).prop_map(|n| n.to_string()),
+                        proptest::num::u64::ANY.prop_map(|n| n.to_string()),
+                    ],
+                    0..8,
+                ),
+                0..12,
+            )
+        ) {
+            let text: String = lines.iter().map(|l| l.join(" ") + "\n").collect();
+            if let Ok(p) = read(&text) {
+                let _ = build(&p, SimDuration::ZERO, 64);
+            }
+        }
+    }
 }
