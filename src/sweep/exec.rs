@@ -356,6 +356,9 @@ fn simulate(
             run.fingerprint.changes(&now).join("; ")
         );
     }
+    // Refused before planning where the workloads' own counts already
+    // pass the limit (as `dcnsim run` refuses it), then on the plans.
+    Estimate::before_planning(&sc).check(limit)?;
     let planned = plan_all(&sc, run.seed);
     Estimate::of(&sc, &planned).check(limit)?;
     let volume = crate::report::volume::Volume::of(&sc, &planned)
