@@ -393,6 +393,18 @@ fn check_placeholders(
         let msg = format!("numbers.{name} is not quoted by why: write {{{name}}} where it goes");
         return Err(src.error(None, &at(&format!("numbers.{name}")), msg));
     }
+    // A number names its scheme: one that took the claim's case in silence
+    // printed the minimum threshold's drops as the standard's (issue 57).
+    if let Some(case) = &c.ours.case
+        && let Some((name, _)) = c.numbers.iter().find(|(_, sel)| sel.case.is_none())
+    {
+        let msg = format!(
+            "numbers.{name} gives no case, so it would read the claim's (\"{}\") in silence: \
+             give case = \"...\" for the scheme it quotes, the claim's own too",
+            case.get_ref()
+        );
+        return Err(src.error(None, &at(&format!("numbers.{name}")), msg));
+    }
     Ok(())
 }
 

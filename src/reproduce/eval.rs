@@ -16,9 +16,16 @@ use std::path::Path;
 /// How a claim came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Verdict {
-    /// Within the tolerance or band, or (for a claim with only a
-    /// direction) the direction holds.
+    /// Every seed within the tolerance or band, or (for a claim with only
+    /// a direction) the direction holds, on seeds that differ.
     Pass,
+    /// It would pass, but it rests on one seed, or on seeds that gave
+    /// identical numbers: the spread over seeds is not measured, so the
+    /// effect cannot be told from noise. Counted apart from PASS.
+    NoSpread,
+    /// The mean is within the tolerance or band (and the directions
+    /// hold), but some seed is outside it. Not a PASS.
+    AtEdge,
     /// Outside the tolerance or band, but the claim's direction holds.
     DirectionOnly,
     /// Neither.
@@ -32,6 +39,8 @@ impl Verdict {
     pub fn word(self) -> &'static str {
         match self {
             Verdict::Pass => "PASS",
+            Verdict::NoSpread => "NO SPREAD",
+            Verdict::AtEdge => "AT THE EDGE",
             Verdict::DirectionOnly => "DIRECTION ONLY",
             Verdict::Differs => "DIFFERS",
             Verdict::NotRun => "NOT RUN",
@@ -120,23 +129,24 @@ fn values(
     if res.unfinished.iter().any(selected) {
         return Ok(None);
     }
-    let mut groups: Vec<(String, Vec<f64>)> = Vec::new();
+    let mut groups: Vec<(String, Vec<(u64, f64)>)> = Vec::new();
     for i in 0..res.runs.len() {
         let run = &res.runs[i].0;
         if !selected(run) {
             continue;
         }
         let key = free_at.map_or(String::new(), |a| run.axes[a].clone());
+        let seed = run.seed;
         let Some(v) = res.value(i, &y)? else { continue };
         match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, vs)) => vs.push(v),
-            None => groups.push((key, vec![v])),
+            Some((_, vs)) => vs.push((seed, v)),
+            None => groups.push((key, vec![(seed, v)])),
         }
     }
     Ok(Some(
         groups
             .into_iter()
-            .map(|(k, vs)| Point::of(&k, &vs, sel.stat()))
+            .map(|(k, vs)| Point::of_seeds(&k, &vs, sel.stat()))
             .collect(),
     ))
 }
@@ -269,7 +279,19 @@ pub fn evaluate(c: &Claim, results: &mut Results, quick: bool) -> Result<Outcome
         .paper
         .as_ref()
         .and_then(|p| (p.value != 0.0).then(|| ours.value / p.value));
-    o.verdict = verdict_of(c, ours.value, o.ratio, &o.directions);
+    o.verdict = verdict_of(c, &ours, o.ratio, &o.directions);
+    if o.verdict == Verdict::AtEdge {
+        o.notes.push(format!(
+            "the mean is inside, but the seeds span {} to {}: not every seed is",
+            shown(ours.lo, &unit),
+            shown(ours.hi, &unit)
+        ));
+    }
+    // A PASS needs seeds that differ: on one seed, or on seeds that
+    // agree exactly, nothing says the number is not one draw's.
+    if o.verdict == Verdict::Pass && (o.seeds < SEEDS_NEEDED || !varied) {
+        o.verdict = Verdict::NoSpread;
+    }
     o.ours = Some(ours.value);
     o.range = Some((ours.lo, ours.hi));
     Ok(o)
@@ -480,22 +502,33 @@ fn numbers(
     Ok(m)
 }
 
-/// The verdict: a tolerance or band passes when ours is inside it and
-/// every direction holds, and is DIRECTION ONLY when only the directions
+/// The verdict: a tolerance or band passes when every seed of ours is
+/// inside it and every direction holds; the mean inside with a seed
+/// outside is AT THE EDGE; it is DIRECTION ONLY when only the directions
 /// hold; a claim of directions alone passes when they all hold.
-fn verdict_of(c: &Claim, ours: f64, ratio: Option<f64>, directions: &[(bool, String)]) -> Verdict {
+fn verdict_of(
+    c: &Claim,
+    ours: &Point,
+    _ratio: Option<f64>,
+    directions: &[(bool, String)],
+) -> Verdict {
     let all_hold = directions.iter().all(|d| d.0);
     let numeric = c.tolerance.is_some() || c.band.is_some();
     let tolerance = c.tolerance.as_ref().map(|t| *t.get_ref());
     let band = c.band.as_ref().map(|b| *b.get_ref());
-    let within = match (tolerance, band, ratio, &c.paper) {
-        (Some(t), _, Some(r), _) => (r - 1.0).abs() <= t,
-        (Some(t), _, None, Some(_)) => ours.abs() <= t, // the paper says 0
-        (None, Some([lo, hi]), Some(r), _) => r >= lo && r <= hi,
+    let paper = c.paper.as_ref().map(|p| p.value);
+    // Whether value `v` of ours (the mean, or one seed's) is inside.
+    let inside = |v: f64| match (tolerance, band, paper) {
+        (Some(t), _, Some(p)) if p != 0.0 => (v / p - 1.0).abs() <= t,
+        (Some(t), _, Some(_)) => v.abs() <= t, // the paper says 0
+        (None, Some([lo, hi]), Some(p)) if p != 0.0 => (lo..=hi).contains(&(v / p)),
         _ => false,
     };
+    let within = inside(ours.value);
+    let every_seed = inside(ours.lo) && inside(ours.hi);
     match (numeric, within, all_hold, directions.is_empty()) {
-        (true, true, true, _) => Verdict::Pass,
+        (true, true, true, _) if every_seed => Verdict::Pass,
+        (true, true, true, _) => Verdict::AtEdge,
         (true, false, true, false) => Verdict::DirectionOnly,
         (true, _, _, _) => Verdict::Differs,
         (false, _, true, false) => Verdict::Pass,
@@ -506,6 +539,37 @@ fn verdict_of(c: &Claim, ours: f64, ratio: Option<f64>, directions: &[(bool, Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn claim(keys: &str) -> Claim {
+        let text = format!(
+            "experiment = \"e\"\nname = \"n\"\nwhere = \"w\"\nquote = \"q\"\n\
+             ours = {{ y = \"fct_mean_us\" }}\n{keys}"
+        );
+        toml::from_str(&text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn seeds(v: &[f64]) -> Point {
+        let s: Vec<(u64, f64)> = (1u64..).zip(v.iter().copied()).collect();
+        Point::of_seeds("", &s, "mean")
+    }
+
+    /// Issue 57: a band holds only when every seed is inside it; the mean
+    /// inside with a seed outside is AT THE EDGE, never a PASS.
+    #[test]
+    fn a_band_passes_only_when_every_seed_is_inside() {
+        let c = claim("paper = { value = 100.0 }\ntolerance = 0.1\n");
+        let inside = seeds(&[95.0, 100.0, 105.0]);
+        assert_eq!(verdict_of(&c, &inside, Some(1.0), &[]), Verdict::Pass);
+        let edge = seeds(&[85.0, 100.0, 115.0]);
+        assert_eq!(verdict_of(&c, &edge, Some(1.0), &[]), Verdict::AtEdge);
+        let out = seeds(&[120.0, 125.0, 130.0]);
+        assert_eq!(verdict_of(&c, &out, Some(1.25), &[]), Verdict::Differs);
+        let with_dir = [(true, "below".to_string())];
+        assert_eq!(
+            verdict_of(&c, &out, Some(1.25), &with_dir),
+            Verdict::DirectionOnly
+        );
+    }
 
     #[test]
     fn whole_counts_read_with_their_thousands_separated() {

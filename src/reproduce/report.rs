@@ -14,6 +14,10 @@ use std::path::Path;
 pub struct Tally {
     /// PASS.
     pub pass: usize,
+    /// NO SPREAD: would pass, on one seed or on seeds that agree exactly.
+    pub no_spread: usize,
+    /// AT THE EDGE: the mean inside the band, a seed outside.
+    pub at_edge: usize,
     /// DIRECTION ONLY.
     pub direction_only: usize,
     /// DIFFERS.
@@ -29,6 +33,8 @@ impl Tally {
         for o in outcomes {
             match o.verdict {
                 Verdict::Pass => t.pass += 1,
+                Verdict::NoSpread => t.no_spread += 1,
+                Verdict::AtEdge => t.at_edge += 1,
                 Verdict::DirectionOnly => t.direction_only += 1,
                 Verdict::Differs => t.differs += 1,
                 Verdict::NotRun => t.not_run += 1,
@@ -37,11 +43,17 @@ impl Tally {
         t
     }
 
-    /// `3 PASS, 1 DIRECTION ONLY, 0 DIFFERS, 0 NOT RUN`.
+    /// `3 PASS, 2 NO SPREAD, 0 AT THE EDGE, 1 DIRECTION ONLY, 0 DIFFERS,
+    /// 0 NOT RUN`.
     pub fn text(&self) -> String {
         format!(
-            "{} PASS, {} DIRECTION ONLY, {} DIFFERS, {} NOT RUN",
-            self.pass, self.direction_only, self.differs, self.not_run
+            "{} PASS, {} NO SPREAD, {} AT THE EDGE, {} DIRECTION ONLY, {} DIFFERS, {} NOT RUN",
+            self.pass,
+            self.no_spread,
+            self.at_edge,
+            self.direction_only,
+            self.differs,
+            self.not_run
         )
     }
 }
@@ -99,16 +111,20 @@ pub fn render(
     );
     let _ = writeln!(
         s,
-        "PASS: within the tolerance or ratio band of the paper's number (or, for a claim \
-         the paper states without a number, its direction holds). DIRECTION ONLY: the \
-         number is off but the effect goes the paper's way. DIFFERS: neither. Ours is the \
-         mean over seeds unless the claim says otherwise, with the range over its seeds in \
-         brackets. A direction holds only when it is larger than the spread over seeds \
-         (every seed of one side beyond every seed of the other) and at least {}% of the \
-         larger number; it needs {} seeds for that spread to be measured, and a claim on \
-         fewer says so. A trend must hold at every step of its axis. A paper number \
-         marked (derived) is not printed in the paper; its derivation is given under the \
-         table.\n",
+        "PASS: every seed within the tolerance or ratio band of the paper's number (or, \
+         for a claim the paper states without a number, its direction holds), on seeds \
+         that differ. NO SPREAD: it would pass, but it rests on one seed or on seeds that \
+         gave identical numbers, so the spread over seeds is not measured. AT THE EDGE: the \
+         mean is within the band, but a seed is not. DIRECTION ONLY: the number is off but \
+         the effect goes the paper's way. DIFFERS: neither. Ours is the mean over seeds \
+         unless the claim says otherwise, with the range over its seeds in brackets. Every \
+         scheme runs the same workload for a given seed, so a comparison between schemes \
+         is judged seed by seed: a direction holds only when every seed's pair goes the \
+         claimed way and the means differ by at least {}% of the larger; \"no more than\" \
+         fails when every seed shows an excess, however small. A ratio's range is that of \
+         its per-seed ratios. A direction needs {} seeds for its spread to be measured. A \
+         trend must hold at every step of its axis. A paper number marked (derived) is \
+         not printed in the paper; its derivation is given under the table.\n",
         super::rules::MIN_EFFECT * 100.0,
         super::rules::SEEDS_NEEDED
     );

@@ -36,7 +36,7 @@ fn abq_quick_reproduction_shows_the_papers_effects_and_resumes() {
         "ABQ drops fewer packets than ECN at every rate",
         "ECN drops fewer packets than DropTail at every rate",
     ] {
-        assert_eq!(verdict(&report, claim), "PASS", "{claim}:\n{report}");
+        assert!(common::shows(verdict(&report, claim)), "{claim}:\n{report}");
     }
     // A claim that differs carries its reason.
     assert!(
@@ -110,7 +110,7 @@ fn r_aqm_quick_reproduction_shows_the_papers_effects() {
         "R-AQM's largest queue is below ECN's at 200 senders",
         "R-AQM's p99 RTT stays below 0.3 ms at 200 senders",
     ] {
-        assert_eq!(verdict(&report, claim), "PASS", "{claim}:\n{report}");
+        assert!(common::shows(verdict(&report, claim)), "{claim}:\n{report}");
     }
 }
 
@@ -129,7 +129,7 @@ fn fairq_quick_reproduction_shows_the_papers_effects() {
     ] {
         let v = verdict(&report, claim);
         assert!(
-            v == "PASS" || v == "DIRECTION ONLY",
+            common::shows(v) || v == "DIRECTION ONLY" || v == "AT THE EDGE",
             "{claim}: {v}\n{report}"
         );
     }
@@ -148,7 +148,7 @@ fn mq_ecn_quick_reproduction_shows_the_papers_effects() {
         "MQ-ECN shares the link equally between 1 and 4 flows (service 1 / service 2)",
         "MQ-ECN's mean RTT is 32.3% below the standard threshold's (651 to 441 us)",
     ] {
-        assert_eq!(verdict(&report, claim), "PASS", "{claim}:\n{report}");
+        assert!(common::shows(verdict(&report, claim)), "{claim}:\n{report}");
     }
 }
 
@@ -165,7 +165,7 @@ fn rcc_reproduction_shows_the_papers_effects() {
         "RCC's median incast FCT is 5.2% below HPCC's",
         "RCC's p99 incast FCT is 4.1% below HPCC's",
     ] {
-        assert_eq!(verdict(&report, claim), "PASS", "{claim}:\n{report}");
+        assert!(common::shows(verdict(&report, claim)), "{claim}:\n{report}");
     }
 }
 
