@@ -314,15 +314,27 @@ pub struct Against {
 }
 
 /// The header of `verdicts.csv`.
-pub const VERDICTS_HEADER: &str = "claim,mode,verdict";
+pub const VERDICTS_HEADER: &str = "claim,experiment,mode,verdict,dcnsim";
+/// The header of a `verdicts.csv` written before its `dcnsim` column.
+const VERDICTS_HEADER_OLD: &str = "claim,mode,verdict";
 
-/// `verdicts.csv`: each claim's verdict, one line each, for a later run's
-/// `--against`.
+/// `verdicts.csv`: each claim's verdict and the report's "dcnsim" cell
+/// (ours with its seeds' range, each direction, how it was judged), one
+/// line each: for a later run's `--against`, and, published beside a
+/// report, what CI holds HEAD's quick run to
+/// (`scripts/ci-reproductions.sh`).
 pub fn verdicts_csv(r: &Reproduction, outcomes: &[Outcome], quick: bool) -> String {
     let mut s = format!("{VERDICTS_HEADER}\n");
     let mode = if quick { "quick" } else { "full" };
     for (c, o) in r.claims.iter().zip(outcomes) {
-        let _ = writeln!(s, "{},{mode},{}", field(&c.name), o.verdict.word());
+        let _ = writeln!(
+            s,
+            "{},{},{mode},{},{}",
+            field(&c.name),
+            field(c.experiment.get_ref()),
+            o.verdict.word(),
+            field(&ours_cell(o))
+        );
     }
     s
 }
@@ -338,22 +350,31 @@ impl Against {
             )
         })?;
         let mut lines = text.lines();
-        if lines.next() != Some(VERDICTS_HEADER) {
-            return Err(format!(
-                "{}: not a verdicts file (its first line is not {VERDICTS_HEADER})",
-                file.display()
-            ));
-        }
+        let columns = match lines.next() {
+            Some(VERDICTS_HEADER) => 5,
+            Some(VERDICTS_HEADER_OLD) => 3,
+            _ => {
+                return Err(format!(
+                    "{}: not a verdicts file (its first line is not {VERDICTS_HEADER})",
+                    file.display()
+                ));
+            }
+        };
         let mut verdicts = Vec::new();
         let mut quick = false;
         for (n, line) in lines.enumerate() {
-            let [name, mode, verdict] = <[String; 3]>::try_from(split(line)).map_err(|_| {
-                format!(
-                    "{}: line {} is not claim,mode,verdict",
-                    file.display(),
-                    n + 2
-                )
-            })?;
+            let fields = split(line);
+            if fields.len() != columns {
+                let want = if columns == 5 {
+                    VERDICTS_HEADER
+                } else {
+                    VERDICTS_HEADER_OLD
+                };
+                return Err(format!("{}: line {} is not {want}", file.display(), n + 2));
+            }
+            // claim,experiment,mode,verdict,dcnsim (or claim,mode,verdict).
+            let at = |i: usize| fields[if columns == 5 && i > 0 { i + 1 } else { i }].clone();
+            let (name, mode, verdict) = (at(0), at(1), at(2));
             quick = mode == "quick";
             verdicts.push((name, verdict));
         }
