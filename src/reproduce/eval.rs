@@ -553,6 +553,19 @@ mod tests {
         Point::of_seeds("", &s, "mean")
     }
 
+    /// Issue 57: "the best" is checked against every scheme it names.
+    #[test]
+    fn a_direction_takes_a_list_of_selections() {
+        let c = claim("below = [{ case = \"minimum\" }, { case = \"standard\" }]\n");
+        let against: Vec<String> = c
+            .compared()
+            .map(|(key, s, _)| format!("{key} {}", s.case.as_ref().expect("a case").get_ref()))
+            .collect();
+        assert_eq!(against, ["below minimum", "below standard"]);
+        let one = claim("below = { case = \"minimum\" }\n");
+        assert_eq!(one.compared().count(), 1);
+    }
+
     /// Issue 57: a band holds only when every seed is inside it; the mean
     /// inside with a seed outside is AT THE EDGE, never a PASS.
     #[test]

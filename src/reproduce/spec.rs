@@ -119,6 +119,42 @@ pub struct Selection {
     pub stat: Option<Spanned<String>>,
 }
 
+/// One selection, or a list of them (`below = [{ case = "A" }, { case =
+/// "B" }]`: ours below each).
+#[derive(Debug, Clone)]
+pub struct Selections(pub Vec<Selection>);
+
+impl<'de> Deserialize<'de> for Selections {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Selections;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a selection ({ case = \"...\" }) or a list of them")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Selections, A::Error> {
+                let one =
+                    Selection::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(Selections(vec![one]))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Selections, A::Error> {
+                let mut v = Vec::new();
+                while let Some(s) = seq.next_element::<Selection>()? {
+                    v.push(s);
+                }
+                Ok(Selections(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// One claim of the paper, checked on one experiment.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -149,15 +185,16 @@ pub struct Claim {
     /// the regime its sentence is about).
     #[serde(default)]
     pub except: Vec<Spanned<toml::Value>>,
-    /// Direction: ours is below this selection (its keys replace ours's).
-    pub below: Option<Selection>,
-    /// Direction: ours is above this selection.
-    pub above: Option<Selection>,
+    /// Direction: ours is below this selection (its keys replace ours's),
+    /// or below each of a list: "the best" names every scheme it beats.
+    pub below: Option<Selections>,
+    /// Direction: ours is above this selection, or each of a list.
+    pub above: Option<Selections>,
     /// Direction: ours is at most this selection's (ties hold: "drops the
-    /// fewest" when both drop none).
-    pub not_above: Option<Selection>,
-    /// Direction: ours is at least this selection's.
-    pub not_below: Option<Selection>,
+    /// fewest" when both drop none), or each of a list's.
+    pub not_above: Option<Selections>,
+    /// Direction: ours is at least this selection's, or each of a list's.
+    pub not_below: Option<Selections>,
     /// Direction: ours rises along this axis, at every step (within
     /// `step_tolerance`), and its last value is above its first by more
     /// than their seeds' spread.
@@ -335,7 +372,11 @@ impl Claim {
             (&self.not_below, Direction::NotBelow),
         ]
         .into_iter()
-        .filter_map(|(s, d)| s.as_ref().map(|s| (d.key(), s, d)))
+        .flat_map(|(s, d)| {
+            s.iter()
+                .flat_map(|s| s.0.iter())
+                .map(move |s| (d.key(), s, d))
+        })
     }
 
     /// The axis ours varies along: a trend's, a flat series', or `over`'s.
