@@ -337,3 +337,32 @@ fn shipped_reproductions_are_valid() {
         assert!(r.paper.setup.is_some(), "{}: no setup", path.display());
     }
 }
+
+/// Every shipped reproduction runs each of its runs as one logical
+/// process, so its bytes are the undivided run's (docs/architecture.md):
+/// `partition = "auto"` cut ABQ's 1,000-host scale experiment, and 8
+/// rows of its published report moved (issue 57). Checked on each
+/// case and axis value of every full and quick sweep (the cut does not
+/// depend on the seed); no plan is passed, so a scenario the cut could
+/// take fails here.
+#[test]
+fn every_reproduction_runs_as_one_logical_process() {
+    for path in common::shipped_reproductions() {
+        let r = dcnsim::reproduce::Reproduction::read(&path).unwrap_or_else(|e| panic!("{e}"));
+        for e in &r.experiments {
+            for quick in [false, true] {
+                let sweep = dcnsim::sweep::Sweep::read(&r.sweep_file(e, quick))
+                    .unwrap_or_else(|err| panic!("{err}"));
+                for run in sweep
+                    .runs
+                    .iter()
+                    .filter(|run| run.seed == sweep.runs[0].seed)
+                {
+                    let sc = sweep.load(run).unwrap_or_else(|err| panic!("{err}"));
+                    let cut = dcnsim::world::partition_for(&sc, &[]).expect("a cut");
+                    assert_eq!(cut.lps, 1, "{} run {}", sweep.file.display(), run.id);
+                }
+            }
+        }
+    }
+}
