@@ -141,7 +141,7 @@ pub static FAMILY: Family<TransportConfig> = Family {
             key("mss", "4096B", "size", "payload bytes per packet; +64 B of headers (htsim's)"),
             key("ack_coalesce", "16KB", "size", "the receiver ACKs once this many bytes arrived since its last ACK, and at once for a CE-marked, duplicate, first or ACK-requesting packet"),
             key("rto", "100us", "duration, >= 1us", "a packet unacknowledged this long after it was sent is resent (htsim's DEFAULT_UEC_RTO_MIN)"),
-            key("spray", "reps", "word", "how each packet's entropy value is chosen: \"none\" (one per flow), \"oblivious\" (each value in turn, reshuffled each round) or \"reps\" (recycle the values whose ACKs came back unmarked)"),
+            key("spray", "reps", "word", "how each packet's entropy value is chosen: \"none\" (one per flow), \"oblivious\" (each value in turn, reshuffled each round), \"reps\" (recycle the values whose ACKs came back unmarked), or htsim's \"bitmap\", \"reps-legacy\" and \"mixed\" (its default)"),
             key("entropies", "64", "power of two, 1 to 32768", "distinct entropy values a flow uses (htsim's -paths; not with spray = \"none\")"),
             key("reps_buffer", "8", "1 to 4096", "entropy values REPS caches (only with spray = \"reps\")"),
             key("reps_freeze", "10ms", "duration, >= 0", "how long REPS cycles over its cache after a timeout (a failed path); 0: never (only with spray = \"reps\")"),

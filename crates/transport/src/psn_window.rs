@@ -107,6 +107,11 @@ impl PsnWindow {
         self.size_bytes
     }
 
+    /// New packets sent so far (one past the highest PSN sent).
+    pub fn sent_new(&self) -> u64 {
+        self.next_psn
+    }
+
     /// The flow's packets.
     pub fn packets(&self) -> u64 {
         self.packets

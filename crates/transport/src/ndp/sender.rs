@@ -76,7 +76,8 @@ impl NdpSender {
             return None;
         }
         let (psn, again) = self.flow.window.next_to_send()?;
-        let entropy = self.paths.next_value();
+        // NDP sprays obliviously or not at all: neither reads these.
+        let entropy = self.paths.next_value(0, u64::MAX);
         let bytes = self.flow.window.send(now, psn, again, entropy);
         self.credit -= 1;
         if again {

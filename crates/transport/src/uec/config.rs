@@ -19,12 +19,25 @@ pub enum SprayMode {
     /// random one when none is cached, and freeze the cache after a
     /// timeout (a failed path).
     Reps,
+    /// htsim's bitmap (`UecMpBitmap`): the oblivious order, skipping
+    /// values with a penalty (an ECN-marked ACK adds 1, a NACK 4, a
+    /// timeout 15, capped at 15), each skip taking one off the first
+    /// value skipped.
+    Bitmap,
+    /// htsim's REPS before its ring (`UecMpRepsLegacy`): the first
+    /// window's packets take the values in turn; after it, the oldest
+    /// value an unmarked ACK returned, or a random one when none is queued.
+    RepsLegacy,
+    /// htsim's default (`UecMpMixed`, `-load_balancing_algo mixed`): a
+    /// value an unmarked ACK returned (REPS-legacy's queue) when there is
+    /// one, else the bitmap's; both hear every ACK, NACK and timeout.
+    Mixed,
 }
 
 impl SprayMode {
     /// Every mode: `(mode, name, meaning)`, the one list the keys, errors
     /// and docs read.
-    pub const ALL: [(SprayMode, &'static str, &'static str); 3] = [
+    pub const ALL: [(SprayMode, &'static str, &'static str); 6] = [
         (
             SprayMode::None,
             "none",
@@ -39,6 +52,21 @@ impl SprayMode {
             SprayMode::Reps,
             "reps",
             "recycle the entropy values whose ACKs came back unmarked (REPS)",
+        ),
+        (
+            SprayMode::Bitmap,
+            "bitmap",
+            "every value in turn, skipping those penalised by marks, NACKs and timeouts (htsim's bitmap)",
+        ),
+        (
+            SprayMode::RepsLegacy,
+            "reps-legacy",
+            "the first window in turn, then the values unmarked ACKs returned, oldest first (htsim's reps_legacy)",
+        ),
+        (
+            SprayMode::Mixed,
+            "mixed",
+            "a value an unmarked ACK returned, else the bitmap's (htsim's default, mixed)",
         ),
     ];
 

@@ -116,7 +116,8 @@ impl UecSender {
     #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
         let (psn, again) = self.pick()?;
-        let entropy = self.paths.next_value();
+        let window = self.nscc.cwnd() / self.mss.max(1);
+        let entropy = self.paths.next_value(self.flow.window.sent_new(), window);
         let bytes = self.flow.window.send(now, psn, again, entropy);
         if again {
             self.flow.stats.retransmits += 1;

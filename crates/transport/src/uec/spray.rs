@@ -12,6 +12,18 @@
 //!   that failed) the ring freezes: packets cycle over the cached values,
 //!   fresh or not, for `freeze`; then the ring is emptied and the next 16
 //!   packets explore.
+//! - Bitmap (htsim's `UecMpBitmap`): the oblivious order, but a value with
+//!   a penalty is skipped: an ECN-marked ACK adds 1, a NACK 4, a timeout
+//!   15, capped at 15; each packet takes one off the first penalised value
+//!   it skips. htsim's timeouts name no value (`UNKNOWN_EV`, 0), so a
+//!   timeout penalises value 0, as it does there.
+//! - REPS-legacy (htsim's `UecMpRepsLegacy`): while fewer packets than
+//!   min(window in packets, values) have been sent, the values in turn;
+//!   then the oldest value an unmarked ACK returned (an unbounded queue),
+//!   or a random one when the queue is empty.
+//! - Mixed (htsim's default, `UecMpMixed`): REPS-legacy's queued value
+//!   when there is one, else the bitmap's choice; both hear every
+//!   feedback.
 
 use super::config::{SprayMode, UecConfig};
 use sim_core::rng::{RngStream, purpose};
@@ -97,6 +109,21 @@ impl Ring {
     }
 }
 
+/// The bitmap's largest penalty (htsim's `_max_penalty`), and what each
+/// feedback adds.
+const MAX_PENALTY: u8 = 15;
+
+/// htsim's bitmap and REPS-legacy state (empty for the other modes).
+#[derive(Clone, Debug, Default)]
+struct Legacy {
+    /// Per value: its bitmap penalty.
+    penalty: Vec<u8>,
+    /// REPS-legacy: the values unmarked ACKs returned, oldest first.
+    queued: std::collections::VecDeque<u16>,
+    /// REPS-legacy: the value the first window took last.
+    turn: u16,
+}
+
 /// One flow's entropy chooser.
 #[derive(Clone, Debug)]
 pub struct Entropies {
@@ -104,11 +131,12 @@ pub struct Entropies {
     /// Values are `0..n`, `n` a power of two.
     n: u16,
     rng: RngStream,
-    /// Oblivious: the place in this round and the round's mask.
+    /// Oblivious and bitmap: the place in this round and the round's mask.
     index: u16,
     mask: u16,
     ring: Ring,
     freeze: SimDuration,
+    legacy: Legacy,
 }
 
 impl Entropies {
@@ -127,6 +155,7 @@ impl Entropies {
         let n = n.max(1);
         let mask = rng.below(n as u64) as u16;
         let d = UecConfig::default();
+        let penalised = matches!(mode, SprayMode::Bitmap | SprayMode::Mixed);
         Entropies {
             mode,
             n,
@@ -135,6 +164,14 @@ impl Entropies {
             mask,
             ring: Ring::new(d.reps_buffer),
             freeze: d.reps_freeze,
+            legacy: Legacy {
+                penalty: if penalised {
+                    vec![0; n as usize]
+                } else {
+                    Vec::new()
+                },
+                ..Legacy::default()
+            },
         }
     }
 
@@ -142,19 +179,69 @@ impl Entropies {
         self.rng.below(self.n as u64) as u16
     }
 
-    /// The entropy value of the next packet sent.
-    pub fn next_value(&mut self) -> u16 {
+    /// The oblivious order's value at its place, and the place moved on
+    /// (a new round draws a new mask).
+    fn in_turn(&mut self) -> u16 {
+        let ev = (self.index ^ self.mask) & (self.n - 1);
+        self.index += 1;
+        if self.index == self.n {
+            self.index = 0;
+            self.mask = self.random();
+        }
+        ev
+    }
+
+    /// The bitmap's next value (htsim's `UecMpBitmap::nextEntropy`): the
+    /// oblivious order, skipping penalised values, the first skipped one
+    /// losing a point; after a whole round of penalised values, the last.
+    fn bitmap(&mut self) -> u16 {
+        let mut ev = (self.index ^ self.mask) & (self.n - 1);
+        let mut first = true;
+        let mut skipped = 0u32;
+        while self.legacy.penalty[ev as usize] > 0 {
+            if first {
+                self.legacy.penalty[ev as usize] -= 1;
+                first = false;
+            }
+            skipped += 1;
+            if skipped > u32::from(self.n) {
+                break;
+            }
+            self.in_turn();
+            ev = (self.index ^ self.mask) & (self.n - 1);
+        }
+        self.in_turn();
+        ev
+    }
+
+    /// REPS-legacy's next value for a packet when `sent` new packets have
+    /// gone and the window holds `window` packets; `None` from its queue
+    /// alone when `recycled_only` (mixed's first try).
+    fn reps_legacy(&mut self, sent: u64, window: u64) -> u16 {
+        if sent < window.min(u64::from(self.n)) {
+            self.legacy.turn = (self.legacy.turn + 1) % self.n;
+            return self.legacy.turn;
+        }
+        match self.legacy.queued.pop_front() {
+            Some(ev) => ev,
+            None => self.random(),
+        }
+    }
+
+    /// The entropy value of the next packet sent, when `sent` new packets
+    /// have gone before it and the window holds `window` packets (what
+    /// REPS-legacy's first window reads; htsim's `_highest_sent` and
+    /// `_cwnd / _mss`).
+    pub fn next_value(&mut self, sent: u64, window: u64) -> u16 {
         match self.mode {
             SprayMode::None => 0,
-            SprayMode::Oblivious => {
-                let ev = (self.index ^ self.mask) & (self.n - 1);
-                self.index += 1;
-                if self.index == self.n {
-                    self.index = 0;
-                    self.mask = self.random();
-                }
-                ev
-            }
+            SprayMode::Oblivious => self.in_turn(),
+            SprayMode::Bitmap => self.bitmap(),
+            SprayMode::RepsLegacy => self.reps_legacy(sent, window),
+            SprayMode::Mixed => match self.legacy.queued.pop_front() {
+                Some(ev) => ev,
+                None => self.bitmap(),
+            },
             SprayMode::Reps => {
                 if self.ring.explore > 0 {
                     self.ring.explore -= 1;
@@ -176,8 +263,12 @@ impl Entropies {
 
     /// What an ACK, a NACK or a timeout says of entropy value `ev` at `now`.
     pub fn feedback(&mut self, now: SimTime, ev: u16, fb: PathFeedback) {
-        if self.mode != SprayMode::Reps {
-            return;
+        match self.mode {
+            SprayMode::None | SprayMode::Oblivious => return,
+            SprayMode::Reps => {}
+            SprayMode::Bitmap | SprayMode::RepsLegacy | SprayMode::Mixed => {
+                return self.legacy_feedback(ev, fb);
+            }
         }
         let ring = &mut self.ring;
         if fb == PathFeedback::Timeout
@@ -194,6 +285,32 @@ impl Entropies {
         }
         if fb == PathFeedback::Good {
             ring.add(ev);
+        }
+    }
+
+    /// htsim's `processEv` for the bitmap and REPS-legacy (mixed: both).
+    fn legacy_feedback(&mut self, ev: u16, fb: PathFeedback) {
+        let penalised = matches!(self.mode, SprayMode::Bitmap | SprayMode::Mixed);
+        let queues = matches!(self.mode, SprayMode::RepsLegacy | SprayMode::Mixed);
+        if queues && fb == PathFeedback::Good {
+            self.legacy.queued.push_back(ev);
+        }
+        if penalised {
+            // A timeout names no value in htsim (UNKNOWN_EV): value 0.
+            let at = if fb == PathFeedback::Timeout {
+                0
+            } else {
+                ev & (self.n - 1)
+            };
+            let add = match fb {
+                PathFeedback::Good => 0,
+                PathFeedback::Ecn => 1,
+                PathFeedback::Nack => 4,
+                PathFeedback::Timeout => MAX_PENALTY,
+            };
+            let p = &mut self.legacy.penalty[at as usize];
+            *p = p.saturating_add(add).min(MAX_PENALTY);
+            debug_assert!(*p <= MAX_PENALTY);
         }
     }
 

@@ -206,7 +206,7 @@ fn oblivious_spraying_visits_every_value_once_a_round() {
     let mut e = spray(SprayMode::Oblivious, 16);
     let mut orders = Vec::new();
     for _ in 0..4 {
-        let mut round: Vec<u16> = (0..16).map(|_| e.next_value()).collect();
+        let mut round: Vec<u16> = (0..16).map(|_| e.next_value(1_000, 1_000)).collect();
         orders.push(round.clone());
         round.sort_unstable();
         assert_eq!(round, (0..16).collect::<Vec<u16>>());
@@ -216,7 +216,7 @@ fn oblivious_spraying_visits_every_value_once_a_round() {
         "rounds are reshuffled"
     );
     let mut none = spray(SprayMode::None, 16);
-    assert!((0..20).all(|_| none.next_value() == 0));
+    assert!((0..20).all(|_| none.next_value(1_000, 1_000) == 0));
 }
 
 #[test]
@@ -228,9 +228,13 @@ fn reps_recycles_unmarked_values_in_order_and_explores_otherwise() {
     e.feedback(t, 3, PathFeedback::Ecn);
     e.feedback(t, 4, PathFeedback::Nack);
     assert_eq!(e.fresh(), 2, "marked and NACKed values are not cached");
-    assert_eq!((e.next_value(), e.next_value()), (5, 9), "oldest first");
+    assert_eq!(
+        (e.next_value(1_000, 1_000), e.next_value(1_000, 1_000)),
+        (5, 9),
+        "oldest first"
+    );
     assert_eq!(e.fresh(), 0);
-    let explored: Vec<u16> = (0..200).map(|_| e.next_value()).collect();
+    let explored: Vec<u16> = (0..200).map(|_| e.next_value(1_000, 1_000)).collect();
     assert!(explored.iter().all(|&v| v < 64));
     let distinct: std::collections::BTreeSet<u16> = explored.into_iter().collect();
     assert!(
@@ -248,7 +252,7 @@ fn a_timeout_freezes_reps_on_its_cache_until_the_freeze_ends() {
     e.feedback(us(2.0), 0, PathFeedback::Timeout);
     assert!(e.frozen());
     // Frozen: the cached values in turn, over and over.
-    let seq: Vec<u16> = (0..6).map(|_| e.next_value()).collect();
+    let seq: Vec<u16> = (0..6).map(|_| e.next_value(1_000, 1_000)).collect();
     assert_eq!(seq, [11, 22, 11, 22, 11, 22]);
     // The first feedback after 100 us ends the freeze and empties the cache.
     e.feedback(us(50.0), 33, PathFeedback::Good);
@@ -256,6 +260,67 @@ fn a_timeout_freezes_reps_on_its_cache_until_the_freeze_ends() {
     e.feedback(us(103.0), 44, PathFeedback::Ecn);
     assert!(!e.frozen());
     assert_eq!(e.fresh(), 0);
+}
+
+/// htsim's bitmap (issue 57): the oblivious order, skipping a penalised
+/// value (ECN 1, NACK 4, timeout 15 on value 0), the first skipped one
+/// losing a point each time; a clean flow is the oblivious order.
+#[test]
+fn the_bitmap_skips_penalised_values_and_forgives_them_one_skip_at_a_time() {
+    let mut clean = spray(SprayMode::Bitmap, 8);
+    let mut plain = spray(SprayMode::Oblivious, 8);
+    let a: Vec<u16> = (0..24).map(|_| clean.next_value(0, 8)).collect();
+    let b: Vec<u16> = (0..24).map(|_| plain.next_value(0, 8)).collect();
+    assert_eq!(a, b, "without feedback the bitmap is the oblivious order");
+    let mut e = spray(SprayMode::Bitmap, 8);
+    let round: Vec<u16> = (0..8).map(|_| e.next_value(0, 8)).collect();
+    // Penalise every value but two: a NACK (4) on all others.
+    let keep = [round[0], round[1]];
+    for v in 0..8u16 {
+        if !keep.contains(&v) {
+            e.feedback(us(1.0), v, PathFeedback::Nack);
+        }
+    }
+    let next: Vec<u16> = (0..8).map(|_| e.next_value(0, 8)).collect();
+    assert!(
+        next.iter().all(|v| keep.contains(v)),
+        "only the unpenalised values go while the others carry penalties: {next:?}"
+    );
+    // A timeout names value 0 (htsim's UNKNOWN_EV), whatever was lost.
+    let mut t = spray(SprayMode::Bitmap, 4);
+    t.feedback(us(1.0), 3, PathFeedback::Timeout);
+    let four: Vec<u16> = (0..4).map(|_| t.next_value(0, 4)).collect();
+    assert!(!four.contains(&0) && four.contains(&3), "{four:?}");
+}
+
+/// htsim's REPS-legacy: the first window's packets take the values in
+/// turn; then the values unmarked ACKs returned, oldest first, or a
+/// random one.
+#[test]
+fn reps_legacy_rotates_its_first_window_then_recycles() {
+    let mut e = spray(SprayMode::RepsLegacy, 8);
+    let first: Vec<u16> = (0..4).map(|sent| e.next_value(sent, 4)).collect();
+    assert_eq!(first, [1, 2, 3, 4], "in turn from the value after 0");
+    e.feedback(us(1.0), 6, PathFeedback::Good);
+    e.feedback(us(1.0), 2, PathFeedback::Ecn);
+    e.feedback(us(1.0), 5, PathFeedback::Good);
+    assert_eq!((e.next_value(4, 4), e.next_value(5, 4)), (6, 5));
+    let random: Vec<u16> = (0..50).map(|sent| e.next_value(6 + sent, 4)).collect();
+    assert!(random.iter().all(|&v| v < 8) && random.iter().any(|&v| v != random[0]));
+}
+
+/// htsim's mixed, its default: a recycled value first, else the bitmap's.
+#[test]
+fn mixed_recycles_first_and_falls_back_to_the_bitmap() {
+    let mut e = spray(SprayMode::Mixed, 8);
+    let mut plain = spray(SprayMode::Bitmap, 8);
+    assert_eq!(e.next_value(0, 8), plain.next_value(0, 8));
+    e.feedback(us(1.0), 7, PathFeedback::Good);
+    assert_eq!(e.next_value(1, 8), 7);
+    // A NACK penalises in the bitmap and queues nothing.
+    e.feedback(us(1.0), 3, PathFeedback::Nack);
+    let next: Vec<u16> = (0..7).map(|i| e.next_value(2 + i, 8)).collect();
+    assert!(!next.contains(&3), "{next:?}");
 }
 
 fn config() -> UecConfig {
