@@ -87,6 +87,18 @@ fn keys_only_a_mode_reads_are_refused_without_it() {
     let none = "transport.spray=\"none\"";
     refused_at(
         UEC,
+        &["transport.sender_cc=\"dctcp\"", "transport.gamma=0.5"],
+        "transport.gamma",
+        "sender_cc = \"nscc\"",
+    );
+    refused_at(
+        UEC,
+        &["transport.sender_cc=\"none\""],
+        "transport.sender_cc",
+        "rccc = true",
+    );
+    refused_at(
+        UEC,
         &[none, "transport.reps_buffer=8"],
         "transport.reps_buffer",
         "spray = \"reps\"",

@@ -1,6 +1,7 @@
 //! The UEC transport's keys (`[transport]` with `kind = "uec"`): its
 //! packets, its acknowledgments, how it sprays, and NSCC's parameters.
 
+use super::sender_cc::SenderCc;
 use crate::roce::config::KeyError;
 use serde::Deserialize;
 use sim_core::{Bandwidth, Bytes, SimDuration};
@@ -162,6 +163,8 @@ pub struct UecConfig {
     /// How long REPS keeps its cache frozen after a timeout (10 ms:
     /// htsim's `exit_freeze_after`); zero: never frozen.
     pub reps_freeze: SimDuration,
+    /// The sender's congestion controller (NSCC unless told).
+    pub sender_cc: SenderCc,
     /// NSCC.
     pub nscc: NsccConfig,
     /// Receiver credit (UE 1.0's RCCC) beside NSCC: packets need credit
@@ -186,6 +189,7 @@ impl Default for UecConfig {
             entropies: 64,
             reps_buffer: 8,
             reps_freeze: SimDuration::from_us(10_000),
+            sender_cc: SenderCc::Nscc,
             nscc: NsccConfig::default(),
             rccc: false,
             credit_packets: 4,
@@ -214,7 +218,7 @@ impl UecConfig {
 }
 
 /// `[transport]` of the UEC family as written.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UecKeys {
     /// See [`UecConfig::mss_bytes`].
@@ -231,6 +235,8 @@ pub struct UecKeys {
     pub reps_buffer: Option<u32>,
     /// See [`UecConfig::reps_freeze`].
     pub reps_freeze: Option<SimDuration>,
+    /// See [`UecConfig::sender_cc`].
+    pub sender_cc: Option<String>,
     /// See [`NsccConfig::target_qdelay`].
     pub target_qdelay: Option<SimDuration>,
     /// See [`NsccConfig::qa_gate`].
@@ -299,10 +305,11 @@ impl UecKeys {
             c.rto = t;
         }
         self.build_spray(&mut c)?;
-        self.build_nscc(&mut c.nscc)?;
         if let Some(r) = self.rccc {
             c.rccc = r;
         }
+        self.build_sender_cc(&mut c)?;
+        self.build_nscc(&mut c.nscc)?;
         if let Some(n) = self.credit_packets {
             if !(1..=1024).contains(&n) {
                 return Err(KeyError::new("credit_packets", "must be 1 to 1024 packets"));
@@ -381,6 +388,69 @@ impl UecKeys {
         Ok(())
     }
 
+    /// `sender_cc`: a name from [`SenderCc::ALL`]; `none` needs receiver
+    /// credit, and NSCC's own keys need NSCC.
+    fn build_sender_cc(&self, c: &mut UecConfig) -> Result<(), KeyError> {
+        if let Some(name) = &self.sender_cc {
+            c.sender_cc = SenderCc::ALL
+                .iter()
+                .find(|r| r.1 == name)
+                .map(|r| r.0)
+                .ok_or_else(|| {
+                    let names: Vec<String> = SenderCc::ALL
+                        .iter()
+                        .map(|r| format!("\"{}\"", r.1))
+                        .collect();
+                    KeyError::new(
+                        "sender_cc",
+                        format!(
+                            "'{name}' is not a sender congestion control: choose {}",
+                            names.join(", ")
+                        ),
+                    )
+                })?;
+        }
+        if c.sender_cc == SenderCc::None && !c.rccc {
+            return Err(KeyError::new(
+                "sender_cc",
+                "\"none\" leaves receiver credit as the only brake, and rccc is off: \
+                 set rccc = true, or choose a sender congestion control",
+            ));
+        }
+        if let Some(key) = self.nscc_keys_given().first()
+            && c.sender_cc != SenderCc::Nscc
+        {
+            return Err(KeyError::new(
+                key,
+                format!(
+                    "tunes NSCC, and sender_cc = \"{}\": leave it out, or set \
+                     sender_cc = \"nscc\"",
+                    c.sender_cc.name()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The NSCC-only keys written, in the struct's order.
+    fn nscc_keys_given(&self) -> Vec<&'static str> {
+        [
+            ("target_qdelay", self.target_qdelay.is_some()),
+            ("qa_gate", self.qa_gate.is_some()),
+            ("quick_adapt", self.quick_adapt.is_some()),
+            ("gamma", self.gamma.is_some()),
+            ("delay_ewma", self.delay_ewma.is_some()),
+            ("alpha", self.alpha.is_some()),
+            ("fi", self.fi.is_some()),
+            ("eta", self.eta.is_some()),
+            ("fi_scale", self.fi_scale.is_some()),
+            ("fast_increase_delay", self.fast_increase_delay.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(k, given)| given.then_some(k))
+        .collect()
+    }
+
     fn build_nscc(&self, n: &mut NsccConfig) -> Result<(), KeyError> {
         if let Some(t) = self.target_qdelay {
             if t < SimDuration::from_ns(100) {
@@ -440,8 +510,13 @@ impl crate::family::Family for UecConfig {
     fn name(&self) -> &'static str {
         "uec"
     }
+    /// The sender's controller, or `rccc` when receiver credit alone
+    /// paces it.
     fn cc_name(&self) -> &'static str {
-        "nscc"
+        match self.sender_cc {
+            SenderCc::None => "rccc",
+            cc => cc.name(),
+        }
     }
     fn protocol(&self) -> net::Protocol {
         net::Protocol::Uec

@@ -10,7 +10,8 @@
 //!   them selectively; a switch that trims a packet ([`net::Kind::Trimmed`])
 //!   makes the receiver NACK it at once, and the sender resends only it.
 //! - NSCC ([`nscc`]) sets the sender's window from the queueing delay and
-//!   the ECN marks its ACKs echo.
+//!   the ECN marks its ACKs echo; `sender_cc` picks htsim's DCTCP, a
+//!   constant window, or none (receiver credit alone) instead ([`SenderCc`]).
 //! - A packet unacknowledged for `rto` after it was sent is resent.
 //! - With `rccc`, receiver credit (UE 1.0's RCCC) gates the sender too:
 //!   after a first window sent on speculation, a packet needs credit,
@@ -34,6 +35,7 @@ mod config;
 mod nscc;
 mod receiver;
 mod sender;
+mod sender_cc;
 mod spray;
 #[cfg(test)]
 mod tests;
@@ -42,6 +44,7 @@ pub use config::{Network, NsccConfig, SprayMode, UecConfig, UecKeys};
 pub use nscc::{AckSignal, Nscc};
 pub use receiver::UecReceiver;
 pub use sender::UecSender;
+pub use sender_cc::SenderCc;
 pub use spray::{Entropies, PathFeedback};
 
 /// IP bytes of a UEC packet's headers, and of an ACK or NACK (htsim's 64).

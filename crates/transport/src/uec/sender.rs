@@ -4,6 +4,7 @@
 
 use super::config::UecConfig;
 use super::nscc::{AckSignal, Nscc};
+use super::sender_cc::Window;
 use super::spray::{Entropies, PathFeedback};
 use super::{CREDIT, CREDIT_QUANTUM, HEADER_BYTES, NACK};
 use crate::endpoint::{PathInfo, Side};
@@ -19,7 +20,8 @@ pub struct UecSender {
     mss: u64,
     /// A timeout since the last progress (RTO episodes).
     timed_out: bool,
-    nscc: Nscc,
+    /// The window its controller sets (NSCC, DCTCP, constant, or none).
+    window: Window,
     paths: Entropies,
     /// Receiver credit, when RCCC is on.
     credit: Option<Credit>,
@@ -54,12 +56,16 @@ impl UecSender {
             flow: PsnFlow::new(addr, "uec", window),
             mss,
             timed_out: false,
-            nscc: Nscc::new(cfg, line, cfg.packet_bytes()),
+            window: Window::new(
+                cfg.sender_cc,
+                Nscc::new(cfg, line, cfg.packet_bytes()),
+                cfg.packet_bytes(),
+            ),
             paths: Entropies::new(cfg, path.stream_seed, addr.flow.0 as u64),
             credit: None,
         };
         if cfg.rccc {
-            let cap = s.nscc.max_cwnd() as i64;
+            let cap = s.window.nscc.max_cwnd() as i64;
             s.credit = Some(Credit {
                 bytes: cap,
                 speculating: true,
@@ -102,7 +108,7 @@ impl UecSender {
         }
         let (psn, again) = self.flow.window.next_to_send()?;
         let fits =
-            self.flow.window.in_flight() + self.flow.window.bytes_of(psn) <= self.nscc.cwnd();
+            self.flow.window.in_flight() + self.flow.window.bytes_of(psn) <= self.window.cwnd();
         let credited = self.credit.is_none_or(|c| c.bytes > 0);
         (fits && credited).then_some((psn, again))
     }
@@ -116,7 +122,7 @@ impl UecSender {
     #[inline(never)] // kept out of the world's per-packet code, which other families run
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
         let (psn, again) = self.pick()?;
-        let window = self.nscc.cwnd() / self.mss.max(1);
+        let window = self.window.spray_bytes() / self.mss.max(1);
         let entropy = self.paths.next_value(self.flow.window.sent_new(), window);
         let bytes = self.flow.window.send(now, psn, again, entropy);
         if again {
@@ -136,7 +142,7 @@ impl UecSender {
         // when this packet fills the window.
         p.feedback.flag = again
             || psn + 1 == self.flow.window.packets()
-            || self.flow.window.in_flight() + self.mss >= self.nscc.cwnd();
+            || self.flow.window.in_flight() + self.mss >= self.window.cwnd();
         if let Some(c) = self.credit.as_mut() {
             c.bytes -= bytes as i64;
             p.feedback.window_bytes = self.pull_target();
@@ -145,13 +151,16 @@ impl UecSender {
     }
 
     /// The cumulative credit it asks the receiver for, quanta (htsim's
-    /// `computePullTarget`): what it has left to send, at most a window
-    /// and a packet, beyond the credit in hand.
+    /// `computePullTarget`): what it has left to send, at most the first
+    /// `max_cwnd` and, under a sender window, at most that window and a
+    /// packet, beyond the credit in hand.
     fn pull_target(&self) -> u32 {
         let Some(c) = self.credit else { return 0 };
         let packet = (self.mss + HEADER_BYTES as u64) as i64;
-        let wanted =
-            (self.flow.window.backlog_bytes() as i64).min(self.nscc.cwnd() as i64 + packet);
+        let mut wanted = (self.flow.window.backlog_bytes() as i64).min(c.cap);
+        if self.window.limits() {
+            wanted = wanted.min(self.window.cwnd() as i64 + packet);
+        }
         let more = (wanted - c.bytes.max(0)).max(0) as u64;
         let target = c.granted + more.div_ceil(CREDIT_QUANTUM);
         u32::try_from(target).unwrap_or(u32::MAX)
@@ -190,9 +199,9 @@ impl UecSender {
             let delay = if pkt.ts_ecr > SimTime::ZERO {
                 let rtt = now.since(pkt.ts_ecr);
                 self.flow.rtt_sample = Some(rtt);
-                self.nscc.on_rtt(rtt, ecn)
+                self.window.nscc.on_rtt(rtt, ecn)
             } else {
-                self.nscc.avg_delay()
+                self.window.nscc.avg_delay()
             };
             let acked_bytes = self.flow.window.ack(pkt.ack, pkt.sack.iter(pkt.ack))
                 + self.flow.window.ack_one(pkt.seq);
@@ -204,7 +213,8 @@ impl UecSender {
                 ecn,
                 acked_bytes,
             };
-            self.nscc.on_ack(now, signal, self.flow.window.in_flight());
+            self.window
+                .on_ack(now, signal, self.flow.window.in_flight());
             let fb = if ecn {
                 PathFeedback::Ecn
             } else {
@@ -229,7 +239,10 @@ impl UecSender {
         if let Some(c) = self.credit.as_mut() {
             c.wants = wants;
         }
-        if !wants || c.last_rts.is_some_and(|t| now < t + self.nscc.base_rtt()) {
+        if !wants
+            || c.last_rts
+                .is_some_and(|t| now < t + self.window.nscc.base_rtt())
+        {
             return;
         }
         let mut p = self.flow.addr.header(Side::Sender, Kind::Control);
@@ -251,12 +264,12 @@ impl UecSender {
             return;
         };
         let rtt = now.since(lost.sent_at);
-        if rtt < self.nscc.base_rtt() {
+        if rtt < self.window.nscc.base_rtt() {
             // htsim lowers the base RTT on a NACK too (update_base_rtt_on_nack).
-            self.nscc.on_rtt(rtt, true);
+            self.window.nscc.on_rtt(rtt, true);
         }
         self.flow.stats.sack_recovered += 1;
-        self.nscc
+        self.window
             .on_nack(now, lost.bytes, self.flow.window.in_flight());
         self.paths.feedback(now, entropy, PathFeedback::Nack);
     }
@@ -274,7 +287,7 @@ impl UecSender {
                 self.flow.stats.rto_episodes += 1;
                 self.timed_out = true;
             }
-            self.nscc.on_timeout(lost.bytes);
+            self.window.on_timeout(lost.bytes);
             self.paths
                 .feedback(now, lost.entropy, PathFeedback::Timeout);
         }
@@ -285,7 +298,7 @@ impl UecSender {
     /// credit) when it asks again should its RTS have been lost.
     #[inline]
     pub fn deadline(&self) -> Option<SimTime> {
-        let retry = |c: Credit| c.rts_retry.max(self.nscc.base_rtt());
+        let retry = |c: Credit| c.rts_retry.max(self.window.nscc.base_rtt());
         let waiting =
             (self.credit.filter(|c| c.wants)).and_then(|c| c.last_rts.map(|t| t + retry(c)));
         match (self.flow.deadline(), waiting) {
@@ -301,12 +314,12 @@ impl UecSender {
 
     /// NSCC's state.
     pub fn nscc(&self) -> &Nscc {
-        &self.nscc
+        &self.window.nscc
     }
 
     /// Its state for `[output] cc_trace`.
     pub fn cc_state(&self, out: &mut crate::endpoint::StateOut<'_>) {
-        self.nscc.cc_state(out);
+        self.window.cc_state(out);
         out("in_flight_bytes", self.flow.window.in_flight() as f64);
         if let Some(c) = self.credit {
             out("credit_bytes", c.bytes as f64);

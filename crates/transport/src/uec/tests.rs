@@ -557,3 +557,125 @@ fn receiver_credit_gates_the_sender_after_its_speculative_window() {
     let sent = std::iter::from_fn(|| s.poll_transmit(us(32.0))).count();
     assert_eq!(sent, 5);
 }
+
+/// An ACK packet of `psn` (send time `sent`) acknowledging up to `next`,
+/// CE-echoed when `ecn`.
+fn ack_packet(psn: u64, next: u64, sent: SimTime, ecn: bool) -> Packet {
+    let mut p = addr().header(crate::endpoint::Side::Receiver, Kind::Ack);
+    p.protocol = net::Protocol::Uec;
+    p.seq = psn;
+    p.ack = next;
+    p.ts_ecr = sent;
+    p.feedback.flag = ecn;
+    p
+}
+
+#[test]
+fn htsim_dctcp_adds_an_mtu_per_window_and_cuts_a_third_of_each_marked_ack() {
+    let cfg = UecConfig {
+        sender_cc: SenderCc::Dctcp,
+        ..config()
+    };
+    let mut s = UecSender::new(addr(), 1_000_000, &cfg, &path());
+    s.start(us(0.0), &mut Vec::<Packet>::new());
+    let start = s.nscc().max_cwnd() as f64; // 1.5 x 26,250 B
+    let sent: Vec<Packet> = std::iter::from_fn(|| s.poll_transmit(us(0.0))).collect();
+    assert_eq!(sent.len() as u64, 39_375 / 1_064, "starts at max_cwnd");
+    let cwnd = |s: &UecSender| {
+        let mut w = 0.0;
+        s.cc_state(&mut |k, v| {
+            if k == "cwnd_bytes" {
+                w = v;
+            }
+        });
+        w
+    };
+    // Unmarked: + bytes x MTU / cwnd (htsim's MTU: the full packet).
+    s.on_packet(us(22.0), &ack_packet(0, 1, us(0.0), false), &mut Vec::new());
+    let grown = start + 1_064.0 * 1_064.0 / start;
+    assert!((cwnd(&s) - grown).abs() < 1e-6, "{} vs {grown}", cwnd(&s));
+    // Marked: a third of the acknowledged bytes off, at once.
+    s.on_packet(us(23.0), &ack_packet(2, 3, us(0.0), true), &mut Vec::new());
+    let cut = grown - 2.0 * 1_064.0 / 3.0;
+    assert!((cwnd(&s) - cut).abs() < 1e-6, "{} vs {cut}", cwnd(&s));
+    // No ceiling: the rest of the window's unmarked ACKs grow it past
+    // max_cwnd (NSCC's would stop there).
+    let mut t = 24.0;
+    for psn in 3..sent.len() as u64 {
+        let a = ack_packet(psn, psn + 1, us(t - 21.0), false);
+        s.on_packet(us(t), &a, &mut Vec::new());
+        t += 0.1;
+    }
+    assert!(
+        cwnd(&s) > s.nscc().max_cwnd() as f64 + 200.0,
+        "{}",
+        cwnd(&s)
+    );
+}
+
+#[test]
+fn a_constant_window_holds_through_marks_and_without_a_sender_window_credit_alone_paces() {
+    let constant = UecConfig {
+        sender_cc: SenderCc::Constant,
+        ..config()
+    };
+    let mut s = UecSender::new(addr(), 1_000_000, &constant, &path());
+    s.start(us(0.0), &mut Vec::<Packet>::new());
+    let first = std::iter::from_fn(|| s.poll_transmit(us(0.0))).count();
+    s.on_packet(us(22.0), &ack_packet(0, 4, us(0.0), true), &mut Vec::new());
+    let next = std::iter::from_fn(|| s.poll_transmit(us(22.0))).count();
+    assert_eq!(
+        next, 4,
+        "marks do not shrink it: the 4 acknowledged go again"
+    );
+    assert_eq!(first, 37);
+    // Under sender_cc = none only credit gates: the speculative window
+    // (max_cwnd) goes, then nothing without credit, however wide the
+    // window would be.
+    let none = UecConfig {
+        sender_cc: SenderCc::None,
+        rccc: true,
+        ..config()
+    };
+    let mut s = UecSender::new(addr(), 1_000_000, &none, &path());
+    s.start(us(0.0), &mut Vec::<Packet>::new());
+    let spec = std::iter::from_fn(|| s.poll_transmit(us(0.0))).count();
+    assert_eq!(
+        spec, 38,
+        "credit goes while any remains: one past the window"
+    );
+    let mut all = ack_packet(0, spec as u64, us(0.0), false);
+    all.sack = Default::default();
+    s.on_packet(us(22.0), &all, &mut Vec::new());
+    assert!(
+        !s.wants_transmit(),
+        "the speculation is over and no credit came"
+    );
+}
+
+#[test]
+fn sender_cc_keys_are_checked() {
+    let keys = |cc: &str, rccc: Option<bool>, gamma: Option<f64>| UecKeys {
+        sender_cc: Some(cc.to_string()),
+        rccc,
+        gamma,
+        ..UecKeys::default()
+    };
+    assert_eq!(
+        keys("dctcp", None, None).build().map(|c| c.sender_cc),
+        Ok(SenderCc::Dctcp)
+    );
+    let e = keys("cubic", None, None).build().expect_err("unknown");
+    assert_eq!(e.key, "sender_cc");
+    let all = "\"nscc\", \"dctcp\", \"constant\", \"none\"";
+    assert!(e.message.contains(all), "{}", e.message);
+    let e = keys("none", None, None)
+        .build()
+        .expect_err("nothing paces it");
+    assert!(e.message.contains("rccc = true"), "{}", e.message);
+    assert!(keys("none", Some(true), None).build().is_ok());
+    let e = keys("dctcp", None, Some(0.5)).build().expect_err("NSCC's");
+    assert_eq!(e.key, "gamma");
+    assert!(e.message.contains("sender_cc = \"nscc\""), "{}", e.message);
+    assert!(keys("nscc", None, Some(0.5)).build().is_ok());
+}
