@@ -1,12 +1,12 @@
 //! The tables of fixed keys that are not families of kinds: `[routing]`
-//! (whose `choice`, `spray` and `adaptive_signal` name rows of their own
+//! (whose `choice`, `spray`, `adaptive_signal` and `adaptive_rule` name rows of their own
 //! lists), `[switch.pfc]`, `[switch.trim]` and `[[failure]]`. `dcnsim
 //! list` prints them beside the families, and tests hold each key list
 //! against the keys serde accepts and against docs/scenarios.md, as the
 //! families' rows are.
 
 use super::{Key, key};
-use net::path_choice::{PathChoice, Signal, Spray};
+use net::path_choice::{AdaptiveRule, PathChoice, Signal, Spray};
 
 /// One table: its name for `dcnsim list NAME`, where it stands in a
 /// scenario, what it does, its keys and the named values its keys take.
@@ -51,6 +51,7 @@ pub fn tables() -> Vec<TableInfo> {
                 ("choice", names(&PathChoice::ALL)),
                 ("spray", names(&Spray::ALL)),
                 ("adaptive_signal", names(&Signal::ALL)),
+                ("adaptive_rule", names(&AdaptiveRule::ALL)),
             ],
         },
         TableInfo {
@@ -101,6 +102,7 @@ static ROUTING: &[Key] = &[
     key("flowlet_table", "4096", "power of two, <= 1048576", "entries in each switch's flowlet table (only with a flowlet choice)"),
     key("spray", "none", "name", "how hosts set their packets' entropy values"),
     key("adaptive_signal", "queue", "name", "what adaptive routing compares (only with an adaptive choice)"),
+    key("adaptive_rule", "least-queued", "name", "how adaptive routing weighs ports and moves flowlets: exact loads, or htsim's levels and rules (only with an adaptive choice)"),
 ];
 
 /// `[[failure]]`'s keys (`scenario::paths::FailureKeys`).

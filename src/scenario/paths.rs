@@ -3,7 +3,7 @@
 //! [`net::PathConfig`] and [`net::LinkFault`]s (docs/models.md, "Many
 //! paths per flow").
 
-use net::path_choice::{PathChoice, PathConfig, Signal, Spray};
+use net::path_choice::{AdaptiveRule, PathChoice, PathConfig, Signal, Spray};
 use net::{FaultKind, LinkFault};
 use serde::Deserialize;
 use sim_core::{SimDuration, SimTime};
@@ -22,6 +22,9 @@ pub(crate) struct RoutingKeys {
     pub spray: Option<String>,
     /// What adaptive routing compares: `"queue"` (default) or `"delay"`.
     pub adaptive_signal: Option<String>,
+    /// How adaptive routing weighs ports and moves flowlets:
+    /// `"least-queued"` (default) or `"htsim"`.
+    pub adaptive_rule: Option<String>,
 }
 
 /// `[routing]`, validated.
@@ -100,12 +103,23 @@ impl RoutingKeys {
             self.adaptive_signal.as_deref(),
             "adaptive_signal",
         )?;
+        let rule = named(
+            &AdaptiveRule::ALL,
+            self.adaptive_rule.as_deref(),
+            "adaptive_rule",
+        )?;
+        if rule == AdaptiveRule::Htsim && signal != Signal::Queue {
+            let msg = "\"delay\" with adaptive_rule \"htsim\", whose levels are of the queue: \
+                       drop adaptive_signal or take adaptive_rule \"least-queued\"";
+            return Err(("adaptive_signal", msg.into()));
+        }
         Ok(Routing {
             paths: PathConfig {
                 by_tier,
                 flowlet_gap,
                 flowlet_entries,
                 signal,
+                rule,
             },
             spray,
         })
@@ -124,11 +138,16 @@ impl RoutingKeys {
                 return Err((key, msg.into()));
             }
         }
-        let adaptive = (by_tier.iter())
-            .any(|c| matches!(c, PathChoice::Adaptive | PathChoice::AdaptiveFlowlet));
-        if self.adaptive_signal.is_some() && !adaptive {
-            let msg = "applies to choice \"adaptive\" or \"adaptive-flowlet\", which no tier runs";
-            return Err(("adaptive_signal", msg.into()));
+        let adaptive = by_tier.iter().any(|c| c.is_adaptive());
+        for (key, given) in [
+            ("adaptive_signal", self.adaptive_signal.is_some()),
+            ("adaptive_rule", self.adaptive_rule.is_some()),
+        ] {
+            if given && !adaptive {
+                let msg = "applies to choice \"adaptive\", \"adaptive-flowlet\" or \"ecmp-adaptive\", \
+                           which no tier runs";
+                return Err((key, msg.into()));
+            }
         }
         Ok(())
     }
@@ -302,6 +321,7 @@ mod tests {
             flowlet_table: None,
             spray: None,
             adaptive_signal: None,
+            adaptive_rule: None,
         }
     }
 

@@ -44,6 +44,58 @@ fn spraying_and_adaptive_routing_beat_ecmp_on_a_permutation() {
     }
 }
 
+/// Issue 57: htsim's switch rules from `[routing]`: ECMP with adaptive
+/// repair spreads half of a hashed flow's packets on an idle fabric, the
+/// per-packet rule on levels still spreads a permutation, and flowlets
+/// that move half the time, only to a lower level, leave a longer tail
+/// than flowlets that always take the least-queued port (the gap htsim's
+/// `-ar_granularity flow` showed against dcnsim's rule).
+#[test]
+fn htsims_adaptive_rules_run_from_routing_keys() {
+    let file = "scenarios/ai-fabric/spray-k4.toml";
+    let run = |extra: &[&str]| {
+        let mut o = vec!["routing.spray=none"];
+        o.extend_from_slice(extra);
+        let (_, s) = run_file(file, &set(&o));
+        assert_eq!(s.flows.completed, 16, "{extra:?}");
+        s
+    };
+    let ecmp = mean_fct_us(&run(&["routing.choice=ecmp"]));
+    // Measured: ECMP 649 us; ecmp-adaptive 435 (least-queued) and 459
+    // (htsim's levels).
+    for rule in ["least-queued", "htsim"] {
+        let r = format!("routing.adaptive_rule={rule}");
+        let fct = mean_fct_us(&run(&["routing.choice=ecmp-adaptive", &r]));
+        assert!(
+            ecmp > 1.3 * fct,
+            "{rule}: ECMP {ecmp} us, ecmp-adaptive {fct} us"
+        );
+    }
+    // Per packet on levels: 396 us (exact loads: 386).
+    let fct = mean_fct_us(&run(&[
+        "routing.choice=adaptive",
+        "routing.adaptive_rule=htsim",
+    ]));
+    assert!(fct < 1.25 * 336.0, "{fct} us");
+    // Flowlets after 10 us gaps: the last finish at 1,038 us under
+    // htsim's rule against 756 us under the least-queued rule.
+    let flowlets = [
+        "routing.choice=adaptive-flowlet",
+        "routing.flowlet_gap=10us",
+    ];
+    let max = |s: &RunSummary| s.flows.fct_us.max.expect("flows completed");
+    let least = max(&run(&flowlets));
+    let htsim = max(&run(&[
+        flowlets[0],
+        flowlets[1],
+        "routing.adaptive_rule=htsim",
+    ]));
+    assert!(
+        htsim > 1.2 * least,
+        "htsim's rule {htsim} us, least-queued {least} us"
+    );
+}
+
 #[test]
 fn ecmp_delivers_its_max_min_allocation_over_the_hashed_paths() {
     // A k = 4 permutation of long DCTCP flows for 2 ms: the max-min rates
@@ -189,6 +241,21 @@ fn bad_routing_and_failures_name_their_key() {
             "[routing]\nchoice = \"adaptive\"\nadaptive_signal = \"pause\"",
             "routing.adaptive_signal",
             "\"delay\"",
+        ),
+        (
+            "[routing]\nchoice = \"ecmp\"\nadaptive_rule = \"htsim\"",
+            "routing.adaptive_rule",
+            "no tier runs",
+        ),
+        (
+            "[routing]\nchoice = \"adaptive\"\nadaptive_rule = \"conga\"",
+            "routing.adaptive_rule",
+            "\"least-queued\", \"htsim\"",
+        ),
+        (
+            "[routing]\nchoice = \"ecmp-adaptive\"\nadaptive_rule = \"htsim\"\nadaptive_signal = \"delay\"",
+            "routing.adaptive_signal",
+            "levels are of the queue",
         ),
         ("[routing]\nbogus = 1", "routing", "bogus"),
         (
@@ -369,7 +436,8 @@ fn the_docs_name_every_path_choice_spray_mode_and_signal() {
     let names = net::PathChoice::ALL.iter().map(|r| r.1);
     let sprays = net::path_choice::Spray::ALL.iter().map(|r| r.1);
     let signals = net::path_choice::Signal::ALL.iter().map(|r| r.1);
-    for name in names.chain(sprays).chain(signals) {
+    let rules = net::path_choice::AdaptiveRule::ALL.iter().map(|r| r.1);
+    for name in names.chain(sprays).chain(signals).chain(rules) {
         assert!(
             routing.contains(&format!("`{name}`")),
             "[routing] misses `{name}`"

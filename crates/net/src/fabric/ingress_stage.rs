@@ -6,7 +6,7 @@ use crate::ids::{NodeId, PortId};
 use crate::ingress::{Arrival, IngressHook, IngressView, ViqAction};
 use crate::observe::{Dropped, PacketEvent};
 use crate::packet::{NO_PORT, PRIORITIES, PacketId};
-use crate::path_choice::PathChoice;
+use crate::path_choice::{PathChoice, PortView};
 use crate::port::OBSERVED;
 use crate::routing::NO_ROUTE;
 use crate::topology::NodeKind;
@@ -127,21 +127,23 @@ impl Fabric {
         let hash = crate::routing::flow_hash(pkt, self.nodes[node.idx()].ecmp_salt);
         let edge = self.routes.edge_index(pkt.dst);
         let class = self.config.class_of_priority[pkt.priority as usize % PRIORITIES] as usize;
-        let (ports, signal) = (&self.ports, self.config.paths.signal);
-        let load = |p: PortId| {
+        let ports = &self.ports;
+        let view = |p: PortId| {
             let port = &ports[p.idx()];
             // A one-queue port's pause is its class 0's.
             let c = if port.queues.is_single() { 0 } else { class };
-            signal.load(
-                port.bytes,
-                port.rate.bps(),
-                port.paused_classes & (1 << c) != 0,
-            )
+            PortView {
+                bytes: port.bytes,
+                packets: port.packets,
+                buffer: port.buffer,
+                bps: port.rate.bps(),
+                paused: port.paused_classes & (1 << c) != 0,
+            }
         };
         let state = self.paths[node.idx()]
             .as_deref_mut()
             .expect("a switch that does not use ECMP has path state");
-        state.pick(hops, edge, hash, now, load)
+        state.pick(hops, edge, hash, now, pkt.size_bytes, view)
     }
 
     /// What port `p`'s ingress hook sees now.

@@ -231,6 +231,7 @@ fn path_states(
     nodes: &[Node],
     config: &FabricConfig,
     edges: usize,
+    adjacency: &[Vec<(PortId, NodeId)>],
 ) -> Vec<Option<Box<SwitchPaths>>> {
     if config.paths.all_ecmp() {
         return Vec::new();
@@ -241,7 +242,14 @@ fn path_states(
             let ecmp = node.choice == PathChoice::Ecmp || node.kind == NodeKind::Host;
             (!ecmp).then(|| {
                 let rng = sim_core::RngStream::new(config.seed, n as u64, purpose);
-                Box::new(SwitchPaths::new(node.choice, rng, edges, &config.paths))
+                let own: Vec<PortId> = adjacency[n].iter().map(|&(p, _)| p).collect();
+                Box::new(SwitchPaths::new(
+                    node.choice,
+                    rng,
+                    edges,
+                    &config.paths,
+                    &own,
+                ))
             })
         })
         .collect()
@@ -420,7 +428,7 @@ impl Fabric {
                 },
             })
             .collect();
-        let paths = path_states(&nodes, &config, routes.edges());
+        let paths = path_states(&nodes, &config, routes.edges(), &adjacency);
         // Every NIC has a cable to its host and one per plane.
         let planes = (0..n)
             .find(|&i| graph.nodes[i] == NodeKind::Switch { tier: NIC_TIER })

@@ -16,7 +16,17 @@
 //! - adaptive routing: the egress with the fewest queued bytes among the
 //!   equal-cost ones (ties broken uniformly at random), for every packet or for the
 //!   first packet of each flowlet (CONGA's flowlet switching with the
-//!   switch's local view, Alizadeh et al., SIGCOMM 2014, section 3.4).
+//!   switch's local view, Alizadeh et al., SIGCOMM 2014, section 3.4);
+//! - ECMP with adaptive repair (htsim's `-strat ecmp_host_ar`): the hashed
+//!   port, but for half the packets, when the hashed port is among the
+//!   most loaded, a least-loaded one instead.
+//!
+//! How the adaptive choices weigh ports and when a flowlet moves is the
+//! [`AdaptiveRule`]: exact bytes and always the least-loaded port
+//! (`least-queued`), or htsim's (`htsim`: four quantised queue levels,
+//! small packets hashed, a flowlet moved half the time and only to a
+//! strictly lower level), as `fat_tree_switch.cpp` and `queue.cpp` of
+//! uet-htsim 40ccb05 run them.
 //!
 //! The flowlet table is a fixed array indexed by the flow hash, as in
 //! hardware (CONGA 3.4: 64K entries; LetFlow 4: a table of flowlet
@@ -24,8 +34,13 @@
 //! Every draw comes from the switch's own random stream, so a switch's
 //! choices depend on nothing but its own packets.
 
-use crate::ids::PortId;
-use sim_core::{RngStream, SimDuration, SimTime};
+use sim_core::SimDuration;
+
+mod switch;
+#[cfg(test)]
+mod tests;
+
+pub use switch::{Flowlet, SwitchPaths};
 
 /// How a switch picks among equal-cost egress ports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -43,12 +58,15 @@ pub enum PathChoice {
     Adaptive,
     /// The least-queued port for every flowlet.
     AdaptiveFlowlet,
+    /// The hashed port, repaired half the time when it is among the most
+    /// loaded (htsim's `ECMP_ADAPTIVE`, `-strat ecmp_host_ar`).
+    EcmpAdaptive,
 }
 
 impl PathChoice {
     /// Every choice with its scenario name and meaning: the one list the
     /// loader, `dcnsim list` and the docs read.
-    pub const ALL: [(PathChoice, &'static str, &'static str); 6] = [
+    pub const ALL: [(PathChoice, &'static str, &'static str); 7] = [
         (
             PathChoice::Ecmp,
             "ecmp",
@@ -79,6 +97,11 @@ impl PathChoice {
             "adaptive-flowlet",
             "per flowlet: the port with the fewest queued bytes",
         ),
+        (
+            PathChoice::EcmpAdaptive,
+            "ecmp-adaptive",
+            "per packet: the hashed port, or half the time, when it is among the most loaded, a least-loaded one (htsim's ecmp_host_ar)",
+        ),
     ];
 
     /// The choice named `name`, if any.
@@ -101,6 +124,79 @@ impl PathChoice {
     pub fn uses_flowlets(self) -> bool {
         matches!(self, PathChoice::Flowlet | PathChoice::AdaptiveFlowlet)
     }
+
+    /// Whether switches with this choice read their ports' queues (what
+    /// `adaptive_signal` and `adaptive_rule` apply to).
+    pub fn is_adaptive(self) -> bool {
+        matches!(
+            self,
+            PathChoice::Adaptive | PathChoice::AdaptiveFlowlet | PathChoice::EcmpAdaptive
+        )
+    }
+}
+
+/// How the adaptive choices weigh the equal-cost ports, and when a
+/// flowlet moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum AdaptiveRule {
+    /// Each port's exact load under the [`Signal`]; a flowlet that starts
+    /// after an idle gap always takes the least-loaded port (CONGA 3.4's
+    /// flowlet switching with a local view).
+    #[default]
+    LeastQueued,
+    /// htsim's (uet-htsim 40ccb05, `fat_tree_switch.cpp`, `queue.cpp`): a
+    /// port's load is its queue's level, 0 below 5% of its buffer, 1 below
+    /// 10%, 2 below 20%, else 3 (`quantized_queuesize`), refreshed at most
+    /// every 0.1 us (`_update_period`) and read from that cache between;
+    /// a paused port ranks below every level (htsim's `-ar_method pq`,
+    /// pause first). Packets under 100 bytes take the hashed port
+    /// (`ADAPTIVE_ROUTING`: "don't want to pollute the tables"). A
+    /// flowlet's flow, idle longer than the gap, is re-judged with
+    /// probability 1/2 (`random()%2==0`) and moves only to a strictly
+    /// lower level; a flow the table does not hold takes a least-loaded
+    /// port.
+    Htsim,
+}
+
+impl AdaptiveRule {
+    /// Every rule with its scenario name and meaning.
+    pub const ALL: [(AdaptiveRule, &'static str, &'static str); 2] = [
+        (
+            AdaptiveRule::LeastQueued,
+            "least-queued",
+            "exact loads; a flowlet after an idle gap takes the least-loaded port",
+        ),
+        (
+            AdaptiveRule::Htsim,
+            "htsim",
+            "htsim's: queue levels at 5/10/20% of the buffer refreshed every 0.1 us, packets under 100 B hashed, a flowlet after a gap moves half the time and only to a lower level",
+        ),
+    ];
+
+    /// The rule named `name`, if any.
+    pub fn from_name(name: &str) -> Option<AdaptiveRule> {
+        by_name(&Self::ALL, name)
+    }
+
+    /// Its scenario name.
+    pub fn name(self) -> &'static str {
+        name_of(&Self::ALL, self)
+    }
+}
+
+/// What a switch's path choice reads of one equal-cost egress port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortView {
+    /// Bytes queued (every class).
+    pub bytes: u64,
+    /// Packets queued (every class).
+    pub packets: u64,
+    /// The port's buffer limit, in its own unit.
+    pub buffer: sim_core::QueueSize,
+    /// The link's rate now, in bits per second.
+    pub bps: u64,
+    /// Whether PFC pauses the packet's class there.
+    pub paused: bool,
 }
 
 /// How a host's NIC sets the entropy value of the packets it sends
@@ -230,6 +326,8 @@ pub struct PathConfig {
     pub flowlet_entries: u32,
     /// What adaptive routing compares.
     pub signal: Signal,
+    /// How adaptive routing weighs ports and moves flowlets.
+    pub rule: AdaptiveRule,
 }
 
 /// `flowlet_gap`'s default: 50 us, in LetFlow's range (section 5.2 found
@@ -248,6 +346,7 @@ impl Default for PathConfig {
             flowlet_gap: FLOWLET_GAP_DEFAULT,
             flowlet_entries: FLOWLET_ENTRIES_DEFAULT,
             signal: Signal::Queue,
+            rule: AdaptiveRule::LeastQueued,
         }
     }
 }
@@ -263,261 +362,5 @@ impl PathConfig {
     /// Whether every tier uses per-flow ECMP.
     pub fn all_ecmp(&self) -> bool {
         self.by_tier.iter().all(|&c| c == PathChoice::Ecmp)
-    }
-}
-
-/// One flowlet table entry: when the flow's last packet passed and the
-/// port it took (its size is what the memory estimate counts).
-#[derive(Clone, Copy, Debug)]
-pub struct Flowlet {
-    last: SimTime,
-    port: PortId,
-}
-
-/// The path-choice state of one switch that does not use plain ECMP.
-#[derive(Clone, Debug)]
-pub struct SwitchPaths {
-    choice: PathChoice,
-    rng: RngStream,
-    /// The next turn per destination ToR (round robin).
-    turn: Vec<u32>,
-    flowlets: Vec<Flowlet>,
-    gap: SimDuration,
-}
-
-impl SwitchPaths {
-    /// The state of a switch choosing by `choice`, with its own random
-    /// stream `rng`, for a fabric of `edges` ToRs.
-    pub fn new(choice: PathChoice, rng: RngStream, edges: usize, cfg: &PathConfig) -> Self {
-        let entries = if choice.uses_flowlets() {
-            cfg.flowlet_entries as usize
-        } else {
-            0
-        };
-        SwitchPaths {
-            choice,
-            rng,
-            turn: if choice == PathChoice::RoundRobin {
-                vec![0; edges]
-            } else {
-                Vec::new()
-            },
-            flowlets: vec![
-                Flowlet {
-                    last: SimTime::ZERO,
-                    port: PortId(u32::MAX),
-                };
-                entries
-            ],
-            gap: cfg.flowlet_gap,
-        }
-    }
-
-    /// Picks one of `hops` (two or more) for a packet of flow hash `hash`
-    /// bound for ToR `edge` at `now`; `queued(p)` is the bytes queued at
-    /// egress port `p`.
-    pub fn pick(
-        &mut self,
-        hops: &[PortId],
-        edge: usize,
-        hash: u64,
-        now: SimTime,
-        queued: impl Fn(PortId) -> u64,
-    ) -> PortId {
-        debug_assert!(hops.len() > 1);
-        match self.choice {
-            PathChoice::Ecmp => hops[(hash % hops.len() as u64) as usize],
-            PathChoice::Random => hops[self.rng.below(hops.len() as u64) as usize],
-            PathChoice::RoundRobin => {
-                let t = &mut self.turn[edge];
-                let p = hops[*t as usize % hops.len()];
-                *t = t.wrapping_add(1);
-                p
-            }
-            PathChoice::Adaptive => least_queued(hops, &mut self.rng, &queued),
-            PathChoice::Flowlet | PathChoice::AdaptiveFlowlet => {
-                let slot = (hash as usize) & (self.flowlets.len() - 1);
-                let f = self.flowlets[slot];
-                let fresh = f.port != PortId(u32::MAX)
-                    && now.since(f.last) < self.gap
-                    && hops.contains(&f.port);
-                let port = if fresh {
-                    f.port
-                } else if self.choice == PathChoice::Flowlet {
-                    hops[self.rng.below(hops.len() as u64) as usize]
-                } else {
-                    least_queued(hops, &mut self.rng, &queued)
-                };
-                self.flowlets[slot] = Flowlet { last: now, port };
-                port
-            }
-        }
-    }
-}
-
-/// The port of `hops` with the fewest queued bytes; among equals, one
-/// drawn uniformly (reservoir sampling: the k-th tie replaces the pick
-/// with probability 1/k). A random starting point and a scan would favour
-/// the port after a longer queue.
-fn least_queued(hops: &[PortId], rng: &mut RngStream, queued: &impl Fn(PortId) -> u64) -> PortId {
-    let mut best = hops[0];
-    let mut best_q = queued(best);
-    let mut ties = 1u64;
-    for &p in &hops[1..] {
-        let q = queued(p);
-        if q < best_q {
-            (best, best_q, ties) = (p, q, 1);
-        } else if q == best_q {
-            ties += 1;
-            if rng.below(ties) == 0 {
-                best = p;
-            }
-        }
-    }
-    best
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn state(choice: PathChoice) -> SwitchPaths {
-        SwitchPaths::new(
-            choice,
-            RngStream::from_seed_u64(3),
-            4,
-            &PathConfig::default(),
-        )
-    }
-
-    const HOPS: [PortId; 4] = [PortId(10), PortId(11), PortId(12), PortId(13)];
-
-    fn counts(s: &mut SwitchPaths, n: usize, gap_ps: u64) -> [usize; 4] {
-        let mut c = [0; 4];
-        for i in 0..n {
-            let at = SimTime(i as u64 * gap_ps);
-            let p = s.pick(&HOPS, 1, 42, at, |_| 0);
-            c[(p.0 - 10) as usize] += 1;
-        }
-        c
-    }
-
-    #[test]
-    fn random_spreads_one_flow_evenly() {
-        let c = counts(&mut state(PathChoice::Random), 40_000, 1);
-        for n in c {
-            // 10,000 expected; 5 sigma is about 430.
-            assert!((9_500..=10_500).contains(&n), "{c:?}");
-        }
-    }
-
-    #[test]
-    fn round_robin_rotates_per_destination() {
-        let mut s = state(PathChoice::RoundRobin);
-        let a: Vec<u32> = (0..5)
-            .map(|_| s.pick(&HOPS, 0, 7, SimTime::ZERO, |_| 0).0)
-            .collect();
-        assert_eq!(a, [10, 11, 12, 13, 10]);
-        // Another destination has its own turn.
-        assert_eq!(s.pick(&HOPS, 2, 7, SimTime::ZERO, |_| 0), PortId(10));
-        assert_eq!(s.pick(&HOPS, 0, 7, SimTime::ZERO, |_| 0), PortId(11));
-    }
-
-    #[test]
-    fn a_flowlet_keeps_its_port_until_an_idle_gap() {
-        let mut s = state(PathChoice::Flowlet);
-        let gap = FLOWLET_GAP_DEFAULT.ps();
-        // Packets 1 us apart: one flowlet, one port.
-        let c = counts(&mut s, 1_000, 1_000_000);
-        assert_eq!(c.iter().filter(|&&n| n > 0).count(), 1, "{c:?}");
-        // Packets a gap apart: a new flowlet (and a fresh draw) each.
-        let mut s = state(PathChoice::Flowlet);
-        let c = counts(&mut s, 4_000, gap);
-        for n in c {
-            assert!((800..=1_200).contains(&n), "{c:?}");
-        }
-        // Just under the gap: still one flowlet.
-        let mut s = state(PathChoice::Flowlet);
-        let c = counts(&mut s, 100, gap - 1);
-        assert_eq!(c.iter().filter(|&&n| n > 0).count(), 1, "{c:?}");
-    }
-
-    #[test]
-    fn adaptive_takes_the_least_queued_port() {
-        let mut s = state(PathChoice::Adaptive);
-        let q = |p: PortId| [9_000, 3_000, 1_500, 6_000][(p.0 - 10) as usize];
-        for _ in 0..50 {
-            assert_eq!(s.pick(&HOPS, 0, 1, SimTime::ZERO, q), PortId(12));
-        }
-        // Ties spread over the tied ports only.
-        let q = |p: PortId| [0, 0, 5, 0][(p.0 - 10) as usize];
-        let mut seen = [0; 4];
-        for _ in 0..3_000 {
-            seen[(s.pick(&HOPS, 0, 1, SimTime::ZERO, q).0 - 10) as usize] += 1;
-        }
-        assert_eq!(seen[2], 0);
-        assert!(
-            seen.iter().enumerate().all(|(i, &n)| i == 2 || n > 800),
-            "{seen:?}"
-        );
-    }
-
-    #[test]
-    fn adaptive_flowlets_choose_by_queue_once_per_flowlet() {
-        let mut s = state(PathChoice::AdaptiveFlowlet);
-        let first = s.pick(&HOPS, 0, 5, SimTime::ZERO, |p| {
-            if p == PortId(13) { 0 } else { 100 }
-        });
-        assert_eq!(first, PortId(13));
-        // Within the gap the flowlet stays, whatever the queues say now.
-        let t = SimTime(1_000);
-        assert_eq!(
-            s.pick(&HOPS, 0, 5, t, |p| if p == PortId(13) { 100 } else { 0 }),
-            PortId(13)
-        );
-        // After the gap it moves to the emptiest port.
-        let t = t + FLOWLET_GAP_DEFAULT;
-        assert_eq!(
-            s.pick(&HOPS, 0, 5, t, |p| if p == PortId(11) { 0 } else { 100 }),
-            PortId(11)
-        );
-    }
-
-    #[test]
-    fn a_flowlet_whose_port_left_the_list_moves() {
-        let mut s = state(PathChoice::Flowlet);
-        let p = s.pick(&HOPS, 0, 5, SimTime::ZERO, |_| 0);
-        let rest: Vec<PortId> = HOPS.iter().copied().filter(|&h| h != p).collect();
-        let q = s.pick(&rest, 0, 5, SimTime(1), |_| 0);
-        assert_ne!(p, q);
-    }
-
-    #[test]
-    fn the_delay_signal_weighs_the_queue_by_the_link_rate() {
-        // 10 KB on a 100 Gb/s link drain in 800 ns, 5 KB on a degraded
-        // 25 Gb/s one in 1,600 ns: the queue signal prefers the second.
-        let fast = (10_000, 100_000_000_000);
-        let slow = (5_000, 25_000_000_000);
-        assert!(
-            Signal::Queue.load(slow.0, slow.1, false) < Signal::Queue.load(fast.0, fast.1, false)
-        );
-        assert_eq!(Signal::Delay.load(fast.0, fast.1, false), 800_000);
-        assert_eq!(Signal::Delay.load(slow.0, slow.1, false), 1_600_000);
-        // A paused port loses to any other.
-        assert_eq!(Signal::Queue.load(0, fast.1, true), u64::MAX);
-        // Large queues do not overflow.
-        assert_eq!(
-            Signal::Delay.load(1 << 40, 8, false),
-            1_000_000_000_000 << 40
-        );
-    }
-
-    #[test]
-    fn names_round_trip() {
-        for (c, name, _) in PathChoice::ALL {
-            assert_eq!(PathChoice::from_name(name), Some(c));
-            assert_eq!(c.name(), name);
-        }
-        assert_eq!(PathChoice::from_name("spray"), None);
     }
 }
