@@ -649,6 +649,7 @@ fn routing_and_failures(
 /// where what it models holds: the key at fault and why.
 fn check_paths(sc: &Scenario) -> Result<(), (String, String)> {
     check_spraying(sc)?;
+    check_header_priority(sc)?;
     check_planes(sc)?;
     if let Some((key, what)) = sc.routing.asymmetry() {
         let key = format!("routing.{key}");
@@ -688,6 +689,21 @@ fn check_paths(sc: &Scenario) -> Result<(), (String, String)> {
         let msg = "a link that goes down under PFC would strand its PAUSE state, which \
                    dcnsim does not model: give `degrade`, or run without switch.pfc";
         return Err((format!("failure[{i}]"), msg.into()));
+    }
+    Ok(())
+}
+
+/// `switch.header_priority = true` serves header-only packets first, and
+/// only UEC and NDP send them (trimming makes its own): refused where no
+/// transport of the scenario would be touched by it.
+fn check_header_priority(sc: &Scenario) -> Result<(), (String, String)> {
+    use transport::TransportConfig;
+    let header_only = (sc.transports.iter())
+        .any(|t| matches!(t.config, TransportConfig::Uec(_) | TransportConfig::Ndp(_)));
+    if sc.switch.header_priority && sc.switch.trim.is_none() && !header_only {
+        let msg = "true, but no transport here sends header-only packets (UEC's and NDP's \
+                   ACKs, NACKs and pulls): it would change nothing";
+        return Err(("switch.header_priority".into(), msg.into()));
     }
     Ok(())
 }
@@ -993,6 +1009,19 @@ fn switch(
             Some(cfg)
         }
     };
+    let header_priority = match (base.header_priority, &trim, &pfc) {
+        (Some(false), Some(_), _) => {
+            let msg = "false with [switch.trim]: trimming always serves its headers ahead of \
+                       the data (drop the key, or [switch.trim] to queue them with it)";
+            return Err(err("header_priority", msg.into()));
+        }
+        (Some(true), None, Some(_)) => {
+            let msg = "true with [switch.pfc]: a full header queue drops, which a lossless \
+                       class may not (run one or the other)";
+            return Err(err("header_priority", msg.into()));
+        }
+        (given, _, _) => given.unwrap_or(false),
+    };
     ctx.classes = classes;
     ctx.queue_limit = queue_limit(buffer);
     ctx.pfc = pfc.is_some();
@@ -1001,6 +1030,7 @@ fn switch(
     Ok(SwitchConfig {
         pfc,
         trim,
+        header_priority,
         buffer,
         classes,
         class_of_priority,

@@ -215,6 +215,10 @@ pub struct SwitchConfig {
     pub pfc: Option<net::pfc::PfcConfig>,
     /// `[switch.trim]`: packet trimming, if on.
     pub trim: Option<net::TrimConfig>,
+    /// `header_priority`: header-only packets go ahead of the data
+    /// without trimming (htsim's composite queue under `-disable_trim`);
+    /// with trimming they always do.
+    pub header_priority: bool,
 }
 
 /// The most one queue of a port may hold under `buffer`: the per-port
@@ -286,6 +290,7 @@ pub(crate) struct SwitchBase {
     /// Listed so that an unknown key's error names it as valid; read separately.
     #[allow(dead_code)]
     pub trim: Option<serde::de::IgnoredAny>,
+    pub header_priority: Option<bool>,
 }
 
 fn one() -> u32 {

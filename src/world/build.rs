@@ -49,6 +49,7 @@ fn build_fabric(
         spray: sc.routing.spray,
         faults: sc.failures.clone(),
         trim: sc.switch.trim,
+        header_priority: sc.switch.header_priority,
     };
     let (weights, strict_classes) = class_weights(&sc.switch.scheduler, sc.switch.classes);
     let ctx = |p: net::PortId, rate| aqm::PortContext {

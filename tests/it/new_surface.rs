@@ -145,6 +145,27 @@ fn keys_only_a_mode_reads_are_refused_without_it() {
         "simulation.lps",
         "partition = \"none\" makes none",
     );
+    // Header priority (issue 57): always on with trimming, refused where
+    // a full header queue would drop a lossless class, and where no
+    // transport sends header-only packets.
+    refused_at(
+        UEC,
+        &["switch.header_priority=false"],
+        "switch.header_priority",
+        "[switch.trim]",
+    );
+    refused_at(
+        PIE,
+        &["switch.header_priority=true"],
+        "switch.header_priority",
+        "no transport here sends header-only packets",
+    );
+    refused_at(
+        "scenarios/rcc/convergence-hpcc.toml",
+        &["switch.header_priority=true"],
+        "switch.header_priority",
+        "lossless",
+    );
     // With its mode, each is read.
     load(
         Path::new(UEC),

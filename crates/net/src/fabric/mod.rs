@@ -129,9 +129,26 @@ pub struct FabricConfig {
     pub faults: Vec<LinkFault>,
     /// Packet trimming at switch ports, if on.
     pub trim: Option<TrimConfig>,
+    /// Header priority without trimming: header-only packets (UEC's and
+    /// NDP's control packets) are served from each switch port's header
+    /// queue ahead of the data, as htsim's composite queue serves them
+    /// under `-disable_trim`. Trimming always does (NDP 3.1).
+    pub header_priority: bool,
 }
 
 impl FabricConfig {
+    /// The most bytes each switch port's header queue holds, when
+    /// header-only packets go ahead of the data: trimming's
+    /// `header_queue`, or with header priority alone its default; `None`:
+    /// they queue with the data.
+    #[inline]
+    pub fn header_queue(&self) -> Option<u64> {
+        match self.trim {
+            Some(t) => Some(t.header_queue_bytes),
+            None => self.header_priority.then_some(TRIM_HEADER_QUEUE_BYTES),
+        }
+    }
+
     /// One FIFO per switch port: the simplest switch.
     pub fn fifo(wire: WireFormat, switch_buffer: QueueSize, nic_buffer_bytes: u64) -> Self {
         FabricConfig {
@@ -148,6 +165,7 @@ impl FabricConfig {
             spray: Spray::None,
             faults: Vec::new(),
             trim: None,
+            header_priority: false,
         }
     }
 }
@@ -404,7 +422,7 @@ impl Fabric {
                 }
             }
         }
-        let headers = trim_stage::Headers::new(ports.len(), config.trim.is_some());
+        let headers = trim_stage::Headers::new(ports.len(), config.header_queue().is_some());
         let routes = RoutingTable::build(&graph.nodes, &adjacency, &host_nodes)?;
         let nodes: Vec<Node> = graph
             .nodes
@@ -793,7 +811,7 @@ impl Fabric {
         if pkt.kind == Kind::Credit && port.credit.is_some() {
             return self.enqueue_credit(p, id, sched);
         }
-        if self.config.trim.is_some() && pkt.rides_header_queue() {
+        if self.config.header_queue().is_some() && pkt.rides_header_queue() {
             return self.forward_header(p, id, sched);
         }
         let size = pkt.size_bytes;

@@ -167,14 +167,16 @@ impl Fabric {
 
     /// A header trimmed upstream, or a transport's header-only control
     /// packet ([`Packet::rides_header_queue`]), reaches port `p` of a
-    /// trimming switch: it joins the header queue, not the data (htsim's
-    /// CompositeQueue serves every header-only packet from its priority
-    /// queue), or is dropped when that queue is full.
+    /// switch with header priority (a trimming one, or one with
+    /// `header_priority`): it joins the header queue, not the data
+    /// (htsim's CompositeQueue serves every header-only packet from its
+    /// priority queue, trimming or not), or is dropped when that queue is
+    /// full.
     #[inline(never)]
     pub(super) fn forward_header<S: Scheduler>(&mut self, p: PortId, id: PacketId, sched: &mut S) {
-        let t = self.config.trim.expect("trimming is on");
+        let limit = (self.config.header_queue()).expect("header priority is on");
         let size = self.packets.get(id).size_bytes;
-        if !self.headers.room(p, size, t.header_queue_bytes) {
+        if !self.headers.room(p, size, limit) {
             return self.drop_packet(p, 0, id, crate::port::DropCause::BufferOverflow, sched);
         }
         self.leave_switch(id, sched);
