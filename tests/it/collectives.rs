@@ -344,6 +344,64 @@ fn an_htsim_matrix_carries_a_remote_trigger_as_a_message() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Issue 57: `triggers = "instant"` runs a matrix as htsim does: each
+/// connection starts the instant the one before is acknowledged at its
+/// own sender, with no notification, in one LP; its keys are checked.
+#[test]
+fn instant_triggers_start_a_remote_connection_at_once() {
+    let dir = common::temp_dir("htsim-matrix-instant");
+    let file = matrix_scenario(&dir, MATRIX);
+    let path = file.to_str().expect("utf-8");
+    let sets = ["workload[0].triggers=\"instant\"".to_string()];
+    let sc = common::scenario_file(path, &sets);
+    let mut w = World::build(&sc, 1).expect("builds");
+    w.run();
+    let rows = w.flow_rows();
+    assert_eq!(rows.len(), 3, "no notification flows");
+    assert_eq!(Some(rows[1].start), rows[0].completed_at);
+    assert_eq!(Some(rows[2].start), rows[1].completed_at);
+    let refused = |sets: &[&str]| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        dcnsim::scenario::load(&file, &sets)
+            .map(|_| ())
+            .expect_err("refused")
+            .to_string()
+    };
+    let e = refused(&[
+        "workload[0].triggers=\"instant\"",
+        "workload[0].notify_size=\"1KB\"",
+    ]);
+    assert!(
+        e.contains("workload[0].notify_size") && e.contains("no message"),
+        "{e}"
+    );
+    let e = refused(&["workload[0].triggers=\"global\""]);
+    assert!(
+        e.contains("workload[0].triggers") && e.contains("\"instant\""),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// An instant trigger couples two hosts at one instant: a run that has
+/// one stays in one LP (`auto` cuts this 128-host fabric at no size
+/// anyway), and `partition = "pods"`, which would cut it, is refused
+/// naming why.
+#[test]
+fn instant_triggers_keep_the_run_in_one_lp() {
+    let file = "scenarios/ai-fabric/htsim-allreduce-k8.toml";
+    let sets = |extra: &str| -> Vec<String> {
+        vec!["workload[0].triggers=\"instant\"".into(), extra.into()]
+    };
+    let sc = common::scenario_file(file, &sets("simulation.partition=\"auto\""));
+    let planned = plan_all(&sc, 1);
+    let p = partition_for(&sc, &planned).expect("a cut");
+    assert_eq!(p.lps, 1);
+    let sc = common::scenario_file(file, &sets("simulation.partition=\"pods\""));
+    let e = partition_for(&sc, &planned).expect_err("refused");
+    assert!(e.contains("instant triggers"), "{e}");
+}
+
 #[test]
 fn a_bad_matrix_is_refused_with_its_file_and_line() {
     let dir = common::temp_dir("htsim-matrix-bad");

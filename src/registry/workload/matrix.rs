@@ -42,16 +42,43 @@ const MAX_CONNECTIONS: usize = 20_000_000;
 #[serde(deny_unknown_fields)]
 struct Keys {
     file: String,
-    #[serde(default = "notify_size")]
-    notify_size: Bytes,
+    #[serde(default)]
+    triggers: Option<String>,
+    notify_size: Option<Bytes>,
     #[serde(default)]
     start: SimDuration,
     #[serde(default = "priority_zero")]
     priority: u8,
 }
 
-fn notify_size() -> Bytes {
-    Bytes(64)
+/// `notify_size`'s default: one 64-byte message (a header's worth).
+const NOTIFY_SIZE: Bytes = Bytes(64);
+
+/// How a trigger's activation at one host reaches a target sent from
+/// another (`triggers`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Semantics {
+    /// As a notification message over the network (physical; default).
+    Notify,
+    /// At once, as htsim's global trigger objects fire (not physical; the
+    /// run stays in one LP).
+    Instant,
+}
+
+impl Semantics {
+    /// Every semantics with its name and meaning.
+    pub const ALL: [(Semantics, &'static str, &'static str); 2] = [
+        (
+            Semantics::Notify,
+            "notify",
+            "an activation at another host reaches a target's sender as a notify_size message over the network",
+        ),
+        (
+            Semantics::Instant,
+            "instant",
+            "htsim's: a trigger fires the instant its activation happens, wherever (not physical; one LP)",
+        ),
+    ];
 }
 
 /// A checked `htsim-matrix` workload: its plan, built when read.
@@ -93,7 +120,27 @@ struct Parsed {
 /// Reads the workload: its keys, then its file.
 pub(super) fn parse(t: &Table<'_>) -> Result<Spec, ScenarioError> {
     let k: Keys = t.read()?;
-    check_size("notify_size", k.notify_size).map_err(|(key, m)| t.invalid(&key, m))?;
+    let semantics = match k.triggers.as_deref() {
+        None => Semantics::Notify,
+        Some(name) => {
+            (Semantics::ALL.iter().find(|r| r.1 == name).map(|r| r.0)).ok_or_else(|| {
+                let names: Vec<String> = Semantics::ALL
+                    .iter()
+                    .map(|r| format!("\"{}\"", r.1))
+                    .collect();
+                t.invalid(
+                    "triggers",
+                    format!("\"{name}\": expected {}", names.join(" or ")),
+                )
+            })?
+        }
+    };
+    if semantics == Semantics::Instant && k.notify_size.is_some() {
+        let msg = "applies to triggers = \"notify\"; instant triggers send no message";
+        return Err(t.invalid("notify_size", msg));
+    }
+    let notify_size = k.notify_size.unwrap_or(NOTIFY_SIZE);
+    check_size("notify_size", notify_size).map_err(|(key, m)| t.invalid(&key, m))?;
     let path = t.base_dir().join(&k.file);
     let text = t
         .read_input(&path)
@@ -102,7 +149,8 @@ pub(super) fn parse(t: &Table<'_>) -> Result<Spec, ScenarioError> {
     super::check_planned("start", "start", Some(k.start.ps()))
         .map_err(|(key, m)| t.invalid(&key, m))?;
     let parsed = read(&text).map_err(bad)?;
-    let plan = build(&parsed, k.start, k.notify_size.0).map_err(bad)?;
+    let notify = (semantics == Semantics::Notify).then_some(notify_size.0);
+    let plan = build(&parsed, k.start, notify).map_err(bad)?;
     let m = Matrix {
         plan,
         nodes: parsed.nodes,
@@ -360,9 +408,13 @@ fn start_us(w: &str) -> Result<f64, String> {
 }
 
 /// The plan of a parsed matrix: its connections as flows, in file order,
-/// then the notification flows its triggers need.
-fn build(p: &Parsed, start: SimDuration, notify: u64) -> Result<Plan, String> {
-    let mut plan = Plan::default();
+/// then the notification flows of `notify` bytes its triggers need
+/// (`None`: instant triggers, which need none).
+fn build(p: &Parsed, start: SimDuration, notify: Option<u64>) -> Result<Plan, String> {
+    let mut plan = Plan {
+        instant_triggers: notify.is_none(),
+        ..Plan::default()
+    };
     for c in &p.conns {
         let at = SimDuration::from_ps((c.start_us.unwrap_or(0.0) * 1e6).round() as u64);
         plan.flows.push(FlowPlan {
@@ -414,7 +466,7 @@ fn plan_trigger(
     (id, kind): (u32, Kind),
     acts: &[(u32, Done)],
     tgts: &[u32],
-    notify: u64,
+    notify: Option<u64>,
 ) -> Result<(), String> {
     let need = |n: u32| -> Result<u32, String> {
         if n as usize > acts.len() {
@@ -427,6 +479,9 @@ fn plan_trigger(
         Ok(n)
     };
     let mut at_host = |host: u32, plan: &mut Plan| -> Vec<(u32, Done)> {
+        let Some(notify) = notify else {
+            return acts.to_vec();
+        };
         (acts.iter())
             .map(|&(f, done)| carried(plan, notes, f, done, host, notify))
             .collect()
@@ -547,7 +602,7 @@ mod tests {
     use super::*;
 
     fn plan(text: &str) -> Result<Plan, String> {
-        build(&read(text)?, SimDuration::ZERO, 64)
+        build(&read(text)?, SimDuration::ZERO, Some(64))
     }
 
     #[test]
@@ -588,6 +643,26 @@ mod tests {
             (start.host, start.inputs.clone()),
             (1, vec![(2, Done::Received)])
         );
+    }
+
+    #[test]
+    fn an_instant_trigger_reads_its_activation_where_it_happens() {
+        // The same ring step under htsim's semantics: no notification; the
+        // trigger at host 1 counts flow 0's acknowledgment at host 0.
+        let text = "0->1 id 1 start 0 size 1000 send_done_trigger 1\n1->2 id 2 trigger 1 size 1000\n\
+                    trigger id 1 oneshot\n";
+        let p = build(&read(text).unwrap(), SimDuration::ZERO, None).unwrap();
+        assert!(p.instant_triggers);
+        assert_eq!(p.flows.len(), 2);
+        assert_eq!(p.triggers.len(), 1);
+        let t = &p.triggers[0];
+        assert_eq!((t.host, t.inputs.clone()), (1, vec![(0, Done::Sent)]));
+        // The physical plan's checks refuse that remote input.
+        let physical = Plan {
+            instant_triggers: false,
+            ..p
+        };
+        assert!(physical.check_triggers().is_err());
     }
 
     #[test]
@@ -687,7 +762,7 @@ mod tests {
         ) {
             let text: String = lines.iter().map(|l| l.join(" ") + "\n").collect();
             if let Ok(p) = read(&text) {
-                let _ = build(&p, SimDuration::ZERO, 64);
+                let _ = build(&p, SimDuration::ZERO, Some(64));
             }
         }
     }

@@ -95,6 +95,11 @@ pub struct Plan {
     pub closed_loop: bool,
     /// Flows that start when others are done ([`trigger`]).
     pub triggers: Vec<TriggerPlan>,
+    /// Its triggers act the instant an input finishes, wherever that
+    /// happens (htsim's global triggers; not physical: no message carries
+    /// the news): an input need not be seen at its trigger's host, and
+    /// the run stays in one LP.
+    pub instant_triggers: bool,
     /// The collectives its flows carry out (collective jobs), for the
     /// report.
     pub collectives: Vec<CollectivePlan>,
@@ -606,7 +611,8 @@ pub static FAMILY: Family<Spec> = Family {
         ], parse::<collective::Collective>),
         row("htsim-matrix", "the connections and triggers of an htsim connection matrix, so that the same traffic runs in both simulators", "uet-htsim connection_matrix.cpp, trigger.h (40ccb05)", &[
             key("file", "required", "path", "the matrix file, relative to the scenario: SRC->DST lines with start (us) or trigger, size, send_done_trigger and recv_done_trigger; trigger lines (oneshot, multishot, barrier with count)"),
-            key("notify_size", "64B", "size", "the message that carries a trigger's activation to a host where it did not happen"),
+            key("triggers", "notify", "notify | instant", "how an activation reaches a target sent from another host: a notify_size message over the network, or at once as htsim's global triggers (not physical; the run stays in one LP)"),
+            key("notify_size", "64B", "size", "the message that carries a trigger's activation to a host where it did not happen (triggers = \"notify\" only)"),
             key("start", "0s", "duration, >= 0", "added to every connection's start"),
             PRIORITY,
         ], matrix::parse),

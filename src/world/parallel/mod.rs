@@ -589,6 +589,11 @@ fn uncuttable(sc: &Scenario, planned: &[Planned]) -> Option<&'static str> {
     let out = &sc.output;
     if planned.iter().any(|p| p.plan.closed_loop) {
         Some("closed-loop incast rounds start each round when every flow of the last has finished")
+    } else if planned.iter().any(|p| p.plan.instant_triggers) {
+        Some(
+            "instant triggers (an htsim-matrix's triggers = \"instant\") start a flow at one host \
+             the instant another host sees a flow finish",
+        )
     } else if out.pcap.is_some() || out.events.is_some() {
         Some("captures and the event log (output.pcap, output.events) record one process's order")
     } else {
