@@ -39,3 +39,13 @@ WRR at 80% load: the standard threshold times out far more than MQ-ECN (720 agai
 ECN*: the minimum threshold's large flows are 22-36% slower than MQ-ECN's (mean over loads)
 CLAIMS
 [ "$fail" = 0 ] || { cat "$out/mq-ecn/report.md"; exit 1; }
+# A published report is what HEAD produces (issue 57): these experiments'
+# claims have the verdicts and numbers of the published quick run.
+published=docs/reproductions/mq-ecn/quick-verdicts.csv
+if ! diff <(grep -E ',(sim|ecnstar),quick,' "$published") \
+          <(grep -E ',(sim|ecnstar),quick,' "$out/mq-ecn/verdicts.csv"); then
+    echo "FAILED: MQ-ECN's quick run (sim, ecnstar) is no longer the published one" \
+         "(< published, > HEAD): publish again with scripts/publish-reproduction.sh mq-ecn"
+    exit 1
+fi
+echo "ok: the sim and ecnstar claims are those of the published quick run"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs a paper's full reproduction and publishes its report in the docs:
-# docs/reproductions/PAPER.md with the figures under docs/reproductions/PAPER/.
+# docs/reproductions/PAPER.md with the figures under docs/reproductions/PAPER/,
+# and the quick run's verdicts.csv there as quick-verdicts.csv.
 #
 #   scripts/publish-reproduction.sh PAPER [DCNSIM [ARGS...]]     e.g. abq
 #
@@ -42,4 +43,7 @@ done
     sed -E -e "s#\]\(([A-Za-z0-9_-]+)/runs/([A-Za-z0-9_-]+)/plots/([A-Za-z0-9_.-]+\.png)\)#](${paper}/\1-\2-\3)#g" \
         -e "s#\]\(([A-Za-z0-9_-]+)/plots/([A-Za-z0-9_.-]+\.png)\)#](${paper}/\1-\2)#g" "$out/report.md"
 } > "$docs/$paper.md"
+# The quick run's verdicts, which CI and cargo test hold HEAD's quick runs
+# to (issue 57: a published report is what HEAD produces).
+cp "$out-quick/verdicts.csv" "$docs/$paper/quick-verdicts.csv"
 echo "published $docs/$paper.md and $(ls "$docs/$paper" | wc -l) figures"

@@ -203,29 +203,25 @@ fn check_indices(
     Err(src.error(Some(y.span()), key, msg))
 }
 
-/// Checks that each `except` value is a value of the `over` or
-/// `flat_with` axis (in the full sweep or the quick one).
+/// Checks that each `except` value is a value of the claim's axis (`over`,
+/// a trend's or `flat_with`; in the full sweep or the quick one).
 fn check_except(
     src: &Source<'_>,
     c: &Claim,
     sweeps: [&Sweep; 2],
     at: &dyn Fn(&str) -> String,
 ) -> Result<(), ScenarioError> {
-    let Some(over) = c.over.as_ref().or(c.flat_with.as_ref()) else {
+    let Some(axis) = c.free_axis() else {
         return Ok(());
     };
-    let values: Vec<String> = sweeps
-        .iter()
-        .flat_map(|s| s.axis_values(over.get_ref()))
-        .collect();
+    let values: Vec<String> = sweeps.iter().flat_map(|s| s.axis_values(axis)).collect();
     for (k, v) in c.except.iter().enumerate() {
         let text = value_text(v.get_ref());
         if !values.contains(&text) {
             let mut shown = values.clone();
             shown.dedup();
             let msg = format!(
-                "{text} is not a value of {}: its values are {}",
-                over.get_ref(),
+                "{text} is not a value of {axis}: its values are {}",
                 shown.join(", ")
             );
             return Err(src.error(Some(v.span()), &at(&format!("except[{k}]")), msg));
@@ -309,11 +305,12 @@ fn check_rules(
     }
     check_pairs(src, c, at)?;
     check_placeholders(src, c, at)?;
-    if !c.except.is_empty() && c.over.is_none() && c.flat_with.is_none() {
+    if !c.except.is_empty() && c.free_axis().is_none() {
         return Err(src.error(
             None,
             &at("except"),
-            "except names values of the over or flat_with axis: give one of them",
+            "except names values of the claim's axis (over, grows_with, falls_with or \
+             flat_with): give one of them",
         ));
     }
     Ok(())
