@@ -15,19 +15,8 @@ fn view(bytes: u64) -> PortView {
     }
 }
 
-/// `pick` for a full-sized packet, with each port's queued bytes.
-trait PickQ {
-    fn pick_q(
-        &mut self,
-        hops: &[PortId],
-        edge: usize,
-        hash: u64,
-        now: SimTime,
-        q: impl Fn(PortId) -> u64,
-    ) -> PortId;
-}
-
-impl PickQ for SwitchPaths {
+impl SwitchPaths {
+    /// `pick` for a full-sized packet, with each port's queued bytes.
     fn pick_q(
         &mut self,
         hops: &[PortId],
