@@ -649,7 +649,6 @@ fn routing_and_failures(
 /// where what it models holds: the key at fault and why.
 fn check_paths(sc: &Scenario) -> Result<(), (String, String)> {
     check_spraying(sc)?;
-    check_header_priority(sc)?;
     check_planes(sc)?;
     if let Some((key, what)) = sc.routing.asymmetry() {
         let key = format!("routing.{key}");
@@ -1197,6 +1196,7 @@ fn check(src: &Source, root: &DeTable, sc: &Scenario) -> Result<(), ScenarioErro
     check_workloads(sc).map_err(|(key, msg)| err(&key, msg))?;
     check_series(sc).map_err(|(key, msg)| err(key, msg))?;
     check_families(sc).map_err(|(key, msg)| err(&key, msg))?;
+    check_header_priority(sc).map_err(|(key, msg)| err(&key, msg))?;
     super::sizes::check_sizes(sc).map_err(|(key, msg)| err(&key, msg))?;
     super::sizes::check_pfc_pools(sc).map_err(|msg| err("switch.shared_buffer", msg))?;
     check_paths(sc).map_err(|(key, msg)| err(&key, msg))?;
