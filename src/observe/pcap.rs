@@ -26,10 +26,14 @@
 //!   NAK), or CNP (0x81); the destination QP is 16 + the flow id, the PSN the
 //!   model's (an ACK's is the last PSN it acknowledges, a NAK's the one it
 //!   expects); the ICRC is left zero.
-//! - UEC: UDP to port 4793 (UET's), its headers left zero.
-//! - A datagram of a packet source: UDP. Homa, ExpressPass and NDP, which have
-//!   no standard encapsulation, are IP protocol 253 (RFC 3692's
-//!   experimentation value) with the payload zeros.
+//! - UEC: UDP to port 4793 (UET's), then dcnsim's packet-number header
+//!   ([`psn_header`]: type, flags, entropy, PSN, acknowledgment, credit).
+//!   UE 1.0's own headers are not written: the model does not carry their
+//!   fields.
+//! - NDP: IP protocol 253 (RFC 3692's experimentation value, NDP having
+//!   no standard encapsulation), then the same packet-number header.
+//! - A datagram of a packet source: UDP. Homa and ExpressPass are IP
+//!   protocol 253 with the payload zeros.
 //!
 //! Payload bytes are zeros up to the snap length.
 
@@ -123,11 +127,46 @@ pub fn frame_headers(pkt: &Packet, from: u32, to: u32, out: &mut Vec<u8>) -> usi
             roce_headers(pkt, out);
         }
         Protocol::Udp => udp_header(pkt.sport, pkt.dport, l4, out),
-        Protocol::Uec => udp_header(pkt.sport, UEC_UDP_PORT, l4, out),
-        Protocol::Homa | Protocol::ExpressPass | Protocol::Ndp => {}
+        Protocol::Uec => {
+            udp_header(pkt.sport, UEC_UDP_PORT, l4, out);
+            psn_header(pkt, out);
+        }
+        Protocol::Ndp => psn_header(pkt, out),
+        Protocol::Homa | Protocol::ExpressPass => {}
     }
     out.truncate(ETH_BYTES + ip_len);
     (ETH_BYTES + ip_len).max(MIN_FRAME_BYTES)
+}
+
+/// Bytes of [`psn_header`].
+pub const PSN_HEADER_BYTES: usize = 24;
+
+/// The packet-number header of UEC's and NDP's packets as dcnsim writes
+/// it (docs/outputs.md, "pcap"), all fields big-endian, 24 bytes (inside
+/// the 64 header bytes both transports count):
+///
+/// | offset | bytes | field |
+/// |---|---|---|
+/// | 0 | 1 | type: 1 DATA, 2 ACK, 3 NACK, 4 credit (UEC's RCCC) or PULL (NDP), 5 a DATA a switch trimmed to its header |
+/// | 1 | 1 | flags: 0x01 on DATA an ACK request, on an ACK the CE echo; 0x02 the packet goes from receiver to sender |
+/// | 2 | 2 | entropy (the value switches hash; 0 from a host that does not spray) |
+/// | 4 | 8 | PSN: a DATA's own, the one an ACK or NACK answers |
+/// | 12 | 8 | acknowledgment: on DATA the message's length; on an ACK or NACK the next PSN expected; on a credit the credit granted so far; on a PULL the pull counter |
+/// | 20 | 4 | on a DATA the credit it asks for (64 B units, UEC with `rccc`); 0 otherwise |
+pub fn psn_header(pkt: &Packet, out: &mut Vec<u8>) {
+    let kind = match (pkt.kind, pkt.feedback.count) {
+        (Kind::Trimmed, _) => 5,
+        (Kind::Ack, 1) => 3,
+        (Kind::Ack, 2) => 4,
+        (Kind::Ack, _) => 2,
+        _ => 1,
+    };
+    let flags = u8::from(pkt.feedback.flag) | u8::from(pkt.reverse) << 1;
+    out.extend_from_slice(&[kind, flags]);
+    out.extend_from_slice(&pkt.entropy.to_be_bytes());
+    out.extend_from_slice(&pkt.seq.to_be_bytes());
+    out.extend_from_slice(&pkt.ack.to_be_bytes());
+    out.extend_from_slice(&pkt.feedback.window_bytes.to_be_bytes());
 }
 
 fn udp_header(sport: u16, dport: u16, len: usize, out: &mut Vec<u8>) {
@@ -379,6 +418,67 @@ mod tests {
             &[1, 1, 1, 1],
             "the MSS the model does not carry"
         );
+    }
+
+    /// UEC's and NDP's packets carry their numbers (they were zeros
+    /// after the UDP header).
+    #[test]
+    fn uec_and_ndp_packets_carry_their_psn_header() {
+        let mut f = Vec::new();
+        let uec = Packet {
+            protocol: Protocol::Uec,
+            size_bytes: 4150,
+            payload_bytes: 4086,
+            seq: 0x0102_0304_0506,
+            ack: 61,
+            entropy: 0xbeef,
+            feedback: net::packet::Feedback {
+                window_bytes: 9000,
+                count: 0,
+                flag: true,
+            },
+            ..data()
+        };
+        frame_headers(&uec, 1, 2, &mut f);
+        assert_eq!(u16::from_be_bytes([f[36], f[37]]), UEC_UDP_PORT);
+        let h = &f[42..42 + PSN_HEADER_BYTES];
+        assert_eq!(&h[0..2], &[1, 0x01], "DATA asking for an ACK");
+        assert_eq!(u16::from_be_bytes([h[2], h[3]]), 0xbeef);
+        assert_eq!(
+            u64::from_be_bytes(h[4..12].try_into().unwrap()),
+            0x0102_0304_0506
+        );
+        assert_eq!(u64::from_be_bytes(h[12..20].try_into().unwrap()), 61);
+        assert_eq!(u32::from_be_bytes(h[20..24].try_into().unwrap()), 9000);
+        let nack = Packet {
+            kind: Kind::Ack,
+            reverse: true,
+            size_bytes: 64,
+            payload_bytes: 0,
+            feedback: net::packet::Feedback {
+                count: 1,
+                ..uec.feedback
+            },
+            ..uec
+        };
+        frame_headers(&nack, 2, 1, &mut f);
+        assert_eq!(
+            &f[42..44],
+            &[3, 0x03],
+            "a NACK from the receiver, CE echoed"
+        );
+        let ndp_trimmed = Packet {
+            protocol: Protocol::Ndp,
+            kind: Kind::Trimmed,
+            size_bytes: 64,
+            payload_bytes: 0,
+            seq: 9,
+            ..uec
+        };
+        frame_headers(&ndp_trimmed, 1, 2, &mut f);
+        assert_eq!(f[23], 253, "NDP: IP protocol 253");
+        assert_eq!(f[34], 5, "a trimmed DATA, right after IP");
+        assert_eq!(u64::from_be_bytes(f[38..46].try_into().unwrap()), 9);
     }
 
     #[test]

@@ -18,9 +18,16 @@ use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
+use super::raster::Raster;
+use ab_glyph::Font as _;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
 /// Figure width and height in pixels.
 pub const SIZE: (u32, u32) = (1050, 700);
-const FONT: &str = "sans-serif";
+/// The bundled face's own name: an SVG asks its viewer for it by name.
+const FONT: &str = "DejaVu Sans";
+/// DejaVu Sans 2.37 (Bitstream Vera licence), set in every figure.
+static DEJAVU: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 const LABEL_PX: u32 = 30;
 const TICK_PX: u32 = 26;
 const TITLE_PX: u32 = 32;
@@ -119,6 +126,10 @@ pub struct Chart {
     /// and drops, a sequence plot's retransmissions), named in the legend
     /// after them.
     pub marks: Vec<Series>,
+    /// Lines of theory, not measurement (a collective's bound): thin,
+    /// grey, solid and without markers, under the data so that they never
+    /// hide a scheme, named last in the legend.
+    pub references: Vec<Series>,
 }
 
 /// Which files to write.
@@ -163,7 +174,6 @@ pub enum ChartError {
 fn register_font() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        static DEJAVU: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
         plotters::style::register_font(FONT, FontStyle::Normal, DEJAVU)
             .unwrap_or_else(|_| panic!("the embedded font is a valid TrueType file"));
     });
@@ -191,6 +201,7 @@ impl Chart {
             x_range: None,
             y_range: None,
             marks: Vec::new(),
+            references: Vec::new(),
         }
     }
 
@@ -221,7 +232,7 @@ impl Chart {
             let file = stem.with_extension("png");
             let mut rgb = vec![0u8; (SIZE.0 * SIZE.1 * 3) as usize];
             {
-                let root = BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area();
+                let root = png_backend(&mut rgb).into_drawing_area();
                 self.draw(&root).map_err(|why| ChartError::Draw {
                     file: file.clone(),
                     why,
@@ -281,6 +292,7 @@ impl Chart {
             .series
             .iter()
             .chain(&self.marks)
+            .chain(&self.references)
             .flat_map(|s| &s.points)
         {
             if !self.drawable(p) {
@@ -364,15 +376,24 @@ impl Chart {
         X::CoordDescType: ValueFormatter<f64>,
         Y::CoordDescType: ValueFormatter<f64>,
     {
+        // The title over the whole width, the legend strip under it to
+        // the right of the plot.
         let legend_px = self.legend_px();
-        let (plot_area, legend_area) = root.split_horizontally(SIZE.0 - legend_px);
-        let (title, title_px) = self.title_and_px(legend_px);
+        let title = self.title_lines();
+        let title_row = TITLE_PX * 5 / 4;
+        let (title_area, body) = root.split_vertically(16 + title.len() as u32 * title_row);
+        let (plot_area, legend_area) = body.split_horizontally(SIZE.0 - legend_px);
+        let title_face = (FONT, TITLE_PX).into_font().color(&BLACK);
+        for (k, line) in title.iter().enumerate() {
+            let pos = (SIZE.0 as i32 / 2, 12 + (k as u32 * title_row) as i32);
+            let anchor = Pos::new(HPos::Center, VPos::Top);
+            title_area.draw(&Text::new(line.clone(), pos, title_face.pos(anchor)))?;
+        }
         let notes = match &self.x {
             XAxis::Categories { notes, .. } => notes.as_slice(),
             XAxis::Numeric { .. } => &[],
         };
         let mut chart = ChartBuilder::on(&plot_area)
-            .caption(&title, (FONT, title_px))
             .margin(16)
             .x_label_area_size(LABEL_PX * if notes.is_empty() { 3 } else { 4 })
             .y_label_area_size(LABEL_PX * 4)
@@ -414,13 +435,35 @@ impl Chart {
                 .into_font()
                 .color(&RGBColor(90, 90, 90));
             let width = note.chars().count() as i32 * (TICK_PX as i32 * 3 / 4) * 55 / 100;
-            plot_area.draw(&Text::new(
+            // In the root's pixels, as `backend_coord` gives them.
+            root.draw(&Text::new(
                 note.clone(),
                 (px - width / 2, py + TICK_PX as i32 + 14),
                 face,
             ))?;
         }
-        let y_floor = y_low;
+        self.draw_data(root, &mut chart, y_low)?;
+        self.draw_legend(root, &legend_area, legend_px)
+    }
+
+    /// The references, the series (lines, markers, error bars) and the
+    /// marks, in that order, on `chart`; `y_floor` is the y axis' low end.
+    fn draw_data<DB, X, Y>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+        y_floor: f64,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+    where
+        DB: DrawingBackend,
+        X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+        Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        // Theory first, under the data.
+        for s in &self.references {
+            let xy = self.path(s, y_floor);
+            chart.draw_series(LineSeries::new(xy, REFERENCE.stroke_width(2)))?;
+        }
         for (i, s) in self.series.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
             let xy = self.path(s, y_floor);
@@ -436,23 +479,25 @@ impl Chart {
                 }
             }
             let points: Vec<&Point> = s.points.iter().filter(|p| self.drawable(p)).collect();
-            // Error bars as lines (plotters' own puts a circle on every
-            // point, over the series' marker), then the markers on top.
+            if matches!(self.style, Style::Markers | Style::Points) {
+                for p in &points {
+                    let at = chart.backend_coord(&(p.x, p.y));
+                    draw_marker(root, i, at, color, true)?;
+                }
+            }
+            // Error bars over the markers, in a darker shade of the
+            // series' colour, so that a seed range shorter than its
+            // marker still shows (plotters' own put a circle on every
+            // point, over the series' marker).
+            let bar = darker(color).stroke_width(2);
             for p in &points {
                 let Some((lo, hi)) = p.err else { continue };
                 let lo = if self.y_log && lo <= 0.0 { p.y } else { lo };
                 let (px, top) = chart.backend_coord(&(p.x, hi));
                 let (_, bottom) = chart.backend_coord(&(p.x, lo));
-                let bar = color.stroke_width(2);
                 root.draw(&PathElement::new(vec![(px, top), (px, bottom)], bar))?;
                 for y in [top, bottom] {
                     root.draw(&PathElement::new(vec![(px - 6, y), (px + 6, y)], bar))?;
-                }
-            }
-            if matches!(self.style, Style::Markers | Style::Points) {
-                for p in &points {
-                    let at = chart.backend_coord(&(p.x, p.y));
-                    draw_marker(root, i, at, color)?;
                 }
             }
         }
@@ -461,10 +506,11 @@ impl Chart {
         for (j, s) in self.marks.iter().enumerate() {
             let color = PALETTE[(lines + j) % PALETTE.len()];
             for p in s.points.iter().filter(|p| self.drawable(p)) {
-                draw_marker(root, lines + j, chart.backend_coord(&(p.x, p.y)), color)?;
+                let at = chart.backend_coord(&(p.x, p.y));
+                draw_marker(root, lines + j, at, color, false)?;
             }
         }
-        self.draw_legend(root, &legend_area, legend_px)
+        Ok(())
     }
 
     /// The legend strip's width: none without a named series, else about
@@ -475,16 +521,18 @@ impl Chart {
             .series
             .iter()
             .chain(&self.marks)
+            .chain(&self.references)
             .map(|s| s.name.chars().count())
             .filter(|&n| n > 0)
             .max();
         longest.map_or(0, |n| (n as u32 * TICK_PX * 6 / 10 + 90).min(SIZE.0 / 3))
     }
 
-    /// The title and its size: a series of zeros alone would look like a
-    /// missing plot, so the title says so; a long title shrinks to fit
-    /// above the plot (about 0.55 em a character).
-    fn title_and_px(&self, legend_px: u32) -> (String, u32) {
+    /// The title in lines of `TITLE_PX` that fit across the figure,
+    /// broken between words (a long title wraps instead of shrinking); a
+    /// series of zeros alone would look like a missing plot, so the title
+    /// says so.
+    fn title_lines(&self) -> Vec<String> {
         let all_zero = self
             .series
             .iter()
@@ -497,11 +545,7 @@ impl Chart {
         } else {
             self.title.clone()
         };
-        let chars = title.chars().count().max(1) as u32;
-        let title_px = TITLE_PX
-            .min((SIZE.0 - legend_px - 40) * 100 / (55 * chars))
-            .max(14);
-        (title, title_px)
+        wrap(&title, TITLE_PX, f64::from(SIZE.0 - 40))
     }
 
     /// The legend, in the strip `legend_area` of `legend_px`: it names
@@ -514,15 +558,43 @@ impl Chart {
         legend_px: u32,
     ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
         let lines = self.series.len();
-        let shown = self
+        let drawn = |s: &&Series| !s.name.is_empty() && s.points.iter().any(|p| self.drawable(p));
+        // Series and marks by their index (colour, dash, marker), then
+        // the references (None).
+        let shown: Vec<(Option<usize>, &Series)> = self
             .series
             .iter()
             .chain(&self.marks)
             .enumerate()
-            .filter(|(_, s)| !s.name.is_empty() && s.points.iter().any(|p| self.drawable(p)));
-        for (row_n, (i, s)) in shown.enumerate() {
+            .map(|(i, s)| (Some(i), s))
+            .chain(self.references.iter().map(|s| (None, s)))
+            .filter(|(_, s)| drawn(s))
+            .collect();
+        // One size for every entry: the longest name's, if it is longer
+        // than the strip (capped at a third of the figure) at full size.
+        let font_px = shown
+            .iter()
+            .map(|(_, s)| {
+                let chars = s.name.chars().count().max(1) as u32;
+                legend_px.saturating_sub(64) * 10 / (6 * chars)
+            })
+            .min()
+            .map_or(TICK_PX, |fits| TICK_PX.min(fits.max(TICK_PX / 2)));
+        for (row_n, (i, s)) in shown.into_iter().enumerate() {
+            let row = 36 + row_n as i32 * (TICK_PX as i32 * 3 / 2);
+            let Some(i) = i else {
+                legend_area.draw(&PathElement::new(
+                    vec![(8, row), (48, row)],
+                    REFERENCE.stroke_width(2),
+                ))?;
+                legend_area.draw(&Text::new(
+                    s.name.clone(),
+                    (56, row - font_px as i32 / 2),
+                    (FONT, font_px).into_font().color(&BLACK),
+                ))?;
+                continue;
+            };
             let color = PALETTE[i % PALETTE.len()];
-            let row = 60 + row_n as i32 * (TICK_PX as i32 * 3 / 2);
             let mark = i >= lines;
             let (on, off) = dash(i).map_or((40, 0), |(on, off)| (on as i32, off as i32));
             let mut x = 8;
@@ -536,13 +608,8 @@ impl Chart {
             }
             if mark || matches!(self.style, Style::Markers | Style::Points) {
                 let (dx, dy) = legend_area.get_base_pixel();
-                draw_marker(root, i, (dx + 28, dy + row), color)?;
+                draw_marker(root, i, (dx + 28, dy + row), color, !mark)?;
             }
-            // A name longer than the strip (capped at a third of the
-            // figure) is set smaller rather than cut off at the edge.
-            let chars = s.name.chars().count().max(1) as u32;
-            let fits_px = legend_px.saturating_sub(64) * 10 / (6 * chars);
-            let font_px = TICK_PX.min(fits_px.max(TICK_PX / 2));
             legend_area.draw(&Text::new(
                 s.name.clone(),
                 (56, row - font_px as i32 / 2),
@@ -554,24 +621,93 @@ impl Chart {
 }
 
 /// Series `i`'s marker at pixel `at` of `root`: circle, triangle, square
-/// and cross in turn, so that equal series stay visible and a legend entry
-/// matches its line in print without colour.
+/// and cross in turn, so that a legend entry matches its line in print
+/// without colour; each smaller than the one before, so that equal series
+/// stay visible (a later marker sits inside an earlier one, which shows
+/// around it). Event marks (`ladder` false), which mark different events,
+/// keep one readable size.
 fn draw_marker<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     i: usize,
     at: (i32, i32),
     color: RGBColor,
+    ladder: bool,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let (x, y) = at;
+    if !ladder {
+        return match i % 4 {
+            0 => root.draw(&Circle::new(at, 7, color.filled())),
+            1 => root.draw(&TriangleMarker::new(at, 9, color.filled())),
+            2 => root.draw(&Rectangle::new(
+                [(x - 6, y - 6), (x + 6, y + 6)],
+                color.filled(),
+            )),
+            _ => root.draw(&Cross::new(at, 7, color.stroke_width(3))),
+        };
+    }
     match i % 4 {
-        0 => root.draw(&Circle::new(at, 7, color.filled())),
+        0 => root.draw(&Circle::new(at, 10, color.filled())),
         1 => root.draw(&TriangleMarker::new(at, 9, color.filled())),
         2 => root.draw(&Rectangle::new(
-            [(x - 6, y - 6), (x + 6, y + 6)],
+            [(x - 4, y - 4), (x + 4, y + 4)],
             color.filled(),
         )),
-        _ => root.draw(&Cross::new(at, 7, color.stroke_width(3))),
+        _ => root.draw(&Cross::new(at, 4, color.stroke_width(2))),
     }
+}
+
+/// The PNG backend over `rgb` (`SIZE`, 3 bytes a pixel): plotters'
+/// bitmap drawn through [`Raster`], which sets the text and the thick
+/// lines (see there why).
+fn png_backend(rgb: &mut [u8]) -> Raster<BitMapBackend<'_>> {
+    Raster::new(BitMapBackend::with_buffer(rgb, SIZE), bundled_font())
+}
+
+/// The colour of theory lines (a bound): a mid grey.
+const REFERENCE: RGBColor = RGBColor(120, 120, 120);
+
+/// `c` at half its brightness: error bars over a marker of colour `c`.
+fn darker(c: RGBColor) -> RGBColor {
+    RGBColor(c.0 / 2, c.1 / 2, c.2 / 2)
+}
+
+/// `text` broken between words into lines at most `width_px` wide in the
+/// bundled face at `px` (a word longer than a line stands alone).
+fn wrap(text: &str, px: u32, width_px: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let candidate = if line.is_empty() {
+            word.to_string()
+        } else {
+            format!("{line} {word}")
+        };
+        if !line.is_empty() && text_width_px(&candidate, px) > width_px {
+            lines.push(std::mem::replace(&mut line, word.to_string()));
+        } else {
+            line = candidate;
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// The width of `text` set in the bundled face at `px`, as plotters and
+/// [`Raster`] lay it out (advances and kerning).
+pub fn text_width_px(text: &str, px: u32) -> f64 {
+    let font = bundled_font();
+    f64::from(super::raster::layout_width(
+        &font.as_scaled(ab_glyph::PxScale::from(px as f32)),
+        text,
+    ))
+}
+
+/// The bundled face, parsed.
+fn bundled_font() -> ab_glyph::FontRef<'static> {
+    ab_glyph::FontRef::try_from_slice(DEJAVU)
+        .unwrap_or_else(|_| panic!("the embedded font is a valid TrueType file"))
 }
 
 /// Whether the positive values span more than two decades: such an axis
@@ -687,7 +823,7 @@ fn linear_ticks(lo: f64, hi: f64) -> Ticks {
     if span.is_nan() || span <= 0.0 || !span.is_finite() {
         return Ticks {
             at: vec![lo],
-            labels: vec![number_with(lo, 0.0)],
+            labels: vec![number_in(lo, 0.0, suffix(lo.abs(), 1e4))],
         };
     }
     let raw = span / TICKS_WANTED;
@@ -704,7 +840,13 @@ fn linear_ticks(lo: f64, hi: f64) -> Ticks {
         .take(100)
         .map(|v| if v.abs() < step * 1e-9 { 0.0 } else { v })
         .collect();
-    let labels = at.iter().map(|v| number_with(*v, step)).collect();
+    // One suffix for the whole axis, the largest tick's: "10k" never
+    // stands beside "1000".
+    let big = at.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let labels = at
+        .iter()
+        .map(|v| number_in(*v, step, suffix(big, 1e4)))
+        .collect();
     Ticks { at, labels }
 }
 
@@ -740,23 +882,39 @@ fn log_ticks(lo: f64, hi: f64) -> Option<Ticks> {
     if at.len() < 2 {
         return None;
     }
-    let labels = at.iter().map(|v| number_with(*v, v * 0.1)).collect();
+    // Each decade its own suffix, from a thousand: 100, 1k, 10k.
+    let labels = at
+        .iter()
+        .map(|v| number_in(*v, v * 0.1, suffix(v.abs(), 1e3)))
+        .collect();
     Some(Ticks { at, labels })
+}
+
+/// The divisor and suffix for values of magnitude `a`: `G` from a
+/// billion, `M` from a million, `k` from `k_from`, none below.
+fn suffix(a: f64, k_from: f64) -> (f64, &'static str) {
+    if a >= 1e9 {
+        (1e9, "G")
+    } else if a >= 1e6 {
+        (1e6, "M")
+    } else if a >= k_from {
+        (1e3, "k")
+    } else {
+        (1.0, "")
+    }
 }
 
 /// `v` with the decimals a tick step of `step` needs (none for a step of
 /// 1 or more), thousands and millions shortened (`1.5k`, `2M`).
+#[cfg(test)]
 fn number_with(v: f64, step: f64) -> String {
-    let a = v.abs();
-    let (scaled, suffix, step) = if a >= 1e9 {
-        (v / 1e9, "G", step / 1e9)
-    } else if a >= 1e6 {
-        (v / 1e6, "M", step / 1e6)
-    } else if a >= 1e4 {
-        (v / 1e3, "k", step / 1e3)
-    } else {
-        (v, "", step)
-    };
+    number_in(v, step, suffix(v.abs(), 1e4))
+}
+
+/// `v` divided and suffixed by `(div, suffix)`, with the decimals a tick
+/// step of `step` needs there.
+fn number_in(v: f64, step: f64, (div, suffix): (f64, &str)) -> String {
+    let (scaled, step) = (v / div, step / div);
     let decimals = if step > 0.0 && step < 1.0 {
         (-libm::floor(libm::log10(step) + 1e-9)).clamp(0.0, 12.0) as usize
     } else {
@@ -862,7 +1020,7 @@ mod tests {
             assert!(t.labels.iter().all(|l| !l.is_empty()), "{t:?}");
         }
         let wide = Ticks::of(0.5, 5e4, true);
-        assert_eq!(wide.labels, ["1", "10", "100", "1000", "10k"]);
+        assert_eq!(wide.labels, ["1", "10", "100", "1k", "10k"]);
         // The chart draws them: the SVG holds each label as text.
         let svg = svg_of(&chart(
             true,
@@ -954,7 +1112,7 @@ mod tests {
         let c = chart(false, vec![line("rate", &pts)]);
         let mut rgb = vec![0u8; (SIZE.0 * SIZE.1 * 3) as usize];
         {
-            let root = BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area();
+            let root = png_backend(&mut rgb).into_drawing_area();
             c.draw(&root).unwrap();
         }
         let blue = PALETTE[0];
@@ -969,6 +1127,293 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A queue's event-by-event samples, many to a pixel column, rise and
+    /// fall by one packet (timeline_port at t = 0, CoDel's queues.png):
+    /// plotters' miters at those reversals threw the 3-px line through
+    /// the tick labels below the frame.
+    #[test]
+    fn a_jagged_line_stays_inside_the_frame() {
+        // The first samples of capture-tcp's switch->host0 queue (µs, B).
+        let mut pts = vec![
+            (1.0784, 60.0),
+            (1.0784, 0.0),
+            (1.0784, 60.0),
+            (1.1568, 120.0),
+            (6.544, 1500.0),
+            (6.544, 0.0),
+            (6.6224, 1500.0),
+            (7.7744, 6000.0),
+            (7.7744, 4500.0),
+            (7.8528, 6000.0),
+            (9.0048, 10500.0),
+            (9.0832, 10500.0),
+            (10.2352, 15000.0),
+        ];
+        pts.push((1035.168, 0.0));
+        pts.push((500.0, 60000.0));
+        pts.sort_by(|a: &(f64, f64), b| a.0.total_cmp(&b.0));
+        let rgb = png_of(&chart(false, vec![line("queue", &pts)]));
+        // The frame's bottom (y = 0) is 16 px of margin and 90 of labels
+        // above the figure's bottom: the line may not reach 8 px below it.
+        let bottom = SIZE.1 - 16 - 3 * LABEL_PX;
+        let below = pixels_of(&rgb, PALETTE[0], bottom + 8..SIZE.1);
+        assert_eq!(below, 0, "{below} pixels of the line below the frame");
+    }
+
+    /// Text is set at each glyph's side bearing: plotters' own bitmap text
+    /// drew each glyph's ink at the pen position, jamming "T" into the "C"
+    /// before it ("DC TCP") and opening "Ta il". Each glyph's first inked
+    /// column (the first that differs from the word without it) must be
+    /// where the font puts it: pen plus left side bearing.
+    #[test]
+    fn each_glyph_sits_at_its_side_bearing() {
+        use ab_glyph::ScaleFont as _;
+        let render = |text: &str, raster: bool| {
+            register_font();
+            let mut rgb = vec![255u8; (SIZE.0 * SIZE.1 * 3) as usize];
+            let text = Text::new(text, (10, 10), (FONT, 40).into_font().color(&BLACK));
+            if raster {
+                png_backend(&mut rgb)
+                    .into_drawing_area()
+                    .draw(&text)
+                    .unwrap();
+            } else {
+                let b = BitMapBackend::with_buffer(&mut rgb, SIZE);
+                b.into_drawing_area().draw(&text).unwrap();
+            }
+            rgb
+        };
+        let font = bundled_font();
+        let scaled = font.as_scaled(ab_glyph::PxScale::from(40.0));
+        // The largest distance of a glyph's ink from where the font puts it.
+        let worst = |word: &str, raster: bool| {
+            let chars: Vec<char> = word.chars().collect();
+            (1..chars.len())
+                .map(|k| {
+                    let before: String = chars[..k].iter().collect();
+                    let with: String = chars[..=k].iter().collect();
+                    let (a, b) = (render(&before, raster), render(&with, raster));
+                    let first = (0..SIZE.0)
+                        .find(|&x| {
+                            (0..80).any(|y| {
+                                let i = ((y * SIZE.0 + x) * 3) as usize;
+                                a[i] != b[i]
+                            })
+                        })
+                        .unwrap();
+                    let (prev, id) = (scaled.glyph_id(chars[k - 1]), scaled.glyph_id(chars[k]));
+                    let pen = f64::from(super::super::raster::layout_width(&scaled, &before))
+                        + f64::from(scaled.kern(prev, id));
+                    let lsb = f64::from(scaled.h_side_bearing(id));
+                    let want = 10.0 + pen + lsb;
+                    (f64::from(first) - want).abs()
+                })
+                .fold(0.0, f64::max)
+        };
+        for word in ["DCTCP", "Tail", "Drop"] {
+            let off = worst(word, true);
+            assert!(off <= 1.5, "{word}: a glyph {off:.1} px from its place");
+        }
+        assert!(
+            worst("Tail", false) > 2.0,
+            "plotters' own text is told apart"
+        );
+    }
+
+    /// A theory's bound is no fourth scheme: thin, grey, no marker, no
+    /// palette colour; the schemes keep theirs.
+    #[test]
+    fn a_reference_is_drawn_thin_and_grey_without_markers() {
+        let mut c = chart(false, vec![line("ecmp", &[(1.0, 5.0), (2.0, 6.0)])]);
+        c.style = Style::Markers;
+        c.references = vec![line("bound", &[(1.0, 4.0), (2.0, 5.0)])];
+        let svg = svg_of(&c);
+        // One circle on each point of the scheme and one in its legend.
+        assert_eq!(svg.matches("<circle").count(), 3, "{svg}");
+        let grey = "stroke=\"#787878\"";
+        assert!(svg.contains(grey), "the bound's grey line: {svg}");
+        let second = PALETTE[1];
+        let second = format!("#{:02X}{:02X}{:02X}", second.0, second.1, second.2);
+        assert!(!svg.contains(&second), "the bound took a scheme's colour");
+        assert!(svg.contains(">\nbound\n</text>"), "named in the legend");
+        let png = png_of(&c);
+        let legend = SIZE.0 - c.legend_px();
+        let (lo, hi) = (0..SIZE.1, 0..legend);
+        let grey_px = pixels_in(&png, REFERENCE, lo, hi);
+        assert!(grey_px > 100, "{grey_px} grey pixels");
+    }
+
+    /// A long title wraps at one size instead of shrinking.
+    #[test]
+    fn a_long_title_wraps_at_full_size() {
+        let mut c = chart(
+            false,
+            vec![line("a rather long series name", &[(1.0, 5.0)])],
+        );
+        c.title = "Completion time of the all-reduce against its gradient size, \
+                   seeds 1, 2 and 3, ECMP against spraying and adaptive routing"
+            .into();
+        let lines = c.title_lines();
+        assert!(lines.len() >= 2, "{lines:?}");
+        assert_eq!(lines.join(" "), c.title);
+        let room = f64::from(SIZE.0 - 40);
+        assert!(
+            lines.iter().all(|l| text_width_px(l, TITLE_PX) <= room),
+            "{lines:?}"
+        );
+        let svg = svg_of(&c);
+        for l in &lines {
+            let at = svg
+                .find(&format!(">\n{l}\n</text>"))
+                .expect("each line drawn");
+            let tag = &svg[svg[..at].rfind("<text").unwrap()..at];
+            let size = format!("font-size=\"{}\"", f64::from(TITLE_PX) / 1.24);
+            assert!(tag.contains(&size), "{tag}");
+        }
+    }
+
+    /// A category's note sits under its name, above the axis label (it
+    /// fell onto the label once the title took its own strip).
+    #[test]
+    fn category_notes_sit_between_the_names_and_the_axis_label() {
+        let mut c = chart(false, vec![line("a", &[(0.0, 1.0), (1.0, 2.0)])]);
+        c.x = XAxis::Categories {
+            label: "flow size".into(),
+            names: vec!["8K".into(), "1M".into()],
+            notes: vec!["n=101".into(), "n=47".into()],
+        };
+        let svg = svg_of(&c);
+        let y_of = |text: &str| {
+            let at = svg.find(&format!(">\n{text}\n</text>")).expect(text);
+            let tag = &svg[svg[..at].rfind("<text").unwrap()..at];
+            let y = &tag[tag.find(" y=\"").unwrap() + 4..];
+            y[..y.find('"').unwrap()].parse::<f64>().unwrap()
+        };
+        assert!(y_of("8K") < y_of("n=101"), "{svg}");
+        assert!(
+            y_of("n=101") + f64::from(TICK_PX) <= y_of("flow size"),
+            "{svg}"
+        );
+    }
+
+    /// Legend entries share one size, the longest name's.
+    #[test]
+    fn legend_entries_share_one_size() {
+        let c = chart(
+            false,
+            vec![
+                line("a", &[(1.0, 5.0)]),
+                line(
+                    "a much longer name than fits the strip at full size",
+                    &[(1.0, 6.0)],
+                ),
+            ],
+        );
+        let svg = svg_of(&c);
+        let size_of = |name: &str| {
+            let at = svg.find(&format!(">\n{name}\n</text>")).unwrap();
+            let tag = &svg[svg[..at].rfind("<text").unwrap()..at];
+            let size = &tag[tag.find("font-size=\"").unwrap() + 11..];
+            size[..size.find('"').unwrap()].to_string()
+        };
+        assert_eq!(
+            size_of("a"),
+            size_of("a much longer name than fits the strip at full size")
+        );
+    }
+
+    /// Equal series all show (the bound's crosses, drawn last at the
+    /// size of the others, hid adaptive routing's squares): with four
+    /// equal series, each keeps at least a quarter of the pixels its
+    /// markers have alone.
+    #[test]
+    fn equal_series_all_show() {
+        let pts = [(1.0, 5.0), (2.0, 6.0), (3.0, 7.0)];
+        let four = |keep: Option<usize>| {
+            let series = (0..4)
+                .map(|i| match keep {
+                    Some(k) if k != i => line(&format!("s{i}"), &[]),
+                    _ => line(&format!("s{i}"), &pts),
+                })
+                .collect();
+            let mut c = chart(false, series);
+            c.style = Style::Points;
+            c
+        };
+        let all = four(None);
+        let plot = 0..SIZE.0 - all.legend_px();
+        let png = png_of(&all);
+        for (i, &colour) in PALETTE.iter().enumerate().take(4) {
+            let alone = pixels_in(&png_of(&four(Some(i))), colour, 0..SIZE.1, plot.clone());
+            let shown = pixels_in(&png, colour, 0..SIZE.1, plot.clone());
+            assert!(
+                4 * shown >= alone,
+                "series {i}: {shown} of its {alone} pixels show"
+            );
+        }
+    }
+
+    /// A seed range shorter than its marker still shows, over the marker.
+    #[test]
+    fn a_short_error_bar_shows_over_its_marker() {
+        let p = |x: f64| Point {
+            x,
+            y: 100.0,
+            err: Some((99.9, 100.1)),
+        };
+        let mut c = chart(
+            false,
+            vec![Series {
+                name: "a".into(),
+                points: vec![p(1.0), p(2.0)],
+            }],
+        );
+        c.style = Style::Markers;
+        c.y_range = Some((0.0, 200.0));
+        let png = png_of(&c);
+        let n = pixels_in(&png, darker(PALETTE[0]), 0..SIZE.1, 0..SIZE.0);
+        assert!(n >= 2 * 12, "{n} pixels of the bars' shade");
+    }
+
+    /// One suffix on a linear axis ("10k" never beside "1000").
+    #[test]
+    fn a_linear_axis_has_one_suffix() {
+        let t = Ticks::of(0.0, 12_000.0, false);
+        assert!(
+            t.labels.iter().all(|l| l == "0" || l.ends_with('k')),
+            "{t:?}"
+        );
+        let t = Ticks::of(0.0, 5000.0, false);
+        assert!(t.labels.iter().all(|l| !l.ends_with('k')), "{t:?}");
+    }
+
+    fn png_of(c: &Chart) -> Vec<u8> {
+        register_font();
+        let mut rgb = vec![0u8; (SIZE.0 * SIZE.1 * 3) as usize];
+        {
+            let root = png_backend(&mut rgb).into_drawing_area();
+            c.draw(&root).unwrap();
+        }
+        rgb
+    }
+
+    /// How many pixels in `rows` are exactly `color`.
+    fn pixels_of(rgb: &[u8], color: RGBColor, rows: std::ops::Range<u32>) -> usize {
+        pixels_in(rgb, color, rows, 0..SIZE.0)
+    }
+
+    /// How many pixels in `rows` x `cols` are exactly `color`.
+    fn pixels_in(
+        rgb: &[u8],
+        color: RGBColor,
+        rows: std::ops::Range<u32>,
+        cols: std::ops::Range<u32>,
+    ) -> usize {
+        rows.flat_map(|y| cols.clone().map(move |x| ((y * SIZE.0 + x) * 3) as usize))
+            .filter(|&i| rgb[i..i + 3] == [color.0, color.1, color.2])
+            .count()
     }
 
     fn line(name: &str, xy: &[(f64, f64)]) -> Series {

@@ -12,6 +12,7 @@ pub mod chart;
 pub mod collective;
 pub mod data;
 pub mod over_time;
+pub mod raster;
 pub mod run;
 pub mod spec;
 pub mod sweep;

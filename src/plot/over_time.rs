@@ -18,7 +18,7 @@ use super::chart::{Chart, Point, Series};
 use super::data::{Csv, SweepResults};
 use super::spec::PlotSpec;
 use super::sweep::{Figure, Keys, check_splits, group, keys, split_name, titled};
-use crate::report::units::{self, Scale};
+use crate::report::units;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -191,11 +191,11 @@ fn figure(
             format!("Queue at {}", port.unwrap_or("?")),
         ),
         "goodput" => (
-            Scale::unit("Gb/s"),
+            units::rate_gbps(max_y),
             "goodput",
             "Aggregate goodput".to_string(),
         ),
-        "cc_rate" => (Scale::unit("Gb/s"), "rate", "Sending rate".to_string()),
+        "cc_rate" => (units::rate_gbps(max_y), "rate", "Sending rate".to_string()),
         _ => (
             units::bytes(max_y),
             "window",
@@ -235,10 +235,14 @@ fn figure(
                 .collect(),
         });
     }
+    // A rate is read on a linear axis: an aggregate's tail ramping to 0
+    // spans decades without being a quantity that does (a log axis hid the
+    // level the figure is for). Queues and windows may span them.
     let ys = series.iter().flat_map(|s| &s.points).map(|p| p.y);
+    let rate = matches!(y, "goodput" | "cc_rate");
     let y_log = spec
         .log_y
-        .unwrap_or_else(|| super::chart::spans_decades(ys));
+        .unwrap_or_else(|| !rate && super::chart::spans_decades(ys));
     Figure {
         name: String::new(),
         chart: Chart::lines(

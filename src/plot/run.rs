@@ -12,7 +12,7 @@ use super::bins;
 use super::chart::{Chart, Point, Series, Style, XAxis};
 use super::data::Csv;
 use crate::report::units::{self, Scale};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The most lines a figure draws; the rest are named in its title.
@@ -29,10 +29,13 @@ pub fn figures(dir: &Path) -> Result<Vec<(String, Chart)>, PlotError> {
     if let Some(c) = Csv::read_if_present(&dir.join("goodput.csv"))? {
         out.push(("goodput".to_string(), goodput(&c)?));
     }
+    let transfers = Csv::read_if_present(&dir.join("transfers.csv"))?;
     if let Some(c) = Csv::read_if_present(&dir.join("flows.csv"))? {
         whole_flows(dir, &c)?;
         out.push(("fct_cdf".to_string(), fct_cdf(&c)?));
-        out.extend(slowdown_by_size(&c)?.map(|chart| ("slowdown_by_size".to_string(), chart)));
+        let jobs = collective_workloads(transfers.as_ref())?;
+        let by_size = slowdown_by_size(&c, &jobs)?;
+        out.extend(by_size.map(|chart| ("slowdown_by_size".to_string(), chart)));
     }
     if let Some(c) = Csv::read_if_present(&dir.join("rtt.csv"))? {
         out.push(("rtt".to_string(), rtt(&c)?));
@@ -43,8 +46,8 @@ pub fn figures(dir: &Path) -> Result<Vec<(String, Chart)>, PlotError> {
     if let Some(c) = Csv::read_if_present(&dir.join("cc.csv"))? {
         out.extend(cc_figures(&c)?);
     }
-    if let Some(c) = Csv::read_if_present(&dir.join("transfers.csv"))? {
-        out.extend(super::collective::figures(&c)?);
+    if let Some(c) = &transfers {
+        out.extend(super::collective::figures(c)?);
     }
     if let Some(c) = Csv::read_if_present(&dir.join("events.csv"))? {
         out.extend(super::timeline::figures(&c)?);
@@ -313,18 +316,33 @@ fn fct_cdf(c: &Csv) -> Result<Chart, PlotError> {
         x_range: None,
         y_range: None,
         marks: Vec::new(),
+        references: Vec::new(),
     })
+}
+
+/// The workloads (as `flows.csv` writes them) that are collective jobs:
+/// those `transfers.csv` lists.
+fn collective_workloads(transfers: Option<&Csv>) -> Result<BTreeSet<String>, PlotError> {
+    let Some(t) = transfers else {
+        return Ok(BTreeSet::new());
+    };
+    let w = t.col("workload")?;
+    Ok(t.rows.iter().map(|r| r[w].clone()).collect())
 }
 
 /// The median and 99th-percentile FCT slowdown of completed flows of
 /// known size against flow-size percentile bins, each bin's count of flows
-/// under it (the figure of HPCC, Homa and pFabric). None when every flow
-/// falls in one bin (an incast of equal flows): one point is no figure.
-fn slowdown_by_size(c: &Csv) -> Result<Option<Chart>, PlotError> {
-    let (size, sd) = (c.col("size_bytes")?, c.col("slowdown")?);
+/// under it (the figure of HPCC, Homa and pFabric). A collective job's
+/// transfers (workloads in `jobs`) are left out: their sizes are the
+/// job's pieces, not a distribution (two jobs drew a two-bin "trend").
+/// None when the flows left fall in one bin (an incast of equal flows):
+/// one point is no figure.
+fn slowdown_by_size(c: &Csv, jobs: &BTreeSet<String>) -> Result<Option<Chart>, PlotError> {
+    let (size, sd, w) = (c.col("size_bytes")?, c.col("slowdown")?, c.col("workload")?);
     let flows: Vec<(u64, f64)> = c
         .rows
         .iter()
+        .filter(|r| !jobs.contains(&r[w]))
         .filter_map(|r| Some((r[size].parse().ok().filter(|b| *b > 0)?, Csv::num(r, sd)?)))
         .collect();
     let sizes: Vec<u64> = flows.iter().map(|f| f.0).collect();
@@ -357,6 +375,7 @@ fn slowdown_by_size(c: &Csv) -> Result<Option<Chart>, PlotError> {
         x_range: None,
         y_range: None,
         marks: Vec::new(),
+        references: Vec::new(),
     }))
 }
 
@@ -439,7 +458,7 @@ fn cc_figures(c: &Csv) -> Result<Vec<(String, Chart)>, PlotError> {
         let (mut series, note) = keep_top(lines, |_| 0.0, "traced flows");
         // Windows in the byte unit the largest needs.
         let (scale, words) = match variable {
-            "rate_gbps" => (Scale::unit("Gb/s"), "rate"),
+            "rate_gbps" => (units::rate_gbps(peak_y), "rate"),
             _ => (units::bytes(peak_y), "window"),
         };
         rescale(&mut series, scale, true);
@@ -492,6 +511,7 @@ fn ping_cdf(c: &Csv) -> Result<Chart, PlotError> {
         x_range: None,
         y_range: None,
         marks: Vec::new(),
+        references: Vec::new(),
     })
 }
 

@@ -445,15 +445,27 @@ fn metric_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figur
                 points,
             });
         }
+        let mut references = Vec::new();
         if let Some(b) = &spec.bound {
-            series.push(bound_series(sweep, spec, b, x_axis, split, &x_of)?);
+            references.push(bound_series(sweep, spec, b, x_axis, split, &x_of)?);
         }
-        let ys = |series: &[Series]| -> Vec<f64> {
-            series.iter().flat_map(|s| &s.points).map(|p| p.y).collect()
+        let ys = |series: &[Series], references: &[Series]| -> Vec<f64> {
+            series
+                .iter()
+                .chain(references)
+                .flat_map(|s| &s.points)
+                .map(|p| p.y)
+                .collect()
         };
-        let max_y = ys(&series).iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let max_y = ys(&series, &references)
+            .iter()
+            .fold(0.0f64, |m, v| m.max(v.abs()));
         let (scale, default_label) = label_of(&y_name, max_y);
-        for p in series.iter_mut().flat_map(|s| s.points.iter_mut()) {
+        for p in series
+            .iter_mut()
+            .chain(&mut references)
+            .flat_map(|s| s.points.iter_mut())
+        {
             p.y = scale.of(p.y);
             p.err = p.err.map(|(lo, hi)| (scale.of(lo), scale.of(hi)));
         }
@@ -501,7 +513,7 @@ fn metric_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figur
                 },
                 y_log: spec
                     .log_y
-                    .unwrap_or_else(|| super::chart::spans_decades(ys(&series))),
+                    .unwrap_or_else(|| super::chart::spans_decades(ys(&series, &references))),
                 style: if sweep.axes.is_empty() {
                     Style::Points
                 } else {
@@ -511,6 +523,7 @@ fn metric_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figur
                 x_range: None,
                 y_range: None,
                 marks: Vec::new(),
+                references,
             },
             data,
         });
@@ -738,6 +751,7 @@ fn slowdown_figure(
             x_range: None,
             y_range: None,
             marks: Vec::new(),
+            references: Vec::new(),
         },
         data,
     }
@@ -791,6 +805,7 @@ fn fct_cdf_figure(spec: &PlotSpec, split: &str, series: &[Pooled]) -> Figure {
             x_range: None,
             y_range: None,
             marks: Vec::new(),
+            references: Vec::new(),
         },
         data,
     }
@@ -807,7 +822,7 @@ mod tests {
         assert_eq!(label_of("drops", 9.0).1, "drops");
         assert_eq!(
             label_of("workloads.1.rtt_us.p99", 80.0).1,
-            "p99 workloads 1 RTT (us)"
+            "p99 workloads 1 RTT (µs)"
         );
         assert_eq!(stem_of("workload[0].load"), "workload_0__load");
         assert_eq!(axis_words("workload[0].load"), "load (workload 0)");

@@ -7,9 +7,12 @@
 //!   of each data packet as it leaves its source and the acknowledgment
 //!   number of each ACK as it leaves its receiver, over time, with the
 //!   retransmissions, the drops and the CE marks of its data as markers.
-//!   Source and receiver are where the log saw its first data packet and
-//!   its first ACK leave (a host's port when the log has it), and the
-//!   legend names them.
+//!   The data is drawn where the log saw its first data packet leave (a
+//!   host's port when the log has it), the ACKs at the port that logged
+//!   most of the receiver's (one that carried none of the flow's data, so
+//!   never the sender's own handshake ACKs); the legend names the node of
+//!   each, and names no stream the log did not hold. Drops are drawn last,
+//!   over the retransmissions and marks at the same sequence numbers.
 //!
 //! A run draws up to [`MAX_SERIES`] of each: the ports and flows with the
 //! most marks, drops, PFC frames and retransmissions (ties by name), all of
@@ -105,6 +108,14 @@ fn chart(
     }
 }
 
+/// Marker series in name order, drops last (on top: a dropped packet's
+/// retransmission sits at its sequence number and would hide it).
+fn marks_drops_last(by: BTreeMap<String, Vec<Point>>) -> Vec<Series> {
+    let mut v = series(by);
+    v.sort_by_key(|s| s.name.contains("drop"));
+    v
+}
+
 fn series(by: BTreeMap<String, Vec<Point>>) -> Vec<Series> {
     by.into_iter()
         .map(|(name, points)| Series { name, points })
@@ -146,7 +157,7 @@ fn ports(c: &Csv, k: &Cols, tx: Scale, x_label: &str) -> Vec<(String, Chart)> {
             name: "queue".into(),
             points: queue,
         }];
-        let mut marks = series(marks);
+        let mut marks = marks_drops_last(marks);
         rescale(&mut line, scale, true);
         rescale(&mut marks, scale, true);
         let stem = format!("timeline_port_{}", crate::observe::safe_name(port));
@@ -162,53 +173,76 @@ fn ports(c: &Csv, k: &Cols, tx: Scale, x_label: &str) -> Vec<(String, Chart)> {
     out
 }
 
-/// Each flow's source and receiver (where its first data packet and its
-/// first ACK leave) and its count of notable events (retransmissions,
-/// drops, marks), by flow id.
+/// Each flow's source (the node where its first data packet leaves), the
+/// port its receiver's ACKs are drawn at, and its count of notable events
+/// (retransmissions, drops, marks), by flow id.
 struct FlowEnds<'a> {
     src: BTreeMap<u64, &'a str>,
-    dst: BTreeMap<u64, &'a str>,
+    /// The (node, port) that logged the most of the flow's ACKs among the
+    /// ports that carried none of its data: the receiver's ACKs, never the
+    /// sender's own (its handshake's and FIN's, which leave by the port
+    /// its data leaves by), whichever ports the log chose.
+    acks_at: BTreeMap<u64, (&'a str, &'a str)>,
     notable: BTreeMap<u64, u64>,
 }
 
 /// [`FlowEnds`] of the logged events.
 fn ends<'a>(c: &'a Csv, k: &Cols) -> FlowEnds<'a> {
-    let (mut src, mut dst) = (BTreeMap::<u64, &str>::new(), BTreeMap::<u64, &str>::new());
+    let mut src = BTreeMap::<u64, &str>::new();
     let mut notable: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut data_ports = std::collections::BTreeSet::<(u64, &str)>::new();
+    let mut ack_counts = BTreeMap::<(u64, &str, &str), u64>::new();
     for r in &c.rows {
         let Some(f) = Csv::num(r, k.flow).map(|f| f as u64) else {
             continue;
         };
         let n = notable.entry(f).or_default();
         *n += matches!(r[k.event].as_str(), "retransmit" | "drop" | "mark") as u64;
-        if r[k.event] == "dequeue" && r[k.kind] == "data" {
-            src.entry(f).or_insert(r[k.node].as_str());
-        }
-    }
-    // The receiver's ACKs, not the sender's own (its handshake's last).
-    for r in c
-        .rows
-        .iter()
-        .filter(|r| r[k.event] == "dequeue" && r[k.kind] == "ack")
-    {
-        let Some(f) = Csv::num(r, k.flow).map(|f| f as u64) else {
+        if r[k.event] != "dequeue" {
             continue;
-        };
-        if src.get(&f).is_some_and(|s| *s != r[k.node]) {
-            dst.entry(f).or_insert(r[k.node].as_str());
+        }
+        match r[k.kind].as_str() {
+            "data" => {
+                src.entry(f).or_insert(r[k.node].as_str());
+                data_ports.insert((f, r[k.port].as_str()));
+            }
+            "ack" => {
+                *ack_counts
+                    .entry((f, r[k.port].as_str(), r[k.node].as_str()))
+                    .or_default() += 1
+            }
+            _ => {}
         }
     }
-    FlowEnds { src, dst, notable }
+    let mut acks_at = BTreeMap::<u64, ((&str, &str), u64)>::new();
+    for ((f, port, node), n) in ack_counts {
+        if data_ports.contains(&(f, port)) {
+            continue;
+        }
+        let best = acks_at.entry(f).or_insert(((node, port), n));
+        if n > best.1 {
+            *best = ((node, port), n);
+        }
+    }
+    FlowEnds {
+        src,
+        acks_at: acks_at.into_iter().map(|(f, (at, _))| (f, at)).collect(),
+        notable,
+    }
 }
 
 fn flows(c: &Csv, k: &Cols, tx: Scale, x_label: &str) -> Vec<(String, Chart)> {
-    let FlowEnds { src, dst, notable } = ends(c, k);
+    let FlowEnds {
+        src,
+        acks_at,
+        notable,
+    } = ends(c, k);
     let mut out = Vec::new();
     for flow in top(&notable) {
         let Some(&from) = src.get(&flow) else {
             continue;
         };
-        let to = dst.get(&flow).copied();
+        let acks_at = acks_at.get(&flow).copied();
         let mut lines = BTreeMap::<String, Vec<Point>>::new();
         let mut marks = BTreeMap::<String, Vec<Point>>::new();
         let mine = |r: &&Vec<String>| Csv::num(r, k.flow) == Some(flow as f64);
@@ -223,7 +257,7 @@ fn flows(c: &Csv, k: &Cols, tx: Scale, x_label: &str) -> Vec<(String, Chart)> {
                     .entry(format!("data leaving {from}"))
                     .or_default()
                     .push(at),
-                ("dequeue", "ack") if Some(node) == to => {
+                ("dequeue", "ack") if acks_at.is_some_and(|(_, p)| p == r[k.port]) => {
                     let acked = Csv::num(r, k.ack).unwrap_or(0.0);
                     let name = format!("ACKs leaving {node}");
                     lines.entry(name).or_default().push(point(tx.of(t), acked));
@@ -234,7 +268,7 @@ fn flows(c: &Csv, k: &Cols, tx: Scale, x_label: &str) -> Vec<(String, Chart)> {
                 _ => {}
             }
         }
-        let (mut line, mut marks) = (series(lines), series(marks));
+        let (mut line, mut marks) = (series(lines), marks_drops_last(marks));
         // TCP counts bytes, RoCE packets (PSNs): bytes where a step is a packet's payload.
         let sent = line
             .iter()
@@ -271,6 +305,62 @@ mod tests {
         assert_eq!(kept.len(), MAX_SERIES);
         assert!(kept.windows(2).all(|w| w[0] < w[1]));
         assert!(kept.iter().all(|k| k % 5 >= 3), "{kept:?}");
+    }
+
+    fn events(rows: &[&str]) -> Csv {
+        let dir = std::env::temp_dir().join(format!("dcnsim-timeline-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(format!("events-{}.csv", rows.len()));
+        let mut text = String::from(
+            "time_us,event,node,port,flow,kind,seq,ack,bytes,ecn,queue_bytes,detail\n",
+        );
+        for r in rows {
+            text.push_str(r);
+            text.push('\n');
+        }
+        std::fs::write(&file, text).unwrap();
+        Csv::read(&file).unwrap()
+    }
+
+    fn legend(c: &Csv) -> Vec<String> {
+        let k = Cols::of(c).unwrap();
+        let (tx, label) = time_axis(c, k.t);
+        let charts = flows(c, &k, tx, &label);
+        charts[0].1.series.iter().map(|s| s.name.clone()).collect()
+    }
+
+    /// The legend names only streams the log holds: the sender's own
+    /// FIN ACK, which leaves by its data's port, is no "ACKs leaving";
+    /// the receiver's ACKs logged at a switch port are, though the data
+    /// was logged at another port of that switch.
+    #[test]
+    fn the_ack_stream_is_the_receivers_as_logged() {
+        let sender_only = events(&[
+            "1,dequeue,host1,host1->switch,0,data,1,1,1500,ect,0,",
+            "2,dequeue,host1,host1->switch,0,data,1449,1,1500,ect,0,",
+            "9,dequeue,host1,host1->switch,0,ack,2897,2,52,not-ect,0,",
+        ]);
+        assert_eq!(legend(&sender_only), ["data leaving host1"]);
+        let at_one_switch = events(&[
+            "1,dequeue,switch,switch->host0,0,data,1,1,1500,ect,0,",
+            "2,dequeue,switch,switch->host1,0,ack,1,1449,52,not-ect,0,",
+            "3,dequeue,switch,switch->host0,0,data,1449,1,1500,ect,0,",
+            "4,dequeue,switch,switch->host1,0,ack,1,2897,52,not-ect,0,",
+        ]);
+        assert_eq!(
+            legend(&at_one_switch),
+            ["ACKs leaving switch", "data leaving switch"]
+        );
+    }
+
+    #[test]
+    fn drops_are_drawn_over_retransmissions() {
+        let by: BTreeMap<String, Vec<Point>> = ["retransmission", "data dropped", "CE mark"]
+            .iter()
+            .map(|n| (n.to_string(), vec![point(1.0, 1.0)]))
+            .collect();
+        let names: Vec<String> = marks_drops_last(by).into_iter().map(|s| s.name).collect();
+        assert_eq!(names, ["CE mark", "retransmission", "data dropped"]);
     }
 
     #[test]

@@ -23,9 +23,16 @@ impl Scale {
         v / self.div
     }
 
-    /// An axis label: `words (unit)`.
+    /// An axis label: `words (unit)`, microseconds as `µs` (a figure is
+    /// set in a font that has the sign; the terminal and the files keep
+    /// `us`).
     pub fn label(&self, words: &str) -> String {
-        format!("{words} ({})", self.unit)
+        format!("{words} ({})", self.symbol())
+    }
+
+    /// The unit as a figure writes it: `µs` for `us`.
+    pub fn symbol(&self) -> &'static str {
+        if self.unit == "us" { "µs" } else { self.unit }
     }
 }
 
@@ -60,9 +67,16 @@ pub fn bytes(max_bytes: f64) -> Scale {
     )
 }
 
+/// Rates given in Gb/s: Mb/s, Gb/s or Tb/s, the largest unit in which
+/// `max_gbps` is at least 1 (an aggregate of 400G links reads `1.6 Tb/s`,
+/// not `1600 Gb/s` beside `10k`).
+pub fn rate_gbps(max_gbps: f64) -> Scale {
+    pick(max_gbps, &[(1e-3, "Mb/s"), (1.0, "Gb/s"), (1e3, "Tb/s")])
+}
+
 /// The scale for values of a declared column unit (`columns::Column::unit`)
-/// whose largest is `max`: times and sizes are scaled, rates stay in Gb/s,
-/// and other units (counts, packets, ratios) are shown as they are.
+/// whose largest is `max`: times, sizes and rates are scaled, and other
+/// units (counts, packets, ratios) are shown as they are.
 pub fn for_column_unit(unit: &'static str, max: f64) -> Scale {
     match unit {
         "us" => time_us(max),
@@ -74,7 +88,7 @@ pub fn for_column_unit(unit: &'static str, max: f64) -> Scale {
             }
         }
         "bytes" => bytes(max),
-        "gbps" => Scale::unit("Gb/s"),
+        "gbps" => rate_gbps(max),
         _ => Scale::unit(unit),
     }
 }
@@ -145,6 +159,11 @@ mod tests {
     #[test]
     fn times_take_the_largest_unit_that_reads_at_least_one() {
         assert_eq!(time_us(200e6).unit, "s");
+        assert_eq!(rate_gbps(1600.0).unit, "Tb/s");
+        assert_eq!(rate_gbps(1600.0).of(1600.0), 1.6);
+        assert_eq!(rate_gbps(25.0).unit, "Gb/s");
+        assert_eq!(rate_gbps(0.2).unit, "Mb/s");
+        assert_eq!(time_us(5.0).label("FCT"), "FCT (µs)", "a figure's µs");
         assert_eq!(time_us(999.0).unit, "us");
         assert_eq!(time_us(1000.0).unit, "ms");
         assert_eq!(time_us(0.5).unit, "ns");
@@ -172,7 +191,12 @@ mod tests {
         assert_eq!(for_column_unit("bytes", 65_000.0).unit, "KB");
         assert_eq!(for_column_unit("ns", 5e6).unit, "ms");
         assert_eq!(for_column_unit("ns", 5e6).of(5e6), 5.0);
-        assert_eq!(for_column_unit("gbps", 1e3).unit, "Gb/s");
+        assert_eq!(for_column_unit("gbps", 999.0).unit, "Gb/s");
+        assert_eq!(
+            for_column_unit("gbps", 1e3).unit,
+            "Tb/s",
+            "an aggregate of 400G links"
+        );
         assert_eq!(for_column_unit("packets", 1e9).unit, "packets");
     }
 }

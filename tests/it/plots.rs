@@ -460,7 +460,10 @@ fn over_time_plots_overlay_the_runs_of_a_sweep() {
 
 /// The event log's timelines: a figure per chosen port (its queue with
 /// the marks, drops and PFC frames on it) and per chosen flow (sequence
-/// over time with its retransmissions), each legend naming what is drawn.
+/// over time with its retransmissions), each legend naming what is drawn
+/// and nothing the log did not hold: the two ports logged carry flow 0's
+/// data and none of its receiver's ACKs (its sender's own FIN ACK, which
+/// leaves by the data's ports, was drawn as "ACKs leaving switch").
 #[test]
 fn an_event_log_draws_port_and_flow_timelines() {
     let dir = common::temp_dir("plots-timeline");
@@ -498,9 +501,12 @@ fn an_event_log_draws_port_and_flow_timelines() {
         ["queue", "CE mark", "drop: overflow"]
     );
     let flow = legend("timeline_flow_0");
+    assert!(
+        !flow.iter().any(|t| t.starts_with("ACKs")),
+        "no ACK stream was logged: {flow:?}"
+    );
     for name in [
         "data leaving host1",
-        "ACKs leaving switch",
         "retransmission",
         "data dropped",
         "CE mark",
@@ -511,4 +517,34 @@ fn an_event_log_draws_port_and_flow_timelines() {
         );
     }
     std::fs::remove_dir_all(dir).expect("cleaned");
+}
+
+/// Issue 58: a run of two collective jobs draws each job's timeline but no
+/// "slowdown by size" (the transfers' sizes are the jobs' pieces, not a
+/// distribution: it drew a two-bin trend of the two jobs).
+#[test]
+fn collective_jobs_draw_timelines_and_no_size_trend() {
+    let dir = common::temp_dir("plots-two-jobs");
+    let out = dir.join("run");
+    common::run_cli(&[
+        "run",
+        "scenarios/ai-fabric/two-jobs-k8.toml",
+        "--set",
+        "workload[*].iterations=1",
+        "--set",
+        "workload[0].size=1MB",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    let stems = check_figures(&out);
+    assert!(
+        stems.contains(&"collective_timeline_0".to_string())
+            && stems.contains(&"collective_timeline_1".to_string()),
+        "{stems:?}"
+    );
+    assert!(
+        !stems.contains(&"slowdown_by_size".to_string()),
+        "{stems:?}"
+    );
+    std::fs::remove_dir_all(dir).ok();
 }

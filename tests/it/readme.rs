@@ -58,3 +58,28 @@ fn the_readme_feature_list_names_every_registry_kind() {
         "README.md's feature list lacks {missing:?}"
     );
 }
+
+/// Issue 58: every `cargo install` a reader is told to run (README, docs,
+/// the Slurm scripts) is `--locked`, so that it builds the versions the
+/// tests ran.
+#[test]
+fn every_install_command_is_locked() {
+    let mut files = vec![std::path::PathBuf::from("README.md")];
+    for dir in ["docs", "scripts"] {
+        files.extend(common::files_under(std::path::Path::new(dir), &|p| {
+            p.extension()
+                .is_some_and(|e| e == "md" || e == "sh" || e == "sbatch")
+        }));
+    }
+    let mut unlocked = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("readable");
+        for (n, line) in text.lines().enumerate() {
+            if line.contains("cargo install ") && !line.contains("cargo install --locked") {
+                unlocked.push(format!("{}:{}: {line}", f.display(), n + 1));
+            }
+        }
+    }
+    assert!(files.len() > 10, "{files:?}");
+    assert!(unlocked.is_empty(), "{}", unlocked.join("\n"));
+}

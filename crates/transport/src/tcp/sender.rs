@@ -180,6 +180,10 @@ pub struct TcpSender {
     /// What the per-packet path never reads, apart (the sender's hot state
     /// then spans fewer cache lines).
     cold: Box<Cold>,
+    /// The latest timestamp (TSval) the receiver sent, which the sender's
+    /// segments echo in TSecr (RFC 7323 4.3's TS.Recent; the model's
+    /// receiver reads no TSecr from data, so it serves captures).
+    ts_recent: SimTime,
 }
 
 /// A sender's rarely touched state.
@@ -263,6 +267,7 @@ impl TcpSender {
                 syn_timed_out: false,
                 persist_backoff: 0,
             }),
+            ts_recent: SimTime::ZERO,
         }
     }
 
@@ -441,6 +446,7 @@ impl TcpSender {
         p.size_bytes += len as u32;
         p.flags = TcpFlags::ACK;
         p.ts_val = now;
+        p.ts_ecr = self.ts_recent;
         p.created_at = now;
         if self.ecn_ok && (!retransmission || self.ect_on_retransmit) {
             p.ecn = Ecn::Ect0;
@@ -458,6 +464,7 @@ impl TcpSender {
     /// Processes a packet from the receiver.
     pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut impl Emit) {
         self.picked = None;
+        self.ts_recent = self.ts_recent.max(pkt.ts_val);
         match self.state {
             SenderState::Idle => {}
             SenderState::SynSent => self.on_syn_ack(now, pkt),
@@ -743,6 +750,7 @@ impl TcpSender {
         p.ack = 1;
         p.flags = TcpFlags::FIN | TcpFlags::ACK;
         p.ts_val = now;
+        p.ts_ecr = self.ts_recent;
         p.created_at = now;
         out.emit(p);
     }

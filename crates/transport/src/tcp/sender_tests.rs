@@ -457,3 +457,27 @@ fn deadline_is_the_earliest_armed_timer() {
     t.tlp_at = Some(SimTime::MAX);
     assert_eq!(t.deadline(), Some(SimTime::MAX));
 }
+
+/// RFC 7323 4.3: every data segment echoes the receiver's latest TSval
+/// (they all carried TSecr = 0, which a capture showed).
+#[test]
+fn data_segments_echo_the_receivers_latest_timestamp() {
+    let mut h = Harness::new(&cfg(), 100_000);
+    h.delay = SimDuration::from_us(10);
+    h.run(END);
+    let data: Vec<&Packet> = h
+        .data_packets
+        .iter()
+        .filter(|p| p.payload_bytes > 0)
+        .collect();
+    assert!(data.len() > 50);
+    // The first segment follows the SYN-ACK, sent as the SYN arrived (one
+    // delay and its serialisation after 0): it echoes that; later ones
+    // echo later ACKs.
+    let syn_ack = data[0].ts_ecr;
+    let one_way = SimTime::ZERO + SimDuration::from_us(10);
+    assert!(syn_ack >= one_way && syn_ack < one_way + SimDuration::from_us(1));
+    assert!(data.iter().all(|p| p.ts_ecr > SimTime::ZERO));
+    assert!(data.windows(2).all(|w| w[1].ts_ecr >= w[0].ts_ecr));
+    assert!(data.last().is_some_and(|p| p.ts_ecr > data[0].ts_ecr));
+}
