@@ -77,7 +77,8 @@ pub fn figures(sweep: &SweepResults, spec: &PlotSpec) -> Result<Vec<Figure>, Plo
         };
         let mut lines = Vec::new();
         for (name, _, c) in &csvs {
-            lines.push((name.clone(), line_of(c, y, port.as_deref(), spec.flow)?));
+            let line = line_of(c, y, port.as_deref(), spec.flow, spec.workload)?;
+            lines.push((name.clone(), line));
         }
         let seeds: Vec<u64> = csvs.iter().map(|c| c.1).collect();
         out.push(Figure {
@@ -115,7 +116,13 @@ fn busiest_port(csvs: &[(String, u64, Csv)]) -> Result<String, PlotError> {
 }
 
 /// Run `c`'s line of series `y`.
-fn line_of(c: &Csv, y: &str, port: Option<&str>, flow: Option<u64>) -> Result<Line, PlotError> {
+fn line_of(
+    c: &Csv,
+    y: &str,
+    port: Option<&str>,
+    flow: Option<u64>,
+    workload: Option<u64>,
+) -> Result<Line, PlotError> {
     let t = c.col("time_us")?;
     let mut by_time: BTreeMap<u64, f64> = BTreeMap::new();
     let mut add = |r: &[String], v: Option<f64>| {
@@ -135,8 +142,10 @@ fn line_of(c: &Csv, y: &str, port: Option<&str>, flow: Option<u64>) -> Result<Li
             }
         }
         "goodput" => {
+            // Every flow's, or one workload's (`workload = N`).
             let (f, gbps) = (c.col("flow")?, c.col("gbps")?);
-            for r in c.rows.iter().filter(|r| r[f].parse::<u64>().is_err()) {
+            let wanted = workload.map_or("all".to_string(), |w| format!("workload {w}"));
+            for r in c.rows.iter().filter(|r| r[f] == wanted) {
                 add(r, Csv::num(r, gbps));
             }
         }
@@ -193,7 +202,9 @@ fn figure(
         "goodput" => (
             units::rate_gbps(max_y),
             "goodput",
-            "Aggregate goodput".to_string(),
+            spec.workload.map_or("Aggregate goodput".to_string(), |w| {
+                format!("Goodput of workload {w}")
+            }),
         ),
         "cc_rate" => (units::rate_gbps(max_y), "rate", "Sending rate".to_string()),
         _ => (

@@ -203,44 +203,55 @@ fn queues(c: &Csv) -> Result<Chart, PlotError> {
     ))
 }
 
-/// Aggregate goodput and that of the `MAX_SERIES - 1` flows that carried
-/// the most bytes.
+/// Aggregate goodput, each workload's (when `goodput.csv` has them: two
+/// jobs side by side), and that of the flows that carried the most bytes,
+/// [`MAX_SERIES`] lines in all.
 fn goodput(c: &Csv) -> Result<Chart, PlotError> {
     let (t, flow, gbps) = (c.col("time_us")?, c.col("flow")?, c.col("gbps")?);
     let (tx, x_label) = time_axis(c, t);
     let mut all = Vec::new();
+    let mut workloads: BTreeMap<u64, Vec<Point>> = BTreeMap::new();
     let mut flows: BTreeMap<u64, Vec<Point>> = BTreeMap::new();
     for r in &c.rows {
         let (Some(x), Some(y)) = (Csv::num(r, t), Csv::num(r, gbps)) else {
             continue;
         };
-        match r[flow].parse::<u64>() {
-            Ok(id) => flows.entry(id).or_default().push(point(tx.of(x), y)),
-            Err(_) => all.push(point(tx.of(x), y)),
+        let at = point(tx.of(x), y);
+        if let Some(w) = r[flow].strip_prefix("workload ") {
+            if let Ok(w) = w.parse::<u64>() {
+                workloads.entry(w).or_default().push(at);
+            }
+        } else if let Ok(id) = r[flow].parse::<u64>() {
+            flows.entry(id).or_default().push(at);
+        } else {
+            all.push(at);
         }
     }
     let total = flows.len();
+    let mut series = vec![Series {
+        name: "all flows".into(),
+        points: all,
+    }];
+    series.extend(workloads.into_iter().map(|(w, points)| Series {
+        name: format!("workload {w}"),
+        points,
+    }));
+    let room = MAX_SERIES.saturating_sub(series.len());
     // The flows that carried the most bytes (the sum of their intervals'
     // goodput), ties by id: the first ids of a workload are often its
     // smallest flows.
     let mut ranked: Vec<(u64, Vec<Point>)> = flows.into_iter().collect();
     let carried = |p: &[Point]| p.iter().map(|q| q.y).sum::<f64>();
     ranked.sort_by(|a, b| carried(&b.1).total_cmp(&carried(&a.1)).then(a.0.cmp(&b.0)));
-    ranked.truncate(MAX_SERIES - 1);
+    ranked.truncate(room);
     ranked.sort_by_key(|r| r.0);
-    let mut series = vec![Series {
-        name: "all flows".into(),
-        points: all,
-    }];
+    let shown = ranked.len();
     series.extend(ranked.into_iter().map(|(id, points)| Series {
         name: format!("flow {id}"),
         points,
     }));
-    let note = if total > MAX_SERIES - 1 {
-        format!(
-            " (the {} flows of {total} that carried the most)",
-            MAX_SERIES - 1
-        )
+    let note = if total > shown && shown > 0 {
+        format!(" (the {shown} flows of {total} that carried the most)")
     } else {
         String::new()
     };

@@ -89,6 +89,10 @@ pub struct PlotSpec {
     /// the lowest traced).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow: Option<u64>,
+    /// `over-time` of `goodput`: one workload's flows together (a
+    /// collective job's goodput; default: every flow's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<u64>,
 }
 
 impl PlotSpec {
@@ -132,7 +136,12 @@ impl PlotSpec {
             }
         }
         if self.kind != PlotKind::OverTime {
-            for (k, given) in [("port", self.port.is_some()), ("flow", self.flow.is_some())] {
+            let keys = [
+                ("port", self.port.is_some()),
+                ("flow", self.flow.is_some()),
+                ("workload", self.workload.is_some()),
+            ];
+            for (k, given) in keys {
                 if given {
                     return Err((k.into(), format!("{k} is for kind = \"over-time\"")));
                 }
@@ -219,6 +228,11 @@ impl PlotSpec {
                 "flow",
                 self.flow.is_some() && !y.starts_with("cc_"),
                 "flow is for y = \"cc_rate\" or \"cc_window\"",
+            ),
+            (
+                "workload",
+                self.workload.is_some() && y != "goodput",
+                "workload is for y = \"goodput\"",
             ),
         ];
         match fixed.into_iter().find(|f| f.1) {
@@ -351,5 +365,11 @@ mod tests {
             "x"
         );
         assert_eq!(err("y = \"drops\"\nport = \"s0->h0\"").0, "port");
+        assert!(ok("kind = \"over-time\"\ny = \"goodput\"\nworkload = 1"));
+        assert_eq!(
+            err("kind = \"over-time\"\ny = \"queue\"\nworkload = 1").0,
+            "workload"
+        );
+        assert_eq!(err("y = \"drops\"\nworkload = 1").0, "workload");
     }
 }

@@ -64,6 +64,7 @@ fn defaults(axes: &[String]) -> Vec<PlotSpec> {
         name: None,
         port: None,
         flow: None,
+        workload: None,
     };
     let mut out = Vec::new();
     // Against each grid axis; a sweep of cases alone gets them by case.

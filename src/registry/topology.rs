@@ -56,6 +56,11 @@ pub trait Shape: Debug + Send + Sync {
     fn planes(&self) -> u32 {
         1
     }
+    /// Hosts under each ToR, numbered ToR by ToR (a workload's `"racks
+    /// A-B"` names them); `None` for a shape without racks of equal size.
+    fn hosts_per_rack(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// `prefix0`, `prefix1`, ... for each (prefix, count), in order.
@@ -281,6 +286,9 @@ impl Shape for LeafSpine {
     fn host_rate(&self, _host: u32) -> Bandwidth {
         Bandwidth::from_bps(self.host_rate.bps().saturating_mul(self.planes as u64))
     }
+    fn hosts_per_rack(&self) -> Option<u32> {
+        Some(self.hosts_per_leaf)
+    }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::leaf_spine(
             self.leaves,
@@ -365,6 +373,9 @@ impl Shape for FatTree {
     fn host_rate(&self, _host: u32) -> Bandwidth {
         self.host_rate
     }
+    fn hosts_per_rack(&self) -> Option<u32> {
+        Some(self.hosts_per_tor)
+    }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::three_tier(
             self.pods,
@@ -436,6 +447,9 @@ impl Shape for KAryFatTree {
     }
     fn host_rate(&self, _host: u32) -> Bandwidth {
         Bandwidth::from_bps(self.link_rate.bps().saturating_mul(self.planes as u64))
+    }
+    fn hosts_per_rack(&self) -> Option<u32> {
+        Some(self.k / 2 * self.oversubscription)
     }
     fn build(&self) -> TopologyGraph {
         let (k, h, r) = (self.k, self.k / 2, self.link_rate);

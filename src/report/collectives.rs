@@ -339,3 +339,60 @@ pub fn transfers_csv(world: &World) -> String {
     }
     s
 }
+
+/// The collective a run's headline quotes: the first collective of the
+/// first job that completed it at least once (job 0's, as a rule). A
+/// collective run is judged by its completion time, not by the mean FCT
+/// of its transfers.
+pub fn headline(jobs: &[JobSummary]) -> Option<&OpSummary> {
+    jobs.iter()
+        .flat_map(|j| j.collectives.first())
+        .find(|c| c.cct_us.mean.is_some())
+}
+
+impl OpSummary {
+    /// Its mean completion time over its bound (1 is the bound reached).
+    pub fn cct_over_bound(&self) -> Option<f64> {
+        let mean = self.cct_us.mean?;
+        (self.bound_us > 0.0).then(|| mean / self.bound_us)
+    }
+}
+
+/// The terminal's lines for the jobs: each collective's mean and p99
+/// completion time, its ratio to the bound, the iterations done and its
+/// bus bandwidth.
+pub fn human_lines(jobs: &[JobSummary]) -> String {
+    use std::fmt::Write as _;
+    let time = |v: Option<f64>| v.map_or_else(|| "n/a".into(), crate::report::units::fmt_time_us);
+    let mut s = String::new();
+    for j in jobs {
+        for c in &j.collectives {
+            let size = crate::report::units::bytes(c.size_bytes as f64);
+            let _ = writeln!(
+                s,
+                "  job {:<13} {}, {} {}, {} ranks: CCT mean {} (p99 {}) = {} x bound {}",
+                j.workload,
+                c.collective,
+                size.of(c.size_bytes as f64),
+                size.unit,
+                j.ranks,
+                time(c.cct_us.mean),
+                time(c.cct_us.p99),
+                c.cct_over_bound()
+                    .map_or_else(|| "n/a".into(), |r| format!("{r:.3}")),
+                time(Some(c.bound_us)),
+            );
+            let _ = writeln!(
+                s,
+                "{:20}{}/{} iterations, bus bandwidth {} Gb/s",
+                "",
+                j.completed,
+                j.iterations,
+                c.busbw_gbps
+                    .mean
+                    .map_or_else(|| "n/a".into(), |b| format!("{b:.2}")),
+            );
+        }
+    }
+    s
+}

@@ -203,7 +203,7 @@ pub static QUEUES: CsvFile = CsvFile { name: "queues.csv", when: "output.queue_i
 #[rustfmt::skip]
 pub static GOODPUT: CsvFile = CsvFile { name: "goodput.csv", when: "output.goodput_interval", columns: &[
     col("time_us", "us", "the end of the interval"),
-    col("flow", "id", "the flow, or all"),
+    col("flow", "id", "the flow, all (every flow), or workload N (a workload's flows, with two workloads or more)"),
     col("gbps", "Gb/s", "data bytes first acknowledged in the interval, over its length"),
 ]};
 
@@ -371,6 +371,8 @@ pub static SWEEP_METRICS: &[Column] = &[
     col("offered_load", "ratio", "offered load (planned flows, summed over the workloads with a load)"),
     col("unfinished_waiting_on_timer", "count", "unfinished flows waiting on a timer still to fire"),
     col("unfinished_nothing_acked", "count", "unfinished flows with nothing acknowledged"),
+    col("cct_mean_us", "us", "mean collective completion time (the first collective of the first job that completed one)"),
+    col("cct_over_bound", "ratio", "mean collective completion time over its bound"),
 ];
 
 /// The declared sweep metric named `name`.

@@ -2,7 +2,9 @@
 //! (whole, from memory, or streamed as samples are taken).
 
 use super::us;
-use crate::world::{CcSample, GoodputSample, QueueSample, RowSink, RttRow, VIQ_CLASS, World};
+use crate::world::{
+    CcSample, GoodputOf, GoodputSample, QueueSample, RowSink, RttRow, VIQ_CLASS, World,
+};
 use std::io::Write as _;
 
 /// `flows.csv`: one row per TCP flow (columns in docs/outputs.md).
@@ -60,7 +62,9 @@ pub fn flows_csv(world: &World) -> String {
 }
 
 /// `goodput.csv`: per interval, the goodput over all flows (`flow` =
-/// `all`) and of each chosen flow open in it, in Gb/s (data bytes first
+/// `all`), of each workload's flows together (`workload N`, with two
+/// workloads with flows or more) and of each chosen flow open in it, in
+/// Gb/s (data bytes first
 /// acknowledged in the interval, over the interval).
 pub fn goodput_csv(world: &World) -> String {
     let mut s = super::columns::GOODPUT.header();
@@ -78,10 +82,10 @@ pub fn goodput_csv(world: &World) -> String {
 fn goodput_row(interval: sim_core::SimDuration) -> impl Fn(&mut String, &GoodputSample) {
     move |s, g| {
         let gbps = g.bytes as f64 * 8.0 / interval.ps() as f64 * 1e3;
-        let flow = if g.flow == crate::world::ALL_FLOWS {
-            "all".to_string()
-        } else {
-            g.flow.to_string()
+        let flow = match g.of {
+            GoodputOf::All => "all".to_string(),
+            GoodputOf::Workload(w) => format!("workload {w}"),
+            GoodputOf::Flow(f) => f.to_string(),
         };
         super::columns::GOODPUT
             .row(s)

@@ -26,7 +26,9 @@ pub mod volume;
 mod workloads;
 pub use crate::paths::ideal_fct;
 pub use claim::{FolderKind, Refused};
-pub use collectives::{CollectiveRow, JobSummary, collective_rows, collectives_csv, transfers_csv};
+pub use collectives::{
+    CollectiveRow, JobSummary, OpSummary, collective_rows, collectives_csv, headline, transfers_csv,
+};
 pub use csv::{
     CsvRows, cc_csv, flows_csv, goodput_csv, pings_csv, ports_csv, queues_csv, rounds_csv, rtt_csv,
 };
@@ -630,6 +632,9 @@ impl RunSummary {
             "scenario {} (seed {}): {}",
             self.scenario, self.seed, self.stop_reason
         );
+        // A collective job's completion time first: its transfers' FCTs
+        // below are the detail.
+        s.push_str(&collectives::human_lines(&self.jobs));
         if f.total > 0 {
             let _ = writeln!(s, "  flows completed   {}/{}", f.completed, f.total);
             let _ = writeln!(

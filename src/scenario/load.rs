@@ -518,6 +518,7 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
 
     let mut ctx = LoadCtx {
         hosts: 0,
+        hosts_per_rack: None,
         classes: 1,
         queue_limit: QueueSize::Packets(0),
         max_host_rate: sim_core::Bandwidth::from_bps(1),
@@ -526,6 +527,7 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
     };
     let topology = topology(&src, root.get("topology"), ctx)?;
     ctx.hosts = topology.spec.size.hosts;
+    ctx.hosts_per_rack = topology.spec.shape.hosts_per_rack();
     ctx.max_host_rate = topology.spec.shape.max_host_rate();
 
     let switch_v = root
@@ -548,6 +550,9 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
         for (i, w) in items.iter().enumerate() {
             let prefix = format!("workload[{i}]");
             let (w, named) = take_transport(w);
+            let w = super::racks::expand(&w, ctx.hosts_per_rack, ctx.hosts).map_err(
+                |(key, span, why)| src.error(Some(span), &format!("{prefix}.{key}"), why),
+            )?;
             workloads.push(pick(
                 &src,
                 &registry::workload::FAMILY,

@@ -28,6 +28,7 @@ mod nodes;
 mod overrides;
 mod paths;
 mod pfc;
+mod racks;
 mod sizes;
 mod trim;
 mod types;

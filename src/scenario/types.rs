@@ -592,6 +592,8 @@ pub(crate) struct ScenarioBase {
 pub struct LoadCtx {
     /// Hosts in the topology.
     pub hosts: u32,
+    /// Hosts under each ToR, numbered ToR by ToR (`None`: no racks).
+    pub hosts_per_rack: Option<u32>,
     /// Class queues per port.
     pub classes: usize,
     /// The most one queue of a port may hold.

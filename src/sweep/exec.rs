@@ -388,10 +388,29 @@ fn simulate(
     Ok(Some((staged, headline(&outcome))))
 }
 
-/// A run's log note: its wall time and one headline number (mean FCT when
-/// flows completed, else goodput, else the stop reason).
+/// A run's log note: its wall time and one headline number (a collective
+/// job's mean CCT and its ratio to the bound; else the mean FCT when flows
+/// completed, else goodput, else the stop reason).
 fn headline(o: &runner::Outcome) -> String {
     let f = &o.summary.flows;
+    if let Some(c) = crate::report::headline(&o.summary.jobs)
+        && let Some(mean) = c.cct_us.mean
+    {
+        let ratio = c
+            .cct_over_bound()
+            .map_or("n/a".into(), |r| format!("{r:.3}"));
+        let number = format!(
+            "mean CCT {} ({ratio} x bound), {} {}",
+            crate::report::units::fmt_time_us(mean),
+            c.cct_us.count,
+            if c.cct_us.count == 1 {
+                "completion"
+            } else {
+                "completions"
+            }
+        );
+        return format!("{:.2} s, {number}", o.perf.wall_seconds);
+    }
     let number = match (f.fct_us.mean, f.goodput_gbps) {
         (Some(fct), _) => format!(
             "mean FCT {}, {}/{} flows",

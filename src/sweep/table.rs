@@ -120,6 +120,11 @@ pub fn row(run: &Run, s: &RunSummary) -> String {
         f.unfinished_waiting_on_timer.to_string(),
         f.unfinished_nothing_acked.to_string(),
     ]);
+    let cct = crate::report::headline(&s.jobs);
+    cols.extend([
+        num(cct.and_then(|c| c.cct_us.mean)),
+        num(cct.and_then(|c| c.cct_over_bound())),
+    ]);
     debug_assert_eq!(cols.len(), 3 + run.axes.len() + metric_count());
     cols.join(",") + "\n"
 }
@@ -157,7 +162,25 @@ const ADDED_METRICS: &[(&str, FromSummary)] = &[
                 .map_or(String::new(), |n| n.to_string()),
         )
     }),
+    // Issue 58: a collective's headline, from the summary's jobs.
+    ("cct_mean_us", |s| {
+        Some(num(headline_json(s).map(|(mean, _)| mean)))
+    }),
+    ("cct_over_bound", |s| {
+        Some(num(headline_json(s).and_then(|(mean, bound)| {
+            (bound > 0.0).then(|| mean / bound)
+        })))
+    }),
 ];
+
+/// [`crate::report::headline`] read from a `summary.json`: the mean CCT
+/// and bound of the first job's first collective that completed.
+fn headline_json(s: &serde_json::Value) -> Option<(f64, f64)> {
+    s["jobs"].as_array()?.iter().find_map(|j| {
+        let c = &j["collectives"][0];
+        Some((c["cct_us"]["mean"].as_f64()?, c["bound_us"].as_f64()?))
+    })
+}
 
 /// `line`, a row of `run` written before the last [`ADDED_METRICS`],
 /// completed from the run's `summary.json` text; `None` if it is not

@@ -1,22 +1,32 @@
 //! The goodput time series of `goodput.csv` (`[output] goodput_interval`):
-//! every interval, the data bytes acknowledged in it, over all flows and
-//! per chosen flow (`goodput_flows`, default all), as Gb/s. A flow has a
-//! row for each interval from its start until it finishes, so an idle
-//! interval of an open flow reads 0, and a finished flow stops adding rows.
+//! every interval, the data bytes acknowledged in it, over all flows, per
+//! workload (with two workloads with flows or more: a collective job's
+//! goodput beside another's) and per chosen flow (`goodput_flows`, default
+//! all), as Gb/s. A flow has a row for each interval from its start until
+//! it finishes, so an idle interval of an open flow reads 0, and a
+//! finished flow stops adding rows.
 
 use super::World;
 use sim_core::{SimDuration, SimTime};
 
-/// `GoodputSample::flow` of the aggregate row.
-pub const ALL_FLOWS: u32 = u32::MAX;
+/// What one `goodput.csv` row counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GoodputOf {
+    /// Every flow.
+    All,
+    /// The flows of one `[[workload]]`.
+    Workload(u32),
+    /// One flow.
+    Flow(u32),
+}
 
 /// One `goodput.csv` row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GoodputSample {
     /// The end of the interval (ps).
     pub time_ps: u64,
-    /// The flow, or [`ALL_FLOWS`].
-    pub flow: u32,
+    /// What it counts.
+    pub of: GoodputOf,
     /// Data bytes first acknowledged in the interval.
     pub bytes: u64,
 }
@@ -30,6 +40,10 @@ pub(super) struct GoodputSeries {
     pub last: Vec<u64>,
     /// The aggregate at the last sample.
     pub last_total: u64,
+    /// Each workload's bytes acknowledged at the last sample, and this
+    /// sample's (kept to reuse).
+    last_by_workload: Vec<u64>,
+    by_workload: Vec<(u64, u32)>,
     /// The rows so far (or their sink).
     pub rows: super::rows::Rows<GoodputSample>,
     /// Jain's index over the flows open in each interval, as the rows are
@@ -59,6 +73,8 @@ impl GoodputSeries {
             chosen,
             last: Vec::new(),
             last_total: 0,
+            last_by_workload: Vec::new(),
+            by_workload: Vec::new(),
             rows: super::rows::Rows::default(),
             fairness: IntervalFairness {
                 min: f64::INFINITY,
@@ -78,15 +94,32 @@ impl World {
         g.last.resize(self.flows.len(), 0);
         let from = SimTime::ZERO + SimDuration::from_ps(now.ps().saturating_sub(g.interval.ps()));
         let mut total = 0;
+        g.by_workload.clear();
+        g.by_workload.resize(self.workloads.len(), (0, 0));
+        g.last_by_workload.resize(self.workloads.len(), 0);
         for f in &self.flows {
-            total += f.sender.bytes_acked();
+            let acked = f.sender.bytes_acked();
+            total += acked;
+            let w = &mut g.by_workload[f.workload as usize];
+            *w = (w.0 + acked, w.1 + 1);
         }
         g.rows.push(GoodputSample {
             time_ps: now.ps(),
-            flow: ALL_FLOWS,
+            of: GoodputOf::All,
             bytes: total - g.last_total,
         });
         g.last_total = total;
+        let with_flows = g.by_workload.iter().filter(|w| w.1 > 0).count();
+        for (w, &(acked, flows)) in g.by_workload.iter().enumerate() {
+            if with_flows >= 2 && flows > 0 {
+                g.rows.push(GoodputSample {
+                    time_ps: now.ps(),
+                    of: GoodputOf::Workload(w as u32),
+                    bytes: acked - g.last_by_workload[w],
+                });
+            }
+            g.last_by_workload[w] = acked;
+        }
         g.scratch.clear();
         let count = g.chosen.as_ref().map_or(self.flows.len(), Vec::len);
         for i in 0..count {
@@ -98,7 +131,7 @@ impl World {
                 let bytes = acked - g.last[id as usize];
                 g.rows.push(GoodputSample {
                     time_ps: now.ps(),
-                    flow: id,
+                    of: GoodputOf::Flow(id),
                     bytes,
                 });
                 g.scratch.push(bytes as f64);

@@ -37,7 +37,7 @@ mod sources;
 mod stop;
 pub use cc_trace::CcSample;
 pub use deps::JobCollective;
-pub use goodput::{ALL_FLOWS, GoodputSample};
+pub use goodput::{GoodputOf, GoodputSample};
 pub use lp::Role;
 pub use metrics::{DelayHistograms, Metrics, RttRow, summary_us};
 pub use parallel::{Lps, Threads, WindowStats, partition_for};

@@ -459,3 +459,105 @@ fn a_trigger_that_needs_one_of_two_fires_on_the_first() {
     assert_eq!(second, a);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Issue 58: a collective run speaks in completion times: the terminal's
+/// first line after the status is the job's CCT against its bound, and a
+/// sweep's progress lines and `sweep.csv` carry the CCT and CCT / bound.
+#[test]
+fn collective_runs_headline_their_completion_time() {
+    let dir = crate::common::temp_dir("cct-headline");
+    let run = crate::common::run_cli(&[
+        "run",
+        "scenarios/ai-fabric/ring-allreduce-k8.toml",
+        "--set",
+        "workload[0].size=512KB",
+        "--set",
+        "workload[0].iterations=1",
+        "--no-plots",
+        "--out",
+        dir.join("run").to_str().expect("utf-8"),
+    ]);
+    let said = String::from_utf8_lossy(&run.stdout);
+    let second = said.lines().nth(1).unwrap_or_default();
+    assert!(
+        second.starts_with("  job 0") && second.contains("CCT mean") && second.contains("x bound"),
+        "{said}"
+    );
+    let sweep = dir.join("sweep.toml");
+    std::fs::write(
+        &sweep,
+        format!(
+            "[sweep]\nbase = \"{}/scenarios/ai-fabric/ring-allreduce-k8.toml\"\nseeds = 1\n\
+             [sweep.set]\n\"workload[0].iterations\" = 1\n\
+             [sweep.grid]\n\"workload[0].size\" = [\"256KB\", \"512KB\"]\n",
+            std::env::current_dir().expect("cwd").display()
+        ),
+    )
+    .expect("written");
+    let out = dir.join("sweep");
+    let o = crate::common::run_cli(&[
+        "sweep",
+        sweep.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+        "-j",
+        "2",
+    ]);
+    let log = String::from_utf8_lossy(&o.stderr).into_owned() + &String::from_utf8_lossy(&o.stdout);
+    assert!(
+        log.contains("mean CCT") && log.contains("x bound)"),
+        "{log}"
+    );
+    let table = std::fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv");
+    let header: Vec<&str> = table.lines().next().expect("header").split(',').collect();
+    let col = |n: &str| header.iter().position(|h| *h == n).expect(n);
+    let (cct, ratio) = (col("cct_mean_us"), col("cct_over_bound"));
+    for row in table.lines().skip(1) {
+        let f: Vec<&str> = row.split(',').collect();
+        let cct: f64 = f[cct].parse().expect("a CCT");
+        let ratio: f64 = f[ratio].parse().expect("a ratio");
+        assert!(cct > 0.0 && (1.0..1.5).contains(&ratio), "{row}");
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// Issue 58: a job on racks (`"racks 0-15/2"`: one ToR in two) plans the
+/// hosts under those ToRs, and a rack set is refused naming its key where
+/// there are no such racks.
+#[test]
+fn a_job_on_racks_takes_the_hosts_under_them() {
+    let path = std::path::Path::new("scenarios/ai-fabric/ring-allreduce-k8.toml");
+    let on = |hosts: &str| {
+        dcnsim::scenario::load(path, &[format!("workload[0].hosts={hosts}")])
+            .map_err(|e| e.to_string())
+    };
+    let racks = on("\"racks 0-15/2\"").expect("racks");
+    let listed = on(&format!(
+        "[{}]",
+        (0..16)
+            .step_by(2)
+            .flat_map(|r| (4 * r)..(4 * r + 4))
+            .map(|h| h.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+    .expect("hosts");
+    let plan = |sc: &dcnsim::scenario::Scenario| plan_all(sc, 1);
+    let (a, b) = (plan(&racks), plan(&listed));
+    assert_eq!(format!("{a:?}"), format!("{b:?}"), "the same job");
+    let err = on("\"racks 0-40\"").unwrap_err();
+    assert!(
+        err.contains("workload[0].hosts") && err.contains("racks 0 to 31"),
+        "{err}"
+    );
+    let star = dcnsim::scenario::load(
+        std::path::Path::new("scenarios/quickstart.toml"),
+        &["workload[0].senders=\"racks 0-1\"".to_string()],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        star.contains("workload[0].senders") && star.contains("no racks"),
+        "{star}"
+    );
+}

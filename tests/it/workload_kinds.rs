@@ -236,12 +236,15 @@ fn scheduled_long_flows_join_and_leave_on_time() {
     // before it starts.
     let rows = w.goodput_samples();
     for (id, start) in [(1, us(1000)), (2, us(1500))] {
-        let first = rows.iter().find(|g| g.flow == id).expect("rows");
+        let first = rows
+            .iter()
+            .find(|g| g.of == dcnsim::world::GoodputOf::Flow(id))
+            .expect("rows");
         assert!(first.time_ps > start.ps(), "flow {id}");
     }
     let first_ms: u64 = rows
         .iter()
-        .filter(|g| g.flow == 0 && g.time_ps <= us(1000).ps())
+        .filter(|g| g.of == dcnsim::world::GoodputOf::Flow(0) && g.time_ps <= us(1000).ps())
         .map(|g| g.bytes)
         .sum();
     println!("flow 0 alone: {} bytes in 1 ms", first_ms);

@@ -213,23 +213,98 @@ pub struct Load {
 /// A checked workload.
 pub type Spec = Checked<dyn Workload>;
 
-/// A set of hosts: `[1, 2, 5]` or the inclusive range `"1-16"`, kept as
-/// ranges so that a huge range is refused before it is expanded.
+/// A set of hosts: `[1, 2, 5]`, the inclusive range `"1-16"`, a range
+/// with a stride `"0-127/2"` (every other host), or a list of these
+/// (`["0-15", "64-79", 100]`); kept as ranges so that a huge range is
+/// refused before it is expanded. `"racks 0-3"` (the hosts under ToRs 0
+/// to 3) is turned into host ranges by the loader, which knows the racks
+/// (`scenario::racks`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HostSet(Vec<(u32, u32)>);
+pub struct HostSet(Vec<HostRange>);
+
+/// Hosts `first`, `first + step`, ... up to `last`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct HostRange {
+    first: u32,
+    last: u32,
+    step: u32,
+}
 
 impl HostSet {
     /// The hosts, in the order given.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.0.iter().flat_map(|&(a, b)| a..=b)
+        self.0
+            .iter()
+            .flat_map(|r| (r.first..=r.last).step_by(r.step as usize))
     }
     /// The largest host named.
     fn max(&self) -> Option<u32> {
-        self.0.iter().map(|r| r.1).max()
+        self.0
+            .iter()
+            .map(|r| r.first + (r.last - r.first) / r.step * r.step)
+            .max()
     }
     /// Whether `h` is in the set.
     fn contains(&self, h: u32) -> bool {
-        self.0.iter().any(|&(a, b)| (a..=b).contains(&h))
+        self.0
+            .iter()
+            .any(|r| (r.first..=r.last).contains(&h) && (h - r.first).is_multiple_of(r.step))
+    }
+
+    /// One range written `"FIRST-LAST"` or `"FIRST-LAST/STEP"`.
+    fn range(s: &str) -> Result<HostRange, String> {
+        let bad = || {
+            format!(
+                "'{s}' is not a host range: expected \"FIRST-LAST\" (\"1-16\"), with a stride \
+                 \"FIRST-LAST/STEP\" (\"0-127/2\"), or \"racks A-B\""
+            )
+        };
+        let (range, step) = match s.split_once('/') {
+            Some((r, st)) => (r, st.trim().parse::<u32>().map_err(|_| bad())?),
+            None => (s, 1),
+        };
+        let (a, b) = range.split_once('-').ok_or_else(bad)?;
+        let first: u32 = a.trim().parse().map_err(|_| bad())?;
+        let last: u32 = b.trim().parse().map_err(|_| bad())?;
+        if first > last {
+            return Err(bad());
+        }
+        if step == 0 {
+            return Err(format!("'{s}': the stride must be at least 1"));
+        }
+        Ok(HostRange { first, last, step })
+    }
+}
+
+/// One entry of a host list: an index or a range.
+enum HostEntry {
+    One(u32),
+    Range(String),
+}
+
+impl<'de> Deserialize<'de> for HostEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = HostEntry;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a host index such as 7 or a range such as \"8-15\" or \"0-127/2\"")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<HostEntry, E> {
+                u32::try_from(v)
+                    .map(HostEntry::One)
+                    .map_err(|_| E::custom(format!("host {v} is out of range")))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<HostEntry, E> {
+                u64::try_from(v)
+                    .map_err(|_| E::custom(format!("host {v} is negative")))
+                    .and_then(|v| self.visit_u64(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<HostEntry, E> {
+                Ok(HostEntry::Range(s.to_string()))
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
@@ -239,33 +314,33 @@ impl<'de> Deserialize<'de> for HostSet {
         impl<'de> serde::de::Visitor<'de> for V {
             type Value = HostSet;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a list of host indices such as [1, 2, 3] or a range such as \"1-16\"")
+                f.write_str(
+                    "a list of host indices or ranges such as [1, 2, \"8-15\"], a range such as \
+                     \"1-16\" or \"0-127/2\", or \"racks 0-3\"",
+                )
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
                 mut seq: A,
             ) -> Result<HostSet, A::Error> {
                 let mut v = Vec::new();
-                while let Some(h) = seq.next_element::<u32>()? {
-                    v.push((h, h));
+                while let Some(e) = seq.next_element::<HostEntry>()? {
+                    v.push(match e {
+                        HostEntry::One(h) => HostRange {
+                            first: h,
+                            last: h,
+                            step: 1,
+                        },
+                        HostEntry::Range(s) => HostSet::range(&s).map_err(A::Error::custom)?,
+                    });
                 }
                 Ok(HostSet(v))
             }
             fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<HostSet, E> {
-                let bad = || {
-                    E::custom(format!(
-                        "'{s}' is not a host range: expected \"FIRST-LAST\", e.g. \"1-16\""
-                    ))
-                };
-                let (a, b) = s.split_once('-').ok_or_else(bad)?;
-                let a: u32 = a.trim().parse().map_err(|_| bad())?;
-                let b: u32 = b.trim().parse().map_err(|_| bad())?;
-                if a > b {
-                    return Err(bad());
-                }
-                Ok(HostSet(vec![(a, b)]))
+                Ok(HostSet(vec![HostSet::range(s).map_err(E::custom)?]))
             }
         }
+        use serde::de::Error as _;
         d.deserialize_any(V)
     }
 }
@@ -618,3 +693,36 @@ pub static FAMILY: Family<Spec> = Family {
         ], matrix::parse),
     ],
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(toml_value: &str) -> Result<Vec<u32>, String> {
+        #[derive(Deserialize)]
+        struct T {
+            hosts: HostSet,
+        }
+        toml::from_str::<T>(&format!("hosts = {toml_value}"))
+            .map(|t| t.hosts.iter().collect())
+            .map_err(|e| e.to_string())
+    }
+
+    /// Issue 58: a job on the even hosts is `"0-127/2"`, not 64 numbers.
+    #[test]
+    fn host_sets_take_strides_and_mixed_lists() {
+        assert_eq!(set("\"0-6/2\"").unwrap(), [0, 2, 4, 6]);
+        assert_eq!(set("\"1-8/3\"").unwrap(), [1, 4, 7]);
+        assert_eq!(set("[\"0-1\", 9, \"4-8/4\"]").unwrap(), [0, 1, 9, 4, 8]);
+        let hs: HostSet =
+            toml::from_str::<std::collections::BTreeMap<String, HostSet>>("h = \"1-8/3\"")
+                .unwrap()
+                .remove("h")
+                .unwrap();
+        assert_eq!(hs.max(), Some(7));
+        assert!(hs.contains(4) && !hs.contains(5) && !hs.contains(8));
+        assert!(set("\"0-6/0\"").unwrap_err().contains("stride"));
+        assert!(set("\"6-0\"").unwrap_err().contains("not a host range"));
+        assert!(set("[1, 2.5]").unwrap_err().contains("a host index"));
+    }
+}
