@@ -374,16 +374,17 @@ fn a_row_of_an_older_column_set_is_completed_or_run_again() {
         assert!(again.status.success(), "{}", stderr(&again));
         String::from_utf8_lossy(&again.stdout).into_owned()
     };
-    // Without syn_retransmissions, offered_load and the two counts of
-    // unfinished flows (issue 56): completed.
-    let said = older(4);
+    // Without syn_retransmissions, offered_load, the two counts of
+    // unfinished flows (issue 56) and the two CCT columns (issue 58):
+    // completed.
+    let said = older(6);
     assert!(said.contains("(0 now,"), "{said}");
     assert_eq!(
         std::fs::read_to_string(out.join("sweep.csv")).expect("table"),
         table
     );
-    // Five columns short: not a row of any dcnsim's table; run again.
-    let said = older(5);
+    // Seven columns short: not a row of any dcnsim's table; run again.
+    let said = older(7);
     assert!(said.contains("(1 now,"), "{said}");
     assert_eq!(std::fs::read_to_string(&row).expect("row"), now);
     std::fs::remove_dir_all(dir).expect("cleanup");
