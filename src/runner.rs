@@ -114,6 +114,9 @@ fn result_files(world: &World, summary: &RunSummary, perf: &Perf) -> Vec<(&'stat
     if world.fabric.pfc().is_some() {
         files.push(("pfc.csv", crate::report::pfc_csv(world).into_bytes()));
     }
+    if world.link_samples().is_some() {
+        files.push(("links.csv", crate::report::links_csv(world).into_bytes()));
+    }
     if world.sources.iter().any(|s| s.echo) {
         files.push(("pings.csv", crate::report::pings_csv(world).into_bytes()));
     }

@@ -37,6 +37,9 @@ pub fn figures(dir: &Path) -> Result<Vec<(String, Chart)>, PlotError> {
         let by_size = slowdown_by_size(&c, &jobs)?;
         out.extend(by_size.map(|chart| ("slowdown_by_size".to_string(), chart)));
     }
+    if let Some(c) = Csv::read_if_present(&dir.join("links.csv"))? {
+        out.push(("link_utilisation".to_string(), link_utilisation(&c)?));
+    }
     if let Some(c) = Csv::read_if_present(&dir.join("rtt.csv"))? {
         out.push(("rtt".to_string(), rtt(&c)?));
     }
@@ -259,6 +262,41 @@ fn goodput(c: &Csv) -> Result<Chart, PlotError> {
         format!("Goodput{note}{}", c.thinned_note()),
         x_label,
         "goodput (Gb/s)".into(),
+        false,
+        series,
+    ))
+}
+
+/// Each tier's link utilisation over time, in percent, a line per tier
+/// in the order `links.csv` gives them (host links first).
+fn link_utilisation(c: &Csv) -> Result<Chart, PlotError> {
+    let (t, tier, u) = (c.col("time_us")?, c.col("tier")?, c.col("utilisation")?);
+    let (tx, x_label) = time_axis(c, t);
+    let mut order: Vec<String> = Vec::new();
+    let mut lines: BTreeMap<String, Vec<Point>> = BTreeMap::new();
+    for r in &c.rows {
+        let (Some(x), Some(y)) = (Csv::num(r, t), Csv::num(r, u)) else {
+            continue;
+        };
+        if !lines.contains_key(&r[tier]) {
+            order.push(r[tier].clone());
+        }
+        lines
+            .entry(r[tier].clone())
+            .or_default()
+            .push(point(tx.of(x), 100.0 * y));
+    }
+    let series = order
+        .into_iter()
+        .map(|name| Series {
+            points: lines.remove(&name).unwrap_or_default(),
+            name,
+        })
+        .collect();
+    Ok(Chart::lines(
+        format!("Link utilisation by tier{}", c.thinned_note()),
+        x_label,
+        "utilisation (%)".into(),
         false,
         series,
     ))

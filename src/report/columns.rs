@@ -207,6 +207,15 @@ pub static GOODPUT: CsvFile = CsvFile { name: "goodput.csv", when: "output.goodp
     col("gbps", "Gb/s", "data bytes first acknowledged in the interval, over its length"),
 ]};
 
+/// `links.csv`.
+#[rustfmt::skip]
+pub static LINKS: CsvFile = CsvFile { name: "links.csv", when: "output.link_interval", columns: &[
+    col("time_us", "us", "the end of the interval"),
+    col("tier", "text", "the links' direction between two kinds of node (host->tor, tor->agg, ...)"),
+    col("links", "count", "the tier's links"),
+    col("utilisation", "ratio", "bits started onto them in the interval over their capacity in it"),
+]};
+
 /// `rtt.csv`.
 #[rustfmt::skip]
 pub static RTT: CsvFile = CsvFile { name: "rtt.csv", when: "output.rtt_interval", columns: &[
@@ -333,6 +342,7 @@ pub static FILES: &[&CsvFile] = &[
     &PFC,
     &QUEUES,
     &GOODPUT,
+    &LINKS,
     &RTT,
     &ROUNDS,
     &COLLECTIVES,

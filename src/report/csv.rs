@@ -78,6 +78,26 @@ pub fn goodput_csv(world: &World) -> String {
     s
 }
 
+/// `links.csv`: per interval, each tier's link utilisation (empty but for
+/// its header when the series is off).
+pub fn links_csv(world: &World) -> String {
+    let mut s = super::columns::LINKS.header();
+    let Some((tiers, rows)) = world.link_samples() else {
+        return s;
+    };
+    for r in rows {
+        let tier = &tiers[r.tier as usize];
+        super::columns::LINKS
+            .row(&mut s)
+            .cell("time_us", us(r.time_ps))
+            .cell("tier", &tier.name)
+            .cell("links", tier.links)
+            .cell("utilisation", format_args!("{:.6}", r.utilisation))
+            .end();
+    }
+    s
+}
+
 /// `goodput.csv`'s row writer for a series of `interval`.
 fn goodput_row(interval: sim_core::SimDuration) -> impl Fn(&mut String, &GoodputSample) {
     move |s, g| {

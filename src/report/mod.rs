@@ -30,7 +30,8 @@ pub use collectives::{
     CollectiveRow, JobSummary, OpSummary, collective_rows, collectives_csv, headline, transfers_csv,
 };
 pub use csv::{
-    CsvRows, cc_csv, flows_csv, goodput_csv, pings_csv, ports_csv, queues_csv, rounds_csv, rtt_csv,
+    CsvRows, cc_csv, flows_csv, goodput_csv, links_csv, pings_csv, ports_csv, queues_csv,
+    rounds_csv, rtt_csv,
 };
 pub use folder::{FolderBusy, Lock, RunFolder, try_lock, write_atomic, write_replace};
 pub use pfc::{PfcSummary, pfc_csv, pfc_stall};

@@ -27,6 +27,8 @@ pub const MIN_SAMPLE_INTERVAL_PS: u64 = 1_000;
 const QUEUE_ROW_BYTES: u64 = 48;
 const GOODPUT_ROW_BYTES: u64 = 40;
 const RTT_ROW_BYTES: u64 = 80;
+/// A `links.csv` row (`20.000000,agg->core,128,0.112431`).
+const LINK_ROW_BYTES: u64 = 40;
 const CC_ROW_BYTES: u64 = 48;
 const FLOW_ROW_BYTES: u64 = 220;
 const PORT_ROW_BYTES: u64 = 160;
@@ -152,6 +154,17 @@ fn sampled_series(
             per_interval: traced + 1,
             intervals: n,
             row_bytes: GOODPUT_ROW_BYTES,
+        });
+    }
+    if let Some(n) = sc.output.link_interval.map(intervals) {
+        series.push(Series {
+            file: "links.csv",
+            key: "output.link_interval",
+            // At most one tier per pair of node kinds: eight covers a
+            // three-tier fabric and its planes' NICs.
+            per_interval: 8,
+            intervals: n,
+            row_bytes: LINK_ROW_BYTES,
         });
     }
     if let Some(n) = sc.output.rtt_interval.map(intervals) {

@@ -1112,6 +1112,7 @@ fn check_series(sc: &Scenario) -> Result<(), (&'static str, String)> {
         ("output.queue_interval", sc.output.queue_interval),
         ("output.goodput_interval", sc.output.goodput_interval),
         ("output.rtt_interval", sc.output.rtt_interval),
+        ("output.link_interval", sc.output.link_interval),
         ("output.cc_trace.interval", cc_trace.map(|c| c.interval)),
     ] {
         if interval.is_some_and(|i| i.ps() < min) {

@@ -330,6 +330,9 @@ pub struct OutputConfig {
     pub goodput_flows: Option<Vec<u32>>,
     /// Write `rtt.csv` with each interval's RTT samples per workload (absent: off).
     pub rtt_interval: Option<SimDuration>,
+    /// Write `links.csv` with each interval's link utilisation per tier
+    /// (absent: off).
+    pub link_interval: Option<SimDuration>,
     /// Report Jain's index over these flows, by id, in `summary.json`
     /// (`fairness`); absent: not reported (every workload's own index is).
     pub jain_flows: Option<Vec<u32>>,
@@ -395,6 +398,7 @@ impl Default for OutputConfig {
             goodput_interval: None,
             goodput_flows: None,
             rtt_interval: None,
+            link_interval: None,
             jain_flows: None,
             cc_trace: None,
             pcap: None,

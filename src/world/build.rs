@@ -108,6 +108,10 @@ impl World {
         let node_names = sc.topology.spec.shape.node_names();
         let fabric = build_fabric(sc, seed, wire, &node_names, role.as_ref())?;
         let mut w = World::empty(sc, seed, fabric, node_names);
+        w.links = sc
+            .output
+            .link_interval
+            .map(|i| super::links::LinkSeries::new(i, &w));
         w.role = role;
         w.cut_links();
         w.schedule_faults();
@@ -164,6 +168,7 @@ impl World {
             goodput: sc.output.goodput_interval.map(|interval| {
                 goodput::GoodputSeries::new(interval, sc.output.goodput_flows.clone())
             }),
+            links: None,
             node_names,
             cc_trace: sc.output.cc_trace.as_ref().map(|c| cc_trace::CcTrace {
                 interval: c.interval,

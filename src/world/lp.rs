@@ -203,6 +203,14 @@ impl World {
                     }
                 }
             }
+            Series::Links => {
+                for p in 0..self.fabric.ports().len() as u32 {
+                    let p = net::PortId(p);
+                    if r.partition.lp(self.fabric.port(p).node) == r.me {
+                        self.fabric.swap_port(&mut other.fabric, p);
+                    }
+                }
+            }
             Series::Goodput => {
                 for (mine, its) in self.flows.iter_mut().zip(other.flows.iter_mut()) {
                     if hosts[its.sender.addr().src.idx()] {

@@ -23,6 +23,7 @@ mod cc_trace;
 mod cut_off;
 mod deps;
 mod goodput;
+mod links;
 mod livelock;
 mod lp;
 mod metrics;
@@ -38,6 +39,7 @@ mod stop;
 pub use cc_trace::CcSample;
 pub use deps::JobCollective;
 pub use goodput::{GoodputOf, GoodputSample};
+pub use links::{LinkSample, Tier};
 pub use lp::Role;
 pub use metrics::{DelayHistograms, Metrics, RttRow, summary_us};
 pub use parallel::{Lps, Threads, WindowStats, partition_for};
@@ -185,6 +187,8 @@ pub struct World {
     pub size_buckets: Vec<u64>,
     /// The goodput series, when `output.goodput_interval` is set.
     goodput: Option<goodput::GoodputSeries>,
+    /// The link-utilisation series, when `output.link_interval` is set.
+    links: Option<links::LinkSeries>,
     /// The controller trace, when `output.cc_trace` is set.
     cc_trace: Option<cc_trace::CcTrace>,
     /// Every node's name (`host17`, `tor3`), by node id.

@@ -1,4 +1,5 @@
-//! The sampled series (`queues.csv`, `goodput.csv`, `rtt.csv`, `cc.csv`):
+//! The sampled series (`queues.csv`, `goodput.csv`, `rtt.csv`, `cc.csv`,
+//! `links.csv`):
 //! each is taken every interval while traffic remains, so sampling stops
 //! with the traffic, not at the stop time (and a run to completion still
 //! ends). One list of them, and one rule for when the next sample falls;
@@ -18,12 +19,20 @@ pub enum Series {
     Rtt,
     /// Queue occupancy (`queues.csv`).
     Queues,
+    /// Link utilisation per tier (`links.csv`).
+    Links,
 }
 
 impl Series {
     /// Every series, in the order their first samples are scheduled, which
     /// is the order samples due at one time are taken in a partitioned run.
-    pub const ALL: [Series; 4] = [Series::Cc, Series::Goodput, Series::Rtt, Series::Queues];
+    pub const ALL: [Series; 5] = [
+        Series::Cc,
+        Series::Goodput,
+        Series::Rtt,
+        Series::Queues,
+        Series::Links,
+    ];
 }
 
 impl World {
@@ -34,6 +43,7 @@ impl World {
             Series::Goodput => self.goodput.as_ref().map(|g| g.interval),
             Series::Rtt => self.metrics.interval(),
             Series::Queues => self.sample_interval,
+            Series::Links => self.links.as_ref().map(|l| l.interval),
         }
     }
 
@@ -54,6 +64,7 @@ impl World {
             Series::Goodput => self.record_goodput(now),
             Series::Rtt => self.record_rtt(now),
             Series::Queues => self.record_queues(now),
+            Series::Links => self.record_links(now),
         }
     }
 

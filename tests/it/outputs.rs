@@ -195,3 +195,73 @@ fn a_workload_line_keeps_its_words_apart_whatever_the_kind_name() {
         "{human}"
     );
 }
+
+/// Issue 58: `links.csv`, each tier's utilisation per interval, adds up
+/// to what `ports.csv` says the tier's ports sent, in a run cut into LPs
+/// too (the first LP reads every other LP's ports at each sample), and
+/// every reading lies between 0 and a packet a link above 1.
+#[test]
+fn link_utilisation_adds_up_to_the_ports_bytes() {
+    let dir = common::temp_dir("links");
+    for (n, partition) in ["none", "pods"].iter().enumerate() {
+        let out = dir.join(format!("run{n}"));
+        common::run_cli(&[
+            "run",
+            "scenarios/ai-fabric/adaptive-k4.toml",
+            "--set",
+            "output.link_interval=10us",
+            "--set",
+            &format!("simulation.partition={partition}"),
+            "--no-plots",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ]);
+        let links = std::fs::read_to_string(out.join("links.csv")).expect("links.csv");
+        let mut sent_bits: std::collections::BTreeMap<String, f64> = Default::default();
+        let mut tiers = std::collections::BTreeSet::new();
+        for line in links.lines().skip(1) {
+            let f: Vec<&str> = line.split(',').collect();
+            let (links, u): (f64, f64) = (f[2].parse().expect("links"), f[3].parse().expect("u"));
+            assert!((0.0..1.2).contains(&u), "{line}");
+            // 100 Gb/s links, 10 us intervals.
+            *sent_bits.entry(f[1].to_string()).or_default() += u * links * 100e9 * 10e-6;
+            tiers.insert(f[1].to_string());
+        }
+        for t in [
+            "host->tor",
+            "tor->agg",
+            "agg->core",
+            "core->agg",
+            "agg->tor",
+            "tor->host",
+        ] {
+            assert!(tiers.contains(t), "{partition}: {tiers:?}");
+        }
+        let ports = std::fs::read_to_string(out.join("ports.csv")).expect("ports.csv");
+        let header: Vec<&str> = ports.lines().next().expect("header").split(',').collect();
+        let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+        let (name, class, tx) = (col("name"), col("class"), col("tx_bytes"));
+        let mut port_bits: std::collections::BTreeMap<String, f64> = Default::default();
+        for line in ports.lines().skip(1) {
+            let f: Vec<&str> = line.split(',').collect();
+            if f[class] != "all" {
+                continue;
+            }
+            let kind = |s: &str| s.trim_end_matches(|c: char| c.is_ascii_digit()).to_string();
+            let (a, b) = f[name].split_once("->").expect("a port name");
+            let bits = f[tx].parse::<f64>().expect("bytes") * 8.0;
+            *port_bits
+                .entry(format!("{}->{}", kind(a), kind(b)))
+                .or_default() += bits;
+        }
+        assert!(port_bits.len() >= 4, "{port_bits:?}");
+        for (tier, bits) in &port_bits {
+            let got = sent_bits.get(tier).copied().unwrap_or(0.0);
+            assert!(
+                (got - bits).abs() <= 1e-4 * bits + 1.0,
+                "{partition}: {tier}: links.csv {got} bits, ports.csv {bits}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
