@@ -46,5 +46,9 @@ cp "$work/cct/plots/cct-vs-size.png" "$out/collective_cct_vs_size.png"
 "$bin" run scenarios/ai-fabric/moe-alltoall-k8.toml --out "$work/moe" > /dev/null 2>&1
 cp "$work/moe/plots/collective_timeline_0.png" "$out/collective_timeline.png"
 
+"$bin" run scenarios/ai-fabric/perm-k8.toml --out "$work/links" \
+    --set output.link_interval=20us > /dev/null 2>&1
+cp "$work/links/plots/link_utilisation.png" "$out/link_utilisation.png"
+
 echo "reference figures in $out:"
 ls "$out"
