@@ -274,3 +274,42 @@ fn figure(
         data,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(text: &str) -> PlotSpec {
+        toml::from_str(text).expect("a plot table")
+    }
+
+    /// An aggregate goodput whose tail ramps to 0 spans decades without
+    /// being a quantity that does: it stays on a linear axis, in Tb/s when
+    /// it reaches 1000 Gb/s (it switched to a log axis labelled "10k"
+    /// beside "1000" in Gb/s).
+    #[test]
+    fn goodput_is_linear_and_in_the_unit_of_its_scale() {
+        let line: Line = vec![(10.0, 1600.0), (20.0, 1500.0), (30.0, 40.0), (40.0, 0.5)];
+        let f = figure(
+            &spec("kind = \"over-time\"\ny = \"goodput\""),
+            "goodput",
+            None,
+            "",
+            vec![("a".into(), line.clone())],
+            &[1],
+        );
+        assert!(!f.chart.y_log);
+        assert_eq!(f.chart.y_label, "goodput (Tb/s)");
+        assert_eq!(f.chart.series[0].points[0].y, 1.6);
+        // A queue that spans decades still may go on a log axis.
+        let q = figure(
+            &spec("kind = \"over-time\"\ny = \"queue\""),
+            "queue",
+            Some("s0->h0"),
+            "",
+            vec![("a".into(), line)],
+            &[1],
+        );
+        assert!(q.chart.y_log);
+    }
+}
