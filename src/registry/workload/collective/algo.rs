@@ -20,6 +20,74 @@
 
 use serde::Deserialize;
 
+/// One way to carry out an operation: a row of [`IMPLEMENTED`].
+pub struct Implementation {
+    /// The operation.
+    pub op: Op,
+    /// The algorithm.
+    pub algorithm: Algorithm,
+    /// Whether it needs a power of two of ranks.
+    pub power_of_two: bool,
+    /// Its schedule over `n` ranks from `root` (broadcast's; 0 otherwise).
+    schedule: fn(n: u32, root: u32) -> Vec<Transfer>,
+}
+
+/// Every algorithm of every operation, each operation's default first:
+/// the one list that the loader checks a workload against, that names the
+/// valid choices in its errors and that schedules the transfers (a new
+/// algorithm is its variant, its name and its row here).
+pub static IMPLEMENTED: &[Implementation] = &[
+    Implementation {
+        op: Op::AllReduce,
+        algorithm: Algorithm::Ring,
+        power_of_two: false,
+        schedule: |n, _| ring(n, 0, 2 * (n - 1)),
+    },
+    Implementation {
+        op: Op::AllReduce,
+        algorithm: Algorithm::HalvingDoubling,
+        power_of_two: true,
+        schedule: |n, _| halving_doubling(n),
+    },
+    Implementation {
+        op: Op::AllGather,
+        algorithm: Algorithm::Ring,
+        power_of_two: false,
+        schedule: |n, _| ring(n, n - 1, 2 * (n - 1)),
+    },
+    Implementation {
+        op: Op::ReduceScatter,
+        algorithm: Algorithm::Ring,
+        power_of_two: false,
+        schedule: |n, _| ring(n, 0, n - 1),
+    },
+    Implementation {
+        op: Op::AllToAll,
+        algorithm: Algorithm::Direct,
+        power_of_two: false,
+        schedule: |n, _| all_to_all(n, false),
+    },
+    Implementation {
+        op: Op::AllToAll,
+        algorithm: Algorithm::Serialised,
+        power_of_two: false,
+        schedule: |n, _| all_to_all(n, true),
+    },
+    Implementation {
+        op: Op::Broadcast,
+        algorithm: Algorithm::Ring,
+        power_of_two: false,
+        schedule: chain,
+    },
+];
+
+/// The row of `op` by `algorithm`, if it is implemented.
+pub fn implementation(op: Op, algorithm: Algorithm) -> Option<&'static Implementation> {
+    IMPLEMENTED
+        .iter()
+        .find(|i| i.op == op && i.algorithm == algorithm)
+}
+
 /// A collective operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -62,13 +130,18 @@ impl Op {
         }
     }
 
-    /// The algorithms it may use, the default first.
-    pub fn algorithms(self) -> &'static [Algorithm] {
-        match self {
-            Op::AllReduce => &[Algorithm::Ring, Algorithm::HalvingDoubling],
-            Op::AllGather | Op::ReduceScatter | Op::Broadcast => &[Algorithm::Ring],
-            Op::AllToAll => &[Algorithm::Direct, Algorithm::Serialised],
-        }
+    /// The algorithms it may use, the default first ([`IMPLEMENTED`]).
+    pub fn algorithms(self) -> impl Iterator<Item = Algorithm> {
+        IMPLEMENTED
+            .iter()
+            .filter(move |i| i.op == self)
+            .map(|i| i.algorithm)
+    }
+
+    /// Its default algorithm: its first in [`IMPLEMENTED`].
+    pub fn default_algorithm(self) -> Algorithm {
+        // Every operation has a row (a test holds the list to it).
+        self.algorithms().next().unwrap_or(Algorithm::Ring)
     }
 
     /// nccl-tests' bus bandwidth factor: bus bandwidth = algorithm
@@ -113,19 +186,14 @@ pub struct Transfer {
 }
 
 /// The schedule of `op` by `algo` over `n` ranks (`root` for broadcast):
-/// transfers in step order. `n >= 2`; halving-doubling needs a power of two.
+/// transfers in step order. `n >= 2`; the pair is one the loader accepted
+/// (a row of [`IMPLEMENTED`]), with a power of two of ranks where it
+/// needs one.
 pub fn schedule(op: Op, algo: Algorithm, n: u32, root: u32) -> Vec<Transfer> {
     assert!(n >= 2, "a collective needs two ranks");
-    match (op, algo) {
-        (Op::AllReduce, Algorithm::Ring) => ring(n, 0, 2 * (n - 1)),
-        (Op::ReduceScatter, Algorithm::Ring) => ring(n, 0, n - 1),
-        (Op::AllGather, Algorithm::Ring) => ring(n, n - 1, 2 * (n - 1)),
-        (Op::AllReduce, Algorithm::HalvingDoubling) => halving_doubling(n),
-        (Op::AllToAll, Algorithm::Direct) => all_to_all(n, false),
-        (Op::AllToAll, Algorithm::Serialised) => all_to_all(n, true),
-        (Op::Broadcast, Algorithm::Ring) => chain(n, root),
-        _ => unreachable!("{op:?} by {algo:?} is refused at load"),
-    }
+    let i = implementation(op, algo);
+    assert!(i.is_some(), "{op:?} by {algo:?} is refused at load");
+    i.map_or_else(Vec::new, |i| (i.schedule)(n, root))
 }
 
 /// Steps `from..to` of the ring all-reduce (reduce-scatter: steps `0..n-1`;
@@ -414,5 +482,46 @@ mod tests {
         assert_eq!(Op::AllGather.bus_factor(8), 7.0 / 8.0);
         assert_eq!(Op::AllToAll.bus_factor(4), 0.75);
         assert_eq!(Op::Broadcast.bus_factor(4), 1.0);
+    }
+
+    /// The one list: each row's names are the ones a scenario writes
+    /// (serde's), each operation has a default, no pair is listed twice,
+    /// and docs/scenarios.md names every operation and algorithm.
+    #[test]
+    fn the_implementations_are_one_list_with_names_the_loader_reads() {
+        let docs =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/scenarios.md"))
+                .expect("docs/scenarios.md");
+        for (k, i) in IMPLEMENTED.iter().enumerate() {
+            let op: Op = serde_json::from_str(&format!("\"{}\"", i.op.name())).expect("op");
+            let algo: Algorithm =
+                serde_json::from_str(&format!("\"{}\"", i.algorithm.name())).expect("algorithm");
+            assert_eq!((op, algo), (i.op, i.algorithm));
+            let again = IMPLEMENTED[..k]
+                .iter()
+                .any(|j| j.op == i.op && j.algorithm == i.algorithm);
+            assert!(!again, "{:?} by {:?} twice", i.op, i.algorithm);
+            for name in [i.op.name(), i.algorithm.name()] {
+                assert!(
+                    docs.contains(&format!("`{name}`")),
+                    "docs/scenarios.md lacks {name}"
+                );
+            }
+        }
+        let ops = [
+            Op::AllReduce,
+            Op::AllGather,
+            Op::ReduceScatter,
+            Op::AllToAll,
+            Op::Broadcast,
+        ];
+        for op in ops {
+            let first = IMPLEMENTED.iter().find(|i| i.op == op).expect("a row");
+            assert_eq!(op.default_algorithm(), first.algorithm);
+        }
+        // Halving-doubling, the one that needs a power of two, says so.
+        let hd = implementation(Op::AllReduce, Algorithm::HalvingDoubling).expect("listed");
+        assert!(hd.power_of_two);
+        assert!(implementation(Op::AllToAll, Algorithm::Ring).is_none());
     }
 }

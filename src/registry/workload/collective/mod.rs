@@ -130,7 +130,7 @@ pub struct TransferTag {
 
 impl OpSpec {
     fn algorithm(&self) -> Algorithm {
-        self.algorithm.unwrap_or(self.op.algorithms()[0])
+        self.algorithm.unwrap_or(self.op.default_algorithm())
     }
 
     /// Bytes of parts `a..b` of a buffer of `bytes` cut into `n` parts.
@@ -159,8 +159,8 @@ impl OpSpec {
     fn check(&self, n: u32, prefix: &str) -> Result<(), (String, String)> {
         let key = |k: &str| format!("{prefix}{k}");
         let algo = self.algorithm();
-        if !self.op.algorithms().contains(&algo) {
-            let valid: Vec<&str> = self.op.algorithms().iter().map(|a| a.name()).collect();
+        let Some(how) = algo::implementation(self.op, algo) else {
+            let valid: Vec<&str> = self.op.algorithms().map(|a| a.name()).collect();
             let msg = format!(
                 "{} cannot run {}: valid algorithms are {}",
                 algo.name(),
@@ -168,9 +168,12 @@ impl OpSpec {
                 valid.join(", ")
             );
             return Err((key("algorithm"), msg));
-        }
-        if algo == Algorithm::HalvingDoubling && !n.is_power_of_two() {
-            let msg = format!("halving-doubling needs a power of two of ranks; hosts gives {n}");
+        };
+        if how.power_of_two && !n.is_power_of_two() {
+            let msg = format!(
+                "{} needs a power of two of ranks; hosts gives {n}",
+                algo.name()
+            );
             return Err((key("algorithm"), msg));
         }
         match (self.op, self.root) {
