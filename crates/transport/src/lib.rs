@@ -30,6 +30,7 @@ pub mod expresspass;
 pub mod family;
 pub mod homa;
 pub mod host;
+pub mod keys;
 pub mod message;
 pub mod ndp;
 pub mod psn_window;
@@ -37,6 +38,7 @@ pub mod pull_pacer;
 pub mod reassembly;
 pub mod roce;
 pub mod rtt;
+pub mod spray;
 pub mod tcp;
 pub mod uec;
 

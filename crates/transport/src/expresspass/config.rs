@@ -1,6 +1,6 @@
 //! ExpressPass's keys (`[transport]` with `kind = "expresspass"`).
 
-use crate::roce::config::KeyError;
+use crate::keys::KeyError;
 use serde::Deserialize;
 use sim_core::{Bytes, SimDuration};
 

@@ -1,7 +1,7 @@
 //! Homa's keys (`[transport]` with `kind = "homa"`) and the priority
 //! cutoffs it derives from the workload (Homa section 3.4).
 
-use crate::roce::config::KeyError;
+use crate::keys::KeyError;
 use serde::Deserialize;
 use sim_core::{Bytes, SimDuration};
 

@@ -1,7 +1,7 @@
 //! NDP's keys (`[transport]` with `kind = "ndp"`).
 
-use crate::roce::config::KeyError;
-use crate::uec::SprayMode;
+use crate::keys::KeyError;
+use crate::spray::SprayMode;
 use serde::Deserialize;
 use sim_core::{Bytes, SimDuration};
 

@@ -5,7 +5,7 @@ use super::config::NdpConfig;
 use super::{HEADER_BYTES, NACK, PULL};
 use crate::endpoint::{PathInfo, Side};
 use crate::psn_window::{PsnFlow, PsnWindow};
-use crate::uec::Entropies;
+use crate::spray::Entropies;
 use crate::{Emit, FlowAddr};
 use net::{Kind, Packet, Protocol};
 use sim_core::SimTime;

@@ -105,24 +105,7 @@ pub trait ControllerKeys {
     fn build(&self) -> Result<Self::Config, KeyError>;
 }
 
-/// A key that failed validation, with why.
-#[derive(Debug, Clone, PartialEq)]
-pub struct KeyError {
-    /// The key (relative to the transport table).
-    pub key: &'static str,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl KeyError {
-    /// Key `key` is invalid: `message` says why.
-    pub fn new(key: &'static str, message: impl Into<String>) -> KeyError {
-        KeyError {
-            key,
-            message: message.into(),
-        }
-    }
-}
+pub use crate::keys::KeyError;
 
 fn err(key: &'static str, message: impl Into<String>) -> KeyError {
     KeyError::new(key, message)

@@ -2,80 +2,11 @@
 //! packets, its acknowledgments, how it sprays, and NSCC's parameters.
 
 use super::sender_cc::SenderCc;
-use crate::roce::config::KeyError;
+use crate::keys::KeyError;
+pub use crate::spray::SprayMode;
+use crate::spray::{REPS_BUFFER, REPS_FREEZE};
 use serde::Deserialize;
 use sim_core::{Bandwidth, Bytes, SimDuration};
-
-/// How a UEC sender picks each packet's entropy value (UE 1.0's packet
-/// spraying; htsim's `UecMultipath`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SprayMode {
-    /// One entropy value per flow: every packet hashes alike (per-flow ECMP).
-    None,
-    /// Oblivious spraying: the `entropies` values in turn, in an order
-    /// shuffled anew each round.
-    Oblivious,
-    /// REPS (Bonato et al., "REPS: Recycled Entropy Packet Spraying", 2024):
-    /// reuse the entropy values whose ACKs came back unmarked, explore a
-    /// random one when none is cached, and freeze the cache after a
-    /// timeout (a failed path).
-    Reps,
-    /// htsim's bitmap (`UecMpBitmap`): the oblivious order, skipping
-    /// values with a penalty (an ECN-marked ACK adds 1, a NACK 4, a
-    /// timeout 15, capped at 15), each skip taking one off the first
-    /// value skipped.
-    Bitmap,
-    /// htsim's REPS before its ring (`UecMpRepsLegacy`): the first
-    /// window's packets take the values in turn; after it, the oldest
-    /// value an unmarked ACK returned, or a random one when none is queued.
-    RepsLegacy,
-    /// htsim's default (`UecMpMixed`, `-load_balancing_algo mixed`): a
-    /// value an unmarked ACK returned (REPS-legacy's queue) when there is
-    /// one, else the bitmap's; both hear every ACK, NACK and timeout.
-    Mixed,
-}
-
-impl SprayMode {
-    /// Every mode: `(mode, name, meaning)`, the one list the keys, errors
-    /// and docs read.
-    pub const ALL: [(SprayMode, &'static str, &'static str); 6] = [
-        (
-            SprayMode::None,
-            "none",
-            "one entropy value per flow (per-flow ECMP)",
-        ),
-        (
-            SprayMode::Oblivious,
-            "oblivious",
-            "every entropy value in turn, reshuffled each round",
-        ),
-        (
-            SprayMode::Reps,
-            "reps",
-            "recycle the entropy values whose ACKs came back unmarked (REPS)",
-        ),
-        (
-            SprayMode::Bitmap,
-            "bitmap",
-            "every value in turn, skipping those penalised by marks, NACKs and timeouts (htsim's bitmap)",
-        ),
-        (
-            SprayMode::RepsLegacy,
-            "reps-legacy",
-            "the first window in turn, then the values unmarked ACKs returned, oldest first (htsim's reps_legacy)",
-        ),
-        (
-            SprayMode::Mixed,
-            "mixed",
-            "a value an unmarked ACK returned, else the bitmap's (htsim's default, mixed)",
-        ),
-    ];
-
-    /// The mode's name in TOML.
-    pub fn name(self) -> &'static str {
-        Self::ALL.iter().find(|r| r.0 == self).map_or("?", |r| r.1)
-    }
-}
 
 /// NSCC's parameters (UE 1.0's network-signalled congestion control, as
 /// htsim `uec.cpp` at 40ccb05 implements the specification's rules:
@@ -187,8 +118,8 @@ impl Default for UecConfig {
             rto: SimDuration::from_us(100),
             spray: SprayMode::Reps,
             entropies: 64,
-            reps_buffer: 8,
-            reps_freeze: SimDuration::from_us(10_000),
+            reps_buffer: REPS_BUFFER,
+            reps_freeze: REPS_FREEZE,
             sender_cc: SenderCc::Nscc,
             nscc: NsccConfig::default(),
             rccc: false,

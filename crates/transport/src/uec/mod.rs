@@ -36,16 +36,15 @@ mod nscc;
 mod receiver;
 mod sender;
 mod sender_cc;
-mod spray;
 #[cfg(test)]
 mod tests;
 
+pub use crate::spray::{Entropies, PathFeedback};
 pub use config::{Network, NsccConfig, SprayMode, UecConfig, UecKeys};
 pub use nscc::{AckSignal, Nscc};
 pub use receiver::UecReceiver;
 pub use sender::UecSender;
 pub use sender_cc::SenderCc;
-pub use spray::{Entropies, PathFeedback};
 
 /// IP bytes of a UEC packet's headers, and of an ACK or NACK (htsim's 64).
 pub const HEADER_BYTES: u32 = 64;

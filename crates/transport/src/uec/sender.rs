@@ -5,10 +5,10 @@
 use super::config::UecConfig;
 use super::nscc::{AckSignal, Nscc};
 use super::sender_cc::Window;
-use super::spray::{Entropies, PathFeedback};
 use super::{CREDIT, CREDIT_QUANTUM, HEADER_BYTES, NACK};
 use crate::endpoint::{PathInfo, Side};
 use crate::psn_window::{PsnFlow, PsnWindow};
+use crate::spray::{Entropies, PathFeedback};
 use crate::{Emit, FlowAddr};
 use net::{Ecn, Kind, Packet, Protocol};
 use sim_core::{SimDuration, SimTime};
@@ -61,7 +61,13 @@ impl UecSender {
                 Nscc::new(cfg, line, cfg.packet_bytes()),
                 cfg.packet_bytes(),
             ),
-            paths: Entropies::new(cfg, path.stream_seed, addr.flow.0 as u64),
+            paths: Entropies::with_reps(
+                cfg.spray,
+                cfg.entropies,
+                (cfg.reps_buffer, cfg.reps_freeze),
+                path.stream_seed,
+                addr.flow.0 as u64,
+            ),
             credit: None,
         };
         if cfg.rccc {

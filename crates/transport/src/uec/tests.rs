@@ -198,7 +198,7 @@ fn spray(mode: SprayMode, n: u16) -> Entropies {
     c.spray = mode;
     c.entropies = n;
     c.reps_freeze = SimDuration::from_us(100);
-    Entropies::new(&c, 7, 3)
+    Entropies::with_reps(c.spray, c.entropies, (c.reps_buffer, c.reps_freeze), 7, 3)
 }
 
 #[test]

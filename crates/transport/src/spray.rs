@@ -1,7 +1,8 @@
-//! How a UEC sender chooses each packet's entropy value (UE 1.0 packet
+//! How a sender sprays: each packet's entropy value (UE 1.0 packet
 //! spraying), and REPS's cache of good ones (Bonato et al., "REPS:
 //! Recycled Entropy Packet Spraying", 2024; htsim `uec_mp.cpp` and
-//! `buffer_reps.cpp` at 40ccb05).
+//! `buffer_reps.cpp` at 40ccb05). Shared ground: UEC sprays by any of
+//! these modes, NDP obliviously or not at all.
 //!
 //! - Oblivious: the flow's `n` entropy values in turn, XORed with a mask
 //!   drawn anew each round, so every round visits each value once in a
@@ -25,9 +26,84 @@
 //!   when there is one, else the bitmap's choice; both hear every
 //!   feedback.
 
-use super::config::{SprayMode, UecConfig};
 use sim_core::rng::{RngStream, purpose};
 use sim_core::{SimDuration, SimTime};
+
+/// REPS' cache of entropy values by default (htsim's 8).
+pub const REPS_BUFFER: u16 = 8;
+/// How long REPS freezes its cache after a timeout by default (10 ms).
+pub const REPS_FREEZE: SimDuration = SimDuration::from_us(10_000);
+
+/// How a sender picks each packet's entropy value (UE 1.0's packet
+/// spraying, htsim's `UecMultipath`; NDP sprays obliviously or not at all).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SprayMode {
+    /// One entropy value per flow: every packet hashes alike (per-flow ECMP).
+    None,
+    /// Oblivious spraying: the `entropies` values in turn, in an order
+    /// shuffled anew each round.
+    Oblivious,
+    /// REPS (Bonato et al., "REPS: Recycled Entropy Packet Spraying", 2024):
+    /// reuse the entropy values whose ACKs came back unmarked, explore a
+    /// random one when none is cached, and freeze the cache after a
+    /// timeout (a failed path).
+    Reps,
+    /// htsim's bitmap (`UecMpBitmap`): the oblivious order, skipping
+    /// values with a penalty (an ECN-marked ACK adds 1, a NACK 4, a
+    /// timeout 15, capped at 15), each skip taking one off the first
+    /// value skipped.
+    Bitmap,
+    /// htsim's REPS before its ring (`UecMpRepsLegacy`): the first
+    /// window's packets take the values in turn; after it, the oldest
+    /// value an unmarked ACK returned, or a random one when none is queued.
+    RepsLegacy,
+    /// htsim's default (`UecMpMixed`, `-load_balancing_algo mixed`): a
+    /// value an unmarked ACK returned (REPS-legacy's queue) when there is
+    /// one, else the bitmap's; both hear every ACK, NACK and timeout.
+    Mixed,
+}
+
+impl SprayMode {
+    /// Every mode: `(mode, name, meaning)`, the one list the keys, errors
+    /// and docs read.
+    pub const ALL: [(SprayMode, &'static str, &'static str); 6] = [
+        (
+            SprayMode::None,
+            "none",
+            "one entropy value per flow (per-flow ECMP)",
+        ),
+        (
+            SprayMode::Oblivious,
+            "oblivious",
+            "every entropy value in turn, reshuffled each round",
+        ),
+        (
+            SprayMode::Reps,
+            "reps",
+            "recycle the entropy values whose ACKs came back unmarked (REPS)",
+        ),
+        (
+            SprayMode::Bitmap,
+            "bitmap",
+            "every value in turn, skipping those penalised by marks, NACKs and timeouts (htsim's bitmap)",
+        ),
+        (
+            SprayMode::RepsLegacy,
+            "reps-legacy",
+            "the first window in turn, then the values unmarked ACKs returned, oldest first (htsim's reps_legacy)",
+        ),
+        (
+            SprayMode::Mixed,
+            "mixed",
+            "a value an unmarked ACK returned, else the bitmap's (htsim's default, mixed)",
+        ),
+    ];
+
+    /// The mode's name in TOML.
+    pub fn name(self) -> &'static str {
+        Self::ALL.iter().find(|r| r.0 == self).map_or("?", |r| r.1)
+    }
+}
 
 /// Packets that explore after a freeze ends (htsim's `explore_counter`).
 const EXPLORE_AFTER_FREEZE: u16 = 16;
@@ -140,11 +216,18 @@ pub struct Entropies {
 }
 
 impl Entropies {
-    /// The chooser of flow `flow` under `cfg`, its draws seeded by `seed`.
-    pub fn new(cfg: &UecConfig, seed: u64, flow: u64) -> Self {
-        let mut e = Entropies::of(cfg.spray, cfg.entropies, seed, flow);
-        e.ring = Ring::new(cfg.reps_buffer);
-        e.freeze = cfg.reps_freeze;
+    /// The chooser of flow `flow` in `mode` over `n` values, REPS caching
+    /// `reps_buffer` values and freezing for `reps_freeze` after a timeout.
+    pub fn with_reps(
+        mode: SprayMode,
+        n: u16,
+        (reps_buffer, reps_freeze): (u16, SimDuration),
+        seed: u64,
+        flow: u64,
+    ) -> Self {
+        let mut e = Entropies::of(mode, n, seed, flow);
+        e.ring = Ring::new(reps_buffer);
+        e.freeze = reps_freeze;
         e
     }
 
@@ -154,7 +237,6 @@ impl Entropies {
         let mut rng = RngStream::new(seed, flow, purpose::ENTROPY);
         let n = n.max(1);
         let mask = rng.below(n as u64) as u16;
-        let d = UecConfig::default();
         let penalised = matches!(mode, SprayMode::Bitmap | SprayMode::Mixed);
         Entropies {
             mode,
@@ -162,8 +244,8 @@ impl Entropies {
             rng,
             index: 0,
             mask,
-            ring: Ring::new(d.reps_buffer),
-            freeze: d.reps_freeze,
+            ring: Ring::new(REPS_BUFFER),
+            freeze: REPS_FREEZE,
             legacy: Legacy {
                 penalty: if penalised {
                     vec![0; n as usize]
