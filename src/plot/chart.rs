@@ -634,25 +634,21 @@ fn draw_marker<DB: DrawingBackend>(
     ladder: bool,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let (x, y) = at;
-    if !ladder {
-        return match i % 4 {
-            0 => root.draw(&Circle::new(at, 7, color.filled())),
-            1 => root.draw(&TriangleMarker::new(at, 9, color.filled())),
-            2 => root.draw(&Rectangle::new(
-                [(x - 6, y - 6), (x + 6, y + 6)],
-                color.filled(),
-            )),
-            _ => root.draw(&Cross::new(at, 7, color.stroke_width(3))),
-        };
-    }
+    // Circle radius, triangle size, square half-side, cross size and
+    // stroke: a ladder down, or one size for marks.
+    let (circle, triangle, square, cross, stroke) = if ladder {
+        (10, 9, 4, 4, 2)
+    } else {
+        (7, 9, 6, 7, 3)
+    };
     match i % 4 {
-        0 => root.draw(&Circle::new(at, 10, color.filled())),
-        1 => root.draw(&TriangleMarker::new(at, 9, color.filled())),
+        0 => root.draw(&Circle::new(at, circle, color.filled())),
+        1 => root.draw(&TriangleMarker::new(at, triangle, color.filled())),
         2 => root.draw(&Rectangle::new(
-            [(x - 4, y - 4), (x + 4, y + 4)],
+            [(x - square, y - square), (x + square, y + square)],
             color.filled(),
         )),
-        _ => root.draw(&Cross::new(at, 4, color.stroke_width(2))),
+        _ => root.draw(&Cross::new(at, cross, color.stroke_width(stroke))),
     }
 }
 
@@ -674,6 +670,9 @@ fn darker(c: RGBColor) -> RGBColor {
 /// `text` broken between words into lines at most `width_px` wide in the
 /// bundled face at `px` (a word longer than a line stands alone).
 fn wrap(text: &str, px: u32, width_px: f64) -> Vec<String> {
+    let font = bundled_font();
+    let scaled = font.as_scaled(ab_glyph::PxScale::from(px as f32));
+    let width = |s: &str| f64::from(super::raster::layout_width(&scaled, s));
     let mut lines: Vec<String> = Vec::new();
     let mut line = String::new();
     for word in text.split_whitespace() {
@@ -682,7 +681,7 @@ fn wrap(text: &str, px: u32, width_px: f64) -> Vec<String> {
         } else {
             format!("{line} {word}")
         };
-        if !line.is_empty() && text_width_px(&candidate, px) > width_px {
+        if !line.is_empty() && width(&candidate) > width_px {
             lines.push(std::mem::replace(&mut line, word.to_string()));
         } else {
             line = candidate;
@@ -692,16 +691,6 @@ fn wrap(text: &str, px: u32, width_px: f64) -> Vec<String> {
         lines.push(line);
     }
     lines
-}
-
-/// The width of `text` set in the bundled face at `px`, as plotters and
-/// [`Raster`] lay it out (advances and kerning).
-pub fn text_width_px(text: &str, px: u32) -> f64 {
-    let font = bundled_font();
-    f64::from(super::raster::layout_width(
-        &font.as_scaled(ab_glyph::PxScale::from(px as f32)),
-        text,
-    ))
 }
 
 /// The bundled face, parsed.
@@ -1387,6 +1376,16 @@ mod tests {
         );
         let t = Ticks::of(0.0, 5000.0, false);
         assert!(t.labels.iter().all(|l| !l.ends_with('k')), "{t:?}");
+    }
+
+    /// The width of `text` set in the bundled face at `px`, as plotters and
+    /// [`Raster`] lay it out (advances and kerning).
+    fn text_width_px(text: &str, px: u32) -> f64 {
+        let font = bundled_font();
+        f64::from(super::super::raster::layout_width(
+            &font.as_scaled(ab_glyph::PxScale::from(px as f32)),
+            text,
+        ))
     }
 
     fn png_of(c: &Chart) -> Vec<u8> {

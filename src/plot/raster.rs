@@ -11,7 +11,7 @@
 //! problem (its viewer sets the text and clips the joins), so only PNGs
 //! are drawn through this wrapper.
 
-use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
+use ab_glyph::{Font, FontRef, GlyphId, PxScale, ScaleFont, point};
 use plotters::prelude::DrawingBackend;
 use plotters_backend::text_anchor::{HPos, VPos};
 use plotters_backend::{
@@ -72,21 +72,31 @@ pub fn split_at_sharp_turns(path: &[BackendCoord]) -> Vec<Vec<BackendCoord>> {
     pieces
 }
 
-/// A text's layout in `font` at `px`: its advance width (kerned, as
-/// plotters estimates it, so that what plotters reserves is what is
-/// drawn) and the height plotters gives its box.
-pub fn layout_width<F: Font, S: ScaleFont<F>>(font: &S, text: &str) -> f32 {
-    let mut width = 0.0;
-    let mut prev = None;
-    for c in text.chars() {
+/// Each glyph of `text` in the scaled `font` with its pen position: the
+/// advances and kerning before it.
+fn pens<'a, F: Font, S: ScaleFont<F>>(
+    font: &'a S,
+    text: &'a str,
+) -> impl Iterator<Item = (GlyphId, f32)> + 'a {
+    let (mut pen, mut prev) = (0.0f32, None::<GlyphId>);
+    text.chars().map(move |c| {
         let id = font.glyph_id(c);
         if let Some(p) = prev {
-            width += font.kern(p, id);
+            pen += font.kern(p, id);
         }
-        width += font.h_advance(id);
+        let at = pen;
+        pen += font.h_advance(id);
         prev = Some(id);
-    }
-    width
+        (id, at)
+    })
+}
+
+/// A text's advance width in the scaled `font`, kerned as plotters
+/// estimates it, so that what plotters reserves is what is drawn.
+pub fn layout_width<F: Font, S: ScaleFont<F>>(font: &S, text: &str) -> f32 {
+    pens(font, text)
+        .last()
+        .map_or(0.0, |(id, at)| at + font.h_advance(id))
 }
 
 impl<B: DrawingBackend> DrawingBackend for Raster<B> {
@@ -207,21 +217,14 @@ impl<B: DrawingBackend> DrawingBackend for Raster<B> {
         let baseline = (height + cap) / 2.0;
         let trans = style.transform();
         let (w, h) = self.inner.get_size();
-        let mut pen = 0.0f32;
-        let mut prev = None;
-        for c in text.chars() {
-            let id = font.glyph_id(c);
-            if let Some(p) = prev {
-                pen += font.kern(p, id);
-            }
-            prev = Some(id);
+        let mut pixels = Vec::new();
+        for (id, pen) in pens(&font, text) {
             let glyph = id.with_scale_and_position(font.scale(), point(pen + dx, baseline + dy));
-            pen += font.h_advance(id);
             let Some(outline) = self.font.outline_glyph(glyph) else {
                 continue;
             };
             let bounds = outline.px_bounds();
-            let mut pixels = Vec::new();
+            pixels.clear();
             outline.draw(|x, y, coverage| {
                 pixels.push((
                     bounds.min.x as i32 + x as i32,
@@ -229,7 +232,7 @@ impl<B: DrawingBackend> DrawingBackend for Raster<B> {
                     coverage,
                 ))
             });
-            for (x, y, coverage) in pixels {
+            for &(x, y, coverage) in &pixels {
                 let (x, y) = trans.transform(x, y);
                 let (x, y) = (pos.0 + x, pos.1 + y);
                 if x >= 0 && x < w as i32 && y >= 0 && y < h as i32 && coverage > 0.0 {

@@ -362,8 +362,8 @@ impl OpSummary {
 /// completion time, its ratio to the bound, the iterations done and its
 /// bus bandwidth.
 pub fn human_lines(jobs: &[JobSummary]) -> String {
+    use super::{or_na, time_or_na as time};
     use std::fmt::Write as _;
-    let time = |v: Option<f64>| v.map_or_else(|| "n/a".into(), crate::report::units::fmt_time_us);
     let mut s = String::new();
     for j in jobs {
         for c in &j.collectives {
@@ -378,8 +378,7 @@ pub fn human_lines(jobs: &[JobSummary]) -> String {
                 j.ranks,
                 time(c.cct_us.mean),
                 time(c.cct_us.p99),
-                c.cct_over_bound()
-                    .map_or_else(|| "n/a".into(), |r| format!("{r:.3}")),
+                or_na(c.cct_over_bound(), 3),
                 time(Some(c.bound_us)),
             );
             let _ = writeln!(
@@ -388,9 +387,7 @@ pub fn human_lines(jobs: &[JobSummary]) -> String {
                 "",
                 j.completed,
                 j.iterations,
-                c.busbw_gbps
-                    .mean
-                    .map_or_else(|| "n/a".into(), |b| format!("{b:.2}")),
+                or_na(c.busbw_gbps.mean, 2),
             );
         }
     }
