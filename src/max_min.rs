@@ -10,6 +10,7 @@
 
 use crate::world::World;
 use serde::Serialize;
+use transport::SenderEnd;
 
 /// The max-min fair rates of flows whose paths are `paths` (link
 /// indices) over links of `capacity` (any unit; the rates come out in

@@ -2,7 +2,7 @@
 //! simulation order (columns: `report::columns::EVENTS`).
 
 use super::{EventKind, PortNames};
-use net::packet::{Kind, Protocol, RoceBits};
+use net::packet::Kind;
 use net::{Dropped, Ecn, Packet, PacketEvent, PfcEvent, PortId};
 use sim_core::SimTime;
 use std::io::Write;
@@ -118,10 +118,7 @@ impl<W: Write> EventLog<W> {
         if pkt.kind != Kind::Data || pkt.reverse {
             return false;
         }
-        let end = match pkt.protocol {
-            Protocol::Roce => pkt.seq + 1,
-            _ => pkt.seq + pkt.payload_bytes as u64,
-        };
+        let end = pkt.seq_end();
         if self.sent_end.len() <= flow.idx() {
             self.sent_end.resize(flow.idx() + 1, 0);
         }
@@ -163,10 +160,9 @@ impl<W: Write> EventLog<W> {
         if !leaves_source {
             return Ok(());
         }
-        let roce = pkt.protocol == Protocol::Roce;
         for (kind, happened) in [
-            (EventKind::Cnp, roce && pkt.roce.has(RoceBits::CNP)),
-            (EventKind::Nak, roce && pkt.roce.has(RoceBits::NAK)),
+            (EventKind::Cnp, pkt.is_cnp()),
+            (EventKind::Nak, pkt.is_nak()),
             (EventKind::Retransmit, again),
         ] {
             if happened {

@@ -436,6 +436,7 @@ mod tests {
                 window_bytes: 9000,
                 count: 0,
                 flag: true,
+                ..Default::default()
             },
             ..data()
         };

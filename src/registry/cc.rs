@@ -8,12 +8,12 @@
 use super::{Family, Kind, key};
 use crate::scenario::{NoKeys, ScenarioError, Table};
 use serde::de::DeserializeOwned;
-use transport::CcConfig;
 use transport::cc::{ControllerConfig, CubicConfig, DctcpConfig, EcnConfig, NewRenoConfig};
 use transport::roce::swift::SwiftConfig;
 use transport::roce::{
     ControllerKeys, DcqcnKeys, HpccConfig, LineRateConfig, RccKeys, RoceCc, TimelyConfig,
 };
+use transport::tcp::CcConfig;
 
 /// A controller read from its row: of the TCP family or the RoCE family.
 #[derive(Debug, Clone)]

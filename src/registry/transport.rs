@@ -6,13 +6,14 @@
 
 use super::{Family, key, row};
 use crate::scenario::{ScenarioError, Table};
+use transport::TransportConfig;
 use transport::expresspass::ExpressPassKeys;
 use transport::homa::HomaKeys;
 use transport::ndp::NdpKeys;
 use transport::roce::RoceKeys;
+use transport::tcp::TcpConfig;
 use transport::tcp::preset;
 use transport::uec::UecKeys;
-use transport::{TcpConfig, TransportConfig};
 
 fn roce(t: &Table<'_>) -> Result<TransportConfig, ScenarioError> {
     let (cc, rest) = super::cc::roce_cc(t)?;
@@ -175,7 +176,7 @@ mod tests {
     use crate::scenario::parse_str;
     use transport::TransportConfig;
 
-    fn tcp_of(transport: &str) -> Result<transport::TcpConfig, String> {
+    fn tcp_of(transport: &str) -> Result<transport::tcp::TcpConfig, String> {
         let text = format!(
             "[topology]\nkind = \"star\"\nhosts = 2\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n[switch]\nbuffer = \"100pkt\"\n[transport]\n{transport}\n\
              [[workload]]\nkind = \"incast\"\nreceiver = 0\nsenders = \"1-1\"\nsize = \"10KB\"\n"

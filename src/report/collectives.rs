@@ -23,6 +23,7 @@ use sim_core::SimTime;
 use sim_core::stats::Summary;
 use std::collections::BTreeMap;
 use transport::FlowAddr;
+use transport::SenderEnd;
 
 /// One collective's results.
 #[derive(Debug, Clone, PartialEq)]

@@ -698,15 +698,15 @@ fn check_paths(sc: &Scenario) -> Result<(), (String, String)> {
 }
 
 /// `switch.header_priority = true` serves header-only packets first, and
-/// only UEC and NDP send them (trimming makes its own): refused where no
-/// transport of the scenario would be touched by it.
+/// only a family whose control packets are headers sends them (trimming
+/// makes its own): refused where no transport of the scenario would be
+/// touched by it.
 fn check_header_priority(sc: &Scenario) -> Result<(), (String, String)> {
-    use transport::TransportConfig;
-    let header_only = (sc.transports.iter())
-        .any(|t| matches!(t.config, TransportConfig::Uec(_) | TransportConfig::Ndp(_)));
+    let header_only = (sc.transports.iter()).any(|t| t.config.control_is_header());
     if sc.switch.header_priority && sc.switch.trim.is_none() && !header_only {
-        let msg = "true, but no transport here sends header-only packets (UEC's and NDP's \
-                   ACKs, NACKs and pulls): it would change nothing";
+        let msg = "true, but no transport here sends header-only packets (control packets \
+                   that are headers, as UEC's and NDP's ACKs, NACKs and pulls are): it would \
+                   change nothing";
         return Err(("switch.header_priority".into(), msg.into()));
     }
     Ok(())

@@ -6,6 +6,7 @@
 
 use super::World;
 use sim_core::{SimDuration, SimTime};
+use transport::{ReceiverEnd, SenderEnd};
 
 /// One `cc.csv` row.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -8,6 +8,7 @@
 
 use super::World;
 use sim_core::{SimDuration, SimTime};
+use transport::SenderEnd;
 
 /// What one `goodput.csv` row counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -36,6 +36,7 @@
 use super::World;
 use sim_core::{SimDuration, SimTime};
 use std::fmt::Write as _;
+use transport::{ReceiverEnd, SenderEnd};
 
 /// Events between two checks.
 pub const CHECK_EVENTS: u64 = 1 << 22;

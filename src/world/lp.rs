@@ -15,6 +15,7 @@ use net::{Crossing, HostId, NodeId, Partition};
 use sim_core::queue::Stop;
 use sim_core::{RunLimit, SimTime};
 use std::sync::Arc;
+use transport::SenderEnd;
 
 /// Which LP a copy of the world runs.
 #[derive(Clone, Debug)]

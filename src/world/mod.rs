@@ -17,6 +17,7 @@ use net::{Fabric, HostId, IntStack, NetEvent, Origin, Outcome, Packet};
 use sim_core::queue::Stop;
 use sim_core::{EventQueue, RunLimit, SimDuration, SimTime};
 use transport::{HostIo, Receiver, Sender, Side};
+use transport::{ReceiverEnd, SenderEnd};
 
 mod build;
 mod cc_trace;
@@ -493,7 +494,7 @@ impl World {
             } else {
                 &IntStack::EMPTY
             };
-            fl.sender.on_packet_int(now, p, int, &mut self.scratch);
+            fl.sender.on_packet(now, p, int, &mut self.scratch);
             if let Some(rtt) = fl.sender.take_rtt_sample() {
                 self.metrics.rtt(fl.workload, rtt);
             }

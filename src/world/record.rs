@@ -6,6 +6,7 @@ use super::{Flow, World};
 use net::HostId;
 use sim_core::SimTime;
 use transport::{FlowRecord, ReceiverRecord};
+use transport::{ReceiverEnd, SenderEnd};
 
 /// One flow's report.
 #[derive(Clone, Debug)]

@@ -200,10 +200,13 @@ fn architecture_md_lists_every_method_of_the_seams_and_the_pinned_sizes() {
     for (file, name) in [
         ("crates/transport/src/host.rs", "HostIo"),
         ("crates/transport/src/family.rs", "Family"),
+        ("crates/transport/src/family.rs", "Transport"),
+        ("crates/transport/src/ends.rs", "SenderEnd"),
+        ("crates/transport/src/ends.rs", "ReceiverEnd"),
         ("crates/transport/src/roce/control.rs", "ReceiverControl"),
     ] {
         let methods = trait_methods(file, name);
-        assert!(methods.len() >= 5, "{name}: {methods:?}");
+        assert!(methods.len() >= 2, "{name}: {methods:?}");
         // The trait's bullet: from "- `NAME` (" to the next bullet.
         let start = doc
             .find(&format!("- `{name}` ("))

@@ -4,6 +4,7 @@
 //! they name what does not exist. (CI decodes the same captures with
 //! tshark: scripts/pcap-tshark-check.sh.)
 use crate::common;
+use transport::SenderEnd;
 
 use dcnsim::scenario::{EventsConfig, OutputConfig, parse_str};
 use dcnsim::world::World;

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use transport::SenderEnd;
 
 use dcnsim::report::RunSummary;
 use dcnsim::scenario::{Scenario, parse_str};

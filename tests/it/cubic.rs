@@ -3,6 +3,7 @@
 //! epochs (`scenarios/cubic/long-fat-link.toml`).
 use crate::common;
 use sim_core::{SimDuration, SimTime};
+use transport::SenderEnd;
 
 /// Each flow's goodput in Mb/s over [from_s, to_s).
 fn goodputs(w: &mut dcnsim::world::World, from_s: u64, to_s: u64) -> Vec<f64> {

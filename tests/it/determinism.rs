@@ -1,6 +1,7 @@
 //! Same scenario and seed: byte-identical outputs, through the real CLI.
 use crate::common;
 use std::path::Path;
+use transport::SenderEnd;
 
 fn run_cli(out: &Path, seed: &str) {
     run_scenario("scenarios/quickstart.toml", out, seed)

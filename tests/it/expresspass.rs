@@ -2,6 +2,7 @@
 //! (ExpressPass 3.1), and the credit feedback control keeps the link busy.
 
 use crate::common;
+use transport::SenderEnd;
 
 #[test]
 fn an_incast_keeps_a_short_queue_and_drops_credits_not_data() {

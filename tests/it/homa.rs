@@ -2,6 +2,7 @@
 //! receiver's grants and the switches' priority queues (Homa 3.4-3.5).
 
 use crate::common;
+use transport::SenderEnd;
 
 /// The completion times (us) of the long and the short messages of
 /// scenarios/homa/incast-preempt.toml under `overrides`, and the drops.

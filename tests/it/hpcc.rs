@@ -5,6 +5,7 @@
 use crate::common;
 use crate::rcc::{fig6, jain, steady_windows};
 use sim_core::{SimDuration, SimTime};
+use transport::SenderEnd;
 
 #[test]
 fn hpcc_fig6_holds_eta_of_the_link_but_shares_it_unfairly() {

@@ -4,6 +4,7 @@
 //! RTO_min 10 ms, IW 10, SACK, PRR and RACK-TLP on. The last flow finishes
 //! within 0.3% of the wire ideal: N x the flow's wire bytes at line rate.
 use crate::common;
+use transport::SenderEnd;
 
 const SEGMENTS: u64 = 1_000_000_u64.div_ceil(1448);
 /// A flow's bytes on the wire: payload, 52 B of headers and 38 B of

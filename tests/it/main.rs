@@ -14,6 +14,7 @@ mod dctcp_steady_state;
 mod determinism;
 mod doc_links;
 mod expresspass;
+mod family_sites;
 mod fairq;
 mod golden;
 mod homa;

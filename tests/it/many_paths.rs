@@ -8,6 +8,7 @@
 use crate::common::{run_file, scenario_file};
 use dcnsim::report::RunSummary;
 use dcnsim::scenario::parse_str;
+use transport::SenderEnd;
 
 fn set(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()

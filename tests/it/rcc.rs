@@ -2,6 +2,7 @@
 //! from the shipped scenario, and the runs' determinism.
 use crate::common;
 use sim_core::{SimDuration, SimTime};
+use transport::SenderEnd;
 
 /// `scenarios/rcc/convergence.toml` scaled by `1 / scale` in time and
 /// size (flows 100 ms / scale apart; the same rates, delays and keys).
@@ -134,10 +135,12 @@ fn rcc_runs_repeat_exactly_and_async_with_zero_offset_is_rcc() {
         let base_delays: Vec<Option<SimDuration>> = w
             .flows
             .iter()
-            .map(|f| match f.receiver.as_roce()?.control() {
-                transport::roce::RoceReceiverControl::Rcc(r) => r.control()?.base_delay(),
-                _ => None,
-            })
+            .map(
+                |f| match f.receiver.get::<transport::roce::RoceReceiver>()?.control() {
+                    transport::roce::RoceReceiverControl::Rcc(r) => r.control()?.base_delay(),
+                    _ => None,
+                },
+            )
             .collect();
         (
             serde_json::to_string(&s).expect("serialises"),

@@ -2,6 +2,7 @@
 //! point at 40 Gb/s, a lossless RoCE incast over PFC, and the keys' errors.
 use crate::common;
 use sim_core::SimTime;
+use transport::SenderEnd;
 
 /// DCQCN's congestion point as its references run it: RED at 5 KB / 200 KB
 /// / 1%, each packet marked independently as it leaves.
@@ -79,7 +80,7 @@ fn two_dcqcn_flows_share_40g_near_the_fluid_models_fixed_point() {
         .iter()
         .map(|f| {
             f.sender
-                .as_roce()
+                .get::<transport::roce::RoceSender>()
                 .and_then(|s| s.dcqcn())
                 .map_or(0.0, |d| d.alpha())
         })
@@ -117,7 +118,7 @@ fn dcqcn_convergence_ms(path: &str, seed: u64) -> (u64, f64) {
     let alpha = |w: &dcnsim::world::World| {
         w.flows[0]
             .sender
-            .as_roce()
+            .get::<transport::roce::RoceSender>()
             .and_then(|s| s.dcqcn())
             .map_or(0.0, |d| d.alpha())
     };

@@ -1,6 +1,7 @@
 //! Class queues and schedulers end to end: shares follow the scheduler, not
 //! the number of flows.
 use crate::common;
+use transport::SenderEnd;
 
 use dcnsim::world::World;
 use net::HostId;

@@ -1,5 +1,6 @@
 //! A single NewReno flow fills a 10 Gb/s path.
 use crate::common;
+use transport::SenderEnd;
 
 use net::HostId;
 
@@ -53,7 +54,13 @@ fn newreno_single_flow_reaches_95_percent_of_header_adjusted_line_rate() {
     );
     assert!(goodput <= line, "faster than the wire allows: {goodput}");
     // The receiver's window never limited the flow: scaling was negotiated.
-    assert!(f.receiver.as_tcp().expect("TCP").wscale() > 0);
+    assert!(
+        f.receiver
+            .get::<transport::tcp::TcpReceiver>()
+            .expect("TCP")
+            .wscale()
+            > 0
+    );
     assert!(
         w.fabric
             .port(w.fabric.port_towards_host(HostId(1)))

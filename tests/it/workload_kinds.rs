@@ -4,6 +4,7 @@
 use crate::common;
 use dcnsim::report::round_rows;
 use sim_core::{SimDuration, SimTime};
+use transport::SenderEnd;
 
 /// A 10 Gb/s star of `hosts` hosts with 1 us links, DCTCP at K = 20 packets.
 fn star(hosts: u32, rest: &str) -> String {

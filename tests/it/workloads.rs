@@ -1,5 +1,6 @@
 //! Workloads and topologies end to end from TOML.
 use crate::common;
+use transport::{ReceiverEnd, SenderEnd};
 
 #[test]
 fn dumbbell_long_flows_stop_and_close_with_delayed_acks() {
@@ -8,7 +9,10 @@ fn dumbbell_long_flows_stop_and_close_with_delayed_acks() {
     // Every flow stopped at 50 ms, drained, completed and closed before 60 ms.
     assert_eq!(s.flows.completed, 4, "{s:?}");
     for f in &w.flows {
-        let tcp = f.sender.as_tcp().expect("a TCP flow");
+        let tcp = f
+            .sender
+            .get::<transport::tcp::TcpSender>()
+            .expect("a TCP flow");
         assert_eq!(tcp.state(), transport::tcp::sender::SenderState::Closed);
         assert_eq!(f.sender.bytes_acked(), f.sender.size_bytes());
         assert_eq!(f.receiver.bytes_received(), f.sender.size_bytes());
@@ -27,7 +31,12 @@ fn dumbbell_long_flows_stop_and_close_with_delayed_acks() {
     let acks: u64 = w
         .flows
         .iter()
-        .map(|f| f.receiver.as_tcp().expect("TCP").acks_sent())
+        .map(|f| {
+            f.receiver
+                .get::<transport::tcp::TcpReceiver>()
+                .expect("TCP")
+                .acks_sent()
+        })
         .sum();
     let segs = total / 1460;
     assert!(

@@ -302,6 +302,12 @@ pub struct Feedback {
     pub count: u16,
     /// A condition the receiver reports.
     pub flag: bool,
+    /// The packet is all header, a control packet of a transport whose
+    /// control packets are headers (NDP 3.1's ACKs, NACKs and PULLs; UEC's):
+    /// a trimming switch serves it from its header queue, ahead of data.
+    /// Set by the transport's dispatch, not by a family's code
+    /// (`transport::Transport::CONTROL_IS_HEADER`).
+    pub header_only: bool,
 }
 
 /// One packet. Header fields are those of DESIGN.md's network model.
@@ -390,6 +396,33 @@ pub struct Packet {
 pub const NO_PORT: u32 = u32::MAX;
 
 impl Packet {
+    /// Whether it is a congestion notification packet (RoCE v2's CNP
+    /// opcode; DCQCN's notification point sends them).
+    #[inline]
+    pub fn is_cnp(&self) -> bool {
+        self.protocol == Protocol::Roce && self.roce.has(RoceBits::CNP)
+    }
+
+    /// Whether it is a negative acknowledgment in its header's own bits
+    /// (RoCE v2's AETH NAK syndrome).
+    #[inline]
+    pub fn is_nak(&self) -> bool {
+        self.protocol == Protocol::Roce && self.roce.has(RoceBits::NAK)
+    }
+
+    /// One past the last sequence number a data packet covers: its PSN
+    /// plus one where sequence numbers count packets (RoCE's, UEC's and
+    /// NDP's PSNs), else its first byte plus its payload.
+    #[inline]
+    pub fn seq_end(&self) -> u64 {
+        match self.protocol {
+            Protocol::Roce | Protocol::Uec | Protocol::Ndp => self.seq + 1,
+            Protocol::Tcp | Protocol::Udp | Protocol::Homa | Protocol::ExpressPass => {
+                self.seq + self.payload_bytes as u64
+            }
+        }
+    }
+
     /// Whether it carries in-band telemetry (an INT stack in the fabric's
     /// side table: asked for by a data packet, echoed by its ACK).
     #[inline]
@@ -459,15 +492,13 @@ impl Packet {
     }
 
     /// Whether a trimming switch port serves it from its header queue,
-    /// ahead of the data: a header trimmed upstream, and the ACKs (NACKs,
-    /// pulls) of a transport whose control packets are headers too (UEC,
-    /// NDP;
-    /// htsim's composite queue serves every header-only packet first,
-    /// as NDP's switch does its headers, ACKs, NACKs and PULLs, NDP 3.1).
+    /// ahead of the data: a header trimmed upstream, and a control packet
+    /// marked header-only by its transport ([`Feedback::header_only`];
+    /// htsim's composite queue serves every header-only packet first, as
+    /// NDP's switch does its headers, ACKs, NACKs and PULLs, NDP 3.1).
     #[inline]
     pub fn rides_header_queue(&self) -> bool {
-        self.kind == Kind::Trimmed
-            || (self.kind == Kind::Ack && matches!(self.protocol, Protocol::Uec | Protocol::Ndp))
+        self.kind == Kind::Trimmed || (self.kind == Kind::Ack && self.feedback.header_only)
     }
 
     /// Whether the packet accepts a new connection (TCP's SYN-ACK): FairQ

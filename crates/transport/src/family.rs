@@ -131,3 +131,37 @@ pub trait Family {
         NicDiscipline::RoundRobin
     }
 }
+
+/// A transport family, as its configuration names it: the types of its
+/// two ends, how they are built, and the properties that decide how its
+/// hosts and the switches treat its packets. The properties have no
+/// default: a new family states each, and the generated dispatch
+/// (`crate::families`) reads them, never a list of families.
+pub trait Transport: Family + Clone + std::fmt::Debug + PartialEq {
+    /// The sending end of one of its flows.
+    type Sender: crate::SenderEnd + Clone + std::fmt::Debug;
+    /// The receiving end of one of its flows.
+    type Receiver: crate::ReceiverEnd + Clone + std::fmt::Debug;
+    /// Whether the NIC builds the flow's packets only when its port can
+    /// send them, as an RDMA NIC's scheduler picks a queue pair when the
+    /// link is free and its priority not paused (the HPCC ns-3 fork's
+    /// `DequeueAndTransmit`), rather than taking them ahead into the
+    /// host's NIC buffer as a kernel's queueing discipline does (TCP). A
+    /// paced flow's pacing then holds at the wire, also after a PFC pause.
+    const BUILT_AT_THE_WIRE: bool;
+    /// Whether its control packets (ACKs, NACKs, PULLs) are headers that
+    /// a trimming switch serves from its header queue ahead of data, as
+    /// NDP's switch does (NDP 3.1) and htsim's composite queue does for
+    /// every header-only packet (UEC's too).
+    const CONTROL_IS_HEADER: bool;
+    /// The sending end of a flow of `size_bytes` (`u64::MAX - 2` and
+    /// [`crate::SenderEnd::stop_app`] for an unbounded flow) on `path`.
+    fn sender(
+        &self,
+        addr: crate::FlowAddr,
+        size_bytes: u64,
+        path: &crate::PathInfo,
+    ) -> Self::Sender;
+    /// The receiving end of a flow on `path`.
+    fn receiver(&self, addr: crate::FlowAddr, path: &crate::PathInfo) -> Self::Receiver;
+}

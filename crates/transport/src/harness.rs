@@ -1,102 +1,12 @@
 //! A two-endpoint harness on virtual time for unit tests: the sender's
 //! packets leave one at a time at `rate`, every packet takes `delay` one way,
-//! and test hooks may drop or rewrite packets in flight.
+//! and test hooks may drop or rewrite packets in flight. It drives any
+//! family's ends through the seam's traits ([`SenderEnd`], [`ReceiverEnd`]),
+//! the enums of every family included.
 
-use crate::HostRx;
-use crate::roce::{RoceReceiver, RoceSender};
-use crate::{FlowAddr, TcpConfig, TcpReceiver, TcpSender};
-use net::{FlowId, HostId, Packet};
+use crate::{FlowAddr, ReceiverEnd, SenderEnd};
+use net::{FlowId, HostId, IntStack, Packet};
 use sim_core::{Bandwidth, EventQueue, SimDuration, SimTime};
-
-/// A sending end the harness can drive.
-pub trait TxEnd {
-    fn start(&mut self, now: SimTime, out: &mut Vec<Packet>);
-    fn on_packet(&mut self, now: SimTime, p: &Packet, out: &mut Vec<Packet>);
-    fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>);
-    fn deadline(&self) -> Option<SimTime>;
-    fn poll_transmit(&mut self, now: SimTime) -> Option<Packet>;
-}
-
-/// A receiving end the harness can drive.
-pub trait RxEnd {
-    fn on_packet(&mut self, now: SimTime, p: &Packet, nic: &mut HostRx, out: &mut Vec<Packet>);
-    fn on_timer(&mut self, now: SimTime, nic: &mut HostRx, out: &mut Vec<Packet>);
-    fn deadline(&self) -> Option<SimTime>;
-}
-
-macro_rules! tx_end {
-    ($t:ty) => {
-        impl TxEnd for $t {
-            fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-                <$t>::start(self, now, out)
-            }
-            fn on_packet(&mut self, now: SimTime, p: &Packet, out: &mut Vec<Packet>) {
-                <$t>::on_packet(self, now, p, out)
-            }
-            fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-                <$t>::on_timer(self, now, out)
-            }
-            fn deadline(&self) -> Option<SimTime> {
-                <$t>::deadline(self)
-            }
-            fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
-                <$t>::poll_transmit(self, now)
-            }
-        }
-    };
-}
-tx_end!(TcpSender);
-tx_end!(RoceSender);
-tx_end!(crate::uec::UecSender);
-tx_end!(crate::ndp::NdpSender);
-
-impl RxEnd for TcpReceiver {
-    fn on_packet(&mut self, now: SimTime, p: &Packet, _: &mut HostRx, out: &mut Vec<Packet>) {
-        TcpReceiver::on_packet(self, now, p, out)
-    }
-    fn on_timer(&mut self, now: SimTime, _: &mut HostRx, out: &mut Vec<Packet>) {
-        TcpReceiver::on_timer(self, now, out)
-    }
-    fn deadline(&self) -> Option<SimTime> {
-        TcpReceiver::deadline(self)
-    }
-}
-
-impl RxEnd for RoceReceiver {
-    fn on_packet(&mut self, now: SimTime, p: &Packet, nic: &mut HostRx, out: &mut Vec<Packet>) {
-        RoceReceiver::on_packet(self, now, p, &mut nic.roce, out)
-    }
-    fn on_timer(&mut self, now: SimTime, _: &mut HostRx, out: &mut Vec<Packet>) {
-        RoceReceiver::on_timer(self, now, out)
-    }
-    fn deadline(&self) -> Option<SimTime> {
-        RoceReceiver::deadline(self)
-    }
-}
-
-impl RxEnd for crate::uec::UecReceiver {
-    fn on_packet(&mut self, now: SimTime, p: &Packet, nic: &mut HostRx, out: &mut Vec<Packet>) {
-        crate::uec::UecReceiver::on_packet(self, now, p, &mut nic.uec, out)
-    }
-    fn on_timer(&mut self, now: SimTime, nic: &mut HostRx, out: &mut Vec<Packet>) {
-        crate::uec::UecReceiver::on_timer(self, now, &mut nic.uec, out)
-    }
-    fn deadline(&self) -> Option<SimTime> {
-        crate::uec::UecReceiver::deadline(self)
-    }
-}
-
-impl RxEnd for crate::ndp::NdpReceiver {
-    fn on_packet(&mut self, now: SimTime, p: &Packet, nic: &mut HostRx, out: &mut Vec<Packet>) {
-        crate::ndp::NdpReceiver::on_packet(self, now, p, &mut nic.ndp, out)
-    }
-    fn on_timer(&mut self, now: SimTime, _: &mut HostRx, out: &mut Vec<Packet>) {
-        crate::ndp::NdpReceiver::on_timer(self, now, out)
-    }
-    fn deadline(&self) -> Option<SimTime> {
-        crate::ndp::NdpReceiver::deadline(self)
-    }
-}
 
 /// The addressing every harness flow uses.
 pub fn addr() -> FlowAddr {
@@ -121,7 +31,7 @@ enum Ev {
 /// Hooks on packets in flight: return false to drop.
 pub type Filter<'a> = Box<dyn FnMut(SimTime, &mut Packet) -> bool + 'a>;
 
-pub struct Harness<'a, S = TcpSender, R = TcpReceiver> {
+pub struct Harness<'a, S, R: ReceiverEnd> {
     pub sender: S,
     pub receiver: R,
     pub rate: Bandwidth,
@@ -134,18 +44,11 @@ pub struct Harness<'a, S = TcpSender, R = TcpReceiver> {
     sender_timer: Option<SimTime>,
     receiver_timer: Option<SimTime>,
     pub data_packets: Vec<Packet>,
-    /// The receiving host's NIC state.
-    pub nic: HostRx,
+    /// The receiving host's state for the receiver's family.
+    pub nic: R::HostRx,
 }
 
-impl<'a> Harness<'a> {
-    pub fn new(cfg: &TcpConfig, size: u64) -> Self {
-        let a = addr();
-        Harness::with(TcpSender::new(a, size, cfg), TcpReceiver::new(a, cfg))
-    }
-}
-
-impl<'a, S: TxEnd, R: RxEnd> Harness<'a, S, R> {
+impl<'a, S: SenderEnd, R: ReceiverEnd> Harness<'a, S, R> {
     pub fn with(sender: S, receiver: R) -> Self {
         Harness {
             sender,
@@ -160,7 +63,7 @@ impl<'a, S: TxEnd, R: RxEnd> Harness<'a, S, R> {
             sender_timer: None,
             receiver_timer: None,
             data_packets: Vec::new(),
-            nic: HostRx::default(),
+            nic: R::HostRx::default(),
         }
     }
 
@@ -234,9 +137,12 @@ impl<'a, S: TxEnd, R: RxEnd> Harness<'a, S, R> {
                     &mut self.nic,
                     &mut to_send,
                 ),
-                Ev::ToSender(i) => self
-                    .sender
-                    .on_packet(now, &self.store[i].clone(), &mut to_recv),
+                Ev::ToSender(i) => self.sender.on_packet(
+                    now,
+                    &self.store[i].clone(),
+                    &IntStack::EMPTY,
+                    &mut to_recv,
+                ),
                 Ev::SenderTimer => {
                     if self.sender_timer == Some(now) {
                         self.sender_timer = None;

@@ -7,28 +7,14 @@
 //! reaches them, and its NIC, through [`HostIo`], so that it holds no
 //! reference into the world and hosts share nothing but packets. Each
 //! family keeps its own per-host state in its own module (the RoCE NIC's
-//! message and byte counts, Homa's grant scheduler); [`HostRx`] only holds
-//! them side by side.
+//! message and byte counts, Homa's grant scheduler); [`HostRx`], generated
+//! from the list of families, only holds them side by side.
 
-use crate::Sender;
 use crate::family::NicDiscipline;
+use crate::{HostRx, Sender, SenderEnd};
 use net::{HostId, Packet};
 use sim_core::{RngStream, SimTime};
 use std::collections::VecDeque;
-
-/// A host's receive state across all its connections, one part per
-/// family that has one.
-#[derive(Clone, Debug, Default)]
-pub struct HostRx {
-    /// The RoCE NIC's counts (RCC's N and B_R).
-    pub roce: crate::roce::HostRx,
-    /// Homa's grant scheduler over the host's inbound messages.
-    pub homa: crate::homa::RxScheduler,
-    /// NDP's pull pacer over the host's inbound flows.
-    pub ndp: crate::pull_pacer::PullPacer,
-    /// The UEC receiver-credit pacer over the host's inbound flows.
-    pub uec: crate::pull_pacer::PullPacer,
-}
 
 /// What a host's NIC pump reaches outside the host: its flows' senders
 /// and its NIC port. The world implements it over its flow table and the

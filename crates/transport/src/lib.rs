@@ -6,14 +6,23 @@
 //! deadline instead of owning timers. A flow is one data direction: a
 //! sender at the source host and a receiver at the destination.
 //!
-//! The world talks to every family through one seam ([`endpoint`]): the
-//! [`Sender`] and [`Receiver`] enums, built from a [`TransportConfig`], with
-//! a family-neutral [`FlowRecord`] for the reports. A new family adds a
-//! variant to each enum and to the config, not match arms across the world.
-//! What a family rules on outside its endpoints (at load, before its flows
-//! are built, at its hosts) is the [`Family`] trait; a host (its NIC
+//! The world talks to every family through one seam: the [`SenderEnd`] and
+//! [`ReceiverEnd`] traits ([`ends`]), which each family's ends implement
+//! and which the [`Sender`] and [`Receiver`] enums implement again by
+//! dispatching to the family. The enums, the [`TransportConfig`] they are
+//! built from and the hosts' receive state ([`HostRx`]) are generated from
+//! one list of families (`families.rs`); a family states what decides its
+//! treatment by the hosts and switches as items of the [`Transport`] trait,
+//! and what it rules on outside its endpoints (at load, before its flows
+//! are built, at its hosts) as the [`Family`] trait. The reports read a
+//! flow through the family-neutral [`FlowRecord`]. A host (its NIC
 //! discipline, ready list and receive state) is the [`Host`] component,
 //! which reaches the world only through [`HostIo`].
+//!
+//! What several families share lives in neutral modules, never in one
+//! family's folder: the flow's addressing and path ([`flow`]), the records
+//! ([`record`]), load-time key errors ([`keys`]), spraying ([`spray`]), the
+//! pull pacer, PSN sets and windows, message records and reassembly.
 //!
 //! The TCP family ([`tcp`]) puts congestion control behind the small
 //! [`cc::CongestionControl`] trait, dispatched through the [`cc::Controller`]
@@ -25,85 +34,35 @@
 //! NDP ([`ndp`]) trims, sprays and paces its senders by receiver PULLs.
 
 pub mod cc;
-pub mod endpoint;
+pub mod ends;
 pub mod expresspass;
+pub mod families;
 pub mod family;
+pub mod flow;
 pub mod homa;
 pub mod host;
 pub mod keys;
 pub mod message;
 pub mod ndp;
+pub mod psn_set;
 pub mod psn_window;
 pub mod pull_pacer;
 pub mod reassembly;
+pub mod record;
 pub mod roce;
 pub mod rtt;
 pub mod spray;
 pub mod tcp;
+#[cfg(test)]
+mod toy;
 pub mod uec;
 
-pub use endpoint::{
-    Counters, FlowRecord, PathInfo, Receiver, ReceiverRecord, Sender, Side, TransportConfig,
-};
-pub use family::{Family, NicDiscipline, PlannedFlow};
-pub use host::{Host, HostIo, HostRx};
-pub use tcp::{CcConfig, TcpConfig, TcpReceiver, TcpSender};
-
-use net::{Kind, Origin, Packet};
-
-/// Where an endpoint puts the packets it sends.
-pub trait Emit {
-    /// Sends one packet.
-    fn emit(&mut self, pkt: Packet);
-}
-
-impl Emit for Vec<Packet> {
-    fn emit(&mut self, pkt: Packet) {
-        self.push(pkt);
-    }
-}
-
-/// Addressing shared by both ends of a flow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FlowAddr {
-    /// The flow.
-    pub flow: net::FlowId,
-    /// The data sender's host.
-    pub src: net::HostId,
-    /// The data receiver's host.
-    pub dst: net::HostId,
-    /// The sender's transport port.
-    pub sport: u16,
-    /// The receiver's transport port.
-    pub dport: u16,
-    /// Service class of the flow's packets.
-    pub priority: u8,
-}
-
-impl FlowAddr {
-    /// A header template for a packet of this flow from `side`: the data
-    /// direction from the sender, the reverse one from the receiver.
-    #[inline]
-    pub fn header(&self, from: Side, kind: Kind) -> Packet {
-        let reverse = from == Side::Receiver;
-        let (src, dst, sport, dport) = if reverse {
-            (self.dst, self.src, self.dport, self.sport)
-        } else {
-            (self.src, self.dst, self.sport, self.dport)
-        };
-        Packet {
-            origin: Origin::Flow(self.flow),
-            src,
-            dst,
-            sport,
-            dport,
-            priority: self.priority,
-            reverse,
-            kind,
-            ..Packet::default()
-        }
-    }
-}
+pub use ends::{Emit, ReceiverEnd, SenderEnd, StateOut};
+pub use families::{HostRx, Receiver, Sender, TransportConfig, family_names};
+pub use family::{Family, NicDiscipline, PlannedFlow, Transport};
+pub use flow::{FlowAddr, PathInfo, Side};
+pub use host::{Host, HostIo};
+pub use record::{Counters, FlowRecord, ReceiverRecord};
 
 #[cfg(test)]
 mod harness;

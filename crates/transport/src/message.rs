@@ -4,7 +4,7 @@
 //! between, so its bytes acknowledged are all or nothing.
 
 use crate::FlowAddr;
-use crate::endpoint::{Counters, FlowRecord};
+use crate::{Counters, FlowRecord};
 use sim_core::SimTime;
 
 /// One message's send-side record.

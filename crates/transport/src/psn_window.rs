@@ -363,7 +363,7 @@ pub struct PsnFlow {
     /// When the receiver acknowledged its last packet.
     pub completed_at: Option<SimTime>,
     /// What the sender did.
-    pub stats: crate::endpoint::Counters,
+    pub stats: crate::Counters,
     /// Its sent packets.
     pub window: PsnWindow,
     /// The RTT sample the last ACK gave.
@@ -378,7 +378,7 @@ impl PsnFlow {
             addr,
             started_at: None,
             completed_at: None,
-            stats: crate::endpoint::Counters::default(),
+            stats: crate::Counters::default(),
             window,
             rtt_sample: None,
             family,
@@ -450,8 +450,8 @@ impl PsnFlow {
     }
 
     /// What the reports need of the flow.
-    pub fn record(&self) -> crate::endpoint::FlowRecord {
-        crate::endpoint::FlowRecord {
+    pub fn record(&self) -> crate::FlowRecord {
+        crate::FlowRecord {
             family: self.family,
             started_at: self.started_at,
             completed_at: self.completed_at,
@@ -459,7 +459,7 @@ impl PsnFlow {
             bytes_acked: self.bytes_acked(),
             // Every packet given up (`timeouts`, `sack_recovered`) went
             // again (`retransmits`), was acknowledged first, or still waits.
-            counters: crate::endpoint::Counters {
+            counters: crate::Counters {
                 given_up_then_acked: self.window.given_up_then_acked(),
                 resends_pending: self.window.resends_pending(),
                 ..self.stats
@@ -474,7 +474,7 @@ impl PsnFlow {
 #[derive(Clone, Debug)]
 pub struct Arrivals {
     expected: u64,
-    above: crate::roce::selective::PsnSet,
+    above: crate::psn_set::PsnSet,
     /// One past the highest PSN arrived.
     high: u64,
     length: u64,

@@ -22,9 +22,7 @@ use crate::ids::{HostId, NodeId, PortId};
 use crate::ingress::Ingress;
 use crate::int::{IntHop, IntStack, IntTable};
 use crate::observe::{Observer, PacketEvent};
-use crate::packet::{
-    Ecn, Kind, NO_PORT, PRIORITIES, Packet, PacketArena, PacketId, RoceBits, WireFormat,
-};
+use crate::packet::{Ecn, Kind, NO_PORT, PRIORITIES, Packet, PacketArena, PacketId, WireFormat};
 use crate::path_choice::{PathChoice, PathConfig, Spray, SwitchPaths};
 use crate::port::{
     CREDITS_QUEUED, ClassQueues, ClassStats, DropCause, HEADERS_QUEUED, LINK_CUT, LINK_FAILS,
@@ -607,8 +605,8 @@ impl Fabric {
 
     /// Whether host `h`'s NIC can put a packet of priority `prio` on the
     /// wire now: its port idle, nothing queued in that class, and the class
-    /// not paused. The NIC of an RDMA host builds a packet only then (see
-    /// `transport::Sender::built_at_the_wire`).
+    /// not paused. A NIC that builds its packets at the wire builds one only then (see
+    /// `transport::Transport::BUILT_AT_THE_WIRE`).
     #[inline]
     pub fn nic_wire_free(&self, h: HostId, prio: u8) -> bool {
         let (port, class) = self.nic_class(h, prio);
@@ -640,7 +638,7 @@ impl Fabric {
         assert_eq!(pkt.src, h, "{h} sends a packet of {}", pkt.src); // pairs with deliver's
         // Set in the arena's slot: a struct update would copy all 128 bytes
         // once more on the way in.
-        let carries_int = pkt.roce.has(RoceBits::INT);
+        let carries_int = pkt.carries_int();
         let id = self.packets.alloc(pkt);
         let slot = self.packets.get_mut(id);
         slot.ingress_port = NO_PORT;
@@ -1010,7 +1008,7 @@ impl Fabric {
                 .pop()
                 .expect("the scheduler picked a backlogged class");
             let pkt = self.packets.get_mut(id);
-            let (size, stamp) = (pkt.size_bytes, pkt.roce.has(RoceBits::INT));
+            let (size, stamp) = (pkt.size_bytes, pkt.carries_int());
             // Pairs with enqueue's accounting: the port holds what it sent.
             assert!(
                 port.bytes >= size as u64 && port.packets > 0,

@@ -360,9 +360,9 @@ fn header_priority_without_trimming_sends_header_only_packets_first() {
     // Hosts 0 and 1 each send 10 data packets to host 2 at once, then host
     // 1 a UEC ACK: the switch port towards host 2 queues about 10 data
     // packets when the ACK arrives. With header priority (and no
-    // trimming) it overtakes them; without, it leaves last; a TCP ACK
-    // (not header-only in htsim's sense) waits either way.
-    let run = |priority: bool, protocol: crate::packet::Protocol| {
+    // trimming) a header-only ACK overtakes them; without, it leaves
+    // last; an ACK not marked header-only waits either way.
+    let run = |priority: bool, header_only: bool| {
         let g = TopologyGraph::star(3, Bandwidth::from_gbps(10), SimDuration::from_us(1));
         let mut cfg = FabricConfig::fifo(WireFormat::ETHERNET, QueueSize::Packets(100), 1 << 20);
         cfg.header_priority = priority;
@@ -374,29 +374,27 @@ fn header_priority_without_trimming_sends_header_only_packets_first() {
                     seq: s,
                     kind: Kind::Data,
                     payload_bytes: 1448,
-                    protocol,
                     ..data(h, 2, 1500)
                 };
                 f.host_send(HostId(h), pkt, &mut q);
             }
         }
-        let ack = Packet {
+        let mut ack = Packet {
             seq: 99,
             kind: Kind::Ack,
-            protocol,
             ..data(1, 2, 64)
         };
+        ack.feedback.header_only = header_only;
         f.host_send(HostId(1), ack, &mut q);
         let got = drain_kinds(&mut f, &mut q);
         assert_eq!(f.trimmed(f.port_towards_host(HostId(2))), 0);
         assert_eq!(got.len(), 21);
         got.iter().position(|g| g.2 == Kind::Ack).unwrap()
     };
-    use crate::packet::Protocol;
-    let first = run(true, Protocol::Uec);
+    let first = run(true, true);
     assert!(first < 14, "the ACK left {first}th of 21");
-    assert_eq!(run(false, Protocol::Uec), 20);
-    assert_eq!(run(true, Protocol::Tcp), 20);
+    assert_eq!(run(false, true), 20);
+    assert_eq!(run(true, false), 20);
 }
 
 #[test]

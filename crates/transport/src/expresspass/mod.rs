@@ -35,6 +35,7 @@
 //! [`net::Kind::Ack`].
 
 mod config;
+mod ends;
 mod receiver;
 mod sender;
 #[cfg(test)]

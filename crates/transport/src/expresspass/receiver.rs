@@ -3,9 +3,9 @@
 
 use super::config::ExpressPassConfig;
 use super::{CONTROL_BYTES, CREDIT_BYTES};
-use crate::endpoint::{PathInfo, Side};
 use crate::reassembly::Reassembly;
 use crate::{Emit, FlowAddr};
+use crate::{PathInfo, Side};
 use net::{Kind, Packet, Protocol};
 use sim_core::rng::{RngStream, purpose};
 use sim_core::{SimDuration, SimTime};
@@ -256,7 +256,7 @@ impl ExpressPassReceiver {
     }
 
     /// Its state for `[output] cc_trace`.
-    pub fn cc_state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+    pub fn cc_state(&self, out: &mut crate::StateOut<'_>) {
         out("credit_rate_gbps", self.control.rate_bps / 1e9);
         out("w", self.control.w);
     }

@@ -2,7 +2,7 @@
 
 use super::config::ExpressPassConfig;
 use super::{CONTROL_BYTES, DATA_HEADER_BYTES};
-use crate::endpoint::Side;
+use crate::Side;
 use crate::message::MessageSend;
 use crate::{Emit, FlowAddr};
 use net::{Kind, Packet, Protocol};
@@ -188,7 +188,7 @@ impl ExpressPassSender {
     }
 
     /// Its state for `[output] cc_trace`.
-    pub fn cc_state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+    pub fn cc_state(&self, out: &mut crate::StateOut<'_>) {
         out("credits_held", self.credits.len() as f64);
         out("sent_bytes", self.next as f64);
     }

@@ -2,7 +2,7 @@
 //! pacing, and credit feedback control (Algorithm 1).
 
 use super::*;
-use crate::endpoint::PathInfo;
+use crate::PathInfo;
 use crate::{FlowAddr, Side};
 use net::{FlowId, HostId, Kind, Packet, Protocol, WireFormat};
 use sim_core::{Bandwidth, SimDuration, SimTime};

@@ -31,6 +31,7 @@
 //! scenario maps Homa's levels onto class queues with `class_of_priority`.
 
 mod config;
+mod ends;
 mod receiver;
 mod sender;
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use super::CONTROL_BYTES;
 use super::config::{HomaConfig, Priorities};
-use crate::endpoint::Side;
+use crate::Side;
 use crate::message::MessageSend;
 use crate::{Emit, FlowAddr};
 use net::{Kind, Packet, Protocol};
@@ -189,7 +189,7 @@ impl HomaSender {
     }
 
     /// Its state for `[output] cc_trace`.
-    pub fn cc_state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+    pub fn cc_state(&self, out: &mut crate::StateOut<'_>) {
         out("granted_bytes", self.granted as f64);
         out("sent_bytes", self.next as f64);
         out("scheduled_level", self.scheduled_level as f64);

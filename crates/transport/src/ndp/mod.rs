@@ -23,6 +23,7 @@
 //! (cumulative, so a lost PULL is made up by the next).
 
 mod config;
+mod ends;
 mod receiver;
 mod sender;
 #[cfg(test)]

@@ -4,9 +4,9 @@
 
 use super::config::NdpConfig;
 use super::{HEADER_BYTES, NACK, PULL, PullPacer};
-use crate::endpoint::{PathInfo, Side};
 use crate::psn_window::Arrivals;
 use crate::{Emit, FlowAddr};
+use crate::{PathInfo, Side};
 use net::{Kind, Packet, Protocol};
 use sim_core::{SimDuration, SimTime};
 use std::collections::VecDeque;

@@ -3,10 +3,10 @@
 
 use super::config::NdpConfig;
 use super::{HEADER_BYTES, NACK, PULL};
-use crate::endpoint::{PathInfo, Side};
 use crate::psn_window::{PsnFlow, PsnWindow};
 use crate::spray::Entropies;
 use crate::{Emit, FlowAddr};
+use crate::{PathInfo, Side};
 use net::{Kind, Packet, Protocol};
 use sim_core::SimTime;
 
@@ -145,7 +145,7 @@ impl NdpSender {
     }
 
     /// Its state for `[output] cc_trace`.
-    pub fn cc_state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+    pub fn cc_state(&self, out: &mut crate::StateOut<'_>) {
         out("credit_packets", self.credit as f64);
         out("in_flight_bytes", self.flow.window.in_flight() as f64);
     }

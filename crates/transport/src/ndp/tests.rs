@@ -2,7 +2,7 @@
 //! PULLs, the sender's credit, and a flow's recovery from trims.
 
 use super::*;
-use crate::endpoint::PathInfo;
+use crate::PathInfo;
 use crate::harness::{Harness, addr};
 use net::{Kind, Packet, WireFormat};
 use sim_core::{Bandwidth, SimDuration, SimTime};

@@ -12,7 +12,7 @@
 //! Adding a controller: its module, one line in that list, and its row in
 //! the simulator's `cc` registry (docs/extending.md).
 
-use crate::endpoint::{PathInfo, StateOut};
+use crate::{PathInfo, StateOut};
 use net::{Feedback, IntStack, Packet};
 use sim_core::{SimDuration, SimTime};
 

@@ -568,7 +568,7 @@ impl super::control::RateControl for Dcqcn {
             }
         }
     }
-    fn state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+    fn state(&self, out: &mut crate::StateOut<'_>) {
         out("alpha", self.alpha());
         out("target_gbps", self.target_bps() / 1e9);
     }

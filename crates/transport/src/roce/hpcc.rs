@@ -253,7 +253,7 @@ impl super::control::RateControl for Hpcc {
         Hpcc::on_ack(self, a.int, a.pkt.ack, a.snd_nxt);
         true
     }
-    fn state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+    fn state(&self, out: &mut crate::StateOut<'_>) {
         out("reference_gbps", self.reference_bps() / 1e9);
         out("utilisation", self.utilisation());
         out("inc_stage", self.inc_stage() as f64);

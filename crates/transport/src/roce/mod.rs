@@ -8,6 +8,7 @@
 pub mod config;
 pub mod control;
 pub mod dcqcn;
+mod ends;
 pub mod host;
 pub mod hpcc;
 pub mod rcc;

@@ -319,7 +319,7 @@ impl RccControl {
 
     /// Its state by name: the window it assigned, whether the PID runs,
     /// and the PID's U(t) and window (RCC paper eqs. 3-5).
-    pub fn state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+    pub fn state(&self, out: &mut crate::StateOut<'_>) {
         out("assigned_window_bytes", self.cwnd as f64);
         out("in_pid", if self.in_pid { 1.0 } else { 0.0 });
         out("pid_u", self.u);
@@ -480,6 +480,7 @@ impl super::control::ReceiverControl for RccReceiver {
                 window_bytes: 0,
                 count: flows,
                 flag: last_hop,
+                ..Feedback::default()
             };
         }
         // The one-way delay, read on this host's clock (RCC paper III-C).
@@ -490,9 +491,10 @@ impl super::control::ReceiverControl for RccReceiver {
             window_bytes: w.min(u32::MAX as u64) as u32,
             count: flows,
             flag: last_hop,
+            ..Feedback::default()
         }
     }
-    fn state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+    fn state(&self, out: &mut crate::StateOut<'_>) {
         if let Some(c) = self.control() {
             c.state(out);
         }
@@ -550,7 +552,7 @@ impl super::control::RateControl for RccSend {
         debug_assert!(self.variant == RccVariant::Sender || self.control.is_none());
         true
     }
-    fn state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+    fn state(&self, out: &mut crate::StateOut<'_>) {
         if let Some(c) = &self.control {
             c.state(out);
         }

@@ -3,7 +3,7 @@
 use super::config::{RoceCc, RoceConfig};
 use super::rcc::*;
 use super::{HostRx, RoceReceiver};
-use crate::endpoint::PathInfo;
+use crate::PathInfo;
 use crate::harness::addr;
 use net::{Kind, Packet, Protocol, RoceBits, WireFormat};
 use sim_core::{Bandwidth, SimDuration, SimTime};
@@ -228,7 +228,7 @@ fn path() -> PathInfo {
 fn data(flow: u32, psn: u64, bits: RoceBits, sent: SimTime) -> Packet {
     let mut a = addr();
     a.flow = net::FlowId(flow);
-    let mut p = a.header(crate::endpoint::Side::Sender, Kind::Data);
+    let mut p = a.header(crate::Side::Sender, Kind::Data);
     p.protocol = Protocol::Roce;
     p.seq = psn;
     p.payload_bytes = 1000;

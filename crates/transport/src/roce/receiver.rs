@@ -31,9 +31,9 @@
 use super::config::{ACK_BYTES, CNP_BYTES, RecoveryMode, RoceConfig};
 use super::control::{FlowCtx, Notify, RoceReceiverControl};
 use super::host::HostRx;
-use super::selective::PsnSet;
-use crate::endpoint::{PathInfo, Side};
+use crate::psn_set::PsnSet;
 use crate::{Emit, FlowAddr};
+use crate::{PathInfo, Side};
 use net::{INT_HEADER_BYTES, Kind, Packet, Protocol, RoceBits, WireFormat};
 use sim_core::{SimDuration, SimTime};
 
@@ -106,7 +106,7 @@ impl RoceReceiver {
     }
 
     /// The state of the controller's receiver half, by name (`cc_trace`).
-    pub fn cc_state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+    pub fn cc_state(&self, out: &mut crate::StateOut<'_>) {
         self.control.get().state(out);
     }
 

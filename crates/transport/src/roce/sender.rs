@@ -28,7 +28,7 @@ use super::config::{DATA_HEADER_BYTES, RecoveryMode, RoceConfig, WindowMode};
 use super::control::{AckView, FlowCtx, RoceController};
 use super::dcqcn::Dcqcn;
 use super::selective::Recovery;
-use crate::endpoint::{Counters, FlowRecord, PathInfo, Side};
+use crate::{Counters, FlowRecord, PathInfo, Side};
 use crate::{Emit, FlowAddr};
 use net::{Ecn, INT_HEADER_BYTES, IntStack, Kind, Packet, Protocol, RoceBits, WireFormat};
 use sim_core::time::earliest;
@@ -157,7 +157,7 @@ impl RoceSender {
 
     /// The rate and window it applies and its controller's state, by
     /// name (`cc_trace`).
-    pub fn cc_state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+    pub fn cc_state(&self, out: &mut crate::StateOut<'_>) {
         out("rate_gbps", self.rate_bps() / 1e9);
         if let Some(w) = self.window_bytes() {
             out("window_bytes", w as f64);

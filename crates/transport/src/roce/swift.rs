@@ -28,7 +28,7 @@
 
 use super::config::{ControllerKeys, KeyError};
 use super::control::{AckView, FlowCtx, RateControl, RoceControllerConfig};
-use crate::endpoint::StateOut;
+use crate::StateOut;
 use sim_core::{SimDuration, SimTime};
 
 /// Swift's keys (windows in packets, as the paper gives them), as

@@ -3,7 +3,7 @@
 //! pacing and the windows.
 use super::config::{ACK_BYTES, RoceCc, RoceConfig, WindowMode};
 use super::{HostRx, RoceReceiver, RoceSender};
-use crate::endpoint::PathInfo;
+use crate::PathInfo;
 use crate::harness::{Harness, addr};
 use net::{Ecn, Kind, Packet, Protocol, RoceBits, WireFormat};
 use sim_core::{Bandwidth, SimDuration, SimTime};

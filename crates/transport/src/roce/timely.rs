@@ -226,7 +226,7 @@ impl super::control::RateControl for TimelySend {
         self.next_event = a.snd_nxt.max(a.ack);
         true
     }
-    fn state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+    fn state(&self, out: &mut crate::StateOut<'_>) {
         out("rtt_diff_us", self.timely.rtt_diff_ps / 1e6);
         out(
             "gradient",

@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod cwnd_limit;
+mod ends;
 pub mod preset;
 pub mod prr;
 pub mod receiver;
@@ -23,4 +24,13 @@ pub fn wscale_for(window: u64) -> u8 {
         s += 1;
     }
     s
+}
+
+#[cfg(test)]
+impl crate::harness::Harness<'_, TcpSender, TcpReceiver> {
+    /// The harness over one TCP flow of `size` bytes.
+    pub fn new(cfg: &TcpConfig, size: u64) -> Self {
+        let a = crate::harness::addr();
+        Self::with(TcpSender::new(a, size, cfg), TcpReceiver::new(a, cfg))
+    }
 }

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::harness::Harness;
+use crate::tcp::{TcpReceiver, TcpSender};
 
 /// The stack of ns-3's TcpNewReno: no SACK, no PRR, no limited transmit,
 /// no timestamps, no RACK-TLP.
@@ -40,7 +41,7 @@ fn drop_once(lost: Vec<u64>) -> crate::harness::Filter<'static> {
 }
 
 /// The segment indices the sender transmitted, in order.
-fn sent(h: &Harness<'_>) -> Vec<u64> {
+fn sent(h: &Harness<'_, TcpSender, TcpReceiver>) -> Vec<u64> {
     h.data_packets
         .iter()
         .filter(|p| p.payload_bytes > 0)

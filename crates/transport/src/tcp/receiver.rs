@@ -21,8 +21,8 @@
 
 use super::config::TcpConfig;
 use super::wscale_for;
+use crate::Side;
 use crate::cc::{CeEcho, CongestionControl};
-use crate::endpoint::Side;
 use crate::{Emit, FlowAddr};
 use net::packet::{MAX_SACK_BLOCKS, WSCALE_NONE};
 use net::{Ecn, Kind, Packet, TcpFlags};

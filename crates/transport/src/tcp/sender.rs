@@ -53,8 +53,8 @@ use super::prr::Prr;
 use super::scoreboard::Scoreboard;
 use super::wscale_for;
 use crate::cc::{AckSample, CongestionControl, Controller, Signal, Window};
-use crate::endpoint::{Counters, FlowRecord, Side};
 use crate::rtt::RttEstimator;
+use crate::{Counters, FlowRecord, Side};
 use crate::{Emit, FlowAddr};
 use net::packet::WSCALE_NONE;
 use net::{Ecn, Kind, Packet, TcpFlags};
@@ -916,7 +916,7 @@ impl TcpSender {
     }
 
     /// The window and the controller's state, by name (`cc_trace`).
-    pub fn cc_state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+    pub fn cc_state(&self, out: &mut crate::StateOut<'_>) {
         use crate::cc::CongestionControl as _;
         out("cwnd_bytes", self.win.cwnd as f64);
         if self.win.ssthresh != u64::MAX {

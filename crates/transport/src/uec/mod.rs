@@ -32,6 +32,7 @@
 //! PSN that was trimmed.
 
 mod config;
+mod ends;
 mod nscc;
 mod receiver;
 mod sender;

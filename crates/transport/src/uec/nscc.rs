@@ -311,7 +311,7 @@ impl Nscc {
     }
 
     /// Its state for `[output] cc_trace`.
-    pub fn cc_state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+    pub fn cc_state(&self, out: &mut crate::StateOut<'_>) {
         out("cwnd_bytes", self.cwnd);
         out("avg_delay_us", self.avg_delay_ps / 1e6);
         out("base_rtt_us", self.base_rtt.ps() as f64 / 1e6);

@@ -6,10 +6,10 @@
 
 use super::config::UecConfig;
 use super::{CREDIT, CREDIT_QUANTUM, HEADER_BYTES, NACK};
-use crate::endpoint::{PathInfo, Side};
 use crate::psn_window::Arrivals;
 use crate::pull_pacer::PullPacer;
 use crate::{Emit, FlowAddr};
+use crate::{PathInfo, Side};
 use net::{Ecn, Kind, Packet, Protocol};
 use sim_core::{SimDuration, SimTime};
 

@@ -6,10 +6,10 @@ use super::config::UecConfig;
 use super::nscc::{AckSignal, Nscc};
 use super::sender_cc::Window;
 use super::{CREDIT, CREDIT_QUANTUM, HEADER_BYTES, NACK};
-use crate::endpoint::{PathInfo, Side};
 use crate::psn_window::{PsnFlow, PsnWindow};
 use crate::spray::{Entropies, PathFeedback};
 use crate::{Emit, FlowAddr};
+use crate::{PathInfo, Side};
 use net::{Ecn, Kind, Packet, Protocol};
 use sim_core::{SimDuration, SimTime};
 
@@ -324,7 +324,7 @@ impl UecSender {
     }
 
     /// Its state for `[output] cc_trace`.
-    pub fn cc_state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+    pub fn cc_state(&self, out: &mut crate::StateOut<'_>) {
         self.window.cc_state(out);
         out("in_flight_bytes", self.flow.window.in_flight() as f64);
         if let Some(c) = self.credit {

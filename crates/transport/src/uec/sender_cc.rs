@@ -146,7 +146,7 @@ impl Window {
     }
 
     /// Its state for `[output] cc_trace`.
-    pub(super) fn cc_state(&self, out: &mut crate::endpoint::StateOut<'_>) {
+    pub(super) fn cc_state(&self, out: &mut crate::StateOut<'_>) {
         match self.cc {
             SenderCc::Nscc => self.nscc.cc_state(out),
             SenderCc::Dctcp | SenderCc::Constant => {

@@ -3,7 +3,7 @@
 
 use super::*;
 use super::{CREDIT, CREDIT_QUANTUM};
-use crate::endpoint::PathInfo;
+use crate::PathInfo;
 use crate::harness::{Harness, addr};
 use net::{Ecn, Kind, Packet, WireFormat};
 use sim_core::{Bandwidth, SimDuration, SimTime};
@@ -561,7 +561,7 @@ fn receiver_credit_gates_the_sender_after_its_speculative_window() {
 /// An ACK packet of `psn` (send time `sent`) acknowledging up to `next`,
 /// CE-echoed when `ecn`.
 fn ack_packet(psn: u64, next: u64, sent: SimTime, ecn: bool) -> Packet {
-    let mut p = addr().header(crate::endpoint::Side::Receiver, Kind::Ack);
+    let mut p = addr().header(crate::Side::Receiver, Kind::Ack);
     p.protocol = net::Protocol::Uec;
     p.seq = psn;
     p.ack = next;

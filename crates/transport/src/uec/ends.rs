@@ -1,0 +1,133 @@
+//! The UEC family at the seam: its configuration names its ends
+//! ([`Transport`]), which implement [`SenderEnd`] and [`ReceiverEnd`] by
+//! their own methods.
+
+use super::{UecConfig, UecReceiver, UecSender};
+use crate::ends::StateOut;
+use crate::family::Transport;
+use crate::record::{FlowRecord, ReceiverRecord};
+use crate::{Emit, FlowAddr, PathInfo, ReceiverEnd, SenderEnd};
+use net::{IntStack, Packet};
+use sim_core::{SimDuration, SimTime};
+
+impl Transport for UecConfig {
+    type Sender = UecSender;
+    type Receiver = UecReceiver;
+    const BUILT_AT_THE_WIRE: bool = true;
+    const CONTROL_IS_HEADER: bool = true;
+
+    fn sender(&self, addr: FlowAddr, size_bytes: u64, path: &PathInfo) -> UecSender {
+        UecSender::new(addr, size_bytes, self, path)
+    }
+
+    fn receiver(&self, addr: FlowAddr, path: &PathInfo) -> UecReceiver {
+        UecReceiver::new(addr, self, path)
+    }
+}
+
+impl SenderEnd for UecSender {
+    fn start(&mut self, now: SimTime, out: &mut impl Emit) {
+        UecSender::start(self, now, out)
+    }
+
+    fn stop_app(&mut self, now: SimTime, out: &mut impl Emit) {
+        UecSender::stop_app(self, now, out)
+    }
+
+    #[inline]
+    fn on_packet(&mut self, now: SimTime, pkt: &Packet, _int: &IntStack, out: &mut impl Emit) {
+        UecSender::on_packet(self, now, pkt, out)
+    }
+
+    fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
+        UecSender::on_timer(self, now, out)
+    }
+
+    #[inline(always)]
+    fn deadline(&self) -> Option<SimTime> {
+        UecSender::deadline(self)
+    }
+
+    #[inline(always)]
+    fn wants_transmit(&mut self, _now: SimTime) -> bool {
+        UecSender::wants_transmit(self)
+    }
+
+    #[inline(always)]
+    fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
+        UecSender::poll_transmit(self, now)
+    }
+
+    #[inline]
+    fn take_rtt_sample(&mut self) -> Option<SimDuration> {
+        self.flow_mut().take_rtt_sample()
+    }
+
+    #[inline(always)]
+    fn completed_at(&self) -> Option<SimTime> {
+        self.flow().completed_at()
+    }
+
+    #[inline]
+    fn bytes_acked(&self) -> u64 {
+        self.flow().bytes_acked()
+    }
+
+    fn size_bytes(&self) -> u64 {
+        self.flow().size_bytes()
+    }
+
+    #[inline(always)]
+    fn addr(&self) -> &FlowAddr {
+        self.flow().addr()
+    }
+
+    fn record(&self) -> FlowRecord {
+        self.flow().record()
+    }
+
+    fn cc_state(&self, out: &mut StateOut<'_>) {
+        UecSender::cc_state(self, out)
+    }
+}
+
+impl ReceiverEnd for UecReceiver {
+    type HostRx = crate::pull_pacer::PullPacer;
+
+    #[inline]
+    fn on_packet(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        host: &mut crate::pull_pacer::PullPacer,
+        out: &mut impl Emit,
+    ) {
+        UecReceiver::on_packet(self, now, pkt, host, out)
+    }
+
+    fn on_timer(
+        &mut self,
+        now: SimTime,
+        host: &mut crate::pull_pacer::PullPacer,
+        out: &mut impl Emit,
+    ) {
+        UecReceiver::on_timer(self, now, host, out)
+    }
+
+    #[inline]
+    fn deadline(&self) -> Option<SimTime> {
+        UecReceiver::deadline(self)
+    }
+
+    #[inline]
+    fn bytes_received(&self) -> u64 {
+        UecReceiver::bytes_received(self)
+    }
+
+    fn record(&self) -> ReceiverRecord {
+        ReceiverRecord {
+            naks_sent: Some(self.naks_sent()),
+            cnps_sent: None,
+        }
+    }
+}
