@@ -14,9 +14,15 @@ const SITES: &[(&str, &str)] = &[
     ("crates/transport/src/lib.rs", "its module line"),
     ("src/registry/transport.rs", "its registry row"),
     ("src/registry/cc.rs", "its controllers' registry rows"),
-    ("crates/net/src/packet.rs", "its wire format (its `Protocol` variant, its header bits)"),
+    (
+        "crates/net/src/packet.rs",
+        "its wire format (its `Protocol` variant, its header bits)",
+    ),
     ("crates/net/src/lib.rs", "its wire format's re-export"),
-    ("src/observe/pcap.rs", "its wire format's encoding in captures"),
+    (
+        "src/observe/pcap.rs",
+        "its wire format's encoding in captures",
+    ),
 ];
 
 /// The most sites a family may take, its folder counted once.
@@ -63,7 +69,10 @@ fn code_only(text: &str) -> String {
             raw_string_open(rest).filter(|_| i == 0 || !ident(b[i - 1] as char))
         {
             let close = format!("\"{}", "#".repeat(hashes));
-            i += open + rest[open..].find(&close).map_or(rest.len(), |e| e + close.len());
+            i += open
+                + rest[open..]
+                    .find(&close)
+                    .map_or(rest.len(), |e| e + close.len());
             out.push_str("\"\"");
         } else if rest.starts_with('"') {
             let mut j = 1;
@@ -160,11 +169,13 @@ fn names_of(code: &str, (variant, module): (&str, &str)) -> BTreeSet<String> {
         if !(c.is_alphabetic() || c == '_') || code[..start].ends_with(|p: char| ident(p)) {
             continue;
         }
-        let len = code[start..].find(|p: char| !ident(p)).unwrap_or(code.len() - start);
+        let len = code[start..]
+            .find(|p: char| !ident(p))
+            .unwrap_or(code.len() - start);
         let w = &code[start..start + len];
-        let camel = w
-            .strip_prefix(variant)
-            .is_some_and(|r| r.is_empty() || r.starts_with(|c: char| c.is_uppercase() || c.is_numeric()));
+        let camel = w.strip_prefix(variant).is_some_and(|r| {
+            r.is_empty() || r.starts_with(|c: char| c.is_uppercase() || c.is_numeric())
+        });
         let snake = w.chars().all(|c| !c.is_uppercase()) && w.split('_').any(|p| p == module);
         if (camel && !code[..start].ends_with("Protocol::")) || snake {
             found.insert(w.to_string());
@@ -199,8 +210,15 @@ fn no_file_outside_a_familys_places_names_it() {
             }
         }
     }
-    assert!(stray.is_empty(), "a family named outside its places: {stray:#?}");
-    assert_eq!(sites.len(), families().len(), "every family is found: {sites:#?}");
+    assert!(
+        stray.is_empty(),
+        "a family named outside its places: {stray:#?}"
+    );
+    assert_eq!(
+        sites.len(),
+        families().len(),
+        "every family is found: {sites:#?}"
+    );
     for (family, s) in &sites {
         assert!(
             s.len() <= MAX_SITES,
@@ -222,7 +240,10 @@ fn the_scan_reads_code_not_prose() {
         BTreeSet::from(["roce_cc".to_string()])
     );
     assert!(names_of(&code, ("Ndp", "ndp")).is_empty());
-    assert!(!code.contains("TcpSender"), "comments and test modules are gone");
+    assert!(
+        !code.contains("TcpSender"),
+        "comments and test modules are gone"
+    );
 }
 
 #[test]
@@ -233,5 +254,8 @@ fn every_family_of_the_list_has_its_registry_row() {
         .map(|k| k.doc.name)
         .collect();
     let listed: Vec<&str> = families().iter().map(|f| f.1).collect();
-    assert_eq!(rows, listed, "one registry row per family, in the list's order");
+    assert_eq!(
+        rows, listed,
+        "one registry row per family, in the list's order"
+    );
 }

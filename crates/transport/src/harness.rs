@@ -31,6 +31,26 @@ enum Ev {
 /// Hooks on packets in flight: return false to drop.
 pub type Filter<'a> = Box<dyn FnMut(SimTime, &mut Packet) -> bool + 'a>;
 
+/// What the path does with a packet its filter let through: how many
+/// copies arrive (0: lost, 2: duplicated), each this much later than the
+/// one-way delay (a later packet may overtake it: reordering).
+#[derive(Clone, Copy, Debug)]
+pub struct Fate {
+    pub copies: u8,
+    pub extra: SimDuration,
+}
+
+/// A hook that decides each packet's [`Fate`].
+pub type PathFate<'a> = Box<dyn FnMut(&Packet) -> Fate + 'a>;
+
+/// The fate of a clean path: one copy, on time.
+pub fn on_time(_: &Packet) -> Fate {
+    Fate {
+        copies: 1,
+        extra: SimDuration::ZERO,
+    }
+}
+
 pub struct Harness<'a, S, R: ReceiverEnd> {
     pub sender: S,
     pub receiver: R,
@@ -38,6 +58,10 @@ pub struct Harness<'a, S, R: ReceiverEnd> {
     pub delay: SimDuration,
     pub data_filter: Filter<'a>,
     pub ack_filter: Filter<'a>,
+    /// The data path's fate for each packet (after `data_filter`).
+    pub data_fate: PathFate<'a>,
+    /// The reverse path's fate for each packet (after `ack_filter`).
+    pub ack_fate: PathFate<'a>,
     q: EventQueue<Ev>,
     store: Vec<Packet>,
     nic_free: SimTime,
@@ -57,6 +81,8 @@ impl<'a, S: SenderEnd, R: ReceiverEnd> Harness<'a, S, R> {
             delay: SimDuration::from_us(10),
             data_filter: Box::new(|_, _| true),
             ack_filter: Box::new(|_, _| true),
+            data_fate: Box::new(on_time),
+            ack_fate: Box::new(on_time),
             q: EventQueue::new(),
             store: Vec::new(),
             nic_free: SimTime::ZERO,
@@ -74,11 +100,12 @@ impl<'a, S: SenderEnd, R: ReceiverEnd> Harness<'a, S, R> {
         let mut p = p;
         self.data_packets.push(p);
         if (self.data_filter)(now, &mut p) {
+            let fate = (self.data_fate)(&p);
             self.store.push(p);
-            self.q.schedule(
-                self.nic_free + self.delay,
-                Ev::ToReceiver(self.store.len() - 1),
-            );
+            for _ in 0..fate.copies {
+                let at = self.nic_free + self.delay + fate.extra;
+                self.q.schedule(at, Ev::ToReceiver(self.store.len() - 1));
+            }
         }
     }
 
@@ -86,16 +113,24 @@ impl<'a, S: SenderEnd, R: ReceiverEnd> Harness<'a, S, R> {
         let now = self.q.now();
         let mut p = p;
         if (self.ack_filter)(now, &mut p) {
+            let fate = (self.ack_fate)(&p);
             self.store.push(p);
-            self.q
-                .schedule(now + self.delay, Ev::ToSender(self.store.len() - 1));
+            for _ in 0..fate.copies {
+                let at = now + self.delay + fate.extra;
+                self.q.schedule(at, Ev::ToSender(self.store.len() - 1));
+            }
         }
     }
 
     fn pump(&mut self) {
         let now = self.q.now();
         let mut out = Vec::new();
-        while let Some(p) = self.sender.poll_transmit(now) {
+        // As a host's NIC pump asks: whether the flow wants to send (a
+        // paced flow arms its pacer's wake-up here), then the packet.
+        while self.sender.wants_transmit(now) {
+            let Some(p) = self.sender.poll_transmit(now) else {
+                break;
+            };
             out.push(p);
         }
         for p in out {

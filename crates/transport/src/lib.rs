@@ -65,4 +65,6 @@ pub use host::{Host, HostIo};
 pub use record::{Counters, FlowRecord, ReceiverRecord};
 
 #[cfg(test)]
+mod e2e_tests;
+#[cfg(test)]
 mod harness;

@@ -21,7 +21,8 @@ pub struct ExpressPassSender {
     credits: VecDeque<(u64, u64)>,
     /// Where resending goes on once every byte went out once.
     resend_at: u64,
-    stop_sent: bool,
+    /// When it last asked the receiver to stop its credits.
+    stop_sent_at: Option<SimTime>,
     heard_at: SimTime,
     retransmit_timeout: SimDuration,
     /// Credits that arrived with nothing left to send.
@@ -39,7 +40,7 @@ impl ExpressPassSender {
             next: 0,
             credits: VecDeque::new(),
             resend_at: 0,
-            stop_sent: false,
+            stop_sent_at: None,
             heard_at: SimTime::ZERO,
             retransmit_timeout: cfg.retransmit_timeout,
             wasted_credits: 0,
@@ -70,8 +71,8 @@ impl ExpressPassSender {
             return;
         }
         self.msg.size_bytes = self.next.max(1);
-        if self.next >= self.msg.size_bytes && !self.stop_sent {
-            self.stop_sent = true;
+        if self.next >= self.msg.size_bytes && self.stop_sent_at.is_none() {
+            self.stop_sent_at = Some(now);
             out.emit(self.control(now, true));
         }
     }
@@ -109,12 +110,23 @@ impl ExpressPassSender {
                     self.credits.push_back((pkt.seq, missing));
                 } else {
                     self.wasted_credits += 1;
+                    // Credits still coming a timeout after the stop: the
+                    // stop was lost, and the receiver, never stopped,
+                    // would never ask for what it lacks. Stop it again
+                    // (the paper leaves a lost CREDIT_STOP open).
+                    if self
+                        .stop_sent_at
+                        .is_some_and(|t| now >= t + self.retransmit_timeout)
+                    {
+                        self.stop_sent_at = Some(now);
+                        out.emit(self.control(now, true));
+                    }
                 }
                 // The credits in hand cover the rest: no more are needed.
                 let covered =
                     self.next + self.credits.len() as u64 * self.mss >= self.msg.size_bytes;
-                if covered && !self.stop_sent {
-                    self.stop_sent = true;
+                if covered && self.stop_sent_at.is_none() {
+                    self.stop_sent_at = Some(now);
                     out.emit(self.control(now, true));
                 }
             }

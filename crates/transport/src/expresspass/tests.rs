@@ -166,3 +166,36 @@ fn the_receiver_paces_credits_and_reads_their_loss_from_the_echoes() {
         "{before} -> {after}"
     );
 }
+
+/// A lost CREDIT_STOP with a data packet lost too: the receiver, never
+/// stopped, keeps crediting and never asks for what it lacks; the sender
+/// stops it again a timeout after its stop, and the recovery that follows
+/// completes the message.
+#[test]
+fn a_lost_stop_is_sent_again_and_the_message_completes() {
+    let cfg = ExpressPassConfig::default();
+    let mut h = crate::harness::Harness::with(
+        ExpressPassSender::new(addr(), 30_000, &cfg),
+        ExpressPassReceiver::new(addr(), &cfg, &path()),
+    );
+    let (mut stops_dropped, mut data_dropped) = (0, 0);
+    h.data_filter = Box::new(move |_, p| {
+        let stop = p.kind == Kind::Control && p.feedback.flag;
+        if stop && stops_dropped == 0 {
+            stops_dropped += 1;
+            return false;
+        }
+        if p.kind == Kind::Data && p.seq == 2 * 1460 && data_dropped == 0 {
+            data_dropped += 1;
+            return false;
+        }
+        true
+    });
+    h.run(SimTime::ZERO + SimDuration::from_ms(50));
+    let stops = (h.data_packets.iter())
+        .filter(|p| p.kind == Kind::Control && p.feedback.flag)
+        .count();
+    assert!(stops >= 2, "the stop went again ({stops})");
+    assert!(h.sender.message().completed_at().is_some(), "completes");
+    assert_eq!(h.receiver.bytes_received(), 30_000);
+}
