@@ -10,7 +10,6 @@ use crate::{PathInfo, Receiver, ReceiverEnd, Sender, SenderEnd, TransportConfig}
 use net::{Kind, Packet, WireFormat};
 use proptest::prelude::*;
 use sim_core::{Bandwidth, RngStream, SimDuration, SimTime};
-use std::collections::BTreeSet;
 
 /// The harness's path: 10 Gb/s, 10 us one way.
 fn path() -> PathInfo {
@@ -37,7 +36,7 @@ fn families(size: u64) -> Vec<TransportConfig> {
     };
     let irn = crate::roce::RoceConfig {
         recovery: crate::roce::RecoveryMode::Selective,
-        ..roce.clone()
+        ..roce
     };
     let mut homa = crate::homa::HomaConfig::default();
     homa.prepare(path().bdp_bytes, &[size]);
