@@ -291,3 +291,113 @@ fn architecture_md_names_every_endpoint_method_the_world_calls() {
         "docs/architecture.md's seam paragraph misses {missing:?}"
     );
 }
+
+/// The layout block of docs/architecture.md: each entry's root (a line
+/// that starts at the margin) and the text that describes it.
+fn layout_entries() -> Vec<(String, String)> {
+    let doc = std::fs::read_to_string("docs/architecture.md").expect("readable");
+    let start = doc.find("## Layout").expect("a layout section");
+    let block = &doc[start..];
+    let open = block.find("```\n").expect("the block opens") + 4;
+    let close = open + block[open..].find("```").expect("the block closes");
+    let mut entries: Vec<(String, String)> = Vec::new();
+    for line in block[open..close].lines() {
+        if line.starts_with(' ') {
+            let last = entries.last_mut().expect("an entry before its continuation");
+            last.1.push(' ');
+            last.1.push_str(line.trim());
+        } else {
+            let (root, text) = line.split_once(' ').unwrap_or((line, ""));
+            entries.push((root.to_string(), text.trim().to_string()));
+        }
+    }
+    entries
+}
+
+/// The file (`name.rs`) and folder (`name/`) names in `text`, but for
+/// those in backticks: the names of files dcnsim reads or writes
+/// (`summary.json`, `reproduce.toml`).
+fn layout_names(text: &str) -> Vec<String> {
+    let exts = [".rs", ".toml", ".sh", ".md", ".sbatch", ".py"];
+    let text: String = text
+        .split('`')
+        .step_by(2)
+        .collect::<Vec<_>>()
+        .join(" ");
+    text.split(|c: char| c.is_whitespace() || "(),;:`".contains(c))
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| {
+            let named = w.chars().all(|c| c.is_alphanumeric() || "_-./".contains(c));
+            let file = exts.iter().any(|e| w.ends_with(e) && w.len() > e.len());
+            let folder = w.ends_with('/') && w.len() > 1 && !w.starts_with('/');
+            named && (file || folder)
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// Every file and folder name under `dir`, however deep.
+fn names_under(dir: &Path, out: &mut std::collections::BTreeSet<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries {
+        let p = e.expect("entry").path();
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if p.is_dir() {
+            out.insert(format!("{name}/"));
+            names_under(&p, out);
+        } else {
+            out.insert(name.to_string());
+        }
+    }
+}
+
+#[test]
+fn the_layout_block_names_what_exists_and_every_top_module() {
+    let entries = layout_entries();
+    assert!(entries.len() >= 10, "{entries:?}");
+    for (root, text) in &entries {
+        let path = Path::new(root.trim_end_matches('/'));
+        assert!(path.exists(), "docs/architecture.md's layout names {root}");
+        let mut present = std::collections::BTreeSet::new();
+        names_under(path, &mut present);
+        for name in layout_names(text) {
+            let found = if name.trim_end_matches('/').contains('/') {
+                Path::new(&name).exists() || path.join(&name).exists()
+            } else {
+                present.contains(&name)
+            };
+            assert!(found, "the layout names {name} under {root}, which is not there");
+        }
+        // A crate's (or the simulator's) top-level modules are each named.
+        let src = if root == "src/" {
+            Some(PathBuf::from("src"))
+        } else if root.starts_with("crates/") {
+            Some(path.join("src"))
+        } else {
+            None
+        };
+        let Some(src) = src else { continue };
+        let named = layout_names(text);
+        for e in std::fs::read_dir(&src).expect("a source folder") {
+            let p = e.expect("entry").path();
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            let name = if p.is_dir() { format!("{name}/") } else { name.to_string() };
+            if name.ends_with("_tests.rs") || name == "tests.rs" || name == "lib.rs" {
+                continue; // every crate has a lib.rs
+            }
+            assert!(
+                named.contains(&name),
+                "docs/architecture.md's layout does not name {}",
+                src.join(&name).display()
+            );
+        }
+    }
+    let crates: Vec<String> = entries.iter().map(|e| e.0.clone()).collect();
+    for e in std::fs::read_dir("crates").expect("crates") {
+        let name = e.expect("entry").file_name().to_string_lossy().to_string();
+        let root = format!("crates/{name}/");
+        assert!(crates.contains(&root), "the layout has no entry for {root}");
+    }
+}

@@ -615,7 +615,7 @@ mod tests {
     use std::mem::{align_of, offset_of, size_of};
 
     /// Pins what the `Packet` doc promises: the fields a switch hop reads
-    /// or writes lie in the first 48 bytes of a line-aligned packet.
+    /// or writes lie in the first 64 bytes (one cache line) of a line-aligned packet.
     #[test]
     fn per_hop_fields_share_the_first_cache_line() {
         assert_eq!(align_of::<Packet>(), 64);
