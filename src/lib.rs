@@ -31,3 +31,6 @@ pub mod scenario;
 pub mod sweep;
 /// The simulated world and its event loop.
 pub mod world;
+
+#[cfg(test)]
+mod doc_claims;

@@ -48,7 +48,7 @@ const PROBE_BYTES: u64 = 16;
 /// (33,792 counters of 8 bytes), rounded up.
 const HISTOGRAM_BYTES: u64 = 280_000;
 /// The limit where the machine's memory cannot be read.
-const FALLBACK_LIMIT_BYTES: u64 = 8 << 30;
+pub(crate) const FALLBACK_LIMIT_BYTES: u64 = 8 << 30;
 
 /// One part of an estimate.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -303,7 +303,9 @@ fn layout_entries() -> Vec<(String, String)> {
     let mut entries: Vec<(String, String)> = Vec::new();
     for line in block[open..close].lines() {
         if line.starts_with(' ') {
-            let last = entries.last_mut().expect("an entry before its continuation");
+            let last = entries
+                .last_mut()
+                .expect("an entry before its continuation");
             last.1.push(' ');
             last.1.push_str(line.trim());
         } else {
@@ -319,11 +321,7 @@ fn layout_entries() -> Vec<(String, String)> {
 /// (`summary.json`, `reproduce.toml`).
 fn layout_names(text: &str) -> Vec<String> {
     let exts = [".rs", ".toml", ".sh", ".md", ".sbatch", ".py"];
-    let text: String = text
-        .split('`')
-        .step_by(2)
-        .collect::<Vec<_>>()
-        .join(" ");
+    let text: String = text.split('`').step_by(2).collect::<Vec<_>>().join(" ");
     text.split(|c: char| c.is_whitespace() || "(),;:`".contains(c))
         .map(|w| w.trim_end_matches('.'))
         .filter(|w| {
@@ -368,7 +366,10 @@ fn the_layout_block_names_what_exists_and_every_top_module() {
             } else {
                 present.contains(&name)
             };
-            assert!(found, "the layout names {name} under {root}, which is not there");
+            assert!(
+                found,
+                "the layout names {name} under {root}, which is not there"
+            );
         }
         // A crate's (or the simulator's) top-level modules are each named.
         let src = if root == "src/" {
@@ -383,7 +384,11 @@ fn the_layout_block_names_what_exists_and_every_top_module() {
         for e in std::fs::read_dir(&src).expect("a source folder") {
             let p = e.expect("entry").path();
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-            let name = if p.is_dir() { format!("{name}/") } else { name.to_string() };
+            let name = if p.is_dir() {
+                format!("{name}/")
+            } else {
+                name.to_string()
+            };
             if name.ends_with("_tests.rs") || name == "tests.rs" || name == "lib.rs" {
                 continue; // every crate has a lib.rs
             }

@@ -36,8 +36,13 @@ fn incast(dt_alpha: f64) -> (u64, u64, u64) {
 
 #[test]
 fn one_congested_queue_stops_at_alpha_over_one_plus_alpha_of_the_buffer() {
-    for (alpha, bound) in [(1.0, 75_000u64), (4.0, 120_000)] {
+    // The peaks docs/architecture.md quotes ("Buffers"), pinned.
+    for (alpha, bound, peak) in [(1.0, 75_000u64, 75_560), (4.0, 120_000, 120_560)] {
         let (max_q, max_used, drops) = incast(alpha);
+        assert_eq!(
+            max_q, peak,
+            "alpha {alpha}: the peak docs/architecture.md states"
+        );
         eprintln!(
             "dt_alpha {alpha}: max queue {max_q} B, max buffer use {max_used} B, {drops} drops"
         );

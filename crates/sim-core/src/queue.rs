@@ -518,6 +518,49 @@ impl<E: Copy> EventQueue<E> {
 mod tests {
     use super::*;
 
+    /// docs/architecture.md: "Small runs never read ahead": a slot of few
+    /// events is scanned, and `upcoming` shows nothing in it.
+    #[test]
+    fn a_slot_of_few_events_shows_nothing_ahead() {
+        let mut q: EventQueue<u32> = EventQueue::new();
+        for i in 0..SCAN_MAX as u32 {
+            q.schedule(SimTime(1_000 + i as u64), i);
+        }
+        q.pop();
+        assert_eq!(q.upcoming(1), None);
+        for i in 0..4 * SCAN_MAX as u32 {
+            q.schedule(SimTime(2_000 + i as u64), i);
+        }
+        while q.peek_time().is_some_and(|t| t < SimTime(2_000)) {
+            q.pop();
+        }
+        q.pop();
+        assert!(q.upcoming(1).is_some(), "a crowded slot is sorted and shows its run");
+    }
+
+    /// docs/architecture.md ("Event queue") states the wheel as built.
+    #[test]
+    fn docs_architecture_states_the_wheel_as_built() {
+        let doc = include_str!("../../../docs/architecture.md");
+        let doc = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+        let slot_ns = (1u64 << SLOT_SHIFT) as f64 / 1000.0;
+        for phrase in [
+            format!("within about {} us", HORIZON_PS / 1_000_000),
+            format!("({WHEEL_SLOTS} slots of {slot_ns:.1} ns)"),
+            format!(
+                "appended unsorted, {} bytes each",
+                std::mem::size_of::<Entry<u64, u64>>()
+            ),
+            format!("a {SEQ_BITS}-bit sequence number"),
+            format!("holds at most {SCAN_MAX} events"),
+        ] {
+            assert!(
+                doc.contains(&phrase),
+                "docs/architecture.md states '{phrase}'"
+            );
+        }
+    }
+
     #[test]
     fn ties_pop_in_insertion_order() {
         let mut q = EventQueue::new();

@@ -375,7 +375,7 @@ impl Lps {
 /// (a shipped 2-switch dumbbell scenario, 664,276 windows of 1-20 events,
 /// spent 16 s in the kernel on two threads, against 6.9 s of work), about the
 /// work of 200 events; 2,048 leaves the waits under a tenth of a window.
-const SOLO_BELOW: u64 = 2048;
+pub(crate) const SOLO_BELOW: u64 = 2048;
 
 /// How a partitioned run ended.
 struct Ending {
