@@ -60,7 +60,7 @@ fn bench(c: &mut Criterion) {
         ("perm_k16_50us_spray", "routing.spray=oblivious"),
     ] {
         let sc = scenario("perm-k16-0.5ms.toml", &[short[0], routing]);
-        common::whole_run(&mut g, name, &sc, |w| w.fabric.hops);
+        common::whole_run(&mut g, name, &sc, |w| w.fabric().hops);
     }
     g.finish();
     let mut g = c.benchmark_group("collectives");
@@ -72,7 +72,7 @@ fn bench(c: &mut Criterion) {
         let path = Path::new("scenarios/ai-fabric").join(file);
         let one = ["workload[0].iterations=1".to_string()];
         let sc = load(&path, &one).expect("valid scenario");
-        common::whole_run(&mut g, name, &sc, |w| w.fabric.hops);
+        common::whole_run(&mut g, name, &sc, |w| w.fabric().hops);
     }
     g.finish();
     let mut g = c.benchmark_group("fabric_cut");

@@ -109,7 +109,7 @@ fn bench(c: &mut Criterion) {
             "{name}: the cc replacement failed"
         );
         let sc = parse_str(name, &text).expect("valid scenario");
-        common::whole_run(&mut g, name, &sc, |w| w.fabric.hops);
+        common::whole_run(&mut g, name, &sc, |w| w.fabric().hops);
     }
     g.finish();
 }

@@ -73,15 +73,13 @@ pub struct MaxMinSummary {
 /// The max-min allocation of `world`'s flows over their ECMP paths
 /// (`None` without flows).
 pub fn of_world(world: &World) -> Option<MaxMinSummary> {
-    let fabric = &world.fabric;
+    let fabric = world.fabric();
     let capacity: Vec<f64> = (fabric.ports().iter())
         .map(|p| p.rate.bps() as f64 / 1e9)
         .collect();
-    let paths: Vec<Vec<usize>> = world
-        .flows
-        .iter()
+    let paths: Vec<Vec<usize>> = (world.flows().iter())
         .map(|f| {
-            let transport = &world.transports[f.transport as usize].config;
+            let transport = &world.transports()[f.transport as usize].config;
             let (data, _) = crate::paths::paths(fabric, f.sender.addr(), transport);
             data.iter().map(|p| p.idx()).collect()
         })

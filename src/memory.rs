@@ -35,6 +35,12 @@ const EVENT_BYTES: u64 = size_of::<Event>() as u64 + 24;
 /// per-flow rows and `flows.csv`'s text (measured: 1,000,048 transfers
 /// of a collective added 329 MiB to the peak, 345 B each).
 const REPORT_BYTES_PER_FLOW: u64 = 352;
+/// Bytes the report's row of one port takes at the end of a run
+/// (`world::PortRow`: its fields and its name's text); under PFC, its
+/// boxed `world::PfcRow` too.
+const REPORT_BYTES_PER_PORT: u64 = size_of::<crate::world::PortRow>() as u64 + 32;
+/// Bytes of one port's boxed PFC row in the report, under PFC.
+const REPORT_BYTES_PER_PFC_PORT: u64 = size_of::<crate::world::PfcRow>() as u64 + 16;
 /// A port's PFC state under `[switch.pfc]`: the boxed `PortPfc`, its
 /// frame queue's first allocation and the allocator's overhead (measured:
 /// a 200,000-host star took 341 MiB more with PFC than without, 894 B a
@@ -338,6 +344,11 @@ impl Estimate {
         // The plans are held while the world is built, and the reports
         // take a few rows per flow at the end: neither is copied per LP.
         let flows = counts.flows;
+        let ports = sc.topology.spec.size.links.saturating_mul(2);
+        let port_row = match sc.switch.pfc {
+            Some(_) => REPORT_BYTES_PER_PORT + REPORT_BYTES_PER_PFC_PORT,
+            None => REPORT_BYTES_PER_PORT,
+        };
         parts.push(Part {
             what: "plans",
             bytes: counts.plan_bytes,
@@ -345,8 +356,9 @@ impl Estimate {
         });
         parts.push(Part {
             what: "reports",
-            bytes: flows.saturating_mul(REPORT_BYTES_PER_FLOW),
-            basis: format!("{flows} flows' rows"),
+            bytes: (flows.saturating_mul(REPORT_BYTES_PER_FLOW))
+                .saturating_add(ports.saturating_mul(port_row)),
+            basis: format!("{flows} flows' and {ports} ports' rows"),
         });
         parts.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.what.cmp(b.what)));
         Estimate { parts, flows }

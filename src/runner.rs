@@ -9,7 +9,7 @@
 use crate::registry::workload::Planned;
 use crate::report::{CsvRows, Perf, RunFolder, RunSummary, flows_csv, peak_rss_bytes, ports_csv};
 use crate::scenario::Scenario;
-use crate::world::{BuildError, Lps, StopReason, Threads, World};
+use crate::world::{BuildError, Lps, RunRecord, StopReason, Threads, World};
 use sim_core::SimTime;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -104,32 +104,36 @@ fn series_sinks(
 }
 
 /// The whole-file results of a finished run, by file name.
-fn result_files(world: &World, summary: &RunSummary, perf: &Perf) -> Vec<(&'static str, Vec<u8>)> {
+fn result_files(
+    run: &RunRecord,
+    summary: &RunSummary,
+    perf: &Perf,
+) -> Vec<(&'static str, Vec<u8>)> {
     let mut files = vec![
         ("summary.json", json(summary)),
-        ("flows.csv", flows_csv(world).into_bytes()),
-        ("ports.csv", ports_csv(world).into_bytes()),
+        ("flows.csv", flows_csv(run).into_bytes()),
+        ("ports.csv", ports_csv(run).into_bytes()),
         ("perf.json", json(perf)),
     ];
-    if world.fabric.pfc().is_some() {
-        files.push(("pfc.csv", crate::report::pfc_csv(world).into_bytes()));
+    if run.pfc.is_some() {
+        files.push(("pfc.csv", crate::report::pfc_csv(run).into_bytes()));
     }
-    if world.link_samples().is_some() {
-        files.push(("links.csv", crate::report::links_csv(world).into_bytes()));
+    if run.links.is_some() {
+        files.push(("links.csv", crate::report::links_csv(run).into_bytes()));
     }
-    if world.sources.iter().any(|s| s.echo) {
-        files.push(("pings.csv", crate::report::pings_csv(world).into_bytes()));
+    if run.sources.iter().any(|s| s.echo) {
+        files.push(("pings.csv", crate::report::pings_csv(run).into_bytes()));
     }
-    if !world.collectives.is_empty() {
-        let table = crate::report::collectives_csv(world, &summary.collectives);
+    if !run.collectives.is_empty() {
+        let table = crate::report::collectives_csv(run, &summary.collectives);
         files.push(("collectives.csv", table.into_bytes()));
         files.push((
             "transfers.csv",
-            crate::report::transfers_csv(world).into_bytes(),
+            crate::report::transfers_csv(run).into_bytes(),
         ));
     }
-    if world.workloads.iter().any(|w| w.rounds > 0) {
-        files.push(("rounds.csv", crate::report::rounds_csv(world).into_bytes()));
+    if run.workloads.iter().any(|w| w.rounds > 0) {
+        files.push(("rounds.csv", crate::report::rounds_csv(run).into_bytes()));
     }
     files
 }
@@ -175,7 +179,8 @@ pub fn simulate(
     if stop == StopReason::Interrupted {
         return Err(RunError::Interrupted);
     }
-    let mut summary = RunSummary::of(&world, &sc.name, seed, stop);
+    let run = world.run_record();
+    let mut summary = RunSummary::of(&run, &sc.name, seed, stop);
     if sc.output.max_min {
         summary.max_min = crate::max_min::of_world(&world);
     }
@@ -188,7 +193,7 @@ pub fn simulate(
         peak_rss_bytes: peak_rss_bytes(),
         windows,
     };
-    let files = result_files(&world, &summary, &perf);
+    let files = result_files(&run, &summary, &perf);
     let outcome = Outcome {
         summary,
         perf,
@@ -197,7 +202,7 @@ pub fn simulate(
         now: world.now(),
         livelock: world.stall_detail().map(str::to_string),
         pfc_stall: (stop == StopReason::Stalled)
-            .then(|| crate::report::pfc_stall(&world))
+            .then(|| crate::report::pfc_stall(&run))
             .flatten(),
     };
     let staged = Staged {

@@ -256,7 +256,7 @@ pub fn attach(
     let ports = PortNames {
         names: world.port_names(),
         ends: world
-            .fabric
+            .fabric()
             .ports()
             .iter()
             .map(|p| (p.node.0, p.peer_node.0))
@@ -294,13 +294,13 @@ pub fn attach(
         rec.log_events(create(crate::report::columns::EVENTS.name)?, filter)?;
     }
     let observed = rec.observed_ports();
-    world.fabric.observe(Box::new(rec), &observed);
+    world.observe(Box::new(rec), &observed);
     Ok(())
 }
 
 /// Ends the recording `attach` began: every file written out.
 pub fn finish(world: &mut World) -> std::io::Result<()> {
-    match world.fabric.observer_mut() {
+    match world.observer_mut() {
         Some(o) => o.finish(),
         None => Ok(()),
     }

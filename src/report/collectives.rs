@@ -17,13 +17,11 @@
 
 use super::columns::{COLLECTIVES, TRANSFERS};
 use super::us;
-use crate::world::{JobCollective, World};
+use crate::world::{CollectiveRecord, JobCollective, RunRecord};
 use serde::Serialize;
 use sim_core::SimTime;
 use sim_core::stats::Summary;
 use std::collections::BTreeMap;
-use transport::FlowAddr;
-use transport::SenderEnd;
 
 /// One collective's results.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,13 +76,14 @@ pub struct OpSummary {
 }
 
 /// Every collective of the run, in order.
-pub fn collective_rows(world: &World) -> Vec<CollectiveRow> {
-    world.collectives.iter().map(|c| row(world, c)).collect()
+pub fn collective_rows(run: &RunRecord) -> Vec<CollectiveRow> {
+    run.collectives.iter().map(|c| row(run, c)).collect()
 }
 
-fn row(world: &World, c: &JobCollective) -> CollectiveRow {
+fn row(run: &RunRecord, rec: &CollectiveRecord) -> CollectiveRow {
+    let c = rec.job;
     let tags = &c.plan.transfers;
-    let flow = |f: u32| &world.flows[f as usize];
+    let flow = |f: u32| &run.flows[f as usize];
     let start = tags
         .iter()
         .map(|t| flow(t.flow).start)
@@ -119,24 +118,16 @@ fn row(world: &World, c: &JobCollective) -> CollectiveRow {
         iteration: c.plan.iteration,
         start,
         end,
-        bound_ps: bound_ps(world, c),
+        bound_ps: bound_ps(rec),
         slowest_rank,
         slowest_step,
     }
 }
 
 /// The collective's bound on the empty fabric (see the module's comment).
-fn bound_ps(world: &World, c: &JobCollective) -> u64 {
+fn bound_ps(rec: &CollectiveRecord) -> u64 {
+    let (c, parts) = (rec.job, &rec.ideal);
     let tags = &c.plan.transfers;
-    let cfg = |f: u32| &world.transports[world.flows[f as usize].transport as usize].config;
-    let parts: Vec<(u64, u64)> = tags
-        .iter()
-        .map(|t| {
-            let fl = &world.flows[t.flow as usize];
-            let addr: FlowAddr = *fl.sender.addr();
-            crate::paths::ideal_delivery(&world.fabric, &addr, fl.size.unwrap_or(0), cfg(t.flow))
-        })
-        .collect();
     // Critical path: each transfer's ideal delivery after the latest of
     // those it waits on (transfers are planned after their inputs).
     let at: std::collections::BTreeMap<u32, usize> =
@@ -153,7 +144,7 @@ fn bound_ps(world: &World, c: &JobCollective) -> u64 {
     let critical = finish.iter().copied().max().unwrap_or(0);
     // The busiest rank: all its bytes through its link after one crossing.
     let mut busy = vec![(0u64, 0u64); c.plan.ranks.len()];
-    for (t, &(fixed, stream)) in tags.iter().zip(&parts) {
+    for (t, &(fixed, stream)) in tags.iter().zip(parts) {
         let b = &mut busy[t.src as usize];
         b.0 = b.0.max(fixed);
         b.1 = b.1.saturating_add(stream);
@@ -173,9 +164,12 @@ fn us_f(ps: u64) -> f64 {
 
 /// When each job's iterations ended (the last byte of their last
 /// collective; `None` for one not complete), by (workload, iteration).
-fn iteration_ends(world: &World, coll: &[CollectiveRow]) -> BTreeMap<(u32, u32), Option<SimTime>> {
+fn iteration_ends(
+    run: &RunRecord,
+    coll: &[CollectiveRow],
+) -> BTreeMap<(u32, u32), Option<SimTime>> {
     let mut ends: BTreeMap<(u32, u32), Option<SimTime>> = BTreeMap::new();
-    for (c, r) in world.collectives.iter().zip(coll) {
+    for (c, r) in jobs_of(run).zip(coll) {
         let e = ends
             .entry((c.workload, c.plan.iteration))
             .or_insert(Some(SimTime::ZERO));
@@ -186,12 +180,12 @@ fn iteration_ends(world: &World, coll: &[CollectiveRow]) -> BTreeMap<(u32, u32),
 
 /// Each job iteration's time: from the end of the one before (the job's
 /// start for the first) to its own end, if both came.
-fn iteration_times(world: &World, coll: &[CollectiveRow]) -> BTreeMap<(u32, u32), Option<u64>> {
-    let ends = iteration_ends(world, coll);
+fn iteration_times(run: &RunRecord, coll: &[CollectiveRow]) -> BTreeMap<(u32, u32), Option<u64>> {
+    let ends = iteration_ends(run, coll);
     (ends.iter())
         .map(|(&(w, it), &end)| {
             let before = match it {
-                0 => Some(job_start(world, w)),
+                0 => Some(job_start(run, w)),
                 _ => ends.get(&(w, it - 1)).copied().flatten(),
             };
             ((w, it), before.zip(end).map(|(a, b)| b.since(a).ps()))
@@ -201,12 +195,12 @@ fn iteration_times(world: &World, coll: &[CollectiveRow]) -> BTreeMap<(u32, u32)
 
 /// Each job's iteration times, and each of its collectives' CCTs and bus
 /// bandwidths.
-pub fn jobs(world: &World, coll: &[CollectiveRow]) -> Vec<JobSummary> {
-    let times = iteration_times(world, coll);
+pub fn jobs(run: &RunRecord, coll: &[CollectiveRow]) -> Vec<JobSummary> {
+    let times = iteration_times(run, coll);
     let mut out: Vec<JobSummary> = Vec::new();
     // Per job and collective index: CCTs and bus bandwidths.
     let mut per_op: BTreeMap<(u32, u32), (Vec<f64>, Vec<f64>)> = BTreeMap::new();
-    for (c, r) in world.collectives.iter().zip(coll) {
+    for (c, r) in jobs_of(run).zip(coll) {
         let p = &c.plan;
         if out.last().is_none_or(|j| j.workload != c.workload) {
             let job = times.range((c.workload, 0)..=(c.workload, u32::MAX));
@@ -250,9 +244,14 @@ pub fn jobs(world: &World, coll: &[CollectiveRow]) -> Vec<JobSummary> {
 }
 
 /// When a job started (its `start`, before its first compute).
-fn job_start(world: &World, workload: u32) -> SimTime {
-    (world.collectives.iter().find(|c| c.workload == workload))
+fn job_start(run: &RunRecord, workload: u32) -> SimTime {
+    (jobs_of(run).find(|c| c.workload == workload))
         .map_or(SimTime::ZERO, |c| SimTime::ZERO + c.plan.job_start)
+}
+
+/// The run's collectives as planned, in order.
+fn jobs_of<'a>(run: &'a RunRecord) -> impl Iterator<Item = &'a JobCollective> + Clone {
+    run.collectives.iter().map(|c| c.job)
 }
 
 /// nccl-tests' bus bandwidth of a collective that took `cct_ps`, Gb/s.
@@ -262,10 +261,10 @@ fn busbw_gbps(c: &JobCollective, cct_ps: u64) -> f64 {
 }
 
 /// `collectives.csv`.
-pub fn collectives_csv(world: &World, coll: &[CollectiveRow]) -> String {
+pub fn collectives_csv(run: &RunRecord, coll: &[CollectiveRow]) -> String {
     let mut s = COLLECTIVES.header();
-    let times = iteration_times(world, coll);
-    for (c, r) in world.collectives.iter().zip(coll) {
+    let times = iteration_times(run, coll);
+    for (c, r) in jobs_of(run).zip(coll) {
         let p = &c.plan;
         let cct = r.start.zip(r.end).map(|(a, b)| b.since(a).ps());
         let iteration = times
@@ -309,12 +308,11 @@ pub fn collectives_csv(world: &World, coll: &[CollectiveRow]) -> String {
 }
 
 /// `transfers.csv`: every transfer of every collective.
-pub fn transfers_csv(world: &World) -> String {
+pub fn transfers_csv(run: &RunRecord) -> String {
     let mut s = TRANSFERS.header();
-    for c in &world.collectives {
+    for c in jobs_of(run) {
         for t in &c.plan.transfers {
-            let f = &world.flows[t.flow as usize];
-            let addr = f.sender.addr();
+            let f = &run.flows[t.flow as usize];
             let time = |x: Option<SimTime>| {
                 x.filter(|&x| x != SimTime::MAX)
                     .map_or(String::new(), |x| us(x.ps()))
@@ -329,12 +327,12 @@ pub fn transfers_csv(world: &World) -> String {
                 .cell("piece", t.piece)
                 .cell("src_rank", t.src)
                 .cell("dst_rank", t.dst)
-                .cell("src", addr.src.0)
-                .cell("dst", addr.dst.0)
+                .cell("src", f.src.0)
+                .cell("dst", f.dst.0)
                 .cell("size_bytes", f.size.unwrap_or(0))
                 .cell("start_us", time(Some(f.start)))
                 .cell("received_us", time(f.received_at))
-                .cell("acked_us", time(f.sender.completed_at()))
+                .cell("acked_us", time(f.completed_at))
                 .end();
         }
     }

@@ -3,14 +3,14 @@
 
 use super::us;
 use crate::world::{
-    CcSample, GoodputOf, GoodputSample, QueueSample, RowSink, RttRow, VIQ_CLASS, World,
+    CcSample, GoodputOf, GoodputSample, QueueSample, RowSink, RttRow, RunRecord, VIQ_CLASS,
 };
 use std::io::Write as _;
 
 /// `flows.csv`: one row per TCP flow (columns in docs/outputs.md).
-pub fn flows_csv(world: &World) -> String {
+pub fn flows_csv(run: &RunRecord) -> String {
     let mut s = super::columns::FLOWS.header();
-    for f in &world.flow_rows() {
+    for f in &run.flows {
         let fct_ps = f.fct_ps();
         let (finish, fct) = match f.completed_at {
             Some(c) => (us(c.ps()), us(c.since(f.start).ps())),
@@ -55,7 +55,7 @@ pub fn flows_csv(world: &World) -> String {
             .cell("window_probes", st.window_probes)
             .cell("naks_sent", opt(rx.naks_sent))
             .cell("cnps_sent", opt(rx.cnps_sent))
-            .cell("transport", &world.transports[f.transport as usize].name)
+            .cell("transport", &run.transports[f.transport as usize].name)
             .end();
     }
     s
@@ -66,13 +66,13 @@ pub fn flows_csv(world: &World) -> String {
 /// workloads with flows or more) and of each chosen flow open in it, in
 /// Gb/s (data bytes first
 /// acknowledged in the interval, over the interval).
-pub fn goodput_csv(world: &World) -> String {
+pub fn goodput_csv(run: &RunRecord) -> String {
     let mut s = super::columns::GOODPUT.header();
-    let Some(interval) = world.goodput_interval() else {
+    let Some(interval) = run.goodput_interval else {
         return s;
     };
     let row = goodput_row(interval);
-    for g in world.goodput_samples() {
+    for g in run.goodput {
         row(&mut s, g);
     }
     s
@@ -80,9 +80,9 @@ pub fn goodput_csv(world: &World) -> String {
 
 /// `links.csv`: per interval, each tier's link utilisation (empty but for
 /// its header when the series is off).
-pub fn links_csv(world: &World) -> String {
+pub fn links_csv(run: &RunRecord) -> String {
     let mut s = super::columns::LINKS.header();
-    let Some((tiers, rows)) = world.link_samples() else {
+    let Some((tiers, rows)) = run.links else {
         return s;
     };
     for r in rows {
@@ -119,9 +119,9 @@ fn goodput_row(interval: sim_core::SimDuration) -> impl Fn(&mut String, &Goodput
 /// `cc.csv`: every `cc_trace` interval, each traced flow's controller
 /// state, one row per variable (its name carries its unit), values in
 /// Rust's shortest exact form.
-pub fn cc_csv(world: &World) -> String {
+pub fn cc_csv(run: &RunRecord) -> String {
     let mut s = super::columns::CC.header();
-    for c in world.cc_samples() {
+    for c in run.cc {
         cc_row(&mut s, c);
     }
     s
@@ -227,9 +227,9 @@ impl<W: std::io::Write + Send, T> RowSink<T> for CsvRows<W, T> {
 /// `pings.csv`: every probe of every `ping` workload: its source (index
 /// among the run's packet sources), number, send time and round-trip time
 /// (empty when its echo never came back).
-pub fn pings_csv(world: &World) -> String {
+pub fn pings_csv(run: &RunRecord) -> String {
     let mut s = super::columns::PINGS.header();
-    for (i, src) in world.sources.iter().enumerate().filter(|(_, s)| s.echo) {
+    for (i, src) in run.sources.iter().enumerate().filter(|(_, s)| s.echo) {
         for (k, (&sent, &rtt)) in src.sent_ps.iter().zip(&src.rtt_ps).enumerate() {
             let rtt = if rtt == crate::world::LOST {
                 String::new()
@@ -252,9 +252,9 @@ pub fn pings_csv(world: &World) -> String {
 /// `rounds.csv`: every round of every workload with rounds: its first
 /// flow's start, the time its last flow was received in full, and the
 /// difference (empty for a round not started or not complete).
-pub fn rounds_csv(world: &World) -> String {
+pub fn rounds_csv(run: &RunRecord) -> String {
     let mut s = super::columns::ROUNDS.header();
-    for (w, r, start, end) in super::round_rows(world, &world.flow_rows()) {
+    for (w, r, start, end) in super::round_rows(run) {
         let opt = |t: Option<sim_core::SimTime>| t.map_or(String::new(), |t| us(t.ps()));
         let duration = start
             .zip(end)
@@ -274,9 +274,9 @@ pub fn rounds_csv(world: &World) -> String {
 /// `rtt.csv`: per interval and workload with samples in it, the count,
 /// mean, median, 99th percentile and largest of its RTT samples (HDR, in
 /// microseconds); `time_us` is the end of the interval.
-pub fn rtt_csv(world: &World) -> String {
+pub fn rtt_csv(run: &RunRecord) -> String {
     let mut s = super::columns::RTT.header();
-    for r in world.rtt_rows() {
+    for r in run.rtt {
         rtt_row(&mut s, r);
     }
     s
@@ -322,10 +322,10 @@ fn queue_row(s: &mut String, q: &QueueSample, names: &[String]) {
 /// `queues.csv` of the samples a world kept in memory: one row per sampled
 /// class queue per sampling instant, and one with class `viq` for the VIQ
 /// of each sampled port that has an ingress plugin.
-pub fn queues_csv(world: &World) -> String {
+pub fn queues_csv(run: &RunRecord) -> String {
     let mut s = super::columns::QUEUES.header();
-    let names = world.port_names();
-    for q in world.queue_samples() {
+    let names: Vec<String> = run.ports.iter().map(|p| p.name.clone()).collect();
+    for q in run.queues {
         queue_row(&mut s, q, &names);
     }
     s
@@ -385,23 +385,17 @@ impl QueueCells {
 /// `ports.csv`: one row per switch port and class queue, plus a row with
 /// class `all` for the port as a whole (which also carries its ingress
 /// stage's VIQ counters). Averages are over the whole run.
-pub fn ports_csv(world: &World) -> String {
+pub fn ports_csv(run: &RunRecord) -> String {
     let mut s = super::columns::PORTS.header();
-    let end = world.end_time().ps();
+    let end = run.end.ps();
     // A time average over no time does not exist: an empty cell.
     let avg = |area: &sim_core::stats::TimeIntegral| match end {
         0 => String::new(),
         _ => format!("{:.3}", area.area_at(end) as f64 / end as f64),
     };
-    for (i, p) in world.fabric.ports().iter().enumerate() {
-        if !p.at_switch {
-            continue;
-        }
-        let peer = world.fabric.port(p.peer).node.0;
-        let node = p.node.0;
-        let (st, ing) = (&p.stats, &p.ingress.stats);
-        let id = net::PortId(i as u32);
-        let name = world.port_name(id);
+    for p in run.ports.iter().filter(|p| p.at_switch) {
+        let (i, node, peer, name) = (p.id.idx(), p.node, p.peer_node, &p.name);
+        let (st, ing) = (p.stats, p.ingress);
         let mean_wait = (st.mean_wait_ps()).map_or(String::new(), |w| format!("{:.6}", w / 1e6));
         let queue = QueueCells {
             tx_packets: st.tx_packets,
@@ -414,7 +408,7 @@ pub fn ports_csv(world: &World) -> String {
             avg_bytes: avg(&st.queue_bytes_area),
         };
         queue
-            .cells(port_row(&mut s, i, node, peer, &name, "all"))
+            .cells(port_row(&mut s, i, node, peer, name, "all"))
             .cell("viq_held", ing.held)
             .cell("viq_released", ing.released)
             .cell("viq_drops_full", ing.viq_drops_full)
@@ -426,8 +420,8 @@ pub fn ports_csv(world: &World) -> String {
             .cell("avg_packets", avg(&st.queue_packets_area))
             .cell("dropped_bytes", st.dropped_bytes)
             .cell("mean_wait_us", mean_wait)
-            .cell("trimmed", world.fabric.trimmed(id))
-            .cell("lost_on_link", world.fabric.lost_on_link(id))
+            .cell("trimmed", p.trimmed)
+            .cell("lost_on_link", p.lost_on_link)
             .end();
         if p.class_stats.len() > 1 {
             for (c, cs) in p.class_stats.iter().enumerate() {
@@ -443,7 +437,7 @@ pub fn ports_csv(world: &World) -> String {
                 };
                 // A class has no ingress stage, and the port-only columns are empty.
                 queue
-                    .cells(port_row(&mut s, i, node, peer, &name, c))
+                    .cells(port_row(&mut s, i, node, peer, name, c))
                     .empty_rest()
                     .end();
             }

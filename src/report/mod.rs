@@ -7,7 +7,7 @@
 //! into a staging folder and moved into place whole, so a reader never sees
 //! half a run and an interrupted run never leaves one.
 
-use crate::world::{StopReason, World};
+use crate::world::{RunRecord, StopReason};
 use serde::Serialize;
 use sim_core::stats::{Summary, jain_index};
 use std::fmt::Write as _;
@@ -139,17 +139,19 @@ pub struct CreditSummary {
 }
 
 impl CreditSummary {
-    /// The counts of `world`'s run, `None` without credit queues.
-    pub fn of(world: &World) -> Option<CreditSummary> {
-        world.fabric.config().credits?;
+    /// The counts of a run, `None` without credit queues.
+    pub fn of(run: &RunRecord) -> Option<CreditSummary> {
+        if !run.credit_queues {
+            return None;
+        }
         let mut s = CreditSummary {
             switch_sent: 0,
             switch_dropped: 0,
             nic_sent: 0,
             nic_dropped: 0,
         };
-        for port in world.fabric.ports() {
-            let Some(q) = port.credit.as_deref() else {
+        for port in &run.ports {
+            let Some((q_sent, q_dropped)) = port.credits else {
                 continue;
             };
             let (sent, dropped) = if port.at_switch {
@@ -157,8 +159,8 @@ impl CreditSummary {
             } else {
                 (&mut s.nic_sent, &mut s.nic_dropped)
             };
-            *sent += q.sent;
-            *dropped += q.dropped;
+            *sent += q_sent;
+            *dropped += q_dropped;
         }
         Some(s)
     }
@@ -231,10 +233,10 @@ pub struct GoodputFairness {
 }
 
 impl GoodputFairness {
-    /// From `world`'s goodput series (flows with a row in an interval are
+    /// From a run's goodput series (flows with a row in an interval are
     /// the open ones); `None` without a series or such an interval.
-    fn of(world: &World) -> Option<GoodputFairness> {
-        let f = world.goodput_fairness()?;
+    fn of(run: &RunRecord) -> Option<GoodputFairness> {
+        let f = run.goodput_fairness.as_ref()?;
         (f.intervals > 0).then(|| GoodputFairness {
             intervals: f.intervals,
             mean_jain: f.sum / f.intervals as f64,
@@ -260,10 +262,10 @@ pub struct QueueAfter {
     pub max_bytes: u64,
 }
 
-/// [`QueueAfter`] of `world`; `None` without `output.queue_from` or before
+/// [`QueueAfter`] of a run; `None` without `output.queue_from` or before
 /// any sample at or after it.
-fn queue_after(world: &World) -> Option<QueueAfter> {
-    let (q, ports) = world.queue_after()?;
+fn queue_after(run: &RunRecord) -> Option<QueueAfter> {
+    let (q, ports) = run.queue_after?;
     if q.samples == 0 {
         return None;
     }
@@ -271,7 +273,7 @@ fn queue_after(world: &World) -> Option<QueueAfter> {
     Some(QueueAfter {
         from_us: q.from_ps as f64 / 1e6,
         samples: q.samples,
-        port: world.port_name(ports[best]),
+        port: run.ports[ports[best].idx()].name.clone(),
         mean_bytes: q.ports[best].0 as f64 / q.samples as f64,
         max_bytes: q.ports[best].1,
     })
@@ -290,24 +292,24 @@ pub struct BusiestPort {
     pub max_packets: u64,
 }
 
-/// The switch port of `world` with the longest time-average queue in
+/// The switch port of a run with the longest time-average queue in
 /// bytes (the first such port on a tie).
-fn busiest_port(world: &World, end_ps: u64) -> Option<BusiestPort> {
+fn busiest_port(run: &RunRecord, end_ps: u64) -> Option<BusiestPort> {
     if end_ps == 0 {
         return None;
     }
     let (mut best, mut best_area) = (None, 0u128);
-    for (i, p) in world.fabric.ports().iter().enumerate() {
+    for (i, p) in run.ports.iter().enumerate() {
         let area = p.stats.queue_bytes_area.area_at(end_ps);
         if p.at_switch && (best.is_none() || area > best_area) {
             (best, best_area) = (Some(i), area);
         }
     }
     let i = best?;
-    let p = &world.fabric.ports()[i];
+    let p = &run.ports[i];
     let avg = |a: u128| a as f64 / end_ps as f64;
     Some(BusiestPort {
-        name: world.port_name(net::PortId(i as u32)),
+        name: p.name.clone(),
         mean_packets: avg(p.stats.queue_packets_area.area_at(end_ps)),
         mean_bytes: avg(best_area),
         max_packets: p.stats.max_packets,
@@ -460,17 +462,17 @@ pub struct SourceSummary {
 
 impl RunSummary {
     /// Summarises a finished run.
-    pub fn of(world: &World, scenario: &str, seed: u64, stop: StopReason) -> RunSummary {
-        let end = world.end_time();
+    pub fn of(run: &RunRecord, scenario: &str, seed: u64, stop: StopReason) -> RunSummary {
+        let end = run.end;
         let mut all = workloads::FlowTally::new();
         let mut slowdowns = Vec::new();
-        let ranges = bucket_ranges(&world.size_buckets);
+        let ranges = bucket_ranges(run.size_buckets);
         // Per bucket: flows, unfinished, FCTs (us), slowdowns.
         let mut buckets: Vec<(usize, usize, Vec<f64>, Vec<f64>)> =
             vec![(0, 0, Vec::new(), Vec::new()); ranges.len()];
-        let rows = world.flow_rows();
-        let collectives = collective_rows(world);
-        for f in &rows {
+        let rows = &run.flows;
+        let collectives = collective_rows(run);
+        for f in rows {
             all.add(f, end);
             let fct_ps = f.fct_ps();
             let slowdown = fct_ps
@@ -480,7 +482,7 @@ impl RunSummary {
                 slowdowns.push(x);
             }
             if let Some(size) = f.size {
-                let b = &mut buckets[world.size_buckets.partition_point(|&e| e < size)];
+                let b = &mut buckets[run.size_buckets.partition_point(|&e| e < size)];
                 b.0 += 1;
                 match (fct_ps, slowdown) {
                     (Some(fct), Some(x)) => {
@@ -491,7 +493,7 @@ impl RunSummary {
                 }
             }
         }
-        let switch_ports = world.fabric.ports().iter().filter(|p| p.at_switch);
+        let switch_ports = run.ports.iter().filter(|p| p.at_switch);
         let (mut marks, mut maxq) = (0, 0);
         let mut by_cause = DropsByCause::default();
         let mut ingress = IngressSummary::default();
@@ -499,7 +501,7 @@ impl RunSummary {
             by_cause.overflow += p.stats.drops_overflow;
             by_cause.aqm += p.stats.drops_aqm;
             by_cause.aqm_dequeue += p.stats.drops_aqm_dequeue;
-            let i = &p.ingress.stats;
+            let i = p.ingress;
             by_cause.viq_full += i.viq_drops_full;
             by_cause.viq_aged += i.viq_drops_aged;
             by_cause.pfc_headroom += p
@@ -513,8 +515,8 @@ impl RunSummary {
             maxq = maxq.max(p.stats.max_packets);
         }
         // A host's link can fail too: its NIC's losses count with the rest.
-        by_cause.link_down = world.fabric.lost_on_links();
-        by_cause.unroutable = world.fabric.unroutable_drops();
+        by_cause.link_down = run.lost_on_links;
+        by_cause.unroutable = run.unroutable_drops;
         let drops = by_cause.overflow
             + by_cause.aqm
             + by_cause.aqm_dequeue
@@ -523,11 +525,11 @@ impl RunSummary {
             + by_cause.pfc_headroom
             + by_cause.link_down
             + by_cause.unroutable;
-        let sources = world
+        let sources = run
             .sources
             .iter()
             .map(|s| {
-                let nic = &world.fabric.port(world.fabric.host_port(s.src)).stats;
+                let nic = run.nic(s.src).stats;
                 SourceSummary {
                     workload: s.workload,
                     src: s.src.0,
@@ -545,8 +547,8 @@ impl RunSummary {
             seed,
             stop_reason: stop.as_str(),
             simulated_time_us: end.ps() as f64 / 1e6,
-            events: world.events_processed(),
-            packet_hops: world.fabric.hops,
+            events: run.events,
+            packet_hops: run.packet_hops,
             flows: FlowSummary {
                 total: rows.len(),
                 completed: all.fcts.len(),
@@ -596,11 +598,11 @@ impl RunSummary {
             ingress,
             ecn_marks: marks,
             max_switch_queue_packets: maxq,
-            busiest_port: busiest_port(world, end.ps()),
-            queue_after: queue_after(world),
+            busiest_port: busiest_port(run, end.ps()),
+            queue_after: queue_after(run),
             sources,
             loads: (0u32..)
-                .zip(&world.workloads)
+                .zip(run.workloads)
                 .filter_map(|(workload, w)| {
                     w.load.map(|l| LoadSummary {
                         workload,
@@ -609,17 +611,14 @@ impl RunSummary {
                     })
                 })
                 .collect(),
-            workloads: workloads::workloads(world, &rows),
-            transports: transports::transports(world, &rows),
-            jobs: collectives::jobs(world, &collectives),
+            workloads: workloads::workloads(run),
+            transports: transports::transports(run),
+            jobs: collectives::jobs(run, &collectives),
             collectives,
-            fairness: world
-                .jain_flows
-                .as_deref()
-                .map(|f| workloads::fairness(world, &rows, f)),
-            goodput_fairness: GoodputFairness::of(world),
-            pfc: PfcSummary::of(world),
-            credits: CreditSummary::of(world),
+            fairness: run.jain_flows.map(|f| workloads::fairness(run, f)),
+            goodput_fairness: GoodputFairness::of(run),
+            pfc: PfcSummary::of(run),
+            credits: CreditSummary::of(run),
             max_min: None,
         }
     }

@@ -4,7 +4,7 @@
 //! PAUSE receipt to RESUME receipt (the HPCC fork's definition); its
 //! fraction is of the whole run.
 
-use crate::world::World;
+use crate::world::RunRecord;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -41,10 +41,10 @@ pub struct PfcSummary {
 }
 
 impl PfcSummary {
-    /// The summary of `world`'s run, `None` when PFC is off.
-    pub fn of(world: &World) -> Option<PfcSummary> {
-        let cfg = world.fabric.pfc()?;
-        let end = world.end_time();
+    /// The summary of a run, `None` when PFC is off.
+    pub fn of(run: &RunRecord) -> Option<PfcSummary> {
+        let cfg = run.pfc?;
+        let end = run.end;
         let run_ps = end.ps().max(1) as f64;
         let mut s = PfcSummary {
             pauses_sent: 0,
@@ -59,14 +59,14 @@ impl PfcSummary {
             lossless_drops: 0,
         };
         let (mut nic_sum, mut nic_n) = (0.0, 0u64);
-        for (i, port) in world.fabric.ports().iter().enumerate() {
-            let Some(st) = port.pfc.as_deref() else {
+        for port in &run.ports {
+            let Some(st) = port.pfc.as_ref() else {
                 continue;
             };
             let headroom = st.headroom_bytes.max(1) as f64;
             let mut nic_max: Option<f64> = None;
             for q in 0..8 {
-                let paused = world.fabric.paused_ps(net::PortId(i as u32), q, end);
+                let paused = st.paused_ps[q];
                 let st = &st.stats;
                 s.pauses_sent += st.pauses_sent[q];
                 s.resumes_sent += st.resumes_sent[q];
@@ -113,15 +113,14 @@ impl PfcSummary {
 }
 
 /// `pfc.csv`: one row per (port, priority) with any PFC activity.
-pub fn pfc_csv(world: &World) -> String {
+pub fn pfc_csv(run: &RunRecord) -> String {
     let mut s = super::columns::PFC.header();
-    let end = world.end_time();
-    for (i, port) in world.fabric.ports().iter().enumerate() {
-        let Some(st) = port.pfc.as_deref() else {
+    let end = run.end;
+    for port in &run.ports {
+        let Some(st) = port.pfc.as_ref() else {
             continue;
         };
-        let peer = world.fabric.port(port.peer).node.0;
-        let name = world.port_name(net::PortId(i as u32));
+        let (i, peer, name) = (port.id.idx(), port.peer_node, &port.name);
         for q in 0..8 {
             let c = &st.stats;
             let active = c.pauses_sent[q] + c.pauses_received[q] + c.lossless_drops[q] > 0
@@ -129,7 +128,7 @@ pub fn pfc_csv(world: &World) -> String {
             if !active {
                 continue;
             }
-            let paused = world.fabric.paused_ps(net::PortId(i as u32), q, end);
+            let paused = st.paused_ps[q];
             let fraction = if end.ps() > 0 {
                 format!("{:.6}", paused as f64 / end.ps() as f64)
             } else {
@@ -138,9 +137,9 @@ pub fn pfc_csv(world: &World) -> String {
             super::columns::PFC
                 .row(&mut s)
                 .cell("port", i)
-                .cell("node", port.node.0)
+                .cell("node", port.node)
                 .cell("peer_node", peer)
-                .cell("name", &name)
+                .cell("name", name)
                 .cell("priority", q)
                 .cell("pauses_sent", c.pauses_sent[q])
                 .cell("resumes_sent", c.resumes_sent[q])
@@ -160,22 +159,21 @@ pub fn pfc_csv(world: &World) -> String {
 /// Why a run under PFC stalled, in words, or `None` without PFC: the
 /// ports whose egress is paused at the end and, if their pauses wait on
 /// each other in a cycle, the cycle (a PFC deadlock).
-pub fn pfc_stall(world: &World) -> Option<String> {
-    world.fabric.pfc()?;
-    let ports = world.fabric.ports();
+pub fn pfc_stall(run: &RunRecord) -> Option<String> {
+    run.pfc?;
     // Node a waits on node b when a's egress port towards b is paused.
     let mut waits: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
     let mut paused = Vec::new();
-    for (i, port) in ports.iter().enumerate() {
-        let Some(st) = port.pfc.as_deref() else {
+    for port in &run.ports {
+        let Some(st) = port.pfc.as_ref() else {
             continue;
         };
-        if st.paused != 0 {
-            let (a, b) = (port.node.0, port.peer_node.0);
+        if st.paused_at_end != 0 {
+            let (i, a, b) = (port.id.idx(), port.node, port.peer_node);
             waits.entry(a).or_default().push(b);
             paused.push(format!(
                 "port {i} (node {a} -> node {b}, priorities {:#010b})",
-                st.paused
+                st.paused_at_end
             ));
         }
     }

@@ -3,7 +3,7 @@
 //! bottleneck) reports each one's flows, goodput and fairness.
 
 use super::workloads::FlowTally;
-use crate::world::{FlowRow, World};
+use crate::world::RunRecord;
 use serde::Serialize;
 use sim_core::stats::{Summary, jain_index};
 
@@ -32,14 +32,13 @@ pub struct TransportSummary {
 }
 
 /// Every transport's summary, in the scenario's order.
-pub fn transports(world: &World, rows: &[FlowRow]) -> Vec<TransportSummary> {
-    let end = world.end_time();
-    let mut tallies: Vec<FlowTally> = world.transports.iter().map(|_| FlowTally::new()).collect();
-    for f in rows {
+pub fn transports(run: &RunRecord) -> Vec<TransportSummary> {
+    let end = run.end;
+    let mut tallies: Vec<FlowTally> = run.transports.iter().map(|_| FlowTally::new()).collect();
+    for f in &run.flows {
         tallies[f.transport as usize].add(f, end);
     }
-    world
-        .transports
+    run.transports
         .iter()
         .zip(tallies)
         .map(|(t, mut tally)| TransportSummary {

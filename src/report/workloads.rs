@@ -2,7 +2,7 @@
 //! flows, FCTs, fairness and delays, its rounds (incast) and probes (ping),
 //! and Jain's index over the flows `output.jain_flows` chooses.
 
-use crate::world::{FlowRow, LOST, World, summary_us};
+use crate::world::{FlowRow, LOST, RunRecord, summary_us};
 use serde::Serialize;
 use sim_core::SimTime;
 use sim_core::stats::{Summary, jain_index};
@@ -135,12 +135,12 @@ impl FlowTally {
 type Round = (SimTime, Option<SimTime>);
 
 /// Every workload's summary.
-pub fn workloads(world: &World, rows: &[FlowRow]) -> Vec<WorkloadSummary> {
-    let end = world.end_time();
-    let n = world.workloads.len();
+pub fn workloads(run: &RunRecord) -> Vec<WorkloadSummary> {
+    let (end, rows) = (run.end, &run.flows);
+    let n = run.workloads.len();
     let mut tallies: Vec<FlowTally> = (0..n).map(|_| FlowTally::new()).collect();
     let mut durations: Vec<Vec<f64>> = vec![Vec::new(); n];
-    for (w, _, start, end) in round_rows(world, rows) {
+    for (w, _, start, end) in round_rows(run) {
         if let Some((s, e)) = start.zip(end) {
             durations[w as usize].push(e.since(s).ps() as f64 / 1e6);
         }
@@ -149,12 +149,12 @@ pub fn workloads(world: &World, rows: &[FlowRow]) -> Vec<WorkloadSummary> {
         tallies[f.workload as usize].add(f, end);
     }
     (0u32..)
-        .zip(&world.workloads)
+        .zip(run.workloads)
         .map(|(i, info)| {
             let w = i as usize;
-            let h = &world.metrics.per_workload[w];
+            let h = &run.delays[w];
             let probes = (info.kind == "ping").then(|| {
-                let mine = world.sources.iter().filter(|s| s.workload == i);
+                let mine = run.sources.iter().filter(|s| s.workload == i);
                 let (mut sent, mut answered) = (0, 0);
                 for s in mine {
                     sent += s.sent;
@@ -188,8 +188,8 @@ pub fn workloads(world: &World, rows: &[FlowRow]) -> Vec<WorkloadSummary> {
 }
 
 /// Jain's index over `chosen` flows.
-pub fn fairness(world: &World, rows: &[FlowRow], chosen: &[u32]) -> Fairness {
-    let end = world.end_time();
+pub fn fairness(run: &RunRecord, chosen: &[u32]) -> Fairness {
+    let (end, rows) = (run.end, &run.flows);
     let rates: Vec<f64> = chosen
         .iter()
         .filter_map(|&f| flow_rate(&rows[f as usize], end))
@@ -202,12 +202,9 @@ pub fn fairness(world: &World, rows: &[FlowRow], chosen: &[u32]) -> Fairness {
 
 /// Each round of each workload with rounds, for `rounds.csv`: (workload,
 /// round, start, end of receipt if complete).
-pub fn round_rows(
-    world: &World,
-    flows: &[FlowRow],
-) -> Vec<(u32, u32, Option<SimTime>, Option<SimTime>)> {
-    let mut rows = Vec::new();
-    for (i, info) in (0u32..).zip(&world.workloads).filter(|w| w.1.rounds > 0) {
+pub fn round_rows(run: &RunRecord) -> Vec<(u32, u32, Option<SimTime>, Option<SimTime>)> {
+    let (mut rows, flows) = (Vec::new(), &run.flows);
+    for (i, info) in (0u32..).zip(run.workloads).filter(|w| w.1.rounds > 0) {
         let mut r: Vec<Round> = vec![(SimTime::MAX, Some(SimTime::ZERO)); info.rounds as usize];
         for f in flows.iter().filter(|f| f.workload == i) {
             let x = &mut r[f.round as usize];

@@ -24,6 +24,7 @@ mod cc_trace;
 mod cut_off;
 mod deps;
 mod goodput;
+mod inspect;
 mod links;
 pub(crate) mod livelock;
 mod lp;
@@ -33,6 +34,7 @@ pub(crate) mod parallel;
 mod record;
 mod rounds;
 mod rows;
+mod run_record;
 mod sampling;
 mod series;
 mod sources;
@@ -46,6 +48,7 @@ pub use metrics::{DelayHistograms, Metrics, RttRow, summary_us};
 pub use parallel::{Lps, Threads, WindowStats, partition_for};
 pub use record::FlowRow;
 pub use rows::{RowSink, SeriesSinks};
+pub use run_record::{CollectiveRecord, PfcRow, PortRow, RunRecord};
 pub use sampling::{QueueSample, VIQ_CLASS};
 pub use series::Series;
 pub use sources::{LOST, Source};
@@ -165,27 +168,27 @@ pub struct World {
     /// Host NICs have a queue per class (PFC with several classes).
     nic_per_class: bool,
     /// The network.
-    pub fabric: Fabric,
+    fabric: Fabric,
     /// Every flow, indexed by flow id.
-    pub flows: Vec<Flow>,
+    flows: Vec<Flow>,
     /// Every packet source.
-    pub sources: Vec<Source>,
+    sources: Vec<Source>,
     /// Each workload's kind, load and rounds.
-    pub workloads: Vec<WorkloadInfo>,
+    workloads: Vec<WorkloadInfo>,
     /// The flows `summary.json`'s `fairness` is over (`output.jain_flows`).
-    pub jain_flows: Option<Vec<u32>>,
+    jain_flows: Option<Vec<u32>>,
     /// Delay histograms per workload, and the RTT series.
-    pub metrics: Metrics,
+    metrics: Metrics,
     /// Closed-loop rounds still to come.
     gates: Vec<rounds::RoundGate>,
     /// Flows that start when others are done.
     deps: deps::Deps,
     /// The collectives the run's jobs carry out.
-    pub collectives: Vec<JobCollective>,
+    collectives: Vec<JobCollective>,
     /// The scenario's transports, by index (for ideal FCTs and reports).
-    pub transports: Vec<crate::scenario::NamedTransport>,
+    transports: Vec<crate::scenario::NamedTransport>,
     /// The upper edges of the flow-size buckets of the report, in bytes.
-    pub size_buckets: Vec<u64>,
+    size_buckets: Vec<u64>,
     /// The goodput series, when `output.goodput_interval` is set.
     goodput: Option<goodput::GoodputSeries>,
     /// The link-utilisation series, when `output.link_interval` is set.
@@ -193,7 +196,7 @@ pub struct World {
     /// The controller trace, when `output.cc_trace` is set.
     cc_trace: Option<cc_trace::CcTrace>,
     /// Every node's name (`host17`, `tor3`), by node id.
-    pub node_names: Vec<String>,
+    node_names: Vec<String>,
     /// Every host: its NIC discipline and ready list, its receive state.
     hosts: Vec<transport::Host>,
     scratch: Vec<Packet>,

@@ -39,7 +39,7 @@ fn incast(ingress: &str) -> (u64, f64, u64) {
         "#
     ));
     assert_eq!(s.flows.completed, 80);
-    let port = w.fabric.port(w.fabric.port_towards_host(HostId(0)));
+    let port = w.fabric().port(w.fabric().port_towards_host(HostId(0)));
     let end = w.end_time().ps();
     let avg = port.stats.queue_bytes_area.area_at(end) as f64 / end as f64;
     (s.drops, avg, s.ingress.max_viq_packets)

@@ -11,14 +11,14 @@ use sim_core::{SimDuration, SimTime};
 /// the dumbbell's bottleneck, measured from 30 ms (past slow start).
 fn bottleneck(sc: &dcnsim::scenario::Scenario) -> (f64, f64, net::PortStats) {
     let mut w = World::build(sc, 1).expect("world builds");
-    let port = (0..w.fabric.ports().len())
+    let port = (0..w.fabric().ports().len())
         .map(|i| net::PortId(i as u32))
         .find(|&p| w.port_name(p) == "left->right")
         .expect("the dumbbell's bottleneck");
     let m = common::measure_window(&mut w, port, SimTime::ZERO + SimDuration::from_ms(30));
-    let rate_bps = w.fabric.port(port).rate.bps() as f64;
+    let rate_bps = w.fabric().port(port).rate.bps() as f64;
     let delay_us = m.avg_bytes * 8.0 / rate_bps * 1e6;
-    (delay_us, m.utilisation, w.fabric.port(port).stats.clone())
+    (delay_us, m.utilisation, w.fabric().port(port).stats.clone())
 }
 
 fn shipped(path: &str) -> (f64, f64, net::PortStats) {

@@ -406,3 +406,20 @@ fn the_layout_block_names_what_exists_and_every_top_module() {
         assert!(crates.contains(&root), "the layout has no entry for {root}");
     }
 }
+
+#[test]
+fn the_report_reads_the_run_record_only() {
+    let mut files = Vec::new();
+    rust_files(Path::new("src/report"), &mut files);
+    let mut found = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("readable");
+        // A report function that took the world, or read an endpoint.
+        for word in ["&World", ".sender", ".receiver", "SenderEnd", "ReceiverEnd"] {
+            if text.contains(word) {
+                found.push(format!("{}: {word}", f.display()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "src/report reaches past the RunRecord: {found:#?}");
+}

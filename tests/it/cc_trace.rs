@@ -141,10 +141,10 @@ fn growing_series_stream_to_disk_with_the_same_bytes() {
     let (w, _) = common::run_file("scenarios/quickstart.toml", &overrides);
     assert!(!w.cc_samples().is_empty(), "kept without a sink");
     for (file, whole) in [
-        ("cc.csv", dcnsim::report::cc_csv(&w)),
-        ("goodput.csv", dcnsim::report::goodput_csv(&w)),
-        ("rtt.csv", dcnsim::report::rtt_csv(&w)),
-        ("queues.csv", dcnsim::report::queues_csv(&w)),
+        ("cc.csv", dcnsim::report::cc_csv(&w.run_record())),
+        ("goodput.csv", dcnsim::report::goodput_csv(&w.run_record())),
+        ("rtt.csv", dcnsim::report::rtt_csv(&w.run_record())),
+        ("queues.csv", dcnsim::report::queues_csv(&w.run_record())),
     ] {
         let streamed = std::fs::read_to_string(out.join(file)).expect("written");
         assert!(streamed.lines().count() > 10, "{file}");

@@ -40,7 +40,7 @@ size = "64MB"
 
 /// Each collective's (CCT, bound) in microseconds.
 fn ccts(w: &World) -> Vec<(f64, f64)> {
-    collective_rows(w)
+    collective_rows(&w.run_record())
         .iter()
         .map(|r| {
             let cct = r
@@ -95,7 +95,7 @@ fn a_dependency_waits_for_its_compute_and_its_inputs_receipt() {
         .replace("size = \"64MB\"", "size = \"3MB\"");
     let (w, _) = common::run(&text);
     let rows = w.flow_rows();
-    let c = &w.collectives;
+    let c = &w.collectives();
     assert_eq!(c.len(), 2);
     // Iteration 0 starts after one compute.
     for t in &c[0].plan.transfers {
@@ -238,7 +238,8 @@ compute = "10us"
 "#;
 
 fn iteration_us(w: &World) -> Vec<f64> {
-    let csv = collectives_csv(w, &collective_rows(w));
+    let run = w.run_record();
+    let csv = collectives_csv(&run, &collective_rows(&run));
     let col = (csv.lines().next().expect("a header").split(','))
         .position(|c| c == "iteration_us")
         .expect("iteration_us");
@@ -291,11 +292,12 @@ fn a_partitioned_collective_run_gives_the_one_lp_bytes() {
         assert_eq!(cut.lps, 4);
         let lps = Lps::build(&sc, 1, &planned, cut, Threads(threads)).expect("builds");
         let (w, stop, _) = lps.run(Threads(threads), u64::MAX, &mut |_| true);
-        let s = RunSummary::of(&w, "job", 1, stop);
+        let run = w.run_record();
+        let s = RunSummary::of(&run, "job", 1, stop);
         (
             serde_json::to_string(&s).expect("serialises"),
-            flows_csv(&w),
-            collectives_csv(&w, &collective_rows(&w)),
+            flows_csv(&run),
+            collectives_csv(&run, &collective_rows(&run)),
         )
     };
     let one = bytes(1);

@@ -32,7 +32,7 @@ pub fn run_file(path: &str, overrides: &[String]) -> (World, RunSummary) {
 fn run_scenario(sc: &Scenario) -> (World, RunSummary) {
     let mut w = World::build(sc, sc.simulation.seed).expect("world builds");
     let stop = w.run();
-    let s = RunSummary::of(&w, "test", sc.simulation.seed, stop);
+    let s = RunSummary::of(&w.run_record(), "test", sc.simulation.seed, stop);
     (w, s)
 }
 
@@ -53,9 +53,9 @@ pub struct Window {
 pub fn measure_window(w: &mut World, port: net::PortId, from: sim_core::SimTime) -> Window {
     w.run_until(from);
     let snap = |w: &World| {
-        let st = &w.fabric.port(port).stats;
+        let st = &w.fabric().port(port).stats;
         let now = w.now().ps();
-        let acked: Vec<u64> = w.flows.iter().map(|f| f.sender.bytes_acked()).collect();
+        let acked: Vec<u64> = w.flows().iter().map(|f| f.sender.bytes_acked()).collect();
         (
             st.queue_packets_area.area_at(now),
             st.queue_bytes_area.area_at(now),
@@ -67,7 +67,7 @@ pub fn measure_window(w: &mut World, port: net::PortId, from: sim_core::SimTime)
     w.run();
     let (p1, b1, wire1, acked1) = snap(w);
     let dt_ps = w.now().since(from).ps() as f64;
-    let rate_bps = w.fabric.port(port).rate.bps() as f64;
+    let rate_bps = w.fabric().port(port).rate.bps() as f64;
     Window {
         avg_packets: (p1 - p0) as f64 / dt_ps,
         avg_bytes: (b1 - b0) as f64 / dt_ps,

@@ -8,9 +8,9 @@ use transport::SenderEnd;
 /// Each flow's goodput in Mb/s over [from_s, to_s).
 fn goodputs(w: &mut dcnsim::world::World, from_s: u64, to_s: u64) -> Vec<f64> {
     w.run_until(SimTime::ZERO + SimDuration::from_secs(from_s));
-    let before: Vec<u64> = w.flows.iter().map(|f| f.sender.bytes_acked()).collect();
+    let before: Vec<u64> = w.flows().iter().map(|f| f.sender.bytes_acked()).collect();
     w.run_until(SimTime::ZERO + SimDuration::from_secs(to_s));
-    w.flows
+    w.flows()
         .iter()
         .zip(before)
         .map(|(f, b)| (f.sender.bytes_acked() - b) as f64 * 8.0 / (to_s - from_s) as f64 / 1e6)

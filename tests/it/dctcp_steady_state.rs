@@ -30,7 +30,7 @@ fn dctcp_eight_long_flows_keep_queue_near_k() {
         "#,
     );
     let mut w = World::build(&sc, 1).unwrap();
-    let port = w.fabric.port_towards_host(HostId(0));
+    let port = w.fabric().port_towards_host(HostId(0));
     let m = common::measure_window(&mut w, port, SimTime::ZERO + SimDuration::from_ms(10));
     let (avg_q, util, jain) = (
         m.avg_packets,
@@ -38,7 +38,7 @@ fn dctcp_eight_long_flows_keep_queue_near_k() {
         jain_index(&m.shares).expect("shares"),
     );
     let shares = m.shares;
-    let drops: u64 = w.fabric.ports().iter().map(|p| p.stats.drops()).sum();
+    let drops: u64 = w.fabric().ports().iter().map(|p| p.stats.drops()).sum();
     eprintln!("avg queue {avg_q:.2} pkt, utilisation {util:.4}, Jain {jain:.5}, drops {drops}");
     assert!(
         (32.5..=130.0).contains(&avg_q),
@@ -82,7 +82,7 @@ fn dctcp_utilisation_at_small_k_depends_on_prr_on_marks() {
             "#
         ));
         let mut w = World::build(&sc, 1).unwrap();
-        let port = w.fabric.port_towards_host(HostId(0));
+        let port = w.fabric().port_towards_host(HostId(0));
         common::measure_window(&mut w, port, SimTime::ZERO + SimDuration::from_ms(10)).utilisation
     };
     // A 100 us base RTT: a BDP of 83 packets, so K = 8 is below the

@@ -60,7 +60,7 @@ fn the_seed_sets_ecmp_salts_and_source_ports() {
         let w = dcnsim::world::World::build(&sc, seed).expect("built");
         let mut ports = Vec::new();
         let paths: Vec<_> = w
-            .flows
+            .flows()
             .iter()
             .map(|f| {
                 let a = f.sender.addr();
@@ -80,9 +80,9 @@ fn the_seed_sets_ecmp_salts_and_source_ports() {
                     dport: a.sport,
                     ..Default::default()
                 };
-                let (there, back) = (w.fabric.path(&data), w.fabric.path(&ack));
+                let (there, back) = (w.fabric().path(&data), w.fabric().path(&ack));
                 let nodes = |p: &[net::PortId]| -> Vec<u32> {
-                    p.iter().map(|&q| w.fabric.port(q).node.0).collect()
+                    p.iter().map(|&q| w.fabric().port(q).node.0).collect()
                 };
                 let mut back_nodes = nodes(&back);
                 back_nodes.reverse();
@@ -112,7 +112,13 @@ fn poisson_arrivals_depend_on_the_seed_only() {
         let sc = dcnsim::scenario::parse_str("t.toml", &text(seed)).unwrap();
         let mut w = dcnsim::world::World::build(&sc, seed).unwrap();
         let stop = w.run();
-        serde_json::to_string(&dcnsim::report::RunSummary::of(&w, "t", seed, stop)).unwrap()
+        serde_json::to_string(&dcnsim::report::RunSummary::of(
+            &w.run_record(),
+            "t",
+            seed,
+            stop,
+        ))
+        .unwrap()
     };
     assert_eq!(summary(1), summary(1));
     assert_ne!(summary(1), summary(2));

@@ -16,7 +16,9 @@ fn an_incast_keeps_a_short_queue_and_drops_credits_not_data() {
     );
     // The switch's port to the receiver never holds more than a few data
     // packets (the 64 credit requests at the start are 40 B each).
-    let to_receiver = w.fabric.port(w.fabric.port_towards_host(net::HostId(0)));
+    let to_receiver = w
+        .fabric()
+        .port(w.fabric().port_towards_host(net::HostId(0)));
     assert!(
         to_receiver.stats.max_bytes <= 8 * 1500,
         "{} B queued",
@@ -56,18 +58,18 @@ fn credits_and_data_of_a_flow_take_mirrored_paths_on_a_fat_tree() {
 }
 
 fn mirrored(w: &dcnsim::world::World) {
-    assert!(!w.flows.is_empty());
-    for f in &w.flows {
+    assert!(!w.flows().is_empty());
+    for f in w.flows() {
         let a = f.sender.addr();
         let mut data = a.header(transport::Side::Sender, net::Kind::Data);
         data.protocol = net::Protocol::ExpressPass;
         let mut credit = a.header(transport::Side::Receiver, net::Kind::Credit);
         credit.protocol = net::Protocol::ExpressPass;
         let nodes = |p: &net::Packet| -> Vec<u32> {
-            w.fabric
+            w.fabric()
                 .path(p)
                 .iter()
-                .map(|&q| w.fabric.port(q).node.0)
+                .map(|&q| w.fabric().port(q).node.0)
                 .collect()
         };
         let mut back = nodes(&credit);

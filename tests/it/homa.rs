@@ -10,7 +10,7 @@ fn fcts(overrides: &[&str]) -> (Vec<f64>, Vec<f64>, u64) {
     let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
     let (w, s) = common::run_file("scenarios/homa/incast-preempt.toml", &overrides);
     let (mut long, mut short) = (Vec::new(), Vec::new());
-    for f in &w.flows {
+    for f in w.flows() {
         let r = f.sender.record();
         let done = r.completed_at.expect("every message completes").ps() as f64 / 1e6;
         let fct = done - r.started_at.expect("started").ps() as f64 / 1e6;

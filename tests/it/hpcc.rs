@@ -52,7 +52,7 @@ fn hpcc_fig6_holds_eta_of_the_link_but_shares_it_unfairly() {
         worst * 100.0,
         shared_jain.len()
     );
-    assert!(w.flows.iter().all(|f| f.sender.completed_at().is_some()));
+    assert!(w.flows().iter().all(|f| f.sender.completed_at().is_some()));
     assert!(alone.len() >= 10, "only {} one-flow windows", alone.len());
     assert!(worst <= 0.01, "one flow off its target by {worst}");
     // The paper (V-B-1): "flows in HPCC can not get the fair share"; RCC's
@@ -87,12 +87,12 @@ pub(crate) fn with_int_mtu(text: &str, cc: &str) -> String {
 fn incast_with_long_flow(cc: &str) -> (f64, f64, f64, u64) {
     let (w, _) = common::run(&incast_text(&format!("\"{cc}\"")));
     assert!(
-        w.flows.iter().all(|f| f.sender.completed_at().is_some()),
+        w.flows().iter().all(|f| f.sender.completed_at().is_some()),
         "{cc}: every flow completes"
     );
     let mut fct: Vec<f64> = Vec::new();
     let mut end = SimTime::ZERO;
-    for f in w.flows.iter().filter(|f| f.workload < 10) {
+    for f in w.flows().iter().filter(|f| f.workload < 10) {
         let done = f.sender.completed_at().expect("completed");
         end = end.max(done);
         fct.push(done.since(f.start).as_secs_f64() * 1e6);
@@ -100,7 +100,7 @@ fn incast_with_long_flow(cc: &str) -> (f64, f64, f64, u64) {
     fct.sort_by(f64::total_cmp);
     let goodput = 1000.0 * 200e3 * 8.0 / end.as_secs_f64() / 1e9;
     let queue = w
-        .fabric
+        .fabric()
         .ports()
         .iter()
         .map(|p| p.stats.max_bytes)
@@ -140,7 +140,7 @@ fn incast_queue_after(cc: &str, from: SimTime) -> Vec<u64> {
     let sc = common::scenario(&incast_text(cc));
     let mut w = dcnsim::world::World::build(&sc, 1).expect("builds");
     let incast_done = |w: &dcnsim::world::World| {
-        w.flows
+        w.flows()
             .iter()
             .filter(|f| f.workload < 10)
             .all(|f| f.sender.completed_at().is_some())
@@ -154,7 +154,7 @@ fn incast_queue_after(cc: &str, from: SimTime) -> Vec<u64> {
         );
         w.run_until(t);
         if t >= from {
-            let q = w.fabric.ports().iter().filter(|p| p.at_switch);
+            let q = w.fabric().ports().iter().filter(|p| p.at_switch);
             queue.push(q.map(|p| p.bytes).max().unwrap_or(0));
         }
         t += SimDuration::from_us(10);

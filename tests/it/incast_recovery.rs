@@ -38,7 +38,7 @@ fn incast(n: u32, transport: &str, aqm: &str) -> (f64, u64, u64, u64) {
     let (w, s) = common::run(&text);
     assert_eq!(s.flows.completed, n as usize, "every flow completes");
     let last = w
-        .flows
+        .flows()
         .iter()
         .map(|f| f.sender.completed_at().expect("completed").ps())
         .max()

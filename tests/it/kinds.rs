@@ -5,7 +5,7 @@ use crate::common;
 /// The largest queue of each class at the port towards host 0.
 fn class_peaks(text: &str) -> Vec<u64> {
     let (w, _) = common::run(text);
-    let csv = dcnsim::report::ports_csv(&w);
+    let csv = dcnsim::report::ports_csv(&w.run_record());
     let cols = dcnsim::report::columns::PORTS;
     let at = |n: &str| cols.index(n).expect("column");
     csv.lines()

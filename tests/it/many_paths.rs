@@ -118,7 +118,7 @@ fn ecmp_delivers_its_max_min_allocation_over_the_hashed_paths() {
     assert_eq!(mm.flows, 16);
     // The hash collides somewhere: below line rate on average.
     assert!(mm.mean_gbps < 95.0, "{mm:?}");
-    let acked: u64 = w.flows.iter().map(|f| f.sender.bytes_acked()).sum();
+    let acked: u64 = w.flows().iter().map(|f| f.sender.bytes_acked()).sum();
     let simulated_gbps = acked as f64 * 8.0 / 2e-3 / 1e9;
     let ratio = simulated_gbps / mm.total_gbps;
     assert!(
@@ -147,7 +147,7 @@ fn a_failed_link_is_routed_around_after_its_detection_delay() {
     let sc = parse_str("black-hole.toml", &black_hole).expect("valid");
     let mut w = dcnsim::world::World::build(&sc, 1).expect("builds");
     let stop = w.run();
-    let s = RunSummary::of(&w, "t", 1, stop);
+    let s = RunSummary::of(&w.run_record(), "t", 1, stop);
     assert!(s.flows.completed < 16, "{:?}", s.flows.completed);
     assert!(s.drops_by_cause.link_down > lost_late);
 }
@@ -160,12 +160,12 @@ fn a_degraded_link_slows_what_crosses_it() {
     let healthy = parse_str("healthy.toml", &text[..cut]).expect("valid");
     let mut w = dcnsim::world::World::build(&healthy, 1).expect("builds");
     let stop = w.run();
-    let healthy = RunSummary::of(&w, "t", 1, stop);
+    let healthy = RunSummary::of(&w.run_record(), "t", 1, stop);
     let text = text.replace("reroute_after = \"100us\"", "degrade = 0.1");
     let degraded = parse_str("degraded.toml", &text).expect("valid");
     let mut w = dcnsim::world::World::build(&degraded, 1).expect("builds");
     let stop = w.run();
-    let s = RunSummary::of(&w, "t", 1, stop);
+    let s = RunSummary::of(&w.run_record(), "t", 1, stop);
     assert_eq!(s.flows.completed, 16);
     // The flows hashed through agg0-core0 now cross a 10 Gb/s link.
     let worst = |s: &RunSummary| s.flows.fct_us.max.expect("completed");
@@ -302,7 +302,7 @@ fn bad_routing_and_failures_name_their_key() {
 fn trimming_removes_the_timeouts_of_an_incast() {
     let file = "scenarios/ai-fabric/incast-trim.toml";
     let timeouts = |s: &dcnsim::world::World| -> u64 {
-        s.flows
+        s.flows()
             .iter()
             .map(|f| f.sender.record().counters.timeouts)
             .sum()
@@ -320,9 +320,9 @@ fn trimming_removes_the_timeouts_of_an_incast() {
         timeouts(&w0)
     );
     assert!(mean_fct_us(&trimmed) * 1.5 < mean_fct_us(&dropped));
-    let port = w.fabric.port_towards_host(net::HostId(0));
-    assert!(w.fabric.trimmed(port) > 1_000);
-    assert_eq!(w0.fabric.trimmed(port), 0);
+    let port = w.fabric().port_towards_host(net::HostId(0));
+    assert!(w.fabric().trimmed(port) > 1_000);
+    assert_eq!(w0.fabric().trimmed(port), 0);
 }
 
 #[test]
@@ -384,9 +384,9 @@ fn tcp_under_spraying_needs_rack_alone_with_a_wide_reordering_window() {
         let mut over = base.clone();
         over.extend(set(extra));
         let (w, _) = run_file("scenarios/ai-fabric/perm-k8.toml", &over);
-        let acked: u64 = w.flows.iter().map(|f| f.sender.bytes_acked()).sum();
+        let acked: u64 = w.flows().iter().map(|f| f.sender.bytes_acked()).sum();
         let retx: u64 = w
-            .flows
+            .flows()
             .iter()
             .map(|f| f.sender.record().counters.retransmits)
             .sum();
@@ -515,7 +515,7 @@ fn a_failure_after_the_traffic_does_not_stretch_the_run() {
         let sc = parse_str("t.toml", text).expect("valid");
         let mut w = dcnsim::world::World::build(&sc, 1).expect("builds");
         let stop = w.run();
-        RunSummary::of(&w, "t", 1, stop)
+        RunSummary::of(&w.run_record(), "t", 1, stop)
     };
     let healthy = run(&no_stop[..cut]);
     let late = run(&no_stop.replace("at = \"50us\"", "at = \"10s\""));

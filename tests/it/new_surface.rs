@@ -258,11 +258,11 @@ fn the_latest_degradation_wins() {
     let steps = r#"failure=[{ between = ["agg0", "core0"], at = "0us", degrade = 0.5 }, { between = ["agg0", "core0"], at = "80us", degrade = 0.25 }]"#;
     let sc = common::scenario_file(FAILURE, &[steps.to_string()]);
     let mut w = dcnsim::world::World::build(&sc, 1).expect("builds");
-    let port = (0..w.fabric.ports().len() as u32)
+    let port = (0..w.fabric().ports().len() as u32)
         .map(net::PortId)
         .find(|&p| w.port_name(p) == "agg0->core0")
         .expect("agg0's port to core0");
-    let gbps = |w: &dcnsim::world::World| w.fabric.port(port).rate.bps() as f64 / 1e9;
+    let gbps = |w: &dcnsim::world::World| w.fabric().port(port).rate.bps() as f64 / 1e9;
     assert_eq!(gbps(&w), 50.0);
     w.run_until(sim_core::SimTime::ZERO + sim_core::SimDuration::from_us(90));
     assert_eq!(gbps(&w), 25.0, "a quarter of 100 Gb/s, not of 50");

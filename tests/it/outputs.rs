@@ -29,7 +29,7 @@ fn statistics_of_nothing_are_null_not_zero() {
         s.human()
     );
     // The unbounded flows' size is empty, not 2^64 - 3.
-    let csv = dcnsim::report::flows_csv(&w);
+    let csv = dcnsim::report::flows_csv(&w.run_record());
     let row = csv.lines().nth(1).expect("a flow");
     assert!(row.starts_with("0,0,1,0,,0.000000,,,"), "{row}");
 
@@ -59,7 +59,7 @@ fn lost_syns_are_counted() {
     assert_eq!(s.flows.completed, 16);
     assert!(s.flows.syn_retransmissions > 0, "{:?}", s.flows);
     assert!(s.flows.timeouts >= s.flows.syn_retransmissions);
-    let csv = dcnsim::report::flows_csv(&w);
+    let csv = dcnsim::report::flows_csv(&w.run_record());
     assert!(csv.starts_with(
         "id,workload,src,dst,size_bytes,start_us,finish_us,fct_us,received_us,ideal_fct_us,\
          slowdown,bytes_acked,retransmissions,syn_retransmissions,fin_retransmissions,timeouts,\
@@ -92,7 +92,7 @@ fn ideal_fct_follows_the_documented_formula() {
         "{STAR}[switch]\nbuffer = \"100pkt\"\n[[workload]]\nkind = \"incast\"\nreceiver = 0\nsenders = [1]\nsize = \"3000B\"\n"
     );
     let (w, s) = common::run(&text);
-    let csv = dcnsim::report::flows_csv(&w);
+    let csv = dcnsim::report::flows_csv(&w.run_record());
     let row: Vec<&str> = csv.lines().nth(1).expect("one flow").split(',').collect();
     assert_eq!(row[9], "12.304000", "{csv}");
     // Alone on the network with the whole flow in its initial window, the
@@ -122,7 +122,7 @@ fn slowdowns_are_never_below_one_and_unfinished_flows_are_counted() {
         [[workload]]\nkind = \"flows\"\ncdf = \"websearch\"\nload = 0.6\nhosts = \"0-7\"\nstop = \"10ms\"\n\
         [output]\nsize_buckets = [\"10KB\", \"1MB\"]\n";
     let (w, s) = common::run(text);
-    let csv = dcnsim::report::flows_csv(&w);
+    let csv = dcnsim::report::flows_csv(&w.run_record());
     let slowdowns: Vec<f64> = csv
         .lines()
         .skip(1)
@@ -154,7 +154,7 @@ fn goodput_series_adds_up_to_the_bytes_acknowledged() {
          [output]\ngoodput_interval = \"100us\"\n"
     );
     let (w, s) = common::run(&text);
-    let csv = dcnsim::report::goodput_csv(&w);
+    let csv = dcnsim::report::goodput_csv(&w.run_record());
     let mut all = std::collections::BTreeMap::<String, f64>::new();
     let mut per_flow = std::collections::BTreeMap::<String, f64>::new();
     for line in csv.lines().skip(1) {

@@ -64,9 +64,13 @@ fn outputs(sc: &Scenario, dealt: Option<Vec<Vec<usize>>>) -> (String, String, St
         Some(d) => lps.run_dealt(d, u64::MAX, &mut |_| true),
         None => lps.run(Threads(1), u64::MAX, &mut |_| true),
     };
-    let summary = RunSummary::of(&world, "fabric", 1, stop);
+    let summary = RunSummary::of(&world.run_record(), "fabric", 1, stop);
     let json = serde_json::to_string(&summary).expect("serialises");
-    (json, flows_csv(&world), ports_csv(&world))
+    (
+        json,
+        flows_csv(&world.run_record()),
+        ports_csv(&world.run_record()),
+    )
 }
 
 proptest! {
@@ -102,10 +106,10 @@ fn the_partitioned_fabric_finishes_every_flow_and_conserves_packets() {
         "{windows:?}"
     );
     assert_eq!(stop, dcnsim::world::StopReason::Completed);
-    let s = RunSummary::of(&world, "fabric", 1, stop);
+    let s = RunSummary::of(&world.run_record(), "fabric", 1, stop);
     assert_eq!((s.flows.total, s.flows.completed), (16, 16));
     // Every packet a source sent arrived: none was lost crossing the cut.
-    for src in &world.sources {
+    for src in world.sources() {
         assert_eq!(src.sent, src.received, "{} -> {}", src.src, src.dst);
     }
 }
@@ -216,8 +220,8 @@ fn an_event_cap_stops_at_a_window_end_with_the_same_bytes_at_any_thread_count() 
         assert_eq!(stop, dcnsim::world::StopReason::EventLimit);
         assert!(world.events_processed() >= 20_000);
         (
-            flows_csv(&world),
-            ports_csv(&world),
+            flows_csv(&world.run_record()),
+            ports_csv(&world.run_record()),
             world.events_processed(),
         )
     };

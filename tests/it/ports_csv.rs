@@ -31,15 +31,15 @@ const SCENARIO: &str = r#"
 #[test]
 fn ports_csv_has_a_row_per_port_and_class_with_viq_counters() {
     let (w, s) = common::run(SCENARIO);
-    let csv = dcnsim::report::ports_csv(&w);
+    let csv = dcnsim::report::ports_csv(&w.run_record());
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().expect("header").split(',').collect();
     let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    let switch_ports = w.fabric.ports().iter().filter(|p| p.at_switch).count();
+    let switch_ports = w.fabric().ports().iter().filter(|p| p.at_switch).count();
     // One "all" row per switch port and one per class (2 classes).
     assert_eq!(rows.len(), switch_ports * 3);
-    let port = w.fabric.port_towards_host(HostId(0)).0.to_string();
+    let port = w.fabric().port_towards_host(HostId(0)).0.to_string();
     let all = rows
         .iter()
         .find(|r| r[0] == port && r[col("class")] == "all")
@@ -67,7 +67,7 @@ fn ports_csv_has_a_row_per_port_and_class_with_viq_counters() {
 #[test]
 fn queues_csv_samples_the_viq() {
     let (w, _) = common::run(SCENARIO);
-    let csv = dcnsim::report::queues_csv(&w);
+    let csv = dcnsim::report::queues_csv(&w.run_record());
     let viq: Vec<u64> = csv
         .lines()
         .filter(|l| l.split(',').nth(4) == Some("viq"))

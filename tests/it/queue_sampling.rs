@@ -32,10 +32,10 @@ fn sampling_records_the_queue_and_changes_nothing_else() {
     // Same flows, same finish times: sampling only observes.
     assert_eq!(a.flows, b.flows);
     assert_eq!(
-        dcnsim::report::flows_csv(&plain),
-        dcnsim::report::flows_csv(&w)
+        dcnsim::report::flows_csv(&plain.run_record()),
+        dcnsim::report::flows_csv(&w.run_record())
     );
-    let port = w.fabric.port_towards_host(HostId(0));
+    let port = w.fabric().port_towards_host(HostId(0));
     let rows = w.queue_samples();
     assert!(rows.iter().all(|r| r.port == port.0 && r.class == 0));
     // One row per 10 us over the ~3.3 ms run.
@@ -46,7 +46,7 @@ fn sampling_records_the_queue_and_changes_nothing_else() {
         rows.len()
     );
     let max = rows.iter().map(|r| r.packets).max().unwrap();
-    let st = &w.fabric.port(port).stats;
+    let st = &w.fabric().port(port).stats;
     assert!(
         max > 0 && max <= st.max_packets,
         "sampled max {max}, true max {}",
@@ -56,7 +56,7 @@ fn sampling_records_the_queue_and_changes_nothing_else() {
         rows.windows(2)
             .all(|p| p[1].time_ps - p[0].time_ps == 10_000_000)
     );
-    let csv = dcnsim::report::queues_csv(&w);
+    let csv = dcnsim::report::queues_csv(&w.run_record());
     assert!(
         csv.starts_with("time_us,port,node,name,class,bytes,packets\n0.000000,"),
         "{}",
@@ -94,7 +94,7 @@ fn the_cli_writes_queues_csv_for_every_switch_port() {
     );
     // Streamed to disk, the same bytes as kept in memory.
     let (w, _) = common::run(&format!("{INCAST}\n[output]\nqueue_interval = \"100us\"\n"));
-    assert_eq!(csv, dcnsim::report::queues_csv(&w));
+    assert_eq!(csv, dcnsim::report::queues_csv(&w.run_record()));
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -157,10 +157,10 @@ fn queue_ports_can_name_any_switch_port_or_link() {
     let ports: std::collections::BTreeSet<u32> = w.queue_samples().iter().map(|r| r.port).collect();
     assert_eq!(ports.len(), 1);
     let p = w
-        .fabric
+        .fabric()
         .port(net::PortId(*ports.first().expect("one port")));
     assert_eq!(
-        (p.node.0, w.fabric.port(p.peer).node.0),
+        (p.node.0, w.fabric().port(p.peer).node.0),
         (4, 5),
         "s0 is node 4, s1 node 5"
     );

@@ -43,21 +43,21 @@ pub(crate) fn steady_windows(
 ) -> Vec<(SimTime, Vec<f64>)> {
     let step = SimDuration::from_us(100);
     let mut t = SimTime::ZERO;
-    let mut last: Vec<u64> = vec![0; w.flows.len()];
+    let mut last: Vec<u64> = vec![0; w.flows().len()];
     let mut windows = Vec::new();
     while t < until {
         let end = t + step;
         w.run_until(end);
-        let acked: Vec<u64> = w.flows.iter().map(|f| f.sender.bytes_acked()).collect();
+        let acked: Vec<u64> = w.flows().iter().map(|f| f.sender.bytes_acked()).collect();
         let changed = |c: SimTime| c + settle > t && c <= end;
         let steady = !w
-            .flows
+            .flows()
             .iter()
             .any(|f| changed(f.start) || f.sender.completed_at().is_some_and(changed));
         // In a steady window a flow is open through it if it started
         // before it and has not completed by its end.
-        let rates: Vec<f64> = (0..w.flows.len())
-            .filter(|&i| w.flows[i].start <= t && w.flows[i].sender.completed_at().is_none())
+        let rates: Vec<f64> = (0..w.flows().len())
+            .filter(|&i| w.flows()[i].start <= t && w.flows()[i].sender.completed_at().is_none())
             .map(|i| (acked[i] - last[i]) as f64 * 8.0 / 100e-6 / 1e9)
             .collect();
         if steady && !rates.is_empty() {
@@ -100,7 +100,7 @@ fn rcc_fig6_converges_to_fair_shares_and_finishes_on_schedule() {
     // 585.9 and 671.2 ms of the full-size run.
     let ideal_ms = [671.2, 585.9, 500.6, 390.9];
     let finish: Vec<f64> = w
-        .flows
+        .flows()
         .iter()
         .map(|f| f.sender.completed_at().expect("finished").as_secs_f64() * 1e3 * 100.0)
         .collect();
@@ -117,7 +117,7 @@ fn rcc_fig6_converges_to_fair_shares_and_finishes_on_schedule() {
         );
     }
     let max_queue = w
-        .fabric
+        .fabric()
         .ports()
         .iter()
         .map(|p| p.stats.max_packets)
@@ -131,9 +131,9 @@ fn rcc_runs_repeat_exactly_and_async_with_zero_offset_is_rcc() {
     let summary = |text: &str| {
         let (w, s) = common::run(text);
         let finish: Vec<Option<SimTime>> =
-            w.flows.iter().map(|f| f.sender.completed_at()).collect();
+            w.flows().iter().map(|f| f.sender.completed_at()).collect();
         let base_delays: Vec<Option<SimDuration>> = w
-            .flows
+            .flows()
             .iter()
             .map(
                 |f| match f.receiver.get::<transport::roce::RoceReceiver>()?.control() {
@@ -246,7 +246,7 @@ fn rcc_variants_on_fig6() {
         );
         assert!(text.contains(variant), "the scenario's cc line changed");
         let (w, _) = common::run(&text);
-        w.flows
+        w.flows()
             .iter()
             .map(|f| {
                 f.sender

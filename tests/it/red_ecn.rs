@@ -45,9 +45,9 @@ fn mq_ecn_regime_with(aqm_table: &str) -> (f64, f64) {
     let mut w = World::build(&sc, 1).expect("world builds");
     let t0 = SimTime::ZERO + SimDuration::from_ms(100);
     w.run_until(t0);
-    let port = w.fabric.port_towards_host(HostId(0));
+    let port = w.fabric().port_towards_host(HostId(0));
     let snap = |w: &World| {
-        let p = w.fabric.port(port);
+        let p = w.fabric().port(port);
         (
             p.class_stats[0].tx_bytes,
             p.class_stats[1].tx_bytes,
@@ -126,7 +126,7 @@ fn red_with_equal_thresholds_holds_dctcp_near_k() {
         pairs = [[1, 0], [2, 0], [3, 0], [4, 0]]
         "#,
     );
-    let p = w.fabric.port(w.fabric.port_towards_host(HostId(0)));
+    let p = w.fabric().port(w.fabric().port_towards_host(HostId(0)));
     let avg = p.stats.queue_packets_area.area_at(w.now().ps()) as f64 / w.now().ps() as f64;
     assert!((30.0..=100.0).contains(&avg), "average queue {avg:.1}");
     assert_eq!(s.drops, 0);

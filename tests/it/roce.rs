@@ -50,18 +50,18 @@ fn two_dcqcn_flows_share_40g_near_the_fluid_models_fixed_point() {
     let ms = |n: u64| SimTime::ZERO + sim_core::SimDuration::from_ms(n);
     // Measure from 110 ms (60 ms after the join, the fluid model's
     // convergence time) to 400 ms.
-    let port = w.fabric.port_towards_host(net::HostId(0));
+    let port = w.fabric().port_towards_host(net::HostId(0));
     w.run_until(ms(110));
-    let acked0: Vec<u64> = w.flows.iter().map(|f| f.sender.bytes_acked()).collect();
+    let acked0: Vec<u64> = w.flows().iter().map(|f| f.sender.bytes_acked()).collect();
     let area0 = w
-        .fabric
+        .fabric()
         .port(port)
         .stats
         .queue_bytes_area
         .area_at(ms(110).ps());
     w.run_until(ms(400));
     let area1 = w
-        .fabric
+        .fabric()
         .port(port)
         .stats
         .queue_bytes_area
@@ -69,14 +69,14 @@ fn two_dcqcn_flows_share_40g_near_the_fluid_models_fixed_point() {
     let secs = 0.290;
     // Wire rate: 1082 wire bytes per 1000 B of payload (Ethernet framing).
     let rates: Vec<f64> = w
-        .flows
+        .flows()
         .iter()
         .zip(&acked0)
         .map(|(f, a)| (f.sender.bytes_acked() - a) as f64 * 8.0 / secs / 1e9 * 1082.0 / 1000.0)
         .collect();
     let queue_kb = (area1 - area0) as f64 / (ms(400).ps() - ms(110).ps()) as f64 / 1e3;
     let alphas: Vec<f64> = w
-        .flows
+        .flows()
         .iter()
         .map(|f| {
             f.sender
@@ -116,7 +116,7 @@ fn dcqcn_convergence_ms(path: &str, seed: u64) -> (u64, f64) {
     let mut w = dcnsim::world::World::build(&sc, seed).expect("builds");
     let ms = |n: u64| SimTime::ZERO + sim_core::SimDuration::from_ms(n);
     let alpha = |w: &dcnsim::world::World| {
-        w.flows[0]
+        w.flows()[0]
             .sender
             .get::<transport::roce::RoceSender>()
             .and_then(|s| s.dcqcn())
@@ -130,8 +130,8 @@ fn dcqcn_convergence_ms(path: &str, seed: u64) -> (u64, f64) {
             alpha_at_join = alpha(&w);
         }
         acked.push([
-            w.flows[0].sender.bytes_acked(),
-            w.flows[1].sender.bytes_acked(),
+            w.flows()[0].sender.bytes_acked(),
+            w.flows()[1].sender.bytes_acked(),
         ]);
         // acked[i] is at t = i + 1 ms: the window (t - 5, t].
         if t >= 55 {
@@ -194,7 +194,7 @@ fn a_roce_incast_over_pfc_completes_without_loss() {
     ));
     let p = s.pfc.as_ref().expect("PFC is on");
     let cnps: u64 = w
-        .flows
+        .flows()
         .iter()
         .map(|f| f.sender.record().counters.ecn_reductions)
         .sum();

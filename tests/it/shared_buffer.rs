@@ -25,11 +25,11 @@ fn incast(dt_alpha: f64) -> (u64, u64, u64) {
         "#
     ));
     assert_eq!(s.flows.completed, 32);
-    let hot = w.fabric.port(w.fabric.port_towards_host(HostId(0)));
+    let hot = w.fabric().port(w.fabric().port_towards_host(HostId(0)));
     let switch = hot.node;
     (
         hot.stats.max_bytes,
-        w.fabric.shared_buffer(switch).max_used,
+        w.fabric().shared_buffer(switch).max_used,
         s.drops,
     )
 }

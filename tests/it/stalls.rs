@@ -77,7 +77,7 @@ fn a_pending_flow_start_is_not_a_stall() {
     }
     let mut w = World::build(&sc, sc.simulation.seed).expect("builds");
     assert_eq!(w.run(), StopReason::Stalled);
-    let late = w.flows.last().expect("the late flow");
+    let late = w.flows().last().expect("the late flow");
     assert_eq!(late.start.ps(), 1_000_000_000_000);
     assert!(
         late.received_at.is_some(),

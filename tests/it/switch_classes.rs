@@ -35,7 +35,7 @@ fn shares(scheduler: &str) -> (f64, f64, World) {
         "#
     );
     let (w, _) = common::run(&text);
-    let port = w.fabric.port(w.fabric.port_towards_host(HostId(0)));
+    let port = w.fabric().port(w.fabric().port_towards_host(HostId(0)));
     let (a, b) = (
         port.class_stats[0].tx_bytes as f64,
         port.class_stats[1].tx_bytes as f64,
@@ -49,7 +49,7 @@ fn dwrr_with_equal_quanta_splits_the_link_per_class() {
     eprintln!("DWRR shares: class 0 {a:.3}, class 1 {b:.3}");
     assert!((0.45..=0.55).contains(&a), "class 0 (1 flow) got {a:.3}");
     // Packets were classified by priority: each class saw only its flows.
-    let port = w.fabric.port(w.fabric.port_towards_host(HostId(0)));
+    let port = w.fabric().port(w.fabric().port_towards_host(HostId(0)));
     assert!(port.class_stats[0].tx_packets > 0 && port.class_stats[1].tx_packets > 0);
 }
 
@@ -79,14 +79,14 @@ fn a_single_fifo_shares_per_flow() {
     // fifth (per-flow sharing), not half.
     let (_, _, w) = shares("class_of_priority = [0, 0, 0, 0, 0, 0, 0, 0]");
     let acked: Vec<f64> = w
-        .flows
+        .flows()
         .iter()
         .map(|f| f.sender.bytes_acked() as f64)
         .collect();
     let lone = acked[0] / acked.iter().sum::<f64>();
     eprintln!("FIFO share of the lone flow: {lone:.3}");
     assert!(lone < 0.4, "the lone flow got {lone:.3} of a shared FIFO");
-    let port = w.fabric.port(w.fabric.port_towards_host(HostId(0)));
+    let port = w.fabric().port(w.fabric().port_towards_host(HostId(0)));
     assert_eq!(port.class_stats[1].tx_packets, 0);
 }
 
@@ -171,7 +171,7 @@ fn thirty_two_classes_share_the_link_by_dwrr() {
         );
     }
     let (w, _) = common::run(&text);
-    let port = w.fabric.port(w.fabric.port_towards_host(HostId(0)));
+    let port = w.fabric().port(w.fabric().port_towards_host(HostId(0)));
     let bytes: Vec<f64> = (0..32)
         .map(|c| port.class_stats[c].tx_bytes as f64)
         .collect();
@@ -211,7 +211,7 @@ fn services_spread_the_pairs_by_the_ns2_mapping() {
         "#,
     );
     let mut seen = [0; 4];
-    for f in &w.flows {
+    for f in w.flows() {
         let a = f.sender.addr();
         let want = 2 + (a.dst.0 * 5 + a.src.0) % 4;
         assert_eq!(a.priority as u32, want, "flow {} -> {}", a.src.0, a.dst.0);

@@ -29,7 +29,7 @@ fn newreno_single_flow_reaches_95_percent_of_header_adjusted_line_rate() {
     );
     assert_eq!(s.flows.completed, 1);
     assert_eq!(s.flows.retransmissions, 0);
-    let f = &w.flows[0];
+    let f = &w.flows()[0];
     // From the SYN to the ACK of the last byte.
     let secs = f
         .sender
@@ -62,8 +62,8 @@ fn newreno_single_flow_reaches_95_percent_of_header_adjusted_line_rate() {
             > 0
     );
     assert!(
-        w.fabric
-            .port(w.fabric.port_towards_host(HostId(1)))
+        w.fabric()
+            .port(w.fabric().port_towards_host(HostId(1)))
             .stats
             .drops()
             == 0

@@ -19,7 +19,7 @@ fn default_fat_tree_has_320_hosts_and_a_12us_base_rtt() {
         size = "1460B"
         "#,
     );
-    assert_eq!(w.fabric.host_count(), 320);
+    assert_eq!(w.fabric().host_count(), 320);
     assert_eq!(s.flows.completed, 4);
     // Senders in other pods (a pod holds 64 hosts): 6 links each way, so one
     // round trip is 12 us of propagation. A one-segment flow takes two round
@@ -53,7 +53,7 @@ fn leaf_spine_12x12_carries_cross_rack_flows() {
         size = "2MB"
         "#,
     );
-    assert_eq!(w.fabric.host_count(), 144);
+    assert_eq!(w.fabric().host_count(), 144);
     assert_eq!((s.flows.completed, s.drops), (4, 0));
 }
 

@@ -41,7 +41,7 @@ fn a_mixed_dctcp_newreno_incast_reports_each_transport() {
     // the larger share (the gap Fig. 11 shows without R-AQM).
     assert!(reno.goodput_gbps > dctcp.goodput_gbps);
     // Only DCTCP's packets are ECN-capable; only its flows cut on marks.
-    let csv = dcnsim::report::flows_csv(&w);
+    let csv = dcnsim::report::flows_csv(&w.run_record());
     for line in csv.lines().skip(1) {
         let cols: Vec<&str> = line.split(',').collect();
         let header = dcnsim::report::columns::FLOWS;
@@ -55,7 +55,7 @@ fn a_mixed_dctcp_newreno_incast_reports_each_transport() {
     }
     // The same run again is byte-identical.
     let (w2, s2) = common::run(&text);
-    assert_eq!(csv, dcnsim::report::flows_csv(&w2));
+    assert_eq!(csv, dcnsim::report::flows_csv(&w2.run_record()));
     assert_eq!(
         serde_json::to_string(&s).expect("json"),
         serde_json::to_string(&s2).expect("json")

@@ -99,11 +99,11 @@ fn what_needs_one_path_per_flow_refuses_a_spraying_transport() {
 fn receiver_credit_shares_an_incast_round_robin_with_fewer_trims() {
     let file = "scenarios/ai-fabric/uec-incast-k8.toml";
     let trims = |w: &dcnsim::world::World| -> u64 {
-        w.fabric
+        w.fabric()
             .ports()
             .iter()
             .enumerate()
-            .map(|(i, _)| w.fabric.trimmed(net::PortId(i as u32)))
+            .map(|(i, _)| w.fabric().trimmed(net::PortId(i as u32)))
             .sum()
     };
     let (nscc_w, nscc) = run_file(file, &[]);

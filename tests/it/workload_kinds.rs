@@ -43,7 +43,7 @@ fn closed_loop_rounds_start_after_the_last_flow_of_the_round_before() {
         "#,
     ));
     assert_eq!((s.flows.total, s.flows.completed), (32, 32));
-    let rows = round_rows(&w, &w.flow_rows());
+    let rows = round_rows(&w.run_record());
     println!("{rows:?}");
     assert_eq!(rows.len(), 4);
     for pair in rows.windows(2) {
@@ -59,14 +59,14 @@ fn closed_loop_rounds_start_after_the_last_flow_of_the_round_before() {
     // Every flow of round r + 1 starts after every flow of round r is received.
     for r in 1..4 {
         let last_received = w
-            .flows
+            .flows()
             .iter()
             .filter(|f| f.round == r - 1)
             .filter_map(|f| f.received_at)
             .max()
             .expect("received");
         assert!(
-            w.flows
+            w.flows()
                 .iter()
                 .filter(|f| f.round == r)
                 .all(|f| f.start > last_received)
@@ -97,7 +97,7 @@ fn open_loop_rounds_start_every_interval_whatever_happened() {
         "#,
     ));
     assert_eq!(s.flows.completed, 24);
-    let starts: Vec<SimTime> = round_rows(&w, &w.flow_rows())
+    let starts: Vec<SimTime> = round_rows(&w.run_record())
         .iter()
         .map(|r| r.2.expect("started"))
         .collect();
@@ -125,7 +125,7 @@ fn shuffle_sends_an_elephant_and_k_mice_per_ordered_pair() {
     for a in 1..=4u32 {
         for b in (1..=4u32).filter(|&b| b != a) {
             let mut sizes: Vec<u64> = w
-                .flows
+                .flows()
                 .iter()
                 .filter(|f| (f.sender.addr().src.0, f.sender.addr().dst.0) == (a, b))
                 .filter_map(|f| f.size)
@@ -150,14 +150,14 @@ fn shuffle_at_a_load_offers_it() {
     let load = &s.loads[0];
     println!(
         "shuffle: {} flows, offered {:.3} for {:.3}",
-        w.flows.len(),
+        w.flows().len(),
         load.offered,
         load.target
     );
-    assert_eq!(w.flows.len(), 8 * 7 * 51);
+    assert_eq!(w.flows().len(), 8 * 7 * 51);
     assert!((load.offered - 0.3).abs() < 0.05, "{load:?}");
     // Flows are numbered in start order.
-    assert!(w.flows.windows(2).all(|p| p[0].start <= p[1].start));
+    assert!(w.flows().windows(2).all(|p| p[0].start <= p[1].start));
 }
 
 #[test]
@@ -181,7 +181,7 @@ fn a_permutation_is_a_seeded_derangement() {
         let (w, s) = common::run(&text(seed));
         assert_eq!(s.flows.completed, 10);
         let p: Vec<(u32, u32)> = w
-            .flows
+            .flows()
             .iter()
             .map(|f| (f.sender.addr().src.0, f.sender.addr().dst.0))
             .collect();
@@ -220,13 +220,13 @@ fn scheduled_long_flows_join_and_leave_on_time() {
     ));
     let us = |t| SimTime::ZERO + SimDuration::from_us(t);
     assert_eq!(
-        w.flows.iter().map(|f| f.start).collect::<Vec<_>>(),
+        w.flows().iter().map(|f| f.start).collect::<Vec<_>>(),
         vec![us(0), us(1000), us(1500)]
     );
     assert_eq!(s.flows.completed, 3);
     // A stopped flow completes once what it had sent is acknowledged:
     // after its stop, within a queue's drain time.
-    for (f, stop) in [(&w.flows[0], us(3000)), (&w.flows[1], us(2000))] {
+    for (f, stop) in [(&w.flows()[0], us(3000)), (&w.flows()[1], us(2000))] {
         let done = f.sender.completed_at().expect("done");
         assert!(
             done > stop && done < stop + SimDuration::from_us(500),
@@ -267,7 +267,7 @@ fn ping_rtt_on_an_idle_network_is_twice_the_one_way_delay() {
     ));
     // Each way two hops of (84 + 38 framing) B at 10 Gb/s (97.6 ns) + 1 us.
     let one_way_ps = 2 * (97_600 + 1_000_000);
-    let src = &w.sources[0];
+    let src = &w.sources()[0];
     assert_eq!(src.rtt_ps, vec![2 * one_way_ps; 10]);
     assert_eq!(src.sent_ps[3], 60_000_000);
     let p = &s.workloads[0];

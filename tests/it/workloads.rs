@@ -8,7 +8,7 @@ fn dumbbell_long_flows_stop_and_close_with_delayed_acks() {
     let (w, s) = common::run(&text);
     // Every flow stopped at 50 ms, drained, completed and closed before 60 ms.
     assert_eq!(s.flows.completed, 4, "{s:?}");
-    for f in &w.flows {
+    for f in w.flows() {
         let tcp = f
             .sender
             .get::<transport::tcp::TcpSender>()
@@ -18,7 +18,7 @@ fn dumbbell_long_flows_stop_and_close_with_delayed_acks() {
         assert_eq!(f.receiver.bytes_received(), f.sender.size_bytes());
     }
     // The bottleneck (10 of 40 Gb/s) was shared and kept busy: ~50 ms x 10 Gb/s.
-    let total: u64 = w.flows.iter().map(|f| f.sender.bytes_acked()).sum();
+    let total: u64 = w.flows().iter().map(|f| f.sender.bytes_acked()).sum();
     assert!(
         total as f64 > 0.9 * 50e-3 * 10e9 / 8.0 * 1460.0 / 1538.0,
         "{total}"
@@ -29,7 +29,7 @@ fn dumbbell_long_flows_stop_and_close_with_delayed_acks() {
     assert!(s.ecn_marks > 0);
     // Delayed ACKs: about one ACK per two data segments.
     let acks: u64 = w
-        .flows
+        .flows()
         .iter()
         .map(|f| {
             f.receiver
@@ -99,7 +99,7 @@ fn stop_time_cuts_the_run_and_reports_it() {
     assert_eq!(w.now().ps(), 2_000_000_000);
     assert_eq!(s.flows.completed, 0);
     // About 2 ms of a 10 Gb/s link.
-    let acked = w.flows[0].sender.bytes_acked() as f64;
+    let acked = w.flows()[0].sender.bytes_acked() as f64;
     assert!(acked > 0.8 * 2e-3 * 10e9 / 8.0 * 1460.0 / 1538.0, "{acked}");
 }
 

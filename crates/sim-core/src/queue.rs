@@ -535,7 +535,10 @@ mod tests {
             q.pop();
         }
         q.pop();
-        assert!(q.upcoming(1).is_some(), "a crowded slot is sorted and shows its run");
+        assert!(
+            q.upcoming(1).is_some(),
+            "a crowded slot is sorted and shows its run"
+        );
     }
 
     /// docs/architecture.md ("Event queue") states the wheel as built.
