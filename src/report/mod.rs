@@ -7,7 +7,7 @@
 //! into a staging folder and moved into place whole, so a reader never sees
 //! half a run and an interrupted run never leaves one.
 
-use crate::world::{RunRecord, StopReason};
+use crate::world::{FlowRow, RunRecord, StopReason};
 use serde::Serialize;
 use sim_core::stats::{Summary, jain_index};
 use std::fmt::Write as _;
@@ -464,84 +464,8 @@ impl RunSummary {
     /// Summarises a finished run.
     pub fn of(run: &RunRecord, scenario: &str, seed: u64, stop: StopReason) -> RunSummary {
         let end = run.end;
-        let mut all = workloads::FlowTally::new();
-        let mut slowdowns = Vec::new();
-        let ranges = bucket_ranges(run.size_buckets);
-        // Per bucket: flows, unfinished, FCTs (us), slowdowns.
-        let mut buckets: Vec<(usize, usize, Vec<f64>, Vec<f64>)> =
-            vec![(0, 0, Vec::new(), Vec::new()); ranges.len()];
-        let rows = &run.flows;
         let collectives = collective_rows(run);
-        for f in rows {
-            all.add(f, end);
-            let fct_ps = f.fct_ps();
-            let slowdown = fct_ps
-                .zip(f.ideal_fct_ps)
-                .map(|(fct, ideal)| fct as f64 / ideal as f64);
-            if let Some(x) = slowdown {
-                slowdowns.push(x);
-            }
-            if let Some(size) = f.size {
-                let b = &mut buckets[run.size_buckets.partition_point(|&e| e < size)];
-                b.0 += 1;
-                match (fct_ps, slowdown) {
-                    (Some(fct), Some(x)) => {
-                        b.2.push(fct as f64 / 1e6);
-                        b.3.push(x);
-                    }
-                    _ => b.1 += 1,
-                }
-            }
-        }
-        let switch_ports = run.ports.iter().filter(|p| p.at_switch);
-        let (mut marks, mut maxq) = (0, 0);
-        let mut by_cause = DropsByCause::default();
-        let mut ingress = IngressSummary::default();
-        for p in switch_ports {
-            by_cause.overflow += p.stats.drops_overflow;
-            by_cause.aqm += p.stats.drops_aqm;
-            by_cause.aqm_dequeue += p.stats.drops_aqm_dequeue;
-            let i = p.ingress;
-            by_cause.viq_full += i.viq_drops_full;
-            by_cause.viq_aged += i.viq_drops_aged;
-            by_cause.pfc_headroom += p
-                .pfc
-                .as_ref()
-                .map_or(0, |s| s.stats.headroom_drops.iter().sum::<u64>());
-            ingress.held += i.held;
-            ingress.released += i.released;
-            ingress.max_viq_packets = ingress.max_viq_packets.max(i.viq_max_packets);
-            marks += p.stats.ecn_marks;
-            maxq = maxq.max(p.stats.max_packets);
-        }
-        // A host's link can fail too: its NIC's losses count with the rest.
-        by_cause.link_down = run.lost_on_links;
-        by_cause.unroutable = run.unroutable_drops;
-        let drops = by_cause.overflow
-            + by_cause.aqm
-            + by_cause.aqm_dequeue
-            + by_cause.viq_full
-            + by_cause.viq_aged
-            + by_cause.pfc_headroom
-            + by_cause.link_down
-            + by_cause.unroutable;
-        let sources = run
-            .sources
-            .iter()
-            .map(|s| {
-                let nic = run.nic(s.src).stats;
-                SourceSummary {
-                    workload: s.workload,
-                    src: s.src.0,
-                    dst: s.dst.0,
-                    packets_sent: s.sent,
-                    packets_received: s.received,
-                    mean_nic_wait_ns: nic.mean_wait_ps().map(|w| w / 1e3),
-                    mean_delay_us: (s.received > 0)
-                        .then(|| s.delay_sum_ps as f64 / s.received as f64 / 1e6),
-                }
-            })
-            .collect();
+        let switches = SwitchTotals::of(run);
         RunSummary {
             scenario: scenario.to_string(),
             seed,
@@ -549,58 +473,15 @@ impl RunSummary {
             simulated_time_us: end.ps() as f64 / 1e6,
             events: run.events,
             packet_hops: run.packet_hops,
-            flows: FlowSummary {
-                total: rows.len(),
-                completed: all.fcts.len(),
-                bytes_acked: all.bytes,
-                goodput_gbps: all.goodput_gbps(),
-                jain_index: jain_index(&all.rates),
-                fct_us: Summary::of(&mut all.fcts),
-                slowdown: Summary::of(&mut slowdowns),
-                by_size: ranges
-                    .into_iter()
-                    .zip(buckets)
-                    .map(
-                        |((bucket, above_bytes, up_to_bytes), (n, open, mut fct, mut sd))| {
-                            SizeBucket {
-                                bucket,
-                                above_bytes,
-                                up_to_bytes,
-                                flows: n,
-                                completed: n - open,
-                                unfinished: open,
-                                fct_us: Summary::of(&mut fct),
-                                slowdown: Summary::of(&mut sd),
-                            }
-                        },
-                    )
-                    .collect(),
-                retransmissions: all.counters.retransmits,
-                syn_retransmissions: all.counters.syn_retransmits,
-                fin_retransmissions: all.counters.fin_retransmits,
-                timeouts: all.counters.timeouts,
-                rto_episodes: all.counters.rto_episodes,
-                fast_recoveries: all.counters.fast_recoveries,
-                ecn_reductions: all.counters.ecn_reductions,
-                sack_recovered: all.counters.sack_recovered,
-                tail_loss_probes: all.counters.tail_loss_probes,
-                given_up_then_acked: all.counters.given_up_then_acked,
-                resends_pending: all.counters.resends_pending,
-                unfinished_waiting_on_timer: (rows.iter())
-                    .filter(|r| r.completed_at.is_none() && r.waiting_on_timer)
-                    .count(),
-                unfinished_nothing_acked: (rows.iter())
-                    .filter(|r| r.completed_at.is_none() && r.bytes_acked == 0)
-                    .count(),
-            },
-            drops,
-            drops_by_cause: by_cause,
-            ingress,
-            ecn_marks: marks,
-            max_switch_queue_packets: maxq,
+            flows: FlowSummary::of(run),
+            drops: switches.by_cause.total(),
+            drops_by_cause: switches.by_cause,
+            ingress: switches.ingress,
+            ecn_marks: switches.marks,
+            max_switch_queue_packets: switches.max_packets,
             busiest_port: busiest_port(run, end.ps()),
             queue_after: queue_after(run),
-            sources,
+            sources: source_summaries(run),
             loads: (0u32..)
                 .zip(run.workloads)
                 .filter_map(|(workload, w)| {
@@ -799,6 +680,159 @@ pub fn peak_rss_bytes() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     kib.checked_mul(1024)
+}
+
+impl FlowSummary {
+    /// Over a run's flows: totals, FCTs and slowdowns, by size bucket too,
+    /// and the counters added up.
+    fn of(run: &RunRecord) -> FlowSummary {
+        let (end, rows) = (run.end, &run.flows);
+        let mut all = workloads::FlowTally::new();
+        let mut slowdowns = Vec::new();
+        let ranges = bucket_ranges(run.size_buckets);
+        // Per bucket: flows, unfinished, FCTs (us), slowdowns.
+        let mut buckets: Vec<(usize, usize, Vec<f64>, Vec<f64>)> =
+            vec![(0, 0, Vec::new(), Vec::new()); ranges.len()];
+        for f in rows {
+            all.add(f, end);
+            let fct_ps = f.fct_ps();
+            let slowdown = fct_ps
+                .zip(f.ideal_fct_ps)
+                .map(|(fct, ideal)| fct as f64 / ideal as f64);
+            if let Some(x) = slowdown {
+                slowdowns.push(x);
+            }
+            if let Some(size) = f.size {
+                let b = &mut buckets[run.size_buckets.partition_point(|&e| e < size)];
+                b.0 += 1;
+                match (fct_ps, slowdown) {
+                    (Some(fct), Some(x)) => {
+                        b.2.push(fct as f64 / 1e6);
+                        b.3.push(x);
+                    }
+                    _ => b.1 += 1,
+                }
+            }
+        }
+        let by_size = ranges
+            .into_iter()
+            .zip(buckets)
+            .map(
+                |((bucket, above_bytes, up_to_bytes), (n, open, mut fct, mut sd))| SizeBucket {
+                    bucket,
+                    above_bytes,
+                    up_to_bytes,
+                    flows: n,
+                    completed: n - open,
+                    unfinished: open,
+                    fct_us: Summary::of(&mut fct),
+                    slowdown: Summary::of(&mut sd),
+                },
+            )
+            .collect();
+        let unfinished = |f: &dyn Fn(&FlowRow) -> bool| {
+            (rows.iter())
+                .filter(|r| r.completed_at.is_none() && f(r))
+                .count()
+        };
+        FlowSummary {
+            total: rows.len(),
+            completed: all.fcts.len(),
+            bytes_acked: all.bytes,
+            goodput_gbps: all.goodput_gbps(),
+            jain_index: jain_index(&all.rates),
+            fct_us: Summary::of(&mut all.fcts),
+            slowdown: Summary::of(&mut slowdowns),
+            by_size,
+            retransmissions: all.counters.retransmits,
+            syn_retransmissions: all.counters.syn_retransmits,
+            fin_retransmissions: all.counters.fin_retransmits,
+            timeouts: all.counters.timeouts,
+            rto_episodes: all.counters.rto_episodes,
+            fast_recoveries: all.counters.fast_recoveries,
+            ecn_reductions: all.counters.ecn_reductions,
+            sack_recovered: all.counters.sack_recovered,
+            tail_loss_probes: all.counters.tail_loss_probes,
+            given_up_then_acked: all.counters.given_up_then_acked,
+            resends_pending: all.counters.resends_pending,
+            unfinished_waiting_on_timer: unfinished(&|r| r.waiting_on_timer),
+            unfinished_nothing_acked: unfinished(&|r| r.bytes_acked == 0),
+        }
+    }
+}
+
+/// What the switch ports counted over a run, added up.
+struct SwitchTotals {
+    by_cause: DropsByCause,
+    ingress: IngressSummary,
+    marks: u64,
+    max_packets: u64,
+}
+
+impl SwitchTotals {
+    fn of(run: &RunRecord) -> SwitchTotals {
+        let mut t = SwitchTotals {
+            by_cause: DropsByCause::default(),
+            ingress: IngressSummary::default(),
+            marks: 0,
+            max_packets: 0,
+        };
+        let by_cause = &mut t.by_cause;
+        for p in run.ports.iter().filter(|p| p.at_switch) {
+            by_cause.overflow += p.stats.drops_overflow;
+            by_cause.aqm += p.stats.drops_aqm;
+            by_cause.aqm_dequeue += p.stats.drops_aqm_dequeue;
+            let i = p.ingress;
+            by_cause.viq_full += i.viq_drops_full;
+            by_cause.viq_aged += i.viq_drops_aged;
+            by_cause.pfc_headroom += p
+                .pfc
+                .as_ref()
+                .map_or(0, |s| s.stats.headroom_drops.iter().sum::<u64>());
+            t.ingress.held += i.held;
+            t.ingress.released += i.released;
+            t.ingress.max_viq_packets = t.ingress.max_viq_packets.max(i.viq_max_packets);
+            t.marks += p.stats.ecn_marks;
+            t.max_packets = t.max_packets.max(p.stats.max_packets);
+        }
+        // A host's link can fail too: its NIC's losses count with the rest.
+        by_cause.link_down = run.lost_on_links;
+        by_cause.unroutable = run.unroutable_drops;
+        t
+    }
+}
+
+impl DropsByCause {
+    /// Every drop, whatever its cause.
+    fn total(&self) -> u64 {
+        self.overflow
+            + self.aqm
+            + self.aqm_dequeue
+            + self.viq_full
+            + self.viq_aged
+            + self.pfc_headroom
+            + self.link_down
+            + self.unroutable
+    }
+}
+
+/// Each packet source's summary, in order.
+fn source_summaries(run: &RunRecord) -> Vec<SourceSummary> {
+    (run.sources.iter())
+        .map(|s| {
+            let nic = run.nic(s.src).stats;
+            SourceSummary {
+                workload: s.workload,
+                src: s.src.0,
+                dst: s.dst.0,
+                packets_sent: s.sent,
+                packets_received: s.received,
+                mean_nic_wait_ns: nic.mean_wait_ps().map(|w| w / 1e3),
+                mean_delay_us: (s.received > 0)
+                    .then(|| s.delay_sum_ps as f64 / s.received as f64 / 1e6),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@
 //! falls back to a silent default. The full key reference is
 //! `docs/scenarios.md`, and `dcnsim list` prints the registries.
 
+mod checks;
 pub(crate) mod error;
 pub mod extremes;
 pub mod inputs;
@@ -29,6 +30,8 @@ mod overrides;
 mod paths;
 mod pfc;
 mod racks;
+mod read_switch;
+mod read_transport;
 mod sizes;
 mod trim;
 mod types;
@@ -36,9 +39,10 @@ mod warnings;
 mod words;
 pub use words::capitalised;
 
+pub use checks::switch_index;
 pub use error::ScenarioError;
 pub use inputs::InputFile;
-pub use load::{Table, load, load_str, parse_str, switch_index};
+pub use load::{Table, load, load_str, parse_str};
 pub use overrides::{is_override_key, keys_overlap};
 pub use paths::Routing;
 pub use types::*;

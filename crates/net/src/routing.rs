@@ -79,142 +79,43 @@ impl RoutingTable {
         host_nodes: &[NodeId],
         unreachable_ok: bool,
     ) -> Result<Self, TopologyError> {
-        let is_switch = |n: NodeId| kinds[n.idx()] != NodeKind::Host;
-        let is_nic = |n: NodeId| {
-            kinds[n.idx()]
-                == NodeKind::Switch {
-                    tier: crate::topology::NIC_TIER,
-                }
-        };
-        let mut switch_nodes = Vec::new();
-        let switch_index: Vec<u32> = (0..kinds.len())
-            .map(|n| {
-                if is_switch(NodeId(n as u32)) {
-                    switch_nodes.push(NodeId(n as u32));
-                    (switch_nodes.len() - 1) as u32
-                } else {
-                    NONE
-                }
-            })
-            .collect();
-        // The switch port down to each host, from one pass over the
-        // switches' cables: a search of the switch's cables per host was
-        // quadratic in a large star (200k hosts: 9 s).
-        let mut down_to = vec![PortId(NONE); kinds.len()];
-        for &s in &switch_nodes {
-            for &(p, n) in &adjacency[s.idx()] {
-                if !is_switch(n) && down_to[n.idx()] == PortId(NONE) {
-                    down_to[n.idx()] = p;
-                }
-            }
-        }
-        let mut edge_of_switch = vec![NONE; switch_nodes.len()];
-        let mut edge_nodes: Vec<NodeId> = Vec::new();
-        let mut host_edge = Vec::with_capacity(host_nodes.len());
-        let mut last_hop = Vec::with_capacity(host_nodes.len());
-        for (h, &hn) in host_nodes.iter().enumerate() {
-            let &[(_, peer)] = adjacency[hn.idx()].as_slice() else {
-                unreachable!("the fabric checks that a host has one cable")
-            };
-            if !is_switch(peer) {
-                if !switch_nodes.is_empty() {
-                    return Err(TopologyError::Disconnected {
-                        from: format!("host {h}"),
-                        to: "any switch".into(),
-                    });
-                }
-                host_edge.push(NONE);
-                last_hop.push(PortId(NONE));
-                continue;
-            }
-            let sw = switch_index[peer.idx()] as usize;
-            if edge_of_switch[sw] == NONE {
-                edge_of_switch[sw] = edge_nodes.len() as u32;
-                edge_nodes.push(peer);
-            }
-            host_edge.push(edge_of_switch[sw]);
-            let down = down_to[hn.idx()];
-            assert!(down != PortId(NONE), "cables are two-way");
-            last_hop.push(down);
-        }
-        let edges = edge_nodes.len();
+        let g = Graph { kinds, adjacency };
+        let (switch_nodes, switch_index) = g.switches();
+        let ends = g.host_ends(host_nodes, &switch_nodes, &switch_index)?;
+        let edges = ends.edge_nodes.len();
         let mut spans = vec![(0u32, 0u32); switch_nodes.len() * edges];
-        let mut ports = Vec::new();
+        let mut lists = Lists::default();
         let mut dist = vec![u32::MAX; kinds.len()];
-        let mut frontier = VecDeque::new();
         let mut hops: Vec<(NodeId, PortId)> = Vec::new();
-        let mut list: Vec<PortId> = Vec::new();
-        // Where each distinct list starts in `ports` (offsets follow the
-        // build order; an ordered map keeps the simulation free of hashing).
-        let mut interned: BTreeMap<Vec<PortId>, u32> = BTreeMap::new();
-        for (e, &t) in edge_nodes.iter().enumerate() {
-            // BFS over switches from the edge switch: dist[x] = hops from x to t.
-            dist.fill(u32::MAX);
-            dist[t.idx()] = 0;
-            frontier.clear();
-            frontier.push_back(t);
-            while let Some(x) = frontier.pop_front() {
-                if x != t && is_nic(x) {
-                    continue; // a NIC forwards only its own host's packets
-                }
-                for &(_, y) in &adjacency[x.idx()] {
-                    if is_switch(y) && dist[y.idx()] == u32::MAX {
-                        dist[y.idx()] = dist[x.idx()] + 1;
-                        frontier.push_back(y);
-                    }
-                }
-            }
+        for (e, &t) in ends.edge_nodes.iter().enumerate() {
+            g.distances_to(t, &mut dist);
             for (i, &x) in switch_nodes.iter().enumerate() {
                 if dist[x.idx()] == u32::MAX {
                     if unreachable_ok {
                         continue; // an empty span: no route
                     }
-                    let host = host_edge.iter().position(|&he| he == e as u32).unwrap_or(0);
+                    let host = (ends.host_edge.iter())
+                        .position(|&he| he == e as u32)
+                        .unwrap_or(0);
                     return Err(TopologyError::Disconnected {
                         from: describe(kinds, x),
                         to: format!("host {host}"),
                     });
                 }
-                if x == t {
-                    continue;
+                if x != t {
+                    g.next_hops(x, t, &dist, &mut hops);
+                    spans[i * edges + e] = lists.intern(hops.iter().map(|&(_, p)| p));
                 }
-                hops.clear();
-                hops.extend(
-                    adjacency[x.idx()]
-                        .iter()
-                        .filter(|&&(_, y)| {
-                            // A neighbour the search never reached (a
-                            // plane cut off behind a NIC it may not
-                            // transit) is no next hop.
-                            is_switch(y)
-                                && (y == t || !is_nic(y))
-                                && dist[y.idx()].checked_add(1) == Some(dist[x.idx()])
-                        })
-                        .map(|&(p, y)| (y, p)),
-                );
-                hops.sort();
-                list.clear();
-                list.extend(hops.iter().map(|&(_, p)| p));
-                let start = match interned.get(&list) {
-                    Some(&start) => start,
-                    None => {
-                        let start = u32::try_from(ports.len()).expect("next-hop lists fit u32");
-                        ports.extend_from_slice(&list);
-                        interned.insert(list.clone(), start);
-                        start
-                    }
-                };
-                spans[i * edges + e] = (start, list.len() as u32);
             }
         }
         Ok(RoutingTable {
             switch_index,
-            edge_of_switch,
-            host_edge,
-            last_hop,
+            edge_of_switch: ends.edge_of_switch,
+            host_edge: ends.host_edge,
+            last_hop: ends.last_hop,
             edges,
             spans,
-            ports,
+            ports: lists.ports,
         })
     }
 
@@ -336,4 +237,170 @@ pub fn flow_hash(pkt: &Packet, salt: u64) -> u64 {
 /// ordered by neighbour id the two directions of a flow take mirrored paths.
 pub fn ecmp_salt(seed: u64, tier: u8) -> u64 {
     sim_core::RngStream::new(seed, tier as u64, sim_core::rng::purpose::ECMP_SALT).next_u64()
+}
+
+/// The topology as the table's build walks it.
+struct Graph<'a> {
+    kinds: &'a [NodeKind],
+    adjacency: &'a [Vec<(PortId, NodeId)>],
+}
+
+/// Where the hosts hang: each switch's edge index (`NONE` for a switch
+/// with no host), the edge switches in order, each host's edge switch
+/// and its last hop (the edge switch's port down to it).
+struct HostEnds {
+    edge_of_switch: Vec<u32>,
+    edge_nodes: Vec<NodeId>,
+    host_edge: Vec<u32>,
+    last_hop: Vec<PortId>,
+}
+
+impl Graph<'_> {
+    fn is_switch(&self, n: NodeId) -> bool {
+        self.kinds[n.idx()] != NodeKind::Host
+    }
+
+    fn is_nic(&self, n: NodeId) -> bool {
+        self.kinds[n.idx()]
+            == NodeKind::Switch {
+                tier: crate::topology::NIC_TIER,
+            }
+    }
+
+    /// The switches in node order, and each node's index among them
+    /// (`NONE` for a host).
+    fn switches(&self) -> (Vec<NodeId>, Vec<u32>) {
+        let mut switch_nodes = Vec::new();
+        let switch_index: Vec<u32> = (0..self.kinds.len())
+            .map(|n| {
+                if self.is_switch(NodeId(n as u32)) {
+                    switch_nodes.push(NodeId(n as u32));
+                    (switch_nodes.len() - 1) as u32
+                } else {
+                    NONE
+                }
+            })
+            .collect();
+        (switch_nodes, switch_index)
+    }
+
+    /// Where each host hangs; a host cabled to another host while there
+    /// are switches is refused (the fabric has checked that every host
+    /// has one cable).
+    fn host_ends(
+        &self,
+        host_nodes: &[NodeId],
+        switch_nodes: &[NodeId],
+        switch_index: &[u32],
+    ) -> Result<HostEnds, TopologyError> {
+        // The switch port down to each host, from one pass over the
+        // switches' cables: a search of the switch's cables per host was
+        // quadratic in a large star (200k hosts: 9 s).
+        let mut down_to = vec![PortId(NONE); self.kinds.len()];
+        for &s in switch_nodes {
+            for &(p, n) in &self.adjacency[s.idx()] {
+                if !self.is_switch(n) && down_to[n.idx()] == PortId(NONE) {
+                    down_to[n.idx()] = p;
+                }
+            }
+        }
+        let mut ends = HostEnds {
+            edge_of_switch: vec![NONE; switch_nodes.len()],
+            edge_nodes: Vec::new(),
+            host_edge: Vec::with_capacity(host_nodes.len()),
+            last_hop: Vec::with_capacity(host_nodes.len()),
+        };
+        for (h, &hn) in host_nodes.iter().enumerate() {
+            let &[(_, peer)] = self.adjacency[hn.idx()].as_slice() else {
+                unreachable!("the fabric checks that a host has one cable")
+            };
+            if !self.is_switch(peer) {
+                if !switch_nodes.is_empty() {
+                    return Err(TopologyError::Disconnected {
+                        from: format!("host {h}"),
+                        to: "any switch".into(),
+                    });
+                }
+                ends.host_edge.push(NONE);
+                ends.last_hop.push(PortId(NONE));
+                continue;
+            }
+            let sw = switch_index[peer.idx()] as usize;
+            if ends.edge_of_switch[sw] == NONE {
+                ends.edge_of_switch[sw] = ends.edge_nodes.len() as u32;
+                ends.edge_nodes.push(peer);
+            }
+            ends.host_edge.push(ends.edge_of_switch[sw]);
+            let down = down_to[hn.idx()];
+            assert!(down != PortId(NONE), "cables are two-way");
+            ends.last_hop.push(down);
+        }
+        Ok(ends)
+    }
+
+    /// Breadth-first over the switches from edge switch `t`: `dist[x]`
+    /// becomes the hops from `x` to `t` (`u32::MAX`: unreachable).
+    fn distances_to(&self, t: NodeId, dist: &mut [u32]) {
+        dist.fill(u32::MAX);
+        dist[t.idx()] = 0;
+        let mut frontier = VecDeque::from([t]);
+        while let Some(x) = frontier.pop_front() {
+            if x != t && self.is_nic(x) {
+                continue; // a NIC forwards only its own host's packets
+            }
+            for &(_, y) in &self.adjacency[x.idx()] {
+                if self.is_switch(y) && dist[y.idx()] == u32::MAX {
+                    dist[y.idx()] = dist[x.idx()] + 1;
+                    frontier.push_back(y);
+                }
+            }
+        }
+    }
+
+    /// Switch `x`'s next hops towards edge switch `t` on a shortest path,
+    /// as (neighbour, port), ordered by neighbour node id.
+    fn next_hops(&self, x: NodeId, t: NodeId, dist: &[u32], hops: &mut Vec<(NodeId, PortId)>) {
+        hops.clear();
+        hops.extend(
+            self.adjacency[x.idx()]
+                .iter()
+                .filter(|&&(_, y)| {
+                    // A neighbour the search never reached (a plane cut
+                    // off behind a NIC it may not transit) is no next hop.
+                    self.is_switch(y)
+                        && (y == t || !self.is_nic(y))
+                        && dist[y.idx()].checked_add(1) == Some(dist[x.idx()])
+                })
+                .map(|&(p, y)| (y, p)),
+        );
+        hops.sort();
+    }
+}
+
+/// The distinct next-hop lists, stored once each in `ports`.
+#[derive(Default)]
+struct Lists {
+    ports: Vec<PortId>,
+    list: Vec<PortId>,
+    /// Where each distinct list starts in `ports` (offsets follow the
+    /// build order; an ordered map keeps the simulation free of hashing).
+    interned: BTreeMap<Vec<PortId>, u32>,
+}
+
+impl Lists {
+    /// The span (start, length) of the list `hops`, stored if it is new.
+    fn intern(&mut self, hops: impl Iterator<Item = PortId>) -> (u32, u32) {
+        self.list.clear();
+        self.list.extend(hops);
+        let start = match self.interned.get(&self.list) {
+            Some(&start) => start,
+            None => {
+                let start = u32::try_from(self.ports.len()).expect("next-hop lists fit u32");
+                self.ports.extend_from_slice(&self.list);
+                self.interned.insert(self.list.clone(), start);
+                start
+            }
+        };
+        (start, self.list.len() as u32)
+    }
 }

@@ -16,22 +16,20 @@
 //! and tells the caller whether it has room ([`Fabric::nic_has_room`]), so
 //! transports hold data back instead (back-pressure).
 
-use crate::aqm::{EgressAqm, Verdict};
+use crate::aqm::Verdict;
 use crate::buffer::{BufferPolicy, SharedBuffer};
 use crate::ids::{HostId, NodeId, PortId};
-use crate::ingress::Ingress;
 use crate::int::{IntHop, IntStack, IntTable};
 use crate::observe::{Observer, PacketEvent};
 use crate::packet::{Ecn, Kind, NO_PORT, PRIORITIES, Packet, PacketArena, PacketId, WireFormat};
 use crate::path_choice::{PathChoice, PathConfig, Spray, SwitchPaths};
 use crate::port::{
-    CREDITS_QUEUED, ClassQueues, ClassStats, DropCause, HEADERS_QUEUED, LINK_CUT, LINK_FAILS,
-    OBSERVED, PFC_FRAME, Port, PortStats,
+    CREDITS_QUEUED, DropCause, HEADERS_QUEUED, LINK_CUT, LINK_FAILS, OBSERVED, PFC_FRAME, Port,
 };
 use crate::routing::RoutingTable;
-use crate::sched::{Discipline, Scheduler as SchedState};
-use crate::topology::{NIC_TIER, NodeKind, TopologyError, TopologyGraph};
-use sim_core::{Bandwidth, EventQueue, QueueSize, SimTime};
+use crate::sched::Discipline;
+use crate::topology::{NIC_TIER, NodeKind};
+use sim_core::{EventQueue, QueueSize, SimTime};
 
 /// An event of the network model, addressed by port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -241,34 +239,11 @@ fn cable_ports(i: usize) -> (PortId, PortId) {
     (a, PortId(a.0 + 1))
 }
 
-/// The path-choice state of each switch that does not use plain ECMP
-/// (none at all when every switch does), each with its own random stream.
-fn path_states(
-    nodes: &[Node],
-    config: &FabricConfig,
-    edges: usize,
-    adjacency: &[Vec<(PortId, NodeId)>],
-) -> Vec<Option<Box<SwitchPaths>>> {
-    if config.paths.all_ecmp() {
-        return Vec::new();
-    }
-    let purpose = sim_core::rng::purpose::PATH_CHOICE;
-    (nodes.iter().enumerate())
-        .map(|(n, node)| {
-            let ecmp = node.choice == PathChoice::Ecmp || node.kind == NodeKind::Host;
-            (!ecmp).then(|| {
-                let rng = sim_core::RngStream::new(config.seed, n as u64, purpose);
-                let own: Vec<PortId> = adjacency[n].iter().map(|&(p, _)| p).collect();
-                Box::new(SwitchPaths::new(
-                    node.choice,
-                    rng,
-                    edges,
-                    &config.paths,
-                    &own,
-                ))
-            })
-        })
-        .collect()
+/// What taking a port's head packet gave: a packet to send (and whether
+/// the AQM marked it), or one the AQM dropped at the head.
+enum Dequeued {
+    Send { id: PacketId, marked: bool },
+    Dropped(PacketId),
 }
 
 /// The whole network.
@@ -311,191 +286,6 @@ pub struct Fabric {
 }
 
 impl Fabric {
-    /// Builds the fabric for `graph`. `aqm_for` gives the AQM plugin of each
-    /// switch egress port from its id, its switch and its link rate
-    /// (called once per port, in port order).
-    pub fn new(
-        graph: &TopologyGraph,
-        config: FabricConfig,
-        mut aqm_for: impl FnMut(PortId, NodeId, Bandwidth) -> Option<Box<dyn EgressAqm>>,
-    ) -> Result<Fabric, TopologyError> {
-        let n = graph.nodes.len();
-        let host_nodes: Vec<NodeId> = (0..n)
-            .filter(|&i| graph.nodes[i] == NodeKind::Host)
-            .map(|i| NodeId(i as u32))
-            .collect();
-        if host_nodes.is_empty() {
-            return Err(TopologyError::NoHosts);
-        }
-        let mut host_of_node = vec![u32::MAX; n];
-        for (h, node) in host_nodes.iter().enumerate() {
-            host_of_node[node.idx()] = h as u32;
-        }
-        let mut adjacency: Vec<Vec<(PortId, NodeId)>> = vec![Vec::new(); n];
-        let mut ports = Vec::with_capacity(graph.cables.len() * 2);
-        for (i, c) in graph.cables.iter().enumerate() {
-            if c.a.idx() >= n || c.b.idx() >= n || c.a == c.b {
-                let why = format!("joins {} and {} in a graph of {n} nodes", c.a, c.b);
-                return Err(TopologyError::BadCable { index: i, why });
-            }
-            let (pa, pb) = cable_ports(i);
-            debug_assert_eq!(pa.idx(), ports.len());
-            for (node, peer, peer_node) in [(c.a, pb, c.b), (c.b, pa, c.a)] {
-                // A multi-plane host's NIC node forwards, but its ports are
-                // a NIC's: no AQM, no drop, one class (NodeKind's NIC_TIER).
-                let is_switch = !matches!(
-                    graph.nodes[node.idx()],
-                    NodeKind::Host | NodeKind::Switch { tier: NIC_TIER }
-                );
-                // Under PFC a NIC has a queue per class, so that a paused
-                // priority does not stop the others.
-                let per_class = is_switch || config.pfc.is_some();
-                let classes = if per_class { config.classes } else { 1 };
-                let me = PortId(ports.len() as u32);
-                let buffer = match (is_switch, config.buffer) {
-                    (true, BufferPolicy::PerPort(limit)) => limit,
-                    // NICs never drop; a shared buffer admits at the switch level.
-                    _ => QueueSize::Bytes(u64::MAX),
-                };
-                let (rate, buffer) = match LinkFault::at_start(&config.faults, i, node) {
-                    Some((x, scales)) => {
-                        LinkFault::degraded(c.rate, buffer, x, scales && is_switch)
-                    }
-                    None => (c.rate, buffer),
-                };
-                ports.push(Port {
-                    node,
-                    at_switch: is_switch,
-                    peer,
-                    peer_node,
-                    rate,
-                    delay: c.delay,
-                    buffer,
-                    aqm: if is_switch {
-                        aqm_for(me, node, rate)
-                    } else {
-                        None
-                    },
-                    queues: ClassQueues::new(classes),
-                    sched: if is_switch {
-                        SchedState::new(config.discipline.clone(), classes)
-                    } else if classes > 1 {
-                        SchedState::new(Discipline::StrictPriority, classes)
-                    } else {
-                        SchedState::fifo()
-                    },
-                    bytes: 0,
-                    packets: 0,
-                    // One class: the port's own counters are the class's,
-                    // and a hop need not touch a second copy.
-                    class_stats: match classes {
-                        1 => Vec::new(),
-                        n => vec![ClassStats::default(); n],
-                    },
-                    busy: false,
-                    hooked: false,
-                    pfc_attention: 0,
-                    paused_classes: 0,
-                    pfc: None,
-                    credit: config
-                        .credits
-                        .map(|cfg| Box::new(crate::credit::CreditQueue::new(&cfg, c.rate))),
-                    in_flight: Default::default(),
-                    stats: PortStats::default(),
-                    ingress: Ingress::default(),
-                });
-            }
-            adjacency[c.a.idx()].push((pa, c.b));
-            adjacency[c.b.idx()].push((pb, c.a));
-        }
-        let mut host_ports = Vec::with_capacity(host_nodes.len());
-        for (h, hn) in host_nodes.iter().enumerate() {
-            match adjacency[hn.idx()].as_slice() {
-                [(p, _)] => host_ports.push(*p),
-                other => {
-                    return Err(TopologyError::HostDegree {
-                        host: h as u32,
-                        cables: other.len(),
-                    });
-                }
-            }
-        }
-        let headers = trim_stage::Headers::new(ports.len(), config.header_queue().is_some());
-        let routes = RoutingTable::build(&graph.nodes, &adjacency, &host_nodes)?;
-        let nodes: Vec<Node> = graph
-            .nodes
-            .iter()
-            .map(|&kind| match kind {
-                NodeKind::Switch { tier } => Node {
-                    kind,
-                    // A NIC picks its plane by the ECMP hash (per flow, or
-                    // per packet when its host sprays entropy values).
-                    choice: if tier == NIC_TIER {
-                        PathChoice::Ecmp
-                    } else {
-                        config.paths.choice(tier)
-                    },
-                    ecmp_salt: crate::routing::ecmp_salt(config.seed, tier),
-                },
-                NodeKind::Host => Node {
-                    kind,
-                    choice: PathChoice::Ecmp,
-                    ecmp_salt: 0,
-                },
-            })
-            .collect();
-        let paths = path_states(&nodes, &config, routes.edges(), &adjacency);
-        // Every NIC has a cable to its host and one per plane.
-        let planes = (0..n)
-            .find(|&i| graph.nodes[i] == NodeKind::Switch { tier: NIC_TIER })
-            .map_or(1, |i| adjacency[i].len() as u32 - 1);
-        let faults = fault_stage::Faults::prepare(
-            &config.faults,
-            &ports,
-            |p| {
-                let port = &ports[p.idx()];
-                let buffer = match (port.at_switch, config.buffer) {
-                    (true, BufferPolicy::PerPort(limit)) => limit,
-                    _ => QueueSize::Bytes(u64::MAX),
-                };
-                (graph.cables[p.idx() / 2].rate, buffer)
-            },
-            &graph.nodes,
-            &adjacency,
-            &host_nodes,
-            &routes,
-        );
-        let shared_bytes = match config.buffer {
-            BufferPolicy::Shared { bytes, .. } => bytes,
-            BufferPolicy::PerPort(_) => 0,
-        };
-        let shared = vec![SharedBuffer::new(shared_bytes); n];
-        let mut fabric = Fabric {
-            packets: PacketArena::with_capacity(4096),
-            int: IntTable::default(),
-            ports,
-            nodes,
-            host_nodes,
-            host_of_node,
-            host_ports,
-            planes,
-            routes_before: faults.reroutes().then(|| Box::new(routes.clone())),
-            routes,
-            config,
-            shared,
-            pool: vec![(0, 0); n],
-            hops: 0,
-            observer: None,
-            cut: cut_stage::Outboxes::default(),
-            paths,
-            faults,
-            headers,
-        };
-        fabric.mark_failing();
-        fabric.pfc_setup()?;
-        Ok(fabric)
-    }
-
     /// The number of hosts.
     pub fn host_count(&self) -> usize {
         self.host_nodes.len()
@@ -942,157 +732,191 @@ impl Fabric {
     #[inline]
     fn start_tx<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
         let now = sched.now();
-        let wire = self.config.wire;
         loop {
-            let port = &mut self.ports[p.idx()];
-            assert!(!port.busy, "start_tx on busy {p}"); // pairs with TxDone's
-            let mut paused = 0;
-            if port.pfc_attention != 0 {
-                if port.pfc_attention & PFC_FRAME != 0 && self.pfc_send_frame(p, sched) {
-                    return; // PFC frames go first and are never paused
-                }
-                if self.ports[p.idx()].pfc_attention & HEADERS_QUEUED != 0
-                    && self.send_header(p, sched)
-                {
-                    return; // trimmed headers go ahead of the data
-                }
-                if self.ports[p.idx()].pfc_attention & CREDITS_QUEUED != 0
-                    && self.send_credit(p, sched)
-                {
-                    return; // a credit the limiter lets go precedes data
-                }
-                let port = &self.ports[p.idx()];
-                if port.packets == 0 {
+            assert!(!self.ports[p.idx()].busy, "start_tx on busy {p}"); // pairs with TxDone's
+            let Some(paused) = self.control_first(p, sched) else {
+                return;
+            };
+            let Some(class) = self.pick_class(p, paused, now) else {
+                return;
+            };
+            let (id, marked) = match self.dequeue(p, class, now) {
+                Dequeued::Send { id, marked } => (id, marked),
+                Dequeued::Dropped(id) => {
+                    self.head_drop(p, class, id, sched);
+                    if self.ports[p.idx()].packets > 0 {
+                        continue;
+                    }
+                    // Nothing left: the VIQ is served as after a
+                    // departure, then a pending PFC frame or credit goes.
+                    self.service_viq(p, sched);
+                    let port = &self.ports[p.idx()];
+                    let waiting = PFC_FRAME | CREDITS_QUEUED | HEADERS_QUEUED;
+                    if !port.busy && port.pfc_attention & waiting != 0 {
+                        continue;
+                    }
                     return;
                 }
-                paused = port.paused_classes;
-            }
-            let port = &mut self.ports[p.idx()];
-            let class = if port.queues.is_single() {
-                if paused & 1 != 0 {
-                    return; // paused: idle until RESUME
-                }
-                0 // one FIFO: nothing to schedule
-            } else {
-                let packets = &self.packets;
-                let Port {
-                    queues,
-                    sched: scheduler,
-                    aqm,
-                    ..
-                } = port;
-                let queues = &*queues;
-                // A paused class is skipped as if empty (its turn passes).
-                let picked = scheduler.pick(
-                    |c| {
-                        if paused & (1 << c) != 0 {
-                            return None;
-                        }
-                        queues[c].head().map(|h| packets.get(h).size_bytes)
-                    },
-                    |c, active| {
-                        if let Some(a) = aqm.as_mut() {
-                            a.on_round(now, c, active);
-                        }
-                    },
-                );
-                match picked {
-                    Some(c) => c,
-                    None => {
-                        assert!(paused != 0, "start_tx on an empty port");
-                        return; // every backlogged class is paused
-                    }
-                }
             };
-            let id = port.queues[class]
-                .pop()
-                .expect("the scheduler picked a backlogged class");
-            let pkt = self.packets.get_mut(id);
-            let (size, stamp) = (pkt.size_bytes, pkt.carries_int());
-            // Pairs with enqueue's accounting: the port holds what it sent.
-            assert!(
-                port.bytes >= size as u64 && port.packets > 0,
-                "{p} sends {size} B holding {} B in {} packets",
-                port.bytes,
-                port.packets
-            );
-            port.queues[class].release(size);
-            if shared_alpha(&self.config.buffer, port).is_some() && !pkt.mmu_charged {
-                self.shared[port.node.idx()].release(size);
-            }
-            port.bytes -= size as u64;
-            port.packets -= 1;
-            let pool = &mut self.pool[port.node.idx()];
-            pool.0 -= size as u64;
-            pool.1 -= 1;
-            // One class: no scheduling happened, so no scheduler bookkeeping either.
-            let single = port.queues.is_single();
-            if !single
-                && port
-                    .sched
-                    .on_sent(class, size, port.queues[class].is_empty())
-            {
-                // The class emptied and so ended an active turn (MQ-ECN samples it).
-                if let Some(a) = port.aqm.as_mut() {
-                    a.on_round(now, class, true);
-                }
-            }
-            let state = port.state(class, *pool);
-            let mut marked = false;
-            if let Some(aqm) = port.aqm.as_mut() {
-                match aqm.on_dequeue(now, state, pkt) {
-                    Verdict::Accept => {}
-                    Verdict::Mark => marked = mark_ce(port, class, pkt),
-                    Verdict::Drop => {
-                        port.note_occupancy(now, class);
-                        self.head_drop(p, class, id, sched);
-                        if self.ports[p.idx()].packets > 0 {
-                            continue;
-                        }
-                        // Nothing left: the VIQ is served as after a
-                        // departure, then a pending PFC frame or credit goes.
-                        self.service_viq(p, sched);
-                        let port = &self.ports[p.idx()];
-                        let waiting = PFC_FRAME | CREDITS_QUEUED | HEADERS_QUEUED;
-                        if !port.busy && port.pfc_attention & waiting != 0 {
-                            continue;
-                        }
-                        return;
-                    }
-                }
-            }
-            port.note_occupancy(now, class);
-            let view = port.has_ingress_hook().then(|| port.view(None));
-            if let (Some(view), Some(hook)) = (view, port.ingress.hook.as_mut()) {
-                hook.on_egress_departure(now, &view, pkt);
-            }
-            if let Some(cs) = port.class_stats_mut(class) {
-                cs.tx_packets += 1;
-                cs.tx_bytes += size as u64;
-            }
-            port.stats.tx_packets += 1;
-            port.stats.tx_bytes += pkt.size_bytes as u64;
-            port.stats.wait_sum_ps += now.since(pkt.enqueued_at).ps() as u128;
-            let wire_bytes = wire.wire_bytes(pkt.size_bytes);
-            port.stats.tx_wire_bytes += wire_bytes;
-            let observed = port.pfc_attention & OBSERVED != 0;
-            let cut = put_on_wire(port, p, id, wire_bytes, now, sched);
-            if observed {
-                if marked {
-                    self.report(p, PacketEvent::Mark, id, now);
-                }
-                self.report(p, PacketEvent::Dequeue, id, now);
-            }
-            if stamp {
-                self.stamp_int(p, id, now);
-            }
-            self.leave_switch(id, sched);
-            if let Some(arrival) = cut {
-                self.off_wire(arrival, p, id, sched);
-            }
-            self.service_viq(p, sched);
+            self.depart(p, class, id, marked, sched);
             return;
         }
+    }
+
+    /// What port `p` sends before its data: a PFC frame, a trimmed header
+    /// or a credit, when one waits (`None`: one went, or nothing is
+    /// queued); else the classes PFC pauses at it, for the data's pick.
+    #[inline(always)]
+    fn control_first<S: Scheduler>(&mut self, p: PortId, sched: &mut S) -> Option<u32> {
+        let port = &self.ports[p.idx()];
+        if port.pfc_attention == 0 {
+            return Some(0);
+        }
+        if port.pfc_attention & PFC_FRAME != 0 && self.pfc_send_frame(p, sched) {
+            return None; // PFC frames go first and are never paused
+        }
+        if self.ports[p.idx()].pfc_attention & HEADERS_QUEUED != 0 && self.send_header(p, sched) {
+            return None; // trimmed headers go ahead of the data
+        }
+        if self.ports[p.idx()].pfc_attention & CREDITS_QUEUED != 0 && self.send_credit(p, sched) {
+            return None; // a credit the limiter lets go precedes data
+        }
+        let port = &self.ports[p.idx()];
+        (port.packets > 0).then_some(port.paused_classes)
+    }
+
+    /// The class port `p` serves next, skipping the `paused` ones as if
+    /// empty (`None`: every backlogged class is paused).
+    #[inline(always)]
+    fn pick_class(&mut self, p: PortId, paused: u32, now: SimTime) -> Option<usize> {
+        let port = &mut self.ports[p.idx()];
+        if port.queues.is_single() {
+            // One FIFO: nothing to schedule; paused, it idles until RESUME.
+            return (paused & 1 == 0).then_some(0);
+        }
+        let packets = &self.packets;
+        let Port {
+            queues,
+            sched: scheduler,
+            aqm,
+            ..
+        } = port;
+        let queues = &*queues;
+        let picked = scheduler.pick(
+            |c| {
+                if paused & (1 << c) != 0 {
+                    return None;
+                }
+                queues[c].head().map(|h| packets.get(h).size_bytes)
+            },
+            |c, active| {
+                if let Some(a) = aqm.as_mut() {
+                    a.on_round(now, c, active);
+                }
+            },
+        );
+        assert!(picked.is_some() || paused != 0, "start_tx on an empty port");
+        picked
+    }
+
+    /// Takes the head packet of `class` off port `p`'s queue, releases
+    /// what it held, and asks the AQM (which may mark or drop it).
+    #[inline(always)]
+    fn dequeue(&mut self, p: PortId, class: usize, now: SimTime) -> Dequeued {
+        let port = &mut self.ports[p.idx()];
+        let id = port.queues[class]
+            .pop()
+            .expect("the scheduler picked a backlogged class");
+        let pkt = self.packets.get_mut(id);
+        let size = pkt.size_bytes;
+        // Pairs with enqueue's accounting: the port holds what it sent.
+        assert!(
+            port.bytes >= size as u64 && port.packets > 0,
+            "{p} sends {size} B holding {} B in {} packets",
+            port.bytes,
+            port.packets
+        );
+        port.queues[class].release(size);
+        if shared_alpha(&self.config.buffer, port).is_some() && !pkt.mmu_charged {
+            self.shared[port.node.idx()].release(size);
+        }
+        port.bytes -= size as u64;
+        port.packets -= 1;
+        let pool = &mut self.pool[port.node.idx()];
+        pool.0 -= size as u64;
+        pool.1 -= 1;
+        // One class: no scheduling happened, so no scheduler bookkeeping either.
+        if !port.queues.is_single()
+            && port
+                .sched
+                .on_sent(class, size, port.queues[class].is_empty())
+        {
+            // The class emptied and so ended an active turn (MQ-ECN samples it).
+            if let Some(a) = port.aqm.as_mut() {
+                a.on_round(now, class, true);
+            }
+        }
+        let state = port.state(class, *pool);
+        let mut marked = false;
+        if let Some(aqm) = port.aqm.as_mut() {
+            match aqm.on_dequeue(now, state, pkt) {
+                Verdict::Accept => {}
+                Verdict::Mark => marked = mark_ce(port, class, pkt),
+                Verdict::Drop => {
+                    port.note_occupancy(now, class);
+                    return Dequeued::Dropped(id);
+                }
+            }
+        }
+        port.note_occupancy(now, class);
+        Dequeued::Send { id, marked }
+    }
+
+    /// Puts packet `id` of `class` on port `p`'s wire: the egress hook and
+    /// counters see it leave, the observer and INT hear of it, it leaves
+    /// its switch, and the VIQ is served.
+    #[inline(always)]
+    fn depart<S: Scheduler>(
+        &mut self,
+        p: PortId,
+        class: usize,
+        id: PacketId,
+        marked: bool,
+        sched: &mut S,
+    ) {
+        let now = sched.now();
+        let port = &mut self.ports[p.idx()];
+        let pkt = self.packets.get_mut(id);
+        let (size, stamp) = (pkt.size_bytes, pkt.carries_int());
+        let view = port.has_ingress_hook().then(|| port.view(None));
+        if let (Some(view), Some(hook)) = (view, port.ingress.hook.as_mut()) {
+            hook.on_egress_departure(now, &view, pkt);
+        }
+        if let Some(cs) = port.class_stats_mut(class) {
+            cs.tx_packets += 1;
+            cs.tx_bytes += size as u64;
+        }
+        port.stats.tx_packets += 1;
+        port.stats.tx_bytes += pkt.size_bytes as u64;
+        port.stats.wait_sum_ps += now.since(pkt.enqueued_at).ps() as u128;
+        let wire_bytes = self.config.wire.wire_bytes(pkt.size_bytes);
+        port.stats.tx_wire_bytes += wire_bytes;
+        let observed = port.pfc_attention & OBSERVED != 0;
+        let cut = put_on_wire(port, p, id, wire_bytes, now, sched);
+        if observed {
+            if marked {
+                self.report(p, PacketEvent::Mark, id, now);
+            }
+            self.report(p, PacketEvent::Dequeue, id, now);
+        }
+        if stamp {
+            self.stamp_int(p, id, now);
+        }
+        self.leave_switch(id, sched);
+        if let Some(arrival) = cut {
+            self.off_wire(arrival, p, id, sched);
+        }
+        self.service_viq(p, sched);
     }
 
     /// HPCC's telemetry: a data packet that asks for it gets port `p`'s
@@ -1159,6 +983,7 @@ impl Fabric {
     }
 }
 
+mod build;
 mod credit_stage;
 mod cut_stage;
 mod fault_stage;

@@ -3,7 +3,9 @@
 //! invariants at every event (docs/models.md, PFC).
 use super::*;
 use crate::pfc::{HeadroomRule, PauseMode, PfcConfig, Xoff};
+use crate::topology::TopologyGraph;
 use proptest::prelude::*;
+use sim_core::Bandwidth;
 use sim_core::SimDuration;
 
 #[derive(Clone, Copy, Debug)]

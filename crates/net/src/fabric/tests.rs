@@ -1,5 +1,7 @@
 //! Tests of the fabric: timing, drops, routing shapes.
 use super::*;
+use crate::topology::{TopologyError, TopologyGraph};
+use sim_core::Bandwidth;
 use sim_core::SimDuration;
 
 #[derive(Clone, Copy, Debug)]
