@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// The most lines `src/world/mod.rs` (the event loop) may have.
 const MAX_WORLD_MOD_LINES: usize = 620;
 /// The most production functions over 70 lines in the workspace.
-const MAX_LONG_FUNCTIONS: usize = 16;
+const MAX_LONG_FUNCTIONS: usize = 15;
 /// A long function: more lines than this, from `fn` to its closing brace.
 const LONG_FUNCTION_LINES: usize = 70;
 

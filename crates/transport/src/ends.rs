@@ -128,3 +128,58 @@ impl<E: Emit> Emit for MarkHeaders<'_, E> {
         self.out.emit(pkt);
     }
 }
+
+/// Writes, inside a family's `impl SenderEnd`, the methods its sender
+/// already has as inherent methods of the same name and signature
+/// (`start`, `stop_app`, `on_timer`, `deadline`, `poll_transmit`,
+/// `cc_state`); the family writes those whose signature or meaning differs.
+macro_rules! sender_inherent {
+    ($t:ty) => {
+        fn start(&mut self, now: SimTime, out: &mut impl $crate::Emit) {
+            <$t>::start(self, now, out)
+        }
+        fn stop_app(&mut self, now: SimTime, out: &mut impl $crate::Emit) {
+            <$t>::stop_app(self, now, out)
+        }
+        fn on_timer(&mut self, now: SimTime, out: &mut impl $crate::Emit) {
+            <$t>::on_timer(self, now, out)
+        }
+        #[inline(always)]
+        fn deadline(&self) -> Option<SimTime> {
+            <$t>::deadline(self)
+        }
+        #[inline(always)]
+        fn poll_transmit(&mut self, now: SimTime) -> Option<net::Packet> {
+            <$t>::poll_transmit(self, now)
+        }
+        fn cc_state(&self, out: &mut $crate::StateOut<'_>) {
+            <$t>::cc_state(self, out)
+        }
+    };
+}
+
+/// Writes, inside a family's `impl SenderEnd`, the methods its sender
+/// answers from its record, reached by `self.$via()` (a neutral
+/// `PsnFlow`'s or `MessageSend`'s, or the sender itself): when it
+/// completed, its bytes acknowledged, its size and its addressing.
+macro_rules! record_via {
+    ($($via:ident)?) => {
+        #[inline(always)]
+        fn completed_at(&self) -> Option<SimTime> {
+            self$(.$via())?.completed_at()
+        }
+        #[inline]
+        fn bytes_acked(&self) -> u64 {
+            self$(.$via())?.bytes_acked()
+        }
+        fn size_bytes(&self) -> u64 {
+            self$(.$via())?.size_bytes()
+        }
+        #[inline(always)]
+        fn addr(&self) -> &$crate::FlowAddr {
+            self$(.$via())?.addr()
+        }
+    };
+}
+
+pub(crate) use {record_via, sender_inherent};

@@ -19,7 +19,7 @@
 use crate::aqm::Verdict;
 use crate::buffer::{BufferPolicy, SharedBuffer};
 use crate::ids::{HostId, NodeId, PortId};
-use crate::int::{IntHop, IntStack, IntTable};
+use crate::int::IntTable;
 use crate::observe::{Observer, PacketEvent};
 use crate::packet::{Ecn, Kind, NO_PORT, PRIORITIES, Packet, PacketArena, PacketId, WireFormat};
 use crate::path_choice::{PathChoice, PathConfig, Spray, SwitchPaths};
@@ -239,13 +239,6 @@ fn cable_ports(i: usize) -> (PortId, PortId) {
     (a, PortId(a.0 + 1))
 }
 
-/// What taking a port's head packet gave: a packet to send (and whether
-/// the AQM marked it), or one the AQM dropped at the head.
-enum Dequeued {
-    Send { id: PacketId, marked: bool },
-    Dropped(PacketId),
-}
-
 /// The whole network.
 pub struct Fabric {
     /// Every live packet.
@@ -355,92 +348,6 @@ impl Fabric {
     /// Routing (for tests of path properties).
     pub fn routes(&self) -> &RoutingTable {
         &self.routes
-    }
-
-    /// Whether host `h`'s NIC accepts more transport data now.
-    #[inline]
-    pub fn nic_has_room(&self, h: HostId) -> bool {
-        self.ports[self.host_ports[h.idx()].idx()].bytes < self.config.nic_buffer_bytes
-    }
-
-    /// Whether host `h`'s NIC has a queue per class (under PFC), so that
-    /// room must be asked per priority ([`Fabric::nic_has_room_for`]).
-    #[inline]
-    pub fn nic_per_class(&self, h: HostId) -> bool {
-        !self.ports[self.host_ports[h.idx()].idx()]
-            .queues
-            .is_single()
-    }
-
-    /// Whether host `h`'s NIC accepts more data of priority `prio`: each
-    /// class queue has the NIC buffer's size, so a paused priority fills
-    /// its own queue and holds back only its own flows.
-    #[inline]
-    pub fn nic_has_room_for(&self, h: HostId, prio: u8) -> bool {
-        let (port, class) = self.nic_class(h, prio);
-        port.queues[class].bytes() < self.config.nic_buffer_bytes
-    }
-
-    /// Host `h`'s NIC port and the class queue its priority `prio` uses.
-    #[inline]
-    fn nic_class(&self, h: HostId, prio: u8) -> (&Port, usize) {
-        let port = &self.ports[self.host_ports[h.idx()].idx()];
-        let class = if port.queues.is_single() {
-            0
-        } else {
-            self.config.class_of_priority[prio as usize % PRIORITIES] as usize
-        };
-        (port, class)
-    }
-
-    /// Whether host `h`'s NIC can put a packet of priority `prio` on the
-    /// wire now: its port idle, nothing queued in that class, and the class
-    /// not paused. A NIC that builds its packets at the wire builds one only then (see
-    /// `transport::Transport::BUILT_AT_THE_WIRE`).
-    #[inline]
-    pub fn nic_wire_free(&self, h: HostId, prio: u8) -> bool {
-        let (port, class) = self.nic_class(h, prio);
-        !port.busy && port.queues[class].is_empty() && port.paused_classes & (1u32 << class) == 0
-    }
-
-    /// Whether host `h`'s NIC port is serialising a frame.
-    #[inline]
-    pub fn nic_busy(&self, h: HostId) -> bool {
-        self.ports[self.host_ports[h.idx()].idx()].busy
-    }
-
-    /// Hands a packet to host `h`'s NIC. Hosts never drop their own packets.
-    #[inline]
-    pub fn host_send<S: Scheduler>(&mut self, h: HostId, pkt: Packet, sched: &mut S) -> PacketId {
-        self.host_send_int(h, pkt, &IntStack::EMPTY, sched)
-    }
-
-    /// [`Fabric::host_send`], giving a packet that carries INT the stack
-    /// `int` (an HPCC ACK's echo; a data packet's starts empty).
-    #[inline]
-    pub fn host_send_int<S: Scheduler>(
-        &mut self,
-        h: HostId,
-        pkt: Packet,
-        int: &IntStack,
-        sched: &mut S,
-    ) -> PacketId {
-        assert_eq!(pkt.src, h, "{h} sends a packet of {}", pkt.src); // pairs with deliver's
-        // Set in the arena's slot: a struct update would copy all 128 bytes
-        // once more on the way in.
-        let carries_int = pkt.carries_int();
-        let id = self.packets.alloc(pkt);
-        let slot = self.packets.get_mut(id);
-        slot.ingress_port = NO_PORT;
-        if self.config.spray == Spray::Oblivious {
-            slot.entropy = crate::path_choice::oblivious_entropy(slot, self.config.seed);
-        }
-        if carries_int {
-            self.int.set(id, int);
-        }
-        let port = self.host_ports[h.idx()];
-        self.enqueue(port, id, sched);
-        id
     }
 
     /// Admits a packet at a switch egress port as if it had just come
@@ -725,218 +632,6 @@ impl Fabric {
         self.packets.free(id);
     }
 
-    /// Takes the head of the queue onto the wire. An AQM that drops at
-    /// dequeue (CoDel's head drop) drops the head instead, and the next
-    /// head is offered to it at once, at the same time, until one leaves or
-    /// nothing is left to send (RFC 8289 5.5's dequeue loop).
-    #[inline]
-    fn start_tx<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
-        let now = sched.now();
-        loop {
-            assert!(!self.ports[p.idx()].busy, "start_tx on busy {p}"); // pairs with TxDone's
-            let Some(paused) = self.control_first(p, sched) else {
-                return;
-            };
-            let Some(class) = self.pick_class(p, paused, now) else {
-                return;
-            };
-            let (id, marked) = match self.dequeue(p, class, now) {
-                Dequeued::Send { id, marked } => (id, marked),
-                Dequeued::Dropped(id) => {
-                    self.head_drop(p, class, id, sched);
-                    if self.ports[p.idx()].packets > 0 {
-                        continue;
-                    }
-                    // Nothing left: the VIQ is served as after a
-                    // departure, then a pending PFC frame or credit goes.
-                    self.service_viq(p, sched);
-                    let port = &self.ports[p.idx()];
-                    let waiting = PFC_FRAME | CREDITS_QUEUED | HEADERS_QUEUED;
-                    if !port.busy && port.pfc_attention & waiting != 0 {
-                        continue;
-                    }
-                    return;
-                }
-            };
-            self.depart(p, class, id, marked, sched);
-            return;
-        }
-    }
-
-    /// What port `p` sends before its data: a PFC frame, a trimmed header
-    /// or a credit, when one waits (`None`: one went, or nothing is
-    /// queued); else the classes PFC pauses at it, for the data's pick.
-    #[inline(always)]
-    fn control_first<S: Scheduler>(&mut self, p: PortId, sched: &mut S) -> Option<u32> {
-        let port = &self.ports[p.idx()];
-        if port.pfc_attention == 0 {
-            return Some(0);
-        }
-        if port.pfc_attention & PFC_FRAME != 0 && self.pfc_send_frame(p, sched) {
-            return None; // PFC frames go first and are never paused
-        }
-        if self.ports[p.idx()].pfc_attention & HEADERS_QUEUED != 0 && self.send_header(p, sched) {
-            return None; // trimmed headers go ahead of the data
-        }
-        if self.ports[p.idx()].pfc_attention & CREDITS_QUEUED != 0 && self.send_credit(p, sched) {
-            return None; // a credit the limiter lets go precedes data
-        }
-        let port = &self.ports[p.idx()];
-        (port.packets > 0).then_some(port.paused_classes)
-    }
-
-    /// The class port `p` serves next, skipping the `paused` ones as if
-    /// empty (`None`: every backlogged class is paused).
-    #[inline(always)]
-    fn pick_class(&mut self, p: PortId, paused: u32, now: SimTime) -> Option<usize> {
-        let port = &mut self.ports[p.idx()];
-        if port.queues.is_single() {
-            // One FIFO: nothing to schedule; paused, it idles until RESUME.
-            return (paused & 1 == 0).then_some(0);
-        }
-        let packets = &self.packets;
-        let Port {
-            queues,
-            sched: scheduler,
-            aqm,
-            ..
-        } = port;
-        let queues = &*queues;
-        let picked = scheduler.pick(
-            |c| {
-                if paused & (1 << c) != 0 {
-                    return None;
-                }
-                queues[c].head().map(|h| packets.get(h).size_bytes)
-            },
-            |c, active| {
-                if let Some(a) = aqm.as_mut() {
-                    a.on_round(now, c, active);
-                }
-            },
-        );
-        assert!(picked.is_some() || paused != 0, "start_tx on an empty port");
-        picked
-    }
-
-    /// Takes the head packet of `class` off port `p`'s queue, releases
-    /// what it held, and asks the AQM (which may mark or drop it).
-    #[inline(always)]
-    fn dequeue(&mut self, p: PortId, class: usize, now: SimTime) -> Dequeued {
-        let port = &mut self.ports[p.idx()];
-        let id = port.queues[class]
-            .pop()
-            .expect("the scheduler picked a backlogged class");
-        let pkt = self.packets.get_mut(id);
-        let size = pkt.size_bytes;
-        // Pairs with enqueue's accounting: the port holds what it sent.
-        assert!(
-            port.bytes >= size as u64 && port.packets > 0,
-            "{p} sends {size} B holding {} B in {} packets",
-            port.bytes,
-            port.packets
-        );
-        port.queues[class].release(size);
-        if shared_alpha(&self.config.buffer, port).is_some() && !pkt.mmu_charged {
-            self.shared[port.node.idx()].release(size);
-        }
-        port.bytes -= size as u64;
-        port.packets -= 1;
-        let pool = &mut self.pool[port.node.idx()];
-        pool.0 -= size as u64;
-        pool.1 -= 1;
-        // One class: no scheduling happened, so no scheduler bookkeeping either.
-        if !port.queues.is_single()
-            && port
-                .sched
-                .on_sent(class, size, port.queues[class].is_empty())
-        {
-            // The class emptied and so ended an active turn (MQ-ECN samples it).
-            if let Some(a) = port.aqm.as_mut() {
-                a.on_round(now, class, true);
-            }
-        }
-        let state = port.state(class, *pool);
-        let mut marked = false;
-        if let Some(aqm) = port.aqm.as_mut() {
-            match aqm.on_dequeue(now, state, pkt) {
-                Verdict::Accept => {}
-                Verdict::Mark => marked = mark_ce(port, class, pkt),
-                Verdict::Drop => {
-                    port.note_occupancy(now, class);
-                    return Dequeued::Dropped(id);
-                }
-            }
-        }
-        port.note_occupancy(now, class);
-        Dequeued::Send { id, marked }
-    }
-
-    /// Puts packet `id` of `class` on port `p`'s wire: the egress hook and
-    /// counters see it leave, the observer and INT hear of it, it leaves
-    /// its switch, and the VIQ is served.
-    #[inline(always)]
-    fn depart<S: Scheduler>(
-        &mut self,
-        p: PortId,
-        class: usize,
-        id: PacketId,
-        marked: bool,
-        sched: &mut S,
-    ) {
-        let now = sched.now();
-        let port = &mut self.ports[p.idx()];
-        let pkt = self.packets.get_mut(id);
-        let (size, stamp) = (pkt.size_bytes, pkt.carries_int());
-        let view = port.has_ingress_hook().then(|| port.view(None));
-        if let (Some(view), Some(hook)) = (view, port.ingress.hook.as_mut()) {
-            hook.on_egress_departure(now, &view, pkt);
-        }
-        if let Some(cs) = port.class_stats_mut(class) {
-            cs.tx_packets += 1;
-            cs.tx_bytes += size as u64;
-        }
-        port.stats.tx_packets += 1;
-        port.stats.tx_bytes += pkt.size_bytes as u64;
-        port.stats.wait_sum_ps += now.since(pkt.enqueued_at).ps() as u128;
-        let wire_bytes = self.config.wire.wire_bytes(pkt.size_bytes);
-        port.stats.tx_wire_bytes += wire_bytes;
-        let observed = port.pfc_attention & OBSERVED != 0;
-        let cut = put_on_wire(port, p, id, wire_bytes, now, sched);
-        if observed {
-            if marked {
-                self.report(p, PacketEvent::Mark, id, now);
-            }
-            self.report(p, PacketEvent::Dequeue, id, now);
-        }
-        if stamp {
-            self.stamp_int(p, id, now);
-        }
-        self.leave_switch(id, sched);
-        if let Some(arrival) = cut {
-            self.off_wire(arrival, p, id, sched);
-        }
-        self.service_viq(p, sched);
-    }
-
-    /// HPCC's telemetry: a data packet that asks for it gets port `p`'s
-    /// record as it starts onto the wire (the fork's `SwitchNotifyDequeue`).
-    /// Out of line: the other packets pay one bit test.
-    #[inline(never)]
-    fn stamp_int(&mut self, p: PortId, id: PacketId, now: SimTime) {
-        let port = &self.ports[p.idx()];
-        if self.packets.get(id).kind != Kind::Data || !port.at_switch {
-            return;
-        }
-        let hop = IntHop {
-            ts: now,
-            tx_bytes: port.stats.tx_wire_bytes,
-            qlen_bytes: port.bytes,
-            rate_bps: port.rate.bps(),
-        };
-        self.int.push(id, hop);
-    }
-
     /// The egress ports a packet would take from its source host to its
     /// destination, by routing alone (no queues involved), before any
     /// link failed.
@@ -986,8 +681,10 @@ impl Fabric {
 mod build;
 mod credit_stage;
 mod cut_stage;
+mod egress;
 mod fault_stage;
 mod ingress_stage;
+mod nic;
 mod observe_stage;
 mod pfc_stage;
 mod prefetch;

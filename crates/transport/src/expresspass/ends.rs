@@ -3,7 +3,7 @@
 //! their own methods.
 
 use super::{ExpressPassConfig, ExpressPassReceiver, ExpressPassSender};
-use crate::ends::StateOut;
+use crate::ends::{StateOut, record_via, sender_inherent};
 use crate::family::Transport;
 use crate::record::FlowRecord;
 use crate::{Emit, FlowAddr, PathInfo, ReceiverEnd, SenderEnd};
@@ -26,26 +26,12 @@ impl Transport for ExpressPassConfig {
 }
 
 impl SenderEnd for ExpressPassSender {
-    fn start(&mut self, now: SimTime, out: &mut impl Emit) {
-        ExpressPassSender::start(self, now, out)
-    }
-
-    fn stop_app(&mut self, now: SimTime, out: &mut impl Emit) {
-        ExpressPassSender::stop_app(self, now, out)
-    }
+    sender_inherent!(ExpressPassSender);
+    record_via!(message);
 
     #[inline]
     fn on_packet(&mut self, now: SimTime, pkt: &Packet, _int: &IntStack, out: &mut impl Emit) {
         ExpressPassSender::on_packet(self, now, pkt, out)
-    }
-
-    fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
-        ExpressPassSender::on_timer(self, now, out)
-    }
-
-    #[inline(always)]
-    fn deadline(&self) -> Option<SimTime> {
-        ExpressPassSender::deadline(self)
     }
 
     #[inline(always)]
@@ -53,36 +39,8 @@ impl SenderEnd for ExpressPassSender {
         ExpressPassSender::wants_transmit(self)
     }
 
-    #[inline(always)]
-    fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
-        ExpressPassSender::poll_transmit(self, now)
-    }
-
-    #[inline(always)]
-    fn completed_at(&self) -> Option<SimTime> {
-        self.message().completed_at()
-    }
-
-    #[inline]
-    fn bytes_acked(&self) -> u64 {
-        self.message().bytes_acked()
-    }
-
-    fn size_bytes(&self) -> u64 {
-        self.message().size_bytes()
-    }
-
-    #[inline(always)]
-    fn addr(&self) -> &FlowAddr {
-        self.message().addr()
-    }
-
     fn record(&self) -> FlowRecord {
         self.message().record("expresspass")
-    }
-
-    fn cc_state(&self, out: &mut StateOut<'_>) {
-        ExpressPassSender::cc_state(self, out)
     }
 }
 

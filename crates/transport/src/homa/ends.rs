@@ -3,7 +3,7 @@
 //! their own methods.
 
 use super::{HomaConfig, HomaReceiver, HomaSender};
-use crate::ends::StateOut;
+use crate::ends::{record_via, sender_inherent};
 use crate::family::Transport;
 use crate::record::FlowRecord;
 use crate::{Emit, FlowAddr, PathInfo, ReceiverEnd, SenderEnd};
@@ -26,26 +26,12 @@ impl Transport for HomaConfig {
 }
 
 impl SenderEnd for HomaSender {
-    fn start(&mut self, now: SimTime, out: &mut impl Emit) {
-        HomaSender::start(self, now, out)
-    }
-
-    fn stop_app(&mut self, now: SimTime, out: &mut impl Emit) {
-        HomaSender::stop_app(self, now, out)
-    }
+    sender_inherent!(HomaSender);
+    record_via!(message);
 
     #[inline]
     fn on_packet(&mut self, now: SimTime, pkt: &Packet, _int: &IntStack, out: &mut impl Emit) {
         HomaSender::on_packet(self, now, pkt, out)
-    }
-
-    fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
-        HomaSender::on_timer(self, now, out)
-    }
-
-    #[inline(always)]
-    fn deadline(&self) -> Option<SimTime> {
-        HomaSender::deadline(self)
     }
 
     #[inline]
@@ -58,36 +44,8 @@ impl SenderEnd for HomaSender {
         HomaSender::wants_transmit(self)
     }
 
-    #[inline(always)]
-    fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
-        HomaSender::poll_transmit(self, now)
-    }
-
-    #[inline(always)]
-    fn completed_at(&self) -> Option<SimTime> {
-        self.message().completed_at()
-    }
-
-    #[inline]
-    fn bytes_acked(&self) -> u64 {
-        self.message().bytes_acked()
-    }
-
-    fn size_bytes(&self) -> u64 {
-        self.message().size_bytes()
-    }
-
-    #[inline(always)]
-    fn addr(&self) -> &FlowAddr {
-        self.message().addr()
-    }
-
     fn record(&self) -> FlowRecord {
         self.message().record("homa")
-    }
-
-    fn cc_state(&self, out: &mut StateOut<'_>) {
-        HomaSender::cc_state(self, out)
     }
 }
 

@@ -3,7 +3,7 @@
 //! their own methods.
 
 use super::{NdpConfig, NdpReceiver, NdpSender};
-use crate::ends::StateOut;
+use crate::ends::{record_via, sender_inherent};
 use crate::family::Transport;
 use crate::record::{FlowRecord, ReceiverRecord};
 use crate::{Emit, FlowAddr, PathInfo, ReceiverEnd, SenderEnd};
@@ -26,26 +26,12 @@ impl Transport for NdpConfig {
 }
 
 impl SenderEnd for NdpSender {
-    fn start(&mut self, now: SimTime, out: &mut impl Emit) {
-        NdpSender::start(self, now, out)
-    }
-
-    fn stop_app(&mut self, now: SimTime, out: &mut impl Emit) {
-        NdpSender::stop_app(self, now, out)
-    }
+    sender_inherent!(NdpSender);
+    record_via!(flow);
 
     #[inline]
     fn on_packet(&mut self, now: SimTime, pkt: &Packet, _int: &IntStack, out: &mut impl Emit) {
         NdpSender::on_packet(self, now, pkt, out)
-    }
-
-    fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
-        NdpSender::on_timer(self, now, out)
-    }
-
-    #[inline(always)]
-    fn deadline(&self) -> Option<SimTime> {
-        NdpSender::deadline(self)
     }
 
     #[inline(always)]
@@ -53,41 +39,13 @@ impl SenderEnd for NdpSender {
         NdpSender::wants_transmit(self)
     }
 
-    #[inline(always)]
-    fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
-        NdpSender::poll_transmit(self, now)
-    }
-
     #[inline]
     fn take_rtt_sample(&mut self) -> Option<SimDuration> {
         self.flow_mut().take_rtt_sample()
     }
 
-    #[inline(always)]
-    fn completed_at(&self) -> Option<SimTime> {
-        self.flow().completed_at()
-    }
-
-    #[inline]
-    fn bytes_acked(&self) -> u64 {
-        self.flow().bytes_acked()
-    }
-
-    fn size_bytes(&self) -> u64 {
-        self.flow().size_bytes()
-    }
-
-    #[inline(always)]
-    fn addr(&self) -> &FlowAddr {
-        self.flow().addr()
-    }
-
     fn record(&self) -> FlowRecord {
         self.flow().record()
-    }
-
-    fn cc_state(&self, out: &mut StateOut<'_>) {
-        NdpSender::cc_state(self, out)
     }
 }
 

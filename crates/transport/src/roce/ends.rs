@@ -3,7 +3,7 @@
 //! their own methods.
 
 use super::{RoceConfig, RoceReceiver, RoceSender};
-use crate::ends::StateOut;
+use crate::ends::{StateOut, record_via, sender_inherent};
 use crate::family::Transport;
 use crate::record::{FlowRecord, ReceiverRecord};
 use crate::{Emit, FlowAddr, PathInfo, ReceiverEnd, SenderEnd};
@@ -26,26 +26,12 @@ impl Transport for RoceConfig {
 }
 
 impl SenderEnd for RoceSender {
-    fn start(&mut self, now: SimTime, out: &mut impl Emit) {
-        RoceSender::start(self, now, out)
-    }
-
-    fn stop_app(&mut self, now: SimTime, out: &mut impl Emit) {
-        RoceSender::stop_app(self, now, out)
-    }
+    sender_inherent!(RoceSender);
+    record_via!();
 
     #[inline]
     fn on_packet(&mut self, now: SimTime, pkt: &Packet, int: &IntStack, out: &mut impl Emit) {
         RoceSender::on_packet_int(self, now, pkt, int, out)
-    }
-
-    fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
-        RoceSender::on_timer(self, now, out)
-    }
-
-    #[inline(always)]
-    fn deadline(&self) -> Option<SimTime> {
-        RoceSender::deadline(self)
     }
 
     fn retransmission_pending(&self) -> bool {
@@ -57,41 +43,13 @@ impl SenderEnd for RoceSender {
         RoceSender::wants_transmit_at(self, now)
     }
 
-    #[inline(always)]
-    fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
-        RoceSender::poll_transmit(self, now)
-    }
-
     #[inline]
     fn take_rtt_sample(&mut self) -> Option<SimDuration> {
         RoceSender::take_rtt_sample(self)
     }
 
-    #[inline(always)]
-    fn completed_at(&self) -> Option<SimTime> {
-        RoceSender::completed_at(self)
-    }
-
-    #[inline]
-    fn bytes_acked(&self) -> u64 {
-        RoceSender::bytes_acked(self)
-    }
-
-    fn size_bytes(&self) -> u64 {
-        RoceSender::size_bytes(self)
-    }
-
-    #[inline(always)]
-    fn addr(&self) -> &FlowAddr {
-        RoceSender::addr(self)
-    }
-
     fn record(&self) -> FlowRecord {
         RoceSender::record(self)
-    }
-
-    fn cc_state(&self, out: &mut StateOut<'_>) {
-        RoceSender::cc_state(self, out)
     }
 }
 

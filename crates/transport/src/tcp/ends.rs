@@ -3,7 +3,7 @@
 //! their own methods.
 
 use super::{TcpConfig, TcpReceiver, TcpSender};
-use crate::ends::StateOut;
+use crate::ends::{record_via, sender_inherent};
 use crate::family::Transport;
 use crate::record::FlowRecord;
 use crate::{Emit, FlowAddr, PathInfo, ReceiverEnd, SenderEnd};
@@ -26,26 +26,12 @@ impl Transport for TcpConfig {
 }
 
 impl SenderEnd for TcpSender {
-    fn start(&mut self, now: SimTime, out: &mut impl Emit) {
-        TcpSender::start(self, now, out)
-    }
-
-    fn stop_app(&mut self, now: SimTime, out: &mut impl Emit) {
-        TcpSender::stop_app(self, now, out)
-    }
+    sender_inherent!(TcpSender);
+    record_via!();
 
     #[inline]
     fn on_packet(&mut self, now: SimTime, pkt: &Packet, _int: &IntStack, out: &mut impl Emit) {
         TcpSender::on_packet(self, now, pkt, out)
-    }
-
-    fn on_timer(&mut self, now: SimTime, out: &mut impl Emit) {
-        TcpSender::on_timer(self, now, out)
-    }
-
-    #[inline(always)]
-    fn deadline(&self) -> Option<SimTime> {
-        TcpSender::deadline(self)
     }
 
     #[inline(always)]
@@ -53,41 +39,13 @@ impl SenderEnd for TcpSender {
         TcpSender::wants_transmit(self)
     }
 
-    #[inline(always)]
-    fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
-        TcpSender::poll_transmit(self, now)
-    }
-
     #[inline]
     fn take_rtt_sample(&mut self) -> Option<SimDuration> {
         TcpSender::take_rtt_sample(self)
     }
 
-    #[inline(always)]
-    fn completed_at(&self) -> Option<SimTime> {
-        TcpSender::completed_at(self)
-    }
-
-    #[inline]
-    fn bytes_acked(&self) -> u64 {
-        TcpSender::bytes_acked(self)
-    }
-
-    fn size_bytes(&self) -> u64 {
-        TcpSender::size_bytes(self)
-    }
-
-    #[inline(always)]
-    fn addr(&self) -> &FlowAddr {
-        TcpSender::addr(self)
-    }
-
     fn record(&self) -> FlowRecord {
         TcpSender::record(self)
-    }
-
-    fn cc_state(&self, out: &mut StateOut<'_>) {
-        TcpSender::cc_state(self, out)
     }
 }
 
