@@ -3,6 +3,7 @@
 //! functions stay short, and the doc lists every method of the seams the
 //! world drives hosts and families through.
 
+use super::common::{production_files, rust_files};
 use std::path::{Path, PathBuf};
 
 /// The most lines `src/world/mod.rs` (the event loop) may have.
@@ -11,33 +12,6 @@ const MAX_WORLD_MOD_LINES: usize = 620;
 const MAX_LONG_FUNCTIONS: usize = 15;
 /// A long function: more lines than this, from `fn` to its closing brace.
 const LONG_FUNCTION_LINES: usize = 70;
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).expect("source folder") {
-        let p = e.expect("entry").path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
-/// The production source files: the crates' and the simulator's, without
-/// unit-test files.
-fn production_files() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    rust_files(Path::new("src"), &mut files);
-    for e in std::fs::read_dir("crates").expect("crates folder") {
-        rust_files(&e.expect("entry").path().join("src"), &mut files);
-    }
-    files.retain(|f| {
-        let name = f.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        name != "tests.rs" && !name.ends_with("_tests.rs")
-    });
-    files.sort();
-    files
-}
 
 /// Each function of `text` (before its `#[cfg(test)]` module) with more
 /// than [`LONG_FUNCTION_LINES`] lines from its `fn` line to the closing
@@ -110,8 +84,7 @@ fn the_world_names_no_transport_family_or_controller() {
         "transport::expresspass",
         "transport::cc",
     ]);
-    let mut files = Vec::new();
-    rust_files(Path::new("src/world"), &mut files);
+    let files = rust_files(Path::new("src/world"));
     let mut found = Vec::new();
     for f in &files {
         let text = std::fs::read_to_string(f).expect("readable").to_lowercase();
@@ -134,8 +107,7 @@ fn the_world_loop_is_small_and_its_functions_short() {
         lines <= MAX_WORLD_MOD_LINES,
         "src/world/mod.rs has {lines} lines"
     );
-    let mut files = Vec::new();
-    rust_files(Path::new("src/world"), &mut files);
+    let files = rust_files(Path::new("src/world"));
     for f in files {
         let long = long_functions(&std::fs::read_to_string(&f).expect("readable"));
         assert!(long.is_empty(), "{}: {long:?}", f.display());
@@ -264,7 +236,7 @@ fn endpoint_calls(text: &str, out: &mut std::collections::BTreeSet<String>) {
 #[test]
 fn architecture_md_names_every_endpoint_method_the_world_calls() {
     let mut files = vec![PathBuf::from("crates/transport/src/host.rs")];
-    rust_files(Path::new("src/world"), &mut files);
+    files.extend(rust_files(Path::new("src/world")));
     let mut calls = std::collections::BTreeSet::new();
     for f in &files {
         endpoint_calls(&std::fs::read_to_string(f).expect("readable"), &mut calls);
@@ -409,8 +381,7 @@ fn the_layout_block_names_what_exists_and_every_top_module() {
 
 #[test]
 fn the_report_reads_the_run_record_only() {
-    let mut files = Vec::new();
-    rust_files(Path::new("src/report"), &mut files);
+    let files = rust_files(Path::new("src/report"));
     let mut found = Vec::new();
     for f in &files {
         let text = std::fs::read_to_string(f).expect("readable");

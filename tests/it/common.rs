@@ -101,6 +101,26 @@ pub fn files_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
     v
 }
 
+/// Every Rust file below `dir`, sorted.
+pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    files_under(dir, &|p| p.extension().is_some_and(|x| x == "rs"))
+}
+
+/// The production source files: the crates' and the simulator's, without
+/// unit-test files (`tests.rs`, `*_tests.rs`, the transport harness).
+pub fn production_files() -> Vec<PathBuf> {
+    let mut files = rust_files(Path::new("src"));
+    for e in std::fs::read_dir("crates").expect("crates folder") {
+        files.extend(rust_files(&e.expect("entry").path().join("src")));
+    }
+    files.retain(|f| {
+        let name = f.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        name != "tests.rs" && !name.ends_with("_tests.rs") && name != "harness.rs"
+    });
+    files.sort();
+    files
+}
+
 /// Every scenario shipped in `scenarios/`, sorted.
 pub fn shipped_scenarios() -> Vec<PathBuf> {
     files_under(Path::new("scenarios"), &|p| {

@@ -1,21 +1,13 @@
 //! Every relative link in README.md and docs/ resolves to a file of the
 //! repository.
 
-fn markdown_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-    for e in std::fs::read_dir(dir).expect("docs folder") {
-        let p = e.expect("entry").path();
-        if p.is_dir() {
-            markdown_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "md") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn relative_links_in_the_docs_resolve() {
     let mut files = vec![std::path::PathBuf::from("README.md")];
-    markdown_files(std::path::Path::new("docs"), &mut files);
+    files.extend(super::common::files_under(
+        std::path::Path::new("docs"),
+        &|p| p.extension().is_some_and(|x| x == "md"),
+    ));
     let mut broken = Vec::new();
     for f in &files {
         let text = std::fs::read_to_string(f).expect("readable");

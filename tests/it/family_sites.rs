@@ -5,8 +5,9 @@
 //! code only: comments, string literals and `#[cfg(test)]` modules are
 //! stripped first, so prose that speaks of TCP is free.
 
+use super::common::production_files;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Files that may name any family, each for one reason.
 const SITES: &[(&str, &str)] = &[
@@ -27,32 +28,6 @@ const SITES: &[(&str, &str)] = &[
 
 /// The most sites a family may take, its folder counted once.
 const MAX_SITES: usize = 9;
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).expect("source folder") {
-        let p = e.expect("entry").path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
-/// The production files: the crates' and the simulator's, without test files.
-fn production_files() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    rust_files(Path::new("src"), &mut files);
-    for e in std::fs::read_dir("crates").expect("crates folder") {
-        rust_files(&e.expect("entry").path().join("src"), &mut files);
-    }
-    files.retain(|f| {
-        let name = f.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        name != "tests.rs" && !name.ends_with("_tests.rs") && name != "harness.rs"
-    });
-    files.sort();
-    files
-}
 
 /// `text` with comments, string and character literals blanked.
 fn code_only(text: &str) -> String {
