@@ -110,26 +110,16 @@ pids+=($!)
 wait_for 30 "the node idle" bash -c "sinfo -h -o %t | grep -q idle"
 echo "slurm: single-node cluster up ($host, $cpus CPUs)"
 
-# A small sweep: 2 cases x 2 buffers x 2 seeds = 8 runs, 8 shards.
-cat > "$work/base.toml" <<TOML
-[topology]
-kind = "star"
-hosts = 9
-link_rate = "10Gbps"
-link_delay = "1us"
-[switch]
-buffer = "100pkt"
-[[workload]]
-kind = "incast"
-receiver = 0
-senders = "1-8"
-size = "200KB"
-start_jitter = "10us"
-TOML
+# A small sweep: 2 cases x 2 buffers x 2 seeds = 8 runs, 8 shards, on
+# the shipped incast example cut down to 8 senders of 200 KB.
+cp "$root/scenarios/examples/incast.toml" "$work/base.toml"
 cat > "$work/sweep.toml" <<TOML
 [sweep]
 base = "base.toml"
 seeds = 2
+[sweep.set]
+"workload[0].senders" = "1-8"
+"workload[0].size" = "200KB"
 [sweep.grid]
 "switch.buffer" = ["50pkt", "200pkt"]
 [[sweep.case]]

@@ -295,6 +295,46 @@ impl PsnWindow {
     }
 }
 
+/// Implements [`crate::SenderEnd`] for a packet-numbered family's sender
+/// (UEC's, NDP's) from its inherent methods and its [`PsnFlow`] record,
+/// reached by `flow()` and `flow_mut()`: the two families' senders meet
+/// the seam the same way.
+macro_rules! psn_sender_end {
+    ($t:ty) => {
+        impl $crate::SenderEnd for $t {
+            $crate::ends::sender_inherent!($t);
+            $crate::ends::record_via!(flow);
+
+            #[inline]
+            fn on_packet(
+                &mut self,
+                now: SimTime,
+                pkt: &net::Packet,
+                _int: &net::IntStack,
+                out: &mut impl $crate::Emit,
+            ) {
+                <$t>::on_packet(self, now, pkt, out)
+            }
+
+            #[inline(always)]
+            fn wants_transmit(&mut self, _now: SimTime) -> bool {
+                <$t>::wants_transmit(self)
+            }
+
+            #[inline]
+            fn take_rtt_sample(&mut self) -> Option<sim_core::SimDuration> {
+                self.flow_mut().take_rtt_sample()
+            }
+
+            fn record(&self) -> $crate::FlowRecord {
+                self.flow().record()
+            }
+        }
+    };
+}
+
+pub(crate) use psn_sender_end;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,14 +1,13 @@
 //! The NDP family at the seam: its configuration names its ends
-//! ([`Transport`]), which implement [`SenderEnd`] and [`ReceiverEnd`] by
+//! ([`Transport`]), which implement [`crate::SenderEnd`] and [`ReceiverEnd`] by
 //! their own methods.
 
 use super::{NdpConfig, NdpReceiver, NdpSender};
-use crate::ends::{record_via, sender_inherent};
 use crate::family::Transport;
-use crate::record::{FlowRecord, ReceiverRecord};
-use crate::{Emit, FlowAddr, PathInfo, ReceiverEnd, SenderEnd};
-use net::{IntStack, Packet};
-use sim_core::{SimDuration, SimTime};
+use crate::record::ReceiverRecord;
+use crate::{Emit, FlowAddr, PathInfo, ReceiverEnd};
+use net::Packet;
+use sim_core::SimTime;
 
 impl Transport for NdpConfig {
     type Sender = NdpSender;
@@ -25,29 +24,7 @@ impl Transport for NdpConfig {
     }
 }
 
-impl SenderEnd for NdpSender {
-    sender_inherent!(NdpSender);
-    record_via!(flow);
-
-    #[inline]
-    fn on_packet(&mut self, now: SimTime, pkt: &Packet, _int: &IntStack, out: &mut impl Emit) {
-        NdpSender::on_packet(self, now, pkt, out)
-    }
-
-    #[inline(always)]
-    fn wants_transmit(&mut self, _now: SimTime) -> bool {
-        NdpSender::wants_transmit(self)
-    }
-
-    #[inline]
-    fn take_rtt_sample(&mut self) -> Option<SimDuration> {
-        self.flow_mut().take_rtt_sample()
-    }
-
-    fn record(&self) -> FlowRecord {
-        self.flow().record()
-    }
-}
+crate::psn_window::psn_sender_end!(NdpSender);
 
 impl ReceiverEnd for NdpReceiver {
     type HostRx = crate::pull_pacer::PullPacer;

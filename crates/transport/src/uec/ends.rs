@@ -1,14 +1,13 @@
 //! The UEC family at the seam: its configuration names its ends
-//! ([`Transport`]), which implement [`SenderEnd`] and [`ReceiverEnd`] by
+//! ([`Transport`]), which implement [`crate::SenderEnd`] and [`ReceiverEnd`] by
 //! their own methods.
 
 use super::{UecConfig, UecReceiver, UecSender};
-use crate::ends::{record_via, sender_inherent};
 use crate::family::Transport;
-use crate::record::{FlowRecord, ReceiverRecord};
-use crate::{Emit, FlowAddr, PathInfo, ReceiverEnd, SenderEnd};
-use net::{IntStack, Packet};
-use sim_core::{SimDuration, SimTime};
+use crate::record::ReceiverRecord;
+use crate::{Emit, FlowAddr, PathInfo, ReceiverEnd};
+use net::Packet;
+use sim_core::SimTime;
 
 impl Transport for UecConfig {
     type Sender = UecSender;
@@ -25,29 +24,7 @@ impl Transport for UecConfig {
     }
 }
 
-impl SenderEnd for UecSender {
-    sender_inherent!(UecSender);
-    record_via!(flow);
-
-    #[inline]
-    fn on_packet(&mut self, now: SimTime, pkt: &Packet, _int: &IntStack, out: &mut impl Emit) {
-        UecSender::on_packet(self, now, pkt, out)
-    }
-
-    #[inline(always)]
-    fn wants_transmit(&mut self, _now: SimTime) -> bool {
-        UecSender::wants_transmit(self)
-    }
-
-    #[inline]
-    fn take_rtt_sample(&mut self) -> Option<SimDuration> {
-        self.flow_mut().take_rtt_sample()
-    }
-
-    fn record(&self) -> FlowRecord {
-        self.flow().record()
-    }
-}
+crate::psn_window::psn_sender_end!(UecSender);
 
 impl ReceiverEnd for UecReceiver {
     type HostRx = crate::pull_pacer::PullPacer;
