@@ -1,7 +1,7 @@
 //! `[topology]`: the network's shape. Each kind checks its sizes with
 //! checked arithmetic against [`MAX_NODES`] before anything is built.
 
-use super::{Checked, Family, key, row};
+use super::{Checked, Family, Key, key, row};
 use crate::scenario::{ScenarioError, Table};
 use net::{NodeId, NodeKind, TopologyGraph};
 use serde::Deserialize;
@@ -672,6 +672,22 @@ fn parse<T: Shape + DeserializeOwned + 'static>(t: &Table<'_>) -> Result<Spec, S
     })
 }
 
+/// `planes`, which the leaf-spine and the k-ary fat-tree both take.
+const PLANES: Key = key(
+    "planes",
+    "1",
+    "integer, 1 to 16",
+    "parallel copies of the switches (planes): each host reaches its ToR in every plane through a NIC of its own, at planes x its rate, which picks a plane per flow by the ECMP hash or per packet when the host sprays; switches named p0-tor0, p1-tor0, ..., NICs nic0, ...",
+);
+
+/// `link_delay` of a topology whose every link has one delay.
+const LINK_DELAY: Key = key(
+    "link_delay",
+    "required",
+    "duration, 0 to 1s",
+    "propagation delay of every link",
+);
+
 /// The rows. Every kind also takes the common keys `framing` and `nic_buffer`.
 #[rustfmt::skip]
 pub static FAMILY: Family<Spec> = Family {
@@ -698,8 +714,8 @@ pub static FAMILY: Family<Spec> = Family {
             key("hosts_per_leaf", "required", "integer", "hosts under each leaf"),
             key("host_rate", "required", "rate", "host link rate"),
             key("fabric_rate", "required", "rate", "leaf-spine link rate"),
-            key("link_delay", "required", "duration, 0 to 1s", "propagation delay of every link"),
-            key("planes", "1", "integer, 1 to 16", "parallel copies of the switches (planes): each host reaches its ToR in every plane through a NIC of its own, at planes x its rate, which picks a plane per flow by the ECMP hash or per packet when the host sprays; switches named p0-tor0, p1-tor0, ..., NICs nic0, ..."),
+            LINK_DELAY,
+            PLANES,
         ], parse::<LeafSpine>),
         row("fat-tree", "three tiers: ToR and aggregation fully meshed per pod, aggregation j to cores j x cores/aggs_per_pod..", "R-AQM VI-A, RCC V-A (320 hosts)", &[
             key("pods", "5", "integer", "pods"),
@@ -709,14 +725,14 @@ pub static FAMILY: Family<Spec> = Family {
             key("hosts_per_tor", "16", "integer", "hosts per ToR"),
             key("host_rate", "required", "rate", "host link rate"),
             key("fabric_rate", "required", "rate", "ToR-aggregation and aggregation-core link rate"),
-            key("link_delay", "required", "duration, 0 to 1s", "propagation delay of every link"),
+            LINK_DELAY,
         ], parse::<FatTree>),
         row("k-ary-fat-tree", "Al-Fares et al.'s fat-tree: k pods of k/2 + k/2 switches, (k/2)^2 cores, k^3/4 hosts", "Al-Fares et al., SIGCOMM 2008", &[
             key("k", "required", "integer", "the arity, even and at least 2"),
             key("link_rate", "required", "rate", "rate of every link"),
-            key("link_delay", "required", "duration, 0 to 1s", "propagation delay of every link"),
+            LINK_DELAY,
             key("oversubscription", "1", "integer, 1 to 64", "hosts per ToR as a multiple of its k/2 uplinks (3: 3k/2 hosts, 3:1 at the ToR)"),
-            key("planes", "1", "integer, 1 to 16", "parallel copies of the switches (planes): each host reaches its ToR in every plane through a NIC of its own, at planes x its rate, which picks a plane per flow by the ECMP hash or per packet when the host sprays; switches named p0-tor0, p1-tor0, ..., NICs nic0, ..."),
+            PLANES,
         ], parse::<KAryFatTree>),
         row("explicit", "hosts h0.., switches s0.. and a list of cables", "", &[
             key("hosts", "required", "integer", "number of hosts, named h0, h1, .."),

@@ -47,71 +47,84 @@ pub struct Preset {
 
 use Setting::{Bool, Bytes, Cc, Segments};
 
+/// The switches a preset turns on or off.
+#[derive(Clone, Copy)]
+struct Switches {
+    sack: bool,
+    prr: bool,
+    limited_transmit: bool,
+    cwnd_validation: bool,
+    timestamps: bool,
+    rack_tlp: bool,
+}
+
+/// Every switch off (the ns-3 and ns-2 stacks' base).
+const OFF: Switches = Switches {
+    sack: false,
+    prr: false,
+    limited_transmit: false,
+    cwnd_validation: false,
+    timestamps: false,
+    rack_tlp: false,
+};
+
+/// The keys every preset sets, in this order: its controller, its
+/// switches, its MSS, initial window and window floor.
+const fn stack(
+    cc: &'static str,
+    on: Switches,
+    mss: u64,
+    initial_window_mss: u32,
+    min_cwnd_mss: u32,
+) -> [(&'static str, Setting); 10] {
+    [
+        ("cc", Cc(cc)),
+        ("sack", Bool(on.sack)),
+        ("prr", Bool(on.prr)),
+        ("limited_transmit", Bool(on.limited_transmit)),
+        ("cwnd_validation", Bool(on.cwnd_validation)),
+        ("timestamps", Bool(on.timestamps)),
+        ("rack_tlp", Bool(on.rack_tlp)),
+        ("mss", Bytes(mss)),
+        ("initial_window_mss", Segments(initial_window_mss)),
+        ("min_cwnd_mss", Segments(min_cwnd_mss)),
+    ]
+}
+
 /// Every preset; the first is the default (the key defaults themselves).
 pub static PRESETS: &[Preset] = &[
     Preset {
         name: "linux",
         about: "Linux 5.x/6.x (the defaults): SACK with RFC 6675 recovery, PRR for losses and ECN, limited transmit, timestamps, RACK-TLP, cwnd grown only while it limits the sender (tcp_is_cwnd_limited), IW 10, floor 2 segments",
-        settings: &[
-            ("cc", Cc("newreno")),
-            ("sack", Bool(true)),
-            ("prr", Bool(true)),
-            ("limited_transmit", Bool(true)),
-            ("cwnd_validation", Bool(true)),
-            ("timestamps", Bool(true)),
-            ("rack_tlp", Bool(true)),
-            ("mss", Bytes(1448)),
-            ("initial_window_mss", Segments(10)),
-            ("min_cwnd_mss", Segments(2)),
-        ],
+        settings: &stack(
+            "newreno",
+            Switches {
+                sack: true,
+                prr: true,
+                limited_transmit: true,
+                cwnd_validation: true,
+                timestamps: true,
+                rack_tlp: true,
+            },
+            1448,
+            10,
+            2,
+        ),
     },
     Preset {
         name: "ns3-newreno",
         about: "ns-3.18's TcpNewReno (ABQ's simulator): RFC 6582 recovery on three duplicate ACKs, no SACK, PRR, limited transmit, timestamps, RACK-TLP or cwnd validation; IW 1; MSS 1460 B (a 1500 B MTU without the timestamps option)",
-        settings: &[
-            ("cc", Cc("newreno")),
-            ("sack", Bool(false)),
-            ("prr", Bool(false)),
-            ("limited_transmit", Bool(false)),
-            ("cwnd_validation", Bool(false)),
-            ("timestamps", Bool(false)),
-            ("rack_tlp", Bool(false)),
-            ("mss", Bytes(1460)),
-            ("initial_window_mss", Segments(1)),
-            ("min_cwnd_mss", Segments(2)),
-        ],
+        settings: &stack("newreno", OFF, 1460, 1, 2),
     },
     Preset {
         name: "ns3-dctcp",
         about: "DCTCP as its analysis and ns-3's TcpDctcp model it: the window cut at once on ECN (no PRR), RFC 6582 recovery without SACK, limited transmit, timestamps, RACK-TLP or cwnd validation; IW 10, floor 1 segment (ns-3's DCTCP); MSS 1460 B",
-        settings: &[
-            ("cc", Cc("dctcp")),
-            ("sack", Bool(false)),
-            ("prr", Bool(false)),
-            ("limited_transmit", Bool(false)),
-            ("cwnd_validation", Bool(false)),
-            ("timestamps", Bool(false)),
-            ("rack_tlp", Bool(false)),
-            ("mss", Bytes(1460)),
-            ("initial_window_mss", Segments(10)),
-            ("min_cwnd_mss", Segments(1)),
-        ],
+        settings: &stack("dctcp", OFF, 1460, 10, 1),
     },
     Preset {
         name: "ns2-dctcp",
         about: "ns-2's FullTcpSack with DCTCP (MQ-ECN's and PIAS's simulator): SACK recovery with cwnd at ssthresh at once (no PRR), the cut on ECN at once, no limited transmit, timestamps, RACK-TLP or cwnd validation (cwnd grows on every ACK up to the receive window, ns-2's window_); IW 10, floor 1 segment; MSS 1460 B",
-        settings: &[
-            ("cc", Cc("dctcp")),
-            ("sack", Bool(true)),
-            ("prr", Bool(false)),
-            ("limited_transmit", Bool(false)),
-            ("cwnd_validation", Bool(false)),
-            ("timestamps", Bool(false)),
-            ("rack_tlp", Bool(false)),
-            ("mss", Bytes(1460)),
-            ("initial_window_mss", Segments(10)),
-            ("min_cwnd_mss", Segments(1)),
-        ],
+        settings: &stack("dctcp", Switches { sack: true, ..OFF }, 1460, 10, 1),
     },
 ];
 
