@@ -186,6 +186,7 @@ impl Scoreboard {
 
     /// Takes an ACK that arrived at `now`: `ack` is the cumulative ACK,
     /// `blocks` its SACK blocks.
+    #[inline] // once per ACK; outlined by a code move, it cost 1.1% (cachegrind)
     pub fn on_ack(
         &mut self,
         now: SimTime,
