@@ -2,21 +2,7 @@
 //! the valid choices.
 use dcnsim::scenario::{ScenarioError, parse_str};
 
-const GOOD: &str = r#"[topology]
-kind = "star"
-hosts = 4
-link_rate = "10Gbps"
-link_delay = "1us"
-
-[switch]
-buffer = "100pkt"
-
-[[workload]]
-kind = "incast"
-receiver = 0
-senders = [1, 2, 3]
-size = "1MB"
-"#;
+const GOOD: &str = include_str!("scenarios/bad_input/good.toml");
 
 fn err(text: &str) -> ScenarioError {
     match parse_str("bad.toml", text) {

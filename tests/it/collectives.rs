@@ -12,31 +12,7 @@ use dcnsim::world::{Lps, Threads, World, partition_for};
 
 /// A leaf-spine of 2 x 4 hosts at 100 Gb/s, non-blocking, RoCE without a
 /// controller and with ACKs every 16 packets: the fabric of the bound.
-const RING: &str = r#"
-[topology]
-kind = "leaf-spine"
-leaves = 2
-spines = 2
-hosts_per_leaf = 4
-host_rate = "100Gbps"
-fabric_rate = "100Gbps"
-link_delay = "1us"
-
-[switch]
-buffer = "4MB"
-
-[transport]
-kind = "roce"
-mtu = "4000B"
-ack_interval = 16
-cc = "none"
-
-[[workload]]
-kind = "collective"
-hosts = "0-7"
-op = "all-reduce"
-size = "64MB"
-"#;
+const RING: &str = include_str!("scenarios/collectives/ring.toml");
 
 /// Each collective's (CCT, bound) in microseconds.
 fn ccts(w: &World) -> Vec<(f64, f64)> {
@@ -207,35 +183,7 @@ fn an_all_to_all_sprayed_nears_its_bound_and_ecmp_shows_the_collisions() {
 
 /// Four iterations of a ring all-reduce on a k = 4 fat-tree, ranks striped
 /// over the racks, sprayed over UEC.
-const JOB: &str = r#"
-[topology]
-kind = "k-ary-fat-tree"
-k = 4
-link_rate = "100Gbps"
-link_delay = "1us"
-framing = "none"
-
-[switch]
-buffer = "1MB"
-
-[switch.trim]
-header = "64B"
-
-[transport]
-kind = "uec"
-mss = "4086B"
-spray = "oblivious"
-rto = "200us"
-
-[[workload]]
-kind = "collective"
-hosts = "0-15"
-placement = "striped"
-op = "all-reduce"
-size = "4MB"
-iterations = 4
-compute = "10us"
-"#;
+const JOB: &str = include_str!("scenarios/collectives/job.toml");
 
 fn iteration_us(w: &World) -> Vec<f64> {
     let run = w.run_record();

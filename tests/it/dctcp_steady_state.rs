@@ -8,27 +8,9 @@ use sim_core::{SimDuration, SimTime};
 
 #[test]
 fn dctcp_eight_long_flows_keep_queue_near_k() {
-    let sc = common::scenario(
-        r#"
-        [simulation]
-        stop_time = "60ms"
-        [topology]
-        kind = "star"
-        hosts = 9
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "300pkt"
-        [switch.aqm]
-        kind = "step-ecn"
-        k = "65pkt"
-        [transport]
-        cc = "dctcp"
-        [[workload]]
-        kind = "long-flows"
-        pairs = [[1, 0], [2, 0], [3, 0], [4, 0], [5, 0], [6, 0], [7, 0], [8, 0]]
-        "#,
-    );
+    let sc = common::scenario(include_str!(
+        "scenarios/dctcp_steady_state/dctcp_eight_long_flows_keep_queue_near_k.toml"
+    ));
     let mut w = World::build(&sc, 1).unwrap();
     let port = w.fabric().port_towards_host(HostId(0));
     let m = common::measure_window(&mut w, port, SimTime::ZERO + SimDuration::from_ms(10));

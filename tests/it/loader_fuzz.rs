@@ -6,38 +6,7 @@ use dcnsim::scenario::parse_str;
 use proptest::prelude::*;
 
 /// A scenario with a slot `@N@` for each value the test replaces.
-const TEMPLATE: &str = r#"
-[simulation]
-seed = @0@
-stop_time = @1@
-[topology]
-kind = "leaf-spine"
-leaves = @2@
-spines = @3@
-hosts_per_leaf = @4@
-host_rate = @5@
-fabric_rate = "40Gbps"
-link_delay = @6@
-[switch]
-buffer = @7@
-[switch.aqm]
-kind = "red"
-k_min = @8@
-k_max = @9@
-[transport]
-kind = "@10@"
-cc = @11@
-@12@ = @13@
-[[workload]]
-kind = "flows"
-cdf = "websearch"
-load = @14@
-hosts = @15@
-flows = @16@
-[output]
-queue_interval = @17@
-size_buckets = @18@
-"#;
+const TEMPLATE: &str = include_str!("scenarios/loader_fuzz/template.toml");
 
 const SLOTS: usize = 19;
 

@@ -3,25 +3,7 @@
 use crate::common;
 use dcnsim::scenario::load_str;
 
-const BASE: &str = r#"[topology]
-kind = "star"
-hosts = 9
-link_rate = "10Gbps"
-link_delay = "1us"
-
-[switch]
-buffer = "100pkt"
-
-[switch.aqm]
-kind = "step-ecn"
-k = "65pkt"
-
-[[workload]]
-kind = "incast"
-receiver = 0
-senders = "1-8"
-size = "1MB"
-"#;
+const BASE: &str = include_str!("scenarios/overrides/base.toml");
 
 fn debug_of(text: &str, set: &[&str]) -> String {
     let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();

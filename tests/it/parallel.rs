@@ -12,47 +12,7 @@ use proptest::prelude::*;
 
 /// A k = 4 fat-tree (4 pods) under a permutation of DCTCP flows and a few
 /// Poisson packet sources: flows and sources crossing the cut both ways.
-const FABRIC: &str = r#"
-[simulation]
-stop_time = "300us"
-partition = "pods"
-lps = 4
-
-[topology]
-kind = "k-ary-fat-tree"
-k = 4
-link_rate = "10Gbps"
-link_delay = "1us"
-
-[switch]
-buffer = "100pkt"
-
-[switch.aqm]
-kind = "step-ecn"
-k = "20pkt"
-
-[transport]
-cc = "dctcp"
-
-[[workload]]
-kind = "permutation"
-hosts = "0-15"
-size = "200KB"
-
-[[workload]]
-kind = "poisson-packets"
-src = 0
-dst = 15
-load = 0.1
-packets = 200
-
-[[workload]]
-kind = "poisson-packets"
-src = 7
-dst = 3
-load = 0.1
-packets = 200
-"#;
+const FABRIC: &str = include_str!("scenarios/parallel/fabric.toml");
 
 /// A run's three result files, as bytes.
 fn outputs(sc: &Scenario, dealt: Option<Vec<Vec<usize>>>) -> (String, String, String) {

@@ -52,36 +52,7 @@ fn a_run_draws_every_run_figure() {
     let scenario = dir.join("plotted.toml");
     std::fs::write(
         &scenario,
-        r#"
-        [topology]
-        kind = "star"
-        hosts = 6
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "100pkt"
-        [switch.aqm]
-        kind = "step-ecn"
-        k = "20pkt"
-        [transport]
-        cc = "dctcp"
-        [output]
-        queue_interval = "10us"
-        goodput_interval = "20us"
-        rtt_interval = "20us"
-        [[workload]]
-        kind = "incast"
-        receiver = 0
-        senders = "1-4"
-        size = "100KB"
-        rounds = 2
-        [[workload]]
-        kind = "ping"
-        src = 5
-        dst = 0
-        interval = "5us"
-        count = 40
-        "#,
+        include_str!("scenarios/plots/a_run_draws_every_run_figure.toml"),
     )
     .expect("written");
     let out = dir.join("out");
@@ -125,29 +96,9 @@ fn a_sweep_draws_metric_and_size_figures_from_its_plot_tables() {
     let dir = common::temp_dir("plots-sweep");
     std::fs::write(
         dir.join("base.toml"),
-        r#"
-        [topology]
-        kind = "star"
-        hosts = 9
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "100pkt"
-        [transport]
-        cc = "newreno"
-        [[workload]]
-        kind = "flows"
-        cdf = "websearch"
-        load = 0.3
-        hosts = "0-8"
-        flows = 40
-        [[workload]]
-        kind = "ping"
-        src = 1
-        dst = 2
-        interval = "20us"
-        count = 50
-        "#,
+        include_str!(
+            "scenarios/plots/a_sweep_draws_metric_and_size_figures_from_its_plot_tables.toml"
+        ),
     )
     .expect("written");
     let sweep = dir.join("s.toml");

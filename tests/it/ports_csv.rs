@@ -3,30 +3,7 @@ use crate::common;
 
 use net::HostId;
 
-const SCENARIO: &str = r#"
-    [topology]
-    kind = "star"
-    hosts = 21
-    link_rate = "10Gbps"
-    link_delay = "1us"
-    [switch]
-    buffer = "100pkt"
-    classes = 2
-    [switch.ingress]
-    kind = "r-aqm"
-    [transport]
-    cc = "newreno"
-    rto_min = "10ms"
-    initial_window_mss = 2
-    [[workload]]
-    kind = "incast"
-    receiver = 0
-    senders = "1-20"
-    size = "200KB"
-    [output]
-    queue_interval = "10us"
-    queue_ports = [0]
-"#;
+const SCENARIO: &str = include_str!("scenarios/ports_csv/scenario.toml");
 
 #[test]
 fn ports_csv_has_a_row_per_port_and_class_with_viq_counters() {

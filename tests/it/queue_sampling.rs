@@ -3,25 +3,7 @@ use crate::common;
 
 use net::HostId;
 
-const INCAST: &str = r#"
-[topology]
-kind = "star"
-hosts = 9
-link_rate = "10Gbps"
-link_delay = "1us"
-[switch]
-buffer = "300pkt"
-[switch.aqm]
-kind = "step-ecn"
-k = "65pkt"
-[transport]
-cc = "dctcp"
-[[workload]]
-kind = "incast"
-receiver = 0
-senders = "1-8"
-size = "500KB"
-"#;
+const INCAST: &str = include_str!("scenarios/queue_sampling/incast.toml");
 
 #[test]
 fn sampling_records_the_queue_and_changes_nothing_else() {
@@ -131,24 +113,7 @@ fn queue_ports_need_an_interval_and_real_hosts() {
     assert!(e.to_string().contains("host 9 does not exist"), "{e}");
 }
 
-const DUMBBELL: &str = r#"
-[topology]
-kind = "dumbbell"
-left = 2
-right = 2
-host_rate = "10Gbps"
-host_delay = "1us"
-bottleneck_rate = "1Gbps"
-bottleneck_delay = "1us"
-[switch]
-buffer = "300pkt"
-[[workload]]
-kind = "long-flows"
-pairs = [[0, 2], [1, 3]]
-size = "200KB"
-[output]
-queue_interval = "10us"
-"#;
+const DUMBBELL: &str = include_str!("scenarios/queue_sampling/dumbbell.toml");
 
 #[test]
 fn queue_ports_can_name_any_switch_port_or_link() {
@@ -203,7 +168,8 @@ fn queue_port_errors_name_the_entry() {
     ] {
         let text = format!("{DUMBBELL}queue_ports = [0, {entry}]\n");
         let e = dcnsim::scenario::parse_str("q.toml", &text).expect_err(want);
-        assert!(e.to_string().contains(want) && e.line == 18, "{e}");
+        let line = DUMBBELL.lines().count() + 1; // the appended `queue_ports`
+        assert!(e.to_string().contains(want) && e.line == line, "{e}");
     }
 }
 

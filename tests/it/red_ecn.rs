@@ -103,29 +103,9 @@ fn mq_ecn_shares_evenly_with_less_queueing_than_per_queue_standard() {
 
 #[test]
 fn red_with_equal_thresholds_holds_dctcp_near_k() {
-    let (w, s) = common::run(
-        r#"
-        [simulation]
-        stop_time = "30ms"
-        [topology]
-        kind = "star"
-        hosts = 5
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "300pkt"
-        [switch.aqm]
-        kind = "red"
-        k_min = "65pkt"
-        k_max = "65pkt"
-        p_max = 1.0
-        [transport]
-        cc = "dctcp"
-        [[workload]]
-        kind = "long-flows"
-        pairs = [[1, 0], [2, 0], [3, 0], [4, 0]]
-        "#,
-    );
+    let (w, s) = common::run(include_str!(
+        "scenarios/red_ecn/red_with_equal_thresholds_holds_dctcp_near_k.toml"
+    ));
     let p = w.fabric().port(w.fabric().port_towards_host(HostId(0)));
     let avg = p.stats.queue_packets_area.area_at(w.now().ps()) as f64 / w.now().ps() as f64;
     assert!((30.0..=100.0).contains(&avg), "average queue {avg:.1}");

@@ -211,20 +211,9 @@ fn reproduction_files_are_checked_and_user_folders_refused() {
     let dir = common::temp_dir("reproduce-errors");
     std::fs::write(
         dir.join("base.toml"),
-        r#"
-        [topology]
-        kind = "star"
-        hosts = 5
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "100pkt"
-        [[workload]]
-        kind = "incast"
-        receiver = 0
-        senders = "1-4"
-        size = "20KB"
-        "#,
+        include_str!(
+            "scenarios/reproduce/reproduction_files_are_checked_and_user_folders_refused.toml"
+        ),
     )
     .expect("written");
     std::fs::write(

@@ -4,30 +4,7 @@
 //! the queue holding the difference.
 use crate::common;
 
-const TWO_FLOWS: &str = r#"
-[simulation]
-stop_time = "5ms"
-[topology]
-kind = "star"
-hosts = 3
-link_rate = "100Gbps"
-link_delay = "1us"
-framing = "ppp"
-[switch]
-shared_buffer = "32MB"
-[switch.pfc]
-lossless = [3]
-mtu = "1090B"
-[transport]
-kind = "roce"
-cc = "swift"
-[[workload]]
-kind = "long-flows"
-pairs = [[1, 0], [2, 0]]
-priority = 3
-[output]
-cc_trace = { flows = [0, 1], interval = "10us" }
-"#;
+const TWO_FLOWS: &str = include_str!("scenarios/swift/two_flows.toml");
 
 #[test]
 fn swift_holds_a_two_flow_incasts_round_trip_at_its_target() {

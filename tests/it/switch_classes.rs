@@ -144,26 +144,9 @@ fn scheduler_errors_are_located() {
 /// within 20% of 1/32 of the bytes).
 #[test]
 fn thirty_two_classes_share_the_link_by_dwrr() {
-    let mut text = String::from(
-        r#"
-        [simulation]
-        stop_time = "20ms"
-        [topology]
-        kind = "star"
-        hosts = 33
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "600pkt"
-        classes = 32
-        [switch.scheduler]
-        kind = "dwrr"
-        quantum = "1500B"
-        [transport]
-        cc = "newreno"
-        rto_min = "1ms"
-        "#,
-    );
+    let mut text = String::from(include_str!(
+        "scenarios/switch_classes/thirty_two_classes_share_the_link_by_dwrr.toml"
+    ));
     for k in 0..32 {
         text += &format!(
             "[[workload]]\nkind = \"long-flows\"\npairs = [[{}, 0]]\npriority = {k}\n",
@@ -190,26 +173,9 @@ fn thirty_two_classes_share_the_link_by_dwrr() {
 /// (j x H + i) mod S, and every service gets flows.
 #[test]
 fn services_spread_the_pairs_by_the_ns2_mapping() {
-    let (w, _) = common::run(
-        r#"
-        [topology]
-        kind = "star"
-        hosts = 5
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "200pkt"
-        classes = 8
-        [[workload]]
-        kind = "flows"
-        cdf = "websearch"
-        load = 0.1
-        hosts = "0-4"
-        flows = 200
-        priority = 2
-        services = 4
-        "#,
-    );
+    let (w, _) = common::run(include_str!(
+        "scenarios/switch_classes/services_spread_the_pairs_by_the_ns2_mapping.toml"
+    ));
     let mut seen = [0; 4];
     for f in w.flows() {
         let a = f.sender.addr();

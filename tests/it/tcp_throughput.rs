@@ -8,25 +8,9 @@ use net::HostId;
 fn newreno_single_flow_reaches_95_percent_of_header_adjusted_line_rate() {
     // host -> switch -> host, 10 Gb/s, 1 us per link; 300 packets of switch
     // buffer is far above 2 BDP (BDP ~ 4.5 us x 10 Gb/s ~ 4 packets).
-    let (w, s) = common::run(
-        r#"
-        [topology]
-        kind = "star"
-        hosts = 2
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "300pkt"
-        [transport]
-        cc = "newreno"
-        window_scaling = true
-        [[workload]]
-        kind = "incast"
-        receiver = 1
-        senders = [0]
-        size = "100MB"
-        "#,
-    );
+    let (w, s) = common::run(include_str!(
+        "scenarios/tcp_throughput/newreno_single_flow_reaches_95_percent_of_header_adjusted_line_rate.toml"
+    ));
     assert_eq!(s.flows.completed, 1);
     assert_eq!(s.flows.retransmissions, 0);
     let f = &w.flows()[0];

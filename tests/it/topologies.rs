@@ -3,22 +3,9 @@ use crate::common;
 
 #[test]
 fn default_fat_tree_has_320_hosts_and_a_12us_base_rtt() {
-    let (w, s) = common::run(
-        r#"
-        [topology]
-        kind = "fat-tree"
-        host_rate = "10Gbps"
-        fabric_rate = "40Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "300pkt"
-        [[workload]]
-        kind = "incast"
-        receiver = 319
-        senders = [0, 64, 128, 192]
-        size = "1460B"
-        "#,
-    );
+    let (w, s) = common::run(include_str!(
+        "scenarios/topologies/default_fat_tree_has_320_hosts_and_a_12us_base_rtt.toml"
+    ));
     assert_eq!(w.fabric().host_count(), 320);
     assert_eq!(s.flows.completed, 4);
     // Senders in other pods (a pod holds 64 hosts): 6 links each way, so one
@@ -30,29 +17,9 @@ fn default_fat_tree_has_320_hosts_and_a_12us_base_rtt() {
 
 #[test]
 fn leaf_spine_12x12_carries_cross_rack_flows() {
-    let (w, s) = common::run(
-        r#"
-        [topology]
-        kind = "leaf-spine"
-        leaves = 12
-        spines = 12
-        hosts_per_leaf = 12
-        host_rate = "10Gbps"
-        fabric_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "200pkt"
-        [switch.aqm]
-        kind = "step-ecn"
-        k = "65pkt"
-        [transport]
-        cc = "dctcp"
-        [[workload]]
-        kind = "long-flows"
-        pairs = [[0, 143], [13, 130], [26, 117], [39, 104]]
-        size = "2MB"
-        "#,
-    );
+    let (w, s) = common::run(include_str!(
+        "scenarios/topologies/leaf_spine_12x12_carries_cross_rack_flows.toml"
+    ));
     assert_eq!(w.fabric().host_count(), 144);
     assert_eq!((s.flows.completed, s.drops), (4, 0));
 }

@@ -62,14 +62,7 @@ fn a_mixed_dctcp_newreno_incast_reports_each_transport() {
     );
 }
 
-const BASE: &str = r#"[topology]
-kind = "star"
-hosts = 4
-link_rate = "10Gbps"
-link_delay = "1us"
-[switch]
-buffer = "100pkt"
-"#;
+const BASE: &str = include_str!("scenarios/transports/base.toml");
 
 #[test]
 fn a_workload_names_its_transport_and_bad_names_are_errors() {

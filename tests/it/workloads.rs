@@ -47,27 +47,9 @@ fn dumbbell_long_flows_stop_and_close_with_delayed_acks() {
 
 #[test]
 fn sized_long_flows_complete_without_a_stop() {
-    let (_, s) = common::run(
-        r#"
-        [topology]
-        kind = "star"
-        hosts = 3
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "100pkt"
-        [transport]
-        cc = "ecn"
-        [switch.aqm]
-        kind = "step-ecn"
-        k = "20pkt"
-        [[workload]]
-        kind = "long-flows"
-        pairs = [[0, 2], [1, 2]]
-        size = "5MB"
-        start = "10us"
-        "#,
-    );
+    let (_, s) = common::run(include_str!(
+        "scenarios/workloads/sized_long_flows_complete_without_a_stop.toml"
+    ));
     assert_eq!(s.stop_reason, "completed");
     assert_eq!((s.flows.completed, s.flows.bytes_acked), (2, 10_000_000));
     assert!(s.ecn_marks > 0);
@@ -79,22 +61,9 @@ fn sized_long_flows_complete_without_a_stop() {
 
 #[test]
 fn stop_time_cuts_the_run_and_reports_it() {
-    let (w, s) = common::run(
-        r#"
-        [simulation]
-        stop_time = "2ms"
-        [topology]
-        kind = "star"
-        hosts = 2
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "100pkt"
-        [[workload]]
-        kind = "long-flows"
-        pairs = [[0, 1]]
-        "#,
-    );
+    let (w, s) = common::run(include_str!(
+        "scenarios/workloads/stop_time_cuts_the_run_and_reports_it.toml"
+    ));
     assert_eq!(s.stop_reason, "stop_time");
     assert_eq!(w.now().ps(), 2_000_000_000);
     assert_eq!(s.flows.completed, 0);
@@ -105,24 +74,9 @@ fn stop_time_cuts_the_run_and_reports_it() {
 
 #[test]
 fn the_event_cap_stops_a_run() {
-    let sc = common::scenario(
-        r#"
-        [simulation]
-        max_events = 1000
-        [topology]
-        kind = "star"
-        hosts = 2
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "100pkt"
-        [[workload]]
-        kind = "incast"
-        receiver = 1
-        senders = [0]
-        size = "10MB"
-        "#,
-    );
+    let sc = common::scenario(include_str!(
+        "scenarios/workloads/the_event_cap_stops_a_run.toml"
+    ));
     let mut w = dcnsim::world::World::build(&sc, 1).unwrap();
     assert_eq!(w.run(), dcnsim::world::StopReason::EventLimit);
     assert_eq!(w.events_processed(), 1000);
