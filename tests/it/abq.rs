@@ -10,33 +10,9 @@ use net::HostId;
 
 /// (drops, time-average output queue in bytes, max VIQ) for an ingress plugin.
 fn incast(ingress: &str) -> (u64, f64, u64) {
-    let (w, s) = common::run(&format!(
-        r#"
-        [topology]
-        kind = "star"
-        hosts = 81
-        link_rate = "1Gbps"
-        link_delay = "40us"
-        [switch]
-        buffer = "80pkt"
-        [switch.aqm]
-        kind = "step-ecn"
-        k = "40pkt"
-        [switch.ingress]
-        {ingress}
-        [transport]
-        cc = "dctcp"
-        rto_min = "10ms"
-        initial_window_mss = 1
-        sack = false
-        prr = false
-        limited_transmit = false
-        [[workload]]
-        kind = "incast"
-        receiver = 0
-        senders = "1-80"
-        size = "32KB"
-        "#
+    let (w, s) = common::run(&crate::common::fill(
+        include_str!("scenarios/abq/incast.toml"),
+        &[("ingress", &ingress.to_string())],
     ));
     assert_eq!(s.flows.completed, 80);
     let port = w.fabric().port(w.fabric().port_towards_host(HostId(0)));

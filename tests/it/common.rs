@@ -237,3 +237,15 @@ pub fn verdict<'a>(report: &'a str, name: &str) -> &'a str {
         .nth(1)
         .expect("a verdict")
 }
+
+/// A scenario template of `tests/it/scenarios` with each `{NAME}` filled
+/// in by its value (a template has no other braces' use for `{NAME}`).
+pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut text = template.to_string();
+    for (name, value) in values {
+        let hole = format!("{{{name}}}");
+        assert!(text.contains(&hole), "the template has no {hole}");
+        text = text.replace(&hole, value);
+    }
+    text
+}

@@ -41,27 +41,14 @@ fn dctcp_eight_long_flows_keep_queue_near_k() {
 #[test]
 fn dctcp_utilisation_at_small_k_depends_on_prr_on_marks() {
     let run = |preset: &str, delay: &str| {
-        let sc = common::scenario(&format!(
-            r#"
-            [simulation]
-            stop_time = "40ms"
-            [topology]
-            kind = "star"
-            hosts = 3
-            link_rate = "10Gbps"
-            link_delay = "{delay}"
-            [switch]
-            buffer = "300pkt"
-            [switch.aqm]
-            kind = "step-ecn"
-            k = "8pkt"
-            [transport]
-            preset = "{preset}"
-            cc = "dctcp"
-            [[workload]]
-            kind = "long-flows"
-            pairs = [[1, 0], [2, 0]]
-            "#
+        let sc = common::scenario(&crate::common::fill(
+            include_str!(
+                "scenarios/dctcp_steady_state/dctcp_utilisation_at_small_k_depends_on_prr_on_marks.toml"
+            ),
+            &[
+                ("delay", &delay.to_string()),
+                ("preset", &preset.to_string()),
+            ],
         ));
         let mut w = World::build(&sc, 1).unwrap();
         let port = w.fabric().port_towards_host(HostId(0));

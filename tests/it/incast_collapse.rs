@@ -2,24 +2,9 @@
 use crate::common;
 
 fn incast(buffer: &str) -> dcnsim::report::RunSummary {
-    common::run(&format!(
-        r#"
-        [topology]
-        kind = "star"
-        hosts = 65
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "{buffer}"
-        [transport]
-        cc = "newreno"
-        rto_min = "200ms"
-        [[workload]]
-        kind = "incast"
-        receiver = 0
-        senders = "1-64"
-        size = "1MB"
-        "#
+    common::run(&crate::common::fill(
+        include_str!("scenarios/incast_collapse/incast.toml"),
+        &[("buffer", &buffer.to_string())],
     ))
     .1
 }

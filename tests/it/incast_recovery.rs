@@ -13,27 +13,14 @@ const WIRE_BYTES: u64 = 1_000_000 + SEGMENTS * (52 + 38);
 
 /// (last FCT / wire ideal, timeouts, RTO episodes, fast recoveries).
 fn incast(n: u32, transport: &str, aqm: &str) -> (f64, u64, u64, u64) {
-    let text = format!(
-        r#"
-        [topology]
-        kind = "star"
-        hosts = {hosts}
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "300pkt"
-        {aqm}
-        [transport]
-        rto_min = "10ms"
-        initial_window_mss = 10
-        {transport}
-        [[workload]]
-        kind = "incast"
-        receiver = 0
-        senders = "1-{n}"
-        size = "1000000B"
-        "#,
-        hosts = n + 1
+    let text = crate::common::fill(
+        include_str!("scenarios/incast_recovery/incast.toml"),
+        &[
+            ("hosts", &(n + 1).to_string()),
+            ("aqm", &aqm.to_string()),
+            ("transport", &transport.to_string()),
+            ("n", &n.to_string()),
+        ],
     );
     let (w, s) = common::run(&text);
     assert_eq!(s.flows.completed, n as usize, "every flow completes");

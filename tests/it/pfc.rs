@@ -4,27 +4,9 @@
 use crate::common;
 
 fn incast(pfc: &str, classes: &str) -> String {
-    format!(
-        r#"
-        [topology]
-        kind = "star"
-        hosts = 9
-        link_rate = "100Gbps"
-        link_delay = "1us"
-        [switch]
-        shared_buffer = "1MiB"
-        {classes}
-        [switch.pfc]
-        {pfc}
-        [transport]
-        cc = "newreno"
-        rto_min = "1ms"
-        [[workload]]
-        kind = "incast"
-        receiver = 0
-        senders = "1-8"
-        size = "1MB"
-        "#
+    crate::common::fill(
+        include_str!("scenarios/pfc/incast.toml"),
+        &[("classes", &classes.to_string()), ("pfc", &pfc.to_string())],
     )
 }
 

@@ -3,25 +3,9 @@
 use crate::common;
 
 fn md1(load: f64) -> (f64, f64) {
-    let (_, s) = common::run(&format!(
-        r#"
-        [simulation]
-        seed = 7
-        [topology]
-        kind = "star"
-        hosts = 2
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "1000000pkt"
-        [[workload]]
-        kind = "poisson-packets"
-        src = 0
-        dst = 1
-        packet_size = "1500B"
-        load = {load}
-        packets = 1000000
-        "#
+    let (_, s) = common::run(&crate::common::fill(
+        include_str!("scenarios/queue_md1/md1.toml"),
+        &[("load", &load.to_string())],
     ));
     let src = &s.sources[0];
     assert_eq!(src.packets_sent, 1_000_000);

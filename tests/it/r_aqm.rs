@@ -9,30 +9,9 @@ use crate::common;
 use dcnsim::report::RunSummary;
 
 fn incast(ingress: &str) -> RunSummary {
-    common::run(&format!(
-        r#"
-        [topology]
-        kind = "star"
-        hosts = 101
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "300pkt"
-        [switch.ingress]
-        {ingress}
-        [transport]
-        cc = "newreno"
-        rto_min = "100ms"
-        initial_window_mss = 2
-        sack = false
-        prr = false
-        limited_transmit = false
-        [[workload]]
-        kind = "incast"
-        receiver = 0
-        senders = "1-100"
-        size = "1MB"
-        "#
+    common::run(&crate::common::fill(
+        include_str!("scenarios/r_aqm/incast.toml"),
+        &[("ingress", &ingress.to_string())],
     ))
     .1
 }
@@ -90,28 +69,9 @@ fn fabric_incast_text(ingress: &str) -> String {
     } else {
         format!("[switch.ingress]\n{ingress}")
     };
-    format!(
-        r#"
-        [topology]
-        kind = "leaf-spine"
-        leaves = 4
-        spines = 2
-        hosts_per_leaf = 10
-        host_rate = "10Gbps"
-        fabric_rate = "200Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "300pkt"
-        {ingress}
-        [transport]
-        preset = "ns3-newreno"
-        rto_min = "10ms"
-        [[workload]]
-        kind = "incast"
-        receiver = 0
-        senders = "10-39"
-        size = "1MB"
-        "#
+    crate::common::fill(
+        include_str!("scenarios/r_aqm/fabric_incast_text.toml"),
+        &[("ingress", &ingress.to_string())],
     )
 }
 

@@ -13,34 +13,9 @@ fn mq_ecn_regime(red_keys: &str) -> (f64, f64) {
 }
 
 fn mq_ecn_regime_with(aqm_table: &str) -> (f64, f64) {
-    let sc = common::scenario(&format!(
-        r#"
-        [simulation]
-        stop_time = "300ms"
-        [topology]
-        kind = "star"
-        hosts = 6
-        link_rate = "1Gbps"
-        link_delay = "62.5us"
-        [switch]
-        buffer = "300pkt"
-        classes = 2
-        [switch.scheduler]
-        kind = "dwrr"
-        quantum = "1500B"
-        {aqm_table}
-        [transport]
-        cc = "dctcp"
-        rto_min = "5ms"
-        [[workload]]
-        kind = "long-flows"
-        pairs = [[1, 0]]
-        priority = 0
-        [[workload]]
-        kind = "long-flows"
-        pairs = [[2, 0], [3, 0], [4, 0], [5, 0]]
-        priority = 1
-        "#
+    let sc = common::scenario(&crate::common::fill(
+        include_str!("scenarios/red_ecn/mq_ecn_regime_with.toml"),
+        &[("aqm_table", &aqm_table.to_string())],
     ));
     let mut w = World::build(&sc, 1).expect("world builds");
     let t0 = SimTime::ZERO + SimDuration::from_ms(100);

@@ -20,26 +20,9 @@ spread = false
 /// (Zhu et al., CoNEXT 2016, eq. 11), with the paper's CP: RED 5 KB / 200 KB / 1%, each
 /// packet marked independently at dequeue.
 fn two_flows() -> String {
-    format!(
-        r#"
-    [topology]
-    kind = "star"
-    hosts = 3
-    link_rate = "40Gbps"
-    link_delay = "1us"
-    [switch]
-    shared_buffer = "12MB"
-    {DCQCN_CP}
-    [switch.pfc]
-    [transport]
-    kind = "roce"
-    [[workload]]
-    kind = "long-flows"
-    schedule = [
-        {{ src = 1, dst = 0, start = "0ms", stop = "400ms" }},
-        {{ src = 2, dst = 0, start = "50ms", stop = "400ms" }},
-    ]
-    "#
+    crate::common::fill(
+        include_str!("scenarios/roce/two_flows.toml"),
+        &[("DCQCN_CP", &DCQCN_CP.to_string())],
     )
 }
 
@@ -169,28 +152,9 @@ fn dcqcn_converges_slowly_when_flow_1_is_marked_before_the_join() {
 fn a_roce_incast_over_pfc_completes_without_loss() {
     // A low static XOFF (20 KB per ingress port and priority) so that the
     // NICs are paused before DCQCN has brought the rates down.
-    let (w, s) = common::run(&format!(
-        r#"
-        [topology]
-        kind = "star"
-        hosts = 9
-        link_rate = "40Gbps"
-        link_delay = "1us"
-        [switch]
-        shared_buffer = "1MiB"
-        {DCQCN_CP}
-        [switch.pfc]
-        xoff = "static"
-        xoff_threshold = "20KB"
-        xon_threshold = "10KB"
-        [transport]
-        kind = "roce"
-        [[workload]]
-        kind = "incast"
-        receiver = 0
-        senders = "1-8"
-        size = "1MB"
-        "#
+    let (w, s) = common::run(&crate::common::fill(
+        include_str!("scenarios/roce/a_roce_incast_over_pfc_completes_without_loss.toml"),
+        &[("DCQCN_CP", &DCQCN_CP.to_string())],
     ));
     let p = s.pfc.as_ref().expect("PFC is on");
     let cnps: u64 = w
@@ -280,29 +244,12 @@ fn r_aqm_and_abq_hold_and_release_roce_acks() {
         k = "20pkt"
         q_max = "300pkt""#,
     ] {
-        let (_, s) = common::run(&format!(
-            r#"
-            [topology]
-            kind = "star"
-            hosts = 9
-            link_rate = "10Gbps"
-            link_delay = "1us"
-            [switch]
-            shared_buffer = "2MB"
-            {DCQCN_CP}
-            [switch.pfc]
-            [switch.ingress]
-            {ingress}
-            [transport]
-            kind = "roce"
-            window = "bdp_x_rate"
-            rto = "10ms"
-            [[workload]]
-            kind = "incast"
-            receiver = 0
-            senders = "1-8"
-            size = "500KB"
-            "#
+        let (_, s) = common::run(&crate::common::fill(
+            include_str!("scenarios/roce/r_aqm_and_abq_hold_and_release_roce_acks.toml"),
+            &[
+                ("DCQCN_CP", &DCQCN_CP.to_string()),
+                ("ingress", &ingress.to_string()),
+            ],
         ));
         eprintln!(
             "RoCE incast with {}: {} ACKs held, {} released, {} completed",

@@ -5,24 +5,9 @@ use net::HostId;
 
 /// A 32-to-1 NewReno incast into a switch with a 150 KB shared buffer.
 fn incast(dt_alpha: f64) -> (u64, u64, u64) {
-    let (w, s) = common::run(&format!(
-        r#"
-        [topology]
-        kind = "star"
-        hosts = 33
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        shared_buffer = "150KB"
-        dt_alpha = {dt_alpha}
-        [transport]
-        rto_min = "1ms"
-        [[workload]]
-        kind = "incast"
-        receiver = 0
-        senders = "1-32"
-        size = "200KB"
-        "#
+    let (w, s) = common::run(&crate::common::fill(
+        include_str!("scenarios/shared_buffer/incast.toml"),
+        &[("dt_alpha", &dt_alpha.to_string())],
     ));
     assert_eq!(s.flows.completed, 32);
     let hot = w.fabric().port(w.fabric().port_towards_host(HostId(0)));

@@ -8,31 +8,9 @@ use net::HostId;
 
 /// 1 flow in class 0 and 4 flows in class 1 into host 0 over a 10 Gb/s star.
 fn shares(scheduler: &str) -> (f64, f64, World) {
-    let text = format!(
-        r#"
-        [simulation]
-        stop_time = "30ms"
-        [topology]
-        kind = "star"
-        hosts = 6
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "200pkt"
-        classes = 2
-        {scheduler}
-        [transport]
-        cc = "newreno"
-        rto_min = "1ms"
-        [[workload]]
-        kind = "long-flows"
-        pairs = [[1, 0]]
-        priority = 0
-        [[workload]]
-        kind = "long-flows"
-        pairs = [[2, 0], [3, 0], [4, 0], [5, 0]]
-        priority = 1
-        "#
+    let text = crate::common::fill(
+        include_str!("scenarios/switch_classes/shares.toml"),
+        &[("scheduler", &scheduler.to_string())],
     );
     let (w, _) = common::run(&text);
     let port = w.fabric().port(w.fabric().port_towards_host(HostId(0)));

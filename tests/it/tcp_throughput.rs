@@ -88,26 +88,11 @@ fn largest_cwnd(text: &str, tag: &str) -> f64 {
 #[test]
 fn cwnd_grows_only_while_it_limits_the_sender() {
     let text = |validation: bool| {
-        format!(
-            r#"
-            [topology]
-            kind = "star"
-            hosts = 2
-            link_rate = "10Gbps"
-            link_delay = "1us"
-            nic_buffer = "15KB"
-            [switch]
-            buffer = "300pkt"
-            [transport]
-            cwnd_validation = {validation}
-            [[workload]]
-            kind = "incast"
-            receiver = 1
-            senders = [0]
-            size = "50MB"
-            [output]
-            cc_trace = {{ flows = [0], interval = "100us" }}
-            "#
+        crate::common::fill(
+            include_str!(
+                "scenarios/tcp_throughput/cwnd_grows_only_while_it_limits_the_sender.toml"
+            ),
+            &[("validation", &validation.to_string())],
         )
     };
     let on = largest_cwnd(&text(true), "cwnd-validation-on");

@@ -39,20 +39,9 @@ fn an_explicit_dumbbell_matches_the_built_in_one() {
         "[topology]\nkind = \"dumbbell\"\nleft = 3\nright = 1\nhost_rate = \"10Gbps\"\nhost_delay = \"1us\"\n\
          bottleneck_rate = \"1Gbps\"\nbottleneck_delay = \"5us\"\n{workload}"
     );
-    let explicit = format!(
-        r#"
-        [topology]
-        kind = "explicit"
-        hosts = 4
-        switches = 2
-        links = [
-          {{ a = "h0", b = "s0", rate = "10Gbps", delay = "1us" }},
-          {{ a = "h1", b = "s0", rate = "10Gbps", delay = "1us" }},
-          {{ a = "h2", b = "s0", rate = "10Gbps", delay = "1us" }},
-          {{ a = "h3", b = "s1", rate = "10Gbps", delay = "1us" }},
-          {{ a = "s0", b = "s1", rate = "1Gbps", delay = "5us" }},
-        ]
-        {workload}"#
+    let explicit = crate::common::fill(
+        include_str!("scenarios/topologies/an_explicit_dumbbell_matches_the_built_in_one.toml"),
+        &[("workload", &workload.to_string())],
     );
     let (_, mut a) = common::run(&builtin);
     let (_, mut b) = common::run(&explicit);

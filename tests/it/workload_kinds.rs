@@ -8,22 +8,9 @@ use transport::SenderEnd;
 
 /// A 10 Gb/s star of `hosts` hosts with 1 us links, DCTCP at K = 20 packets.
 fn star(hosts: u32, rest: &str) -> String {
-    format!(
-        r#"
-        [topology]
-        kind = "star"
-        hosts = {hosts}
-        link_rate = "10Gbps"
-        link_delay = "1us"
-        [switch]
-        buffer = "200pkt"
-        [transport]
-        cc = "dctcp"
-        [switch.aqm]
-        kind = "step-ecn"
-        k = "20pkt"
-        {rest}
-        "#
+    crate::common::fill(
+        include_str!("scenarios/workload_kinds/star.toml"),
+        &[("hosts", &hosts.to_string()), ("rest", &rest.to_string())],
     )
 }
 
@@ -285,31 +272,9 @@ fn ping_rtt_on_an_idle_network_is_twice_the_one_way_delay() {
 #[test]
 fn ping_sees_the_queue_a_long_flow_builds() {
     let text = |aqm: &str| {
-        format!(
-            r#"
-            [topology]
-            kind = "star"
-            hosts = 4
-            link_rate = "10Gbps"
-            link_delay = "1us"
-            [switch]
-            buffer = "300pkt"
-            [switch.aqm]
-            {aqm}
-            [transport]
-            cc = "dctcp"
-            [[workload]]
-            kind = "long-flows"
-            pairs = [[1, 0], [2, 0]]
-            stop = "3ms"
-            [[workload]]
-            kind = "ping"
-            src = 3
-            dst = 0
-            interval = "10us"
-            start = "1ms"
-            stop = "3ms"
-            "#
+        crate::common::fill(
+            include_str!("scenarios/workload_kinds/ping_sees_the_queue_a_long_flow_builds.toml"),
+            &[("aqm", &aqm.to_string())],
         )
     };
     let (_, tail) = common::run(&text("kind = \"droptail\""));
