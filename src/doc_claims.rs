@@ -70,6 +70,14 @@ fn docs_architecture_states_the_constants_as_built() {
             eth.wire_bytes(1500),
             eth.wire_bytes(40)
         ),
+        format!(
+            "`\"2.5ms\"` is {} ps",
+            grouped(
+                sim_core::units::parse_duration("2.5ms")
+                    .expect("parses")
+                    .ps()
+            )
+        ),
     ] {
         assert!(
             doc.contains(&phrase),

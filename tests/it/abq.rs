@@ -10,9 +10,9 @@ use net::HostId;
 
 /// (drops, time-average output queue in bytes, max VIQ) for an ingress plugin.
 fn incast(ingress: &str) -> (u64, f64, u64) {
-    let (w, s) = common::run(&crate::common::fill(
+    let (w, s) = common::run(&common::fill(
         include_str!("scenarios/abq/incast.toml"),
-        &[("ingress", &ingress.to_string())],
+        &[("ingress", ingress)],
     ));
     assert_eq!(s.flows.completed, 80);
     let port = w.fabric().port(w.fabric().port_towards_host(HostId(0)));

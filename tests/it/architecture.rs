@@ -397,3 +397,21 @@ fn the_report_reads_the_run_record_only() {
         "src/report reaches past the RunRecord: {found:#?}"
     );
 }
+
+/// docs/architecture.md: the prefetch is "the workspace's one `unsafe`
+/// block".
+#[test]
+fn the_workspace_has_one_unsafe_block() {
+    let mut blocks = Vec::new();
+    for f in production_files() {
+        let text = std::fs::read_to_string(&f).expect("readable");
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            if code.contains("unsafe {") || code.contains("unsafe fn") {
+                blocks.push(format!("{}:{}", f.display(), i + 1));
+            }
+        }
+    }
+    assert_eq!(blocks.len(), 1, "{blocks:?}");
+    assert!(blocks[0].contains("fabric/prefetch.rs"), "{blocks:?}");
+}

@@ -41,14 +41,11 @@ fn dctcp_eight_long_flows_keep_queue_near_k() {
 #[test]
 fn dctcp_utilisation_at_small_k_depends_on_prr_on_marks() {
     let run = |preset: &str, delay: &str| {
-        let sc = common::scenario(&crate::common::fill(
+        let sc = common::scenario(&common::fill(
             include_str!(
                 "scenarios/dctcp_steady_state/dctcp_utilisation_at_small_k_depends_on_prr_on_marks.toml"
             ),
-            &[
-                ("delay", &delay.to_string()),
-                ("preset", &preset.to_string()),
-            ],
+            &[("delay", delay), ("preset", preset)],
         ));
         let mut w = World::build(&sc, 1).unwrap();
         let port = w.fabric().port_towards_host(HostId(0));

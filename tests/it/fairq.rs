@@ -10,9 +10,9 @@ use sim_core::{SimDuration, SimTime};
 /// 8 long NewReno flows into one 1 Gb/s port, base RTT 200 us, 100-packet
 /// buffer: B = 150,000 B, target alpha B = 30,000 B. Measured over 100-200 ms.
 fn run(ingress: &str) -> (f64, f64, u64, f64) {
-    let sc = common::scenario(&crate::common::fill(
+    let sc = common::scenario(&common::fill(
         include_str!("scenarios/fairq/run.toml"),
-        &[("ingress", &ingress.to_string())],
+        &[("ingress", ingress)],
     ));
     let mut w = World::build(&sc, 1).expect("builds");
     let port = w.fabric().port_towards_host(HostId(0));

@@ -2,9 +2,9 @@
 use crate::common;
 
 fn incast(buffer: &str) -> dcnsim::report::RunSummary {
-    common::run(&crate::common::fill(
+    common::run(&common::fill(
         include_str!("scenarios/incast_collapse/incast.toml"),
-        &[("buffer", &buffer.to_string())],
+        &[("buffer", buffer)],
     ))
     .1
 }

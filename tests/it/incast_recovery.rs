@@ -13,12 +13,12 @@ const WIRE_BYTES: u64 = 1_000_000 + SEGMENTS * (52 + 38);
 
 /// (last FCT / wire ideal, timeouts, RTO episodes, fast recoveries).
 fn incast(n: u32, transport: &str, aqm: &str) -> (f64, u64, u64, u64) {
-    let text = crate::common::fill(
+    let text = common::fill(
         include_str!("scenarios/incast_recovery/incast.toml"),
         &[
             ("hosts", &(n + 1).to_string()),
-            ("aqm", &aqm.to_string()),
-            ("transport", &transport.to_string()),
+            ("aqm", aqm),
+            ("transport", transport),
             ("n", &n.to_string()),
         ],
     );

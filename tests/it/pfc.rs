@@ -4,9 +4,9 @@
 use crate::common;
 
 fn incast(pfc: &str, classes: &str) -> String {
-    crate::common::fill(
+    common::fill(
         include_str!("scenarios/pfc/incast.toml"),
-        &[("classes", &classes.to_string()), ("pfc", &pfc.to_string())],
+        &[("classes", classes), ("pfc", pfc)],
     )
 }
 

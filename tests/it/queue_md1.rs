@@ -3,7 +3,7 @@
 use crate::common;
 
 fn md1(load: f64) -> (f64, f64) {
-    let (_, s) = common::run(&crate::common::fill(
+    let (_, s) = common::run(&common::fill(
         include_str!("scenarios/queue_md1/md1.toml"),
         &[("load", &load.to_string())],
     ));

@@ -9,9 +9,9 @@ use crate::common;
 use dcnsim::report::RunSummary;
 
 fn incast(ingress: &str) -> RunSummary {
-    common::run(&crate::common::fill(
+    common::run(&common::fill(
         include_str!("scenarios/r_aqm/incast.toml"),
-        &[("ingress", &ingress.to_string())],
+        &[("ingress", ingress)],
     ))
     .1
 }
@@ -69,7 +69,7 @@ fn fabric_incast_text(ingress: &str) -> String {
     } else {
         format!("[switch.ingress]\n{ingress}")
     };
-    crate::common::fill(
+    common::fill(
         include_str!("scenarios/r_aqm/fabric_incast_text.toml"),
         &[("ingress", &ingress.to_string())],
     )

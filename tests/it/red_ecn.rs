@@ -13,9 +13,9 @@ fn mq_ecn_regime(red_keys: &str) -> (f64, f64) {
 }
 
 fn mq_ecn_regime_with(aqm_table: &str) -> (f64, f64) {
-    let sc = common::scenario(&crate::common::fill(
+    let sc = common::scenario(&common::fill(
         include_str!("scenarios/red_ecn/mq_ecn_regime_with.toml"),
-        &[("aqm_table", &aqm_table.to_string())],
+        &[("aqm_table", aqm_table)],
     ));
     let mut w = World::build(&sc, 1).expect("world builds");
     let t0 = SimTime::ZERO + SimDuration::from_ms(100);

@@ -20,9 +20,9 @@ spread = false
 /// (Zhu et al., CoNEXT 2016, eq. 11), with the paper's CP: RED 5 KB / 200 KB / 1%, each
 /// packet marked independently at dequeue.
 fn two_flows() -> String {
-    crate::common::fill(
+    common::fill(
         include_str!("scenarios/roce/two_flows.toml"),
-        &[("DCQCN_CP", &DCQCN_CP.to_string())],
+        &[("DCQCN_CP", DCQCN_CP)],
     )
 }
 
@@ -152,9 +152,9 @@ fn dcqcn_converges_slowly_when_flow_1_is_marked_before_the_join() {
 fn a_roce_incast_over_pfc_completes_without_loss() {
     // A low static XOFF (20 KB per ingress port and priority) so that the
     // NICs are paused before DCQCN has brought the rates down.
-    let (w, s) = common::run(&crate::common::fill(
+    let (w, s) = common::run(&common::fill(
         include_str!("scenarios/roce/a_roce_incast_over_pfc_completes_without_loss.toml"),
-        &[("DCQCN_CP", &DCQCN_CP.to_string())],
+        &[("DCQCN_CP", DCQCN_CP)],
     ));
     let p = s.pfc.as_ref().expect("PFC is on");
     let cnps: u64 = w
@@ -244,12 +244,9 @@ fn r_aqm_and_abq_hold_and_release_roce_acks() {
         k = "20pkt"
         q_max = "300pkt""#,
     ] {
-        let (_, s) = common::run(&crate::common::fill(
+        let (_, s) = common::run(&common::fill(
             include_str!("scenarios/roce/r_aqm_and_abq_hold_and_release_roce_acks.toml"),
-            &[
-                ("DCQCN_CP", &DCQCN_CP.to_string()),
-                ("ingress", &ingress.to_string()),
-            ],
+            &[("DCQCN_CP", DCQCN_CP), ("ingress", ingress)],
         ));
         eprintln!(
             "RoCE incast with {}: {} ACKs held, {} released, {} completed",

@@ -5,7 +5,7 @@ use net::HostId;
 
 /// A 32-to-1 NewReno incast into a switch with a 150 KB shared buffer.
 fn incast(dt_alpha: f64) -> (u64, u64, u64) {
-    let (w, s) = common::run(&crate::common::fill(
+    let (w, s) = common::run(&common::fill(
         include_str!("scenarios/shared_buffer/incast.toml"),
         &[("dt_alpha", &dt_alpha.to_string())],
     ));

@@ -8,9 +8,9 @@ use net::HostId;
 
 /// 1 flow in class 0 and 4 flows in class 1 into host 0 over a 10 Gb/s star.
 fn shares(scheduler: &str) -> (f64, f64, World) {
-    let text = crate::common::fill(
+    let text = common::fill(
         include_str!("scenarios/switch_classes/shares.toml"),
-        &[("scheduler", &scheduler.to_string())],
+        &[("scheduler", scheduler)],
     );
     let (w, _) = common::run(&text);
     let port = w.fabric().port(w.fabric().port_towards_host(HostId(0)));

@@ -88,7 +88,7 @@ fn largest_cwnd(text: &str, tag: &str) -> f64 {
 #[test]
 fn cwnd_grows_only_while_it_limits_the_sender() {
     let text = |validation: bool| {
-        crate::common::fill(
+        common::fill(
             include_str!(
                 "scenarios/tcp_throughput/cwnd_grows_only_while_it_limits_the_sender.toml"
             ),

@@ -39,9 +39,9 @@ fn an_explicit_dumbbell_matches_the_built_in_one() {
         "[topology]\nkind = \"dumbbell\"\nleft = 3\nright = 1\nhost_rate = \"10Gbps\"\nhost_delay = \"1us\"\n\
          bottleneck_rate = \"1Gbps\"\nbottleneck_delay = \"5us\"\n{workload}"
     );
-    let explicit = crate::common::fill(
+    let explicit = common::fill(
         include_str!("scenarios/topologies/an_explicit_dumbbell_matches_the_built_in_one.toml"),
-        &[("workload", &workload.to_string())],
+        &[("workload", workload)],
     );
     let (_, mut a) = common::run(&builtin);
     let (_, mut b) = common::run(&explicit);

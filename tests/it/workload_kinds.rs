@@ -8,9 +8,9 @@ use transport::SenderEnd;
 
 /// A 10 Gb/s star of `hosts` hosts with 1 us links, DCTCP at K = 20 packets.
 fn star(hosts: u32, rest: &str) -> String {
-    crate::common::fill(
+    common::fill(
         include_str!("scenarios/workload_kinds/star.toml"),
-        &[("hosts", &hosts.to_string()), ("rest", &rest.to_string())],
+        &[("hosts", &hosts.to_string()), ("rest", rest)],
     )
 }
 
@@ -272,9 +272,9 @@ fn ping_rtt_on_an_idle_network_is_twice_the_one_way_delay() {
 #[test]
 fn ping_sees_the_queue_a_long_flow_builds() {
     let text = |aqm: &str| {
-        crate::common::fill(
+        common::fill(
             include_str!("scenarios/workload_kinds/ping_sees_the_queue_a_long_flow_builds.toml"),
-            &[("aqm", &aqm.to_string())],
+            &[("aqm", aqm)],
         )
     };
     let (_, tail) = common::run(&text("kind = \"droptail\""));
