@@ -11,7 +11,7 @@
 //!
 //! The generated dispatch also applies the family's
 //! [`Transport::CONTROL_IS_HEADER`] to every packet its ends emit
-//! ([`MarkHeaders`]), so that no family marks its control packets by hand.
+//! (`MarkHeaders`), so that no family marks its control packets by hand.
 
 use crate::ends::MarkHeaders;
 use crate::family::{Family, Transport};

@@ -48,7 +48,7 @@ pub struct FamilyError {
 pub enum NicDiscipline {
     /// Round robin, a packet a turn.
     RoundRobin,
-    /// Shortest remaining first, by [`crate::Sender::srpt_rank`] (Homa 3.2).
+    /// Shortest remaining first, by [`crate::SenderEnd::srpt_rank`] (Homa 3.2).
     Srpt,
 }
 

@@ -4,7 +4,7 @@ use sim_core::{Bandwidth, SimDuration, SimTime};
 
 /// What a host's RDMA NIC counts across all the connections it receives:
 /// the messages in progress (N) and the wire bytes of the last round
-/// (B_R). Each host keeps one ([`crate::host::HostRx`]) and hands it to
+/// (B_R). Each host keeps one ([`crate::HostRx`]) and hands it to
 /// every RoCE responder there; receiver halves read it (RCC's N and B_R,
 /// RCC paper III-C).
 #[derive(Clone, Debug, Default)]

@@ -3,13 +3,13 @@
 //! at 40ccb05) runs it with sender-based congestion control:
 //!
 //! - Every packet carries its own entropy value, which switches hash with
-//!   the 5-tuple, so one flow sprays over many paths ([`spray`]: none,
+//!   the 5-tuple, so one flow sprays over many paths ([`crate::spray`]: none,
 //!   oblivious, or REPS, which reuses the values whose ACKs came back
 //!   unmarked).
 //! - The receiver keeps packets that arrive out of order and acknowledges
 //!   them selectively; a switch that trims a packet ([`net::Kind::Trimmed`])
 //!   makes the receiver NACK it at once, and the sender resends only it.
-//! - NSCC ([`nscc`]) sets the sender's window from the queueing delay and
+//! - NSCC (`nscc`) sets the sender's window from the queueing delay and
 //!   the ECN marks its ACKs echo; `sender_cc` picks htsim's DCTCP, a
 //!   constant window, or none (receiver credit alone) instead ([`SenderCc`]).
 //! - A packet unacknowledged for `rto` after it was sent is resent.
