@@ -2,7 +2,7 @@
 //! a tap on its link would record, so that Wireshark and tshark decode it.
 //!
 //! The file is classic pcap (the libpcap format of
-//! https://www.tcpdump.org/manpages/pcap-savefile.5.txt) with nanosecond
+//! <https://www.tcpdump.org/manpages/pcap-savefile.5.txt>) with nanosecond
 //! timestamps (magic `0xa1b23c4d`) and link type 1 (Ethernet). A frame is:
 //!
 //! - Ethernet II: the sending node's and the next node's MACs,

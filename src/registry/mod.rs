@@ -12,9 +12,9 @@
 //! others are alike):
 //! 1. write the plugin and its serde config in `crates/aqm/src/<name>.rs`
 //!    (`pub mod <name>;` in its lib.rs), and implement
-//!    [`aqm::EgressPlugin`] for the config: `check` for the cross-key rules,
+//!    [`::aqm::EgressPlugin`] for the config: `check` for the cross-key rules,
 //!    `build` for one port's plugin;
-//! 2. add one row to [`aqm::FAMILY`](crate::registry::aqm::FAMILY) with
+//! 2. add one row to [`aqm::FAMILY`] with
 //!    its keys;
 //! 3. document the kind and its keys in docs/scenarios.md (a test fails
 //!    until every row's kind and keys are named there).

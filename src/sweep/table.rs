@@ -182,7 +182,7 @@ fn headline_json(s: &serde_json::Value) -> Option<(f64, f64)> {
     })
 }
 
-/// `line`, a row of `run` written before the last [`ADDED_METRICS`],
+/// `line`, a row of `run` written before the last `ADDED_METRICS`,
 /// completed from the run's `summary.json` text; `None` if it is not
 /// such a row.
 pub fn completed_row(run: &Run, line: &str, summary: &str) -> Option<String> {

@@ -14,7 +14,7 @@ use sim_core::{SimDuration, SimTime};
 pub struct LinkSample {
     /// The end of the interval (ps).
     pub time_ps: u64,
-    /// The tier, an index into [`LinkSeries::tiers`].
+    /// The tier, an index into `LinkSeries::tiers`.
     pub tier: u16,
     /// Bits started onto the tier's links in the interval over their
     /// capacity in it (0 to 1).

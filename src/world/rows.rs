@@ -84,7 +84,7 @@ impl super::World {
         }
     }
 
-    /// Finishes every sink given to [`World::stream_series_to`]: the first
+    /// Finishes every sink given to [`crate::world::World::stream_series_to`]: the first
     /// error met, if any (each sink names its file).
     pub fn finish_series(&mut self) -> std::io::Result<()> {
         let queues = self.queue_samples.take_sink();

@@ -1,6 +1,6 @@
 //! The HSCC-style rwnd clamp, the baseline R-AQM compares with and one of
 //! its compensation modes (R-AQM paper IV-D: "set the ACK header's rwnd to 1
-//! [MSS] in the switch when incast congestion occurs").
+//! \[MSS\] in the switch when incast congestion occurs").
 //!
 //! At the ingress of port X, every segment that carries a window (ACK flag,
 //! no SYN) has its window lowered to one MSS, rounded up to the segment's

@@ -51,7 +51,7 @@ pub enum NetEvent {
     /// The port's credit limiter lets its head credit go.
     CreditTimer(PortId),
     /// A scheduled link failure's change (a rate, or a switch's routes
-    /// after it detects a failure), by index ([`fault_stage`]).
+    /// after it detects a failure), by index (`fault_stage`).
     Fault(u32),
 }
 
