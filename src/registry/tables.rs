@@ -1,6 +1,6 @@
 //! The tables of fixed keys that are not families of kinds: `[routing]`
 //! (whose `choice`, `spray`, `adaptive_signal` and `adaptive_rule` name rows of their own
-//! lists), `[switch.pfc]`, `[switch.trim]` and `[[failure]]`. `dcnsim
+//! lists), `[switch.pfc]`, `[switch.trim]`, `[[failure]]` and `[output]`. `dcnsim
 //! list` prints them beside the families, and tests hold each key list
 //! against the keys serde accepts and against docs/scenarios.md, as the
 //! families' rows are.
@@ -61,6 +61,13 @@ pub fn tables() -> Vec<TableInfo> {
             keys: FAILURE,
             choices: Vec::new(),
         },
+        TableInfo {
+            name: "output",
+            table: "output",
+            about: "where the results go and which optional series, captures and reports a run writes (the files and their columns: dcnsim list outputs)",
+            keys: OUTPUT,
+            choices: Vec::new(),
+        },
     ]
 }
 
@@ -114,6 +121,25 @@ static FAILURE: &[Key] = &[
     key("reroute_after", "none", "duration", "how long after `at` every switch routes around it (absent: never; not with degrade)"),
     key("one_way", "false", "bool", "with degrade: only the direction from the first node to the second slows"),
     key("buffer_scales", "false", "bool", "with degrade: the degraded switch ports' buffers shrink by the same fraction"),
+];
+
+/// `[output]`'s keys (`scenario::OutputConfig`).
+#[rustfmt::skip]
+static OUTPUT: &[Key] = &[
+    key("dir", "results/<file stem>", "path", "the output folder; --out overrides it"),
+    key("queue_interval", "off", "duration, >= 1ns", "sample queue occupancy into queues.csv every this long"),
+    key("queue_ports", "switch", "\"switch\" or [host, switch or link, ...]", "which ports queues.csv samples"),
+    key("queue_from", "off", "duration", "report the sampled ports' standing queue from this time on (summary.json's queue_after); needs queue_interval"),
+    key("size_buckets", "[100KB, 10MB]", "[size, ...]", "upper edges of the flow-size buckets FCT and slowdown are reported by"),
+    key("goodput_interval", "off", "duration, >= 1ns", "write goodput.csv: each interval's goodput, over all flows, per workload and per flow"),
+    key("goodput_flows", "every flow", "[flow id, ...]", "the flows with their own goodput.csv rows"),
+    key("rtt_interval", "off", "duration, >= 1ns", "write rtt.csv: each interval's RTT samples per workload"),
+    key("link_interval", "off", "duration, >= 1ns", "write links.csv: each interval's link utilisation per tier"),
+    key("jain_flows", "none", "[flow id, ...]", "summary.json's fairness: Jain's index over these flows' goodput"),
+    key("cc_trace", "off", "{ flows, interval }", "write cc.csv: the listed flows' congestion-control state every interval"),
+    key("pcap", "off", "{ ports, snaplen }", "write a pcap capture of each listed port"),
+    key("events", "off", "{ flows, ports, kinds }", "write events.csv, the event log of the chosen packets at the chosen ports"),
+    key("max_min", "false", "bool", "summary.json's max_min: the flows' max-min fair rates over their routed paths"),
 ];
 
 #[cfg(test)]
