@@ -10,23 +10,12 @@ fn doc() -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+use crate::reproduce::eval::thousands;
+
 /// `2^k` for a power of two.
 fn pow2(x: u64) -> String {
     assert!(x.is_power_of_two(), "{x}");
     format!("2^{}", x.trailing_zeros())
-}
-
-/// `n` with thousands separated by commas (`2,048`).
-fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[test]
@@ -60,7 +49,7 @@ fn docs_architecture_states_the_constants_as_built() {
         ),
         format!("({fallback_gib} GiB where it is unreadable)"),
         format!("least {AUTO_MIN_HOSTS} hosts where it can"),
-        format!("fewer than {} events", grouped(SOLO_BELOW)),
+        format!("fewer than {} events", thousands(SOLO_BELOW as i64)),
         format!(
             "`simulation.lps` (default {})",
             crate::scenario::DEFAULT_LPS
@@ -72,10 +61,10 @@ fn docs_architecture_states_the_constants_as_built() {
         ),
         format!(
             "`\"2.5ms\"` is {} ps",
-            grouped(
+            thousands(
                 sim_core::units::parse_duration("2.5ms")
                     .expect("parses")
-                    .ps()
+                    .ps() as i64
             )
         ),
     ] {
@@ -89,7 +78,7 @@ fn docs_architecture_states_the_constants_as_built() {
 #[test]
 fn numbers_are_written_as_the_doc_writes_them() {
     assert_eq!(
-        (pow2(1 << 20), grouped(2048), grouped(999)),
+        (pow2(1 << 20), thousands(2048), thousands(999)),
         ("2^20".into(), "2,048".into(), "999".into())
     );
 }

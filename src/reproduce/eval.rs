@@ -174,7 +174,7 @@ pub fn shown(v: f64, unit: &str) -> String {
 }
 
 /// `n` with its thousands separated by commas.
-fn thousands(n: i64) -> String {
+pub(crate) fn thousands(n: i64) -> String {
     let digits = n.unsigned_abs().to_string();
     let mut out = String::new();
     for (i, d) in digits.chars().enumerate() {
