@@ -10,7 +10,12 @@ use sim_core::{EventQueue, SimTime};
 use std::hint::black_box;
 
 #[derive(Clone, Copy)]
-struct Ev(#[allow(dead_code)] u64);
+struct Ev(u64);
+impl sim_core::Tiebreak for Ev {
+    fn tiebreak(&self, _: SimTime) -> u64 {
+        self.0 & ((1 << sim_core::queue::TIEBREAK_BITS) - 1)
+    }
+}
 
 fn prefilled(pending: u64) -> EventQueue<Ev> {
     let mut q = EventQueue::with_capacity(pending as usize * 2);

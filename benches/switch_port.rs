@@ -30,6 +30,11 @@ impl From<NetEvent> for Ev {
         Ev(e)
     }
 }
+impl sim_core::Tiebreak for Ev {
+    fn tiebreak(&self, at: sim_core::SimTime) -> u64 {
+        self.0.tiebreak(at)
+    }
+}
 
 fn plugin(name: &str, ctx: &PortContext) -> Box<dyn EgressAqm> {
     let toml = |s: &str| toml::from_str::<toml::Table>(s).expect("valid");

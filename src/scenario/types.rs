@@ -94,8 +94,11 @@ pub struct SimulationConfig {
     /// How the fabric is cut into logical processes.
     pub partition: Cut,
     /// The most logical processes the cut makes (pods beyond it share
-    /// one); part of what the results depend on, unlike `threads`.
+    /// one); part of what the results depend on under the insertion
+    /// order, not under the model's.
     pub lps: u32,
+    /// How one picosecond's events are ordered.
+    pub order: TieOrder,
 }
 
 impl Default for SimulationConfig {
@@ -107,6 +110,7 @@ impl Default for SimulationConfig {
             threads: None,
             partition: Cut::Auto,
             lps: DEFAULT_LPS,
+            order: TieOrder::Insertion,
         }
     }
 }
@@ -131,6 +135,20 @@ pub enum Cut {
     None,
     /// By pods, and refused where the scenario does not allow it.
     Pods,
+}
+
+/// `simulation.order`: how the events of one picosecond are ordered
+/// (docs/architecture.md, "One order for every cut").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum TieOrder {
+    /// In the order they were scheduled, as ns-3 and htsim order them: the
+    /// bytes of a run cut into logical processes depend on the cut.
+    #[default]
+    Insertion,
+    /// By a key from the events alone (kind and component, in an order
+    /// drawn anew at each picosecond): every cut writes the same bytes.
+    Model,
 }
 
 /// How frames are serialised on links.

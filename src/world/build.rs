@@ -108,6 +108,9 @@ impl World {
         let node_names = sc.topology.spec.shape.node_names();
         let fabric = build_fabric(sc, seed, wire, &node_names, role.as_ref())?;
         let mut w = World::empty(sc, seed, fabric, node_names);
+        if sc.simulation.order == crate::scenario::TieOrder::Model {
+            w.q.order_by_model();
+        }
         w.links = sc
             .output
             .link_interval

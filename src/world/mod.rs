@@ -30,6 +30,7 @@ pub(crate) mod livelock;
 mod lp;
 mod metrics;
 mod nic;
+mod order;
 pub(crate) mod parallel;
 mod record;
 mod rounds;

@@ -184,73 +184,106 @@ fn every_registry_row_has_a_golden_scenario() {
     );
 }
 
-/// One run on many cores (issue 43): every golden scenario whose fabric
-/// can be cut runs cut by pods (`--set simulation.partition=pods`) at 1,
-/// 3 and 8 threads (more threads than this machine's cores, and than the
-/// LPs, included) and writes the same bytes at each; a scenario the
-/// default cut splits also matches its golden at 1 and 8 threads (the
-/// golden test above runs it at every core's thread). The debug build,
-/// which also checks the invariants under the cut, runs 1 and 3 for both.
+/// One order for every cut (issue 60): every golden scenario whose fabric
+/// can be cut runs, ordered by the model (`simulation.order = "model"`),
+/// as one queue and cut by pods into at most 2, 4, 8 and 16 LPs (each
+/// distinct cut once), and every cut writes the one queue's bytes. The
+/// finest cut runs at 1, 2 and 3 threads, each coarser one at one of them
+/// in turn (threads only deal LPs to cores: `tests/it/parallel.rs` deals
+/// them every way). The debug build, which also checks the invariants
+/// under the cut, runs each scenario's finest cut at 3 threads.
 #[test]
-fn cut_goldens_are_the_same_bytes_at_any_thread_count() {
-    let (threads, default_threads): (&[&str], &[&str]) = if cfg!(debug_assertions) {
-        (&["1", "3"], &["1", "3"])
+fn ordered_by_the_model_every_cut_writes_the_one_queue_bytes() {
+    let (max_lps, threads): (&[u32], &[&str]) = if cfg!(debug_assertions) {
+        (&[16], &["3"])
     } else {
-        (&["1", "3", "8"], &["1", "8"])
+        (&[2, 4, 8, 16], &["1", "2", "3"])
     };
-    let pods = "simulation.partition=pods".to_string();
-    let tmp = common::temp_dir("golden-threads");
+    let model = "simulation.order=model".to_string();
+    let tmp = common::temp_dir("golden-cuts");
     let mut failures = Vec::new();
     let mut cut = Vec::new();
+    let mut runs = 0;
+    let mut run = |sc: &Path, set: &[String], t: &str| {
+        runs += 1;
+        let out = tmp.join(format!("{runs}"));
+        let mut argv = vec!["run", sc.to_str().expect("utf-8"), "--out"];
+        argv.extend([out.to_str().expect("utf-8"), "--seed", GOLDEN_SEED]);
+        argv.extend(["--no-plots", "--threads", t]);
+        for s in set {
+            argv.extend(["--set", s]);
+        }
+        common::run_cli(&argv);
+        out
+    };
     for sc in golden_scenarios() {
         let path = sc.to_str().expect("utf-8 path");
-        let by_default = {
-            let loaded = common::scenario_file(path, &[]);
+        let mut seen: Vec<Vec<u32>> = Vec::new();
+        let mut cuts = Vec::new();
+        for lps in max_lps {
+            let set = [
+                model.clone(),
+                "simulation.partition=pods".to_string(),
+                format!("simulation.lps={lps}"),
+            ];
+            let loaded = common::scenario_file(path, &set);
             let planned = dcnsim::registry::workload::plan_all(&loaded, 1);
-            dcnsim::world::partition_for(&loaded, &planned).is_ok_and(|p| p.lps > 1)
-        };
-        let loaded = common::scenario_file(path, std::slice::from_ref(&pods));
-        let planned = dcnsim::registry::workload::plan_all(&loaded, 1);
-        if !dcnsim::world::partition_for(&loaded, &planned).is_ok_and(|p| p.lps > 1) {
+            let Ok(p) = dcnsim::world::partition_for(&loaded, &planned) else {
+                break;
+            };
+            if p.lps < 2 || seen.contains(&p.lp_of_node) {
+                continue;
+            }
+            seen.push(p.lp_of_node);
+            cut.push(format!("{} ({} LPs)", sc.display(), p.lps));
+            cuts.push(set);
+        }
+        if cuts.is_empty() {
             continue;
         }
-        cut.push(sc.display().to_string());
-        let runs: Vec<PathBuf> = threads
-            .iter()
-            .map(|t| {
-                let out = tmp.join(format!("{}-{t}", cut.len()));
-                let set = ["--set", &pods, "--threads", t];
-                let args = [&["run", path, "--out"][..], &[out.to_str().expect("utf-8")]];
-                let mut argv: Vec<&str> = args.concat();
-                argv.extend(["--seed", GOLDEN_SEED]);
-                argv.extend(set);
-                common::run_cli(&argv);
-                out
-            })
-            .collect();
-        for f in GOLDEN_FILES {
-            let first = std::fs::read(runs[0].join(f)).expect("written");
-            for (run, t) in runs.iter().zip(threads).skip(1) {
-                if std::fs::read(run.join(f)).expect("written") != first {
-                    failures.push(format!("{path} {f}: {t} threads differ from 1"));
+        let whole = run(
+            &sc,
+            &[model.clone(), "simulation.partition=none".into()],
+            "1",
+        );
+        for (i, set) in cuts.iter().enumerate() {
+            let finest = i + 1 == cuts.len();
+            for (j, t) in threads.iter().enumerate() {
+                if !finest && j != i % threads.len() {
+                    continue;
                 }
-            }
-        }
-        if by_default {
-            for t in default_threads {
-                let out = tmp.join(format!("{}-default-{t}", cut.len()));
-                check_golden(&sc, &out, &["--threads", t], false, &mut failures);
+                let out = run(&sc, set, t);
+                for f in GOLDEN_FILES.into_iter().chain(GOLDEN_IF_WRITTEN) {
+                    let (a, b) = (whole.join(f), out.join(f));
+                    if !a.exists() {
+                        continue;
+                    }
+                    let (want, got) = (std::fs::read_to_string(a), std::fs::read_to_string(b));
+                    let (want, got) = (want.expect("written"), got.expect("written"));
+                    if want != got {
+                        failures.push(format!(
+                            "{path} {f} [{}, {t} threads]: {}",
+                            set.join(" "),
+                            first_difference(&want, &got)
+                        ));
+                    }
+                }
             }
         }
     }
     std::fs::remove_dir_all(&tmp).ok();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // The cut is exercised: fat-trees, leaf-spines and dumbbells.
+    // The cut is exercised: fat-trees, leaf-spines and dumbbells, PFC,
+    // failures, trimming and collectives, in several LP counts.
     for want in [
-        "k-ary-permutation",
+        "k-ary-permutation.toml (2 LPs)",
+        "k-ary-permutation.toml (4 LPs)",
         "websearch-leafspine",
         "roce-incast",
         "dumbbell",
+        "link-failure",
+        "uec-incast-k8.toml (8 LPs)",
+        "ring-allreduce-k8",
     ] {
         assert!(
             cut.iter().any(|p| p.contains(want)),

@@ -187,3 +187,79 @@ fn an_event_cap_stops_at_a_window_end_with_the_same_bytes_at_any_thread_count() 
     };
     assert_eq!(run(1), run(3));
 }
+
+/// Small fabrics that exercise what crosses a cut: a dumbbell, a
+/// leaf-spine, k = 4 and k = 8 fat-trees, RoCE with PFC, a trimming UEC
+/// incast, a failed link and a collective job, each for a short time.
+const ANY_CUT: [(&str, &str); 6] = [
+    ("scenarios/dumbbell-dctcp.toml", "2ms"),
+    ("scenarios/websearch-leafspine.toml", "1ms"),
+    ("scenarios/r-aqm/roce-incast.toml", "1ms"),
+    ("scenarios/ai-fabric/uec-incast-k8.toml", "200us"),
+    ("scenarios/ai-fabric/link-failure.toml", "400us"),
+    ("scenarios/ai-fabric/ring-allreduce-k8.toml", "300us"),
+];
+
+/// The bytes of `sc` ordered by the model, as one queue (`lp_of_switch`
+/// `None`) or cut with each switch in the LP it names (its hosts in its
+/// LP), on `threads` threads.
+fn model_bytes(sc: &Scenario, lp_of_switch: Option<&[u32]>, threads: usize) -> String {
+    let planned = plan_all(sc, 1);
+    let graph = sc.topology.spec.shape.build();
+    let world = match lp_of_switch {
+        None => {
+            let mut w = dcnsim::world::World::build_planned(sc, 1, planned).expect("builds");
+            w.run();
+            w
+        }
+        Some(lps) => {
+            let n = graph.nodes.len();
+            let mut lp_of_node: Vec<u32> = (0..n).map(|i| lps[i % lps.len()]).collect();
+            for c in &graph.cables {
+                let (a, b) = (c.a.idx(), c.b.idx());
+                if graph.nodes[a] == net::NodeKind::Host {
+                    lp_of_node[a] = lp_of_node[b];
+                } else if graph.nodes[b] == net::NodeKind::Host {
+                    lp_of_node[b] = lp_of_node[a];
+                }
+            }
+            let count = lp_of_node.iter().max().map_or(1, |m| m + 1);
+            let cut = net::Partition::of_nodes(&graph, lp_of_node, count).expect("delays");
+            if cut.lps < 2 {
+                let mut w = dcnsim::world::World::build_planned(sc, 1, planned).expect("builds");
+                w.run();
+                w
+            } else {
+                let lps = Lps::build(sc, 1, &planned, cut, Threads(threads)).expect("builds");
+                lps.run(Threads(threads), u64::MAX, &mut |_| true).0
+            }
+        }
+    };
+    let record = world.run_record();
+    format!("{}\n{}", flows_csv(&record), ports_csv(&record))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// Ordered by the model (issue 60), any cut of a small fabric into 2
+    /// to 6 LPs, switch by switch at random, on 1 to 3 threads, writes the
+    /// one queue's bytes: PFC frames, trimmed headers, failures and a
+    /// collective's steps included.
+    #[test]
+    fn ordered_by_the_model_any_cut_gives_the_one_queue_bytes(
+        which in 0..ANY_CUT.len(),
+        lps in proptest::collection::vec(0u32..6, 1..24),
+        threads in 1usize..=3,
+    ) {
+        let (path, stop) = ANY_CUT[which];
+        let set = [
+            "simulation.order=model".to_string(),
+            format!("simulation.stop_time={stop}"),
+        ];
+        let sc = common::scenario_file(path, &set);
+        let whole = model_bytes(&sc, None, 1);
+        let cut = model_bytes(&sc, Some(&lps), threads);
+        prop_assert!(cut == whole, "{path}: a cut by {lps:?} moved the bytes");
+    }
+}

@@ -100,7 +100,16 @@ fn r_aqm_at_the_congested_tor_alone_removes_the_drops() {
     assert_eq!(none.ingress.held, 0);
     assert!(receivers_tor.ingress.held > 0);
     assert_eq!(everywhere.ingress.held, 3 * receivers_tor.ingress.held);
-    assert_eq!(3 * senders_tor.ingress.held, receivers_tor.ingress.held);
+    // A third of the ACKs, give or take the retransmissions: leaf 1's
+    // senders lose packets to the unshaped incast (hundreds of drops), so
+    // their flows carry more or fewer packets than an average third.
+    let third = 3 * senders_tor.ingress.held;
+    assert!(
+        third.abs_diff(receivers_tor.ingress.held) * 10 <= receivers_tor.ingress.held,
+        "leaf1 held {} ACKs, a third of leaf0's {} within 10%",
+        senders_tor.ingress.held,
+        receivers_tor.ingress.held
+    );
     assert!(
         receivers_tor.drops * 10 < none.drops,
         "R-AQM at leaf0: {} drops, none: {}",

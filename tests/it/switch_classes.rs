@@ -6,7 +6,9 @@ use transport::SenderEnd;
 use dcnsim::world::World;
 use net::HostId;
 
-/// 1 flow in class 0 and 4 flows in class 1 into host 0 over a 10 Gb/s star.
+/// 1 flow in class 0 and 4 flows in class 1 into host 0 over a 10 Gb/s
+/// star, DCTCP with ECN marking at 30 packets (no drops: the scheduler
+/// alone sets the shares).
 fn shares(scheduler: &str) -> (f64, f64, World) {
     let text = common::fill(
         include_str!("scenarios/switch_classes/shares.toml"),

@@ -29,6 +29,15 @@ impl From<NetEvent> for Ev {
         Ev::Net(e)
     }
 }
+/// Sends after the network's events of their picosecond, by index.
+impl sim_core::Tiebreak for Ev {
+    fn tiebreak(&self, at: SimTime) -> u64 {
+        match *self {
+            Ev::Net(e) => e.tiebreak(at),
+            Ev::Send(i) => sim_core::queue::tiebreak_of(200, i as u32, at),
+        }
+    }
+}
 
 #[derive(Clone, Debug)]
 struct Case {

@@ -106,6 +106,20 @@ impl Partition {
         for (i, &n) in tops.iter().enumerate() {
             lp_of_node[n] = i as u32 % lps;
         }
+        Partition::of_nodes(graph, lp_of_node, lps)
+    }
+
+    /// The cut that puts node `n` in LP `lp_of_node[n]` (of `lps`), or why
+    /// it cannot run; one LP where no cable joins two. Any such cut runs
+    /// (the tests cut small fabrics at random): what a run needs of it is
+    /// that a host shares its switch's LP, which this does not check.
+    pub fn of_nodes(
+        graph: &TopologyGraph,
+        lp_of_node: Vec<u32>,
+        lps: u32,
+    ) -> Result<Partition, ZeroDelayCut> {
+        assert_eq!(lp_of_node.len(), graph.nodes.len(), "an LP per node");
+        assert!(lp_of_node.iter().all(|&lp| lp < lps), "LPs below {lps}");
         let mut lookahead = SimDuration::MAX;
         for c in &graph.cables {
             if lp_of_node[c.a.idx()] != lp_of_node[c.b.idx()] {

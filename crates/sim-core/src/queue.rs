@@ -1,10 +1,18 @@
 //! The deterministic event queue.
 //!
-//! Events are ordered by `(time, seq)`, where `seq` is a counter that only
-//! increases: two events at the same picosecond pop in the order they were
-//! scheduled, on every machine. The payload `E` is a small `Copy` value (ids,
-//! never packets: packets live in an arena and travel by id). Scheduling in
-//! the past is an invariant breach.
+//! Events are ordered by `(time, seq)`. By default `seq` is a counter that
+//! only increases: two events at the same picosecond pop in the order they
+//! were scheduled, on every machine (ns-3's and htsim's order). Ordered by
+//! the model ([`EventQueue::order_by_model`]), `seq` is a 48-bit tiebreak
+//! each event makes of itself ([`Tiebreak`]): what it is and which
+//! component it is for, never when or by whom it was scheduled, so that a
+//! run cut into several queues (one per logical process) runs each
+//! component's events in the one queue's order, for every cut. Two events
+//! with equal keys are then the same event (the same kind for the same
+//! component at the same time), so their order cannot matter. The payload
+//! `E` is a small `Copy` value (ids, never packets: packets live in an
+//! arena and travel by id). Scheduling in the past is an invariant
+//! breach.
 //!
 //! Two levels. Events due within the wheel's horizon (`WHEEL_SLOTS` slots of
 //! `2^SLOT_SHIFT` ps, about 67 us) go to a timing wheel with a bitmap of
@@ -50,9 +58,9 @@ const WORDS: usize = WHEEL_SLOTS / 64;
 const HORIZON_PS: u64 = (WHEEL_SLOTS as u64) << SLOT_SHIFT;
 
 /// One pending event and its sort key. Beyond the wheel the key packs
-/// `(time, seq)` into a `u128` ([`Far`]). In a wheel slot every event lies
+/// `(time, tiebreak)` into a `u128` ([`Far`]). In a wheel slot every event lies
 /// in the slot's 65.5 ns, so its key packs the time's offset in the slot
-/// (16 bits) and the sequence number (48 bits) into a `u64` ([`Near`]):
+/// (16 bits) and the tiebreak (48 bits) into a `u64` ([`Near`]):
 /// 16-byte entries, half the memory a fabric's crowded slots stream
 /// through, and an order equal to the full key's within the slot.
 #[derive(Clone, Copy)]
@@ -64,9 +72,64 @@ struct Entry<K, E> {
 type Near<E> = Entry<u64, E>;
 type Far<E> = Entry<u128, E>;
 
-/// The bits of the sequence number a [`Near`] key keeps.
-const SEQ_BITS: u32 = 48;
+/// The bits of an event's tiebreak ([`Tiebreak`]): what a [`Near`] key
+/// keeps beside the time's offset in its slot.
+pub const TIEBREAK_BITS: u32 = 48;
+const SEQ_BITS: u32 = TIEBREAK_BITS;
 const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
+
+/// How an event orders among the events of the same picosecond: a number
+/// below 2^[`TIEBREAK_BITS`] made from the event alone (its kind and the id
+/// of the component it is for) and the time it is due. Equal tiebreaks at
+/// one time must mean interchangeable events: the queue then pops them in
+/// either order.
+pub trait Tiebreak {
+    /// The event's tiebreak when it is due at `at`.
+    fn tiebreak(&self, at: SimTime) -> u64;
+}
+
+/// The tiebreak of an event of kind `kind` (below 256) for component `id`
+/// at `at`, above every tiebreak below 2^40 (which a caller keeps for what
+/// must run first in its picosecond): `(kind, id)` XORed with a 40-bit
+/// mask drawn from the time. XOR with one mask is a bijection, so distinct
+/// events keep distinct tiebreaks; across picoseconds the mask changes, so
+/// which of two simultaneous events runs first (a departure or an arrival
+/// at one queue, one sender's packet or another's) goes either way over a
+/// run, never always one way. A fixed order of kinds and ids locked
+/// equal-rate links into phase: with departures first an ACK-clocked
+/// sender whose packets arrive at the picosecond of a departure never
+/// found its queue full, and a lone flow in one class of a DWRR port took
+/// 99% of the link from four flows in the other; with the lower id first
+/// a lone flow took 43% of a FIFO shared with four others. The mask is a
+/// Fibonacci hash: the product's high bits depend on every bit of the
+/// time.
+#[inline(always)]
+pub fn tiebreak_of(kind: u8, id: u32, at: SimTime) -> u64 {
+    let mask = at.ps().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 24;
+    (1 << 40) | ((u64::from(kind) << 32 | u64::from(id)) ^ mask)
+}
+
+macro_rules! tiebreak_is_the_value {
+    ($($t:ty),*) => {$(
+        /// The value itself (tests and benches: distinct values, distinct
+        /// events, in the order of their values).
+        impl Tiebreak for $t {
+            #[inline(always)]
+            fn tiebreak(&self, _: SimTime) -> u64 {
+                *self as u64
+            }
+        }
+    )*};
+}
+tiebreak_is_the_value!(u8, u16, u32, u64, usize, char);
+
+/// Every `()` is the same event.
+impl Tiebreak for () {
+    #[inline(always)]
+    fn tiebreak(&self, _: SimTime) -> u64 {
+        0
+    }
+}
 
 impl<K: Ord, E> PartialEq for Entry<K, E> {
     fn eq(&self, other: &Self) -> bool {
@@ -181,17 +244,21 @@ pub struct EventQueue<E> {
     in_wheel: usize,
     far: BinaryHeap<Far<E>>,
     now: SimTime,
-    next_seq: u64,
     popped: u64,
+    /// Whether ties go by the events' own tiebreaks ([`Tiebreak`]) rather
+    /// than by insertion order ([`EventQueue::order_by_model`]).
+    by_model: bool,
+    /// The insertion counter of the insertion order.
+    next_seq: u64,
 }
 
-impl<E: Copy> Default for EventQueue<E> {
+impl<E: Copy + Tiebreak> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E: Copy> EventQueue<E> {
+impl<E: Copy + Tiebreak> EventQueue<E> {
     /// An empty queue at time zero.
     pub fn new() -> Self {
         Self::with_capacity(1024)
@@ -209,8 +276,9 @@ impl<E: Copy> EventQueue<E> {
             in_wheel: 0,
             far: BinaryHeap::with_capacity(cap),
             now: SimTime::ZERO,
-            next_seq: 0,
             popped: 0,
+            by_model: false,
+            next_seq: 0,
         }
     }
 
@@ -243,23 +311,52 @@ impl<E: Copy> EventQueue<E> {
         ((time >> SLOT_SHIFT) as usize) & (WHEEL_SLOTS - 1)
     }
 
-    /// Schedules `event` at `at`, which must not be in the past.
+    /// Orders ties by the events' own tiebreaks ([`Tiebreak`]) from now
+    /// on, instead of by insertion (the default, ns-3's and htsim's
+    /// order): set before the first event is scheduled.
+    pub fn order_by_model(&mut self) {
+        assert!(self.is_empty() && self.popped == 0, "set before any event");
+        self.by_model = true;
+    }
+
+    /// Schedules `event` at `at`, which must not be in the past. Among the
+    /// events of its picosecond it comes after those scheduled before it,
+    /// or, ordered by the model, by its own tiebreak.
     // Always inlined: a call here cost 17 instructions of prologue and
     // epilogue per event (cachegrind), 1% of the 128-to-1 incast's total.
     #[inline(always)]
     pub fn schedule(&mut self, at: SimTime, event: E) {
+        let tiebreak = if self.by_model { event.tiebreak(at) } else { 0 };
+        self.schedule_as(at, event, tiebreak);
+    }
+
+    /// Schedules `event` at `at`; ordered by the model, with the tiebreak
+    /// `tiebreak` of another event it stands for (a packet that crossed
+    /// from another LP arrives as the uncut link's delivery would: its
+    /// key, not its own). In insertion order the tiebreak is not used.
+    #[inline(always)]
+    pub fn schedule_as(&mut self, at: SimTime, event: E, tiebreak: u64) {
         assert!(
             at >= self.now,
             "event scheduled in the past: {at:?} < now {:?}",
             self.now
         );
-        let seq = self.next_seq;
-        // 2^48 events at 10^9 a second take three days; a run that long
-        // stops here rather than mis-order its events.
-        assert!(seq <= SEQ_MASK, "more than 2^48 events scheduled");
+        let seq = if self.by_model {
+            debug_assert!(
+                tiebreak <= SEQ_MASK,
+                "a tiebreak of more than {SEQ_BITS} bits"
+            );
+            tiebreak
+        } else {
+            let seq = self.next_seq;
+            // 2^48 events at 10^9 a second take three days; a run that
+            // long stops here rather than mis-order its events.
+            assert!(seq <= SEQ_MASK, "more than 2^48 events scheduled");
+            self.next_seq = seq.wrapping_add(1);
+            seq
+        };
         // The per-event counters cannot overflow (2^64 events at 10^9 a
         // second take 584 years), so they skip the overflow check.
-        self.next_seq = seq.wrapping_add(1);
         // `base` <= `now` <= `at`, so the offset is never negative.
         if at.ps() - self.base < HORIZON_PS {
             let s = Self::slot_of(at.ps());
@@ -320,7 +417,7 @@ impl<E: Copy> EventQueue<E> {
         self.base + ((ahead as u64) << SLOT_SHIFT)
     }
 
-    /// The full `(time, seq)` key of a [`Near`] key of slot `slot`.
+    /// The full `(time, tiebreak)` key of a [`Near`] key of slot `slot`.
     #[inline(always)]
     fn full_key(&self, slot: usize, key: u64) -> u128 {
         let time = self.slot_start(slot) + (key >> SEQ_BITS);
@@ -567,14 +664,26 @@ mod tests {
     #[test]
     fn ties_pop_in_insertion_order() {
         let mut q = EventQueue::new();
-        q.schedule(SimTime(5), 'b');
-        q.schedule(SimTime(3), 'a');
-        q.schedule(SimTime(5), 'c');
         q.schedule(SimTime(5), 'd');
+        q.schedule(SimTime(3), 'a');
+        q.schedule(SimTime(5), 'b');
+        q.schedule(SimTime(5), 'c');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
-        assert_eq!(order, vec!['a', 'b', 'c', 'd']);
+        assert_eq!(order, vec!['a', 'd', 'b', 'c']);
         assert_eq!(q.now(), SimTime(5));
         assert_eq!(q.events_processed(), 4);
+    }
+
+    #[test]
+    fn ordered_by_the_model_ties_pop_in_tiebreak_order() {
+        let mut q = EventQueue::new();
+        q.order_by_model();
+        q.schedule(SimTime(5), 'd');
+        q.schedule(SimTime(3), 'a');
+        q.schedule(SimTime(5), 'b');
+        q.schedule_as(SimTime(5), 'x', 'c' as u64);
+        let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, vec!['a', 'b', 'x', 'd']);
     }
 
     #[test]

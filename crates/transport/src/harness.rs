@@ -28,6 +28,18 @@ enum Ev {
     ReceiverTimer,
 }
 
+/// Packets order by their place in the store (the order they were sent),
+/// before the timers of the same picosecond.
+impl sim_core::Tiebreak for Ev {
+    fn tiebreak(&self, _: SimTime) -> u64 {
+        match *self {
+            Ev::ToReceiver(i) | Ev::ToSender(i) => i as u64,
+            Ev::SenderTimer => 1 << 46,
+            Ev::ReceiverTimer => (1 << 46) + 1,
+        }
+    }
+}
+
 /// Hooks on packets in flight: return false to drop.
 pub type Filter<'a> = Box<dyn FnMut(SimTime, &mut Packet) -> bool + 'a>;
 

@@ -9,13 +9,18 @@
 //! land it before their next window. No rollback.
 //!
 //! Why the output does not depend on the thread count: an LP's events
-//! pop in the order of its own queue, `(time, the LP's insertion
-//! sequence)`; the LP inserts its own events as it runs them, and the
-//! crossings it receives at a window's start in a fixed order (by sending
-//! LP, then in the order the sender put them on the wire). The windows
-//! themselves are fixed by the events (`T` is a minimum over all LPs),
-//! so every LP sees the same inputs in the same order on one thread or
-//! sixty-four. Threads only decide which core runs an LP's window.
+//! pop in the order of its own queue, `(time, seq)`; by default `seq` is
+//! the LP's insertion sequence: the LP inserts its own events as it runs
+//! them, and the crossings it receives at a window's start in a fixed
+//! order (by sending LP, then in the order the sender put them on the
+//! wire). The windows themselves are fixed by the events (`T` is a
+//! minimum over all LPs), so every LP sees the same inputs in the same
+//! order on one thread or sixty-four. Threads only decide which core runs
+//! an LP's window. Ordered by the model (`simulation.order = "model"`),
+//! `seq` is a key from the event alone (a crossing arrives with its uncut
+//! link's delivery's key), so each LP runs its nodes' events in the one
+//! queue's order and the cut does not matter either (docs/architecture.md,
+//! "One order for every cut").
 
 mod due;
 
@@ -607,9 +612,10 @@ fn uncuttable(sc: &Scenario, planned: &[Planned]) -> Option<&'static str> {
 /// its mail (a shipped 2-switch dumbbell, 664,276 windows, ran 11% slower
 /// cut on one thread; perm-k8, 128 hosts, 15%). It also keeps the
 /// shipped paper reproductions (at most 320 hosts) on their undivided
-/// bytes: a cut reorders same-picosecond events across LPs, which moved
-/// a one-seed verdict of a 144-host reproduction across its threshold
-/// (0.267 against at most 0.250) when 64 hosts was the bound.
+/// bytes: in insertion order a cut reorders same-picosecond events across
+/// LPs, which moved a one-seed verdict of a 144-host reproduction across
+/// its threshold (0.267 against at most 0.250) when 64 hosts was the
+/// bound (ordered by the model, a cut changes no result).
 pub const AUTO_MIN_HOSTS: usize = 512;
 
 /// The cut a run uses (`simulation.partition`): by pods where the

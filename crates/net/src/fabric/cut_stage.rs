@@ -121,7 +121,11 @@ impl Fabric {
                 if let Some(int) = int {
                     self.int.set(id, int);
                 }
-                sched.schedule_net(c.arrival, NetEvent::Arrive(id));
+                // It arrives in the place of the uncut link's delivery, so
+                // with that delivery's key: every cut orders it alike.
+                let link = self.ports[at_port.idx()].peer;
+                let key = NetEvent::Deliver(link).tiebreak(c.arrival);
+                sched.schedule_net_as(c.arrival, NetEvent::Arrive(id), key);
             }
             &Cargo::Pfc(frame, p) => {
                 let st = self.ports[p.idx()]

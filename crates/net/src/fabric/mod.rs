@@ -55,6 +55,51 @@ pub enum NetEvent {
     Fault(u32),
 }
 
+impl NetEvent {
+    /// The tiebreak kinds of network events (`sim_core::queue::tiebreak_of`
+    /// orders one picosecond's kinds anew at each picosecond). The kinds
+    /// above [`NetEvent::LAST_KIND`] are the layer above's.
+    const FAULT: u8 = 1;
+    const TX_DONE: u8 = 2;
+    const DELIVER: u8 = 3;
+    const PFC_DELIVER: u8 = 4;
+    const PFC_TIMER: u8 = 5;
+    const INGRESS_TIMER: u8 = 6;
+    const CREDIT_TIMER: u8 = 7;
+    /// The last kind a network event uses.
+    pub const LAST_KIND: u8 = 7;
+    /// A landed packet's own kind, for a caller that schedules `Arrive`
+    /// without the key of the delivery it stands for
+    /// ([`Scheduler::schedule_net_as`]): still one key per packet.
+    const UNKEYED_ARRIVE: u8 = 255;
+
+    /// The event's tiebreak when due at `at` (`sim_core::Tiebreak`): its
+    /// kind and the port (or failure) it is for, through
+    /// [`sim_core::queue::tiebreak_of`]. An `Arrive` is keyed by the
+    /// delivery it stands for where it is scheduled ([`Fabric::land`]).
+    #[inline(always)]
+    pub fn tiebreak(self, at: SimTime) -> u64 {
+        let (kind, id) = match self {
+            NetEvent::Fault(i) => (Self::FAULT, i),
+            NetEvent::Deliver(p) => (Self::DELIVER, p.0),
+            NetEvent::PfcDeliver(p) => (Self::PFC_DELIVER, p.0),
+            NetEvent::TxDone(p) => (Self::TX_DONE, p.0),
+            NetEvent::PfcTimer(p) => (Self::PFC_TIMER, p.0),
+            NetEvent::IngressTimer(p) => (Self::INGRESS_TIMER, p.0),
+            NetEvent::CreditTimer(p) => (Self::CREDIT_TIMER, p.0),
+            NetEvent::Arrive(id) => (Self::UNKEYED_ARRIVE, id.0),
+        };
+        sim_core::queue::tiebreak_of(kind, id, at)
+    }
+}
+
+impl sim_core::Tiebreak for NetEvent {
+    #[inline(always)]
+    fn tiebreak(&self, at: SimTime) -> u64 {
+        NetEvent::tiebreak(*self, at)
+    }
+}
+
 /// What the layer above must act on after an event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -80,18 +125,27 @@ pub enum Outcome {
 pub trait Scheduler {
     /// The current time.
     fn now(&self) -> SimTime;
-    /// Schedules a network event.
+    /// Schedules a network event (ordered among its picosecond's events
+    /// by [`NetEvent::tiebreak`]).
     fn schedule_net(&mut self, at: SimTime, ev: NetEvent);
+    /// Schedules a network event with the tiebreak of the event it stands
+    /// for (a landed packet's `Arrive` for its link's `Deliver`).
+    fn schedule_net_as(&mut self, at: SimTime, ev: NetEvent, tiebreak: u64);
 }
 
-impl<E: Copy + From<NetEvent>> Scheduler for EventQueue<E> {
+/// The layer above's events carry network events with the same tiebreak.
+impl<E: Copy + From<NetEvent> + sim_core::Tiebreak> Scheduler for EventQueue<E> {
     #[inline]
     fn now(&self) -> SimTime {
         EventQueue::now(self)
     }
     #[inline(always)]
     fn schedule_net(&mut self, at: SimTime, ev: NetEvent) {
-        self.schedule(at, E::from(ev));
+        self.schedule_as(at, E::from(ev), ev.tiebreak(at));
+    }
+    #[inline(always)]
+    fn schedule_net_as(&mut self, at: SimTime, ev: NetEvent, tiebreak: u64) {
+        self.schedule_as(at, E::from(ev), tiebreak);
     }
 }
 

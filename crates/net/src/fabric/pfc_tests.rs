@@ -15,6 +15,11 @@ impl From<NetEvent> for Ev {
         Ev(e)
     }
 }
+impl sim_core::Tiebreak for Ev {
+    fn tiebreak(&self, at: sim_core::SimTime) -> u64 {
+        self.0.tiebreak(at)
+    }
+}
 
 const G100: u64 = 100_000_000_000;
 

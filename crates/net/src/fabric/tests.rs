@@ -11,6 +11,11 @@ impl From<NetEvent> for Ev {
         Ev(e)
     }
 }
+impl sim_core::Tiebreak for Ev {
+    fn tiebreak(&self, at: sim_core::SimTime) -> u64 {
+        self.0.tiebreak(at)
+    }
+}
 
 fn fabric(graph: &TopologyGraph, buffer: QueueSize) -> Fabric {
     let cfg = FabricConfig::fifo(WireFormat::ETHERNET, buffer, 1 << 20);
