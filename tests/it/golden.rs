@@ -285,6 +285,11 @@ fn ordered_by_the_model_every_cut_writes_the_one_queue_bytes() {
         "uec-incast-k8.toml (8 LPs)",
         "ring-allreduce-k8",
     ] {
+        // The debug build cuts each scenario once, at its finest.
+        let want = match want.split_once(" (") {
+            Some((name, _)) if cfg!(debug_assertions) => name,
+            _ => want,
+        };
         assert!(
             cut.iter().any(|p| p.contains(want)),
             "{want} is not cut: {cut:?}"
