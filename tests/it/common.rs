@@ -29,7 +29,8 @@ pub fn run_file(path: &str, overrides: &[String]) -> (World, RunSummary) {
     run_scenario(&scenario_file(path, overrides))
 }
 
-fn run_scenario(sc: &Scenario) -> (World, RunSummary) {
+/// Builds and runs a loaded scenario to its end, at its own seed.
+pub fn run_scenario(sc: &Scenario) -> (World, RunSummary) {
     let mut w = World::build(sc, sc.simulation.seed).expect("world builds");
     let stop = w.run();
     let s = RunSummary::of(&w.run_record(), "test", sc.simulation.seed, stop);

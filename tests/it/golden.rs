@@ -55,9 +55,8 @@ fn first_difference(want: &str, got: &str) -> String {
 }
 
 /// Runs scenario `sc` through the CLI into `out` at the golden seed, with
-/// `extra` flags, and compares (or, with `update`, writes) its golden
-/// files; what differs goes to `failures`.
-fn check_golden(sc: &Path, out: &Path, extra: &[&str], update: bool, failures: &mut Vec<String>) {
+/// `extra` flags.
+fn run_at_golden_seed(sc: &Path, out: &Path, extra: &[&str]) {
     let mut args: Vec<&std::ffi::OsStr> = vec![
         "run".as_ref(),
         sc.as_os_str(),
@@ -68,6 +67,13 @@ fn check_golden(sc: &Path, out: &Path, extra: &[&str], update: bool, failures: &
     ];
     args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
     common::run_cli(&args);
+}
+
+/// Runs scenario `sc` into `out` at the golden seed, with `extra` flags,
+/// and compares (or, with `update`, writes) its golden files; what
+/// differs goes to `failures`.
+fn check_golden(sc: &Path, out: &Path, extra: &[&str], update: bool, failures: &mut Vec<String>) {
+    run_at_golden_seed(sc, out, extra);
     let golden = golden_dir(sc);
     let optional = GOLDEN_IF_WRITTEN
         .into_iter()
@@ -207,13 +213,11 @@ fn ordered_by_the_model_every_cut_writes_the_one_queue_bytes() {
     let mut run = |sc: &Path, set: &[String], t: &str| {
         runs += 1;
         let out = tmp.join(format!("{runs}"));
-        let mut argv = vec!["run", sc.to_str().expect("utf-8"), "--out"];
-        argv.extend([out.to_str().expect("utf-8"), "--seed", GOLDEN_SEED]);
-        argv.extend(["--no-plots", "--threads", t]);
+        let mut extra = vec!["--no-plots", "--threads", t];
         for s in set {
-            argv.extend(["--set", s]);
+            extra.extend(["--set", s.as_str()]);
         }
-        common::run_cli(&argv);
+        run_at_golden_seed(sc, &out, &extra);
         out
     };
     for sc in golden_scenarios() {

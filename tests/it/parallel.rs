@@ -200,39 +200,34 @@ const ANY_CUT: [(&str, &str); 6] = [
     ("scenarios/ai-fabric/ring-allreduce-k8.toml", "300us"),
 ];
 
-/// The bytes of `sc` ordered by the model, as one queue (`lp_of_switch`
-/// `None`) or cut with each switch in the LP it names (its hosts in its
-/// LP), on `threads` threads.
-fn model_bytes(sc: &Scenario, lp_of_switch: Option<&[u32]>, threads: usize) -> String {
-    let planned = plan_all(sc, 1);
+/// The cut of `sc`'s fabric that puts node `n` in LP `lps[n % lps.len()]`,
+/// each host then in its switch's LP; `None` where that leaves one LP.
+fn cut_by(sc: &Scenario, lps: &[u32]) -> Option<net::Partition> {
     let graph = sc.topology.spec.shape.build();
-    let world = match lp_of_switch {
-        None => {
-            let mut w = dcnsim::world::World::build_planned(sc, 1, planned).expect("builds");
-            w.run();
-            w
+    let mut lp_of_node: Vec<u32> = (0..graph.nodes.len()).map(|i| lps[i % lps.len()]).collect();
+    for c in &graph.cables {
+        let (a, b) = (c.a.idx(), c.b.idx());
+        if graph.nodes[a] == net::NodeKind::Host {
+            lp_of_node[a] = lp_of_node[b];
+        } else if graph.nodes[b] == net::NodeKind::Host {
+            lp_of_node[b] = lp_of_node[a];
         }
-        Some(lps) => {
-            let n = graph.nodes.len();
-            let mut lp_of_node: Vec<u32> = (0..n).map(|i| lps[i % lps.len()]).collect();
-            for c in &graph.cables {
-                let (a, b) = (c.a.idx(), c.b.idx());
-                if graph.nodes[a] == net::NodeKind::Host {
-                    lp_of_node[a] = lp_of_node[b];
-                } else if graph.nodes[b] == net::NodeKind::Host {
-                    lp_of_node[b] = lp_of_node[a];
-                }
-            }
-            let count = lp_of_node.iter().max().map_or(1, |m| m + 1);
-            let cut = net::Partition::of_nodes(&graph, lp_of_node, count).expect("delays");
-            if cut.lps < 2 {
-                let mut w = dcnsim::world::World::build_planned(sc, 1, planned).expect("builds");
-                w.run();
-                w
-            } else {
-                let lps = Lps::build(sc, 1, &planned, cut, Threads(threads)).expect("builds");
-                lps.run(Threads(threads), u64::MAX, &mut |_| true).0
-            }
+    }
+    let count = lp_of_node.iter().max().map_or(1, |m| m + 1);
+    let cut = net::Partition::of_nodes(&graph, lp_of_node, count).expect("delays");
+    (cut.lps > 1).then_some(cut)
+}
+
+/// The bytes of `sc` as one queue (`cut` `None`) or cut by `cut` on
+/// `threads` threads.
+fn bytes_of(sc: &Scenario, cut: Option<net::Partition>, threads: usize) -> String {
+    let world = match cut {
+        None => common::run_scenario(sc).0,
+        Some(cut) => {
+            let seed = sc.simulation.seed;
+            let planned = plan_all(sc, seed);
+            let lps = Lps::build(sc, seed, &planned, cut, Threads(threads)).expect("builds");
+            lps.run(Threads(threads), u64::MAX, &mut |_| true).0
         }
     };
     let record = world.run_record();
@@ -258,8 +253,8 @@ proptest! {
             format!("simulation.stop_time={stop}"),
         ];
         let sc = common::scenario_file(path, &set);
-        let whole = model_bytes(&sc, None, 1);
-        let cut = model_bytes(&sc, Some(&lps), threads);
+        let whole = bytes_of(&sc, None, 1);
+        let cut = bytes_of(&sc, cut_by(&sc, &lps), threads);
         prop_assert!(cut == whole, "{path}: a cut by {lps:?} moved the bytes");
     }
 }

@@ -75,8 +75,7 @@ type Far<E> = Entry<u128, E>;
 /// The bits of an event's tiebreak ([`Tiebreak`]): what a [`Near`] key
 /// keeps beside the time's offset in its slot.
 pub const TIEBREAK_BITS: u32 = 48;
-const SEQ_BITS: u32 = TIEBREAK_BITS;
-const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
+const SEQ_MASK: u64 = (1 << TIEBREAK_BITS) - 1;
 
 /// How an event orders among the events of the same picosecond: a number
 /// below 2^[`TIEBREAK_BITS`] made from the event alone (its kind and the id
@@ -344,7 +343,7 @@ impl<E: Copy + Tiebreak> EventQueue<E> {
         let seq = if self.by_model {
             debug_assert!(
                 tiebreak <= SEQ_MASK,
-                "a tiebreak of more than {SEQ_BITS} bits"
+                "a tiebreak of more than {TIEBREAK_BITS} bits"
             );
             tiebreak
         } else {
@@ -362,7 +361,7 @@ impl<E: Copy + Tiebreak> EventQueue<E> {
             let s = Self::slot_of(at.ps());
             let offset = at.ps() & ((1 << SLOT_SHIFT) - 1);
             let e = Near {
-                key: (offset << SEQ_BITS) | seq,
+                key: (offset << TIEBREAK_BITS) | seq,
                 event,
             };
             if self.sorted == Some(s) {
@@ -420,7 +419,7 @@ impl<E: Copy + Tiebreak> EventQueue<E> {
     /// The full `(time, tiebreak)` key of a [`Near`] key of slot `slot`.
     #[inline(always)]
     fn full_key(&self, slot: usize, key: u64) -> u128 {
-        let time = self.slot_start(slot) + (key >> SEQ_BITS);
+        let time = self.slot_start(slot) + (key >> TIEBREAK_BITS);
         ((time as u128) << 64) | (key & SEQ_MASK) as u128
     }
 
@@ -651,7 +650,7 @@ mod tests {
                 "appended unsorted, {} bytes each",
                 std::mem::size_of::<Entry<u64, u64>>()
             ),
-            format!("a {SEQ_BITS}-bit sequence number"),
+            format!("a {TIEBREAK_BITS}-bit sequence number"),
             format!("holds at most {SCAN_MAX} events"),
         ] {
             assert!(

@@ -28,8 +28,9 @@ enum Ev {
     ReceiverTimer,
 }
 
-/// Packets order by their place in the store (the order they were sent),
-/// before the timers of the same picosecond.
+/// The queue's bound: the harness's queue keeps insertion order, so this
+/// orders only a queue set to the model's order (packets by their place
+/// in the store, the order they were sent, then the timers).
 impl sim_core::Tiebreak for Ev {
     fn tiebreak(&self, _: SimTime) -> u64 {
         match *self {

@@ -1,25 +1,13 @@
 //! PFC in the fabric: no loss with enough headroom, loss reported without
 //! it, frame timing, per-priority pausing, timed pauses, and the memory
 //! invariants at every event (docs/models.md, PFC).
+use super::tests::Ev;
 use super::*;
 use crate::pfc::{HeadroomRule, PauseMode, PfcConfig, Xoff};
 use crate::topology::TopologyGraph;
 use proptest::prelude::*;
 use sim_core::Bandwidth;
 use sim_core::SimDuration;
-
-#[derive(Clone, Copy, Debug)]
-struct Ev(NetEvent);
-impl From<NetEvent> for Ev {
-    fn from(e: NetEvent) -> Self {
-        Ev(e)
-    }
-}
-impl sim_core::Tiebreak for Ev {
-    fn tiebreak(&self, at: sim_core::SimTime) -> u64 {
-        self.0.tiebreak(at)
-    }
-}
 
 const G100: u64 = 100_000_000_000;
 

@@ -4,8 +4,10 @@ use crate::topology::{TopologyError, TopologyGraph};
 use sim_core::Bandwidth;
 use sim_core::SimDuration;
 
+/// The fabric tests' event: a network event in a queue of its own (the
+/// PFC tests use it too).
 #[derive(Clone, Copy, Debug)]
-struct Ev(NetEvent);
+pub(super) struct Ev(pub(super) NetEvent);
 impl From<NetEvent> for Ev {
     fn from(e: NetEvent) -> Self {
         Ev(e)
