@@ -74,7 +74,7 @@ pub struct MaxMinSummary {
 /// (`None` without flows).
 pub fn of_world(world: &World) -> Option<MaxMinSummary> {
     let fabric = world.fabric();
-    let capacity: Vec<f64> = (fabric.ports().iter())
+    let capacity: Vec<f64> = (fabric.ports().values())
         .map(|p| p.rate.bps() as f64 / 1e9)
         .collect();
     let paths: Vec<Vec<usize>> = (world.flows().iter())

@@ -53,6 +53,10 @@ const PROBE_BYTES: u64 = 16;
 /// An HDR histogram of nanoseconds up to an hour at 3 significant digits
 /// (33,792 counters of 8 bytes), rounded up.
 const HISTOGRAM_BYTES: u64 = 280_000;
+/// The parts a cut run holds once, not once per LP: each LP holds its own
+/// ports (and their PFC state), and the routes are shared
+/// (`net::fabric::ports`, `net::fabric::Shared`).
+const SHARED_BY_LPS: [&str; 3] = ["routing table", "ports", "PFC state"];
 /// The limit where the machine's memory cannot be read.
 pub(crate) const FALLBACK_LIMIT_BYTES: u64 = 8 << 30;
 
@@ -316,8 +320,9 @@ fn path_parts(sc: &Scenario) -> Vec<Part> {
 impl Estimate {
     /// Estimates the memory of a run of `sc` with its workloads `planned`.
     pub fn of(sc: &Scenario, planned: &[Planned]) -> Estimate {
-        // A partitioned run holds one copy of the world per logical
-        // process (docs/architecture.md, "One run on many cores").
+        // A partitioned run holds the world's flows, sources and metrics
+        // once per logical process, its ports and routes once in all
+        // (docs/architecture.md, "Per-LP state").
         let copies = crate::world::partition_for(sc, planned).map_or(1, |p| u64::from(p.lps));
         Self::from_counts(sc, Counts::planned(sc, planned), copies)
     }
@@ -336,7 +341,10 @@ impl Estimate {
         parts.extend(workload_parts(sc, counts));
         parts.extend(path_parts(sc));
         if copies > 1 {
-            for p in &mut parts {
+            for p in parts
+                .iter_mut()
+                .filter(|p| !SHARED_BY_LPS.contains(&p.what))
+            {
                 p.bytes = p.bytes.saturating_mul(copies);
                 p.basis = format!("{}, in each of {copies} LP copies", p.basis);
             }
@@ -503,6 +511,25 @@ mod tests {
             "kind = \"k-ary-fat-tree\"\nk = 48\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"",
         ));
         assert!(fat.total() < 2 << 30, "{}", fat.total());
+    }
+
+    #[test]
+    fn a_cut_run_holds_its_ports_and_routes_once_and_its_flows_per_lp() {
+        let ft = "kind = \"k-ary-fat-tree\"\nk = 8\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"";
+        let mut sc = scenario(ft);
+        sc.simulation.partition = crate::scenario::Cut::None;
+        let whole = estimate(&sc);
+        sc.simulation.partition = crate::scenario::Cut::Pods;
+        sc.simulation.lps = 8;
+        let cut = estimate(&sc);
+        let part = |e: &Estimate, what: &str| {
+            let p = e.parts.iter().find(|p| p.what == what);
+            p.unwrap_or_else(|| panic!("{what} counted")).bytes
+        };
+        for what in SHARED_BY_LPS.iter().filter(|&&w| w != "PFC state") {
+            assert_eq!(part(&cut, what), part(&whole, what), "{what}");
+        }
+        assert_eq!(part(&cut, "flows"), 8 * part(&whole, "flows"));
     }
 
     #[test]

@@ -63,9 +63,9 @@ fn one_way(fabric: &Fabric, path: &[PortId], ip_bytes: u32) -> u64 {
     // Saturating: delays and sizes are bounded at load, but a report must
     // never panic after a whole run.
     path.iter().fold(0u64, |sum, &p| {
-        let port = fabric.port(p);
-        let hop = port.rate.tx_time(wire.wire_bytes(ip_bytes)).ps();
-        sum.saturating_add(port.delay.ps()).saturating_add(hop)
+        let (rate, delay) = fabric.link(p);
+        let hop = rate.tx_time(wire.wire_bytes(ip_bytes)).ps();
+        sum.saturating_add(delay.ps()).saturating_add(hop)
     })
 }
 
@@ -143,11 +143,11 @@ fn delivery_over(
     let bottleneck = fwd
         .iter()
         .map(|&p| {
-            let port = fabric.port(p);
+            let port = fabric.port_facts(p);
             let own_cable = port.node == fabric.host_node(addr.src)
                 || port.peer_node == fabric.host_node(addr.dst);
             let n = if own_cable { 1 } else { planes };
-            sim_core::Bandwidth::from_bps(port.rate.bps().saturating_mul(n))
+            sim_core::Bandwidth::from_bps(fabric.link(p).0.bps().saturating_mul(n))
         })
         .min()
         .expect("a path has at least the host's link");

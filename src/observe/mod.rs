@@ -257,8 +257,7 @@ pub fn attach(
         names: world.port_names(),
         ends: world
             .fabric()
-            .ports()
-            .iter()
+            .port_facts_all()
             .map(|p| (p.node.0, p.peer_node.0))
             .collect(),
     };

@@ -22,20 +22,9 @@ fn class_weights(d: &net::sched::Discipline, classes: usize) -> (Vec<u64>, usize
     }
 }
 
-/// The fabric of `sc` under `seed`, on framing `wire`: its switches'
-/// AQMs and ingress plugins installed.
-fn build_fabric(
-    sc: &Scenario,
-    seed: u64,
-    wire: WireFormat,
-    node_names: &[String],
-    role: Option<&super::Role>,
-) -> Result<Fabric, BuildError> {
-    // An LP's copy gives plugins to its own switches only: the others'
-    // ports never run there.
-    let mine = |n: net::NodeId| role.is_none_or(|r| r.partition.lp(n) == r.me);
-    let graph = sc.topology.spec.shape.build();
-    let cfg = FabricConfig {
+/// The fabric's settings for `sc` under `seed`, on framing `wire`.
+pub(super) fn fabric_config(sc: &Scenario, seed: u64, wire: WireFormat) -> FabricConfig {
+    FabricConfig {
         discipline: sc.switch.scheduler.clone(),
         classes: sc.switch.classes,
         class_of_priority: sc.switch.class_of_priority,
@@ -50,7 +39,22 @@ fn build_fabric(
         faults: sc.failures.clone(),
         trim: sc.switch.trim,
         header_priority: sc.switch.header_priority,
-    };
+    }
+}
+
+/// The fabric of `sc` under `seed`, on framing `wire`: its switches'
+/// AQMs and ingress plugins installed.
+fn build_fabric(
+    sc: &Scenario,
+    seed: u64,
+    wire: WireFormat,
+    node_names: &[String],
+    role: Option<&super::Role>,
+) -> Result<Fabric, BuildError> {
+    // An LP's copy holds its own nodes' ports only (`net::fabric::ports`).
+    let mine = |n: net::NodeId| role.is_none_or(|r| r.partition.lp(n) == r.me);
+    let graph = sc.topology.spec.shape.build();
+    let cfg = fabric_config(sc, seed, wire);
     let (weights, strict_classes) = class_weights(&sc.switch.scheduler, sc.switch.classes);
     let ctx = |p: net::PortId, rate| aqm::PortContext {
         seed,
@@ -61,9 +65,11 @@ fn build_fabric(
         buffer: sc.switch.queue_limit(),
         packet_time: wire.packet_time(rate),
     };
-    let mut fabric = Fabric::new(&graph, cfg, |p, node, rate| {
-        mine(node).then(|| sc.switch.aqm.build(&ctx(p, rate)))
-    })?;
+    let aqm_for = |p, node, rate| mine(node).then(|| sc.switch.aqm.build(&ctx(p, rate)));
+    let mut fabric = match role {
+        None => Fabric::new(&graph, cfg, aqm_for)?,
+        Some(r) => Fabric::new_lp(&graph, cfg, (&r.partition, r.me), &r.fabric, aqm_for)?,
+    };
     // Whether each node runs the ingress plugin (`switches`; hosts
     // have no ingress stage), resolved once rather than per port.
     let hosts = sc.topology.spec.size.hosts as usize;
@@ -132,7 +138,7 @@ impl World {
             q: EventQueue::with_capacity(4096),
             nic_per_class,
             fabric,
-            flows: Vec::new(),
+            flows: Default::default(),
             sources: Vec::new(),
             hosts: (0..hosts as u32)
                 .map(|h| transport::Host::new(HostId(h), nic_per_class))
@@ -209,6 +215,7 @@ impl World {
     /// Adds every workload's flows and packet sources.
     fn add_workloads(&mut self, sc: &Scenario, planned: Vec<Planned>, wire: WireFormat) {
         let seed = self.seed;
+        self.reserve_flows(&planned);
         for ((wi, spec), planned) in (0u32..).zip(&sc.workloads).zip(planned) {
             let plan = planned.plan;
             self.workloads.push(WorkloadInfo {
@@ -253,8 +260,10 @@ impl World {
                         }
                     }
                 }
-                self.flows[id as usize].round = f.round;
-                self.flows[id as usize].gate = gate;
+                if let Some(flow) = self.flows.get_mut(id) {
+                    flow.round = f.round;
+                    flow.gate = gate;
+                }
             }
             self.add_triggers(first, &plan.triggers);
             for mut c in plan.collectives {
@@ -269,6 +278,15 @@ impl World {
                 self.add_source(wi, s, spec.priority(), wire);
             }
         }
+    }
+
+    /// Makes room for exactly the flows this copy holds: a flow is large.
+    fn reserve_flows(&mut self, planned: &[Planned]) {
+        let all = planned.iter().flat_map(|p| &p.plan.flows);
+        let held = (all.clone())
+            .filter(|f| self.holds_flow(HostId(f.src), HostId(f.dst)))
+            .count();
+        self.flows.reserve_exact(all.count(), held);
     }
 
     /// Lets each transport derive what it needs from the run's flows
@@ -320,11 +338,18 @@ impl World {
         let mine = self.owns_host(src);
         self.open_flows += usize::from(mine);
         let transport = sc.workload_transport[wi as usize];
+        // Every copy numbers each host's source ports alike, holding the
+        // flow or not.
+        let sport = self.hosts[src.idx()].ephemeral_port(self.seed);
+        if !self.holds_flow(src, dst) {
+            self.flows.push(None);
+            return;
+        }
         let addr = FlowAddr {
             flow: FlowId(id),
             src,
             dst,
-            sport: self.hosts[src.idx()].ephemeral_port(self.seed),
+            sport,
             dport: 5001,
             priority: sc.workloads[wi as usize].flow_priority(src.0, dst.0),
         };
@@ -337,7 +362,7 @@ impl World {
             sender.built_at_the_wire(),
             cfg.family_rules().nic_discipline(),
         );
-        self.flows.push(Flow {
+        self.flows.push(Some(Flow {
             workload: wi,
             transport,
             sender,
@@ -350,7 +375,7 @@ impl World {
             ready: false,
             done: false,
             timers: [None, None],
-        });
+        }));
         if let (Some(at), true) = (at, mine) {
             self.q.schedule(at, Event::FlowStart(id));
         }
@@ -366,8 +391,8 @@ impl World {
     /// hosts' clock offsets.
     fn path_info(&self, cfg: &transport::TransportConfig, addr: &FlowAddr) -> transport::PathInfo {
         let wire = self.fabric.config().wire;
-        let line_rate = self.fabric.port(self.fabric.host_port(addr.src)).rate;
-        let rx_line_rate = self.fabric.port(self.fabric.host_port(addr.dst)).rate;
+        let line_rate = self.fabric.link(self.fabric.host_port(addr.src)).0;
+        let rx_line_rate = self.fabric.link(self.fabric.host_port(addr.dst)).0;
         let base_rtt = if cfg.needs_bdp() {
             crate::paths::base_rtt(&self.fabric, addr, cfg)
         } else {

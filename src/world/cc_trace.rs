@@ -6,7 +6,7 @@
 
 use super::World;
 use sim_core::{SimDuration, SimTime};
-use transport::{ReceiverEnd, SenderEnd};
+use transport::{ReceiverEnd, SenderEnd, Side};
 
 /// One `cc.csv` row.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -31,16 +31,19 @@ pub(super) struct CcTrace {
 }
 
 impl World {
-    /// Records the traced flows' controller state (`series.rs` says when).
-    pub(super) fn record_cc(&mut self, now: SimTime) {
-        let Some(t) = self.cc_trace.as_mut() else {
+    /// Records the traced flows' controller state (`series.rs` says
+    /// when), each half read in the copy that runs it: this one or one of
+    /// `others` (a cut run's other LPs).
+    pub(super) fn record_cc(&mut self, now: SimTime, others: &[&World]) {
+        let Some(mut t) = self.cc_trace.take() else {
             return;
         };
         for &id in &t.flows {
-            let f = &self.flows[id as usize];
+            let f = self.runner_of(others, id, Side::Sender);
             if f.start > now || f.sender.completed_at().is_some_and(|c| c < now) {
                 continue;
             }
+            let rx = self.runner_of(others, id, Side::Receiver);
             let rows = &mut t.rows;
             let mut push = |variable: &'static str, value: f64| {
                 rows.push(CcSample {
@@ -51,8 +54,9 @@ impl World {
                 });
             };
             f.sender.cc_state(&mut push);
-            f.receiver.cc_state(&mut push);
+            rx.receiver.cc_state(&mut push);
         }
+        self.cc_trace = Some(t);
     }
 
     /// The controller trace kept so far (empty when it is off or streamed).

@@ -33,8 +33,8 @@ impl<'w> CutOff<'w> {
         }
         let mut ports_of: Vec<Vec<PortId>> = vec![Vec::new(); world.node_names.len()];
         if !down.is_empty() {
-            for (p, port) in world.fabric.ports().iter().enumerate() {
-                ports_of[port.node.idx()].push(PortId(p as u32));
+            for p in (0..world.fabric.ports().len() as u32).map(PortId) {
+                ports_of[world.fabric.port_facts(p).node.idx()].push(p);
             }
         }
         CutOff {
@@ -74,7 +74,7 @@ impl<'w> CutOff<'w> {
         let between_switches = |i: usize| {
             let [a, b] = Fabric::cable_ports(self.world.failures[i].cable);
             let fabric = &self.world.fabric;
-            fabric.port(a).at_switch && fabric.port(b).at_switch
+            fabric.port_facts(a).at_switch && fabric.port_facts(b).at_switch
         };
         let holes: Vec<String> = (self.down.iter())
             .filter(|&&i| self.world.failures[i].reroute_after.is_none() && between_switches(i))
@@ -105,7 +105,7 @@ impl<'w> CutOff<'w> {
     fn connected(&self, src: HostId, dst: HostId) -> bool {
         let fabric = &self.world.fabric;
         let (from, to) = (fabric.host_node(src), fabric.host_node(dst));
-        let nic = |h: HostId| fabric.port(fabric.host_port(h)).peer_node;
+        let nic = |h: HostId| fabric.port_facts(fabric.host_port(h)).peer_node;
         let (nic_a, nic_b) = (nic(src), nic(dst));
         let mut seen = vec![false; self.ports_of.len()];
         let mut stack = vec![from];
@@ -118,7 +118,7 @@ impl<'w> CutOff<'w> {
                 continue;
             }
             for &p in &self.ports_of[n.idx()] {
-                let peer = fabric.port(p).peer_node;
+                let peer = fabric.port_facts(p).peer_node;
                 if !self.port_down[p.idx()] && !seen[peer.idx()] {
                     seen[peer.idx()] = true;
                     stack.push(peer);
@@ -132,7 +132,7 @@ impl<'w> CutOff<'w> {
 /// `failure[3] (tor1 - agg0 at 10us)`.
 pub(super) fn describe(world: &World, i: usize, f: &LinkFault) -> String {
     let [a, _] = Fabric::cable_ports(f.cable);
-    let port = world.fabric.port(a);
+    let port = world.fabric.port_facts(a);
     let name = |n: NodeId| world.node_names.get(n.idx()).map_or("?", String::as_str);
     format!(
         "failure[{i}]: {} - {} down at {}",

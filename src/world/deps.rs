@@ -105,7 +105,7 @@ impl World {
         let at = now + tr.delay;
         for i in 0..tr.targets.len() {
             let f = self.deps.triggers[t as usize].targets[i];
-            self.flows[f as usize].start = at;
+            self.flows[f].start = at;
             self.q.schedule(at, Event::FlowStart(f));
         }
     }

@@ -8,7 +8,7 @@
 
 use super::World;
 use sim_core::{SimDuration, SimTime};
-use transport::SenderEnd;
+use transport::{SenderEnd, Side};
 
 /// What one `goodput.csv` row counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,22 +87,36 @@ impl GoodputSeries {
 }
 
 impl World {
-    /// Records one interval's goodput (`series.rs` says when).
-    pub(super) fn record_goodput(&mut self, now: SimTime) {
-        let Some(g) = self.goodput.as_mut() else {
+    /// Records one interval's goodput (`series.rs` says when), each
+    /// flow's from the copy that runs its sender: this one or one of
+    /// `others` (a cut run's other LPs).
+    pub(super) fn record_goodput(&mut self, now: SimTime, others: &[&World]) {
+        let Some(mut g) = self.goodput.take() else {
             return;
         };
+        self.goodput_into(&mut g, now, others);
+        self.goodput = Some(g);
+    }
+
+    fn goodput_into(&self, g: &mut GoodputSeries, now: SimTime, others: &[&World]) {
         g.last.resize(self.flows.len(), 0);
         let from = SimTime::ZERO + SimDuration::from_ps(now.ps().saturating_sub(g.interval.ps()));
         let mut total = 0;
         g.by_workload.clear();
         g.by_workload.resize(self.workloads.len(), (0, 0));
         g.last_by_workload.resize(self.workloads.len(), 0);
-        for f in &self.flows {
-            let acked = f.sender.bytes_acked();
-            total += acked;
-            let w = &mut g.by_workload[f.workload as usize];
-            *w = (w.0 + acked, w.1 + 1);
+        // Integer sums over each copy's senders: the same in any order.
+        for c in std::iter::once(self).chain(others.iter().copied()) {
+            let senders = c
+                .flows
+                .iter()
+                .filter(|(_, f)| c.owns_host(f.sender.addr().src));
+            for (_, f) in senders {
+                let acked = f.sender.bytes_acked();
+                total += acked;
+                let w = &mut g.by_workload[f.workload as usize];
+                *w = (w.0 + acked, w.1 + 1);
+            }
         }
         g.rows.push(GoodputSample {
             time_ps: now.ps(),
@@ -125,7 +139,7 @@ impl World {
         let count = g.chosen.as_ref().map_or(self.flows.len(), Vec::len);
         for i in 0..count {
             let id = g.chosen.as_ref().map_or(i as u32, |list| list[i]);
-            let f = &self.flows[id as usize];
+            let f = self.runner_of(others, id, Side::Sender);
             let acked = f.sender.bytes_acked();
             let open_in_window = f.start < now && f.sender.completed_at().is_none_or(|c| c > from);
             if open_in_window {

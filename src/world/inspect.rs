@@ -15,7 +15,8 @@ impl World {
     /// Every flow, by flow id, to inspect a run (tests, the max-min
     /// allocation); the report reads [`World::run_record`] instead.
     pub fn flows(&self) -> &[Flow] {
-        &self.flows
+        debug_assert!(self.flows.is_whole(), "a whole or merged world");
+        self.flows.as_slice()
     }
 
     /// The scenario's transports, by index.

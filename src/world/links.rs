@@ -60,7 +60,7 @@ impl LinkSeries {
         let name = |n: net::NodeId| world.node_names.get(n.idx()).map_or("?", String::as_str);
         let mut tiers: Vec<Tier> = Vec::new();
         let mut port_tier = Vec::with_capacity(world.fabric.ports().len());
-        for port in world.fabric.ports() {
+        for port in world.fabric.port_facts_all() {
             let tier = format!(
                 "{}->{}",
                 kind_of(name(port.node)),
@@ -93,14 +93,17 @@ impl LinkSeries {
 }
 
 impl World {
-    /// Records one interval's utilisation per tier (`series.rs` says when).
-    pub(super) fn record_links(&mut self, now: SimTime) {
+    /// Records one interval's utilisation per tier (`series.rs` says
+    /// when), over this copy's ports and `others`' (the other LPs' copies
+    /// of a cut run): integer sums, the same in any order.
+    pub(super) fn record_links(&mut self, now: SimTime, others: &[&World]) {
         let Some(l) = self.links.as_mut() else {
             return;
         };
         l.scratch.iter_mut().for_each(|b| *b = 0);
-        for (i, port) in self.fabric.ports().iter().enumerate() {
-            let sent = port.stats.tx_bytes;
+        let copies = std::iter::once(&self.fabric).chain(others.iter().map(|o| &o.fabric));
+        for (p, port) in copies.flat_map(|f| f.ports().iter()) {
+            let (i, sent) = (p.idx(), port.stats.tx_bytes);
             l.scratch[l.port_tier[i] as usize] += u128::from(sent - l.last[i]);
             l.last[i] = sent;
         }

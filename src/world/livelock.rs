@@ -177,7 +177,7 @@ impl World {
     pub(super) fn seen(&self, now: SimTime) -> Seen {
         let mut delivered = 0u64;
         let mut due = false;
-        for f in &self.flows {
+        for (_, f) in self.flows.iter() {
             let a = f.sender.addr();
             if self.owns_host(a.src) {
                 delivered += f.sender.bytes_acked();
@@ -199,9 +199,9 @@ impl World {
     /// flows whose sender this copy runs.
     pub(super) fn timeouts(&self, out: &mut Vec<u64>) {
         out.resize(self.flows.len(), 0);
-        for (i, f) in self.flows.iter().enumerate() {
+        for (i, f) in self.flows.iter() {
             if self.owns_host(f.sender.addr().src) {
-                out[i] = f.sender.record().counters.timeouts;
+                out[i as usize] = f.sender.record().counters.timeouts;
             }
         }
     }
@@ -210,13 +210,14 @@ impl World {
     /// stand against their timeouts at the quiet's start, `then`.
     pub(super) fn waits(&self, then: &[u64]) -> Waits {
         let mut w = Waits::default();
-        for (i, f) in self.flows.iter().enumerate() {
+        for (i, f) in self.flows.iter() {
             if f.done || !f.sender.retransmission_pending() || !self.owns_host(f.sender.addr().src)
             {
                 continue;
             }
             w.any = true;
-            let since = f.sender.record().counters.timeouts - then.get(i).copied().unwrap_or(0);
+            let since =
+                f.sender.record().counters.timeouts - then.get(i as usize).copied().unwrap_or(0);
             w.patient |= since < TIMEOUTS_WITHOUT_PROGRESS;
         }
         w
@@ -250,8 +251,9 @@ impl World {
     /// sit.
     pub(super) fn livelock_report(&self, now: SimTime) -> String {
         // Flows that started first: those never started wait on them.
-        let (started, waiting): (Vec<usize>, Vec<usize>) = (0..self.flows.len())
-            .filter(|&i| !self.flows[i].done)
+        let (started, waiting): (Vec<u32>, Vec<u32>) = (self.flows.iter())
+            .filter(|(_, f)| !f.done)
+            .map(|(i, _)| i)
             .partition(|&i| self.flows[i].start <= now);
         let mut s = format!(
             "nothing was delivered between {} and {} of simulated time while flows waited \
@@ -296,11 +298,11 @@ impl World {
     /// Appends where packets are queued, or that none are.
     fn where_packets_sit(&self, s: &mut String) {
         let mut held: Vec<(u64, u64, net::PortId)> = Vec::new();
-        for (p, port) in self.fabric.ports().iter().enumerate() {
+        for (p, port) in self.fabric.ports().iter() {
             let queued: u64 = port.queues.iter().map(|q| q.packets()).sum();
             let viq = port.ingress.viq.packets();
             if queued + viq > 0 {
-                held.push((queued, viq, net::PortId(p as u32)));
+                held.push((queued, viq, p));
             }
         }
         if held.is_empty() {
@@ -310,7 +312,7 @@ impl World {
                  on failed links)",
                 self.fabric
                     .ports()
-                    .iter()
+                    .values()
                     .map(|p| p.stats.drops())
                     .sum::<u64>(),
                 self.fabric.lost_on_links()
@@ -332,7 +334,7 @@ impl World {
     /// A host's name (`host17`).
     pub(super) fn host_name(&self, h: net::HostId) -> &str {
         self.node_names
-            .get(self.fabric.port(self.fabric.host_port(h)).node.idx())
+            .get(self.fabric.host_node(h).idx())
             .map_or("?", String::as_str)
     }
 

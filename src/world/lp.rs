@@ -10,12 +10,12 @@
 //! its source host's LP, its receiver half to its destination's; a packet
 //! reaches another LP only across a cut link (`net::fabric::cut_stage`).
 
-use super::{Flow, Series, StopReason, World};
+use super::{Flow, StopReason, World};
 use net::{Crossing, HostId, NodeId, Partition};
 use sim_core::queue::Stop;
 use sim_core::{RunLimit, SimTime};
 use std::sync::Arc;
-use transport::SenderEnd;
+use transport::{SenderEnd, Side};
 
 /// Which LP a copy of the world runs.
 #[derive(Clone, Debug)]
@@ -24,6 +24,9 @@ pub struct Role {
     pub me: u32,
     /// The run's cut.
     pub partition: Arc<Partition>,
+    /// What every LP's copy of the fabric shares (its routes and ports'
+    /// facts), built once.
+    pub fabric: Arc<net::fabric::Shared>,
 }
 
 /// What a merged world reports for the run as a whole (its own queue saw
@@ -38,10 +41,14 @@ impl World {
     /// Whether this copy runs host `h` (every host, in an unpartitioned run).
     #[inline]
     pub(super) fn owns_host(&self, h: HostId) -> bool {
-        self.role.as_ref().is_none_or(|r| {
-            let node = self.fabric.port(self.fabric.host_port(h)).node;
-            r.partition.lp(node) == r.me
-        })
+        (self.role.as_ref()).is_none_or(|r| r.partition.lp(self.fabric.host_node(h)) == r.me)
+    }
+
+    /// Whether this copy holds a flow from `src` to `dst`: it runs one of
+    /// its ends.
+    #[inline]
+    pub(super) fn holds_flow(&self, src: HostId, dst: HostId) -> bool {
+        self.owns_host(src) || self.owns_host(dst)
     }
 
     /// Which hosts this copy runs, by host id.
@@ -56,12 +63,12 @@ impl World {
         let Some(r) = self.role.clone() else {
             return;
         };
-        for p in 0..self.fabric.ports().len() as u32 {
-            let port = self.fabric.port(net::PortId(p));
-            let far = r.partition.lp(port.peer_node);
-            if r.partition.lp(port.node) != far {
-                self.fabric.cut_link(net::PortId(p), far);
-            }
+        let cut: Vec<(net::PortId, u32)> = (self.fabric.ports().iter())
+            .map(|(p, port)| (p, r.partition.lp(port.peer_node)))
+            .filter(|&(_, far)| far != r.me)
+            .collect();
+        for (p, far) in cut {
+            self.fabric.cut_link(p, far);
         }
     }
 
@@ -120,14 +127,14 @@ impl World {
         let r = other.role.clone().expect("a partitioned copy");
         let theirs = |n: NodeId| r.partition.lp(n) == r.me;
         let hosts = other.own_hosts();
-        for (mine, its) in self.flows.iter_mut().zip(other.flows.iter_mut()) {
+        self.flows.absorb(&mut other.flows, |mine, its| {
             if hosts[its.sender.addr().src.idx()] {
                 take_sender(mine, its);
             }
             if hosts[its.receiver_host().idx()] {
                 take_receiver(mine, its);
             }
-        }
+        });
         for (h, (mine, its)) in self
             .hosts
             .iter_mut()
@@ -186,52 +193,17 @@ fn take_receiver(mine: &mut Flow, its: &mut Flow) {
 }
 
 impl World {
-    /// Lends this copy (LP 0's, which keeps the series' rows) what series
-    /// `s` reads of LP copy `other`'s own components, by swapping them:
-    /// its sampled ports for the queues, its flows' sender halves for
-    /// goodput, its traced flows' halves for the controller trace. A
-    /// second call swaps them back. The RTT series reads no component
-    /// (`Metrics::gather_current`).
-    pub(super) fn swap_for(&mut self, other: &mut World, s: Series) {
-        let r = other.role.clone().expect("a partitioned copy");
-        let hosts = other.own_hosts();
-        match s {
-            Series::Rtt => {}
-            Series::Queues => {
-                for &p in &self.sampled_ports {
-                    if r.partition.lp(self.fabric.port(p).node) == r.me {
-                        self.fabric.swap_port(&mut other.fabric, p);
-                    }
-                }
-            }
-            Series::Links => {
-                for p in 0..self.fabric.ports().len() as u32 {
-                    let p = net::PortId(p);
-                    if r.partition.lp(self.fabric.port(p).node) == r.me {
-                        self.fabric.swap_port(&mut other.fabric, p);
-                    }
-                }
-            }
-            Series::Goodput => {
-                for (mine, its) in self.flows.iter_mut().zip(other.flows.iter_mut()) {
-                    if hosts[its.sender.addr().src.idx()] {
-                        std::mem::swap(&mut mine.sender, &mut its.sender);
-                    }
-                }
-            }
-            Series::Cc => {
-                let traced = self.cc_trace.as_ref().map_or(&[][..], |t| &t.flows[..]);
-                for &f in traced {
-                    let (mine, its) = (&mut self.flows[f as usize], &mut other.flows[f as usize]);
-                    if hosts[its.sender.addr().src.idx()] {
-                        std::mem::swap(&mut mine.sender, &mut its.sender);
-                    }
-                    if hosts[its.receiver_host().idx()] {
-                        std::mem::swap(&mut mine.receiver, &mut its.receiver);
-                    }
-                }
-            }
-        }
+    /// Flow `id` as held by the copy that runs its `side`: this one, or
+    /// one of `others` (a cut run's other LPs' copies). The sender's copy
+    /// knows the flow's start (a trigger there may have set it).
+    pub(super) fn runner_of<'a>(&'a self, others: &[&'a World], id: u32, side: Side) -> &'a Flow {
+        let runs = |c: &World, f: &Flow| match side {
+            Side::Sender => c.owns_host(f.sender.addr().src),
+            Side::Receiver => c.owns_host(f.receiver_host()),
+        };
+        (std::iter::once(self).chain(others.iter().copied()))
+            .find_map(|c| c.flows.get(id).filter(|f| runs(c, f)))
+            .expect("some LP runs each end of every flow")
     }
 
     /// Moves LP copy `other`'s RTT samples of the current interval into

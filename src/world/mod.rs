@@ -23,6 +23,7 @@ mod build;
 mod cc_trace;
 mod cut_off;
 mod deps;
+mod flows;
 mod goodput;
 mod inspect;
 mod links;
@@ -171,7 +172,7 @@ pub struct World {
     /// The network.
     fabric: Fabric,
     /// Every flow, indexed by flow id.
-    flows: Vec<Flow>,
+    flows: flows::Flows,
     /// Every packet source.
     sources: Vec<Source>,
     /// Each workload's kind, load and rounds.
@@ -259,7 +260,7 @@ impl World {
 
     /// A port's name: its node's and the far end's, `tor3->host17`.
     pub fn port_name(&self, p: net::PortId) -> String {
-        let port = self.fabric.port(p);
+        let port = self.fabric.port_facts(p);
         let name = |n: net::NodeId| self.node_names.get(n.idx()).map_or("?", String::as_str);
         format!("{}->{}", name(port.node), name(port.peer_node))
     }
@@ -433,14 +434,12 @@ impl World {
                 Outcome::NicReady { host } => self.pump(now, host),
             },
             Event::FlowStart(f) => {
-                self.flows[f as usize].sender.start(now, &mut self.scratch);
+                self.flows[f].sender.start(now, &mut self.scratch);
                 self.flush();
                 self.after_sender(now, f);
             }
             Event::FlowStop(f) => {
-                self.flows[f as usize]
-                    .sender
-                    .stop_app(now, &mut self.scratch);
+                self.flows[f].sender.stop_app(now, &mut self.scratch);
                 self.flush();
                 self.after_sender(now, f);
             }
@@ -457,7 +456,7 @@ impl World {
     #[inline(never)]
     fn on_timer(&mut self, now: SimTime, timer: FlowTimer) {
         let (flow, side) = (timer.flow(), timer.side());
-        let fl = &mut self.flows[flow as usize];
+        let fl = &mut self.flows[flow];
         if fl.timers[side.idx()] != Some(now) {
             return; // superseded by an earlier deadline
         }
@@ -491,7 +490,7 @@ impl World {
             Origin::Source(s) => return self.on_source_packet(now, s, p),
             Origin::Flow(f) => f.0,
         };
-        let fl = &mut self.flows[f as usize];
+        let fl = &mut self.flows[f];
         if p.reverse {
             let int = if p.carries_int() {
                 &self.int_rx
@@ -541,7 +540,7 @@ impl World {
     /// host if it has data to send, re-arm its timer, and let the NIC pull.
     #[inline]
     fn after_sender(&mut self, now: SimTime, f: u32) {
-        let fl = &mut self.flows[f as usize];
+        let fl = &mut self.flows[f];
         let sent = !fl.done && fl.sender.completed_at().is_some();
         if sent {
             fl.done = true;

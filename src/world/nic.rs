@@ -2,7 +2,7 @@
 //! host reaches its flows' senders in the flow table and its NIC in the
 //! fabric, and a packet it sends re-arms its flow's timer.
 
-use super::{Event, Flow, FlowTimer};
+use super::{Event, FlowTimer};
 use net::{Fabric, HostId, Packet};
 use sim_core::EventQueue;
 use transport::{HostIo, Sender, Side};
@@ -12,7 +12,7 @@ pub(super) struct Nic<'a> {
     pub host: HostId,
     /// The NIC has a queue per class (PFC with several classes).
     pub per_class: bool,
-    pub flows: &'a mut [Flow],
+    pub flows: &'a mut super::flows::Flows,
     pub fabric: &'a mut Fabric,
     pub q: &'a mut EventQueue<Event>,
 }
@@ -20,11 +20,11 @@ pub(super) struct Nic<'a> {
 impl HostIo for Nic<'_> {
     #[inline(always)]
     fn sender(&self, f: u32) -> &Sender {
-        &self.flows[f as usize].sender
+        &self.flows[f].sender
     }
     #[inline(always)]
     fn sender_mut(&mut self, f: u32) -> (&mut Sender, &mut bool) {
-        let fl = &mut self.flows[f as usize];
+        let fl = &mut self.flows[f];
         (&mut fl.sender, &mut fl.ready)
     }
     #[inline(always)]
@@ -55,8 +55,8 @@ impl HostIo for Nic<'_> {
 /// Schedules the endpoint's timer event if its deadline is earlier than
 /// the one already pending.
 #[inline(always)] // after every packet sent; a call here cost 1.5% (cachegrind)
-pub(super) fn arm(flows: &mut [Flow], q: &mut EventQueue<Event>, f: u32, side: Side) {
-    let fl = &mut flows[f as usize];
+pub(super) fn arm(flows: &mut super::flows::Flows, q: &mut EventQueue<Event>, f: u32, side: Side) {
+    let fl = &mut flows[f];
     if let Some(d) = fl.deadline(side) {
         // A deadline already due fires now; the slot records the event's
         // own time, which is how a firing event recognises itself.

@@ -62,8 +62,8 @@ impl World {
                 in_network[f.0 as usize] = true;
             }
         }
-        (0u32..)
-            .zip(&self.flows)
+        assert!(self.flows.is_whole(), "a whole or merged world");
+        (self.flows.iter())
             .map(|(id, f)| self.flow_row(id, f, in_network[id as usize]))
             .collect()
     }

@@ -31,7 +31,7 @@ impl World {
         gate.waiting = next.len() as u32;
         for (f, delay) in next {
             let at = now + delay;
-            self.flows[f as usize].start = at;
+            self.flows[f].start = at;
             self.q.schedule(at, Event::FlowStart(f));
         }
     }

@@ -133,31 +133,28 @@ impl World {
     pub fn run_record(&self) -> RunRecord<'_> {
         let end = self.end_time();
         let fabric = &self.fabric;
-        let ports = (0u32..)
-            .zip(fabric.ports())
-            .map(|(i, p)| {
-                let id = PortId(i);
-                PortRow {
-                    id,
-                    name: self.port_name(id),
-                    node: p.node.0,
-                    peer_node: fabric.port(p.peer).node.0,
-                    at_switch: p.at_switch,
-                    stats: &p.stats,
-                    class_stats: &p.class_stats,
-                    ingress: &p.ingress.stats,
-                    pfc: p.pfc.as_deref().map(|st| {
-                        Box::new(PfcRow {
-                            stats: st.stats.clone(),
-                            headroom_bytes: st.headroom_bytes,
-                            paused_at_end: st.paused,
-                            paused_ps: std::array::from_fn(|q| fabric.paused_ps(id, q, end)),
-                        })
-                    }),
-                    credits: p.credit.as_deref().map(|q| (q.sent, q.dropped)),
-                    trimmed: fabric.trimmed(id),
-                    lost_on_link: fabric.lost_on_link(id),
-                }
+        assert!(fabric.ports().is_whole(), "a merged world holds every port");
+        let ports = (fabric.ports().iter())
+            .map(|(id, p)| PortRow {
+                id,
+                name: self.port_name(id),
+                node: p.node.0,
+                peer_node: p.peer_node.0,
+                at_switch: p.at_switch,
+                stats: &p.stats,
+                class_stats: &p.class_stats,
+                ingress: &p.ingress.stats,
+                pfc: p.pfc.as_deref().map(|st| {
+                    Box::new(PfcRow {
+                        stats: st.stats.clone(),
+                        headroom_bytes: st.headroom_bytes,
+                        paused_at_end: st.paused,
+                        paused_ps: std::array::from_fn(|q| fabric.paused_ps(id, q, end)),
+                    })
+                }),
+                credits: p.credit.as_deref().map(|q| (q.sent, q.dropped)),
+                trimmed: fabric.trimmed(id),
+                lost_on_link: fabric.lost_on_link(id),
             })
             .collect();
         let hosts = fabric.host_count() as u32;
@@ -193,7 +190,7 @@ impl World {
     /// Each collective with its transfers' ideal deliveries.
     fn collective_records(&self) -> Vec<CollectiveRecord<'_>> {
         let ideal = |f: u32| {
-            let flow = &self.flows[f as usize];
+            let flow = &self.flows[f];
             let cfg = &self.transports[flow.transport as usize].config;
             let addr = *transport::SenderEnd::addr(&flow.sender);
             crate::paths::ideal_delivery(&self.fabric, &addr, flow.size.unwrap_or(0), cfg)

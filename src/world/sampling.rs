@@ -60,7 +60,9 @@ impl World {
         let ports = self.fabric.ports();
         let all = (0..ports.len() as u32).map(net::PortId);
         let Some(QueuePorts::List(list)) = which else {
-            return all.filter(|p| self.fabric.port(*p).at_switch).collect();
+            return all
+                .filter(|p| self.fabric.port_facts(*p).at_switch)
+                .collect();
         };
         let hosts = self.fabric.host_count() as u32;
         let node = |n: NodeRef| NodeId(n.index(hosts));
@@ -72,14 +74,13 @@ impl World {
                 PortSelector::TowardsHost(h) => vec![self.fabric.port_towards_host(HostId(h))],
                 PortSelector::Switch(s) => all
                     .clone()
-                    .filter(|p| self.fabric.port(*p).node == node(NodeRef::Switch(s)))
+                    .filter(|p| self.fabric.port_facts(*p).node == node(NodeRef::Switch(s)))
                     .collect(),
                 PortSelector::Link { from, to } => all
                     .clone()
                     .filter(|p| {
-                        let port = self.fabric.port(*p);
-                        port.node == node(NodeRef::Switch(from))
-                            && self.fabric.port(port.peer).node == node(to)
+                        let port = self.fabric.port_facts(*p);
+                        port.node == node(NodeRef::Switch(from)) && port.peer_node == node(to)
                     })
                     .collect(),
             };
@@ -106,18 +107,28 @@ impl World {
         self.queue_samples.kept()
     }
 
-    /// Records every sampled class queue (`series.rs` says when).
-    pub(super) fn record_queues(&mut self, now: SimTime) {
+    /// Records every sampled class queue (`series.rs` says when), each
+    /// read in the copy that holds it: this one, or one of `others` (the
+    /// other LPs' copies of a cut run).
+    pub(super) fn record_queues(&mut self, now: SimTime, others: &[&World]) {
+        let fabric = &self.fabric;
+        let port_of = |p: net::PortId| {
+            let holder = std::iter::once(fabric)
+                .chain(others.iter().map(|o| &o.fabric))
+                .find(|f| f.ports().holds(p))
+                .expect("some LP holds every port");
+            holder.port(p)
+        };
         if let Some(after) = self.queue_after.as_mut().filter(|a| now.ps() >= a.from_ps) {
             after.samples += 1;
             for (slot, &p) in after.ports.iter_mut().zip(&self.sampled_ports) {
-                let total: u64 = self.fabric.port(p).queues.iter().map(|q| q.bytes()).sum();
+                let total: u64 = port_of(p).queues.iter().map(|q| q.bytes()).sum();
                 slot.0 += u128::from(total);
                 slot.1 = slot.1.max(total);
             }
         }
         for &p in &self.sampled_ports {
-            let port = self.fabric.port(p);
+            let port = port_of(p);
             let queues = port.queues.iter().map(|q| (q.bytes(), q.packets()));
             let viq = port
                 .has_ingress_hook()

@@ -57,21 +57,22 @@ impl World {
         })
     }
 
-    /// Takes one sample of `s` at `now` (its rows only).
-    pub(super) fn record(&mut self, s: Series, now: SimTime) {
+    /// Takes one sample of `s` at `now` (its rows only); what a cut run's
+    /// other LPs run (ports, flow halves) is read in their copies, `others`.
+    pub(super) fn record(&mut self, s: Series, now: SimTime, others: &[&World]) {
         match s {
-            Series::Cc => self.record_cc(now),
-            Series::Goodput => self.record_goodput(now),
+            Series::Cc => self.record_cc(now, others),
+            Series::Goodput => self.record_goodput(now, others),
             Series::Rtt => self.record_rtt(now),
-            Series::Queues => self.record_queues(now),
-            Series::Links => self.record_links(now),
+            Series::Queues => self.record_queues(now, others),
+            Series::Links => self.record_links(now, others),
         }
     }
 
     /// A sample event of an undivided run: the sample, and the next one
     /// interval later while traffic remains and anything else is pending.
     pub(super) fn sample(&mut self, s: Series, now: SimTime) {
-        self.record(s, now);
+        self.record(s, now, &[]);
         if let Some(i) = self.interval_of(s)
             && self.traffic_pending()
             && !self.q.is_empty()

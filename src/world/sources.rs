@@ -64,7 +64,7 @@ impl World {
         let mut rng = RngStream::new(self.seed, wi as u64, sim_core::rng::purpose::ARRIVALS);
         let (spacing, first) = match plan.gaps {
             Gaps::Poisson { load } => {
-                let rate = self.fabric.port(self.fabric.host_port(src)).rate;
+                let rate = self.fabric.link(self.fabric.host_port(src)).0;
                 let service = rate.tx_time(wire.wire_bytes(plan.packet_size));
                 let mean = SimDuration::from_ps_f64(service.ps() as f64 / load);
                 (Spacing::Exponential { mean }, rng.exp_duration(mean))

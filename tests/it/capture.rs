@@ -112,7 +112,7 @@ fn the_event_log_counts_what_ports_csv_and_flows_csv_count() {
         *by_port.entry((e.to_string(), p.to_string())).or_default() += 1;
     }
     let n = |e: &str, p: &str| by_port.get(&(e.into(), p.into())).copied().unwrap_or(0);
-    for (i, p) in w.fabric().ports().iter().enumerate() {
+    for (i, p) in w.fabric().ports().values().enumerate() {
         let name = w.port_name(net::PortId(i as u32));
         assert_eq!(n("dequeue", &name), p.stats.tx_packets, "{name} departures");
         assert_eq!(n("drop", &name), p.stats.drops(), "{name} drops");
@@ -150,7 +150,7 @@ fn the_event_log_counts_every_pfc_frame_that_pfc_csv_counts() {
     let ev = column(&events, "event");
     let (port, detail) = (column(&events, "port"), column(&events, "detail"));
     let mut frames = 0;
-    for (i, p) in w.fabric().ports().iter().enumerate() {
+    for (i, p) in w.fabric().ports().values().enumerate() {
         let Some(st) = p.pfc.as_deref() else { continue };
         let name = w.port_name(net::PortId(i as u32));
         for q in 0..8 {

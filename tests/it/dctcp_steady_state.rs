@@ -20,7 +20,7 @@ fn dctcp_eight_long_flows_keep_queue_near_k() {
         jain_index(&m.shares).expect("shares"),
     );
     let shares = m.shares;
-    let drops: u64 = w.fabric().ports().iter().map(|p| p.stats.drops()).sum();
+    let drops: u64 = w.fabric().ports().values().map(|p| p.stats.drops()).sum();
     eprintln!("avg queue {avg_q:.2} pkt, utilisation {util:.4}, Jain {jain:.5}, drops {drops}");
     assert!(
         (32.5..=130.0).contains(&avg_q),

@@ -17,7 +17,7 @@ fn run(ingress: &str) -> (f64, f64, u64, f64) {
     let mut w = World::build(&sc, 1).expect("builds");
     let port = w.fabric().port_towards_host(HostId(0));
     let m = common::measure_window(&mut w, port, SimTime::ZERO + SimDuration::from_ms(100));
-    let drops: u64 = w.fabric().ports().iter().map(|p| p.stats.drops()).sum();
+    let drops: u64 = w.fabric().ports().values().map(|p| p.stats.drops()).sum();
     (
         m.avg_bytes,
         jain_index(&m.shares).expect("shares"),

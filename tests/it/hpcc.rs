@@ -102,7 +102,7 @@ fn incast_with_long_flow(cc: &str) -> (f64, f64, f64, u64) {
     let queue = w
         .fabric()
         .ports()
-        .iter()
+        .values()
         .map(|p| p.stats.max_bytes)
         .max()
         .unwrap_or(0);
@@ -154,7 +154,7 @@ fn incast_queue_after(cc: &str, from: SimTime) -> Vec<u64> {
         );
         w.run_until(t);
         if t >= from {
-            let q = w.fabric().ports().iter().filter(|p| p.at_switch);
+            let q = w.fabric().ports().values().filter(|p| p.at_switch);
             queue.push(q.map(|p| p.bytes).max().unwrap_or(0));
         }
         t += SimDuration::from_us(10);

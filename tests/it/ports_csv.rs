@@ -13,7 +13,7 @@ fn ports_csv_has_a_row_per_port_and_class_with_viq_counters() {
     let header: Vec<&str> = lines.next().expect("header").split(',').collect();
     let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    let switch_ports = w.fabric().ports().iter().filter(|p| p.at_switch).count();
+    let switch_ports = w.fabric().ports().values().filter(|p| p.at_switch).count();
     // One "all" row per switch port and one per class (2 classes).
     assert_eq!(rows.len(), switch_ports * 3);
     let port = w.fabric().port_towards_host(HostId(0)).0.to_string();

@@ -119,7 +119,7 @@ fn rcc_fig6_converges_to_fair_shares_and_finishes_on_schedule() {
     let max_queue = w
         .fabric()
         .ports()
-        .iter()
+        .values()
         .map(|p| p.stats.max_packets)
         .max()
         .unwrap_or(0);

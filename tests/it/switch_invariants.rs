@@ -168,11 +168,11 @@ fn run_case(c: &Case, codel: bool) -> Result<u64, TestCaseError> {
             }
         }
         // Conservation at every instant: nothing appears or vanishes.
-        let dropped: u64 = f.ports().iter().map(|p| p.stats.drops()).sum();
+        let dropped: u64 = f.ports().values().map(|p| p.stats.drops()).sum();
         let in_network = f.packets_in_network() as u64;
         prop_assert_eq!(injected, delivered + dropped + in_network);
         prop_assert_eq!(f.packets.live() as u64, in_network);
-        let dropped_bytes: u64 = f.ports().iter().map(|p| p.stats.dropped_bytes).sum();
+        let dropped_bytes: u64 = f.ports().values().map(|p| p.stats.dropped_bytes).sum();
         prop_assert_eq!(
             injected_bytes,
             delivered_bytes + dropped_bytes + f.bytes_in_network()
@@ -197,7 +197,7 @@ fn run_case(c: &Case, codel: bool) -> Result<u64, TestCaseError> {
     prop_assert_eq!(injected as usize, c.packets.len());
     // Everything left the network: delivered or dropped.
     prop_assert_eq!(f.packets_in_network(), 0);
-    Ok(f.ports().iter().map(|p| p.stats.drops_aqm_dequeue).sum())
+    Ok(f.ports().values().map(|p| p.stats.drops_aqm_dequeue).sum())
 }
 
 proptest! {

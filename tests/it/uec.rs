@@ -101,7 +101,7 @@ fn receiver_credit_shares_an_incast_round_robin_with_fewer_trims() {
     let trims = |w: &dcnsim::world::World| -> u64 {
         w.fabric()
             .ports()
-            .iter()
+            .values()
             .enumerate()
             .map(|(i, _)| w.fabric().trimmed(net::PortId(i as u32)))
             .sum()

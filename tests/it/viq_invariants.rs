@@ -157,17 +157,17 @@ proptest! {
             }
             let dropped: u64 = f
                 .ports()
-                .iter()
+                .values()
                 .map(|p| p.stats.dropped_bytes + p.ingress.stats.dropped_bytes)
                 .sum();
             prop_assert_eq!(sent_bytes, delivered_bytes + dropped + f.bytes_in_network());
             prop_assert_eq!(f.packets.live(), f.packets_in_network());
-            for p in f.ports() {
+            for p in f.ports().values() {
                 prop_assert!(p.ingress.viq.packets() <= c.viq_pkts);
             }
         }
         let (mut held, mut full) = (0, 0);
-        for p in f.ports() {
+        for p in f.ports().values() {
             let s = &p.ingress.stats;
             prop_assert_eq!(p.ingress.viq.packets(), 0, "an ACK was left in a VIQ");
             prop_assert_eq!(s.held, s.released + s.viq_drops_aged);

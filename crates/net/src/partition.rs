@@ -17,6 +17,7 @@
 use crate::ids::NodeId;
 use crate::topology::{NodeKind, TopologyGraph};
 use sim_core::SimDuration;
+use std::sync::Arc;
 
 /// A cut that cannot be run: a zero-delay cable would join two LPs.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -41,13 +42,19 @@ pub struct Partition {
     /// The smallest delay on a cut cable (the window's length);
     /// `SimDuration::MAX` when nothing is cut.
     pub lookahead: SimDuration,
+    /// Each port's place among its LP's ports, by port id (cable `i`'s
+    /// ends are ports `2i` and `2i + 1`): where an LP's copy of the fabric
+    /// keeps it (`fabric::ports`), one map for every LP.
+    pub port_slot: Arc<[u32]>,
 }
 
 impl Partition {
     /// Everything in one LP.
     pub fn whole(graph: &TopologyGraph) -> Partition {
+        let lp_of_node = vec![0; graph.nodes.len()];
         Partition {
-            lp_of_node: vec![0; graph.nodes.len()],
+            port_slot: port_slots(graph, &lp_of_node, 1),
+            lp_of_node,
             lps: 1,
             lookahead: SimDuration::MAX,
         }
@@ -133,6 +140,7 @@ impl Partition {
             return Ok(Partition::whole(graph));
         }
         Ok(Partition {
+            port_slot: port_slots(graph, &lp_of_node, lps),
             lp_of_node,
             lps,
             lookahead,
@@ -144,6 +152,20 @@ impl Partition {
     pub fn lp(&self, n: NodeId) -> u32 {
         self.lp_of_node[n.idx()]
     }
+}
+
+/// Each port's index among its LP's ports, in port order (a cable's `a`
+/// end first, as `Fabric::new` numbers them).
+fn port_slots(graph: &TopologyGraph, lp_of_node: &[u32], lps: u32) -> Arc<[u32]> {
+    let mut next = vec![0u32; lps as usize];
+    let ends = graph.cables.iter().flat_map(|c| [c.a, c.b]);
+    ends.map(|n| {
+        let lp = lp_of_node.get(n.idx()).map_or(0, |&lp| lp as usize);
+        let i = next[lp];
+        next[lp] += 1;
+        i
+    })
+    .collect()
 }
 
 /// Disjoint sets of node indices (union by index, path halving).

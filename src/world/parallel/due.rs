@@ -2,9 +2,9 @@
 //! between windows: a window never runs past a sample's time, and the
 //! sample reads every LP's state once all of them have run every event
 //! before it. The rows go to LP 0's copy, which keeps them (and streams
-//! them) as an undivided run does; the parts a series reads of the other
-//! LPs are lent to LP 0's copy for the sample and given back
-//! (`World::swap_for`). A series samples again one interval later while
+//! them) as an undivided run does; what a series reads of the other LPs
+//! (their ports and flow halves) it reads in their copies, and the RTT
+//! samples of the interval move to LP 0's (`World::gather_rtt`). A series samples again one interval later while
 //! traffic remains anywhere and anything else is pending, the undivided
 //! run's rule, read over all LPs and their mail.
 
@@ -42,16 +42,13 @@ impl Due {
             }
             let (lp0, others) = guards.split_first_mut().expect("several LPs");
             let lp0 = &mut lp0.world;
-            for o in others.iter_mut() {
-                match s {
-                    Series::Rtt => lp0.gather_rtt(&mut o.world),
-                    _ => lp0.swap_for(&mut o.world, s),
+            if s == Series::Rtt {
+                for o in others.iter_mut() {
+                    lp0.gather_rtt(&mut o.world);
                 }
             }
-            lp0.record(s, t);
-            for o in others.iter_mut() {
-                lp0.swap_for(&mut o.world, s);
-            }
+            let held: Vec<&World> = others.iter().map(|o| &o.world).collect();
+            lp0.record(s, t, &held);
             self.taken += 1;
             let mail = |g: &super::Slot| g.inbox.iter().any(|b| !b.is_empty());
             let traffic = guards.iter().any(|g| g.world.traffic_pending() || mail(g));

@@ -202,10 +202,15 @@ impl Lps {
         assert!(n > 1, "a partitioned run has several LPs");
         let lookahead = partition.lookahead;
         let partition = Arc::new(partition);
+        let wire = sc.topology.framing.wire();
+        let graph = sc.topology.spec.shape.build();
+        let config = super::build::fabric_config(sc, seed, wire);
+        let shared = Arc::new(net::Fabric::shared(&graph, &config)?);
         let build = |me: usize| {
             let role = super::Role {
                 me: me as u32,
                 partition: Arc::clone(&partition),
+                fabric: Arc::clone(&shared),
             };
             World::build_copy(sc, seed, planned.to_vec(), Some(role))
         };
@@ -234,10 +239,10 @@ impl Lps {
             }));
         }
         let limit = lock(&slots[0]).world.limit;
-        let mut weights = vec![0; n];
-        for port in lock(&slots[0]).world.fabric.ports() {
-            weights[partition.lp(port.node) as usize] += 1;
-        }
+        let weights = slots
+            .iter()
+            .map(|s| lock(s).world.fabric.ports().held())
+            .collect();
         Ok(Lps {
             slots,
             weights,

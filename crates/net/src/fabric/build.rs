@@ -3,6 +3,7 @@
 //! choice, the routes and the failure plan. [`Fabric::new`] reads as the
 //! list of them.
 
+use super::ports::{PortFacts, Ports};
 use super::{Fabric, FabricConfig, Node, cable_ports, cut_stage, fault_stage, trim_stage};
 use crate::LinkFault;
 use crate::aqm::EgressAqm;
@@ -11,12 +12,29 @@ use crate::ids::{NodeId, PortId};
 use crate::ingress::Ingress;
 use crate::int::IntTable;
 use crate::packet::PacketArena;
+use crate::partition::Partition;
 use crate::path_choice::{PathChoice, SwitchPaths};
 use crate::port::{ClassQueues, ClassStats, Port, PortStats};
 use crate::routing::RoutingTable;
 use crate::sched::{Discipline, Scheduler as SchedState};
 use crate::topology::{Cable, NIC_TIER, NodeKind, TopologyError, TopologyGraph};
 use sim_core::{Bandwidth, QueueSize};
+use std::sync::Arc;
+
+/// What every LP's copy of one cut fabric reads and none changes, built
+/// once and shared: the routes and every port's facts.
+pub struct Shared {
+    routes: Arc<RoutingTable>,
+    facts: Arc<[PortFacts]>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("ports", &self.facts.len())
+            .finish_non_exhaustive()
+    }
+}
 
 /// Each node's cables: (its port, the node at the far end), in cable order.
 type Adjacency = Vec<Vec<(PortId, NodeId)>>;
@@ -30,12 +48,51 @@ impl Fabric {
         config: FabricConfig,
         aqm_for: impl FnMut(PortId, NodeId, Bandwidth) -> Option<Box<dyn EgressAqm>>,
     ) -> Result<Fabric, TopologyError> {
+        Self::new_share(graph, config, None, aqm_for)
+    }
+
+    /// What every LP's copy of the fabric for `graph` under `config`
+    /// shares ([`Fabric::new_lp`]), built once.
+    pub fn shared(graph: &TopologyGraph, config: &FabricConfig) -> Result<Shared, TopologyError> {
+        let (host_nodes, _) = hosts(graph)?;
+        let (ports, adjacency) = cable_ends(graph, config, Some(None), |_, _, _| None)?;
+        Ok(Shared {
+            routes: Arc::new(RoutingTable::build(&graph.nodes, &adjacency, &host_nodes)?),
+            facts: ports.facts_arc(),
+        })
+    }
+
+    /// Builds LP `me`'s copy of the fabric for `graph` cut by `cut`: it
+    /// holds its own nodes' ports only (`fabric::ports`), and `aqm_for` is
+    /// called for those; the routes and the ports' facts are `shared`'s.
+    pub fn new_lp(
+        graph: &TopologyGraph,
+        config: FabricConfig,
+        (cut, me): (&Partition, u32),
+        shared: &Shared,
+        aqm_for: impl FnMut(PortId, NodeId, Bandwidth) -> Option<Box<dyn EgressAqm>>,
+    ) -> Result<Fabric, TopologyError> {
+        Self::new_share(graph, config, Some((cut, me, shared)), aqm_for)
+    }
+
+    /// Builds the whole fabric, or (with a cut, an LP and what the LPs
+    /// share) that LP's share.
+    fn new_share(
+        graph: &TopologyGraph,
+        config: FabricConfig,
+        share: Option<(&Partition, u32, &Shared)>,
+        aqm_for: impl FnMut(PortId, NodeId, Bandwidth) -> Option<Box<dyn EgressAqm>>,
+    ) -> Result<Fabric, TopologyError> {
         let n = graph.nodes.len();
         let (host_nodes, host_of_node) = hosts(graph)?;
-        let (ports, adjacency) = cable_ends(graph, &config, aqm_for)?;
+        let held = share.map(|(cut, me, shared)| Some((cut, me, shared)));
+        let (ports, adjacency) = cable_ends(graph, &config, held, aqm_for)?;
         let host_ports = nic_ports(&host_nodes, &adjacency)?;
         let headers = trim_stage::Headers::new(ports.len(), config.header_queue().is_some());
-        let routes = RoutingTable::build(&graph.nodes, &adjacency, &host_nodes)?;
+        let routes = match share {
+            Some((_, _, shared)) => Arc::clone(&shared.routes),
+            None => Arc::new(RoutingTable::build(&graph.nodes, &adjacency, &host_nodes)?),
+        };
         let nodes = node_states(graph, &config);
         let paths = path_states(&nodes, &config, routes.edges(), &adjacency);
         // Every NIC has a cable to its host and one per plane.
@@ -46,7 +103,7 @@ impl Fabric {
             &config.faults,
             &ports,
             |p| {
-                let at_switch = ports[p.idx()].at_switch;
+                let at_switch = ports.facts(p).at_switch;
                 (
                     graph.cables[p.idx() / 2].rate,
                     port_buffer(at_switch, &config.buffer),
@@ -70,7 +127,7 @@ impl Fabric {
             host_of_node,
             host_ports,
             planes,
-            routes_before: faults.reroutes().then(|| Box::new(routes.clone())),
+            routes_before: faults.reroutes().then(|| Arc::clone(&routes)),
             routes,
             config,
             shared: vec![SharedBuffer::new(shared_bytes); n],
@@ -106,44 +163,82 @@ fn hosts(graph: &TopologyGraph) -> Result<(Vec<NodeId>, Vec<u32>), TopologyError
     Ok((host_nodes, host_of_node))
 }
 
-/// A port at each end of every cable (cable i's are ports 2i and 2i + 1),
-/// and each node's cables; a cable that joins a node to itself or to a
-/// node that does not exist is refused.
+/// Which ports a build holds: every port (`None`), an LP's of a cut with
+/// the facts every LP shares (`Some(Some(..))`), or none, for the shared
+/// part alone (`Some(None)`).
+type Held<'a> = Option<Option<(&'a Partition, u32, &'a Shared)>>;
+
+/// A port at each end of every cable (cable i's are ports 2i and 2i + 1)
+/// held where `share` says, and each node's cables; a cable that joins a
+/// node to itself or to a node that does not exist is refused.
 fn cable_ends(
     graph: &TopologyGraph,
     config: &FabricConfig,
+    share: Held<'_>,
     mut aqm_for: impl FnMut(PortId, NodeId, Bandwidth) -> Option<Box<dyn EgressAqm>>,
-) -> Result<(Vec<Port>, Adjacency), TopologyError> {
+) -> Result<(Ports, Adjacency), TopologyError> {
     let n = graph.nodes.len();
     let mut adjacency: Adjacency = vec![Vec::new(); n];
-    let mut ports = Vec::with_capacity(graph.cables.len() * 2);
+    let mut facts = Vec::with_capacity(graph.cables.len() * 2);
+    let holds = |node: NodeId| match share {
+        None => true,
+        Some(Some((cut, me, _))) => cut.lp(node) == me,
+        Some(None) => false,
+    };
+    // Room for exactly the held ports: a `Port` is several cache lines.
+    let ends = graph.cables.iter().flat_map(|c| [c.a, c.b]);
+    let held = ends
+        .filter(|&n| n.idx() < graph.nodes.len() && holds(n))
+        .count();
+    let (mut own, mut ids) = (Vec::with_capacity(held), Vec::with_capacity(held));
     for (i, c) in graph.cables.iter().enumerate() {
         if c.a.idx() >= n || c.b.idx() >= n || c.a == c.b {
             let why = format!("joins {} and {} in a graph of {n} nodes", c.a, c.b);
             return Err(TopologyError::BadCable { index: i, why });
         }
         let (pa, pb) = cable_ports(i);
-        debug_assert_eq!(pa.idx(), ports.len());
+        debug_assert_eq!(pa.idx(), facts.len());
         for (node, peer, peer_node) in [(c.a, pb, c.b), (c.b, pa, c.a)] {
-            let me = PortId(ports.len() as u32);
-            ports.push(cable_end(
+            let me = PortId(facts.len() as u32);
+            let port = cable_end(
                 graph,
                 config,
                 i,
                 c,
                 (node, peer, peer_node),
                 |rate| aqm_for(me, node, rate),
-            ));
+                holds(node),
+            );
+            facts.push(port.facts);
+            if let Some(port) = port.state {
+                own.push(port);
+                ids.push(me);
+            }
         }
         adjacency[c.a.idx()].push((pa, c.b));
         adjacency[c.b.idx()].push((pb, c.a));
     }
-    debug_assert!(ports.len() == 2 * graph.cables.len());
-    Ok((ports, adjacency))
+    debug_assert!(facts.len() == 2 * graph.cables.len());
+    let (slot, facts): (_, Arc<[PortFacts]>) = match share {
+        Some(Some((cut, _, shared))) => {
+            assert_eq!(cut.port_slot.len(), facts.len(), "the cut of this graph");
+            debug_assert_eq!(&shared.facts[..], &facts[..], "the facts of this graph");
+            (Arc::clone(&cut.port_slot), Arc::clone(&shared.facts))
+        }
+        _ => (Ports::identity(facts.len()), facts.into()),
+    };
+    Ok((Ports::new(own, ids, slot, facts), adjacency))
+}
+
+/// One end of a cable: its facts, and its state where it is held.
+struct CableEnd {
+    facts: PortFacts,
+    state: Option<Port>,
 }
 
 /// The port of `node` at one end of cable `i`, towards `peer` on
-/// `peer_node`; `aqm_for` gives a switch port's AQM from its rate.
+/// `peer_node`: its facts, and its state where it is `held`; `aqm_for`
+/// gives a switch port's AQM from its rate.
 fn cable_end(
     graph: &TopologyGraph,
     config: &FabricConfig,
@@ -151,33 +246,55 @@ fn cable_end(
     c: &Cable,
     (node, peer, peer_node): (NodeId, PortId, NodeId),
     aqm_for: impl FnOnce(Bandwidth) -> Option<Box<dyn EgressAqm>>,
-) -> Port {
+    held: bool,
+) -> CableEnd {
     // A multi-plane host's NIC node forwards, but its ports are a NIC's:
     // no AQM, no drop, one class (NodeKind's NIC_TIER).
     let is_switch = !matches!(
         graph.nodes[node.idx()],
         NodeKind::Host | NodeKind::Switch { tier: NIC_TIER }
     );
-    // Under PFC a NIC has a queue per class, so that a paused priority
-    // does not stop the others.
-    let per_class = is_switch || config.pfc.is_some();
-    let classes = if per_class { config.classes } else { 1 };
     let buffer = port_buffer(is_switch, &config.buffer);
     let (rate, buffer) = match LinkFault::at_start(&config.faults, i, node) {
         Some((x, scales)) => LinkFault::degraded(c.rate, buffer, x, scales && is_switch),
         None => (c.rate, buffer),
     };
-    Port {
+    let facts = PortFacts {
         node,
-        at_switch: is_switch,
-        peer,
         peer_node,
         rate,
         delay: c.delay,
+        at_switch: is_switch,
+    };
+    let state = held.then(|| {
+        let aqm = if is_switch { aqm_for(rate) } else { None };
+        new_port(config, &facts, peer, buffer, c.rate, aqm)
+    });
+    CableEnd { facts, state }
+}
+
+/// A port's state as built, from its facts: `buffer` its limit, `cable_rate`
+/// its cable's rate before any failure (a credit queue's pace).
+fn new_port(
+    config: &FabricConfig,
+    f: &PortFacts,
+    peer: PortId,
+    buffer: QueueSize,
+    cable_rate: Bandwidth,
+    aqm: Option<Box<dyn EgressAqm>>,
+) -> Port {
+    let classes = classes_at(config, f.at_switch);
+    Port {
+        node: f.node,
+        at_switch: f.at_switch,
+        peer,
+        peer_node: f.peer_node,
+        rate: f.rate,
+        delay: f.delay,
         buffer,
-        aqm: if is_switch { aqm_for(rate) } else { None },
+        aqm,
         queues: ClassQueues::new(classes),
-        sched: if is_switch {
+        sched: if f.at_switch {
             SchedState::new(config.discipline.clone(), classes)
         } else if classes > 1 {
             SchedState::new(Discipline::StrictPriority, classes)
@@ -199,10 +316,21 @@ fn cable_end(
         pfc: None,
         credit: config
             .credits
-            .map(|cfg| Box::new(crate::credit::CreditQueue::new(&cfg, c.rate))),
+            .map(|cfg| Box::new(crate::credit::CreditQueue::new(&cfg, cable_rate))),
         in_flight: Default::default(),
         stats: PortStats::default(),
         ingress: Ingress::default(),
+    }
+}
+
+/// The class queues of a switch port (`at_switch`) or a NIC's: a NIC has
+/// one, or under PFC a queue per class, so that a paused priority does
+/// not stop the others.
+pub(super) fn classes_at(config: &FabricConfig, at_switch: bool) -> usize {
+    if at_switch || config.pfc.is_some() {
+        config.classes
+    } else {
+        1
     }
 }
 

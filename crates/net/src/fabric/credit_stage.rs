@@ -11,7 +11,7 @@ impl Fabric {
     /// A credit reaches egress port `p`: queued, or dropped on a full queue.
     #[inline(never)]
     pub(super) fn enqueue_credit<S: Scheduler>(&mut self, p: PortId, id: PacketId, sched: &mut S) {
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         let cq = port.credit.as_mut().expect("the caller checked");
         if !cq.push(id) {
             self.leave_switch(id, sched);
@@ -31,7 +31,7 @@ impl Fabric {
     pub(super) fn send_credit<S: Scheduler>(&mut self, p: PortId, sched: &mut S) -> bool {
         let now = sched.now();
         let wire = self.config.wire;
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         let Some(cq) = port.credit.as_mut() else {
             return false;
         };
@@ -64,7 +64,7 @@ impl Fabric {
 
     /// Port `p`'s limiter may let a credit go: an idle port sends it.
     pub(super) fn credit_timer<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         if let Some(cq) = port.credit.as_mut()
             && cq.timer_at == Some(sched.now())
         {

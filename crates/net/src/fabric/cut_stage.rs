@@ -71,7 +71,7 @@ impl Fabric {
     /// Panics on a zero-delay link, which no window could cross (the
     /// partition refuses such a cut).
     pub fn cut_link(&mut self, p: PortId, to: u32) {
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         assert!(port.delay.ps() > 0, "{p}: a zero-delay link cannot be cut");
         port.pfc_attention |= LINK_CUT;
         let cut = &mut self.cut;
@@ -87,7 +87,7 @@ impl Fabric {
     /// its slot here is free.
     #[inline(never)]
     pub(super) fn cross(&mut self, arrival: SimTime, p: PortId, id: PacketId) {
-        let port = &self.ports[p.idx()];
+        let port = &self.ports[p];
         let (to, at_port) = (port.peer_node, port.peer);
         let pkt = *self.packets.get(id);
         let int = pkt.carries_int().then(|| Box::new(*self.int.get(id)));
@@ -123,12 +123,13 @@ impl Fabric {
                 }
                 // It arrives in the place of the uncut link's delivery, so
                 // with that delivery's key: every cut orders it alike.
-                let link = self.ports[at_port.idx()].peer;
+                let link = self.ports[*at_port].peer;
                 let key = NetEvent::Deliver(link).tiebreak(c.arrival);
                 sched.schedule_net_as(c.arrival, NetEvent::Arrive(id), key);
             }
             &Cargo::Pfc(frame, p) => {
-                let st = self.ports[p.idx()]
+                let wire = self.pfc_wire(p);
+                let st = self.ports[wire]
                     .pfc
                     .as_deref_mut()
                     .expect("a PFC frame implies PFC state");
@@ -146,19 +147,12 @@ impl Fabric {
     pub(super) fn arrive<S: Scheduler>(&mut self, id: PacketId, sched: &mut S) -> super::Outcome {
         let pkt = self.packets.get_mut(id);
         let in_port = PortId(std::mem::replace(&mut pkt.ingress_port, NO_PORT));
-        let node = self.ports[in_port.idx()].node;
+        let node = self.ports[in_port].node;
         self.reach(in_port, node, id, sched)
     }
 }
 
 impl Fabric {
-    /// Swaps port `p` with `other`'s copy of it (another LP's copy of
-    /// this fabric): a sampler reads the port in this copy, and a second
-    /// swap gives it back.
-    pub fn swap_port(&mut self, other: &mut Fabric, p: PortId) {
-        std::mem::swap(&mut self.ports[p.idx()], &mut other.ports[p.idx()]);
-    }
-
     /// Takes over from `other`, another LP's copy of this fabric after a
     /// partitioned run, the state of the nodes `theirs` names: their
     /// ports, shared buffers and service pools; adds its hop count. What
@@ -166,11 +160,8 @@ impl Fabric {
     /// id still names a slot of `other`'s arena.
     pub fn absorb(&mut self, other: &mut Fabric, theirs: impl Fn(NodeId) -> bool) {
         assert_eq!(self.ports.len(), other.ports.len(), "copies of one fabric");
-        for (mine, its) in self.ports.iter_mut().zip(other.ports.iter_mut()) {
-            if theirs(its.node) {
-                std::mem::swap(mine, its);
-            }
-        }
+        debug_assert!(other.ports.iter().all(|(_, p)| theirs(p.node)));
+        self.ports.absorb(&mut other.ports);
         for n in 0..self.nodes.len() {
             if theirs(NodeId(n as u32)) {
                 std::mem::swap(&mut self.shared[n], &mut other.shared[n]);
@@ -180,7 +171,7 @@ impl Fabric {
         self.hops += other.hops;
         self.absorb_faults(other, &theirs);
         let ports = &self.ports;
-        let owner = |i: usize| theirs(ports[i].node);
+        let owner = |i: usize| theirs(ports.facts(PortId(i as u32)).node);
         self.headers.absorb(&mut other.headers, owner);
     }
 }

@@ -28,7 +28,7 @@ impl Fabric {
     pub(super) fn start_tx<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
         let now = sched.now();
         loop {
-            assert!(!self.ports[p.idx()].busy, "start_tx on busy {p}"); // pairs with TxDone's
+            assert!(!self.ports[p].busy, "start_tx on busy {p}"); // pairs with TxDone's
             let Some(paused) = self.control_first(p, sched) else {
                 return;
             };
@@ -39,13 +39,13 @@ impl Fabric {
                 Dequeued::Send { id, marked } => (id, marked),
                 Dequeued::Dropped(id) => {
                     self.head_drop(p, class, id, sched);
-                    if self.ports[p.idx()].packets > 0 {
+                    if self.ports[p].packets > 0 {
                         continue;
                     }
                     // Nothing left: the VIQ is served as after a
                     // departure, then a pending PFC frame or credit goes.
                     self.service_viq(p, sched);
-                    let port = &self.ports[p.idx()];
+                    let port = &self.ports[p];
                     let waiting = PFC_FRAME | CREDITS_QUEUED | HEADERS_QUEUED;
                     if !port.busy && port.pfc_attention & waiting != 0 {
                         continue;
@@ -63,20 +63,20 @@ impl Fabric {
     /// queued); else the classes PFC pauses at it, for the data's pick.
     #[inline(always)]
     fn control_first<S: Scheduler>(&mut self, p: PortId, sched: &mut S) -> Option<u32> {
-        let port = &self.ports[p.idx()];
+        let port = &self.ports[p];
         if port.pfc_attention == 0 {
             return Some(0);
         }
         if port.pfc_attention & PFC_FRAME != 0 && self.pfc_send_frame(p, sched) {
             return None; // PFC frames go first and are never paused
         }
-        if self.ports[p.idx()].pfc_attention & HEADERS_QUEUED != 0 && self.send_header(p, sched) {
+        if self.ports[p].pfc_attention & HEADERS_QUEUED != 0 && self.send_header(p, sched) {
             return None; // trimmed headers go ahead of the data
         }
-        if self.ports[p.idx()].pfc_attention & CREDITS_QUEUED != 0 && self.send_credit(p, sched) {
+        if self.ports[p].pfc_attention & CREDITS_QUEUED != 0 && self.send_credit(p, sched) {
             return None; // a credit the limiter lets go precedes data
         }
-        let port = &self.ports[p.idx()];
+        let port = &self.ports[p];
         (port.packets > 0).then_some(port.paused_classes)
     }
 
@@ -84,7 +84,7 @@ impl Fabric {
     /// empty (`None`: every backlogged class is paused).
     #[inline(always)]
     fn pick_class(&mut self, p: PortId, paused: u32, now: SimTime) -> Option<usize> {
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         if port.queues.is_single() {
             // One FIFO: nothing to schedule; paused, it idles until RESUME.
             return (paused & 1 == 0).then_some(0);
@@ -118,7 +118,7 @@ impl Fabric {
     /// what it held, and asks the AQM (which may mark or drop it).
     #[inline(always)]
     fn dequeue(&mut self, p: PortId, class: usize, now: SimTime) -> Dequeued {
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         let id = port.queues[class]
             .pop()
             .expect("the scheduler picked a backlogged class");
@@ -180,7 +180,7 @@ impl Fabric {
         sched: &mut S,
     ) {
         let now = sched.now();
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         let pkt = self.packets.get_mut(id);
         let (size, stamp) = (pkt.size_bytes, pkt.carries_int());
         let view = port.has_ingress_hook().then(|| port.view(None));
@@ -219,7 +219,7 @@ impl Fabric {
     /// Out of line: the other packets pay one bit test.
     #[inline(never)]
     fn stamp_int(&mut self, p: PortId, id: PacketId, now: SimTime) {
-        let port = &self.ports[p.idx()];
+        let port = &self.ports[p];
         if self.packets.get(id).kind != Kind::Data || !port.at_switch {
             return;
         }

@@ -121,7 +121,7 @@ impl Faults {
     /// wins, it does not compound the one before).
     pub(super) fn prepare(
         faults: &[LinkFault],
-        ports: &[crate::port::Port],
+        ports: &super::ports::Ports,
         original: impl Fn(PortId) -> (Bandwidth, QueueSize),
         kinds: &[NodeKind],
         adjacency: &[Vec<(PortId, NodeId)>],
@@ -135,14 +135,14 @@ impl Faults {
         for f in faults {
             let (a, b) = cable_ports(f.cable);
             for p in [a, b] {
-                let node = ports[p.idx()].node;
+                let node = ports.facts(p).node;
                 match f.kind {
                     FaultKind::Down => out.down.push((p, f.at)),
                     FaultKind::Degrade(_) if f.only_from.is_some_and(|n| n != node) => {}
                     // Degraded from the start: the port is built so (`at_start`).
                     FaultKind::Degrade(_) if f.at == SimTime::ZERO => {}
                     FaultKind::Degrade(x) => {
-                        let port = &ports[p.idx()];
+                        let port = ports.facts(p);
                         let (rate0, buffer0) = original(p);
                         let (rate, buffer) = LinkFault::degraded(
                             rate0,
@@ -248,7 +248,9 @@ impl Fabric {
     /// Marks the ports whose link will go down, for the wire to consult.
     pub(super) fn mark_failing(&mut self) {
         for &(p, _) in &self.faults.down {
-            self.ports[p.idx()].pfc_attention |= LINK_FAILS;
+            if self.ports.holds(p) {
+                self.ports[p].pfc_attention |= LINK_FAILS;
+            }
         }
     }
 
@@ -267,13 +269,13 @@ impl Fabric {
         let (_, node, change) = &self.faults.changes[i as usize];
         match change {
             Change::Rate(p, rate, buffer) => {
-                let port = &mut self.ports[p.idx()];
+                let port = &mut self.ports[*p];
                 port.rate = *rate;
                 if let Some(b) = buffer {
                     port.buffer = *b;
                 }
             }
-            Change::Reroute(rows) => self.routes.patch(*node, rows),
+            Change::Reroute(rows) => std::sync::Arc::make_mut(&mut self.routes).patch(*node, rows),
         }
     }
 
@@ -288,7 +290,7 @@ impl Fabric {
         id: PacketId,
         sched: &mut S,
     ) {
-        let attention = self.ports[p.idx()].pfc_attention;
+        let attention = self.ports[p].pfc_attention;
         if attention & LINK_FAILS != 0 && self.faults.lost_on(p, arrival) {
             if attention & OBSERVED != 0 {
                 self.report(p, PacketEvent::Drop(Dropped::LinkDown), id, sched.now());
@@ -299,7 +301,7 @@ impl Fabric {
         if attention & LINK_CUT != 0 {
             return self.cross(arrival, p, id);
         }
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         let first = port.in_flight.is_empty();
         port.in_flight.push_back(arrival, id);
         if first {
@@ -320,7 +322,7 @@ impl Fabric {
     /// `other`, another LP's copy of this fabric (see `Fabric::absorb`).
     pub(super) fn absorb_faults(&mut self, other: &Fabric, theirs: impl Fn(NodeId) -> bool) {
         for (i, &(p, _)) in self.faults.down.iter().enumerate() {
-            if theirs(self.ports[p.idx()].node) {
+            if theirs(self.ports.facts(p).node) {
                 self.faults.lost[i] = other.faults.lost[i];
             }
         }

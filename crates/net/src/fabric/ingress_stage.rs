@@ -20,9 +20,9 @@ impl Fabric {
         &mut self,
         mut hook_for: impl FnMut(PortId, NodeId, Bandwidth) -> Option<Box<dyn IngressHook>>,
     ) {
-        for (i, port) in self.ports.iter_mut().enumerate() {
+        for (p, port) in self.ports.iter_mut() {
             if port.at_switch {
-                port.set_ingress_hook(hook_for(PortId(i as u32), port.node, port.rate));
+                port.set_ingress_hook(hook_for(p, port.node, port.rate));
             }
         }
     }
@@ -30,7 +30,7 @@ impl Fabric {
     /// Whether an `IngressTimer(p)` event at `now` is the live one (not
     /// superseded by a later request of the hook).
     pub fn ingress_timer_due(&self, p: PortId, now: SimTime) -> bool {
-        self.ports[p.idx()].ingress.timer_at == Some(now)
+        self.ports[p].ingress.timer_at == Some(now)
     }
 
     /// Port `p`'s hook timer fired: runs the hook if the timer is still the
@@ -40,9 +40,9 @@ impl Fabric {
         if !self.ingress_timer_due(p, now) {
             return;
         }
-        self.ports[p.idx()].ingress.timer_at = None;
+        self.ports[p].ingress.timer_at = None;
         let view = self.ingress_view(p);
-        if let Some(h) = self.ports[p.idx()].ingress.hook.as_mut() {
+        if let Some(h) = self.ports[p].ingress.hook.as_mut() {
             h.on_timer(now, &view);
         }
         self.service_viq(p, sched);
@@ -56,14 +56,14 @@ impl Fabric {
         let pkt = self.packets.get_mut(id);
         pkt.ingress_port = p.0;
         pkt.ingress_priority = pkt.priority;
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         port.ingress.account(pkt.priority, pkt.size_bytes);
         port.ingress.arrived += 1;
         if !port.has_ingress_hook() {
             return self.forward(p, id, sched);
         }
         let view = self.ingress_view(p);
-        let ingress = &mut self.ports[p.idx()].ingress;
+        let ingress = &mut self.ports[p].ingress;
         let hook = ingress.hook.as_mut().expect("checked above");
         let pkt = self.packets.get_mut(id);
         match hook.on_arrival(now, &view, pkt) {
@@ -79,7 +79,7 @@ impl Fabric {
                 } else {
                     ingress.stats.viq_drops_full += 1;
                     ingress.stats.dropped_bytes += size as u64;
-                    if self.ports[p.idx()].pfc_attention & OBSERVED != 0 {
+                    if self.ports[p].pfc_attention & OBSERVED != 0 {
                         self.report(p, PacketEvent::Drop(Dropped::ViqFull), id, now);
                     }
                     self.leave_switch(id, sched);
@@ -93,7 +93,7 @@ impl Fabric {
     /// Forwards a packet that passed port `p`'s ingress to its egress queue.
     #[inline]
     pub(super) fn forward<S: Scheduler>(&mut self, p: PortId, id: PacketId, sched: &mut S) {
-        let node = self.ports[p.idx()].node;
+        let node = self.ports[p].node;
         debug_assert!(
             matches!(self.nodes[node.idx()].kind, NodeKind::Switch { .. }),
             "ingress stage at a host"
@@ -129,7 +129,7 @@ impl Fabric {
         let class = self.config.class_of_priority[pkt.priority as usize % PRIORITIES] as usize;
         let ports = &self.ports;
         let view = |p: PortId| {
-            let port = &ports[p.idx()];
+            let port = &ports[p];
             // A one-queue port's pause is its class 0's.
             let c = if port.queues.is_single() { 0 } else { class };
             PortView {
@@ -149,7 +149,7 @@ impl Fabric {
     /// What port `p`'s ingress hook sees now.
     #[inline]
     pub(super) fn ingress_view(&self, p: PortId) -> IngressView {
-        let port = &self.ports[p.idx()];
+        let port = &self.ports[p];
         let head = port
             .ingress
             .viq
@@ -166,7 +166,7 @@ impl Fabric {
         if pkt.ingress_port != NO_PORT {
             let (ip, prio, size) = (pkt.ingress_port, pkt.ingress_priority, pkt.size_bytes);
             let charged = pkt.mmu_charged;
-            self.ports[ip as usize].ingress.unaccount(prio, size);
+            self.ports[PortId(ip)].ingress.unaccount(prio, size);
             let pkt = self.packets.get_mut(id);
             pkt.ingress_port = NO_PORT;
             if charged {
@@ -181,12 +181,12 @@ impl Fabric {
     /// ports' hooks: each call re-reads the state it needs).
     pub(super) fn service_viq<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
         let now = sched.now();
-        if !self.ports[p.idx()].has_ingress_hook() {
+        if !self.ports[p].has_ingress_hook() {
             return;
         }
-        while let Some(head) = self.ports[p.idx()].ingress.viq.head() {
+        while let Some(head) = self.ports[p].ingress.viq.head() {
             let view = self.ingress_view(p);
-            let ingress = &mut self.ports[p.idx()].ingress;
+            let ingress = &mut self.ports[p].ingress;
             let hook = ingress.hook.as_mut().expect("checked above");
             let action = hook.poll(now, &view);
             if action == ViqAction::Wait {
@@ -199,7 +199,7 @@ impl Fabric {
             if action == ViqAction::DropAged {
                 ingress.stats.viq_drops_aged += 1;
                 ingress.stats.dropped_bytes += size as u64;
-                if self.ports[p.idx()].pfc_attention & OBSERVED != 0 {
+                if self.ports[p].pfc_attention & OBSERVED != 0 {
                     self.report(p, PacketEvent::Drop(Dropped::ViqAged), head, now);
                 }
                 self.leave_switch(head, sched);
@@ -208,13 +208,13 @@ impl Fabric {
             }
             ingress.stats.released += 1;
             let view = self.ingress_view(p);
-            let ingress = &mut self.ports[p.idx()].ingress;
+            let ingress = &mut self.ports[p].ingress;
             let hook = ingress.hook.as_mut().expect("checked above");
             hook.on_release(now, &view, self.packets.get_mut(head));
             self.forward(p, head, sched);
         }
         let view = self.ingress_view(p);
-        let ingress = &mut self.ports[p.idx()].ingress;
+        let ingress = &mut self.ports[p].ingress;
         // A time already past means "as soon as possible".
         let next = ingress
             .hook

@@ -30,6 +30,7 @@ use crate::routing::RoutingTable;
 use crate::sched::Discipline;
 use crate::topology::{NIC_TIER, NodeKind};
 use sim_core::{EventQueue, QueueSize, SimTime};
+use std::sync::Arc;
 
 /// An event of the network model, addressed by port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -299,7 +300,8 @@ pub struct Fabric {
     pub packets: PacketArena,
     /// The INT stacks of the packets that carry one (HPCC).
     pub int: IntTable,
-    ports: Vec<Port>,
+    /// The ports this copy holds (every port, unless it is an LP's).
+    ports: ports::Ports,
     nodes: Vec<Node>,
     host_nodes: Vec<NodeId>,
     /// Each node's host index (`u32::MAX` for a switch): the inverse of
@@ -308,10 +310,12 @@ pub struct Fabric {
     host_ports: Vec<PortId>,
     /// The planes a multi-plane host's NIC reaches (1 without planes).
     planes: u32,
-    routes: RoutingTable,
+    /// The routes, shared by the LPs' copies of a cut fabric until a
+    /// failure makes a copy's switches route around it (copy on write).
+    routes: Arc<RoutingTable>,
     /// The routes before any failure, where switches reroute around
     /// some: paths and ideal times are those of the whole fabric.
-    routes_before: Option<Box<RoutingTable>>,
+    routes_before: Option<Arc<RoutingTable>>,
     config: FabricConfig,
     /// One shared buffer per node (used at switches under `BufferPolicy::Shared`).
     shared: Vec<SharedBuffer>,
@@ -338,14 +342,38 @@ impl Fabric {
         self.host_nodes.len()
     }
 
-    /// Every port, indexed by `PortId`.
-    pub fn ports(&self) -> &[Port] {
+    /// The ports this copy holds: every port of a whole fabric (an LP's
+    /// copy holds its own nodes' only), by `PortId`.
+    pub fn ports(&self) -> &ports::Ports {
         &self.ports
     }
 
-    /// One port.
+    /// One port this copy holds.
     pub fn port(&self, p: PortId) -> &Port {
-        &self.ports[p.idx()]
+        &self.ports[p]
+    }
+
+    /// What any port of the fabric is as built, held here or not.
+    pub fn port_facts(&self, p: PortId) -> &ports::PortFacts {
+        self.ports.facts(p)
+    }
+
+    /// Port `p`'s link rate and delay: now, where this copy holds the port;
+    /// as built, where it does not (an LP's copy building a flow's path
+    /// over other LPs' ports, before anything has changed them).
+    pub fn link(&self, p: PortId) -> (sim_core::Bandwidth, sim_core::SimDuration) {
+        match self.ports.get(p).filter(|_| self.ports.holds(p)) {
+            Some(port) => (port.rate, port.delay),
+            None => {
+                let f = self.ports.facts(p);
+                (f.rate, f.delay)
+            }
+        }
+    }
+
+    /// What every port of the fabric is as built, by `PortId`.
+    pub fn port_facts_all(&self) -> impl ExactSizeIterator<Item = &ports::PortFacts> + Clone {
+        self.ports.all_facts()
     }
 
     /// The node of host `h`.
@@ -377,7 +405,7 @@ impl Fabric {
 
     /// The planes host `h` reaches through its NIC node (1 without planes).
     pub fn nic_planes(&self, h: HostId) -> u32 {
-        let nic = self.ports[self.host_ports[h.idx()].idx()].peer_node;
+        let nic = self.ports.facts(self.host_ports[h.idx()]).peer_node;
         match self.nodes[nic.idx()].kind {
             NodeKind::Switch { tier: NIC_TIER } => self.planes,
             _ => 1,
@@ -386,7 +414,12 @@ impl Fabric {
 
     /// The port of host `h`'s switch (its NIC node's, with planes) towards it.
     pub fn port_towards_host(&self, h: HostId) -> PortId {
-        self.ports[self.host_ports[h.idx()].idx()].peer
+        Self::peer(self.host_ports[h.idx()])
+    }
+
+    /// The port at the far end of port `p`'s cable (its cable's other end).
+    pub fn peer(p: PortId) -> PortId {
+        PortId(p.0 ^ 1)
     }
 
     /// The configuration the fabric was built with.
@@ -407,7 +440,7 @@ impl Fabric {
     /// Admits a packet at a switch egress port as if it had just come
     /// through the ingress stage (benchmarks and tests of one port).
     pub fn inject<S: Scheduler>(&mut self, port: PortId, pkt: Packet, sched: &mut S) {
-        assert!(self.ports[port.idx()].at_switch, "inject at a switch port");
+        assert!(self.ports[port].at_switch, "inject at a switch port");
         let id = self.packets.alloc(Packet {
             ingress_port: NO_PORT,
             ..pkt
@@ -438,7 +471,7 @@ impl Fabric {
     /// The port finished serialising: it starts its next frame, if any.
     #[inline]
     fn tx_done<S: Scheduler>(&mut self, p: PortId, sched: &mut S) -> Outcome {
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         assert!(port.busy, "TxDone on idle {p}"); // pairs with start_tx's
         port.busy = false;
         if port.packets > 0
@@ -452,7 +485,7 @@ impl Fabric {
     /// `NicReady` if port `p` is a host's NIC, else nothing.
     #[inline]
     fn nic_ready(&self, p: PortId) -> Outcome {
-        let node = self.ports[p.idx()].node;
+        let node = self.ports[p].node;
         match self.nodes[node.idx()].kind {
             NodeKind::Host => Outcome::NicReady {
                 host: self.host_of(node),
@@ -476,7 +509,7 @@ impl Fabric {
             }
             NetEvent::PfcDeliver(p) => {
                 self.pfc_deliver(p, sched);
-                self.ports[p.idx()].peer
+                Self::peer(p)
             }
             NetEvent::PfcTimer(p) => {
                 self.pfc_timer(p, sched);
@@ -503,7 +536,7 @@ impl Fabric {
 
     fn deliver<S: Scheduler>(&mut self, p: PortId, sched: &mut S) -> Outcome {
         let now = sched.now();
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         let (at, id) = port
             .in_flight
             .pop_front()
@@ -535,7 +568,7 @@ impl Fabric {
             pkt.origin
         );
         let dst = pkt.dst;
-        debug_assert_eq!(node, self.ports[in_port.idx()].node);
+        debug_assert_eq!(node, self.ports[in_port].node);
         match self.nodes[node.idx()].kind {
             NodeKind::Host => {
                 let host = self.host_of(node);
@@ -555,7 +588,7 @@ impl Fabric {
     #[inline]
     fn enqueue<S: Scheduler>(&mut self, p: PortId, id: PacketId, sched: &mut S) {
         let now = sched.now();
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         let pkt = self.packets.get_mut(id);
         if pkt.kind == Kind::Credit && port.credit.is_some() {
             return self.enqueue_credit(p, id, sched);
@@ -657,7 +690,7 @@ impl Fabric {
         cause: DropCause,
         sched: &mut S,
     ) {
-        if self.ports[p.idx()].pfc_attention & OBSERVED != 0 {
+        if self.ports[p].pfc_attention & OBSERVED != 0 {
             self.report(p, PacketEvent::Drop(cause.into()), id, sched.now());
         }
         let pkt = self.packets.get(id);
@@ -665,12 +698,12 @@ impl Fabric {
             && cfg.is_lossless(pkt.priority)
         {
             let q = (pkt.priority % 8) as usize;
-            if let Some(st) = self.ports[p.idx()].pfc.as_deref_mut() {
+            if let Some(st) = self.ports[p].pfc.as_deref_mut() {
                 st.stats.lossless_drops[q] += 1; // a lossless violation, never hidden
             }
         }
         self.leave_switch(id, sched);
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         port.stats.dropped_bytes += self.packets.get(id).size_bytes as u64;
         if let Some(cs) = port.class_stats_mut(class) {
             cs.drops += 1;
@@ -694,7 +727,7 @@ impl Fabric {
         let mut out = vec![self.host_ports[pkt.src.idx()]];
         loop {
             let last = *out.last().expect("non-empty");
-            let node = self.ports[self.ports[last.idx()].peer.idx()].node;
+            let node = self.ports.facts(last).peer_node;
             match self.nodes[node.idx()].kind {
                 NodeKind::Host => return out,
                 NodeKind::Switch { .. } => {
@@ -710,7 +743,7 @@ impl Fabric {
     pub fn bytes_in_network(&self) -> u64 {
         self.ports
             .iter()
-            .map(|p| {
+            .map(|(_, p)| {
                 let flying: u64 = p
                     .in_flight
                     .iter()
@@ -726,7 +759,7 @@ impl Fabric {
     pub fn packets_in_network(&self) -> usize {
         self.ports
             .iter()
-            .map(|p| p.packets as usize + p.in_flight.len() + p.ingress.viq.packets() as usize)
+            .map(|(_, p)| p.packets as usize + p.in_flight.len() + p.ingress.viq.packets() as usize)
             .sum::<usize>()
             + self.headers.packets()
     }
@@ -741,8 +774,10 @@ mod ingress_stage;
 mod nic;
 mod observe_stage;
 mod pfc_stage;
+pub mod ports;
 mod prefetch;
 mod trim_stage;
+pub use build::Shared;
 pub use cut_stage::{Cargo, Crossing};
 pub use fault_stage::{FaultKind, LinkFault};
 pub use pfc_stage::MmuSnapshot;

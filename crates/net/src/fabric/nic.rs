@@ -13,16 +13,21 @@ impl Fabric {
     /// Whether host `h`'s NIC accepts more transport data now.
     #[inline]
     pub fn nic_has_room(&self, h: HostId) -> bool {
-        self.ports[self.host_ports[h.idx()].idx()].bytes < self.config.nic_buffer_bytes
+        self.ports[self.host_ports[h.idx()]].bytes < self.config.nic_buffer_bytes
     }
 
     /// Whether host `h`'s NIC has a queue per class (under PFC), so that
     /// room must be asked per priority ([`Fabric::nic_has_room_for`]).
     #[inline]
     pub fn nic_per_class(&self, h: HostId) -> bool {
-        !self.ports[self.host_ports[h.idx()].idx()]
-            .queues
-            .is_single()
+        // From the configuration, as the port was built: any copy may ask
+        // of any host.
+        let per_class = super::build::classes_at(&self.config, false) > 1;
+        debug_assert!(
+            !self.ports.holds(self.host_ports[h.idx()])
+                || per_class != self.ports[self.host_ports[h.idx()]].queues.is_single()
+        );
+        per_class
     }
 
     /// Whether host `h`'s NIC accepts more data of priority `prio`: each
@@ -37,7 +42,7 @@ impl Fabric {
     /// Host `h`'s NIC port and the class queue its priority `prio` uses.
     #[inline]
     fn nic_class(&self, h: HostId, prio: u8) -> (&Port, usize) {
-        let port = &self.ports[self.host_ports[h.idx()].idx()];
+        let port = &self.ports[self.host_ports[h.idx()]];
         let class = if port.queues.is_single() {
             0
         } else {
@@ -59,7 +64,7 @@ impl Fabric {
     /// Whether host `h`'s NIC port is serialising a frame.
     #[inline]
     pub fn nic_busy(&self, h: HostId) -> bool {
-        self.ports[self.host_ports[h.idx()].idx()].busy
+        self.ports[self.host_ports[h.idx()]].busy
     }
 
     /// Hands a packet to host `h`'s NIC. Hosts never drop their own packets.

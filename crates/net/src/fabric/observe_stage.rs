@@ -31,7 +31,7 @@ impl Fabric {
     #[inline(never)]
     pub(super) fn report(&mut self, p: PortId, ev: PacketEvent, id: PacketId, now: SimTime) {
         if let Some(o) = self.observer.as_deref_mut() {
-            o.packet(now, p, ev, self.packets.get(id), self.ports[p.idx()].bytes);
+            o.packet(now, p, ev, self.packets.get(id), self.ports[p].bytes);
         }
     }
 
@@ -39,7 +39,7 @@ impl Fabric {
     /// an earlier observer; ports observed before stay observed).
     pub fn observe(&mut self, observer: Box<dyn Observer>, ports: &[PortId]) {
         for p in ports {
-            self.ports[p.idx()].set_attention(OBSERVED, true);
+            self.ports[*p].set_attention(OBSERVED, true);
         }
         self.observer = Some(observer);
     }

@@ -56,7 +56,7 @@ impl Fabric {
         if !cfg.is_lossless(q as u8) {
             return true;
         }
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         let shared = &mut self.shared[port.node.idx()];
         let st = port
             .pfc
@@ -126,7 +126,7 @@ impl Fabric {
             .as_ref()
             .expect("a charged packet implies PFC");
         let q = (q % 8) as usize;
-        let port = &mut self.ports[ingress.idx()];
+        let port = &mut self.ports[ingress];
         let shared = &mut self.shared[port.node.idx()];
         let st = port
             .pfc
@@ -148,7 +148,7 @@ impl Fabric {
     /// Port `p` has a PFC change to tell its upstream: the frame goes out
     /// next, behind the frame in transmission if any.
     fn pfc_announce<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         let pending = port
             .pfc
             .as_ref()
@@ -167,7 +167,7 @@ impl Fabric {
         let now = sched.now();
         let wire = self.config.wire;
         let pause = self.config.pfc.map(|c| c.pause);
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         port.set_attention(PFC_FRAME, false);
         let st = port
             .pfc
@@ -227,7 +227,8 @@ impl Fabric {
     #[inline(never)]
     pub(super) fn pfc_deliver<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
         let now = sched.now();
-        let port = &mut self.ports[p.idx()];
+        let wire = self.pfc_wire(p);
+        let port = &mut self.ports[wire];
         let st = port
             .pfc
             .as_deref_mut()
@@ -240,13 +241,13 @@ impl Fabric {
         if let Some(&(next, _)) = st.in_flight.front() {
             sched.schedule_net(next, NetEvent::PfcDeliver(p));
         }
-        let up = port.peer;
-        let rate = self.ports[up.idx()].rate;
+        let up = Self::peer(p);
+        let rate = self.ports[up].rate;
         let pause_for = match self.config.pfc.map(|c| c.pause) {
             Some(PauseMode::Quanta { quanta, .. }) => Some(pfc::quanta_time(quanta, rate)),
             _ => None,
         };
-        if self.ports[up.idx()].pfc_attention & OBSERVED != 0
+        if self.ports[up].pfc_attention & OBSERVED != 0
             && let Some(o) = self.observer.as_deref_mut()
         {
             for q in (0..8u8).filter(|q| frame.mask & (1 << q) != 0) {
@@ -257,7 +258,7 @@ impl Fabric {
                 o.pfc(now, up, ev, q);
             }
         }
-        let st = self.ports[up.idx()]
+        let st = self.ports[up]
             .pfc
             .as_deref_mut()
             .expect("both ends of a cable have PFC state when PFC is on");
@@ -270,6 +271,19 @@ impl Fabric {
         self.pfc_restart(up, resumed, sched);
     }
 
+    /// Where the PFC frames in flight on port `p`'s link wait for their
+    /// `PfcDeliver(p)`: at `p`; or, on a cut link whose sending end is
+    /// another LP's, at the far end, which sends its own frames across
+    /// the cut and so keeps its queue free (`Fabric::land`).
+    #[inline]
+    pub(super) fn pfc_wire(&self, p: PortId) -> PortId {
+        if self.ports.holds(p) {
+            p
+        } else {
+            Self::peer(p)
+        }
+    }
+
     /// Port `p`'s PFC timer: an upstream's timed pauses that expired end
     /// (quanta mode), and a downstream still congested refreshes its PAUSE.
     #[inline(never)]
@@ -278,7 +292,7 @@ impl Fabric {
         let Some(PauseMode::Quanta { quanta, refresh }) = self.config.pfc.map(|c| c.pause) else {
             return;
         };
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         let refresh = pfc::refresh_time(quanta, refresh, port.rate);
         let st = port
             .pfc
@@ -307,7 +321,7 @@ impl Fabric {
     /// freed a class while it idled.
     fn pfc_restart<S: Scheduler>(&mut self, p: PortId, resumed: u8, sched: &mut S) {
         let classes_of = self.config.class_of_priority;
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         let paused = port.pfc.as_ref().map_or(0, |s| s.paused);
         let single = port.queues.is_single();
         port.paused_classes = (0..8)
@@ -333,7 +347,7 @@ impl Fabric {
             headroom_overrun: false,
         };
         let mut reserve_total = 0;
-        for port in self.ports.iter().filter(|p| p.node == node) {
+        for (_, port) in self.ports.iter().filter(|(_, p)| p.node == node) {
             s.queued_bytes += port.bytes;
             if let (Some(st), Some(cfg)) = (port.pfc.as_deref(), self.config.pfc.as_ref()) {
                 s.lossless_buffer_bytes += st.ingress_bytes.iter().sum::<u64>();
@@ -351,7 +365,7 @@ impl Fabric {
 
     /// A switch port's headroom under `cfg`, from its link.
     pub(super) fn pfc_headroom(&self, cfg: &PfcConfig, p: PortId) -> u64 {
-        let port = &self.ports[p.idx()];
+        let port = self.ports.facts(p);
         let wire = self.config.wire;
         cfg.headroom_bytes(
             port.rate,
@@ -370,19 +384,22 @@ impl Fabric {
         let crate::buffer::BufferPolicy::Shared { bytes, .. } = self.config.buffer else {
             return Err(crate::topology::TopologyError::PfcNeedsSharedBuffer);
         };
-        for i in 0..self.ports.len() {
-            let headroom = if self.ports[i].at_switch {
-                self.pfc_headroom(&cfg, PortId(i as u32))
+        let held: Vec<PortId> = self.ports.iter().map(|(p, _)| p).collect();
+        for p in held {
+            let headroom = if self.ports[p].at_switch {
+                self.pfc_headroom(&cfg, p)
             } else {
                 0
             };
-            self.ports[i].pfc = Some(Box::new(PortPfc::new(headroom)));
+            self.ports[p].pfc = Some(Box::new(PortPfc::new(headroom)));
         }
-        // Nodes by index (hosts hold no pool); switches are named sN.
+        // Nodes by index (hosts hold no pool); switches are named sN. Every
+        // copy checks every switch's pool, from the ports' facts.
         let hosts = self.host_nodes.len();
-        let switch_ports = (self.ports.iter())
-            .filter(|p| p.at_switch)
-            .map(|p| (p.node.idx(), p.rate, p.delay));
+        let facts = (0..self.ports.len() as u32).map(|p| self.ports.facts(PortId(p)));
+        let switch_ports = (facts.clone())
+            .filter(|f| f.at_switch)
+            .map(|f| (f.node.idx(), f.rate, f.delay));
         let name = |n: usize| format!("s{}", n.saturating_sub(hosts));
         let pools = pfc::switch_pools(
             &cfg,
@@ -393,8 +410,8 @@ impl Fabric {
             name,
         )?;
         let mut switch = vec![false; self.nodes.len()];
-        for p in self.ports.iter().filter(|p| p.at_switch) {
-            switch[p.node.idx()] = true;
+        for f in facts.filter(|f| f.at_switch) {
+            switch[f.node.idx()] = true;
         }
         for (n, pool) in pools.into_iter().enumerate() {
             if switch[n] {
@@ -406,7 +423,7 @@ impl Fabric {
 
     /// Time port `p`'s egress spent paused on priority `q` up to `now`.
     pub fn paused_ps(&self, p: PortId, q: usize, now: SimTime) -> u64 {
-        self.ports[p.idx()]
+        self.ports[p]
             .pfc
             .as_ref()
             .map_or(0, |s| s.paused_ps_at(q, now))

@@ -114,7 +114,7 @@ fn run_incast_with_reverse(
 
 fn totals(f: &Fabric) -> (u64, u64, u64, u64) {
     let (mut pauses, mut drops, mut peak, mut min_headroom) = (0, 0, 0, u64::MAX);
-    for p in f.ports().iter().filter(|p| p.at_switch) {
+    for p in f.ports().values().filter(|p| p.at_switch) {
         let st = p.pfc.as_deref().expect("PFC state");
         pauses += st.stats.pauses_sent.iter().sum::<u64>();
         drops += st.stats.lossless_drops.iter().sum::<u64>();
@@ -267,7 +267,7 @@ fn timed_pauses_expire_unless_refreshed() {
     let (pauses, drops, _, _) = totals(&f);
     let resumes: u64 = f
         .ports()
-        .iter()
+        .values()
         .filter_map(|p| p.pfc.as_deref())
         .map(|s| s.stats.resumes_sent.iter().sum::<u64>())
         .sum();

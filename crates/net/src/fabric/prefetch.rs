@@ -27,7 +27,7 @@ impl Fabric {
         let (NetEvent::Deliver(p) | NetEvent::TxDone(p)) = ev else {
             return;
         };
-        if let Some(port) = self.ports.get(p.idx()) {
+        if let Some(port) = self.ports.get(p) {
             prefetch_hot_lines(port);
         }
     }
@@ -41,11 +41,11 @@ impl Fabric {
     #[inline]
     pub fn prefetch_packet(&self, ev: NetEvent) {
         let (id, arrival) = match ev {
-            NetEvent::Deliver(p) => match self.ports.get(p.idx()) {
+            NetEvent::Deliver(p) => match self.ports.get(p) {
                 Some(port) => (port.in_flight.front_id(), Some(port.peer)),
                 None => return,
             },
-            NetEvent::TxDone(p) => match self.ports.get(p.idx()) {
+            NetEvent::TxDone(p) => match self.ports.get(p) {
                 Some(port) if port.queues.is_single() => {
                     prefetch_aqm_state(port);
                     (port.queues[0].head(), None)
@@ -59,7 +59,7 @@ impl Fabric {
         if let Some(id) = id {
             prefetch_packet_lines(self, id);
         }
-        if let Some(port) = arrival.and_then(|q| self.ports.get(q.idx())) {
+        if let Some(port) = arrival.and_then(|q| self.ports.get(q)) {
             let base = std::ptr::from_ref(port).cast::<u8>();
             prefetch_line(base);
             prefetch_line(base.wrapping_add(std::mem::offset_of!(Port, ingress)));
@@ -75,12 +75,12 @@ impl Fabric {
     pub fn prefetch_egress(&self, ev: NetEvent) -> Option<PortId> {
         let (id, node) = match ev {
             NetEvent::Deliver(p) => {
-                let port = self.ports.get(p.idx())?;
+                let port = self.ports.get(p)?;
                 (port.in_flight.front_id()?, port.peer_node)
             }
             NetEvent::Arrive(id) => {
                 let at = self.packets.get(id).ingress_port;
-                (id, self.ports.get(at as usize)?.node)
+                (id, self.ports.get(PortId(at))?.node)
             }
             _ => return None,
         };
@@ -89,7 +89,7 @@ impl Fabric {
             return None;
         }
         let out = self.routes.select(node, n.ecmp_salt, self.packets.get(id));
-        prefetch_hot_lines(self.ports.get(out.idx())?);
+        prefetch_hot_lines(self.ports.get(out)?);
         Some(out)
     }
 
@@ -97,7 +97,7 @@ impl Fabric {
     /// lines [`Fabric::prefetch_egress`] fetched an event earlier.
     #[inline]
     pub fn prefetch_aqm(&self, p: PortId) {
-        if let Some(port) = self.ports.get(p.idx()) {
+        if let Some(port) = self.ports.get(p) {
             prefetch_aqm_state(port);
         }
     }

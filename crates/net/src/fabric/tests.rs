@@ -588,7 +588,7 @@ fn planes_copy_the_switches_and_give_each_host_a_nic_that_never_is_a_transit() {
     // Host 0's NIC's ports act as a NIC's: no buffer limit.
     let nic_up = f
         .ports()
-        .iter()
+        .values()
         .find(|p| p.node == NodeId(hosts as u32) && p.peer_node != NodeId(0))
         .unwrap();
     assert!(!nic_up.at_switch && nic_up.buffer == QueueSize::Bytes(u64::MAX));
@@ -628,4 +628,52 @@ fn a_trimming_threshold_applies_at_switches_not_at_a_hosts_nic() {
     assert_eq!(f.trimmed(f.host_port(HostId(0))), 0);
     assert!(got.iter().all(|g| g.2 == Kind::Data), "{got:?}");
     assert_eq!(got.len(), 20);
+}
+
+/// An LP's copy of a cut fabric holds exactly its own nodes' ports, the
+/// copies together hold each port once, and merging them gives every
+/// port back at its id, in id order.
+#[test]
+fn lp_copies_hold_their_own_ports_and_merge_into_the_whole() {
+    let us = SimDuration::from_ps(1_000_000);
+    let g = TopologyGraph::k_ary_fat_tree(4, Bandwidth::from_gbps(10), us);
+    let cut = crate::Partition::by_pods(&g, 4).expect("delays");
+    let cfg = FabricConfig::fifo(WireFormat::ETHERNET, QueueSize::Packets(10), 1 << 20);
+    let shared = Fabric::shared(&g, &cfg).unwrap();
+    let mut copies: Vec<Fabric> = (0..cut.lps)
+        .map(|me| Fabric::new_lp(&g, cfg.clone(), (&cut, me), &shared, |_, _, _| None).unwrap())
+        .collect();
+    let n = 2 * g.cables.len();
+    let mut held = vec![0; n];
+    for (me, f) in copies.iter().enumerate() {
+        assert_eq!(f.ports().len(), n);
+        for (p, port) in f.ports().iter() {
+            assert_eq!(cut.lp(port.node), me as u32, "{p} held by LP {me}");
+            assert_eq!(port.node, f.port_facts(p).node);
+            held[p.idx()] += 1;
+        }
+        assert!(!f.ports().is_whole());
+    }
+    assert!(
+        held.iter().all(|&h| h == 1),
+        "each port held once: {held:?}"
+    );
+    let whole = fabric(&g, QueueSize::Packets(10));
+    let mut merged = copies.remove(0);
+    for mut other in copies {
+        let me = cut.lp(other.ports().values().next().expect("a port").node);
+        merged.absorb(&mut other, |n| cut.lp(n) == me);
+    }
+    assert!(merged.ports().is_whole());
+    let ids: Vec<PortId> = merged.ports().iter().map(|(p, _)| p).collect();
+    assert_eq!(ids, (0..n as u32).map(PortId).collect::<Vec<_>>());
+    for (p, port) in merged.ports().iter() {
+        let w = whole.port(p);
+        assert_eq!((port.node, port.peer, port.rate), (w.node, w.peer, w.rate));
+        assert_eq!(
+            merged.port(p).node,
+            port.node,
+            "{p} found by id after the merge"
+        );
+    }
 }

@@ -148,7 +148,7 @@ impl Fabric {
             pkt.ecn = crate::packet::Ecn::Ce;
         }
         self.headers.trimmed[p.idx()] += 1;
-        if self.ports[p.idx()].pfc_attention & OBSERVED != 0 {
+        if self.ports[p].pfc_attention & OBSERVED != 0 {
             self.report(p, PacketEvent::Trim, id, sched.now());
         }
         self.queue_header(p, id, sched);
@@ -158,7 +158,7 @@ impl Fabric {
     fn queue_header<S: Scheduler>(&mut self, p: PortId, id: PacketId, sched: &mut S) {
         self.headers.bytes[p.idx()] += self.packets.get(id).size_bytes as u64;
         self.headers.queues[p.idx()].push_back(id);
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         port.set_attention(HEADERS_QUEUED, true);
         if !port.busy {
             self.start_tx(p, sched);
@@ -180,7 +180,7 @@ impl Fabric {
             return self.drop_packet(p, 0, id, crate::port::DropCause::BufferOverflow, sched);
         }
         self.leave_switch(id, sched);
-        if self.ports[p.idx()].pfc_attention & OBSERVED != 0 {
+        if self.ports[p].pfc_attention & OBSERVED != 0 {
             self.report(p, PacketEvent::Enqueue, id, sched.now());
         }
         self.queue_header(p, id, sched);
@@ -191,16 +191,16 @@ impl Fabric {
     pub(super) fn send_header<S: Scheduler>(&mut self, p: PortId, sched: &mut S) -> bool {
         let now = sched.now();
         let Some(id) = self.headers.queues[p.idx()].pop_front() else {
-            self.ports[p.idx()].set_attention(HEADERS_QUEUED, false);
+            self.ports[p].set_attention(HEADERS_QUEUED, false);
             return false;
         };
         if self.headers.queues[p.idx()].is_empty() {
-            self.ports[p.idx()].set_attention(HEADERS_QUEUED, false);
+            self.ports[p].set_attention(HEADERS_QUEUED, false);
         }
         let size = self.packets.get(id).size_bytes;
         self.headers.bytes[p.idx()] -= size as u64;
         let wire_bytes = self.config.wire.wire_bytes(size);
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.ports[p];
         port.stats.tx_packets += 1;
         port.stats.tx_bytes += size as u64;
         port.stats.tx_wire_bytes += wire_bytes;

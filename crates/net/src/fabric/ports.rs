@@ -1,0 +1,226 @@
+//! The ports one copy of the fabric holds.
+//!
+//! A whole fabric holds every port. A logical process (LP) of a cut run
+//! ([`crate::Partition`]) holds only its own nodes' ports: nothing else
+//! ever runs there (docs/architecture.md, "Per-LP state"), so an LP's
+//! memory for ports is its share of the fabric, not a copy of all of it.
+//! A port is found from its global id through a slot map that every LP
+//! shares, built once with the cut ([`crate::Partition::port_slot`]): one
+//! 4-byte load beside the port itself, where a map per LP would cost each
+//! LP 4 bytes for every port of the fabric.
+//!
+//! What anyone may read of any port, its facts as built (its node, the far
+//! end, its rate and delay), sits in one table that the copies share too:
+//! building a flow's path, naming ports and choosing sampled ones read
+//! ports of other LPs.
+
+use crate::ids::{NodeId, PortId};
+use crate::port::Port;
+use sim_core::{Bandwidth, SimDuration};
+use std::ops::{Index, IndexMut};
+use std::sync::Arc;
+
+/// What a port is as built: where it sits and the link it drives. Read of
+/// any port by any copy; a failure's later change of rate is the port's
+/// own state ([`Port::rate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortFacts {
+    /// The node this port belongs to.
+    pub node: NodeId,
+    /// The node at the far end of the cable.
+    pub peer_node: NodeId,
+    /// The link's rate as built (a failure degraded from the start included).
+    pub rate: Bandwidth,
+    /// The link's propagation delay.
+    pub delay: SimDuration,
+    /// Whether the node is a switch (false: a host's NIC).
+    pub at_switch: bool,
+}
+
+/// The ports a copy of the fabric holds, found by their global ids.
+pub struct Ports {
+    /// The held ports, in id order.
+    own: Vec<Port>,
+    /// The id of each held port (`own`'s order).
+    ids: Vec<PortId>,
+    /// Each port's index in its holder's `own`, by id (shared by the LPs
+    /// of one cut; `u32::MAX` for a port a merged copy does not hold).
+    slot: Arc<[u32]>,
+    /// Every port's facts, by id (shared).
+    facts: Arc<[PortFacts]>,
+    /// Whether other copies' ports were appended (`own` is then not in
+    /// id order: read it through `slot`).
+    merged: bool,
+}
+
+impl Ports {
+    /// The ports `own` (with their ids, in id order) of a fabric whose
+    /// every port has `facts`, found through `slot`.
+    pub(super) fn new(
+        own: Vec<Port>,
+        ids: Vec<PortId>,
+        slot: Arc<[u32]>,
+        facts: Arc<[PortFacts]>,
+    ) -> Ports {
+        assert_eq!(own.len(), ids.len(), "an id per held port");
+        assert_eq!(slot.len(), facts.len(), "a slot per port");
+        debug_assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids in order");
+        debug_assert!((ids.iter().enumerate()).all(|(i, p)| slot[p.idx()] as usize == i));
+        Ports {
+            own,
+            ids,
+            slot,
+            facts,
+            merged: false,
+        }
+    }
+
+    /// The slot map of a whole fabric of `n` ports: each port at its id.
+    pub(super) fn identity(n: usize) -> Arc<[u32]> {
+        (0..n as u32).collect()
+    }
+
+    /// How many ports the fabric has (held here or not).
+    pub fn len(&self) -> usize {
+        self.facts.len()
+    }
+
+    /// Whether the fabric has no port.
+    pub fn is_empty(&self) -> bool {
+        self.facts.is_empty()
+    }
+
+    /// How many ports this copy holds.
+    pub fn held(&self) -> usize {
+        self.own.len()
+    }
+
+    /// Whether this copy holds every port (an uncut run, or a cut run's
+    /// copies merged).
+    pub fn is_whole(&self) -> bool {
+        self.own.len() == self.facts.len()
+    }
+
+    /// Whether this copy holds port `p`.
+    pub fn holds(&self, p: PortId) -> bool {
+        let i = self.slot.get(p.idx()).copied().unwrap_or(u32::MAX);
+        self.ids.get(i as usize) == Some(&p)
+    }
+
+    /// Port `p` if this copy may hold it (for prefetching: another LP's
+    /// port gives some held port or none, never a fault).
+    #[inline(always)]
+    pub fn get(&self, p: PortId) -> Option<&Port> {
+        let i = *self.slot.get(p.idx())?;
+        self.own.get(i as usize)
+    }
+
+    /// Port `p`'s facts as built (any port).
+    #[inline]
+    pub fn facts(&self, p: PortId) -> &PortFacts {
+        &self.facts[p.idx()]
+    }
+
+    /// The shared table of every port's facts.
+    pub(super) fn facts_arc(&self) -> Arc<[PortFacts]> {
+        Arc::clone(&self.facts)
+    }
+
+    /// Every port's facts, by id.
+    pub fn all_facts(&self) -> impl ExactSizeIterator<Item = &PortFacts> + Clone {
+        self.facts.iter()
+    }
+
+    /// The held ports with their ids, in id order.
+    pub fn iter(&self) -> Iter<'_> {
+        Iter { ports: self, k: 0 }
+    }
+
+    /// The held ports, in id order.
+    pub fn values(&self) -> impl Iterator<Item = &Port> + Clone {
+        self.iter().map(|(_, p)| p)
+    }
+
+    /// The held ports with their ids, in id order, to change (a copy as
+    /// built, before any merge).
+    pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (PortId, &mut Port)> {
+        assert!(!self.merged, "ports in id order");
+        self.ids.iter().copied().zip(&mut self.own)
+    }
+
+    /// Takes over the ports `other` (another LP's copy of this fabric)
+    /// holds. They are moved to the end of this copy's ports, whose room
+    /// for every port is made at the first merge: merging the LPs one by
+    /// one then never holds two copies of the merged ports (at k = 48, a
+    /// new vector per merge peaked at 338 MB for 180 MB of ports).
+    pub fn absorb(&mut self, other: &mut Ports) {
+        assert!(Arc::ptr_eq(&self.facts, &other.facts) || self.facts == other.facts);
+        let n = self.facts.len();
+        self.own.reserve_exact(n - self.own.len());
+        self.ids.reserve_exact(n - self.ids.len());
+        for (p, port) in other.ids.drain(..).zip(other.own.drain(..)) {
+            assert!(!self.holds(p), "{p} held by two LPs");
+            self.ids.push(p);
+            self.own.push(port);
+        }
+        other.own = Vec::new();
+        let mut slot = vec![u32::MAX; n];
+        for (i, p) in self.ids.iter().enumerate() {
+            slot[p.idx()] = i as u32;
+        }
+        self.slot = slot.into();
+        self.merged = true;
+    }
+}
+
+/// The held ports of a copy with their ids, in id order ([`Ports::iter`]).
+#[derive(Clone)]
+pub struct Iter<'a> {
+    ports: &'a Ports,
+    /// The next position in `own` (ports in id order) or the next id.
+    k: usize,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = (PortId, &'a Port);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let ports = self.ports;
+        if !ports.merged {
+            let p = *ports.ids.get(self.k)?;
+            self.k += 1;
+            return Some((p, &ports.own[self.k - 1]));
+        }
+        // Merged: by id, through the slot map.
+        while self.k < ports.slot.len() {
+            let (p, i) = (PortId(self.k as u32), ports.slot[self.k]);
+            self.k += 1;
+            if let Some(port) = ports.own.get(i as usize) {
+                return Some((p, port));
+            }
+        }
+        None
+    }
+}
+
+impl Index<PortId> for Ports {
+    type Output = Port;
+
+    /// A held port (asserted in debug builds: an event only ever touches
+    /// its own LP's ports).
+    #[inline(always)]
+    fn index(&self, p: PortId) -> &Port {
+        let i = self.slot[p.idx()] as usize;
+        debug_assert_eq!(self.ids.get(i), Some(&p), "{p} is not held here");
+        &self.own[i]
+    }
+}
+
+impl IndexMut<PortId> for Ports {
+    #[inline(always)]
+    fn index_mut(&mut self, p: PortId) -> &mut Port {
+        let i = self.slot[p.idx()] as usize;
+        debug_assert_eq!(self.ids.get(i), Some(&p), "{p} is not held here");
+        &mut self.own[i]
+    }
+}

@@ -1,0 +1,135 @@
+//! The flows one copy of the world holds.
+//!
+//! An undivided run holds every flow. A logical process (LP) of a cut run
+//! holds only the flows with an end at one of its hosts: a flow's sender
+//! half runs in its source host's LP and its receiver half in its
+//! destination's, so no other LP ever touches it (docs/architecture.md,
+//! "Per-LP state"). A flow keeps its run-wide id everywhere; a copy finds
+//! the flows it holds through a slot map of its own (4 bytes a flow, where
+//! a flow is over a kilobyte).
+
+use super::Flow;
+use std::ops::{Index, IndexMut};
+use transport::SenderEnd;
+
+/// Marks a flow id this copy does not hold.
+const NOT_HELD: u32 = u32::MAX;
+
+/// The flows a copy of the world holds, found by their run-wide ids.
+#[derive(Default)]
+pub(crate) struct Flows {
+    /// The held flows, in id order.
+    own: Vec<Flow>,
+    /// Each flow's index in `own`, by id ([`NOT_HELD`]: another LP's).
+    slot: Vec<u32>,
+}
+
+impl Flows {
+    /// Room for `ids` flows of which this copy holds `held`.
+    pub(super) fn reserve_exact(&mut self, ids: usize, held: usize) {
+        self.slot.reserve_exact(ids);
+        self.own.reserve_exact(held);
+    }
+
+    /// Gives the next id to a flow, held here if `flow` is `Some`.
+    pub(super) fn push(&mut self, flow: Option<Flow>) {
+        let slot = match flow {
+            Some(f) => {
+                debug_assert_eq!(f.sender.addr().flow.0 as usize, self.slot.len());
+                self.own.push(f);
+                self.own.len() as u32 - 1
+            }
+            None => NOT_HELD,
+        };
+        self.slot.push(slot);
+    }
+
+    /// How many flows the run has (held here or not): the next flow's id.
+    pub(crate) fn len(&self) -> usize {
+        self.slot.len()
+    }
+
+    /// Whether this copy holds every flow (an undivided run, or a cut
+    /// run's copies merged).
+    pub(crate) fn is_whole(&self) -> bool {
+        self.own.len() == self.slot.len()
+    }
+
+    /// Flow `id`, if this copy holds it.
+    pub(crate) fn get(&self, id: u32) -> Option<&Flow> {
+        let i = *self.slot.get(id as usize)?;
+        self.own.get(i as usize)
+    }
+
+    /// Flow `id` to change, if this copy holds it.
+    pub(super) fn get_mut(&mut self, id: u32) -> Option<&mut Flow> {
+        let i = *self.slot.get(id as usize)?;
+        self.own.get_mut(i as usize)
+    }
+
+    /// The held flows, in id order (every flow of a whole world).
+    pub(crate) fn as_slice(&self) -> &[Flow] {
+        &self.own
+    }
+
+    /// The held flows with their ids, in id order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (u32, &Flow)> {
+        self.own.iter().map(|f| (f.sender.addr().flow.0, f))
+    }
+
+    /// Takes over the flows `other` (another LP's copy) holds: a flow
+    /// only it holds moves here; for a flow both hold, `combine(mine,
+    /// its)` takes the halves `other` ran. Every end of a flow runs in
+    /// exactly one LP, which holds the flow, so once every copy is
+    /// absorbed each flow is whole.
+    pub(super) fn absorb(
+        &mut self,
+        other: &mut Flows,
+        mut combine: impl FnMut(&mut Flow, &mut Flow),
+    ) {
+        assert_eq!(self.slot.len(), other.slot.len(), "copies of one run");
+        let mut mine = std::mem::take(&mut self.own).into_iter().peekable();
+        let mut theirs = std::mem::take(&mut other.own).into_iter().peekable();
+        let id = |f: &Flow| f.sender.addr().flow.0;
+        let mut own = Vec::with_capacity(mine.len() + theirs.len());
+        loop {
+            let next = match (mine.peek(), theirs.peek()) {
+                (Some(a), Some(b)) if id(a) == id(b) => {
+                    let (mut a, mut b) = (mine.next(), theirs.next());
+                    if let (Some(a), Some(b)) = (a.as_mut(), b.as_mut()) {
+                        combine(a, b);
+                    }
+                    a
+                }
+                (Some(a), Some(b)) if id(a) < id(b) => mine.next(),
+                (Some(_), None) => mine.next(),
+                (_, Some(_)) => theirs.next(),
+                (None, None) => break,
+            };
+            own.extend(next);
+        }
+        self.slot.iter_mut().for_each(|s| *s = NOT_HELD);
+        for (i, f) in own.iter().enumerate() {
+            self.slot[id(f) as usize] = i as u32;
+        }
+        self.own = own;
+    }
+}
+
+impl Index<u32> for Flows {
+    type Output = Flow;
+
+    /// A held flow (an event only ever touches its own LP's flows; another
+    /// LP's id is out of bounds).
+    #[inline(always)]
+    fn index(&self, id: u32) -> &Flow {
+        &self.own[self.slot[id as usize] as usize]
+    }
+}
+
+impl IndexMut<u32> for Flows {
+    #[inline(always)]
+    fn index_mut(&mut self, id: u32) -> &mut Flow {
+        &mut self.own[self.slot[id as usize] as usize]
+    }
+}
