@@ -3,6 +3,7 @@
 //! AQM may still mark or drop, and the packet's departure onto the wire.
 //! The per-hop path: each step is inlined into [`Fabric::start_tx`].
 
+use super::ports::Place;
 use super::{Fabric, Scheduler, mark_ce, put_on_wire, shared_alpha};
 use crate::aqm::Verdict;
 use crate::ids::PortId;
@@ -27,25 +28,26 @@ impl Fabric {
     #[inline]
     pub(super) fn start_tx<S: Scheduler>(&mut self, p: PortId, sched: &mut S) {
         let now = sched.now();
+        let at = self.ports.place(p);
         loop {
-            assert!(!self.ports[p].busy, "start_tx on busy {p}"); // pairs with TxDone's
-            let Some(paused) = self.control_first(p, sched) else {
+            assert!(!self.ports.at(at).busy, "start_tx on busy {p}"); // pairs with TxDone's
+            let Some(paused) = self.control_first(p, at, sched) else {
                 return;
             };
-            let Some(class) = self.pick_class(p, paused, now) else {
+            let Some(class) = self.pick_class(at, paused, now) else {
                 return;
             };
-            let (id, marked) = match self.dequeue(p, class, now) {
+            let (id, marked) = match self.dequeue(p, at, class, now) {
                 Dequeued::Send { id, marked } => (id, marked),
                 Dequeued::Dropped(id) => {
                     self.head_drop(p, class, id, sched);
-                    if self.ports[p].packets > 0 {
+                    if self.ports.at(at).packets > 0 {
                         continue;
                     }
                     // Nothing left: the VIQ is served as after a
                     // departure, then a pending PFC frame or credit goes.
                     self.service_viq(p, sched);
-                    let port = &self.ports[p];
+                    let port = self.ports.at(at);
                     let waiting = PFC_FRAME | CREDITS_QUEUED | HEADERS_QUEUED;
                     if !port.busy && port.pfc_attention & waiting != 0 {
                         continue;
@@ -53,7 +55,7 @@ impl Fabric {
                     return;
                 }
             };
-            self.depart(p, class, id, marked, sched);
+            self.depart(p, at, class, id, marked, sched);
             return;
         }
     }
@@ -62,8 +64,8 @@ impl Fabric {
     /// or a credit, when one waits (`None`: one went, or nothing is
     /// queued); else the classes PFC pauses at it, for the data's pick.
     #[inline(always)]
-    fn control_first<S: Scheduler>(&mut self, p: PortId, sched: &mut S) -> Option<u32> {
-        let port = &self.ports[p];
+    fn control_first<S: Scheduler>(&mut self, p: PortId, at: Place, sched: &mut S) -> Option<u32> {
+        let port = self.ports.at(at);
         if port.pfc_attention == 0 {
             return Some(0);
         }
@@ -83,8 +85,8 @@ impl Fabric {
     /// The class port `p` serves next, skipping the `paused` ones as if
     /// empty (`None`: every backlogged class is paused).
     #[inline(always)]
-    fn pick_class(&mut self, p: PortId, paused: u32, now: SimTime) -> Option<usize> {
-        let port = &mut self.ports[p];
+    fn pick_class(&mut self, at: Place, paused: u32, now: SimTime) -> Option<usize> {
+        let port = self.ports.at_mut(at);
         if port.queues.is_single() {
             // One FIFO: nothing to schedule; paused, it idles until RESUME.
             return (paused & 1 == 0).then_some(0);
@@ -117,8 +119,8 @@ impl Fabric {
     /// Takes the head packet of `class` off port `p`'s queue, releases
     /// what it held, and asks the AQM (which may mark or drop it).
     #[inline(always)]
-    fn dequeue(&mut self, p: PortId, class: usize, now: SimTime) -> Dequeued {
-        let port = &mut self.ports[p];
+    fn dequeue(&mut self, p: PortId, at: Place, class: usize, now: SimTime) -> Dequeued {
+        let port = self.ports.at_mut(at);
         let id = port.queues[class]
             .pop()
             .expect("the scheduler picked a backlogged class");
@@ -174,13 +176,14 @@ impl Fabric {
     fn depart<S: Scheduler>(
         &mut self,
         p: PortId,
+        at: Place,
         class: usize,
         id: PacketId,
         marked: bool,
         sched: &mut S,
     ) {
         let now = sched.now();
-        let port = &mut self.ports[p];
+        let port = self.ports.at_mut(at);
         let pkt = self.packets.get_mut(id);
         let (size, stamp) = (pkt.size_bytes, pkt.carries_int());
         let view = port.has_ingress_hook().then(|| port.view(None));

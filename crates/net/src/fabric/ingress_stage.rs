@@ -160,7 +160,7 @@ impl Fabric {
 
     /// A packet leaves its switch (transmitted or dropped): its ingress
     /// port stops counting it, and so does PFC's memory manager.
-    #[inline]
+    #[inline(always)]
     pub(super) fn leave_switch<S: Scheduler>(&mut self, id: PacketId, sched: &mut S) {
         let pkt = self.packets.get(id);
         if pkt.ingress_port != NO_PORT {

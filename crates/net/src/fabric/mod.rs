@@ -483,7 +483,7 @@ impl Fabric {
     }
 
     /// `NicReady` if port `p` is a host's NIC, else nothing.
-    #[inline]
+    #[inline(always)]
     fn nic_ready(&self, p: PortId) -> Outcome {
         let node = self.ports[p].node;
         match self.nodes[node.idx()].kind {

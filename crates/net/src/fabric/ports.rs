@@ -115,6 +115,28 @@ impl Ports {
         self.own.get(i as usize)
     }
 
+    /// Where held port `p` sits in this copy, for a stage that touches it
+    /// several times in one event ([`Ports::at`]): one slot-map load
+    /// instead of one per touch.
+    #[inline(always)]
+    pub(crate) fn place(&self, p: PortId) -> Place {
+        let i = self.slot[p.idx()];
+        debug_assert_eq!(self.ids.get(i as usize), Some(&p), "{p} is not held here");
+        Place(i)
+    }
+
+    /// The held port at `at` ([`Ports::place`]).
+    #[inline(always)]
+    pub(crate) fn at(&self, at: Place) -> &Port {
+        &self.own[at.0 as usize]
+    }
+
+    /// The held port at `at`, to change.
+    #[inline(always)]
+    pub(crate) fn at_mut(&mut self, at: Place) -> &mut Port {
+        &mut self.own[at.0 as usize]
+    }
+
     /// Port `p`'s facts as built (any port).
     #[inline]
     pub fn facts(&self, p: PortId) -> &PortFacts {
@@ -172,6 +194,11 @@ impl Ports {
         self.merged = true;
     }
 }
+
+/// Where a held port sits in its copy ([`Ports::place`]); valid until
+/// the copy merges another's ports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Place(u32);
 
 /// The held ports of a copy with their ids, in id order ([`Ports::iter`]).
 #[derive(Clone)]
