@@ -225,7 +225,7 @@ fn cable_ends(
             debug_assert_eq!(&shared.facts[..], &facts[..], "the facts of this graph");
             (Arc::clone(&cut.port_slot), Arc::clone(&shared.facts))
         }
-        _ => (Ports::identity(facts.len()), facts.into()),
+        _ => (Ports::identity(), facts.into()),
     };
     Ok((Ports::new(own, ids, slot, facts), adjacency))
 }

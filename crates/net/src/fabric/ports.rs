@@ -39,17 +39,22 @@ pub struct PortFacts {
 
 /// The ports a copy of the fabric holds, found by their global ids.
 pub struct Ports {
-    /// The held ports, in id order.
+    /// The held ports (as built: in id order).
     own: Vec<Port>,
-    /// The id of each held port (`own`'s order).
+    /// Other copies' ports a merge took over, each copy's vector as it
+    /// was (moved, not copied): places past `own`'s end.
+    merged_in: Vec<Vec<Port>>,
+    /// The id of each held port (`own`'s, then `merged_in`'s order).
     ids: Vec<PortId>,
     /// Each port's index in its holder's `own`, by id (shared by the LPs
     /// of one cut; `u32::MAX` for a port a merged copy does not hold).
+    /// Empty for a whole fabric as built, whose ports sit at their ids: an
+    /// undivided run's hop pays a compare, not a dependent load.
     slot: Arc<[u32]>,
     /// Every port's facts, by id (shared).
     facts: Arc<[PortFacts]>,
-    /// Whether other copies' ports were appended (`own` is then not in
-    /// id order: read it through `slot`).
+    /// Whether other copies' ports were merged in (read them by id,
+    /// through `slot`).
     merged: bool,
 }
 
@@ -63,11 +68,18 @@ impl Ports {
         facts: Arc<[PortFacts]>,
     ) -> Ports {
         assert_eq!(own.len(), ids.len(), "an id per held port");
-        assert_eq!(slot.len(), facts.len(), "a slot per port");
+        assert!(
+            slot.is_empty() || slot.len() == facts.len(),
+            "a slot per port"
+        );
         debug_assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids in order");
-        debug_assert!((ids.iter().enumerate()).all(|(i, p)| slot[p.idx()] as usize == i));
+        debug_assert!(
+            (ids.iter().enumerate())
+                .all(|(i, p)| { slot.get(p.idx()).map_or(p.idx(), |&s| s as usize) == i })
+        );
         Ports {
             own,
+            merged_in: Vec::new(),
             ids,
             slot,
             facts,
@@ -75,9 +87,18 @@ impl Ports {
         }
     }
 
-    /// The slot map of a whole fabric of `n` ports: each port at its id.
-    pub(super) fn identity(n: usize) -> Arc<[u32]> {
-        (0..n as u32).collect()
+    /// The slot map of a whole fabric: none, each port at its id.
+    pub(super) fn identity() -> Arc<[u32]> {
+        Arc::new([])
+    }
+
+    /// Where port `p` sits in `own`, if this copy may hold it.
+    #[inline(always)]
+    fn slot_of(&self, p: PortId) -> usize {
+        match self.slot.get(p.idx()) {
+            Some(&i) => i as usize,
+            None => p.idx(),
+        }
     }
 
     /// How many ports the fabric has (held here or not).
@@ -92,27 +113,53 @@ impl Ports {
 
     /// How many ports this copy holds.
     pub fn held(&self) -> usize {
-        self.own.len()
+        self.ids.len()
     }
 
     /// Whether this copy holds every port (an uncut run, or a cut run's
     /// copies merged).
     pub fn is_whole(&self) -> bool {
-        self.own.len() == self.facts.len()
+        self.ids.len() == self.facts.len()
     }
 
     /// Whether this copy holds port `p`.
     pub fn holds(&self, p: PortId) -> bool {
-        let i = self.slot.get(p.idx()).copied().unwrap_or(u32::MAX);
-        self.ids.get(i as usize) == Some(&p)
+        p.idx() < self.len() && self.ids.get(self.slot_of(p)) == Some(&p)
     }
 
     /// Port `p` if this copy may hold it (for prefetching: another LP's
     /// port gives some held port or none, never a fault).
     #[inline(always)]
     pub fn get(&self, p: PortId) -> Option<&Port> {
-        let i = *self.slot.get(p.idx())?;
-        self.own.get(i as usize)
+        let i = self.slot_of(p);
+        self.own.get(i).or_else(|| self.merged_at(i))
+    }
+
+    /// The port at place `i` past `own`'s end, among the merged copies'
+    /// (never on a hot path: a merged copy runs no events).
+    #[cold]
+    fn merged_at(&self, i: usize) -> Option<&Port> {
+        let mut i = i.checked_sub(self.own.len())?;
+        for v in &self.merged_in {
+            match v.get(i) {
+                Some(port) => return Some(port),
+                None => i -= v.len(),
+            }
+        }
+        None
+    }
+
+    /// [`Ports::merged_at`], to change.
+    #[cold]
+    fn merged_at_mut(&mut self, i: usize) -> Option<&mut Port> {
+        let mut i = i.checked_sub(self.own.len())?;
+        for v in &mut self.merged_in {
+            if i < v.len() {
+                return v.get_mut(i);
+            }
+            i -= v.len();
+        }
+        None
     }
 
     /// Where held port `p` sits in this copy, for a stage that touches it
@@ -120,9 +167,9 @@ impl Ports {
     /// instead of one per touch.
     #[inline(always)]
     pub(crate) fn place(&self, p: PortId) -> Place {
-        let i = self.slot[p.idx()];
-        debug_assert_eq!(self.ids.get(i as usize), Some(&p), "{p} is not held here");
-        Place(i)
+        let i = self.slot_of(p);
+        debug_assert_eq!(self.ids.get(i), Some(&p), "{p} is not held here");
+        Place(i as u32)
     }
 
     /// The held port at `at` ([`Ports::place`]).
@@ -171,21 +218,18 @@ impl Ports {
     }
 
     /// Takes over the ports `other` (another LP's copy of this fabric)
-    /// holds. They are moved to the end of this copy's ports, whose room
-    /// for every port is made at the first merge: merging the LPs one by
-    /// one then never holds two copies of the merged ports (at k = 48, a
-    /// new vector per merge peaked at 338 MB for 180 MB of ports).
+    /// holds: its vector of them moves here whole, so a merge copies no
+    /// port (copied into one vector, the merge of a k = 48 fabric's 8 LPs
+    /// peaked at 338 MB for 180 MB of ports).
     pub fn absorb(&mut self, other: &mut Ports) {
         assert!(Arc::ptr_eq(&self.facts, &other.facts) || self.facts == other.facts);
+        assert!(other.merged_in.is_empty(), "a copy as built");
         let n = self.facts.len();
-        self.own.reserve_exact(n - self.own.len());
-        self.ids.reserve_exact(n - self.ids.len());
-        for (p, port) in other.ids.drain(..).zip(other.own.drain(..)) {
+        for &p in &other.ids {
             assert!(!self.holds(p), "{p} held by two LPs");
-            self.ids.push(p);
-            self.own.push(port);
         }
-        other.own = Vec::new();
+        self.ids.append(&mut other.ids);
+        self.merged_in.push(std::mem::take(&mut other.own));
         let mut slot = vec![u32::MAX; n];
         for (i, p) in self.ids.iter().enumerate() {
             slot[p.idx()] = i as u32;
@@ -222,7 +266,11 @@ impl<'a> Iterator for Iter<'a> {
         while self.k < ports.slot.len() {
             let (p, i) = (PortId(self.k as u32), ports.slot[self.k]);
             self.k += 1;
-            if let Some(port) = ports.own.get(i as usize) {
+            if let Some(port) = ports
+                .own
+                .get(i as usize)
+                .or_else(|| ports.merged_at(i as usize))
+            {
                 return Some((p, port));
             }
         }
@@ -237,17 +285,23 @@ impl Index<PortId> for Ports {
     /// its own LP's ports).
     #[inline(always)]
     fn index(&self, p: PortId) -> &Port {
-        let i = self.slot[p.idx()] as usize;
+        let i = self.slot_of(p);
         debug_assert_eq!(self.ids.get(i), Some(&p), "{p} is not held here");
-        &self.own[i]
+        match self.own.get(i) {
+            Some(port) => port,
+            None => self.merged_at(i).expect("a held port"),
+        }
     }
 }
 
 impl IndexMut<PortId> for Ports {
     #[inline(always)]
     fn index_mut(&mut self, p: PortId) -> &mut Port {
-        let i = self.slot[p.idx()] as usize;
+        let i = self.slot_of(p);
         debug_assert_eq!(self.ids.get(i), Some(&p), "{p} is not held here");
-        &mut self.own[i]
+        if i < self.own.len() {
+            return &mut self.own[i];
+        }
+        self.merged_at_mut(i).expect("a held port")
     }
 }
