@@ -53,7 +53,6 @@ fn build_fabric(
 ) -> Result<Fabric, BuildError> {
     // An LP's copy holds its own nodes' ports only (`net::fabric::ports`).
     let mine = |n: net::NodeId| role.is_none_or(|r| r.partition.lp(n) == r.me);
-    let graph = sc.topology.spec.shape.build();
     let cfg = fabric_config(sc, seed, wire);
     let (weights, strict_classes) = class_weights(&sc.switch.scheduler, sc.switch.classes);
     let ctx = |p: net::PortId, rate| aqm::PortContext {
@@ -67,8 +66,8 @@ fn build_fabric(
     };
     let aqm_for = |p, node, rate| mine(node).then(|| sc.switch.aqm.build(&ctx(p, rate)));
     let mut fabric = match role {
-        None => Fabric::new(&graph, cfg, aqm_for)?,
-        Some(r) => Fabric::new_lp(&graph, cfg, (&r.partition, r.me), &r.fabric, aqm_for)?,
+        None => Fabric::new(&sc.topology.spec.shape.build(), cfg, aqm_for)?,
+        Some(r) => Fabric::new_lp(&r.graph, cfg, (&r.partition, r.me), &r.fabric, aqm_for)?,
     };
     // Whether each node runs the ingress plugin (`switches`; hosts
     // have no ingress stage), resolved once rather than per port.

@@ -24,6 +24,8 @@ pub struct Role {
     pub me: u32,
     /// The run's cut.
     pub partition: Arc<Partition>,
+    /// The topology, built once for every LP.
+    pub graph: Arc<net::TopologyGraph>,
     /// What every LP's copy of the fabric shares (its routes and ports'
     /// facts), built once.
     pub fabric: Arc<net::fabric::Shared>,

@@ -203,13 +203,14 @@ impl Lps {
         let lookahead = partition.lookahead;
         let partition = Arc::new(partition);
         let wire = sc.topology.framing.wire();
-        let graph = sc.topology.spec.shape.build();
+        let graph = Arc::new(sc.topology.spec.shape.build());
         let config = super::build::fabric_config(sc, seed, wire);
         let shared = Arc::new(net::Fabric::shared(&graph, &config)?);
         let build = |me: usize| {
             let role = super::Role {
                 me: me as u32,
                 partition: Arc::clone(&partition),
+                graph: Arc::clone(&graph),
                 fabric: Arc::clone(&shared),
             };
             World::build_copy(sc, seed, planned.to_vec(), Some(role))

@@ -55,7 +55,7 @@ impl Fabric {
     /// shares ([`Fabric::new_lp`]), built once.
     pub fn shared(graph: &TopologyGraph, config: &FabricConfig) -> Result<Shared, TopologyError> {
         let (host_nodes, _) = hosts(graph)?;
-        let (ports, adjacency) = cable_ends(graph, config, Some(None), |_, _, _| None)?;
+        let (ports, adjacency) = cable_ends(graph, config, Held::None, |_, _, _| None)?;
         Ok(Shared {
             routes: Arc::new(RoutingTable::build(&graph.nodes, &adjacency, &host_nodes)?),
             facts: ports.facts_arc(),
@@ -85,7 +85,7 @@ impl Fabric {
     ) -> Result<Fabric, TopologyError> {
         let n = graph.nodes.len();
         let (host_nodes, host_of_node) = hosts(graph)?;
-        let held = share.map(|(cut, me, shared)| Some((cut, me, shared)));
+        let held = share.map_or(Held::All, |(cut, me, shared)| Held::Lp(cut, me, shared));
         let (ports, adjacency) = cable_ends(graph, &config, held, aqm_for)?;
         let host_ports = nic_ports(&host_nodes, &adjacency)?;
         let headers = trim_stage::Headers::new(ports.len(), config.header_queue().is_some());
@@ -163,10 +163,16 @@ fn hosts(graph: &TopologyGraph) -> Result<(Vec<NodeId>, Vec<u32>), TopologyError
     Ok((host_nodes, host_of_node))
 }
 
-/// Which ports a build holds: every port (`None`), an LP's of a cut with
-/// the facts every LP shares (`Some(Some(..))`), or none, for the shared
-/// part alone (`Some(None)`).
-type Held<'a> = Option<Option<(&'a Partition, u32, &'a Shared)>>;
+/// Which ports a build holds.
+#[derive(Clone, Copy)]
+enum Held<'a> {
+    /// Every port: a whole fabric.
+    All,
+    /// LP `me`'s of a cut, with the facts every LP shares.
+    Lp(&'a Partition, u32, &'a Shared),
+    /// None: the facts alone, for what the LPs share.
+    None,
+}
 
 /// A port at each end of every cable (cable i's are ports 2i and 2i + 1)
 /// held where `share` says, and each node's cables; a cable that joins a
@@ -179,11 +185,21 @@ fn cable_ends(
 ) -> Result<(Ports, Adjacency), TopologyError> {
     let n = graph.nodes.len();
     let mut adjacency: Adjacency = vec![Vec::new(); n];
-    let mut facts = Vec::with_capacity(graph.cables.len() * 2);
+    let ports = graph.cables.len() * 2;
+    // An LP reads the shared facts; a build of its own keeps them.
+    let shared = match share {
+        Held::Lp(cut, _, shared) => {
+            assert_eq!(cut.port_slot.len(), ports, "the cut of this graph");
+            assert_eq!(shared.facts.len(), ports, "the facts of this graph");
+            Some(shared)
+        }
+        Held::All | Held::None => None,
+    };
+    let mut facts = Vec::with_capacity(if shared.is_some() { 0 } else { ports });
     let holds = |node: NodeId| match share {
-        None => true,
-        Some(Some((cut, me, _))) => cut.lp(node) == me,
-        Some(None) => false,
+        Held::All => true,
+        Held::Lp(cut, me, _) => cut.lp(node) == me,
+        Held::None => false,
     };
     // Room for exactly the held ports: a `Port` is several cache lines.
     let ends = graph.cables.iter().flat_map(|c| [c.a, c.b]);
@@ -197,9 +213,7 @@ fn cable_ends(
             return Err(TopologyError::BadCable { index: i, why });
         }
         let (pa, pb) = cable_ports(i);
-        debug_assert_eq!(pa.idx(), facts.len());
-        for (node, peer, peer_node) in [(c.a, pb, c.b), (c.b, pa, c.a)] {
-            let me = PortId(facts.len() as u32);
+        for (me, node, peer, peer_node) in [(pa, c.a, pb, c.b), (pb, c.b, pa, c.a)] {
             let port = cable_end(
                 graph,
                 config,
@@ -209,7 +223,10 @@ fn cable_ends(
                 |rate| aqm_for(me, node, rate),
                 holds(node),
             );
-            facts.push(port.facts);
+            match shared {
+                Some(s) => debug_assert_eq!(s.facts[me.idx()], port.facts, "{me}'s facts"),
+                None => facts.push(port.facts),
+            }
             if let Some(port) = port.state {
                 own.push(port);
                 ids.push(me);
@@ -218,14 +235,9 @@ fn cable_ends(
         adjacency[c.a.idx()].push((pa, c.b));
         adjacency[c.b.idx()].push((pb, c.a));
     }
-    debug_assert!(facts.len() == 2 * graph.cables.len());
     let (slot, facts): (_, Arc<[PortFacts]>) = match share {
-        Some(Some((cut, _, shared))) => {
-            assert_eq!(cut.port_slot.len(), facts.len(), "the cut of this graph");
-            debug_assert_eq!(&shared.facts[..], &facts[..], "the facts of this graph");
-            (Arc::clone(&cut.port_slot), Arc::clone(&shared.facts))
-        }
-        _ => (Ports::identity(), facts.into()),
+        Held::Lp(cut, _, shared) => (Arc::clone(&cut.port_slot), Arc::clone(&shared.facts)),
+        Held::All | Held::None => (Ports::identity(), facts.into()),
     };
     Ok((Ports::new(own, ids, slot, facts), adjacency))
 }

@@ -362,12 +362,12 @@ impl Fabric {
     /// as built, where it does not (an LP's copy building a flow's path
     /// over other LPs' ports, before anything has changed them).
     pub fn link(&self, p: PortId) -> (sim_core::Bandwidth, sim_core::SimDuration) {
-        match self.ports.get(p).filter(|_| self.ports.holds(p)) {
-            Some(port) => (port.rate, port.delay),
-            None => {
-                let f = self.ports.facts(p);
-                (f.rate, f.delay)
-            }
+        if self.ports.holds(p) {
+            let port = &self.ports[p];
+            (port.rate, port.delay)
+        } else {
+            let f = self.ports.facts(p);
+            (f.rate, f.delay)
         }
     }
 

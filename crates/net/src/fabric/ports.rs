@@ -53,9 +53,6 @@ pub struct Ports {
     slot: Arc<[u32]>,
     /// Every port's facts, by id (shared).
     facts: Arc<[PortFacts]>,
-    /// Whether other copies' ports were merged in (read them by id,
-    /// through `slot`).
-    merged: bool,
 }
 
 impl Ports {
@@ -83,7 +80,6 @@ impl Ports {
             ids,
             slot,
             facts,
-            merged: false,
         }
     }
 
@@ -131,7 +127,20 @@ impl Ports {
     /// port gives some held port or none, never a fault).
     #[inline(always)]
     pub fn get(&self, p: PortId) -> Option<&Port> {
-        let i = self.slot_of(p);
+        self.at_index(self.slot_of(p))
+    }
+
+    /// Whether other copies' ports were merged in (read them by id,
+    /// through `slot`: `own` alone is no longer every held port in id
+    /// order).
+    fn merged(&self) -> bool {
+        !self.merged_in.is_empty()
+    }
+
+    /// The port at place `i`: in `own`, or past its end among the merged
+    /// copies'.
+    #[inline(always)]
+    fn at_index(&self, i: usize) -> Option<&Port> {
         self.own.get(i).or_else(|| self.merged_at(i))
     }
 
@@ -213,7 +222,7 @@ impl Ports {
     /// The held ports with their ids, in id order, to change (a copy as
     /// built, before any merge).
     pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (PortId, &mut Port)> {
-        assert!(!self.merged, "ports in id order");
+        assert!(!self.merged(), "ports in id order");
         self.ids.iter().copied().zip(&mut self.own)
     }
 
@@ -235,7 +244,6 @@ impl Ports {
             slot[p.idx()] = i as u32;
         }
         self.slot = slot.into();
-        self.merged = true;
     }
 }
 
@@ -257,7 +265,7 @@ impl<'a> Iterator for Iter<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let ports = self.ports;
-        if !ports.merged {
+        if !ports.merged() {
             let p = *ports.ids.get(self.k)?;
             self.k += 1;
             return Some((p, &ports.own[self.k - 1]));
@@ -266,11 +274,7 @@ impl<'a> Iterator for Iter<'a> {
         while self.k < ports.slot.len() {
             let (p, i) = (PortId(self.k as u32), ports.slot[self.k]);
             self.k += 1;
-            if let Some(port) = ports
-                .own
-                .get(i as usize)
-                .or_else(|| ports.merged_at(i as usize))
-            {
+            if let Some(port) = ports.at_index(i as usize) {
                 return Some((p, port));
             }
         }
@@ -287,10 +291,7 @@ impl Index<PortId> for Ports {
     fn index(&self, p: PortId) -> &Port {
         let i = self.slot_of(p);
         debug_assert_eq!(self.ids.get(i), Some(&p), "{p} is not held here");
-        match self.own.get(i) {
-            Some(port) => port,
-            None => self.merged_at(i).expect("a held port"),
-        }
+        self.at_index(i).expect("a held port")
     }
 }
 
