@@ -95,7 +95,7 @@ pub struct SimulationConfig {
     pub partition: Cut,
     /// The most logical processes the cut makes (pods beyond it share
     /// one); part of what the results depend on under the insertion
-    /// order, not under the model's.
+    /// order, not under the model's (the default).
     pub lps: u32,
     /// How one picosecond's events are ordered.
     pub order: TieOrder,
@@ -110,7 +110,7 @@ impl Default for SimulationConfig {
             threads: None,
             partition: Cut::Auto,
             lps: DEFAULT_LPS,
-            order: TieOrder::Insertion,
+            order: TieOrder::Model,
         }
     }
 }
@@ -142,12 +142,14 @@ pub enum Cut {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum TieOrder {
-    /// In the order they were scheduled, as ns-3 and htsim order them: the
-    /// bytes of a run cut into logical processes depend on the cut.
-    #[default]
+    /// In the order they were scheduled, as ns-3 and htsim order them (the
+    /// paper reproductions set it): the bytes of a run cut into logical
+    /// processes depend on the cut.
     Insertion,
     /// By a key from the events alone (kind and component, in an order
     /// drawn anew at each picosecond): every cut writes the same bytes.
+    /// The default.
+    #[default]
     Model,
 }
 
