@@ -406,7 +406,10 @@ impl World {
         }
     }
 
-    #[inline]
+    // Always inlined into the two event loops (the undivided run's and an
+    // LP's): as a call, it cost 20 instructions an event of prologue and
+    // epilogue (cachegrind, perm-k16).
+    #[inline(always)]
     fn dispatch(&mut self, now: SimTime, ev: Event) {
         // What is activity (for the end of a completed run) is decided in
         // each arm, on the event's kind already matched: a match of its

@@ -598,7 +598,10 @@ impl<E: Copy + Tiebreak> EventQueue<E> {
     }
 
     /// Pops the earliest event if it lies within `limit`; otherwise says why not.
-    #[inline]
+    // Always inlined, with the general path out of line: as a call, its
+    // prologue and epilogue cost 24 instructions an event (cachegrind,
+    // perm-k16), a quarter of the pop.
+    #[inline(always)]
     pub fn pop_within(&mut self, limit: &RunLimit) -> Result<(SimTime, E), Stop> {
         if self.popped >= limit.max_events {
             return Err(Stop::EventLimit);
@@ -606,6 +609,12 @@ impl<E: Copy + Tiebreak> EventQueue<E> {
         if let Some(popped) = self.pop_sorted(limit) {
             return popped;
         }
+        self.pop_within_wheel_or_far(limit)
+    }
+
+    /// [`EventQueue::pop_within`] outside the sorted slot of now: a slot
+    /// of a few events, the far heap, or a slot about to be sorted.
+    fn pop_within_wheel_or_far(&mut self, limit: &RunLimit) -> Result<(SimTime, E), Stop> {
         let first = self.prepare();
         let Some((loc, key)) = self.find_min_from(first) else {
             return Err(Stop::Drained);
