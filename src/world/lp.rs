@@ -33,10 +33,13 @@ pub struct Role {
 
 /// What a merged world reports for the run as a whole (its own queue saw
 /// one LP's events).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Whole {
     pub(super) now: SimTime,
     pub(super) events: u64,
+    /// The flows with a packet live in a merged copy's arena when the
+    /// run ended (LP 0's own arena is read where it is).
+    pub(super) in_network: Vec<u32>,
 }
 
 impl World {
@@ -112,6 +115,14 @@ impl World {
         from.clear();
     }
 
+    /// Gives back what only running needed (the mail's boxes, the
+    /// queue's spare storage) before the copies merge, so that the merge's
+    /// peak holds the results, not every LP's buffers.
+    pub(super) fn shed_run_buffers(&mut self) {
+        self.fabric.shed_mail();
+        self.q.shed_spare();
+    }
+
     /// The time of this LP's next event.
     pub(super) fn next_event(&self) -> Option<SimTime> {
         self.q.peek_time()
@@ -164,6 +175,11 @@ impl World {
         let whole = self.whole.get_or_insert_with(Whole::default);
         whole.now = whole.now.max(other.q.now());
         whole.events += other.q.events_processed();
+        for p in other.fabric.packets.iter_live() {
+            if let net::Origin::Flow(f) = p.origin {
+                whole.in_network.push(f.0);
+            }
+        }
     }
 
     /// Ends a merged world's run: its stop reason, and its clock and event

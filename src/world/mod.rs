@@ -32,6 +32,7 @@ mod lp;
 mod metrics;
 mod nic;
 mod order;
+mod prefetch;
 pub(crate) mod parallel;
 mod record;
 mod rounds;
@@ -78,15 +79,6 @@ pub enum Event {
 // while an event fits in 8 (sim_core::queue; the fabric-scale runs stream
 // through them).
 const _: () = assert!(std::mem::size_of::<Event>() <= 8);
-
-/// How many events ahead the loop prefetches the port a network event
-/// will touch; at half the distance, it prefetches the packet and the far
-/// port that the event reaches through that port. Only crowded slots (a
-/// fabric's) read ahead ([`EventQueue::upcoming`]): there every port is
-/// cold, a miss costs as much as a few events' work, and fetching ahead
-/// overlaps the misses of several events instead of waiting for each in
-/// turn.
-const PREFETCH_AHEAD: usize = 8;
 
 /// Which endpoint's timer fires: a flow and a side in one `u32` (the flow
 /// in the high 31 bits), so that [`Event`] keeps to 8 bytes: a struct
@@ -255,7 +247,7 @@ impl World {
 
     /// The current simulated time.
     pub fn now(&self) -> SimTime {
-        self.whole.map_or(self.q.now(), |w| w.now)
+        self.whole.as_ref().map_or(self.q.now(), |w| w.now)
     }
 
     /// A port's name: its node's and the far end's, `tor3->host17`.
@@ -289,7 +281,9 @@ impl World {
 
     /// Events processed so far.
     pub fn events_processed(&self) -> u64 {
-        self.whole.map_or(self.q.events_processed(), |w| w.events)
+        self.whole
+            .as_ref()
+            .map_or(self.q.events_processed(), |w| w.events)
     }
 
     /// Runs to the scenario's end (stop time, completion, or the event cap).
@@ -382,28 +376,6 @@ impl World {
         };
         self.stop = Some(reason);
         reason
-    }
-
-    /// Prefetches, in steps, what the network events a few pops ahead
-    /// will touch (net's `fabric/prefetch.rs`); `egress` carries the
-    /// egress port routed an event ago to the step that fetches its AQM.
-    #[inline]
-    fn prefetch_ahead(&self, egress: &mut Option<net::PortId>) {
-        if !self.q.is_crowded() {
-            return; // a few events a slot: nothing to hide, one test spent
-        }
-        if let Some(Event::Net(ev)) = self.q.upcoming(PREFETCH_AHEAD) {
-            self.fabric.prefetch(ev);
-        }
-        if let Some(Event::Net(ev)) = self.q.upcoming(PREFETCH_AHEAD / 2) {
-            self.fabric.prefetch_packet(ev);
-        }
-        if let Some(out) = egress.take() {
-            self.fabric.prefetch_aqm(out);
-        }
-        if let Some(Event::Net(ev)) = self.q.upcoming(PREFETCH_AHEAD / 4) {
-            *egress = self.fabric.prefetch_egress(ev);
-        }
     }
 
     // Always inlined into the two event loops (the undivided run's and an

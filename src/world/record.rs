@@ -62,6 +62,10 @@ impl World {
                 in_network[f.0 as usize] = true;
             }
         }
+        // A merged run's other copies' packets live in their arenas.
+        for &f in self.whole.iter().flat_map(|w| &w.in_network) {
+            in_network[f as usize] = true;
+        }
         assert!(self.flows.is_whole(), "a whole or merged world");
         (self.flows.iter())
             .map(|(id, f)| self.flow_row(id, f, in_network[id as usize]))

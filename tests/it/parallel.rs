@@ -219,19 +219,28 @@ fn cut_by(sc: &Scenario, lps: &[u32]) -> Option<net::Partition> {
 }
 
 /// The bytes of `sc` as one queue (`cut` `None`) or cut by `cut` on
-/// `threads` threads.
+/// `threads` threads: its summary (which counts the unfinished flows by
+/// what they wait on, packets still in any LP's arena included), flows
+/// and ports.
 fn bytes_of(sc: &Scenario, cut: Option<net::Partition>, threads: usize) -> String {
-    let world = match cut {
-        None => common::run_scenario(sc).0,
+    let seed = sc.simulation.seed;
+    let (world, stop) = match cut {
+        None => {
+            let mut w = dcnsim::world::World::build(sc, seed).expect("world builds");
+            let stop = w.run();
+            (w, stop)
+        }
         Some(cut) => {
-            let seed = sc.simulation.seed;
             let planned = plan_all(sc, seed);
             let lps = Lps::build(sc, seed, &planned, cut, Threads(threads)).expect("builds");
-            lps.run(Threads(threads), u64::MAX, &mut |_| true).0
+            let (w, stop, _) = lps.run(Threads(threads), u64::MAX, &mut |_| true);
+            (w, stop)
         }
     };
     let record = world.run_record();
-    format!("{}\n{}", flows_csv(&record), ports_csv(&record))
+    let summary = RunSummary::of(&record, "cut", seed, stop);
+    let json = serde_json::to_string(&summary).expect("serialises");
+    format!("{json}\n{}\n{}", flows_csv(&record), ports_csv(&record))
 }
 
 proptest! {

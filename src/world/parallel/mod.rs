@@ -361,13 +361,19 @@ impl Lps {
             watch,
             samples,
         } = end;
-        let mut copies = self.slots.into_iter().map(|m| {
-            let mut slot = m.into_inner().unwrap_or_else(|e| e.into_inner());
-            for from in &mut slot.inbox {
-                slot.world.land(from);
-            }
-            slot.world
-        });
+        // Every LP lands its mail and gives back its buffers before any
+        // merges: the merge's peak is then the copies' results alone.
+        let copies: Vec<World> = (self.slots.into_iter())
+            .map(|m| {
+                let mut slot = m.into_inner().unwrap_or_else(|e| e.into_inner());
+                for from in &mut slot.inbox {
+                    slot.world.land(from);
+                }
+                slot.world.shed_run_buffers();
+                slot.world
+            })
+            .collect();
+        let mut copies = copies.into_iter();
         let mut world = copies.next().expect("several LPs");
         for other in copies {
             world.absorb(other);

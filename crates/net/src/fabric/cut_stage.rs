@@ -67,6 +67,14 @@ pub struct Crossing {
 }
 
 impl Fabric {
+    /// Gives back the mail's storage once the run has ended (its boxes
+    /// keep the capacity of the largest window, megabytes at k = 24, and
+    /// the map of cut ports one entry per port): an ended copy posts
+    /// nothing more.
+    pub fn shed_mail(&mut self) {
+        self.cut = Outboxes::default();
+    }
+
     /// Marks port `p`'s link as cut: its far end runs in LP `to`.
     /// Panics on a zero-delay link, which no window could cross (the
     /// partition refuses such a cut).

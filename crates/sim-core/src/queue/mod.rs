@@ -681,6 +681,14 @@ impl<E: Copy + Tiebreak> EventQueue<E> {
         Some(Ok((at, e.event)))
     }
 
+    /// Gives back the storage kept for crowded slots to come (the spare
+    /// list and the sort's scratch), when no more events will run; the
+    /// pending events stay.
+    pub fn shed_spare(&mut self) {
+        self.spare = Vec::new();
+        self.scratch = Vec::new();
+    }
+
     /// Moves `now` forward to `t` without an event (used when a run ends at
     /// its end time, so time-averages cover the whole window).
     pub fn advance_to(&mut self, t: SimTime) {
