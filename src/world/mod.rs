@@ -32,8 +32,8 @@ mod lp;
 mod metrics;
 mod nic;
 mod order;
-mod prefetch;
 pub(crate) mod parallel;
+mod prefetch;
 mod record;
 mod rounds;
 mod rows;
@@ -378,10 +378,7 @@ impl World {
         reason
     }
 
-    // Always inlined into the two event loops (the undivided run's and an
-    // LP's): as a call, it cost 20 instructions an event of prologue and
-    // epilogue (cachegrind, perm-k16).
-    #[inline(always)]
+    #[inline]
     fn dispatch(&mut self, now: SimTime, ev: Event) {
         // What is activity (for the end of a completed run) is decided in
         // each arm, on the event's kind already matched: a match of its

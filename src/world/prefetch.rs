@@ -35,5 +35,4 @@ impl World {
             *egress = self.fabric.prefetch_egress(ev);
         }
     }
-
 }
