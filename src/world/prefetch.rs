@@ -22,16 +22,18 @@ impl World {
         if !self.q.is_crowded() {
             return; // a few events a slot: nothing to hide, one test spent
         }
-        if let Some(Event::Net(ev)) = self.q.upcoming(PREFETCH_AHEAD) {
+        let [far, mid, near] =
+            (self.q).upcoming_at([PREFETCH_AHEAD, PREFETCH_AHEAD / 2, PREFETCH_AHEAD / 4]);
+        if let Some(Event::Net(ev)) = far {
             self.fabric.prefetch(ev);
         }
-        if let Some(Event::Net(ev)) = self.q.upcoming(PREFETCH_AHEAD / 2) {
+        if let Some(Event::Net(ev)) = mid {
             self.fabric.prefetch_packet(ev);
         }
         if let Some(out) = egress.take() {
             self.fabric.prefetch_aqm(out);
         }
-        if let Some(Event::Net(ev)) = self.q.upcoming(PREFETCH_AHEAD / 4) {
+        if let Some(Event::Net(ev)) = near {
             *egress = self.fabric.prefetch_egress(ev);
         }
     }

@@ -377,17 +377,35 @@ impl Port {
         }
     }
 
-    /// Records the lengths after a change of class `class` at `now`.
+    /// Records the lengths after a packet of class `class` joined at
+    /// `now`: the time integrals and the maxima.
     #[inline]
-    pub fn note_occupancy(&mut self, now: SimTime, class: usize) {
-        self.stats.queue_bytes_area.set(now.ps(), self.bytes);
-        self.stats.queue_packets_area.set(now.ps(), self.packets);
+    pub fn note_growth(&mut self, now: SimTime, class: usize) {
+        self.note_lengths(now, class);
         self.stats.max_bytes = self.stats.max_bytes.max(self.bytes);
         self.stats.max_packets = self.stats.max_packets.max(self.packets);
         if !self.queues.is_single() {
             let (q, cs) = (&self.queues[class], &mut self.class_stats[class]);
-            cs.queue_bytes_area.set(now.ps(), q.bytes());
             cs.max_packets = cs.max_packets.max(q.packets());
+        }
+    }
+
+    /// Records the lengths after a packet of class `class` left at `now`
+    /// (sent or dropped from the queue): the time integrals only, as a
+    /// queue that shrank reached no new maximum.
+    #[inline]
+    pub fn note_shrink(&mut self, now: SimTime, class: usize) {
+        self.note_lengths(now, class);
+    }
+
+    /// The time integrals of the port's and class `class`'s lengths.
+    #[inline(always)]
+    fn note_lengths(&mut self, now: SimTime, class: usize) {
+        self.stats.queue_bytes_area.set(now.ps(), self.bytes);
+        self.stats.queue_packets_area.set(now.ps(), self.packets);
+        if !self.queues.is_single() {
+            let (q, cs) = (&self.queues[class], &mut self.class_stats[class]);
+            cs.queue_bytes_area.set(now.ps(), q.bytes());
         }
     }
 

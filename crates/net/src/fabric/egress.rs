@@ -160,12 +160,12 @@ impl Fabric {
                 Verdict::Accept => {}
                 Verdict::Mark => marked = mark_ce(port, class, pkt),
                 Verdict::Drop => {
-                    port.note_occupancy(now, class);
+                    port.note_shrink(now, class);
                     return Dequeued::Dropped(id);
                 }
             }
         }
-        port.note_occupancy(now, class);
+        port.note_shrink(now, class);
         Dequeued::Send { id, marked }
     }
 

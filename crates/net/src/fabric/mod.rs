@@ -633,7 +633,7 @@ impl Fabric {
         let pool = &mut self.pool[port.node.idx()];
         pool.0 += size as u64;
         pool.1 += 1;
-        port.note_occupancy(now, class);
+        port.note_growth(now, class);
         // The view reads the VIQ, a line that ports without a hook never touch.
         let view = port.has_ingress_hook().then(|| port.view(None));
         let mark = match (view, port.ingress.hook.as_mut()) {

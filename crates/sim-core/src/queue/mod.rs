@@ -576,9 +576,20 @@ impl<E: Copy + Tiebreak> EventQueue<E> {
     /// few events, where there is nothing to hide.
     #[inline]
     pub fn upcoming(&self, ahead: usize) -> Option<E> {
-        let run = &self.slots[self.sorted?];
-        let i = run.len().checked_sub(ahead + 1)?;
-        Some(run[i].event)
+        let [e] = self.upcoming_at([ahead]);
+        e
+    }
+
+    /// [`EventQueue::upcoming`] at each of `aheads`, with one look at the
+    /// sorted run for all of them (the event loop reads three distances
+    /// ahead at every pop).
+    #[inline]
+    pub fn upcoming_at<const N: usize>(&self, aheads: [usize; N]) -> [Option<E>; N] {
+        let Some(s) = self.sorted else {
+            return [None; N];
+        };
+        let run = &self.slots[s];
+        aheads.map(|a| run.len().checked_sub(a + 1).map(|i| run[i].event))
     }
 
     /// Pops the earliest event and advances `now` to its time.
