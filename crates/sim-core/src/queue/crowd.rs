@@ -22,8 +22,9 @@ const INSERTION_MAX: usize = 8;
 /// through `scratch`, whose storage it swaps in: a counting pass on the
 /// key's top bits (the time's offset in the slot) deals the entries into
 /// buckets in descending order, and each bucket is sorted alone. The
-/// buckets are about as many as the entries, 16 to 1,024 of them. A fabric's slot holds its events spread over its 65.5 ns,
-/// so this is two linear passes and a few compares an entry, where a
+/// buckets are about half as many as the entries, 16 to 256 of them. A
+/// fabric's slot holds its events spread over its 65.5 ns, so this is
+/// two linear passes and a few compares an entry, where a
 /// comparison sort of the whole slot took about 11 levels of compares on
 /// keys whose low bits (the model's tiebreaks) are random (87
 /// instructions an event at k = 16, cachegrind). Equal keys are
