@@ -1,6 +1,7 @@
-//! The tables of fixed keys that are not families of kinds: `[routing]`
-//! (whose `choice`, `spray`, `adaptive_signal` and `adaptive_rule` name rows of their own
-//! lists), `[switch.pfc]`, `[switch.trim]`, `[[failure]]` and `[output]`. `dcnsim
+//! The tables of fixed keys that are not families of kinds:
+//! `[simulation]`, `[routing]` (whose `choice`, `spray`,
+//! `adaptive_signal` and `adaptive_rule` name rows of their own lists),
+//! `[switch.pfc]`, `[switch.trim]`, `[[failure]]` and `[output]`. `dcnsim
 //! list` prints them beside the families, and tests hold each key list
 //! against the keys serde accepts and against docs/scenarios.md, as the
 //! families' rows are.
@@ -27,7 +28,18 @@ pub struct TableInfo {
 
 /// Every table, in the order of a scenario file.
 pub fn tables() -> Vec<TableInfo> {
+    use crate::scenario::{Cut, TieOrder};
     vec![
+        TableInfo {
+            name: "simulation",
+            table: "simulation",
+            about: "the run's seed, its bounds, and how it is cut into logical processes that threads run side by side",
+            keys: SIMULATION,
+            choices: vec![
+                ("partition", names(&Cut::ALL)),
+                ("order", names(&TieOrder::ALL)),
+            ],
+        },
         TableInfo {
             name: "pfc",
             table: "switch.pfc",
@@ -75,6 +87,18 @@ pub fn tables() -> Vec<TableInfo> {
 fn names<T>(rows: &[(T, &'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
     rows.iter().map(|r| (r.1, r.2)).collect()
 }
+
+/// `[simulation]`'s keys (`scenario::SimulationConfig`).
+#[rustfmt::skip]
+static SIMULATION: &[Key] = &[
+    key("seed", "1", "integer", "master seed; every random stream derives from it; --seed overrides it"),
+    key("stop_time", "none", "duration", "stop here (absent: run until every flow closes and every source ends)"),
+    key("max_events", "10^10", "integer", "safety cap on the events run; the run reports event_limit if it is hit"),
+    key("threads", "every core", "integer, 1 to 1024", "threads for one run (one a run inside a sweep); --threads overrides it; the same bytes at any count"),
+    key("partition", "auto", "name", "how the fabric is cut into logical processes (LPs)"),
+    key("lps", "8", "integer, 1 to 1024", "the most LPs the cut makes (pods beyond it share one)"),
+    key("order", "model", "name", "how one picosecond's events are ordered"),
+];
 
 /// `[switch.pfc]`'s keys (`scenario::pfc::PfcKeys`).
 #[rustfmt::skip]
@@ -185,6 +209,39 @@ mod tests {
             accepted.sort();
             documented.sort();
             assert_eq!(documented, accepted, "{}", t.table);
+        }
+    }
+
+    /// `[simulation]`'s choices are the names serde reads, one row per
+    /// variant (a new variant fails to compile here until it has one).
+    #[test]
+    fn the_simulation_choices_are_the_names_the_loader_reads() {
+        use crate::scenario::{Cut, TieOrder};
+        #[derive(serde::Deserialize)]
+        struct Probe {
+            partition: Cut,
+            order: TieOrder,
+        }
+        let read = |partition: &str, order: &str| -> Probe {
+            let text = format!("partition = \"{partition}\"\norder = \"{order}\"");
+            toml::from_str(&text).expect("a listed name")
+        };
+        for (i, (cut, name, _)) in Cut::ALL.into_iter().enumerate() {
+            assert!(read(name, "model").partition == cut, "{name}");
+            let row = match cut {
+                Cut::Auto => 0,
+                Cut::None => 1,
+                Cut::Pods => 2,
+            };
+            assert_eq!(row, i, "{name}");
+        }
+        for (i, (order, name, _)) in TieOrder::ALL.into_iter().enumerate() {
+            assert!(read("auto", name).order == order, "{name}");
+            let row = match order {
+                TieOrder::Model => 0,
+                TieOrder::Insertion => 1,
+            };
+            assert_eq!(row, i, "{name}");
         }
     }
 

@@ -137,6 +137,45 @@ pub enum Cut {
     Pods,
 }
 
+impl Cut {
+    /// Every cut, with its name in a scenario and its meaning
+    /// (`dcnsim list simulation`; a test holds the names to serde's).
+    pub const ALL: [(Cut, &'static str, &'static str); 3] = [
+        (
+            Cut::Auto,
+            "auto",
+            "by pods where the scenario allows it and the fabric has at least 512 hosts, else one LP",
+        ),
+        (
+            Cut::None,
+            "none",
+            "one LP: the whole fabric in one event queue",
+        ),
+        (
+            Cut::Pods,
+            "pods",
+            "by pods (a fat-tree's pods, a leaf-spine's leaves, a dumbbell's sides), or the run is refused, naming why",
+        ),
+    ];
+}
+
+impl TieOrder {
+    /// Every order, with its name in a scenario and its meaning
+    /// (`dcnsim list simulation`; a test holds the names to serde's).
+    pub const ALL: [(TieOrder, &'static str, &'static str); 2] = [
+        (
+            TieOrder::Model,
+            "model",
+            "by a key from each event alone: every cut writes the same bytes",
+        ),
+        (
+            TieOrder::Insertion,
+            "insertion",
+            "in the order they were scheduled (ns-3's and htsim's); the bytes depend on the cut",
+        ),
+    ];
+}
+
 /// `simulation.order`: how the events of one picosecond are ordered
 /// (docs/architecture.md, "One order for every cut").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
