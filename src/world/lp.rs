@@ -175,11 +175,7 @@ impl World {
         let whole = self.whole.get_or_insert_with(Whole::default);
         whole.now = whole.now.max(other.q.now());
         whole.events += other.q.events_processed();
-        for p in other.fabric.packets.iter_live() {
-            if let net::Origin::Flow(f) = p.origin {
-                whole.in_network.push(f.0);
-            }
-        }
+        (whole.in_network).extend(super::record::flows_in_flight(&other.fabric));
     }
 
     /// Ends a merged world's run: its stop reason, and its clock and event

@@ -11,7 +11,7 @@ use super::{Event, World};
 /// cold, a miss costs as much as a few events' work, and fetching ahead
 /// overlaps the misses of several events instead of waiting for each in
 /// turn.
-pub(super) const PREFETCH_AHEAD: usize = 8;
+const PREFETCH_AHEAD: usize = 8;
 
 impl World {
     /// Prefetches, in steps, what the network events a few pops ahead

@@ -53,17 +53,22 @@ impl FlowRow {
     }
 }
 
+/// The flow of each packet live in `fabric`'s arena (in the network), a
+/// flow once a packet.
+pub(super) fn flows_in_flight(fabric: &net::Fabric) -> impl Iterator<Item = u32> + '_ {
+    fabric.packets.iter_live().filter_map(|p| match p.origin {
+        net::Origin::Flow(f) => Some(f.0),
+        _ => None,
+    })
+}
+
 impl World {
     /// Every flow's report, by flow id.
     pub fn flow_rows(&self) -> Vec<FlowRow> {
         let mut in_network = vec![false; self.flows.len()];
-        for p in self.fabric.packets.iter_live() {
-            if let net::Origin::Flow(f) = p.origin {
-                in_network[f.0 as usize] = true;
-            }
-        }
         // A merged run's other copies' packets live in their arenas.
-        for &f in self.whole.iter().flat_map(|w| &w.in_network) {
+        let merged = self.whole.iter().flat_map(|w| w.in_network.iter().copied());
+        for f in flows_in_flight(&self.fabric).chain(merged) {
             in_network[f as usize] = true;
         }
         assert!(self.flows.is_whole(), "a whole or merged world");

@@ -106,6 +106,5 @@ mod tests {
             let got: Vec<u64> = v.iter().map(|e| e.key).collect();
             proptest::prop_assert_eq!(got, want);
         }
-
     }
 }
