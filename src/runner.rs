@@ -132,6 +132,12 @@ fn result_files(
             crate::report::transfers_csv(run).into_bytes(),
         ));
     }
+    if !run.traces.is_empty() {
+        files.push((
+            "iterations.csv",
+            crate::report::iterations_csv(run).into_bytes(),
+        ));
+    }
     if run.workloads.iter().any(|w| w.rounds > 0) {
         files.push(("rounds.csv", crate::report::rounds_csv(run).into_bytes()));
     }

@@ -169,7 +169,10 @@ fn iteration_ends(
     coll: &[CollectiveRow],
 ) -> BTreeMap<(u32, u32), Option<SimTime>> {
     let mut ends: BTreeMap<(u32, u32), Option<SimTime>> = BTreeMap::new();
-    for (c, r) in jobs_of(run).zip(coll) {
+    for (c, r) in jobs_of(run)
+        .zip(coll)
+        .filter(|(c, _)| !traced(run, c.workload))
+    {
         let e = ends
             .entry((c.workload, c.plan.iteration))
             .or_insert(Some(SimTime::ZERO));
@@ -200,7 +203,10 @@ pub fn jobs(run: &RunRecord, coll: &[CollectiveRow]) -> Vec<JobSummary> {
     let mut out: Vec<JobSummary> = Vec::new();
     // Per job and collective index: CCTs and bus bandwidths.
     let mut per_op: BTreeMap<(u32, u32), (Vec<f64>, Vec<f64>)> = BTreeMap::new();
-    for (c, r) in jobs_of(run).zip(coll) {
+    for (c, r) in jobs_of(run)
+        .zip(coll)
+        .filter(|(c, _)| !traced(run, c.workload))
+    {
         let p = &c.plan;
         if out.last().is_none_or(|j| j.workload != c.workload) {
             let job = times.range((c.workload, 0)..=(c.workload, u32::MAX));
@@ -252,6 +258,13 @@ fn job_start(run: &RunRecord, workload: u32) -> SimTime {
 /// The run's collectives as planned, in order.
 fn jobs_of<'a>(run: &'a RunRecord) -> impl Iterator<Item = &'a JobCollective> + Clone {
     run.collectives.iter().map(|c| c.job)
+}
+
+/// Whether workload `w` is an execution trace, whose iterations hold
+/// compute and several collectives that `traces.rs` reports: its
+/// collectives have rows here, but no iteration times or job summary.
+fn traced(run: &RunRecord, w: u32) -> bool {
+    run.traces.iter().any(|t| t.workload == w)
 }
 
 /// nccl-tests' bus bandwidth of a collective that took `cct_ps`, Gb/s.

@@ -280,6 +280,23 @@ pub static TRANSFERS: CsvFile = CsvFile { name: "transfers.csv", when: "a collec
     col("acked_us", "us", "when its last byte was acknowledged; empty if it was not"),
 ]};
 
+/// `iterations.csv`.
+#[rustfmt::skip]
+pub static ITERATIONS: CsvFile = CsvFile { name: "iterations.csv", when: "a chakra workload", columns: &[
+    col("workload", "id", "the job"),
+    col("iteration", "id", "the iteration, from 0"),
+    col("rank", "id", "the rank"),
+    col("host", "id", "its host"),
+    col("start_us", "us", "when the rank began the iteration (the job's start, or the end of its iteration before); empty if never"),
+    col("end_us", "us", "when its every node of the iteration was done; empty if not"),
+    col("time_us", "us", "end_us - start_us"),
+    col("compute_us", "us", "time computing (the union of its compute nodes, GPU and CPU)"),
+    col("comm_us", "us", "time communicating (the union of its communication nodes, each from its issue to its end)"),
+    col("overlapped_us", "us", "time computing and communicating at once"),
+    col("exposed_us", "us", "time communicating only: comm_us - overlapped_us"),
+    col("idle_us", "us", "time doing neither (waiting on a dependency)"),
+]};
+
 /// `pings.csv`.
 #[rustfmt::skip]
 pub static PINGS: CsvFile = CsvFile { name: "pings.csv", when: "a ping workload", columns: &[
@@ -346,6 +363,7 @@ pub static FILES: &[&CsvFile] = &[
     &RTT,
     &ROUNDS,
     &COLLECTIVES,
+    &ITERATIONS,
     &TRANSFERS,
     &PINGS,
     &CC,

@@ -18,6 +18,7 @@ impl RunSummary {
         // A collective job's completion time first: its transfers' FCTs
         // below are the detail.
         s.push_str(&collectives::human_lines(&self.jobs));
+        s.push_str(&super::traces::human_lines(&self.traces));
         if self.flows.total > 0 {
             flow_lines(&self.flows, &mut s);
         }

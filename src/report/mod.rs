@@ -20,6 +20,7 @@ mod human;
 pub mod marker;
 mod pfc;
 pub mod schema;
+mod traces;
 mod transports;
 pub mod units;
 pub mod volume;
@@ -35,6 +36,7 @@ pub use csv::{
 };
 pub use folder::{FolderBusy, Lock, RunFolder, try_lock, write_atomic, write_replace};
 pub use pfc::{PfcSummary, pfc_csv, pfc_stall};
+pub use traces::{Split, TraceJobSummary, iterations_csv, split, trace_jobs};
 pub use transports::TransportSummary;
 pub use workloads::{Fairness, ProbesSummary, RoundsSummary, WorkloadSummary, round_rows};
 
@@ -99,6 +101,11 @@ pub struct RunSummary {
     /// bandwidth (absent without a collective workload).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub jobs: Vec<JobSummary>,
+    /// Each execution-trace job's iterations and their split into
+    /// compute and exposed and overlapped communication (absent without a
+    /// chakra workload).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub traces: Vec<TraceJobSummary>,
     /// Each collective's results, the rows of `collectives.csv` that
     /// `jobs` summarises (computed once, with their bounds).
     #[serde(skip)]
@@ -495,6 +502,7 @@ impl RunSummary {
             workloads: workloads::workloads(run),
             transports: transports::transports(run),
             jobs: collectives::jobs(run, &collectives),
+            traces: trace_jobs(run),
             collectives,
             fairness: run.jain_flows.map(|f| workloads::fairness(run, f)),
             goodput_fairness: GoodputFairness::of(run),

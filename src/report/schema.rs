@@ -6,7 +6,8 @@
 //! `jain_flows`, the goodput series) is run once, its summary serialised, and every numeric
 //! leaf's dotted path kept, list positions written `N`
 //! (`workloads.N.rtt_us.p99`). A test checks that every shipped golden
-//! summary's paths are among them.
+//! summary's paths are among them. A trace job's block is its type serialised
+//! (a built-in scenario names no trace file).
 
 use std::sync::OnceLock;
 
@@ -121,6 +122,21 @@ pub fn summary_paths() -> &'static [String] {
             let value = serde_json::to_value(&summary).expect("plain data serialises");
             paths.extend(leaf_paths(&value));
         }
+        // A trace job's block: its own type serialised, since a built-in
+        // scenario names no trace file.
+        let trace = super::TraceJobSummary {
+            workload: 0,
+            ranks: 0,
+            iterations: 0,
+            completed: 0,
+            iteration_us: sim_core::stats::Summary::default(),
+            compute_us: None,
+            overlapped_us: None,
+            exposed_us: None,
+            idle_us: None,
+        };
+        let traces = serde_json::json!({ "traces": [trace] });
+        paths.extend(leaf_paths(&traces));
         paths.sort();
         paths.dedup();
         paths

@@ -43,19 +43,7 @@ pub struct Unreadable {
 /// located by line and column.
 pub fn read_text(path: &std::path::Path) -> Result<String, Unreadable> {
     let whole = |why: String| Unreadable { at: None, why };
-    let meta = std::fs::metadata(path).map_err(|e| whole(e.to_string()))?;
-    if !meta.is_file() {
-        return Err(whole(
-            "it is not a regular file (a folder, FIFO, socket or device): give a file".into(),
-        ));
-    }
-    if meta.len() > MAX_INPUT_BYTES {
-        return Err(whole(format!(
-            "it is {} bytes, above the {MAX_INPUT_BYTES} an input file may have",
-            meta.len()
-        )));
-    }
-    let bytes = std::fs::read(path).map_err(|e| whole(e.to_string()))?;
+    let bytes = read_bytes(path).map_err(whole)?;
     String::from_utf8(bytes).map_err(|e| {
         let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
@@ -65,6 +53,25 @@ pub fn read_text(path: &std::path::Path) -> Result<String, Unreadable> {
             why: "it is not UTF-8 text (a byte there is not a character)".into(),
         }
     })
+}
+
+/// Reads the input file at `path` as bytes: refused, before reading, when
+/// it is not a regular file (a FIFO would block, a device never end) or
+/// is larger than [`MAX_INPUT_BYTES`].
+pub fn read_bytes(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err(
+            "it is not a regular file (a folder, FIFO, socket or device): give a file".into(),
+        );
+    }
+    if meta.len() > MAX_INPUT_BYTES {
+        return Err(format!(
+            "it is {} bytes, above the {MAX_INPUT_BYTES} an input file may have",
+            meta.len()
+        ));
+    }
+    std::fs::read(path).map_err(|e| e.to_string())
 }
 
 /// SHA-256 of `bytes` in lower-case hex.

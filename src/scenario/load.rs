@@ -91,6 +91,17 @@ impl<'a> Table<'a> {
         Ok(text)
     }
 
+    /// Reads a binary file the table names (relative to the scenario's
+    /// folder), recording it among the scenario's inputs.
+    pub fn read_input_bytes(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        let bytes = super::inputs::read_bytes(path).map_err(std::io::Error::other)?;
+        self.src
+            .inputs
+            .borrow_mut()
+            .push(super::InputFile::of(path, &bytes));
+        Ok(bytes)
+    }
+
     /// Takes the tagged sub-table `key` out of this table and reads it
     /// through `family`'s rows: a kind name (`cc = "dctcp"`), a table with
     /// `kind`, or, when absent, the kind `default`. Returns it and the rest

@@ -170,6 +170,7 @@ impl World {
             gates: Vec::new(),
             deps: Default::default(),
             collectives: Vec::new(),
+            traces: Vec::new(),
             jain_flows: sc.output.jain_flows.clone(),
             transports: sc.transports.clone(),
             size_buckets: sc.output.size_buckets.iter().map(|b| b.0).collect(),
@@ -264,18 +265,38 @@ impl World {
                     flow.gate = gate;
                 }
             }
-            self.add_triggers(first, &plan.triggers);
-            for mut c in plan.collectives {
-                c.transfers.iter_mut().for_each(|t| t.flow += first);
-                c.after.iter_mut().flatten().for_each(|f| *f += first);
-                self.collectives.push(JobCollective {
-                    workload: wi,
-                    plan: c,
-                });
-            }
+            let base = self.add_triggers(first, &plan.triggers, &plan.streams);
+            self.add_reports(wi, (first, base), plan.collectives, plan.traces);
             for s in &plan.sources {
                 self.add_source(wi, s, spec.priority(), wire);
             }
+        }
+    }
+
+    /// Keeps workload `wi`'s collectives and traces for the report, their
+    /// flows and triggers in the world's numbering (its first flow and
+    /// trigger have ids `first` and `base`).
+    fn add_reports(
+        &mut self,
+        wi: u32,
+        (first, base): (u32, u32),
+        collectives: Vec<crate::registry::workload::CollectivePlan>,
+        traces: Vec<crate::registry::workload::chakra::TracePlan>,
+    ) {
+        for mut t in traces {
+            t.parts.iter_mut().for_each(|p| p.offset_triggers(base));
+            self.traces.push(super::JobTrace {
+                workload: wi,
+                plan: t,
+            });
+        }
+        for mut c in collectives {
+            c.transfers.iter_mut().for_each(|t| t.flow += first);
+            c.after.iter_mut().flatten().for_each(|f| *f += first);
+            self.collectives.push(JobCollective {
+                workload: wi,
+                plan: c,
+            });
         }
     }
 

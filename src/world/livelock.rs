@@ -191,7 +191,7 @@ impl World {
             delivered,
             open: self.open_flows,
             sources: self.active_sources,
-            due: due || self.fabric.reroute_due_after(now),
+            due: due || self.fabric.reroute_due_after(now) || self.triggers_due(),
         }
     }
 

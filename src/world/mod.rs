@@ -43,7 +43,7 @@ mod series;
 mod sources;
 mod stop;
 pub use cc_trace::CcSample;
-pub use deps::JobCollective;
+pub use deps::{JobCollective, JobTrace, TriggerEvent, TriggerTimes};
 pub use goodput::{GoodputOf, GoodputSample};
 pub use links::{LinkSample, Tier};
 pub use lp::Role;
@@ -51,7 +51,7 @@ pub use metrics::{DelayHistograms, Metrics, RttRow, summary_us};
 pub use parallel::{Lps, Threads, WindowStats, partition_for};
 pub use record::FlowRow;
 pub use rows::{RowSink, SeriesSinks};
-pub use run_record::{CollectiveRecord, PfcRow, PortRow, RunRecord};
+pub use run_record::{CollectiveRecord, PartTimes, PfcRow, PortRow, RunRecord, TraceRecord};
 pub use sampling::{QueueSample, VIQ_CLASS};
 pub use series::Series;
 pub use sources::{LOST, Source};
@@ -73,6 +73,9 @@ pub enum Event {
     /// Take a sample of one series (`queues.csv`, `goodput.csv`,
     /// `rtt.csv`, `cc.csv`).
     Sample(Series),
+    /// A trigger's planned start or the end of its delay (a trace's
+    /// compute).
+    Trigger(TriggerEvent),
 }
 
 // The event queue's wheel entries are a u64 key and the event: 16 bytes
@@ -179,6 +182,8 @@ pub struct World {
     deps: deps::Deps,
     /// The collectives the run's jobs carry out.
     collectives: Vec<JobCollective>,
+    /// The execution traces the run's jobs run.
+    traces: Vec<JobTrace>,
     /// The scenario's transports, by index (for ideal FCTs and reports).
     transports: Vec<crate::scenario::NamedTransport>,
     /// The upper edges of the flow-size buckets of the report, in bytes.
@@ -416,6 +421,10 @@ impl World {
                 self.on_arrival(now, s);
             }
             Event::Sample(s) => self.sample(s, now),
+            Event::Trigger(e) => {
+                self.last_activity = now;
+                self.on_trigger(now, e);
+            }
         }
     }
 

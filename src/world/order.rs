@@ -26,6 +26,7 @@ impl sim_core::Tiebreak for Event {
             Event::FlowStop(f) => (NetEvent::LAST_KIND + 2, f),
             Event::Arrival(a) => (NetEvent::LAST_KIND + 3, a),
             Event::Timer(t) => (NetEvent::LAST_KIND + 4, t.0),
+            Event::Trigger(t) => (NetEvent::LAST_KIND + 5, t.bits()),
         };
         sim_core::queue::tiebreak_of(kind, id, at)
     }
@@ -66,6 +67,7 @@ mod tests {
                 Event::FlowStart(id),
                 Event::FlowStop(id),
                 Event::Arrival(id),
+                Event::Trigger(super::super::TriggerEvent::fire(id)),
                 Event::Net(NetEvent::Deliver(net::PortId(id))),
                 Event::Net(NetEvent::TxDone(net::PortId(id))),
                 Event::Net(NetEvent::PfcTimer(net::PortId(id))),
@@ -83,7 +85,7 @@ mod tests {
             firsts[usize::from(deliver_first)] += 1;
             keys.sort_unstable();
             keys.dedup();
-            assert_eq!(keys.len(), 24, "at {t}");
+            assert_eq!(keys.len(), 28, "at {t}");
         }
         assert!(
             firsts.iter().all(|&n| n > 50),

@@ -67,6 +67,39 @@ pub struct CollectiveRecord<'w> {
     pub ideal: Vec<(u64, u64)>,
 }
 
+/// One execution-trace job as it ran: per iteration and rank, when the
+/// rank began and ended the iteration and when it computed and
+/// communicated.
+#[derive(Clone, Debug)]
+pub struct TraceRecord<'w> {
+    /// The job's `[[workload]]`.
+    pub workload: u32,
+    /// The host of each rank.
+    pub ranks: &'w [u32],
+    /// Iterations planned.
+    pub iterations: u32,
+    /// Per iteration and rank (iteration-major).
+    pub parts: Vec<PartTimes>,
+}
+
+/// One rank's part of one iteration, as it ran.
+#[derive(Clone, Debug, Default)]
+pub struct PartTimes {
+    /// The iteration.
+    pub iteration: u32,
+    /// The rank.
+    pub rank: u32,
+    /// When it began the iteration (`None`: it never did).
+    pub start: Option<SimTime>,
+    /// When its every node of the iteration was done.
+    pub end: Option<SimTime>,
+    /// Its compute, as intervals (one still going at the run's end ends
+    /// there).
+    pub compute: Vec<(SimTime, SimTime)>,
+    /// Its communication (a node's issue to its end), as intervals.
+    pub comm: Vec<(SimTime, SimTime)>,
+}
+
 /// Everything a finished run reports, by row.
 pub struct RunRecord<'w> {
     /// When the run ended.
@@ -83,6 +116,8 @@ pub struct RunRecord<'w> {
     pub host_ports: Vec<PortId>,
     /// Every collective of the run's jobs, in order.
     pub collectives: Vec<CollectiveRecord<'w>>,
+    /// Every execution-trace job of the run, in order.
+    pub traces: Vec<TraceRecord<'w>>,
     /// Every packet source's record.
     pub sources: &'w [Source],
     /// Every workload's description.
@@ -166,6 +201,7 @@ impl World {
             ports,
             host_ports: (0..hosts).map(|h| fabric.host_port(HostId(h))).collect(),
             collectives: self.collective_records(),
+            traces: self.trace_records(end),
             sources: &self.sources,
             workloads: &self.workloads,
             transports: &self.transports,
@@ -185,6 +221,31 @@ impl World {
             queues: self.queue_samples(),
             queue_after: self.queue_after(),
         }
+    }
+
+    /// Each trace job with its ranks' times, read off its triggers.
+    fn trace_records(&self, end: SimTime) -> Vec<TraceRecord<'_>> {
+        let span = |began: u32, fired: u32| {
+            let b = self.trigger_times(began).began?;
+            Some((b, self.trigger_times(fired).fired.unwrap_or(end).max(b)))
+        };
+        (self.traces.iter())
+            .map(|job| TraceRecord {
+                workload: job.workload,
+                ranks: &job.plan.ranks,
+                iterations: job.plan.iterations,
+                parts: (job.plan.parts.iter())
+                    .map(|p| PartTimes {
+                        iteration: p.iteration,
+                        rank: p.rank,
+                        start: self.trigger_times(p.begin).fired,
+                        end: self.trigger_times(p.end).fired,
+                        compute: p.compute.iter().filter_map(|&t| span(t, t)).collect(),
+                        comm: p.comm.iter().filter_map(|&(a, b)| span(a, b)).collect(),
+                    })
+                    .collect(),
+            })
+            .collect()
     }
 
     /// Each collective with its transfers' ideal deliveries.

@@ -7,6 +7,7 @@ mod bad_input;
 mod bad_values;
 mod capture;
 mod cc_trace;
+mod chakra;
 mod collectives;
 mod common;
 mod cubic;

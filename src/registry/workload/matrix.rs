@@ -511,13 +511,9 @@ fn plan_trigger(
     for (host, needs, targets) in groups {
         let inputs = at_host(host, plan);
         let delay = SimDuration::ZERO;
-        plan.triggers.push(TriggerPlan {
-            host,
-            inputs,
-            needs,
-            delay,
-            targets,
-        });
+        let mut t = TriggerPlan::all(host, inputs, delay, targets);
+        t.needs = needs;
+        plan.triggers.push(t);
     }
     Ok(())
 }

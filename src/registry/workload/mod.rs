@@ -11,6 +11,7 @@ use std::fmt::{self, Debug};
 use std::sync::Arc;
 
 pub mod cdf;
+pub mod chakra;
 pub mod collective;
 mod flows;
 mod incast;
@@ -21,7 +22,7 @@ mod ping;
 mod shuffle;
 pub mod trigger;
 pub use collective::CollectivePlan;
-pub use trigger::{Done, TriggerPlan};
+pub use trigger::{Done, Hold, TriggerPlan};
 
 /// A flow a workload asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,6 +104,11 @@ pub struct Plan {
     /// The collectives its flows carry out (collective jobs), for the
     /// report.
     pub collectives: Vec<CollectivePlan>,
+    /// The host of each stream its triggers hold ([`trigger::Hold`]): a
+    /// GPU's compute or communication stream, or its host CPU's.
+    pub streams: Vec<u32>,
+    /// The execution traces it runs (`chakra` jobs), for the report.
+    pub traces: Vec<chakra::TracePlan>,
 }
 
 impl Plan {
@@ -684,6 +690,18 @@ pub static FAMILY: Family<Spec> = Family {
             key("start", "0s", "duration, >= 0", "when the job starts (its first compute)"),
             PRIORITY,
         ], parse::<collective::Collective>),
+        row("chakra", "a training job from MLCommons Chakra execution traces, one per rank: compute nodes for their duration, collectives and sends over the network, each node after its dependencies, compute overlapping communication where they allow", "MLCommons Chakra et_def.proto (21585d8); ASTRA-sim Workload.cc, HardwareResource.cc (518bd51)", &[
+            key("trace", "required", "path prefix", "the traces, relative to the scenario: PREFIX.0.et, PREFIX.1.et, ... (ASTRA-sim's naming), one per rank"),
+            key("hosts", "required", "hosts", "the job's hosts, one per rank (as many as trace files)"),
+            key("placement", "packed", "packed, striped or random", "rank order over the hosts, as a collective's"),
+            key("groups", "none", "{ NAME = [ranks], ... }", "the communicator groups a collective's pg_name names (ASTRA-sim's comm-group file); a collective without pg_name runs over every rank"),
+            key("algorithms", "each op's default", "{ all-reduce = \"ring\", all-to-all = \"direct\", ... }", "the algorithm of each collective operation (a collective's algorithms)"),
+            key("channels", "1", "1 to 64", "each collective runs over this many slices of its buffer in parallel"),
+            key("chunk", "none", "size", "cut each collective transfer into pieces of this size (pipelining)"),
+            key("iterations", "1", "1 to 100000", "run the trace this many times: rank r starts iteration i + 1 when its nodes of iteration i are done"),
+            key("start", "0s", "duration, >= 0", "when every rank starts its first iteration"),
+            PRIORITY,
+        ], chakra::parse),
         row("htsim-matrix", "the connections and triggers of an htsim connection matrix, so that the same traffic runs in both simulators", "uet-htsim connection_matrix.cpp, trigger.h (40ccb05)", &[
             key("file", "required", "path", "the matrix file, relative to the scenario: SRC->DST lines with start (us) or trigger, size, send_done_trigger and recv_done_trigger; trigger lines (oneshot, multishot, barrier with count)"),
             key("triggers", "notify", "notify | instant", "how an activation reaches a target sent from another host: a notify_size message over the network, or at once as htsim's global triggers (not physical; the run stays in one LP)"),

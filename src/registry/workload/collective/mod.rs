@@ -129,6 +129,25 @@ pub struct TransferTag {
 }
 
 impl OpSpec {
+    /// One collective as a trace names it.
+    pub(crate) fn new(
+        op: Op,
+        algorithm: Algorithm,
+        size: Bytes,
+        channels: u32,
+        chunk: Option<Bytes>,
+        root: Option<u32>,
+    ) -> Self {
+        OpSpec {
+            op,
+            algorithm: Some(algorithm),
+            size,
+            channels,
+            chunk,
+            root,
+        }
+    }
+
     fn algorithm(&self) -> Algorithm {
         self.algorithm.unwrap_or(self.op.default_algorithm())
     }
@@ -156,7 +175,7 @@ impl OpSpec {
     }
 
     /// Checks it for `n` ranks; its keys are named with `prefix`.
-    fn check(&self, n: u32, prefix: &str) -> Result<(), (String, String)> {
+    pub(crate) fn check(&self, n: u32, prefix: &str) -> Result<(), (String, String)> {
         let key = |k: &str| format!("{prefix}{k}");
         let algo = self.algorithm();
         let Some(how) = algo::implementation(self.op, algo) else {
@@ -340,91 +359,19 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// Plans collective `k` of iteration `it`: every channel's transfers
-    /// cut into pieces, each waiting on its step's inputs; the first ones
-    /// of each rank waiting on the rank's part of the collective before
-    /// (or the job's start).
+    /// Plans collective `k` of iteration `it`, its ranks' first transfers
+    /// started after their part of the collective before.
     fn collective(&mut self, it: u32, k: usize) {
-        let n = self.ranks.len() as u32;
-        let op = self.ops[k].0.clone();
-        let mut coll = CollectivePlan {
-            op: op.op,
-            algorithm: op.algorithm(),
+        let at = Stage {
             iteration: it,
             index: k as u32,
             job_start: self.job.start,
-            ranks: self.ranks.clone(),
-            size: op.size.0,
-            transfers: Vec::new(),
-            after: Vec::new(),
+            flow_start: self.job.start + self.job.compute,
         };
-        // Per rank: this collective's first flows, and the flows it ends on.
-        let mut first: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
-        let mut ends: Vec<Vec<(u32, Done)>> = vec![Vec::new(); n as usize];
-        for c in 0..op.channels {
-            let slice = OpSpec::part_bytes(op.size.0, op.channels, (c, c + 1));
-            // Each schedule transfer's pieces (plan flow indices).
-            let mut pieces: Vec<Vec<u32>> = Vec::with_capacity(self.ops[k].1.len());
-            for t in 0..self.ops[k].1.len() {
-                let t = self.ops[k].1[t].clone();
-                let bytes = OpSpec::part_bytes(slice, n, t.parts);
-                let m = op.pieces(bytes);
-                let mut mine = Vec::with_capacity(m as usize);
-                for j in 0..m {
-                    let size = OpSpec::part_bytes(bytes, m as u32, (j as u32, j as u32 + 1));
-                    let f = self.transfer(it, &t, size, &mut coll, c, j as u32);
-                    ends[t.src as usize].push((f, Done::Sent));
-                    ends[t.dst as usize].push((f, Done::Received));
-                    if t.after.is_empty() {
-                        first[t.src as usize].push(f);
-                        coll.after.push(Vec::new());
-                    } else {
-                        let inputs = piece_inputs(&pieces, &t.after, j as usize, m as usize);
-                        coll.after.push(inputs.iter().map(|i| i.0).collect());
-                        let host = self.ranks[t.src as usize];
-                        let trigger = TriggerPlan::all(host, inputs, SimDuration::ZERO, vec![f]);
-                        self.plan.triggers.push(trigger);
-                    }
-                    mine.push(f);
-                }
-                pieces.push(mine);
-            }
-        }
-        self.chain(it, k, first, ends);
-        self.plan.collectives.push(coll);
-    }
-
-    /// Plans piece `piece` of channel `channel` of transfer `t`: a flow of
-    /// `size` bytes, released after the job's first compute (a trigger
-    /// starts it otherwise).
-    fn transfer(
-        &mut self,
-        it: u32,
-        t: &Transfer,
-        size: u64,
-        coll: &mut CollectivePlan,
-        channel: u32,
-        piece: u32,
-    ) -> u32 {
-        let f = self.plan.flows.len() as u32;
-        self.plan.flows.push(FlowPlan {
-            src: self.ranks[t.src as usize],
-            dst: self.ranks[t.dst as usize],
-            size: Some(size.max(1)),
-            start: self.job.start + self.job.compute,
-            start_jitter: SimDuration::ZERO,
-            stop: None,
-            round: it,
-        });
-        coll.transfers.push(TransferTag {
-            flow: f,
-            step: t.step,
-            channel,
-            piece,
-            src: t.src,
-            dst: t.dst,
-        });
-        f
+        let (op, sched) = &self.ops[k];
+        let e = expand(&mut self.plan, op, sched, &self.ranks, at);
+        self.chain(it, k, e.first, e.ends);
+        self.plan.collectives.push(e.coll);
     }
 
     /// Starts each rank's `first` flows of collective `k` of iteration
@@ -453,6 +400,129 @@ impl<'a> Builder<'a> {
             }
         }
     }
+}
+
+/// Where a collective stands in its job.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Stage {
+    /// The job's iteration.
+    pub iteration: u32,
+    /// Its place in the iteration.
+    pub index: u32,
+    /// When the job started.
+    pub job_start: SimDuration,
+    /// The `start` of its flows (a trigger starts all but the job's
+    /// first).
+    pub flow_start: SimDuration,
+}
+
+/// One collective's flows and step triggers, as planned.
+pub(crate) struct Expanded {
+    /// The collective, for the report.
+    pub coll: CollectivePlan,
+    /// Per rank: its transfers that wait on nothing of this collective.
+    pub first: Vec<Vec<u32>>,
+    /// Per rank: the flows that end its part (the ones it sends,
+    /// acknowledged; the ones it receives, arrived).
+    pub ends: Vec<Vec<(u32, Done)>>,
+    /// Per rank: the triggers that start its later transfers (indices
+    /// into the plan's triggers).
+    pub steps: Vec<Vec<u32>>,
+}
+
+/// Plans collective `op` (its schedule `sched`) over `ranks` (the host of
+/// each) into `plan`: every channel's transfers cut into pieces, each
+/// waiting on its step's inputs. The ranks' first transfers are left for
+/// the caller to start.
+pub(crate) fn expand(
+    plan: &mut Plan,
+    op: &OpSpec,
+    sched: &[Transfer],
+    ranks: &[u32],
+    at: Stage,
+) -> Expanded {
+    let n = ranks.len() as u32;
+    let mut coll = CollectivePlan {
+        op: op.op,
+        algorithm: op.algorithm(),
+        iteration: at.iteration,
+        index: at.index,
+        job_start: at.job_start,
+        ranks: ranks.to_vec(),
+        size: op.size.0,
+        transfers: Vec::new(),
+        after: Vec::new(),
+    };
+    let mut first = vec![Vec::new(); n as usize];
+    let mut ends = vec![Vec::new(); n as usize];
+    let mut steps = vec![Vec::new(); n as usize];
+    for c in 0..op.channels {
+        let slice = OpSpec::part_bytes(op.size.0, op.channels, (c, c + 1));
+        // Each schedule transfer's pieces (plan flow indices).
+        let mut pieces: Vec<Vec<u32>> = Vec::with_capacity(sched.len());
+        for t in sched {
+            let bytes = OpSpec::part_bytes(slice, n, t.parts);
+            let m = op.pieces(bytes);
+            let mut mine = Vec::with_capacity(m as usize);
+            for j in 0..m {
+                let size = OpSpec::part_bytes(bytes, m as u32, (j as u32, j as u32 + 1));
+                let f = transfer(plan, &mut coll, t, (c, j as u32), size, ranks, at);
+                ends[t.src as usize].push((f, Done::Sent));
+                ends[t.dst as usize].push((f, Done::Received));
+                if t.after.is_empty() {
+                    first[t.src as usize].push(f);
+                    coll.after.push(Vec::new());
+                } else {
+                    let inputs = piece_inputs(&pieces, &t.after, j as usize, m as usize);
+                    coll.after.push(inputs.iter().map(|i| i.0).collect());
+                    let host = ranks[t.src as usize];
+                    steps[t.src as usize].push(plan.triggers.len() as u32);
+                    let trigger = TriggerPlan::all(host, inputs, SimDuration::ZERO, vec![f]);
+                    plan.triggers.push(trigger);
+                }
+                mine.push(f);
+            }
+            pieces.push(mine);
+        }
+    }
+    Expanded {
+        coll,
+        first,
+        ends,
+        steps,
+    }
+}
+
+/// Plans piece `piece` of channel `channel` of transfer `t`: a flow of
+/// `size` bytes between its ranks' hosts, tagged in `coll`.
+fn transfer(
+    plan: &mut Plan,
+    coll: &mut CollectivePlan,
+    t: &Transfer,
+    (channel, piece): (u32, u32),
+    size: u64,
+    ranks: &[u32],
+    at: Stage,
+) -> u32 {
+    let f = plan.flows.len() as u32;
+    plan.flows.push(FlowPlan {
+        src: ranks[t.src as usize],
+        dst: ranks[t.dst as usize],
+        size: Some(size.max(1)),
+        start: at.flow_start,
+        start_jitter: SimDuration::ZERO,
+        stop: None,
+        round: at.iteration,
+    });
+    coll.transfers.push(TransferTag {
+        flow: f,
+        step: t.step,
+        channel,
+        piece,
+        src: t.src,
+        dst: t.dst,
+    });
+    f
 }
 
 /// The inputs of piece `j` of `m` of a transfer that waits on `after`
