@@ -137,6 +137,7 @@ fn result_files(
             "iterations.csv",
             crate::report::iterations_csv(run).into_bytes(),
         ));
+        files.push(("nodes.csv", crate::report::nodes_csv(run).into_bytes()));
     }
     if run.workloads.iter().any(|w| w.rounds > 0) {
         files.push(("rounds.csv", crate::report::rounds_csv(run).into_bytes()));

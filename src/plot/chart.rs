@@ -91,6 +91,10 @@ pub enum Style {
     /// before the first): an empirical CDF, drawn as the steps it is, so
     /// that one flow is a jump to 1 rather than a point nothing draws.
     Steps,
+    /// Bars along x: a series' points in pairs, each pair (start, end) at
+    /// one y a filled bar (a rank's compute and communication over time),
+    /// each series in its own band of the row so that overlaps show.
+    Spans,
 }
 
 /// One line.
@@ -271,6 +275,9 @@ impl Chart {
             };
             self.drawable(&p).then_some((p.x, p.y))
         });
+        if self.style == Style::Spans {
+            return Vec::new(); // bars, drawn by draw_spans
+        }
         if self.style != Style::Steps {
             return xy.collect();
         }
@@ -311,6 +318,10 @@ impl Chart {
         }
         if self.style == Style::Steps && !self.y_log {
             y0 = y0.min(0.0);
+        }
+        if self.style == Style::Spans {
+            // A row's bands reach half a row either side.
+            (y0, y1) = (y0 - 0.5, y1 + 0.5);
         }
         Some(((x0, x1), (y0, y1)))
     }
@@ -469,6 +480,10 @@ impl Chart {
             let xy = self.path(s, y_floor);
             // Colour and dash tell series apart: a dashed line drawn over
             // an equal solid one still shows both.
+            if self.style == Style::Spans {
+                self.draw_spans(root, chart, i, color)?;
+                continue;
+            }
             match dash(i) {
                 _ if self.style == Style::Points => {}
                 None => {
@@ -509,6 +524,38 @@ impl Chart {
                 let at = chart.backend_coord(&(p.x, p.y));
                 draw_marker(root, lines + j, at, color, false)?;
             }
+        }
+        Ok(())
+    }
+
+    /// Series `i`'s bars ([`Style::Spans`]): its points in pairs, each a
+    /// filled bar in the series' band of its row.
+    fn draw_spans<DB, X, Y>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        chart: &ChartContext<'_, DB, Cartesian2d<X, Y>>,
+        i: usize,
+        color: RGBColor,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+    where
+        DB: DrawingBackend,
+        X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+        Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        let bands = self.series.len().max(1) as f64;
+        let height = 0.8 / bands;
+        let low = -0.4 + height * i as f64;
+        for c in self.series[i].points.chunks_exact(2) {
+            let (a, b) = (&c[0], &c[1]);
+            if !(self.drawable(a) && self.drawable(b)) {
+                continue;
+            }
+            let top = chart.backend_coord(&(a.x, a.y + low + height * 0.9));
+            let bottom = chart.backend_coord(&(b.x, a.y + low));
+            // A pixel's gap before the next node shows where one ends;
+            // at least a pixel wide, so that a short compute is seen.
+            let right = (bottom.0 - 1).max(top.0 + 1);
+            root.draw(&Rectangle::new([top, (right, bottom.1)], color.filled()))?;
         }
         Ok(())
     }
@@ -594,27 +641,48 @@ impl Chart {
                 ))?;
                 continue;
             };
-            let color = PALETTE[i % PALETTE.len()];
-            let mark = i >= lines;
-            let (on, off) = dash(i).map_or((40, 0), |(on, off)| (on as i32, off as i32));
-            let mut x = 8;
-            while x < 48 && !mark {
-                let end = (x + on).min(48);
-                legend_area.draw(&PathElement::new(
-                    vec![(x, row), (end, row)],
-                    color.stroke_width(4),
-                ))?;
-                x = end + off.max(1);
-            }
-            if mark || matches!(self.style, Style::Markers | Style::Points) {
-                let (dx, dy) = legend_area.get_base_pixel();
-                draw_marker(root, i, (dx + 28, dy + row), color, !mark)?;
-            }
+            self.draw_sample(root, legend_area, i, i >= lines, row)?;
             legend_area.draw(&Text::new(
                 s.name.clone(),
                 (56, row - font_px as i32 / 2),
                 (FONT, font_px).into_font().color(&BLACK),
             ))?;
+        }
+        Ok(())
+    }
+}
+
+impl Chart {
+    /// The legend's sample of series (or, `mark`, mark) `i` on its `row`
+    /// of `legend_area`: its line, dashed as drawn, its marker, or a bar.
+    fn draw_sample<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        legend_area: &DrawingArea<DB, Shift>,
+        i: usize,
+        mark: bool,
+        row: i32,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        let color = PALETTE[i % PALETTE.len()];
+        let (on, off) = dash(i).map_or((40, 0), |(on, off)| (on as i32, off as i32));
+        let mut x = 8;
+        if self.style == Style::Spans && !mark {
+            // A bar's sample is a bar.
+            let bar = [(8, row - 6), (48, row + 6)];
+            legend_area.draw(&Rectangle::new(bar, color.filled()))?;
+            x = 48;
+        }
+        while x < 48 && !mark {
+            let end = (x + on).min(48);
+            legend_area.draw(&PathElement::new(
+                vec![(x, row), (end, row)],
+                color.stroke_width(4),
+            ))?;
+            x = end + off.max(1);
+        }
+        if mark || matches!(self.style, Style::Markers | Style::Points) {
+            let (dx, dy) = legend_area.get_base_pixel();
+            draw_marker(root, i, (dx + 28, dy + row), color, !mark)?;
         }
         Ok(())
     }

@@ -17,6 +17,7 @@ pub mod run;
 pub mod spec;
 pub mod sweep;
 pub mod timeline;
+pub mod trace;
 
 pub use chart::{Chart, Formats};
 pub use spec::PlotSpec;

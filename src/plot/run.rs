@@ -52,6 +52,9 @@ pub fn figures(dir: &Path) -> Result<Vec<(String, Chart)>, PlotError> {
     if let Some(c) = &transfers {
         out.extend(super::collective::figures(c)?);
     }
+    if let Some(c) = Csv::read_if_present(&dir.join("nodes.csv"))? {
+        out.extend(super::trace::figures(&c)?);
+    }
     if let Some(c) = Csv::read_if_present(&dir.join("events.csv"))? {
         out.extend(super::timeline::figures(&c)?);
     }

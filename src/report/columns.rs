@@ -297,6 +297,20 @@ pub static ITERATIONS: CsvFile = CsvFile { name: "iterations.csv", when: "a chak
     col("idle_us", "us", "time doing neither (waiting on a dependency)"),
 ]};
 
+/// `nodes.csv`.
+#[rustfmt::skip]
+pub static NODES: CsvFile = CsvFile { name: "nodes.csv", when: "a chakra workload", columns: &[
+    col("workload", "id", "the job"),
+    col("iteration", "id", "the iteration, from 0"),
+    col("rank", "id", "the rank"),
+    col("host", "id", "its host"),
+    col("node", "id", "the node's id in the rank's trace"),
+    col("name", "text", "the node's name in the trace (commas, quotes and line breaks as spaces)"),
+    col("kind", "text", "compute (GPU), cpu, collective, send or recv (nodes that do no work are left out)"),
+    col("start_us", "us", "when it began: its compute, or its issue (holding the communication stream); empty if never"),
+    col("end_us", "us", "when it ended: its compute's end, or the rank's part of it done"),
+]};
+
 /// `pings.csv`.
 #[rustfmt::skip]
 pub static PINGS: CsvFile = CsvFile { name: "pings.csv", when: "a ping workload", columns: &[
@@ -364,6 +378,7 @@ pub static FILES: &[&CsvFile] = &[
     &ROUNDS,
     &COLLECTIVES,
     &ITERATIONS,
+    &NODES,
     &TRANSFERS,
     &PINGS,
     &CC,

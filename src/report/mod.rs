@@ -36,7 +36,7 @@ pub use csv::{
 };
 pub use folder::{FolderBusy, Lock, RunFolder, try_lock, write_atomic, write_replace};
 pub use pfc::{PfcSummary, pfc_csv, pfc_stall};
-pub use traces::{Split, TraceJobSummary, iterations_csv, split, trace_jobs};
+pub use traces::{Split, TraceJobSummary, iterations_csv, nodes_csv, split, trace_jobs};
 pub use transports::TransportSummary;
 pub use workloads::{Fairness, ProbesSummary, RoundsSummary, WorkloadSummary, round_rows};
 

@@ -14,7 +14,7 @@
 //! number ASTRA-sim reports as exposed communication. Idle is the rest
 //! (waiting on a peer's dependency with nothing to do).
 
-use super::columns::ITERATIONS;
+use super::columns::{ITERATIONS, NODES};
 use super::us;
 use crate::world::{PartTimes, RunRecord};
 use serde::Serialize;
@@ -181,6 +181,51 @@ pub fn iterations_csv(run: &RunRecord) -> String {
     s
 }
 
+/// `nodes.csv`: every node every rank ran, with its span.
+pub fn nodes_csv(run: &RunRecord) -> String {
+    let mut s = NODES.header();
+    for job in &run.traces {
+        for p in &job.parts {
+            let nodes = &job.nodes[p.rank as usize];
+            for (n, span) in nodes.iter().zip(&p.spans) {
+                if n.kind == crate::registry::workload::chakra::NodeKind::Pass {
+                    continue;
+                }
+                let t = |f: fn(&(SimTime, SimTime)) -> SimTime| {
+                    span.as_ref().map_or(String::new(), |x| us(f(x).ps()))
+                };
+                NODES
+                    .row(&mut s)
+                    .cell("workload", job.workload)
+                    .cell("iteration", p.iteration)
+                    .cell("rank", p.rank)
+                    .cell("host", job.ranks[p.rank as usize])
+                    .cell("node", n.id)
+                    .cell("name", csv_text(&n.name))
+                    .cell("kind", n.kind.name())
+                    .cell("start_us", t(|x| x.0))
+                    .cell("end_us", t(|x| x.1))
+                    .end();
+            }
+        }
+    }
+    s
+}
+
+/// A trace's text made safe for a CSV cell: its commas, quotes and line
+/// breaks become spaces (a node's name is free text).
+fn csv_text(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if matches!(c, ',' | '"' | '\n' | '\r') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 /// The human summary's lines for trace jobs.
 pub fn human_lines(jobs: &[TraceJobSummary]) -> String {
     use super::time_or_na as time;
@@ -229,6 +274,7 @@ mod tests {
             end: Some(t(30)),
             compute: vec![(t(20), t(30)), (t(0), t(10))],
             comm: vec![(t(5), t(15)), (t(12), t(25))],
+            spans: Vec::new(),
         };
         let s = split(&p).expect("ended");
         assert_eq!(s.time_ps, 30_000_000);

@@ -31,6 +31,9 @@ const RTT_ROW_BYTES: u64 = 80;
 const LINK_ROW_BYTES: u64 = 40;
 const CC_ROW_BYTES: u64 = 48;
 const FLOW_ROW_BYTES: u64 = 220;
+/// A trace job's `nodes.csv` row (`0,1,7,14,11,allreduce0,collective,4036.165760,4800.851360`),
+/// one per trigger of its plan at most, and an `iterations.csv` row less.
+const NODE_ROW_BYTES: u64 = 80;
 const PORT_ROW_BYTES: u64 = 160;
 /// `summary.json`, `perf.json` and the rest of the small files.
 const FIXED_BYTES: u64 = 64 * 1024;
@@ -204,6 +207,10 @@ impl Volume {
             .saturating_sub(size.hosts as u64);
         let classes = sc.switch.classes as u64 + 1; // and the VIQ
         let flows: u64 = planned.iter().map(|p| p.plan.flows.len() as u64).sum();
+        let trace_nodes: u64 = (planned.iter())
+            .filter(|p| !p.plan.traces.is_empty())
+            .map(|p| p.plan.triggers.len() as u64)
+            .sum();
         let series = sampled_series(sc, &intervals, switch_ports, classes, flows);
         let sampled = series
             .iter()
@@ -212,6 +219,7 @@ impl Volume {
         let bytes = sampled
             .saturating_add(observed_bytes(sc, duration_ps, switch_ports))
             .saturating_add(flows.saturating_mul(FLOW_ROW_BYTES))
+            .saturating_add(trace_nodes.saturating_mul(NODE_ROW_BYTES))
             .saturating_add(
                 switch_ports
                     .saturating_mul(classes)

@@ -8,6 +8,7 @@ use super::{
     CcSample, DelayHistograms, FlowRow, GoodputSample, JobCollective, LinkSample, QueueSample,
     RttRow, Source, Tier, WorkloadInfo, World,
 };
+use crate::registry::workload::chakra::{NodeInfo, NodeKind, RankPart};
 use crate::scenario::NamedTransport;
 use crate::world::sampling::QueueAfter;
 use net::ingress::IngressStats;
@@ -78,6 +79,8 @@ pub struct TraceRecord<'w> {
     pub ranks: &'w [u32],
     /// Iterations planned.
     pub iterations: u32,
+    /// Each rank's nodes, in its trace's order.
+    pub nodes: &'w [Vec<crate::registry::workload::chakra::NodeInfo>],
     /// Per iteration and rank (iteration-major).
     pub parts: Vec<PartTimes>,
 }
@@ -98,6 +101,8 @@ pub struct PartTimes {
     pub compute: Vec<(SimTime, SimTime)>,
     /// Its communication (a node's issue to its end), as intervals.
     pub comm: Vec<(SimTime, SimTime)>,
+    /// Each node's span (`None`: it never began), in its trace's order.
+    pub spans: Vec<Option<(SimTime, SimTime)>>,
 }
 
 /// Everything a finished run reports, by row.
@@ -225,27 +230,43 @@ impl World {
 
     /// Each trace job with its ranks' times, read off its triggers.
     fn trace_records(&self, end: SimTime) -> Vec<TraceRecord<'_>> {
-        let span = |began: u32, fired: u32| {
-            let b = self.trigger_times(began).began?;
-            Some((b, self.trigger_times(fired).fired.unwrap_or(end).max(b)))
-        };
         (self.traces.iter())
             .map(|job| TraceRecord {
                 workload: job.workload,
                 ranks: &job.plan.ranks,
                 iterations: job.plan.iterations,
+                nodes: &job.plan.nodes,
                 parts: (job.plan.parts.iter())
-                    .map(|p| PartTimes {
-                        iteration: p.iteration,
-                        rank: p.rank,
-                        start: self.trigger_times(p.begin).fired,
-                        end: self.trigger_times(p.end).fired,
-                        compute: p.compute.iter().filter_map(|&t| span(t, t)).collect(),
-                        comm: p.comm.iter().filter_map(|&(a, b)| span(a, b)).collect(),
-                    })
+                    .map(|p| self.part_times(p, &job.plan.nodes[p.rank as usize], end))
                     .collect(),
             })
             .collect()
+    }
+
+    /// When rank part `p` (its nodes `nodes`) began, ended and ran each
+    /// node; a node still running at the run's `end` ends there.
+    fn part_times(&self, p: &RankPart, nodes: &[NodeInfo], end: SimTime) -> PartTimes {
+        let spans: Vec<Option<(SimTime, SimTime)>> = (p.entry.iter().zip(&p.done))
+            .map(|(&a, &b)| {
+                let began = self.trigger_times(a).began?;
+                Some((began, self.trigger_times(b).fired.unwrap_or(end).max(began)))
+            })
+            .collect();
+        let of = |f: fn(NodeKind) -> bool| {
+            (nodes.iter().zip(&spans))
+                .filter(|(n, _)| f(n.kind))
+                .filter_map(|(_, s)| *s)
+                .collect()
+        };
+        PartTimes {
+            iteration: p.iteration,
+            rank: p.rank,
+            start: self.trigger_times(p.begin).fired,
+            end: self.trigger_times(p.end).fired,
+            compute: of(NodeKind::computes),
+            comm: of(NodeKind::communicates),
+            spans,
+        }
     }
 
     /// Each collective with its transfers' ideal deliveries.

@@ -8,7 +8,9 @@
 use crate::common;
 use dcnsim::registry::workload::chakra::schema::{self, AttributeProto, NodeType, Value};
 use dcnsim::registry::workload::plan_all;
-use dcnsim::report::{RunSummary, collective_rows, collectives_csv, flows_csv, iterations_csv};
+use dcnsim::report::{
+    RunSummary, collective_rows, collectives_csv, flows_csv, iterations_csv, nodes_csv,
+};
 use dcnsim::world::{Lps, Threads, partition_for};
 use prost::Message as _;
 
@@ -139,7 +141,20 @@ fn compute_overlaps_communication_where_the_trace_allows() {
         it >= compute + exposed - 1.0,
         "{it} against {compute} + {exposed}"
     );
-    let csv = iterations_csv(&w.run_record());
+    let run = w.run_record();
+    // Every node of every rank and iteration: 13 each, the backward of
+    // layer 2 beside layer 3's all-reduce.
+    let nodes = nodes_csv(&run);
+    assert_eq!(nodes.lines().count(), 1 + 2 * 8 * 13);
+    assert!(
+        nodes.contains("\n0,0,0,0,5,allreduce3,collective,1800.000000,"),
+        "{nodes}"
+    );
+    assert!(
+        nodes.contains("\n0,0,0,0,6,bwd2,compute,1800.000000,2400.000000\n"),
+        "{nodes}"
+    );
+    let csv = iterations_csv(&run);
     assert_eq!(csv.lines().count(), 1 + 2 * 8, "{csv}");
     // Each row: time = compute + exposed + idle.
     for line in csv.lines().skip(1) {
@@ -374,4 +389,30 @@ fn bad_traces_are_refused_naming_the_file_and_node() {
         e.contains("direct cannot run all-reduce: valid algorithms are ring, halving-doubling"),
         "{e}"
     );
+}
+
+/// Two trace jobs on one fabric, each with its own trace, hosts and
+/// start: each job's iteration is longer beside the other than alone (the
+/// shipped scenario), and each alone matches its run as the only job.
+#[test]
+fn two_trace_jobs_share_the_fabric() {
+    let (_, both) = common::run_file("scenarios/ai-training/two-trace-jobs.toml", &[]);
+    assert_eq!(both.traces.len(), 2);
+    let text = std::fs::read_to_string("scenarios/ai-training/two-trace-jobs.toml").expect("read");
+    let (head, rest) = text.split_once("\n[[workload]]\n").expect("a workload");
+    let (w0, w1) = rest.split_once("\n[[workload]]\n").expect("two");
+    for (i, w) in [w0, w1].iter().enumerate() {
+        let alone = format!("{head}\n[[workload]]\n{w}").replace(
+            "trace = \"traces/",
+            "trace = \"scenarios/ai-training/traces/",
+        );
+        let (_, s) = common::run(&alone);
+        let solo = s.traces[0].iteration_us.max.expect("done");
+        let shared = both.traces[i].iteration_us.max.expect("done");
+        assert!(
+            shared > solo * 1.2,
+            "job {i}: {shared} us beside the other, {solo} us alone"
+        );
+        assert_eq!(s.traces[0].compute_us, both.traces[i].compute_us);
+    }
 }

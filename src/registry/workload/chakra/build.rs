@@ -5,7 +5,7 @@
 //! will ([`placed`] puts them on hosts).
 
 use super::read::{RankTrace, Work};
-use super::{RankPart, TracePlan};
+use super::{NodeInfo, NodeKind, RankPart, TracePlan};
 use crate::registry::workload::collective::algo::{self, Algorithm, Op};
 use crate::registry::workload::collective::{OpSpec, Stage, expand};
 use crate::registry::workload::{Done, FlowPlan, Hold, Plan, TriggerPlan};
@@ -66,6 +66,17 @@ impl Job<'_> {
         let mut trace = TracePlan {
             ranks: (0..n).collect(),
             iterations: self.iterations,
+            nodes: (self.traces.iter())
+                .map(|t| {
+                    (t.nodes.iter())
+                        .map(|x| NodeInfo {
+                            id: x.id,
+                            name: x.name.clone(),
+                            kind: NodeKind::of(&x.work),
+                        })
+                        .collect()
+                })
+                .collect(),
             parts: Vec::new(),
         };
         let mut last_end: Vec<Option<u32>> = vec![None; n as usize];
@@ -78,8 +89,8 @@ impl Job<'_> {
             }
             self.collectives(&mut plan, it, &parts)?;
             self.point_to_point(&mut plan, it, &parts)?;
-            for (r, p) in (0u32..).zip(&parts) {
-                trace.parts.push(self.record(&plan, it, r, p));
+            for (r, p) in (0u32..).zip(parts) {
+                trace.parts.push(self.record(it, r, p));
             }
         }
         // Streams are taken lowest id first; so are the triggers one
@@ -352,24 +363,14 @@ impl Job<'_> {
     }
 
     /// What the report reads of rank `r`'s part of iteration `it`.
-    fn record(&self, plan: &Plan, it: u32, r: u32, p: &Part) -> RankPart {
-        let mut compute = Vec::new();
-        let mut comm = Vec::new();
-        for (i, node) in self.traces[r as usize].nodes.iter().enumerate() {
-            match node.work {
-                Work::Compute { .. } => compute.push(p.entry[i]),
-                Work::Pass => {}
-                _ => comm.push((p.entry[i], p.done[i])),
-            }
-        }
-        debug_assert!(p.end < plan.triggers.len() as u32);
+    fn record(&self, it: u32, r: u32, p: Part) -> RankPart {
         RankPart {
             iteration: it,
             rank: r,
             begin: p.begin,
             end: p.end,
-            compute,
-            comm,
+            entry: p.entry,
+            done: p.done,
         }
     }
 }

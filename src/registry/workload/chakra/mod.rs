@@ -93,21 +93,87 @@ fn one() -> u32 {
 /// The most iterations a trace job may run.
 const MAX_ITERATIONS: u32 = 100_000;
 
-/// One trace job as run, for the report: its ranks' hosts and, per
-/// iteration and rank, the triggers whose times make its breakdown.
+/// One trace job as run, for the report: its ranks' hosts and nodes and,
+/// per iteration and rank, the triggers whose times tell when each node
+/// ran.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TracePlan {
     /// The host of each rank.
     pub ranks: Vec<u32>,
     /// Iterations.
     pub iterations: u32,
+    /// Each rank's nodes, in its file's order.
+    pub nodes: Vec<Vec<NodeInfo>>,
     /// Per iteration and rank (iteration-major).
     pub parts: Vec<RankPart>,
 }
 
+/// A node as the report names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeInfo {
+    /// Its id in the trace.
+    pub id: u64,
+    /// Its name in the trace.
+    pub name: String,
+    /// What it does.
+    pub kind: NodeKind,
+}
+
+/// What a node does, in a word (`nodes.csv`'s `kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeKind {
+    /// Compute on the GPU.
+    Compute,
+    /// Compute on the host CPU.
+    Cpu,
+    /// A collective.
+    Collective,
+    /// A send.
+    Send,
+    /// A receive.
+    Recv,
+    /// No work (metadata, invalid).
+    Pass,
+}
+
+impl NodeKind {
+    /// Its name in the outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            NodeKind::Compute => "compute",
+            NodeKind::Cpu => "cpu",
+            NodeKind::Collective => "collective",
+            NodeKind::Send => "send",
+            NodeKind::Recv => "recv",
+            NodeKind::Pass => "pass",
+        }
+    }
+
+    /// Whether it computes (GPU or CPU).
+    pub fn computes(self) -> bool {
+        matches!(self, NodeKind::Compute | NodeKind::Cpu)
+    }
+
+    /// Whether it communicates.
+    pub fn communicates(self) -> bool {
+        matches!(self, NodeKind::Collective | NodeKind::Send | NodeKind::Recv)
+    }
+
+    fn of(w: &Work) -> NodeKind {
+        match *w {
+            Work::Compute { cpu: false } => NodeKind::Compute,
+            Work::Compute { cpu: true } => NodeKind::Cpu,
+            Work::Collective { .. } => NodeKind::Collective,
+            Work::Send { .. } => NodeKind::Send,
+            Work::Recv { .. } => NodeKind::Recv,
+            Work::Pass => NodeKind::Pass,
+        }
+    }
+}
+
 /// One rank's part of one iteration: triggers (indices into the plan's
 /// triggers; the world's ids once built) whose begin and fire times
-/// tell when it computed and communicated.
+/// tell when it ran each node.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RankPart {
     /// The iteration.
@@ -118,11 +184,11 @@ pub struct RankPart {
     pub begin: u32,
     /// Fires when its every node of the iteration is done.
     pub end: u32,
-    /// Its compute nodes (GPU and CPU): busy from begin to fire.
-    pub compute: Vec<u32>,
-    /// Its communication nodes: (issue, done), busy from the issue's
-    /// begin to the done's fire.
-    pub comm: Vec<(u32, u32)>,
+    /// Per node: the trigger that begins it (its delay's begin is the
+    /// node's start: the compute, or the issue holding its stream).
+    pub entry: Vec<u32>,
+    /// Per node: the trigger whose fire ends it.
+    pub done: Vec<u32>,
 }
 
 impl RankPart {
@@ -130,11 +196,8 @@ impl RankPart {
     pub fn offset_triggers(&mut self, base: u32) {
         self.begin += base;
         self.end += base;
-        self.compute.iter_mut().for_each(|t| *t += base);
-        self.comm.iter_mut().for_each(|(a, b)| {
-            *a += base;
-            *b += base;
-        });
+        self.entry.iter_mut().for_each(|t| *t += base);
+        self.done.iter_mut().for_each(|t| *t += base);
     }
 }
 
