@@ -511,3 +511,28 @@ fn a_job_on_racks_takes_the_hosts_under_them() {
         "{star}"
     );
 }
+
+/// NCCL's double binary tree against the ring at a small size: about
+/// 2 log2 N steps against 2(N - 1), so the tree finishes first where
+/// latency dominates (8 ranks, 16 KB), and every rank ends reduced (the
+/// schedule's bit-level test); both stay near their bounds.
+#[test]
+fn the_tree_beats_the_ring_where_latency_dominates() {
+    let cct = |algorithm: &str| {
+        let text = RING.replace("size = \"64MB\"", "size = \"16KB\"").replace(
+            "op = \"all-reduce\"",
+            &format!("op = \"all-reduce\"\nalgorithm = \"{algorithm}\""),
+        );
+        let (w, s) = common::run(&text);
+        assert_eq!(s.jobs[0].completed, 1, "{algorithm}");
+        ccts(&w)[0]
+    };
+    let (ring, ring_bound) = cct("ring");
+    let (tree, tree_bound) = cct("tree");
+    assert!(tree < ring * 0.75, "tree {tree} us, ring {ring} us");
+    assert!(tree_bound < ring_bound, "{tree_bound} against {ring_bound}");
+    assert!(
+        tree <= tree_bound * 1.15 && ring <= ring_bound * 1.05,
+        "{tree}/{tree_bound}, {ring}/{ring_bound}"
+    );
+}

@@ -16,7 +16,14 @@
 //!   or one peer per step, rank r to r+s in step s, each step after the
 //!   last one's receipt (serialised);
 //! - broadcast: a chain from the root through every rank in ring order,
-//!   each forwarding what it received (NCCL's ring broadcast).
+//!   each forwarding what it received (NCCL's ring broadcast);
+//! - tree all-reduce: NCCL's double binary tree (`src/graph/trees.cc`,
+//!   `ncclGetDtree`): two binary trees over the ranks, each reducing half
+//!   of the buffer up to its root and broadcasting it back down, the
+//!   second tree the first mirrored (N even) or shifted by one rank (N
+//!   odd), so that most ranks that are leaves in one are inner nodes of
+//!   the other. NCCL builds its trees over servers with a chain inside
+//!   each; one rank per host, the trees here span the ranks.
 
 use serde::Deserialize;
 
@@ -48,6 +55,12 @@ pub static IMPLEMENTED: &[Implementation] = &[
         algorithm: Algorithm::HalvingDoubling,
         power_of_two: true,
         schedule: |n, _| halving_doubling(n),
+    },
+    Implementation {
+        op: Op::AllReduce,
+        algorithm: Algorithm::Tree,
+        power_of_two: false,
+        schedule: |n, _| double_binary_tree(n),
     },
     Implementation {
         op: Op::AllGather,
@@ -116,6 +129,8 @@ pub enum Algorithm {
     Direct,
     /// One peer per step (all-to-all).
     Serialised,
+    /// NCCL's double binary tree (all-reduce).
+    Tree,
 }
 
 impl Op {
@@ -165,6 +180,7 @@ impl Algorithm {
             Algorithm::HalvingDoubling => "halving-doubling",
             Algorithm::Direct => "direct",
             Algorithm::Serialised => "serialised",
+            Algorithm::Tree => "tree",
         }
     }
 }
@@ -309,6 +325,130 @@ fn all_to_all(n: u32, serialised: bool) -> Vec<Transfer> {
                 parts: (d, d + 1),
                 after,
             });
+        }
+    }
+    out
+}
+
+/// Rank `rank`'s parent and children in NCCL's binary tree over `n`
+/// ranks rooted at 0 (`ncclGetBtree`): a rank's lowest set bit `b` gives
+/// its parent `(rank ^ b) | 2b` (or `rank ^ b` where that is out of
+/// range) and its children `rank -+ b/2`, the upper one moved down by
+/// halving until it is in range; rank 0's one child is the highest power
+/// of two below `n`.
+fn btree(n: u32, rank: u32) -> (Option<u32>, Vec<u32>) {
+    let mut bit = 1;
+    while bit < n && bit & rank == 0 {
+        bit <<= 1;
+    }
+    if rank == 0 {
+        let child = (n > 1).then_some(bit >> 1);
+        return (None, child.into_iter().collect());
+    }
+    let mut up = (rank ^ bit) | (bit << 1);
+    if up >= n {
+        up = rank ^ bit;
+    }
+    let mut lowbit = bit >> 1;
+    if lowbit == 0 {
+        return (Some(up), Vec::new());
+    }
+    let down0 = rank - lowbit;
+    let mut down1 = Some(rank + lowbit);
+    while down1.is_some_and(|d| d >= n) {
+        down1 = (lowbit != 0).then_some(rank + lowbit);
+        lowbit >>= 1;
+        if lowbit == 0 && down1.is_some_and(|d| d >= n) {
+            down1 = None;
+        }
+    }
+    (Some(up), [down0].into_iter().chain(down1).collect())
+}
+
+/// Each rank's parent in NCCL's two trees over `n` ranks
+/// (`ncclGetDtree`): the binary tree, and the same mirrored (`n - 1 - r`,
+/// `n` even) or shifted by one rank (`n` odd).
+fn dtree(n: u32) -> [Vec<Option<u32>>; 2] {
+    let first = (0..n).map(|r| btree(n, r).0).collect();
+    let second = (0..n)
+        .map(|r| {
+            if n % 2 == 1 {
+                btree(n, (r + n - 1) % n).0.map(|u| (u + 1) % n)
+            } else {
+                btree(n, n - 1 - r).0.map(|u| n - 1 - u)
+            }
+        })
+        .collect();
+    [first, second]
+}
+
+/// NCCL's double binary tree all-reduce: tree 0 carries the buffer's
+/// first half (parts `0..n/2`), tree 1 the rest. In each, a rank sends
+/// what it holds to its parent once its children's sums have arrived
+/// (step: its height), and the root's sum comes back down, each rank
+/// forwarding to its children once it has it (step: the root's height
+/// plus the sender's depth).
+fn double_binary_tree(n: u32) -> Vec<Transfer> {
+    let mut out = Vec::new();
+    for (t, parent) in dtree(n).iter().enumerate() {
+        let parts = if t == 0 { (0, n / 2) } else { (n / 2, n) };
+        let children = |r: u32| (0..n).filter(move |&c| parent[c as usize] == Some(r));
+        // Heights, leaves first: ranks in order of their children's.
+        let mut height = vec![0u32; n as usize];
+        let mut depth = vec![0u32; n as usize];
+        let mut order: Vec<u32> = (0..n).collect();
+        for r in 0..n {
+            let mut d = 0;
+            let mut x = r;
+            while let Some(p) = parent[x as usize] {
+                d += 1;
+                x = p;
+            }
+            depth[r as usize] = d;
+        }
+        order.sort_by_key(|&r| std::cmp::Reverse(depth[r as usize]));
+        for &r in &order {
+            if let Some(p) = parent[r as usize] {
+                let h = height[r as usize] + 1;
+                height[p as usize] = height[p as usize].max(h);
+            }
+        }
+        let root_height = (0..n)
+            .find(|&r| parent[r as usize].is_none())
+            .map_or(0, |r| height[r as usize]);
+        // Up: each rank's send to its parent, after its children's.
+        let mut up_from: Vec<Option<usize>> = vec![None; n as usize];
+        for &r in &order {
+            let Some(p) = parent[r as usize] else {
+                continue;
+            };
+            let after = children(r).filter_map(|c| up_from[c as usize]).collect();
+            up_from[r as usize] = Some(out.len());
+            out.push(Transfer {
+                step: height[r as usize],
+                src: r,
+                dst: p,
+                parts,
+                after,
+            });
+        }
+        // Down: from the root, each rank forwarding what it received.
+        let mut down_to: Vec<Option<usize>> = vec![None; n as usize];
+        for &r in order.iter().rev() {
+            let after: Vec<usize> = match parent[r as usize] {
+                None => children(r).filter_map(|c| up_from[c as usize]).collect(),
+                Some(_) => down_to[r as usize].into_iter().collect(),
+            };
+            for c in children(r) {
+                down_to[c as usize] = Some(out.len());
+                out.push(Transfer {
+                    step: root_height + depth[r as usize],
+                    src: r,
+                    dst: c,
+                    parts,
+                    after: after.clone(),
+                });
+            }
         }
     }
     out
@@ -474,6 +614,58 @@ mod tests {
         assert_eq!(hops, vec![(2, 3), (3, 0), (0, 1)]);
         let out = run(4, &s, |r, _| u64::from(r == 2));
         assert!(out.iter().all(|parts| parts.iter().all(|&b| b == 1)));
+    }
+
+    /// NCCL's trees (trees.cc's illustrations): over 14 ranks, 8's parent
+    /// is 0 and its children 4 and 12, 12's child is 10 and then 13 (14 is
+    /// out of range); the second tree over 12 ranks is the first mirrored
+    /// (root 11), over 13 the first shifted by one (root 1).
+    #[test]
+    fn the_double_binary_tree_is_nccls() {
+        assert_eq!(btree(14, 0), (None, vec![8]));
+        assert_eq!(btree(14, 8), (Some(0), vec![4, 12]));
+        assert_eq!(btree(14, 12), (Some(8), vec![10, 13]));
+        assert_eq!(btree(14, 13), (Some(12), vec![]));
+        assert_eq!(btree(14, 6), (Some(4), vec![5, 7]));
+        let [a, b] = dtree(12);
+        assert_eq!((a[8], b[3], b[11]), (Some(0), Some(11), None));
+        assert_eq!((b[7], b[1], b[0]), (Some(3), Some(3), Some(1)));
+        let [_, c] = dtree(13);
+        assert_eq!((c[1], c[9], c[0], c[5]), (None, Some(1), Some(9), Some(9)));
+        // Most ranks that are leaves in one tree are inner in the other.
+        let [a, b] = dtree(16);
+        let inner = |t: &[Option<u32>], r: u32| t.contains(&Some(r));
+        let both_leaves = (0..16).filter(|&r| !inner(&a, r) && !inner(&b, r)).count();
+        assert_eq!(both_leaves, 0);
+    }
+
+    #[test]
+    fn tree_all_reduce_reduces_everything_in_two_halves() {
+        for n in [2, 3, 5, 8, 13, 16] {
+            let s = schedule(Op::AllReduce, Algorithm::Tree, n, 0);
+            well_formed(&s);
+            // Each tree: n - 1 edges up and n - 1 down.
+            assert_eq!(s.len(), 4 * (n - 1) as usize, "{n}");
+            assert_all_reduced(n, &s);
+            let halves: Vec<(u32, u32)> = s.iter().map(|t| t.parts).collect();
+            assert!(halves.iter().all(|&p| p == (0, n / 2) || p == (n / 2, n)));
+        }
+        // A leaf's send to its parent waits on nothing; the root's first
+        // send down waits on every child's sum.
+        let s = schedule(Op::AllReduce, Algorithm::Tree, 8, 0);
+        let first = s
+            .iter()
+            .find(|t| t.src == 7 && t.parts == (0, 4))
+            .expect("7 up");
+        assert_eq!((first.dst, first.after.len(), first.step), (6, 0, 0));
+        let root_down = s
+            .iter()
+            .find(|t| t.src == 0 && t.parts == (0, 4))
+            .expect("0 down");
+        assert_eq!(
+            (root_down.dst, root_down.after.len(), root_down.step),
+            (4, 1, 3)
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `kind = "collective"`: a training job's collective communication. A
 //! group of hosts (ranks placed by a rule) runs one collective operation
-//! per iteration, each iteration after `compute`: ring or
-//! halving-doubling all-reduce (data parallelism's gradient), ring
+//! per iteration, each iteration after `compute`: ring, halving-doubling
+//! or NCCL's double-binary-tree all-reduce (data parallelism's gradient), ring
 //! all-gather and reduce-scatter, direct or serialised all-to-all (expert
 //! parallelism), chain broadcast. Every transfer is a flow over the job's
 //! transport; a step's transfer starts when its rank has received what
