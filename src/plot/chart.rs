@@ -473,7 +473,8 @@ impl Chart {
         // Theory first, under the data.
         for s in &self.references {
             let xy = self.path(s, y_floor);
-            chart.draw_series(LineSeries::new(xy, REFERENCE.stroke_width(2)))?;
+            let color = self.reference_color(s);
+            chart.draw_series(LineSeries::new(xy, color.stroke_width(2)))?;
         }
         for (i, s) in self.series.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
@@ -632,7 +633,7 @@ impl Chart {
             let Some(i) = i else {
                 legend_area.draw(&PathElement::new(
                     vec![(8, row), (48, row)],
-                    REFERENCE.stroke_width(2),
+                    self.reference_color(s).stroke_width(2),
                 ))?;
                 legend_area.draw(&Text::new(
                     s.name.clone(),
@@ -653,6 +654,15 @@ impl Chart {
 }
 
 impl Chart {
+    /// A reference line's colour: grey, or the colour of the series it
+    /// belongs to (named [`REFERENCE_OF`] and the series' name: a bound
+    /// that differs between a sweep's cases).
+    fn reference_color(&self, r: &Series) -> RGBColor {
+        (r.name.strip_prefix(REFERENCE_OF))
+            .and_then(|of| self.series.iter().position(|s| s.name == of))
+            .map_or(REFERENCE, |i| PALETTE[i % PALETTE.len()])
+    }
+
     /// The legend's sample of series (or, `mark`, mark) `i` on its `row`
     /// of `legend_area`: its line, dashed as drawn, its marker, or a bar.
     fn draw_sample<DB: DrawingBackend>(
@@ -729,6 +739,10 @@ fn png_backend(rgb: &mut [u8]) -> Raster<BitMapBackend<'_>> {
 
 /// The colour of theory lines (a bound): a mid grey.
 const REFERENCE: RGBColor = RGBColor(120, 120, 120);
+
+/// How a reference line that belongs to one series is named: this, then
+/// the series' name (drawn thin in the series' colour).
+pub const REFERENCE_OF: &str = "bound: ";
 
 /// `c` at half its brightness: error bars over a marker of colour `c`.
 fn darker(c: RGBColor) -> RGBColor {

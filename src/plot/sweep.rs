@@ -10,7 +10,7 @@
 
 use super::PlotError;
 use super::bins;
-use super::chart::{Chart, Point, Series, Style, XAxis};
+use super::chart::{Chart, Point, REFERENCE_OF, Series, Style, XAxis};
 use super::data::{Csv, SweepResults};
 use super::spec::{PlotKind, PlotSpec};
 use crate::report::units;
@@ -448,7 +448,7 @@ fn metric_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figur
         }
         let mut references = Vec::new();
         if let Some(b) = &spec.bound {
-            references.push(bound_series(sweep, spec, b, x_axis, split, &x_of)?);
+            references.extend(bound_series(sweep, spec, b, x_axis, split, &x_of)?);
         }
         let ys = |series: &[Series], references: &[Series]| -> Vec<f64> {
             series
@@ -532,8 +532,11 @@ fn metric_figures(sweep: &mut SweepResults, spec: &PlotSpec) -> Result<Vec<Figur
     Ok(out)
 }
 
-/// The line of `spec.bound`'s metric `b` in split `split`: at each x, the
-/// mean over its runs (every series alike), without error bars.
+/// The lines of `spec.bound`'s metric `b` in split `split`: at each x,
+/// the mean over its runs, without error bars; one line named `bound`
+/// where every series has the same bound (cases on one collective), else
+/// one per series (cases of different algorithms), named
+/// [`REFERENCE_OF`] and the series.
 fn bound_series(
     sweep: &mut SweepResults,
     spec: &PlotSpec,
@@ -541,30 +544,54 @@ fn bound_series(
     x_axis: Option<usize>,
     split: &str,
     x_of: &dyn Fn(&String) -> f64,
-) -> Result<Series, PlotError> {
-    let mut at: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+) -> Result<Vec<Series>, PlotError> {
+    let mut at: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
     for i in 0..sweep.runs.len() {
         let k = keys(spec, &sweep.axes, &sweep.runs[i].0, x_axis);
         if k.split != split {
             continue;
         }
         if let Some(v) = sweep.value(i, b)? {
-            at.entry(k.x.clone()).or_default().push(v);
+            at.entry((k.series.clone(), k.x.clone()))
+                .or_default()
+                .push(v);
         }
     }
-    let mut points: Vec<Point> = at
-        .iter()
-        .map(|(x, v)| Point {
-            x: x_of(x),
-            y: v.iter().sum::<f64>() / v.len() as f64,
-            err: None,
-        })
-        .collect();
-    points.sort_by(|a, b| a.x.total_cmp(&b.x));
-    Ok(Series {
-        name: "bound".to_string(),
-        points,
-    })
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let line = |name: String, points: BTreeMap<&String, f64>| {
+        let mut points: Vec<Point> = (points.into_iter())
+            .map(|(x, y)| Point {
+                x: x_of(x),
+                y,
+                err: None,
+            })
+            .collect();
+        points.sort_by(|a, b| a.x.total_cmp(&b.x));
+        Series { name, points }
+    };
+    // Per x, each series' bound; one line when they agree everywhere.
+    let mut by_x: BTreeMap<&String, Vec<f64>> = BTreeMap::new();
+    for ((_, x), v) in &at {
+        by_x.entry(x).or_default().push(mean(v));
+    }
+    let agree = by_x.values().all(|v| {
+        let (lo, hi) = v
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(a, b), &y| (a.min(y), b.max(y)));
+        hi - lo <= 1e-9 * hi.abs().max(1.0)
+    });
+    if agree {
+        let points = by_x.iter().map(|(&x, v)| (x, mean(v))).collect();
+        return Ok(vec![line("bound".to_string(), points)]);
+    }
+    let mut per: BTreeMap<&String, BTreeMap<&String, f64>> = BTreeMap::new();
+    for ((series, x), v) in &at {
+        per.entry(series).or_default().insert(x, mean(v));
+    }
+    Ok(per
+        .into_iter()
+        .map(|(series, points)| line(format!("{REFERENCE_OF}{series}"), points))
+        .collect())
 }
 
 /// One completed flow of a run: its size (0 when unbounded) and FCT.

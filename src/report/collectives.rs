@@ -73,6 +73,10 @@ pub struct OpSummary {
     pub bound_us: f64,
     /// Its bus bandwidth (nccl-tests), Gb/s.
     pub busbw_gbps: Summary,
+    /// The bus bandwidth its bound allows (the empty fabric's ceiling at
+    /// this size: near the link rate for large sizes, lower where each
+    /// step's latency counts), Gb/s.
+    pub busbw_bound_gbps: f64,
 }
 
 /// Every collective of the run, in order.
@@ -229,6 +233,7 @@ pub fn jobs(run: &RunRecord, coll: &[CollectiveRow]) -> Vec<JobSummary> {
                 cct_us: Summary::default(),
                 bound_us: us_f(r.bound_ps),
                 busbw_gbps: Summary::default(),
+                busbw_bound_gbps: busbw_gbps(c, r.bound_ps.max(1)),
             });
         }
         if let (Some(s), Some(e)) = (r.start, r.end) {

@@ -499,3 +499,40 @@ fn collective_jobs_draw_timelines_and_no_size_trend() {
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// A sweep's `bound` that differs between cases (two algorithms) is one
+/// line per case, named for it and drawn in its colour; one shared by
+/// every case (one collective under two path choices) stays one grey
+/// `bound`.
+#[test]
+fn a_bound_that_differs_between_cases_is_drawn_per_case() {
+    let dir = std::env::temp_dir().join(format!("dcnsim-bound-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("made");
+    let base = std::fs::read_to_string("scenarios/ai-training/nccl-allreduce.toml").expect("read");
+    std::fs::write(dir.join("base.toml"), base).expect("written");
+    let sweep = "[sweep]\nbase = \"base.toml\"\nseeds = 1\n\
+        [sweep.grid]\n\"workload[0].size\" = [\"16B\", \"16KB\"]\n\
+        [[sweep.case]]\nname = \"ring\"\n\
+        [[sweep.case]]\nname = \"tree\"\nset = { \"workload[0].algorithm\" = \"tree\" }\n\
+        [[plot]]\ny = \"jobs.0.collectives.0.busbw_gbps.mean\"\n\
+        bound = \"jobs.0.collectives.0.busbw_bound_gbps\"\nname = \"busbw\"\n\
+        [[plot]]\ny = \"jobs.0.collectives.0.cct_us.mean\"\n\
+        bound = \"jobs.0.collectives.0.size_bytes\"\nname = \"same\"\n";
+    std::fs::write(dir.join("sweep.toml"), sweep).expect("written");
+    let out = dir.join("out");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_dcnsim"))
+        .args(["sweep", "sweep.toml", "--out", "out", "--no-plots"])
+        .current_dir(&dir)
+        .status()
+        .expect("runs");
+    assert!(status.success());
+    let figures = dcnsim::plot::sweep::figures(&out).expect("figures");
+    let refs = |name: &str| -> Vec<String> {
+        let f = figures.iter().find(|f| f.name == name).expect(name);
+        f.chart.references.iter().map(|r| r.name.clone()).collect()
+    };
+    assert_eq!(refs("busbw"), ["bound: ring", "bound: tree"]);
+    assert_eq!(refs("same"), ["bound"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
