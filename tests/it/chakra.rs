@@ -416,3 +416,37 @@ fn two_trace_jobs_share_the_fabric() {
         assert_eq!(s.traces[0].compute_us, both.traces[i].compute_us);
     }
 }
+
+/// A job too large to plan is refused before it is planned, naming the
+/// key: iterations past the node runs a job may have.
+#[test]
+fn a_job_too_large_to_plan_is_refused() {
+    let text =
+        trace("tests/traces/chakra/generator/one_comp_node", "\"0-3\"") + "iterations = 100000\n";
+    let ok = dcnsim::scenario::parse_str("test.toml", &text);
+    assert!(ok.is_ok(), "4 x 100,000 node runs fit");
+    let text = trace(
+        "scenarios/ai-training/traces/dp-4layer/dp-4layer",
+        "\"0-7\"",
+    ) + "iterations = 100000\n";
+    let e = dcnsim::scenario::parse_str("test.toml", &text)
+        .expect_err("too large")
+        .to_string();
+    assert!(
+        e.contains("100000 iterations of 448 transfers plan 44800000, more than the 16777216"),
+        "{e}"
+    );
+    assert!(e.contains("iterations"), "{e}");
+    let text = trace(
+        "scenarios/ai-training/traces/dp-4layer/dp-4layer",
+        "\"0-7\"",
+    )
+    .replace(
+        "kind = \"chakra\"",
+        "kind = \"chakra\"\niterations = 100000\nchannels = 64",
+    );
+    let e = dcnsim::scenario::parse_str("test.toml", &text)
+        .expect_err("too large")
+        .to_string();
+    assert!(e.contains("transfers"), "{e}");
+}

@@ -7,7 +7,7 @@
 use super::read::{RankTrace, Work};
 use super::{NodeInfo, NodeKind, RankPart, TracePlan};
 use crate::registry::workload::collective::algo::{self, Algorithm, Op};
-use crate::registry::workload::collective::{OpSpec, Stage, expand};
+use crate::registry::workload::collective::{MAX_TRANSFERS, OpSpec, Stage, expand};
 use crate::registry::workload::{Done, FlowPlan, Hold, Plan, TriggerPlan};
 use sim_core::{Bytes, SimDuration};
 use std::collections::BTreeMap;
@@ -56,8 +56,29 @@ impl Job<'_> {
         )
     }
 
-    /// The plan, ranks standing for hosts.
-    pub fn plan(&self) -> Result<Plan, String> {
+    /// The plan, ranks standing for hosts; refused before it is built
+    /// when its iterations would plan more than [`MAX_TRANSFERS`] flows.
+    /// An error names the key at fault (`trace` or `iterations`).
+    pub fn plan(&self) -> Result<Plan, (&'static str, String)> {
+        if self.iterations > 1 {
+            let one = Job {
+                iterations: 1,
+                algorithms: self.algorithms.clone(),
+                ..*self
+            };
+            let per = one.plan()?.flows.len() as u64;
+            let all = per.saturating_mul(self.iterations as u64);
+            if all > MAX_TRANSFERS {
+                return Err((
+                    "iterations",
+                    format!(
+                        "{} iterations of {per} transfers plan {all}, more than the {MAX_TRANSFERS} \
+                     one workload may: use fewer iterations, channels or a larger chunk",
+                        self.iterations
+                    ),
+                ));
+            }
+        }
         let n = self.ranks();
         let mut plan = Plan {
             streams: (0..n).flat_map(|r| [r; STREAMS as usize]).collect(),
@@ -87,8 +108,10 @@ impl Job<'_> {
                 last_end[r as usize] = Some(part.end);
                 parts.push(part);
             }
-            self.collectives(&mut plan, it, &parts)?;
-            self.point_to_point(&mut plan, it, &parts)?;
+            let at_trace = |m: String| ("trace", m);
+            self.collectives(&mut plan, it, &parts).map_err(at_trace)?;
+            self.point_to_point(&mut plan, it, &parts)
+                .map_err(at_trace)?;
             for (r, p) in (0u32..).zip(parts) {
                 trace.parts.push(self.record(it, r, p));
             }
@@ -129,7 +152,7 @@ impl Job<'_> {
         let mut entry = Vec::with_capacity(tr.nodes.len());
         let mut done = Vec::with_capacity(tr.nodes.len());
         for (i, node) in tr.nodes.iter().enumerate() {
-            let (e, d) = node_triggers(plan, r, &node.work, node, order[i]);
+            let (e, d) = node_triggers(plan, r, node, order[i]);
             entry.push(e);
             done.push(d);
         }
@@ -232,25 +255,7 @@ impl Job<'_> {
         nodes: &[(u32, usize)],
         parts: &[Part],
     ) -> Result<(), String> {
-        let work = |&(r, i): &(u32, usize)| &self.traces[r as usize].nodes[i].work;
-        let (op, size) = match work(&nodes[0]) {
-            Work::Collective { op, size, .. } => (*op, *size),
-            _ => unreachable!("collected as collectives"),
-        };
-        for n in &nodes[1..] {
-            if let Work::Collective { op: o, size: s, .. } = work(n)
-                && (*o != op || *s != size)
-            {
-                return Err(format!(
-                    "{}: {} of {s} B, where rank {} calls {} of {size} B in the same place: the \
-                     ranks of a group make the same calls",
-                    self.at(n.0, n.1),
-                    o.name(),
-                    nodes[0].0,
-                    op.name()
-                ));
-            }
-        }
+        let (op, size) = self.same_calls(nodes)?;
         let g = nodes.len() as u32;
         let algorithm =
             (self.algorithms.iter().find(|a| a.0 == op)).map_or(op.default_algorithm(), |a| a.1);
@@ -267,6 +272,14 @@ impl Job<'_> {
                 self.at(nodes[0].0, nodes[0].1)
             )
         })?;
+        let planned = (plan.flows.len() as u64).saturating_add(spec.transfers(g));
+        if planned > MAX_TRANSFERS {
+            return Err(format!(
+                "{}: the job's collectives and sends plan {planned} transfers by here, more than \
+                 the {MAX_TRANSFERS} one workload may: use fewer iterations, channels or a larger chunk",
+                self.at(nodes[0].0, nodes[0].1)
+            ));
+        }
         let sched = algo::schedule(op, algorithm, g, 0);
         let ranks: Vec<u32> = nodes.iter().map(|n| n.0).collect();
         let stage = Stage {
@@ -289,6 +302,31 @@ impl Job<'_> {
         }
         plan.collectives.push(e.coll);
         Ok(())
+    }
+
+    /// The operation and size every rank of an instance calls (`nodes`:
+    /// (rank, node)), or why they differ.
+    fn same_calls(&self, nodes: &[(u32, usize)]) -> Result<(Op, u64), String> {
+        let work = |&(r, i): &(u32, usize)| &self.traces[r as usize].nodes[i].work;
+        let (op, size) = match work(&nodes[0]) {
+            Work::Collective { op, size, .. } => (*op, *size),
+            _ => unreachable!("collected as collectives"),
+        };
+        for n in &nodes[1..] {
+            if let Work::Collective { op: o, size: s, .. } = work(n)
+                && (*o != op || *s != size)
+            {
+                return Err(format!(
+                    "{}: {} of {s} B, where rank {} calls {} of {size} B in the same place: the \
+                     ranks of a group make the same calls",
+                    self.at(n.0, n.1),
+                    o.name(),
+                    nodes[0].0,
+                    op.name()
+                ));
+            }
+        }
+        Ok((op, size))
     }
 
     /// Pairs iteration `it`'s sends and receives into flows.
@@ -378,13 +416,8 @@ impl Job<'_> {
 /// The triggers of `node` of rank `r` (its place among the streams'
 /// waiters `order`): the one that starts it and the one that ends it (one
 /// and the same for compute and pass nodes).
-fn node_triggers(
-    plan: &mut Plan,
-    r: u32,
-    work: &Work,
-    node: &super::TraceNode,
-    order: u64,
-) -> (u32, u32) {
+fn node_triggers(plan: &mut Plan, r: u32, node: &super::TraceNode, order: u64) -> (u32, u32) {
+    let work = &node.work;
     let stream = |s: u32| r * STREAMS + s;
     let hold = |s: u32| {
         Some(Hold {

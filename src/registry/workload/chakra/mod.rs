@@ -90,6 +90,10 @@ fn one() -> u32 {
     1
 }
 
+/// The most node runs (nodes over every rank, times iterations) a job
+/// may plan: each is one or two triggers, so its plan fits in memory.
+pub const MAX_NODE_RUNS: u64 = 1 << 24;
+
 /// The most iterations a trace job may run.
 const MAX_ITERATIONS: u32 = 100_000;
 
@@ -227,6 +231,16 @@ pub(super) fn parse(t: &Table<'_>) -> Result<Spec, ScenarioError> {
         super::check_size("chunk", c).map_err(|(key, m)| bad(&key, m))?;
     }
     super::check_planned("start", "start", Some(k.start.ps())).map_err(|(key, m)| bad(&key, m))?;
+    let nodes: u64 = traces.iter().map(|t| t.nodes.len() as u64).sum();
+    let runs = nodes.saturating_mul(k.iterations as u64);
+    if runs > MAX_NODE_RUNS {
+        let msg = format!(
+            "{} iterations of {nodes} nodes run {runs} nodes, more than the {MAX_NODE_RUNS} one job \
+             may: give fewer iterations",
+            k.iterations
+        );
+        return Err(bad("iterations", msg));
+    }
     let algorithms = algorithms(&k.algorithms).map_err(|m| bad("algorithms", m))?;
     for (name, members) in &k.groups {
         check_group(name, members, ranks).map_err(|m| bad("groups", m))?;
@@ -241,7 +255,7 @@ pub(super) fn parse(t: &Table<'_>) -> Result<Spec, ScenarioError> {
         iterations: k.iterations,
         start: k.start,
     };
-    let plan = job.plan().map_err(|m| bad("trace", m))?;
+    let plan = job.plan().map_err(|(key, m)| bad(key, m))?;
     plan.check_triggers()
         .map_err(|e| bad("trace", format!("the trace's dependencies cannot run: {e}")))?;
     let w = Chakra {

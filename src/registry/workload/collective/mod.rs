@@ -164,7 +164,7 @@ impl OpSpec {
     }
 
     /// Its transfers, counting channels and pieces (saturating).
-    fn transfers(&self, n: u32) -> u64 {
+    pub(crate) fn transfers(&self, n: u32) -> u64 {
         let sched = algo::schedule(self.op, self.algorithm(), n, 0);
         let per_channel = self.size.0 / self.channels as u64;
         sched
