@@ -450,3 +450,79 @@ fn a_job_too_large_to_plan_is_refused() {
         .to_string();
     assert!(e.contains("transfers"), "{e}");
 }
+
+fn attr_list(name: &str, v: &[i64]) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        doc_string: String::new(),
+        value: Some(Value::Int64List(schema::Int64List { values: v.to_vec() })),
+    }
+}
+
+fn all_to_all_v(row: &[i64]) -> schema::Node {
+    node(
+        1,
+        NodeType::CommCollNode,
+        &[],
+        vec![attr_i("comm_type", 6), attr_list("comm_sizes", row)],
+    )
+}
+
+/// MoE's variable all-to-all (`comm_sizes`, one entry per rank of the
+/// group): each pair's bytes are one flow, a pair with nothing to send
+/// none; rows that do not fit the group are refused.
+#[test]
+fn a_variable_all_to_all_sends_each_pair_its_bytes() {
+    let dir = tempfile_dir();
+    let rows = [vec![0, 1000, 5000], vec![2000, 0, 0], vec![3000, 4000, 0]];
+    write_traces(
+        &dir,
+        &rows
+            .iter()
+            .map(|r| vec![all_to_all_v(r)])
+            .collect::<Vec<_>>(),
+    );
+    let (w, s) = common::run(&trace(&format!("{}/t", dir.display()), "[0, 1, 4]"));
+    assert_eq!(s.traces[0].completed, 1);
+    let flows = flows_csv(&w.run_record());
+    let mut sent: Vec<(String, String, String)> = flows
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let c: Vec<&str> = l.split(',').collect();
+            (c[2].to_string(), c[3].to_string(), c[4].to_string())
+        })
+        .collect();
+    sent.sort();
+    let want: Vec<(String, String, String)> = [
+        ("0", "1", "1000"),
+        ("0", "4", "5000"),
+        ("1", "0", "2000"),
+        ("4", "0", "3000"),
+        ("4", "1", "4000"),
+    ]
+    .iter()
+    .map(|&(a, b, c)| (a.into(), b.into(), c.into()))
+    .collect();
+    assert_eq!(sent, want, "{flows}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let e = refused(
+        &[
+            vec![all_to_all_v(&[0, 10])],
+            vec![all_to_all_v(&[10, 0, 5])],
+        ],
+        "",
+    );
+    assert!(
+        e.contains("t.1.et: node 1 ('n1'): comm_sizes has 3 entries for a group of 2 ranks"),
+        "{e}"
+    );
+    let e = refused(
+        &[vec![all_to_all_v(&[7, 10])], vec![all_to_all_v(&[10, 0])]],
+        "",
+    );
+    assert!(
+        e.contains("comm_sizes gives 7 B to this rank itself (entry 0)"),
+        "{e}"
+    );
+}

@@ -265,7 +265,10 @@ impl Job<'_> {
             size
         };
         let root = (op == Op::Broadcast).then_some(0);
-        let spec = OpSpec::new(op, algorithm, Bytes(total), self.channels, self.chunk, root);
+        let spec = match self.pair_rows(nodes)? {
+            Some(rows) => OpSpec::all_to_all_v(algorithm, rows, self.channels, self.chunk),
+            None => OpSpec::new(op, algorithm, Bytes(total), self.channels, self.chunk, root),
+        };
         spec.check(g, "").map_err(|(key, m)| {
             format!(
                 "{}: {m} ({key} for this collective)",
@@ -308,13 +311,20 @@ impl Job<'_> {
     /// (rank, node)), or why they differ.
     fn same_calls(&self, nodes: &[(u32, usize)]) -> Result<(Op, u64), String> {
         let work = |&(r, i): &(u32, usize)| &self.traces[r as usize].nodes[i].work;
-        let (op, size) = match work(&nodes[0]) {
-            Work::Collective { op, size, .. } => (*op, *size),
+        let (op, size, varies) = match work(&nodes[0]) {
+            Work::Collective {
+                op, size, sizes, ..
+            } => (*op, *size, sizes.is_some()),
             _ => unreachable!("collected as collectives"),
         };
         for n in &nodes[1..] {
-            if let Work::Collective { op: o, size: s, .. } = work(n)
-                && (*o != op || *s != size)
+            if let Work::Collective {
+                op: o,
+                size: s,
+                sizes,
+                ..
+            } = work(n)
+                && (*o != op || sizes.is_some() != varies || (!varies && *s != size))
             {
                 return Err(format!(
                     "{}: {} of {s} B, where rank {} calls {} of {size} B in the same place: the \
@@ -327,6 +337,45 @@ impl Job<'_> {
             }
         }
         Ok((op, size))
+    }
+
+    /// A variable all-to-all's matrix: each rank's `comm_sizes` row (one
+    /// entry per rank of the group, nothing to itself), or `None` for a
+    /// collective without.
+    fn pair_rows(&self, nodes: &[(u32, usize)]) -> Result<Option<Vec<Vec<u64>>>, String> {
+        let g = nodes.len();
+        let mut rows = Vec::with_capacity(g);
+        for (p, &(r, i)) in nodes.iter().enumerate() {
+            let Work::Collective {
+                sizes: Some(row), ..
+            } = &self.traces[r as usize].nodes[i].work
+            else {
+                return Ok(None);
+            };
+            if row.len() != g {
+                return Err(format!(
+                    "{}: comm_sizes has {} entries for a group of {g} ranks: give one per rank",
+                    self.at(r, i),
+                    row.len()
+                ));
+            }
+            if row[p] != 0 {
+                return Err(format!(
+                    "{}: comm_sizes gives {} B to this rank itself (entry {p}): an all-to-all \
+                     sends nothing to itself; give 0",
+                    self.at(r, i),
+                    row[p]
+                ));
+            }
+            if let Some(&b) = row.iter().find(|&&b| b > super::super::MAX_FLOW_BYTES) {
+                return Err(format!(
+                    "{}: comm_sizes entry {b} B is above 1 PB",
+                    self.at(r, i)
+                ));
+            }
+            rows.push(row.clone());
+        }
+        Ok(Some(rows))
     }
 
     /// Pairs iteration `it`'s sends and receives into flows.

@@ -9,7 +9,9 @@
 //! The attributes read are the ones ASTRA-sim's trace feeder reads
 //! (astra-sim/chakra `src/feeder/et_feeder_node.cpp`): `comm_type`,
 //! `comm_size`, `comm_src`, `comm_dst`, `comm_tag`, `pg_name` and
-//! `is_cpu_op`. Any other attribute is passed over, as the feeder does.
+//! `is_cpu_op`, and one of dcnsim's own, `comm_sizes` (a variable
+//! all-to-all's bytes to each rank of the group, which Chakra's schema
+//! lacks). Any other attribute is passed over, as the feeder does.
 
 use super::schema::{self, AttributeProto, CollectiveCommType, NodeType, Value};
 use crate::registry::workload::collective::algo::Op;
@@ -29,10 +31,15 @@ pub enum Work {
     Collective {
         /// Which one.
         op: Op,
-        /// `comm_size`, bytes (ASTRA-sim's meaning: see `mod.rs`).
+        /// `comm_size`, bytes (ASTRA-sim's meaning: see `mod.rs`); for a
+        /// variable all-to-all, the sum of `sizes`.
         size: u64,
         /// `pg_name`: the group (absent: every rank of the job).
         group: Option<String>,
+        /// `comm_sizes` (an all-to-all only, dcnsim's attribute): the
+        /// bytes this rank sends to each rank of its group, in the group's
+        /// order (MoE's variable all-to-all, which Chakra's schema lacks).
+        sizes: Option<Vec<u64>>,
     },
     /// A send of `size` bytes to rank `peer`.
     Send {
@@ -213,11 +220,38 @@ fn work(n: &schema::Node, rank: u32, ranks: u32) -> Result<Work, String> {
         NodeType::CompNode => Work::Compute {
             cpu: attrs.bool("is_cpu_op")?.unwrap_or(false),
         },
-        NodeType::CommCollNode => Work::Collective {
-            op: collective_op(&attrs)?,
-            size: size()?,
-            group: attrs.string("pg_name")?,
-        },
+        NodeType::CommCollNode => {
+            let op = collective_op(&attrs)?;
+            let sizes = attrs.u64_list("comm_sizes")?;
+            let size = match &sizes {
+                None => size()?,
+                Some(_) if op != Op::AllToAll => {
+                    return Err(format!(
+                        "comm_sizes is an all-to-all's; this is {}",
+                        op.name()
+                    ));
+                }
+                Some(row) => {
+                    let sum = row.iter().fold(0u64, |a, &b| a.saturating_add(b));
+                    match attrs.u64("comm_size")? {
+                        Some(s) if s != sum => {
+                            return Err(format!(
+                                "comm_size {s} is not the sum of comm_sizes ({sum})"
+                            ));
+                        }
+                        _ if sum == 0 => return Err("comm_sizes sends nothing".into()),
+                        _ => sum,
+                    }
+                }
+            };
+            let group = attrs.string("pg_name")?;
+            Work::Collective {
+                op,
+                size,
+                group,
+                sizes,
+            }
+        }
         NodeType::CommSendNode => {
             let (peer, tag) = peer_of(&attrs, ty, ("comm_src", "comm_dst"), rank, ranks)?;
             let size = size()?;
@@ -312,6 +346,31 @@ impl Attrs<'_> {
             Some(Value::Uint32Val(v) | Value::Fixed32Val(v)) => *v as u64,
             Some(Value::Uint64Val(v) | Value::Fixed64Val(v)) => *v,
             Some(_) => return Err(format!("attribute {name} is not an integer")),
+        }))
+    }
+
+    /// A list attribute of any of the schema's integer types.
+    fn u64_list(&self, name: &str) -> Result<Option<Vec<u64>>, String> {
+        let neg = |v: i64| format!("attribute {name} has {v}: each must be at least 0");
+        let signed = |l: &[i64]| -> Result<Vec<u64>, String> {
+            l.iter()
+                .map(|&v| u64::try_from(v).map_err(|_| neg(v)))
+                .collect()
+        };
+        let widen = |l: &[i32]| l.iter().map(|&v| v as i64).collect::<Vec<i64>>();
+        Ok(Some(match self.get(name) {
+            None => return Ok(None),
+            Some(Value::Int64List(l)) => signed(&l.values)?,
+            Some(Value::Sint64List(l)) => signed(&l.values)?,
+            Some(Value::Sfixed64List(l)) => signed(&l.values)?,
+            Some(Value::Int32List(l)) => signed(&widen(&l.values))?,
+            Some(Value::Sint32List(l)) => signed(&widen(&l.values))?,
+            Some(Value::Sfixed32List(l)) => signed(&widen(&l.values))?,
+            Some(Value::Uint64List(l)) => l.values.clone(),
+            Some(Value::Fixed64List(l)) => l.values.clone(),
+            Some(Value::Uint32List(l)) => l.values.iter().map(|&v| v as u64).collect(),
+            Some(Value::Fixed32List(l)) => l.values.iter().map(|&v| v as u64).collect(),
+            Some(_) => return Err(format!("attribute {name} is not a list of integers")),
         }))
     }
 
@@ -450,6 +509,7 @@ mod tests {
             op: Op::AllReduce,
             size: 1 << 20,
             group: None,
+            sizes: None,
         };
         assert_eq!(t.nodes[0].work, want);
     }

@@ -80,6 +80,10 @@ pub struct OpSpec {
     channels: u32,
     chunk: Option<Bytes>,
     root: Option<u32>,
+    /// An all-to-all's bytes from each rank to each (MoE's variable
+    /// all-to-all, from a trace); `size` is then the mean a rank sends.
+    #[serde(skip)]
+    pair_bytes: Option<std::sync::Arc<Vec<Vec<u64>>>>,
 }
 
 fn one() -> u32 {
@@ -145,6 +149,44 @@ impl OpSpec {
             channels,
             chunk,
             root,
+            pair_bytes: None,
+        }
+    }
+
+    /// A variable all-to-all: rank r sends `bytes[r][d]` to rank d (a
+    /// square matrix with a zero diagonal, checked by the caller); its
+    /// size is the mean a rank sends.
+    pub(crate) fn all_to_all_v(
+        algorithm: Algorithm,
+        bytes: Vec<Vec<u64>>,
+        channels: u32,
+        chunk: Option<Bytes>,
+    ) -> Self {
+        let n = bytes.len().max(1) as u64;
+        let total: u64 = bytes.iter().flatten().fold(0, |a, &b| a.saturating_add(b));
+        let mut spec = OpSpec::new(
+            Op::AllToAll,
+            algorithm,
+            Bytes(total / n),
+            channels,
+            chunk,
+            None,
+        );
+        spec.pair_bytes = Some(std::sync::Arc::new(bytes));
+        spec
+    }
+
+    /// The bytes of schedule transfer `t` (of `n` ranks) in channel
+    /// slice `c`: its parts of the buffer, or its pair's bytes.
+    fn transfer_bytes(&self, t: &Transfer, n: u32, c: u32) -> u64 {
+        match &self.pair_bytes {
+            Some(m) => {
+                Self::part_bytes(m[t.src as usize][t.dst as usize], self.channels, (c, c + 1))
+            }
+            None => {
+                let slice = Self::part_bytes(self.size.0, self.channels, (c, c + 1));
+                Self::part_bytes(slice, n, t.parts)
+            }
         }
     }
 
@@ -166,6 +208,15 @@ impl OpSpec {
     /// Its transfers, counting channels and pieces (saturating).
     pub(crate) fn transfers(&self, n: u32) -> u64 {
         let sched = algo::schedule(self.op, self.algorithm(), n, 0);
+        if self.pair_bytes.is_some() {
+            return (0..self.channels)
+                .flat_map(|c| sched.iter().map(move |t| (c, t)))
+                .map(|(c, t)| match self.transfer_bytes(t, n, c) {
+                    0 => 0,
+                    b => self.pieces(b),
+                })
+                .fold(0u64, u64::saturating_add);
+        }
         let per_channel = self.size.0 / self.channels as u64;
         sched
             .iter()
@@ -237,6 +288,7 @@ impl Collective {
             channels: self.channels,
             chunk: self.chunk,
             root: self.root,
+            pair_bytes: None,
         };
         std::iter::once(first)
             .chain(self.then.iter().cloned())
@@ -457,11 +509,14 @@ pub(crate) fn expand(
     let mut ends = vec![Vec::new(); n as usize];
     let mut steps = vec![Vec::new(); n as usize];
     for c in 0..op.channels {
-        let slice = OpSpec::part_bytes(op.size.0, op.channels, (c, c + 1));
         // Each schedule transfer's pieces (plan flow indices).
         let mut pieces: Vec<Vec<u32>> = Vec::with_capacity(sched.len());
         for t in sched {
-            let bytes = OpSpec::part_bytes(slice, n, t.parts);
+            let bytes = op.transfer_bytes(t, n, c);
+            if bytes == 0 && op.pair_bytes.is_some() {
+                pieces.push(Vec::new()); // a pair with nothing to send
+                continue;
+            }
             let m = op.pieces(bytes);
             let mut mine = Vec::with_capacity(m as usize);
             for j in 0..m {
