@@ -33,16 +33,6 @@ pub(super) struct Job<'a> {
     pub start: SimDuration,
 }
 
-/// One rank's triggers for one iteration.
-struct Part {
-    begin: u32,
-    end: u32,
-    /// By node: the trigger that starts it and the one that ends it (the
-    /// same for compute and pass nodes).
-    entry: Vec<u32>,
-    done: Vec<u32>,
-}
-
 impl Job<'_> {
     fn ranks(&self) -> u32 {
         self.traces.len() as u32
@@ -56,29 +46,11 @@ impl Job<'_> {
         )
     }
 
-    /// The plan, ranks standing for hosts; refused before it is built
-    /// when its iterations would plan more than [`MAX_TRANSFERS`] flows.
+    /// The plan, ranks standing for hosts; refused after its first
+    /// iteration when its iterations would plan more than
+    /// [`MAX_TRANSFERS`] flows.
     /// An error names the key at fault (`trace` or `iterations`).
     pub fn plan(&self) -> Result<Plan, (&'static str, String)> {
-        if self.iterations > 1 {
-            let one = Job {
-                iterations: 1,
-                algorithms: self.algorithms.clone(),
-                ..*self
-            };
-            let per = one.plan()?.flows.len() as u64;
-            let all = per.saturating_mul(self.iterations as u64);
-            if all > MAX_TRANSFERS {
-                return Err((
-                    "iterations",
-                    format!(
-                        "{} iterations of {per} transfers plan {all}, more than the {MAX_TRANSFERS} \
-                     one workload may: use fewer iterations, channels or a larger chunk",
-                        self.iterations
-                    ),
-                ));
-            }
-        }
         let n = self.ranks();
         let mut plan = Plan {
             streams: (0..n).flat_map(|r| [r; STREAMS as usize]).collect(),
@@ -112,8 +84,9 @@ impl Job<'_> {
             self.collectives(&mut plan, it, &parts).map_err(at_trace)?;
             self.point_to_point(&mut plan, it, &parts)
                 .map_err(at_trace)?;
-            for (r, p) in (0u32..).zip(parts) {
-                trace.parts.push(self.record(it, r, p));
+            trace.parts.extend(parts);
+            if it == 0 {
+                self.check_transfers(plan.flows.len() as u64)?;
             }
         }
         // Streams are taken lowest id first; so are the triggers one
@@ -127,10 +100,26 @@ impl Job<'_> {
         Ok(plan)
     }
 
+    /// Refuses a job whose iterations would plan more than
+    /// [`MAX_TRANSFERS`] flows, `per` an iteration (measured on the first,
+    /// before the others are planned).
+    fn check_transfers(&self, per: u64) -> Result<(), (&'static str, String)> {
+        let all = per.saturating_mul(self.iterations as u64);
+        if all <= MAX_TRANSFERS {
+            return Ok(());
+        }
+        let msg = format!(
+            "{} iterations of {per} transfers plan {all}, more than the {MAX_TRANSFERS} one \
+             workload may: use fewer iterations, channels or a larger chunk",
+            self.iterations
+        );
+        Err(("iterations", msg))
+    }
+
     /// Rank `r`'s triggers of iteration `it`: one that begins it (at the
     /// job's start, or when `after` fires), its nodes' and one that ends
     /// it; each node waiting on its dependencies.
-    fn nodes(&self, plan: &mut Plan, it: u32, r: u32, after: Option<u32>) -> Part {
+    fn nodes(&self, plan: &mut Plan, it: u32, r: u32, after: Option<u32>) -> RankPart {
         let tr = &self.traces[r as usize];
         let blank = || TriggerPlan::all(r, Vec::new(), SimDuration::ZERO, Vec::new());
         let mut begin = blank();
@@ -170,7 +159,9 @@ impl Job<'_> {
             }
             plan.triggers[done[i] as usize].fires.push(end);
         }
-        Part {
+        RankPart {
+            iteration: it,
+            rank: r,
             begin,
             end,
             entry,
@@ -188,7 +179,7 @@ impl Job<'_> {
 
     /// Plans each collective instance of iteration `it`: the k-th
     /// collective node of a group on each of its ranks.
-    fn collectives(&self, plan: &mut Plan, it: u32, parts: &[Part]) -> Result<(), String> {
+    fn collectives(&self, plan: &mut Plan, it: u32, parts: &[RankPart]) -> Result<(), String> {
         // Per group: per rank, its collective nodes in the file's order.
         let mut calls: BTreeMap<Option<&str>, BTreeMap<u32, Vec<usize>>> = BTreeMap::new();
         for (r, tr) in (0u32..).zip(self.traces) {
@@ -253,7 +244,7 @@ impl Job<'_> {
         it: u32,
         index: u32,
         nodes: &[(u32, usize)],
-        parts: &[Part],
+        parts: &[RankPart],
     ) -> Result<(), String> {
         let (op, size) = self.same_calls(nodes)?;
         let g = nodes.len() as u32;
@@ -379,7 +370,7 @@ impl Job<'_> {
     }
 
     /// Pairs iteration `it`'s sends and receives into flows.
-    fn point_to_point(&self, plan: &mut Plan, it: u32, parts: &[Part]) -> Result<(), String> {
+    fn point_to_point(&self, plan: &mut Plan, it: u32, parts: &[RankPart]) -> Result<(), String> {
         // (src, dst, tag) -> the sends and the receives, in file order.
         type Ends = (Vec<(u32, usize, u64)>, Vec<(u32, usize, u64)>);
         let mut pairs: BTreeMap<(u32, u32, u64), Ends> = BTreeMap::new();
@@ -447,18 +438,6 @@ impl Job<'_> {
             }
         }
         Ok(())
-    }
-
-    /// What the report reads of rank `r`'s part of iteration `it`.
-    fn record(&self, it: u32, r: u32, p: Part) -> RankPart {
-        RankPart {
-            iteration: it,
-            rank: r,
-            begin: p.begin,
-            end: p.end,
-            entry: p.entry,
-            done: p.done,
-        }
     }
 }
 

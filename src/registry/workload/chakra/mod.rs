@@ -40,7 +40,7 @@ use super::collective::placement::{self, Placement};
 use super::{HostSet, Plan, PlanEnv, Spec, Workload, priority_zero};
 use crate::scenario::{ScenarioError, Table};
 use serde::Deserialize;
-use sim_core::{Bytes, RngStream, SimDuration};
+use sim_core::{Bytes, SimDuration};
 use std::collections::BTreeMap;
 
 mod build;
@@ -303,13 +303,7 @@ fn read_traces(
 /// The algorithm of each operation: the workload's `algorithms` table
 /// (operation name to algorithm), each operation's default otherwise.
 fn algorithms(given: &BTreeMap<String, Algorithm>) -> Result<Vec<(Op, Algorithm)>, String> {
-    let ops = [
-        Op::AllReduce,
-        Op::AllGather,
-        Op::ReduceScatter,
-        Op::AllToAll,
-        Op::Broadcast,
-    ];
+    let ops = Op::ALL;
     for (name, &a) in given {
         let Some(&op) = ops.iter().find(|o| o.name() == name) else {
             let valid: Vec<&str> = ops.iter().map(|o| o.name()).collect();
@@ -385,14 +379,7 @@ impl Workload for Chakra {
     }
     fn plan(&self, env: &PlanEnv<'_>) -> Plan {
         let given: Vec<u32> = self.hosts.iter().collect();
-        let purpose = sim_core::rng::purpose::PLACEMENT;
-        let mut rng = RngStream::new(env.seed, env.index as u64, purpose);
-        let racks = match self.placement {
-            Placement::Striped => placement::racks(&env.topology.build()),
-            _ => Vec::new(),
-        };
-        let rack = |h: u32| racks.get(h as usize).copied().unwrap_or(0);
-        let hosts = placement::place(&given, self.placement, rack, &mut rng);
+        let hosts = placement::place_job(&given, self.placement, env);
         build::placed(&self.plan, &hosts)
     }
 }

@@ -134,6 +134,15 @@ pub enum Algorithm {
 }
 
 impl Op {
+    /// Every operation, in the order of [`IMPLEMENTED`]'s first rows.
+    pub const ALL: [Op; 5] = [
+        Op::AllReduce,
+        Op::AllGather,
+        Op::ReduceScatter,
+        Op::AllToAll,
+        Op::Broadcast,
+    ];
+
     /// Its name as written.
     pub fn name(self) -> &'static str {
         match self {
@@ -700,14 +709,7 @@ mod tests {
                 );
             }
         }
-        let ops = [
-            Op::AllReduce,
-            Op::AllGather,
-            Op::ReduceScatter,
-            Op::AllToAll,
-            Op::Broadcast,
-        ];
-        for op in ops {
+        for op in Op::ALL {
             let first = IMPLEMENTED.iter().find(|i| i.op == op).expect("a row");
             assert_eq!(op.default_algorithm(), first.algorithm);
         }

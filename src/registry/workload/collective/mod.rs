@@ -21,7 +21,7 @@ use super::{
     FlowPlan, HostSet, Plan, PlanEnv, Workload, check_size, distinct_hosts, priority_zero,
 };
 use serde::Deserialize;
-use sim_core::{Bytes, RngStream, SimDuration};
+use sim_core::{Bytes, SimDuration};
 
 pub mod algo;
 pub mod placement;
@@ -364,14 +364,7 @@ impl Workload for Collective {
     }
     fn plan(&self, env: &PlanEnv<'_>) -> Plan {
         let given: Vec<u32> = self.hosts.iter().collect();
-        let purpose = sim_core::rng::purpose::PLACEMENT;
-        let mut rng = RngStream::new(env.seed, env.index as u64, purpose);
-        let racks = match self.placement {
-            Placement::Striped => placement::racks(&env.topology.build()),
-            _ => Vec::new(),
-        };
-        let rack = |h: u32| racks.get(h as usize).copied().unwrap_or(0);
-        let ranks = placement::place(&given, self.placement, rack, &mut rng);
+        let ranks = placement::place_job(&given, self.placement, env);
         let mut b = Builder::new(self, ranks);
         for it in 0..self.iterations {
             for k in 0..b.ops.len() {

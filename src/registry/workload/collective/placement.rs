@@ -50,6 +50,24 @@ pub fn racks(g: &TopologyGraph) -> Vec<u32> {
         .collect()
 }
 
+/// A job's `hosts` in rank order under `rule` for a run of `env`: its
+/// racks read off the topology where the rule needs them, its shuffle
+/// drawn from the workload's placement stream.
+pub fn place_job(
+    hosts: &[u32],
+    rule: Placement,
+    env: &crate::registry::workload::PlanEnv<'_>,
+) -> Vec<u32> {
+    let purpose = sim_core::rng::purpose::PLACEMENT;
+    let mut rng = RngStream::new(env.seed, env.index as u64, purpose);
+    let racks = match rule {
+        Placement::Striped => racks(&env.topology.build()),
+        _ => Vec::new(),
+    };
+    let rack = |h: u32| racks.get(h as usize).copied().unwrap_or(0);
+    place(hosts, rule, rack, &mut rng)
+}
+
 /// The hosts of `hosts` in rank order under `rule`: `rack` gives a host's
 /// rack (used by `Striped`), `rng` the shuffle (used by `Random`).
 pub fn place(
