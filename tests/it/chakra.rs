@@ -7,11 +7,7 @@
 
 use crate::common;
 use dcnsim::registry::workload::chakra::schema::{self, AttributeProto, NodeType, Value};
-use dcnsim::registry::workload::plan_all;
-use dcnsim::report::{
-    RunSummary, collective_rows, collectives_csv, flows_csv, iterations_csv, nodes_csv,
-};
-use dcnsim::world::{Lps, Threads, partition_for};
+use dcnsim::report::{collective_rows, collectives_csv, flows_csv, iterations_csv, nodes_csv};
 use prost::Message as _;
 
 /// A leaf-spine of 2 x 4 hosts at 100 Gb/s, non-blocking, RoCE without a
@@ -204,14 +200,9 @@ fn a_partitioned_trace_run_gives_the_one_lp_bytes() {
         )
     );
     let sc = common::scenario(&text);
-    let planned = plan_all(&sc, 1);
     let bytes = |threads: usize| {
-        let cut = partition_for(&sc, &planned).expect("cuts");
-        assert_eq!(cut.lps, 2);
-        let lps = Lps::build(&sc, 1, &planned, cut, Threads(threads)).expect("builds");
-        let (w, stop, _) = lps.run(Threads(threads), u64::MAX, &mut |_| true);
+        let (w, s) = common::run_cut(&sc, 2, threads);
         let run = w.run_record();
-        let s = RunSummary::of(&run, "job", 1, stop);
         (
             serde_json::to_string(&s).expect("serialises"),
             flows_csv(&run),
@@ -270,7 +261,7 @@ fn write_traces(dir: &std::path::Path, ranks: &[Vec<schema::Node>]) {
 }
 
 fn refused(ranks: &[Vec<schema::Node>], extra: &str) -> String {
-    let dir = tempfile_dir();
+    let dir = common::temp_dir(&temp_tag());
     write_traces(&dir, ranks);
     let hosts = ranks.len();
     let text = format!(
@@ -285,16 +276,11 @@ fn refused(ranks: &[Vec<schema::Node>], extra: &str) -> String {
     e.to_string()
 }
 
-fn tempfile_dir() -> std::path::PathBuf {
+/// A folder name of its own for each use in this process.
+fn temp_tag() -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
     static N: AtomicU32 = AtomicU32::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "dcnsim-chakra-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&d).expect("made");
-    d
+    format!("chakra-{}", N.fetch_add(1, Ordering::Relaxed))
 }
 
 fn coll(id: u64, size: i64) -> schema::Node {
@@ -355,7 +341,7 @@ fn bad_traces_are_refused_naming_the_file_and_node() {
         "{e}"
     );
     // One host more than the traces.
-    let dir = tempfile_dir();
+    let dir = common::temp_dir(&temp_tag());
     write_traces(&dir, &[vec![coll(1, 1000)], vec![coll(1, 1000)]]);
     let text = trace(&format!("{}/t", dir.display()), "\"0-2\"");
     let e = dcnsim::scenario::parse_str("test.toml", &text)
@@ -473,7 +459,7 @@ fn all_to_all_v(row: &[i64]) -> schema::Node {
 /// none; rows that do not fit the group are refused.
 #[test]
 fn a_variable_all_to_all_sends_each_pair_its_bytes() {
-    let dir = tempfile_dir();
+    let dir = common::temp_dir(&temp_tag());
     let rows = [vec![0, 1000, 5000], vec![2000, 0, 0], vec![3000, 4000, 0]];
     write_traces(
         &dir,

@@ -7,8 +7,8 @@
 
 use crate::common;
 use dcnsim::registry::workload::plan_all;
-use dcnsim::report::{RunSummary, collective_rows, collectives_csv, flows_csv};
-use dcnsim::world::{Lps, Threads, World, partition_for};
+use dcnsim::report::{collective_rows, collectives_csv, flows_csv};
+use dcnsim::world::{World, partition_for};
 
 /// A leaf-spine of 2 x 4 hosts at 100 Gb/s, non-blocking, RoCE without a
 /// controller and with ACKs every 16 packets: the fabric of the bound.
@@ -234,14 +234,9 @@ fn a_failed_link_or_a_timeout_shows_as_the_tail_iteration() {
 fn a_partitioned_collective_run_gives_the_one_lp_bytes() {
     let text = format!("[simulation]\npartition = \"pods\"\nlps = 4\n{JOB}");
     let sc = common::scenario(&text);
-    let planned = plan_all(&sc, 1);
     let bytes = |threads: usize| {
-        let cut = partition_for(&sc, &planned).expect("cuts");
-        assert_eq!(cut.lps, 4);
-        let lps = Lps::build(&sc, 1, &planned, cut, Threads(threads)).expect("builds");
-        let (w, stop, _) = lps.run(Threads(threads), u64::MAX, &mut |_| true);
+        let (w, s) = common::run_cut(&sc, 4, threads);
         let run = w.run_record();
-        let s = RunSummary::of(&run, "job", 1, stop);
         (
             serde_json::to_string(&s).expect("serialises"),
             flows_csv(&run),

@@ -37,6 +37,20 @@ pub fn run_scenario(sc: &Scenario) -> (World, RunSummary) {
     (w, s)
 }
 
+/// Runs a loaded scenario cut into its LPs (its `[simulation]`'s
+/// partition, which must cut it into `lps`) on `threads` threads, at
+/// seed 1: the merged world and its summary.
+pub fn run_cut(sc: &Scenario, lps: u32, threads: usize) -> (World, RunSummary) {
+    use dcnsim::world::{Lps, Threads, partition_for};
+    let planned = dcnsim::registry::workload::plan_all(sc, 1);
+    let cut = partition_for(sc, &planned).expect("cuts");
+    assert_eq!(cut.lps, lps);
+    let parts = Lps::build(sc, 1, &planned, cut, Threads(threads)).expect("builds");
+    let (w, stop, _) = parts.run(Threads(threads), u64::MAX, &mut |_| true);
+    let s = RunSummary::of(&w.run_record(), "job", 1, stop);
+    (w, s)
+}
+
 /// What a port and the flows did over a window of a run.
 pub struct Window {
     /// Time-average queue of the port, packets.

@@ -506,9 +506,7 @@ fn collective_jobs_draw_timelines_and_no_size_trend() {
 /// `bound`.
 #[test]
 fn a_bound_that_differs_between_cases_is_drawn_per_case() {
-    let dir = std::env::temp_dir().join(format!("dcnsim-bound-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("made");
+    let dir = crate::common::temp_dir("bound");
     let base = std::fs::read_to_string("scenarios/ai-training/nccl-allreduce.toml").expect("read");
     std::fs::write(dir.join("base.toml"), base).expect("written");
     let sweep = "[sweep]\nbase = \"base.toml\"\nseeds = 1\n\
