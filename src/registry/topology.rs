@@ -10,6 +10,11 @@ use sim_core::{Bandwidth, SimDuration};
 use std::fmt::Debug;
 use std::sync::Arc;
 
+mod gpus;
+use gpus::{
+    GPUS_PER_SERVER, GpuKeys, GpuServers, NVLINK_DELAY, NVLINK_RATE, RAIL_KEYS, RailOptimised,
+};
+
 /// The most nodes (hosts + switches) a topology may have: far above the
 /// largest fabric studied (a k = 48 fat-tree has 30,528), low enough that
 /// counts and node ids never overflow.
@@ -266,10 +271,25 @@ pub struct LeafSpine {
     link_delay: SimDuration,
     #[serde(default = "one")]
     planes: u32,
+    gpus_per_server: Option<u32>,
+    nvlink_rate: Option<Bandwidth>,
+    nvlink_delay: Option<SimDuration>,
 }
 
-impl Shape for LeafSpine {
-    fn size(&self) -> Result<Size, (String, String)> {
+impl LeafSpine {
+    /// Its GPU servers (checked by `size`).
+    fn gpus(&self) -> Result<GpuServers, (String, String)> {
+        let keys = GpuKeys {
+            gpus_per_server: self.gpus_per_server,
+            nvlink_rate: self.nvlink_rate,
+            nvlink_delay: self.nvlink_delay,
+        };
+        let per_rack = self.hosts_per_leaf as u64;
+        keys.check(per_rack * self.leaves as u64, per_rack)
+    }
+
+    /// Its size in one plane, without GPU servers.
+    fn size_bare(&self) -> Result<Size, (String, String)> {
         let spines = at_least(self.spines, 1, "spines")?;
         let leaves = at_least(self.leaves, 1, "leaves")?;
         let hosts = leaves * at_least(self.hosts_per_leaf, 1, "hosts_per_leaf")?;
@@ -283,6 +303,13 @@ impl Shape for LeafSpine {
         )?;
         plane_size(one, self.planes)
     }
+}
+
+impl Shape for LeafSpine {
+    fn size(&self) -> Result<Size, (String, String)> {
+        let bare = self.size_bare()?;
+        self.gpus()?.size(bare)
+    }
     fn host_rate(&self, _host: u32) -> Bandwidth {
         Bandwidth::from_bps(self.host_rate.bps().saturating_mul(self.planes as u64))
     }
@@ -290,7 +317,7 @@ impl Shape for LeafSpine {
         Some(self.hosts_per_leaf)
     }
     fn build(&self) -> TopologyGraph {
-        TopologyGraph::leaf_spine(
+        let g = TopologyGraph::leaf_spine(
             self.leaves,
             self.spines,
             self.hosts_per_leaf,
@@ -298,10 +325,15 @@ impl Shape for LeafSpine {
             self.fabric_rate,
             self.link_delay,
         )
-        .planes(self.planes)
+        .planes(self.planes);
+        self.gpus().expect("checked by size()").build(g)
     }
     fn longest_delay(&self) -> (String, SimDuration) {
-        ("link_delay".into(), self.link_delay)
+        let fabric = ("link_delay".into(), self.link_delay);
+        match self.gpus() {
+            Ok(g) => g.longest_delay(fabric),
+            Err(_) => fabric,
+        }
     }
     fn node_names(&self) -> Vec<String> {
         let hosts = self.leaves * self.hosts_per_leaf;
@@ -310,7 +342,11 @@ impl Shape for LeafSpine {
             ("leaf", self.leaves),
             ("spine", self.spines),
         ]);
-        plane_names(names, hosts, self.planes)
+        let names = plane_names(names, hosts, self.planes);
+        match self.gpus() {
+            Ok(g) => g.names(names, hosts),
+            Err(_) => names,
+        }
     }
     fn planes(&self) -> u32 {
         self.planes
@@ -415,14 +451,29 @@ pub struct KAryFatTree {
     oversubscription: u32,
     #[serde(default = "one")]
     planes: u32,
+    gpus_per_server: Option<u32>,
+    nvlink_rate: Option<Bandwidth>,
+    nvlink_delay: Option<SimDuration>,
 }
 
 fn one() -> u32 {
     1
 }
 
-impl Shape for KAryFatTree {
-    fn size(&self) -> Result<Size, (String, String)> {
+impl KAryFatTree {
+    /// Its GPU servers (checked by `size`, after k).
+    fn gpus(&self) -> Result<GpuServers, (String, String)> {
+        let keys = GpuKeys {
+            gpus_per_server: self.gpus_per_server,
+            nvlink_rate: self.nvlink_rate,
+            nvlink_delay: self.nvlink_delay,
+        };
+        let per_rack = (self.k / 2 * self.oversubscription) as u64;
+        keys.check(per_rack * (self.k as u64 * self.k as u64 / 2), per_rack)
+    }
+
+    /// Its size in one plane, without GPU servers.
+    fn size_bare(&self) -> Result<Size, (String, String)> {
         let k = self.k as u64;
         if k < 2 || !k.is_multiple_of(2) {
             return Err((
@@ -445,6 +496,13 @@ impl Shape for KAryFatTree {
         let one = size(hosts, switches, links, k * k / 2, "k")?;
         plane_size(one, self.planes)
     }
+}
+
+impl Shape for KAryFatTree {
+    fn size(&self) -> Result<Size, (String, String)> {
+        let bare = self.size_bare()?;
+        self.gpus()?.size(bare)
+    }
     fn host_rate(&self, _host: u32) -> Bandwidth {
         Bandwidth::from_bps(self.link_rate.bps().saturating_mul(self.planes as u64))
     }
@@ -454,11 +512,16 @@ impl Shape for KAryFatTree {
     fn build(&self) -> TopologyGraph {
         let (k, h, r) = (self.k, self.k / 2, self.link_rate);
         let hosts_per_tor = h * self.oversubscription;
-        TopologyGraph::three_tier(k, h, h, h * h, hosts_per_tor, r, r, self.link_delay)
-            .planes(self.planes)
+        let g = TopologyGraph::three_tier(k, h, h, h * h, hosts_per_tor, r, r, self.link_delay)
+            .planes(self.planes);
+        self.gpus().expect("checked by size()").build(g)
     }
     fn longest_delay(&self) -> (String, SimDuration) {
-        ("link_delay".into(), self.link_delay)
+        let fabric = ("link_delay".into(), self.link_delay);
+        match self.gpus() {
+            Ok(g) => g.longest_delay(fabric),
+            Err(_) => fabric,
+        }
     }
     fn node_names(&self) -> Vec<String> {
         let h = self.k / 2;
@@ -469,7 +532,11 @@ impl Shape for KAryFatTree {
             ("agg", self.k * h),
             ("core", h * h),
         ]);
-        plane_names(names, hosts, self.planes)
+        let names = plane_names(names, hosts, self.planes);
+        match self.gpus() {
+            Ok(g) => g.names(names, hosts),
+            Err(_) => names,
+        }
     }
     fn planes(&self) -> u32 {
         self.planes
@@ -716,6 +783,9 @@ pub static FAMILY: Family<Spec> = Family {
             key("fabric_rate", "required", "rate", "leaf-spine link rate"),
             LINK_DELAY,
             PLANES,
+            GPUS_PER_SERVER,
+            NVLINK_RATE,
+            NVLINK_DELAY,
         ], parse::<LeafSpine>),
         row("fat-tree", "three tiers: ToR and aggregation fully meshed per pod, aggregation j to cores j x cores/aggs_per_pod..", "R-AQM VI-A, RCC V-A (320 hosts)", &[
             key("pods", "5", "integer", "pods"),
@@ -733,7 +803,11 @@ pub static FAMILY: Family<Spec> = Family {
             LINK_DELAY,
             key("oversubscription", "1", "integer, 1 to 64", "hosts per ToR as a multiple of its k/2 uplinks (3: 3k/2 hosts, 3:1 at the ToR)"),
             PLANES,
+            GPUS_PER_SERVER,
+            NVLINK_RATE,
+            NVLINK_DELAY,
         ], parse::<KAryFatTree>),
+        row("rail-optimised", "GPU servers whose NIC r (rail r) is cabled to leaf r of the server's group, every leaf to every spine; each server's GPUs joined by a scale-up switch over NVLink", "NVIDIA DGX SuperPOD reference architecture (rail-optimised)", RAIL_KEYS, parse::<RailOptimised>),
         row("explicit", "hosts h0.., switches s0.. and a list of cables", "", &[
             key("hosts", "required", "integer", "number of hosts, named h0, h1, .."),
             key("switches", "required", "integer", "number of switches, named s0, s1, .."),
@@ -749,15 +823,17 @@ mod tests {
 
     fn counted(shape: &dyn Shape) -> (u64, u64, u64, u64) {
         let g = shape.build();
+        // A scale-up switch is no edge: routing is kept per NIC's switch.
         let is_host = |n: NodeId| g.nodes[n.idx()] == NodeKind::Host;
+        let is_edge = |n: NodeId| !is_host(n) && !g.nodes[n.idx()].is_scale_up();
         let hosts = g.nodes.iter().filter(|n| **n == NodeKind::Host).count() as u64;
         let switches = g.nodes.len() as u64 - hosts;
         let mut edges: Vec<NodeId> = g
             .cables
             .iter()
             .filter_map(|c| match (is_host(c.a), is_host(c.b)) {
-                (true, false) => Some(c.b),
-                (false, true) => Some(c.a),
+                (true, false) if is_edge(c.b) => Some(c.b),
+                (false, true) if is_edge(c.a) => Some(c.a),
                 _ => None,
             })
             .collect();
@@ -793,6 +869,9 @@ mod tests {
                 fabric_rate: rate,
                 link_delay: delay,
                 planes: 1,
+                gpus_per_server: None,
+                nvlink_rate: None,
+                nvlink_delay: None,
             }),
             Box::new(LeafSpine {
                 leaves: 3,
@@ -802,6 +881,9 @@ mod tests {
                 fabric_rate: rate,
                 link_delay: delay,
                 planes: 3,
+                gpus_per_server: Some(2),
+                nvlink_rate: Some(rate),
+                nvlink_delay: Some(delay),
             }),
             Box::new(FatTree {
                 pods: 3,
@@ -839,13 +921,21 @@ mod tests {
                 link_delay: delay,
                 oversubscription: 1,
                 planes: 1,
+                gpus_per_server: Some(3),
+                nvlink_rate: Some(rate),
+                nvlink_delay: Some(delay),
             }),
+            Box::new(gpus::tests::rails(8)),
+            Box::new(gpus::tests::rails(4)),
             Box::new(KAryFatTree {
                 k: 4,
                 link_rate: rate,
                 link_delay: delay,
                 oversubscription: 3,
                 planes: 2,
+                gpus_per_server: None,
+                nvlink_rate: None,
+                nvlink_delay: None,
             }),
         ];
         for s in shapes {
@@ -859,7 +949,7 @@ mod tests {
             assert_eq!(names.len(), g.nodes.len(), "{s:?}");
             for (n, name) in names.iter().enumerate() {
                 let host = g.nodes[n] == NodeKind::Host;
-                let host_name = name.starts_with("host") || name.starts_with('h');
+                let host_name = ["host", "h", "gpu"].iter().any(|p| name.starts_with(p));
                 assert_eq!(host, host_name, "{s:?}: node {n} is {name}");
                 let tier = match g.nodes[n] {
                     NodeKind::Switch { tier } => tier,
@@ -871,6 +961,10 @@ mod tests {
                     assert_eq!(tier, 2, "{name}");
                 } else if name.starts_with("core") {
                     assert_eq!(tier, 3, "{name}");
+                } else if name.starts_with("nvswitch") {
+                    assert_eq!(tier, net::topology::SCALE_UP_TIER, "{name}");
+                } else if name.starts_with("nic") {
+                    assert_eq!(tier, net::topology::NIC_TIER, "{name}");
                 }
             }
             let hosts = (0..g.nodes.len()).filter(|&n| g.nodes[n] == NodeKind::Host);

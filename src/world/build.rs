@@ -411,8 +411,16 @@ impl World {
     /// hosts' clock offsets.
     fn path_info(&self, cfg: &transport::TransportConfig, addr: &FlowAddr) -> transport::PathInfo {
         let wire = self.fabric.config().wire;
-        let line_rate = self.fabric.link(self.fabric.host_port(addr.src)).0;
-        let rx_line_rate = self.fabric.link(self.fabric.host_port(addr.dst)).0;
+        // A GPU's flow to a GPU of its server runs at NVLink's rate.
+        let link = self.fabric.link_towards(addr.src, addr.dst);
+        let line_rate = self
+            .fabric
+            .link(self.fabric.host_link_port(addr.src, link))
+            .0;
+        let rx_line_rate = self
+            .fabric
+            .link(self.fabric.host_link_port(addr.dst, link))
+            .0;
         let base_rtt = if cfg.needs_bdp() {
             crate::paths::base_rtt(&self.fabric, addr, cfg)
         } else {

@@ -50,8 +50,10 @@ impl<'w> CutOff<'w> {
         if self.down.is_empty() {
             return None;
         }
+        let fabric = &self.world.fabric;
+        let link = fabric.link_towards(src, dst);
         for h in [src, dst] {
-            let p = self.world.fabric.host_port(h);
+            let p = fabric.host_link_port(h, link);
             if self.port_down[p.idx()] {
                 let i = self.failure_of(p)?;
                 return Some(format!(
@@ -105,7 +107,9 @@ impl<'w> CutOff<'w> {
     fn connected(&self, src: HostId, dst: HostId) -> bool {
         let fabric = &self.world.fabric;
         let (from, to) = (fabric.host_node(src), fabric.host_node(dst));
-        let nic = |h: HostId| fabric.port_facts(fabric.host_port(h)).peer_node;
+        // A GPU's NVLink peer stands for its NIC: both ends share it.
+        let link = fabric.link_towards(src, dst);
+        let nic = |h: HostId| fabric.port_facts(fabric.host_link_port(h, link)).peer_node;
         let (nic_a, nic_b) = (nic(src), nic(dst));
         let mut seen = vec![false; self.ports_of.len()];
         let mut stack = vec![from];

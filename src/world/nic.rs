@@ -3,9 +3,9 @@
 //! fabric, and a packet it sends re-arms its flow's timer.
 
 use super::{Event, FlowTimer};
-use net::{Fabric, HostId, Packet};
+use net::{Fabric, HostId, HostLink, Packet};
 use sim_core::EventQueue;
-use transport::{HostIo, Sender, Side};
+use transport::{HostIo, Sender, SenderEnd, Side};
 
 /// One host's view of the world while its NIC pulls packets.
 pub(super) struct Nic<'a> {
@@ -28,18 +28,23 @@ impl HostIo for Nic<'_> {
         (&mut fl.sender, &mut fl.ready)
     }
     #[inline(always)]
-    fn nic_room(&self, at_the_wire: bool, prio: u8) -> bool {
+    fn link_of(&self, f: u32) -> HostLink {
+        let addr = self.flows[f].sender.addr();
+        self.fabric.link_towards(addr.src, addr.dst)
+    }
+    #[inline(always)]
+    fn nic_room(&self, link: HostLink, at_the_wire: bool, prio: u8) -> bool {
         if at_the_wire {
-            self.fabric.nic_wire_free(self.host, prio)
+            self.fabric.nic_wire_free(self.host, link, prio)
         } else if self.per_class {
-            self.fabric.nic_has_room_for(self.host, prio)
+            self.fabric.nic_has_room_for(self.host, link, prio)
         } else {
-            self.fabric.nic_has_room(self.host)
+            self.fabric.nic_has_room(self.host, link)
         }
     }
     #[inline(always)]
-    fn nic_busy(&self) -> bool {
-        self.fabric.nic_busy(self.host)
+    fn nic_busy(&self, link: HostLink) -> bool {
+        self.fabric.nic_busy(self.host, link)
     }
     #[inline(always)]
     fn send(&mut self, f: u32, p: Packet) {

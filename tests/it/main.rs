@@ -18,6 +18,7 @@ mod expresspass;
 mod fairq;
 mod family_sites;
 mod golden;
+mod gpu_servers;
 mod homa;
 mod hpcc;
 mod incast_collapse;

@@ -33,7 +33,7 @@ pub mod wire;
 
 pub use aqm::{EgressAqm, QueueState, Verdict};
 pub use fabric::{
-    Cargo, Crossing, Fabric, FabricConfig, FaultKind, LinkFault, NetEvent, Outcome,
+    Cargo, Crossing, Fabric, FabricConfig, FaultKind, HostLink, LinkFault, NetEvent, Outcome,
     TRIM_HEADER_BYTES, TRIM_HEADER_QUEUE_BYTES, TrimConfig,
 };
 pub use ids::{FlowId, HostId, NodeId, Origin, PortId, SourceId};
@@ -48,4 +48,4 @@ pub use partition::{Partition, ZeroDelayCut};
 pub use path_choice::{PathChoice, PathConfig};
 pub use port::{DropCause, PortStats};
 pub use routing::RoutingTable;
-pub use topology::{Cable, NodeKind, TopologyError, TopologyGraph};
+pub use topology::{Cable, NodeKind, Rails, TopologyError, TopologyGraph};

@@ -9,7 +9,8 @@
 //! LP, and the top tier's switches are dealt out among the pods in node
 //! order. A fabric whose switches all sit in one tier (a star, a
 //! dumbbell) has an LP per switch. Only cables between two LPs are cut;
-//! a host always shares its switch's LP. The lookahead of the run is the
+//! a host always shares its switch's LP, and a GPU server (its GPUs,
+//! their NICs and its scale-up switch) is never cut. The lookahead of the run is the
 //! smallest delay of a cut cable: a frame put on a cut link at `t` arrives
 //! at `t + L` or later, so each LP may run a window of `L` without hearing
 //! from the others.
@@ -64,16 +65,14 @@ impl Partition {
     /// or why it cannot run. With more pods than that, consecutive pods
     /// share an LP, as evenly as the counts allow.
     pub fn by_pods(graph: &TopologyGraph, max_lps: u32) -> Result<Partition, ZeroDelayCut> {
+        // A GPU server's scale-up switch goes with its GPUs, as a host
+        // goes with its switch: it is no tier of the fabric.
         let tier = |n: NodeId| match graph.nodes[n.idx()] {
+            k if k.is_scale_up() => None,
             NodeKind::Switch { tier } => Some(tier),
             NodeKind::Host => None,
         };
-        let tiers = || {
-            graph.nodes.iter().filter_map(|k| match k {
-                NodeKind::Switch { tier } => Some(*tier),
-                NodeKind::Host => None,
-            })
-        };
+        let tiers = || (0..graph.nodes.len() as u32).filter_map(|n| tier(NodeId(n)));
         let top = tiers().max().unwrap_or(0);
         let one_tier = tiers().all(|t| t == top);
         // Nodes joined by a cable that stays inside a pod: host to switch

@@ -14,7 +14,10 @@
 //! because candidates are ordered by neighbour id, switches at the same tier
 //! on the two paths pick matching positions.
 //! Hosts never forward: paths do not transit them, nor a multi-plane
-//! host's NIC node other than the path's own ends.
+//! host's NIC node other than the path's own ends. A GPU's second cable,
+//! to its server's scale-up switch, is outside the table: a GPU's edge
+//! switch is its NIC's, and the scale-up switch, reached only from its
+//! own GPUs, sends each packet down to its destination GPU.
 
 use crate::ids::{HostId, NodeId, PortId};
 use crate::packet::Packet;
@@ -23,6 +26,9 @@ use std::collections::{BTreeMap, VecDeque};
 
 /// Marks "none" in the index vectors.
 const NONE: u32 = u32::MAX;
+
+/// `edge_of_switch` of a GPU server's scale-up switch.
+const SCALE_UP: u32 = u32::MAX - 1;
 
 /// What [`RoutingTable::select`] answers where no path is left (links
 /// failed and rerouted around leave some destinations unreachable).
@@ -41,6 +47,9 @@ pub struct RoutingTable {
     host_edge: Vec<u32>,
     /// Per host: its edge switch's port towards it.
     last_hop: Vec<PortId>,
+    /// Per host: its scale-up switch's port towards it (a GPU's), or
+    /// `NONE`; empty where no host is a GPU.
+    scale_up_hop: Vec<PortId>,
     /// Edge switches.
     edges: usize,
     /// `(start, len)` into `ports`, indexed `switch index * edges + edge index`.
@@ -90,6 +99,9 @@ impl RoutingTable {
         for (e, &t) in ends.edge_nodes.iter().enumerate() {
             g.distances_to(t, &mut dist);
             for (i, &x) in switch_nodes.iter().enumerate() {
+                if ends.edge_of_switch[i] == SCALE_UP {
+                    continue; // outside the table: it sends down to its GPUs
+                }
                 if dist[x.idx()] == u32::MAX {
                     if unreachable_ok {
                         continue; // an empty span: no route
@@ -113,6 +125,7 @@ impl RoutingTable {
             edge_of_switch: ends.edge_of_switch,
             host_edge: ends.host_edge,
             last_hop: ends.last_hop,
+            scale_up_hop: ends.scale_up_hop,
             edges,
             spans,
             ports: lists.ports,
@@ -146,8 +159,12 @@ impl RoutingTable {
         let sw = self.switch_index[node.idx()];
         debug_assert_ne!(sw, NONE, "{node} is a host: hosts do not route");
         let edge = self.host_edge[dst.idx()];
-        if self.edge_of_switch[sw as usize] == edge {
+        let mine = self.edge_of_switch[sw as usize];
+        if mine == edge {
             return std::slice::from_ref(&self.last_hop[dst.idx()]);
+        }
+        if mine == SCALE_UP {
+            return self.scale_up_hop(dst);
         }
         self.row(sw as usize, edge as usize)
     }
@@ -165,6 +182,15 @@ impl RoutingTable {
             return NO_ROUTE;
         }
         hops[(flow_hash(pkt, salt) % hops.len() as u64) as usize]
+    }
+
+    /// A scale-up switch's port down to GPU `dst` (only its own GPUs
+    /// send through it).
+    #[inline(never)]
+    fn scale_up_hop(&self, dst: HostId) -> &[PortId] {
+        let hop = &self.scale_up_hop[dst.idx()];
+        debug_assert_ne!(*hop, PortId(NONE), "{dst} is no GPU");
+        std::slice::from_ref(hop)
     }
 
     /// The index of host `dst`'s ToR among the ToRs (per-destination
@@ -246,13 +272,15 @@ struct Graph<'a> {
 }
 
 /// Where the hosts hang: each switch's edge index (`NONE` for a switch
-/// with no host), the edge switches in order, each host's edge switch
-/// and its last hop (the edge switch's port down to it).
+/// with no host, `SCALE_UP` for a scale-up switch), the edge switches in
+/// order, each host's edge switch and its last hop (the edge switch's
+/// port down to it), and each GPU's scale-up switch's port down to it.
 struct HostEnds {
     edge_of_switch: Vec<u32>,
     edge_nodes: Vec<NodeId>,
     host_edge: Vec<u32>,
     last_hop: Vec<PortId>,
+    scale_up_hop: Vec<PortId>,
 }
 
 impl Graph<'_> {
@@ -297,22 +325,38 @@ impl Graph<'_> {
         // switches' cables: a search of the switch's cables per host was
         // quadratic in a large star (200k hosts: 9 s).
         let mut down_to = vec![PortId(NONE); self.kinds.len()];
-        for &s in switch_nodes {
-            for &(p, n) in &self.adjacency[s.idx()] {
-                if !self.is_switch(n) && down_to[n.idx()] == PortId(NONE) {
-                    down_to[n.idx()] = p;
-                }
-            }
-        }
+        let mut scale_up_to = Vec::new();
         let mut ends = HostEnds {
             edge_of_switch: vec![NONE; switch_nodes.len()],
             edge_nodes: Vec::new(),
             host_edge: Vec::with_capacity(host_nodes.len()),
             last_hop: Vec::with_capacity(host_nodes.len()),
+            scale_up_hop: Vec::new(),
         };
+        for &s in switch_nodes {
+            let down = if self.kinds[s.idx()].is_scale_up() {
+                ends.edge_of_switch[switch_index[s.idx()] as usize] = SCALE_UP;
+                if scale_up_to.is_empty() {
+                    scale_up_to = vec![PortId(NONE); self.kinds.len()];
+                }
+                &mut scale_up_to
+            } else {
+                &mut down_to
+            };
+            for &(p, n) in &self.adjacency[s.idx()] {
+                if !self.is_switch(n) && down[n.idx()] == PortId(NONE) {
+                    down[n.idx()] = p;
+                }
+            }
+        }
+        if !scale_up_to.is_empty() {
+            ends.scale_up_hop = host_nodes.iter().map(|n| scale_up_to[n.idx()]).collect();
+        }
         for (h, &hn) in host_nodes.iter().enumerate() {
-            let &[(_, peer)] = self.adjacency[hn.idx()].as_slice() else {
-                unreachable!("the fabric checks that a host has one cable")
+            let mut fabric = (self.adjacency[hn.idx()].iter())
+                .filter(|&&(_, n)| !self.kinds[n.idx()].is_scale_up());
+            let (Some(&(_, peer)), None) = (fabric.next(), fabric.next()) else {
+                unreachable!("the fabric checks that a host has one cable into the fabric")
             };
             if !self.is_switch(peer) {
                 if !switch_nodes.is_empty() {

@@ -3,7 +3,9 @@
 //! A [`TopologyGraph`] is plain data: which nodes exist and which cables join
 //! them, with each cable's rate and delay (the same in both directions).
 //! Hosts are numbered in the order they are added; that number is the host
-//! index scenarios use. Each host has exactly one cable (its NIC).
+//! index scenarios use. Each host has one cable into the fabric (its NIC);
+//! a GPU of a GPU server has a second, its NVLink to the server's
+//! scale-up switch ([`TopologyGraph::gpu_servers`], [`SCALE_UP_TIER`]).
 //!
 //! Multipath shapes: `leaf_spine` (every leaf to every spine), `three_tier`
 //! (pods of ToR and aggregation switches fully meshed, aggregation switch j
@@ -44,6 +46,69 @@ pub enum NodeKind {
 /// through a NIC that is not their end.
 pub const NIC_TIER: u8 = 0;
 
+/// The tier of a GPU server's scale-up switch (an NVSwitch, NVIDIA's
+/// "NVLink Switch System"): a node cabled only to its server's GPUs, each
+/// GPU's second cable (its NVLink; see [`TopologyGraph::gpu_servers`]).
+/// It forwards among those GPUs only, so no route of the fabric passes
+/// through it, and its ports are lossless as a NIC's are: NVLink is
+/// flow-controlled by credits, never dropping.
+pub const SCALE_UP_TIER: u8 = u8::MAX;
+
+impl NodeKind {
+    /// Whether this node is a GPU server's scale-up switch ([`SCALE_UP_TIER`]).
+    #[inline]
+    pub fn is_scale_up(self) -> bool {
+        self == NodeKind::Switch {
+            tier: SCALE_UP_TIER,
+        }
+    }
+
+    /// Whether this node's ports are a NIC's (no AQM, no drop, one
+    /// class): a host's, a multi-plane host's NIC node's, a scale-up
+    /// switch's.
+    #[inline]
+    pub fn has_nic_ports(self) -> bool {
+        matches!(
+            self,
+            NodeKind::Host
+                | NodeKind::Switch {
+                    tier: NIC_TIER | SCALE_UP_TIER
+                }
+        )
+    }
+}
+
+/// A rail-optimised cluster of GPU servers, as NVIDIA's DGX SuperPOD
+/// reference architecture builds it (each of a server's NICs, a "rail",
+/// cabled to its own leaf of the server's group, "scalable unit"; the
+/// leaves to spines above) and as Meta's and Alibaba's training clusters
+/// describe theirs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rails {
+    /// GPU servers.
+    pub servers: u32,
+    /// GPUs (ranks) per server.
+    pub gpus_per_server: u32,
+    /// NICs per server, a divisor of `gpus_per_server`: GPU g uses NIC
+    /// g / (gpus_per_server / rails).
+    pub rails: u32,
+    /// Servers per group (a leaf per rail per group); the last group may
+    /// hold fewer.
+    pub servers_per_group: u32,
+    /// Spine switches, each linked to every leaf.
+    pub spines: u32,
+    /// A GPU's NVLink rate into its server's scale-up switch, per direction.
+    pub nvlink_rate: Bandwidth,
+    /// A GPU's NVLink delay to the scale-up switch.
+    pub nvlink_delay: SimDuration,
+    /// A NIC's rate.
+    pub nic_rate: Bandwidth,
+    /// Leaf-spine link rate.
+    pub fabric_rate: Bandwidth,
+    /// Delay of every NIC and leaf-spine link.
+    pub link_delay: SimDuration,
+}
+
 /// A bidirectional cable: two unidirectional links of the same rate and delay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cable {
@@ -68,8 +133,12 @@ pub enum TopologyError {
         /// A node it cannot reach.
         to: String,
     },
-    /// A host with zero or several cables.
-    #[error("host {host} has {cables} cables; a host needs exactly one")]
+    /// A host with no cable to the fabric, or with more than one besides
+    /// a GPU's cable to its server's scale-up switch.
+    #[error(
+        "host {host} has {cables} cables; a host needs exactly one, and a GPU one more to its \
+         server's scale-up switch"
+    )]
     HostDegree {
         /// The host index.
         host: u32,
@@ -201,6 +270,83 @@ impl TopologyGraph {
             }
         }
         g
+    }
+
+    /// These hosts as the GPUs of servers of `gpus` each (hosts
+    /// `s x gpus .. (s + 1) x gpus - 1` are server `s`'s), each server's
+    /// GPUs joined by a scale-up switch of its own ([`SCALE_UP_TIER`]):
+    /// a second cable per GPU, its NVLink, at `rate` (per GPU and
+    /// direction) with `delay`. The switches follow every other node,
+    /// server by server. The host count must be a multiple of `gpus`;
+    /// one GPU per server is the fabric as it is.
+    pub fn gpu_servers(mut self, gpus: u32, rate: Bandwidth, delay: SimDuration) -> TopologyGraph {
+        if gpus <= 1 {
+            return self;
+        }
+        let hosts: Vec<NodeId> = (0..self.nodes.len() as u32)
+            .map(NodeId)
+            .filter(|&n| self.nodes[n.idx()] == NodeKind::Host)
+            .collect();
+        assert!(
+            hosts.len().is_multiple_of(gpus as usize),
+            "{} hosts are not servers of {gpus} GPUs",
+            hosts.len()
+        );
+        for server in hosts.chunks(gpus as usize) {
+            let nvswitch = self.add_node(NodeKind::Switch {
+                tier: SCALE_UP_TIER,
+            });
+            for &gpu in server {
+                self.connect(gpu, nvswitch, rate, delay);
+            }
+        }
+        self
+    }
+
+    /// A rail-optimised cluster ([`Rails`]): rail r of every server of
+    /// group k cabled to leaf (k, r), every leaf to every spine, each
+    /// server's GPUs joined by its scale-up switch. Node ids: the GPUs
+    /// server by server (host = server x G + GPU); where a NIC serves
+    /// several GPUs (`rails` < G), the NICs server by server in rail
+    /// order ([`NIC_TIER`]); the leaves group by group in rail order; the
+    /// spines; the scale-up switches server by server.
+    pub fn rail_optimised(r: &Rails) -> TopologyGraph {
+        let mut g = TopologyGraph::default();
+        let gpus = g.add_nodes(r.servers * r.gpus_per_server, NodeKind::Host);
+        let shared = r.rails < r.gpus_per_server;
+        let nics = if shared {
+            g.add_nodes(r.servers * r.rails, NodeKind::Switch { tier: NIC_TIER })
+        } else {
+            Vec::new()
+        };
+        let groups = r.servers.div_ceil(r.servers_per_group);
+        let leaves = g.add_nodes(groups * r.rails, NodeKind::Switch { tier: 1 });
+        let spines = g.add_nodes(r.spines, NodeKind::Switch { tier: 2 });
+        let per_nic = r.gpus_per_server / r.rails;
+        for s in 0..r.servers {
+            let group = s / r.servers_per_group;
+            for rail in 0..r.rails {
+                let leaf = leaves[(group * r.rails + rail) as usize];
+                let first = s * r.gpus_per_server + rail * per_nic;
+                if shared {
+                    // Each GPU reaches its NIC over PCIe at the NIC's rate
+                    // with no delay, so that the GPUs sharing it share its rate.
+                    let nic = nics[(s * r.rails + rail) as usize];
+                    for gpu in first..first + per_nic {
+                        g.connect(gpus[gpu as usize], nic, r.nic_rate, SimDuration::ZERO);
+                    }
+                    g.connect(nic, leaf, r.nic_rate, r.link_delay);
+                } else {
+                    g.connect(gpus[first as usize], leaf, r.nic_rate, r.link_delay);
+                }
+            }
+        }
+        for &l in &leaves {
+            for &s in &spines {
+                g.connect(l, s, r.fabric_rate, r.link_delay);
+            }
+        }
+        g.gpu_servers(r.gpus_per_server, r.nvlink_rate, r.nvlink_delay)
     }
 
     /// The number of hosts.

@@ -12,24 +12,27 @@
 
 use crate::family::NicDiscipline;
 use crate::{HostRx, Sender, SenderEnd};
-use net::{HostId, Packet};
+use net::{HostId, HostLink, Packet};
 use sim_core::{RngStream, SimTime};
 use std::collections::VecDeque;
 
 /// What a host's NIC pump reaches outside the host: its flows' senders
-/// and its NIC port. The world implements it over its flow table and the
-/// fabric.
+/// and its ports (a NIC's; a GPU's NIC and NVLink). The world implements
+/// it over its flow table and the fabric.
 pub trait HostIo {
     /// The sender of flow `f` (one of this host's).
     fn sender(&self, f: u32) -> &Sender;
     /// The sender of flow `f`, and whether the flow is in the ready list.
     fn sender_mut(&mut self, f: u32) -> (&mut Sender, &mut bool);
-    /// Whether the NIC takes a packet of priority `prio` now: for a flow
-    /// built at the wire, whether the port can send it; else whether the
-    /// NIC buffer (its class's queue, when it has one per class) has room.
-    fn nic_room(&self, at_the_wire: bool, prio: u8) -> bool;
-    /// Whether the NIC's port is sending.
-    fn nic_busy(&self) -> bool;
+    /// The link flow `f` sends by (fixed for the flow).
+    fn link_of(&self, f: u32) -> HostLink;
+    /// Whether the port on `link` takes a packet of priority `prio` now:
+    /// for a flow built at the wire, whether the port can send it; else
+    /// whether its buffer (its class's queue, when it has one per class)
+    /// has room.
+    fn nic_room(&self, link: HostLink, at_the_wire: bool, prio: u8) -> bool;
+    /// Whether the port on `link` is sending.
+    fn nic_busy(&self, link: HostLink) -> bool;
     /// Hands flow `f`'s packet `p` to the NIC, and re-arms the flow's timer.
     fn send(&mut self, f: u32, p: Packet);
     /// Re-arms flow `f`'s timer (its deadline may have moved).
@@ -53,8 +56,10 @@ enum Pump {
 #[derive(Clone, Debug)]
 pub struct Host {
     id: HostId,
-    /// Flows with data the windows allow, in the order the NIC serves them.
-    ready: VecDeque<u32>,
+    /// Flows with data the windows allow, in the order the port serves
+    /// them: a list per link ([`HostLink`]), so that a GPU's full rail
+    /// never holds back its NVLink flows.
+    ready: [VecDeque<u32>; 2],
     pump: Pump,
     /// Every flow it sends builds its packets at the wire (RoCE), so the
     /// NIC pulls nothing while its port is busy.
@@ -71,7 +76,7 @@ impl Host {
     pub fn new(id: HostId, per_class: bool) -> Self {
         Host {
             id,
-            ready: VecDeque::new(),
+            ready: [VecDeque::new(), VecDeque::new()],
             pump: if per_class {
                 Pump::PerClass
             } else {
@@ -120,34 +125,40 @@ impl Host {
     /// the packet back sets the deadline that wakes the flow).
     #[inline]
     pub fn offer(&mut self, now: SimTime, f: u32, io: &mut impl HostIo) {
+        let link = io.link_of(f);
         let (sender, ready) = io.sender_mut(f);
         if !*ready && sender.wants_transmit(now) {
             *ready = true;
-            self.ready.push_back(f);
+            self.ready[link.idx()].push_back(f);
         }
     }
 
-    /// The NIC pulls data packets from the ready flows while it has room.
+    /// Each port pulls data packets from its ready flows while it has room.
     #[inline]
     pub fn pump(&mut self, now: SimTime, io: &mut impl HostIo) {
-        match self.pump {
-            Pump::RoundRobin => self.pump_round_robin(now, io),
-            Pump::PerClass => self.pump_per_class(now, io),
-            Pump::Srpt => self.pump_srpt(now, io),
+        for link in HostLink::ALL {
+            if self.ready[link.idx()].is_empty() {
+                continue;
+            }
+            match self.pump {
+                Pump::RoundRobin => self.pump_round_robin(now, link, io),
+                Pump::PerClass => self.pump_per_class(now, link, io),
+                Pump::Srpt => self.pump_srpt(now, link, io),
+            }
         }
     }
 
-    /// One queue: the ready flows send in turn while the NIC has room for
-    /// the head.
+    /// One queue: the ready flows send in turn while the port has room
+    /// for the head.
     #[inline]
-    fn pump_round_robin(&mut self, now: SimTime, io: &mut impl HostIo) {
-        while let Some(&f) = self.ready.front() {
+    fn pump_round_robin(&mut self, now: SimTime, link: HostLink, io: &mut impl HostIo) {
+        while let Some(&f) = self.ready[link.idx()].front() {
             let sender = io.sender(f);
-            if !io.nic_room(sender.built_at_the_wire(), sender.addr().priority) {
+            if !io.nic_room(link, sender.built_at_the_wire(), sender.addr().priority) {
                 break;
             }
-            self.ready.pop_front();
-            self.send_next(now, f, io);
+            self.ready[link.idx()].pop_front();
+            self.send_next(now, link, f, io);
         }
     }
 
@@ -156,23 +167,24 @@ impl Host {
     /// (paused downstream, say) keeps its place without holding back the
     /// others.
     #[inline(never)]
-    fn pump_per_class(&mut self, now: SimTime, io: &mut impl HostIo) {
+    fn pump_per_class(&mut self, now: SimTime, link: HostLink, io: &mut impl HostIo) {
+        let l = link.idx();
         let mut stalled = 0; // flows passed over in a row for want of room
-        while stalled < self.ready.len() {
-            if self.wire_built_only && io.nic_busy() {
+        while stalled < self.ready[l].len() {
+            if self.wire_built_only && io.nic_busy(link) {
                 break; // no flow of this host can send before the port frees
             }
-            let Some(f) = self.ready.pop_front() else {
+            let Some(f) = self.ready[l].pop_front() else {
                 break;
             };
             let sender = io.sender(f);
-            if !io.nic_room(sender.built_at_the_wire(), sender.addr().priority) {
-                self.ready.push_back(f);
+            if !io.nic_room(link, sender.built_at_the_wire(), sender.addr().priority) {
+                self.ready[l].push_back(f);
                 stalled += 1;
                 continue;
             }
             stalled = 0;
-            self.send_next(now, f, io);
+            self.send_next(now, link, f, io);
         }
     }
 
@@ -180,31 +192,31 @@ impl Host {
     /// can send, the ready flow with the fewest bytes left sends one
     /// packet (ties to the flow queued first).
     #[inline(never)]
-    fn pump_srpt(&mut self, now: SimTime, io: &mut impl HostIo) {
-        while let Some((at, _)) = self
-            .ready
+    fn pump_srpt(&mut self, now: SimTime, link: HostLink, io: &mut impl HostIo) {
+        let l = link.idx();
+        while let Some((at, _)) = self.ready[l]
             .iter()
             .enumerate()
             .min_by_key(|&(i, &f)| (io.sender(f).srpt_rank(), i))
         {
-            let f = self.ready[at];
-            if !io.nic_room(true, io.sender(f).addr().priority) {
+            let f = self.ready[l][at];
+            if !io.nic_room(link, true, io.sender(f).addr().priority) {
                 break;
             }
-            self.ready.remove(at);
-            self.send_next(now, f, io);
+            self.ready[l].remove(at);
+            self.send_next(now, link, f, io);
         }
     }
 
     /// Ready flow `f` hands the NIC its next packet, if it has one, and
     /// keeps its turn in the ready list while it has more.
     #[inline]
-    fn send_next(&mut self, now: SimTime, f: u32, io: &mut impl HostIo) {
+    fn send_next(&mut self, now: SimTime, link: HostLink, f: u32, io: &mut impl HostIo) {
         let (sender, ready) = io.sender_mut(f);
         match sender.poll_transmit(now) {
             Some(p) => {
                 if sender.wants_transmit(now) {
-                    self.ready.push_back(f);
+                    self.ready[link.idx()].push_back(f);
                 } else {
                     *ready = false;
                 }

@@ -16,6 +16,10 @@ struct Stub {
     room: [bool; 2],
     /// Packets the NIC takes before it is full.
     budget: usize,
+    /// The flows that send by NVLink, and the packets it takes before
+    /// it is full.
+    scale_up: Vec<u32>,
+    scale_up_budget: usize,
     sent: Vec<u32>,
     rearmed: usize,
 }
@@ -28,14 +32,30 @@ impl HostIo for Stub {
         let (s, r) = &mut self.flows[f as usize];
         (s, r)
     }
-    fn nic_room(&self, _at_the_wire: bool, prio: u8) -> bool {
-        self.budget > 0 && self.room[prio as usize]
+    fn link_of(&self, f: u32) -> HostLink {
+        if self.scale_up.contains(&f) {
+            HostLink::ScaleUp
+        } else {
+            HostLink::Nic
+        }
     }
-    fn nic_busy(&self) -> bool {
-        self.budget == 0
+    fn nic_room(&self, link: HostLink, _at_the_wire: bool, prio: u8) -> bool {
+        match link {
+            HostLink::Nic => self.budget > 0 && self.room[prio as usize],
+            HostLink::ScaleUp => self.scale_up_budget > 0,
+        }
+    }
+    fn nic_busy(&self, link: HostLink) -> bool {
+        match link {
+            HostLink::Nic => self.budget == 0,
+            HostLink::ScaleUp => self.scale_up_budget == 0,
+        }
     }
     fn send(&mut self, f: u32, _p: Packet) {
-        self.budget -= 1;
+        match self.link_of(f) {
+            HostLink::Nic => self.budget -= 1,
+            HostLink::ScaleUp => self.scale_up_budget -= 1,
+        }
         self.sent.push(f);
     }
     fn rearm(&mut self, _f: u32) {
@@ -85,6 +105,8 @@ fn stub(sizes: &[u64], prios: &[u8], budget: usize) -> Stub {
         flows,
         room: [true; 2],
         budget,
+        scale_up: Vec::new(),
+        scale_up_budget: 0,
         sent: Vec::new(),
         rearmed: 0,
     }
@@ -110,6 +132,32 @@ fn round_robin_takes_turns_and_the_head_waits_for_room() {
     io.sent.clear();
     h.pump(SimTime::ZERO, &mut io);
     assert!(io.sent.is_empty(), "flow 1 heads the list: {:?}", io.sent);
+}
+
+#[test]
+fn a_full_nic_holds_back_no_nvlink_flow_nor_the_reverse() {
+    // Flows 0 and 2 by the NIC, 1 by NVLink: each link pulls its own
+    // flows in turn while it has room, whatever the other's state.
+    let mut io = stub(&[100_000; 3], &[0; 3], 0);
+    io.scale_up = vec![1];
+    io.scale_up_budget = 3;
+    let mut h = Host::new(HostId(0), false);
+    h.add_sender(true, NicDiscipline::RoundRobin);
+    offer_all(&mut h, &mut io);
+    h.pump(SimTime::ZERO, &mut io);
+    assert_eq!(
+        io.sent,
+        [1, 1, 1],
+        "the full NIC's head blocks nothing on NVLink"
+    );
+    io.sent.clear();
+    io.budget = 4;
+    h.pump(SimTime::ZERO, &mut io);
+    assert_eq!(
+        io.sent,
+        [0, 2, 0, 2],
+        "a full NVLink blocks nothing on the NIC"
+    );
 }
 
 #[test]

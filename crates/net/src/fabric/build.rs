@@ -87,7 +87,7 @@ impl Fabric {
         let (host_nodes, host_of_node) = hosts(graph)?;
         let held = share.map_or(Held::All, |(cut, me, shared)| Held::Lp(cut, me, shared));
         let (ports, adjacency) = cable_ends(graph, &config, held, aqm_for)?;
-        let host_ports = nic_ports(&host_nodes, &adjacency)?;
+        let host_ports = nic_ports(graph, &host_nodes, &adjacency)?;
         let headers = trim_stage::Headers::new(ports.len(), config.header_queue().is_some());
         let routes = match share {
             Some((_, _, shared)) => Arc::clone(&shared.routes),
@@ -95,10 +95,7 @@ impl Fabric {
         };
         let nodes = node_states(graph, &config);
         let paths = path_states(&nodes, &config, routes.edges(), &adjacency);
-        // Every NIC has a cable to its host and one per plane.
-        let planes = (0..n)
-            .find(|&i| graph.nodes[i] == NodeKind::Switch { tier: NIC_TIER })
-            .map_or(1, |i| adjacency[i].len() as u32 - 1);
+        let planes = planes(graph, &adjacency);
         let faults = fault_stage::Faults::prepare(
             &config.faults,
             &ports,
@@ -125,7 +122,9 @@ impl Fabric {
             nodes,
             host_nodes,
             host_of_node,
-            host_ports,
+            host_ports: host_ports.nic,
+            scale_up_ports: host_ports.scale_up,
+            scale_up_domain: host_ports.domain,
             planes,
             routes_before: faults.reroutes().then(|| Arc::clone(&routes)),
             routes,
@@ -260,12 +259,9 @@ fn cable_end(
     aqm_for: impl FnOnce(Bandwidth) -> Option<Box<dyn EgressAqm>>,
     held: bool,
 ) -> CableEnd {
-    // A multi-plane host's NIC node forwards, but its ports are a NIC's:
-    // no AQM, no drop, one class (NodeKind's NIC_TIER).
-    let is_switch = !matches!(
-        graph.nodes[node.idx()],
-        NodeKind::Host | NodeKind::Switch { tier: NIC_TIER }
-    );
+    // A multi-plane host's NIC node and a GPU server's scale-up switch
+    // forward, but their ports are a NIC's: no AQM, no drop, one class.
+    let is_switch = !graph.nodes[node.idx()].has_nic_ports();
     let buffer = port_buffer(is_switch, &config.buffer);
     let (rate, buffer) = match LinkFault::at_start(&config.faults, i, node) {
         Some((x, scales)) => LinkFault::degraded(c.rate, buffer, x, scales && is_switch),
@@ -358,16 +354,66 @@ fn port_buffer(at_switch: bool, policy: &BufferPolicy) -> QueueSize {
 
 /// Each host's one NIC port, by host; a host with other than one cable is
 /// refused.
-fn nic_ports(host_nodes: &[NodeId], adjacency: &Adjacency) -> Result<Vec<PortId>, TopologyError> {
-    (host_nodes.iter().enumerate())
-        .map(|(h, hn)| match adjacency[hn.idx()].as_slice() {
-            [(p, _)] => Ok(*p),
-            other => Err(TopologyError::HostDegree {
-                host: h as u32,
-                cables: other.len(),
-            }),
-        })
-        .collect()
+fn nic_ports(
+    graph: &TopologyGraph,
+    host_nodes: &[NodeId],
+    adjacency: &Adjacency,
+) -> Result<HostPorts, TopologyError> {
+    let mut out = HostPorts {
+        nic: Vec::with_capacity(host_nodes.len()),
+        scale_up: Vec::new(),
+        domain: Vec::new(),
+    };
+    let gpus = graph.nodes.iter().any(|k| k.is_scale_up());
+    for (h, hn) in host_nodes.iter().enumerate() {
+        let cables = adjacency[hn.idx()].as_slice();
+        let degree = || TopologyError::HostDegree {
+            host: h as u32,
+            cables: cables.len(),
+        };
+        let up = |&(_, n): &&(PortId, NodeId)| graph.nodes[n.idx()].is_scale_up();
+        let (scale_up, fabric): (Vec<_>, Vec<_>) = cables.iter().partition(up);
+        let (&[&(nic, _)], ups) = (fabric.as_slice(), scale_up.as_slice()) else {
+            return Err(degree());
+        };
+        out.nic.push(nic);
+        match ups {
+            [] if gpus => {
+                out.scale_up.push(NO_PORT_ID);
+                out.domain.push(u32::MAX);
+            }
+            [] => {}
+            &[&(p, nvswitch)] => {
+                out.scale_up.push(p);
+                out.domain.push(nvswitch.0);
+            }
+            _ => return Err(degree()),
+        }
+    }
+    Ok(out)
+}
+
+/// The planes a NIC node reaches (1 without them): every NIC has a cable
+/// to each of its hosts and one per plane.
+fn planes(graph: &TopologyGraph, adjacency: &Adjacency) -> u32 {
+    let is_nic = |&i: &usize| graph.nodes[i] == NodeKind::Switch { tier: NIC_TIER };
+    (0..graph.nodes.len()).find(is_nic).map_or(1, |i| {
+        let to_switch = |&&(_, x): &&(PortId, NodeId)| graph.nodes[x.idx()] != NodeKind::Host;
+        adjacency[i].iter().filter(to_switch).count() as u32
+    })
+}
+
+/// "No port" in [`HostPorts::scale_up`].
+const NO_PORT_ID: PortId = PortId(u32::MAX);
+
+/// Each host's egress ports: its NIC's, and a GPU's NVLink to its
+/// server's scale-up switch (both empty where no host is a GPU).
+pub(super) struct HostPorts {
+    pub nic: Vec<PortId>,
+    /// The port to the scale-up switch, or `NO_PORT_ID`.
+    pub scale_up: Vec<PortId>,
+    /// The scale-up switch's node id (the server), or `u32::MAX`.
+    pub domain: Vec<u32>,
 }
 
 /// Each node's forwarding state: its path choice and ECMP salt.
@@ -377,8 +423,9 @@ fn node_states(graph: &TopologyGraph, config: &FabricConfig) -> Vec<Node> {
             NodeKind::Switch { tier } => Node {
                 kind,
                 // A NIC picks its plane by the ECMP hash (per flow, or
-                // per packet when its host sprays entropy values).
-                choice: if tier == NIC_TIER {
+                // per packet when its host sprays entropy values); a
+                // scale-up switch has one way to each GPU.
+                choice: if kind.has_nic_ports() {
                     PathChoice::Ecmp
                 } else {
                     config.paths.choice(tier)

@@ -98,7 +98,9 @@ impl Fabric {
             matches!(self.nodes[node.idx()].kind, NodeKind::Switch { .. }),
             "ingress stage at a host"
         );
-        if self.config.pfc.is_some() && !self.pfc_admit(p, id, sched) {
+        // A node with a NIC's ports (a GPU server's scale-up switch, whose
+        // NVLinks are flow-controlled by credits) holds no PFC memory.
+        if self.config.pfc.is_some() && self.ports[p].at_switch && !self.pfc_admit(p, id, sched) {
             return; // a lossless violation, counted
         }
         let n = &self.nodes[node.idx()];

@@ -308,6 +308,12 @@ pub struct Fabric {
     /// `host_nodes`, read at every delivery to a host and NIC completion.
     host_of_node: Vec<u32>,
     host_ports: Vec<PortId>,
+    /// Each GPU's NVLink port to its server's scale-up switch (`u32::MAX`
+    /// for a host that is no GPU); empty where no host is a GPU.
+    scale_up_ports: Vec<PortId>,
+    /// Each GPU's server (its scale-up switch's node id; `u32::MAX` for
+    /// a host that is no GPU); empty where no host is a GPU.
+    scale_up_domain: Vec<u32>,
     /// The planes a multi-plane host's NIC reaches (1 without planes).
     planes: u32,
     /// The routes, shared by the LPs' copies of a cut fabric until a
@@ -390,17 +396,40 @@ impl Fabric {
 
     /// Whether node `n` forwards packets between its other neighbours:
     /// a switch does; a host does not, nor a multi-plane host's NIC node,
-    /// which forwards only its own host's packets.
+    /// which forwards only its own host's packets, nor a scale-up switch,
+    /// which forwards only among its server's GPUs.
     pub fn transits(&self, n: NodeId) -> bool {
-        !matches!(
-            self.nodes[n.idx()].kind,
-            NodeKind::Host | NodeKind::Switch { tier: NIC_TIER }
-        )
+        !self.nodes[n.idx()].kind.has_nic_ports()
     }
 
     /// The NIC (egress) port of a host.
     pub fn host_port(&self, h: HostId) -> PortId {
         self.host_ports[h.idx()]
+    }
+
+    /// Which of its links host `src` sends to `dst` by: a GPU's NVLink to
+    /// a GPU of its own server, else its NIC (the GPU's own rail, as
+    /// NCCL picks it). Fixed per pair, so a flow's port never changes.
+    #[inline(always)]
+    pub fn link_towards(&self, src: HostId, dst: HostId) -> HostLink {
+        match self.scale_up_domain.get(src.idx()) {
+            Some(&d) if d != u32::MAX && self.scale_up_domain[dst.idx()] == d => HostLink::ScaleUp,
+            _ => HostLink::Nic,
+        }
+    }
+
+    /// Host `h`'s egress port on `link`.
+    #[inline(always)]
+    pub fn host_link_port(&self, h: HostId, link: HostLink) -> PortId {
+        match link {
+            HostLink::Nic => self.host_ports[h.idx()],
+            HostLink::ScaleUp => self.scale_up_ports[h.idx()],
+        }
+    }
+
+    /// Whether any host is a GPU with a scale-up link.
+    pub fn has_scale_up(&self) -> bool {
+        !self.scale_up_domain.is_empty()
     }
 
     /// The planes host `h` reaches through its NIC node (1 without planes).
@@ -724,7 +753,8 @@ impl Fabric {
     /// link failed.
     pub fn path(&self, pkt: &Packet) -> Vec<PortId> {
         let routes = self.routes_before.as_deref().unwrap_or(&self.routes);
-        let mut out = vec![self.host_ports[pkt.src.idx()]];
+        let link = self.link_towards(pkt.src, pkt.dst);
+        let mut out = vec![self.host_link_port(pkt.src, link)];
         loop {
             let last = *out.last().expect("non-empty");
             let node = self.ports.facts(last).peer_node;
@@ -780,6 +810,7 @@ mod trim_stage;
 pub use build::Shared;
 pub use cut_stage::{Cargo, Crossing};
 pub use fault_stage::{FaultKind, LinkFault};
+pub use nic::HostLink;
 pub use pfc_stage::MmuSnapshot;
 pub use trim_stage::{TRIM_HEADER_BYTES, TRIM_HEADER_QUEUE_BYTES, TrimConfig};
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! A host's NIC as the transports see it: whether it has room (in all,
 //! or in a class), whether its wire is free for a packet built at the
-//! wire, and handing it a packet.
+//! wire, and handing it a packet. A GPU has two such ports, its NIC and
+//! its NVLink ([`HostLink`]); each is asked on its own, so that a full
+//! rail never holds back NVLink traffic nor the reverse.
 
 use super::{Fabric, Scheduler};
 use crate::ids::HostId;
@@ -9,11 +11,32 @@ use crate::packet::{NO_PORT, PRIORITIES, Packet, PacketId};
 use crate::path_choice::Spray;
 use crate::port::Port;
 
+/// Which of a host's egress links: its NIC, or a GPU's NVLink to its
+/// server's scale-up switch ([`Fabric::link_towards`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostLink {
+    /// The NIC's port into the fabric (a GPU's rail).
+    Nic = 0,
+    /// A GPU's NVLink port to its server's scale-up switch.
+    ScaleUp = 1,
+}
+
+impl HostLink {
+    /// Both links, by index.
+    pub const ALL: [HostLink; 2] = [HostLink::Nic, HostLink::ScaleUp];
+
+    /// Its index in [`HostLink::ALL`].
+    #[inline(always)]
+    pub fn idx(self) -> usize {
+        self as usize
+    }
+}
+
 impl Fabric {
-    /// Whether host `h`'s NIC accepts more transport data now.
+    /// Whether host `h`'s port on `link` accepts more transport data now.
     #[inline]
-    pub fn nic_has_room(&self, h: HostId) -> bool {
-        self.ports[self.host_ports[h.idx()]].bytes < self.config.nic_buffer_bytes
+    pub fn nic_has_room(&self, h: HostId, link: HostLink) -> bool {
+        self.ports[self.host_link_port(h, link)].bytes < self.config.nic_buffer_bytes
     }
 
     /// Whether host `h`'s NIC has a queue per class (under PFC), so that
@@ -34,15 +57,15 @@ impl Fabric {
     /// class queue has the NIC buffer's size, so a paused priority fills
     /// its own queue and holds back only its own flows.
     #[inline]
-    pub fn nic_has_room_for(&self, h: HostId, prio: u8) -> bool {
-        let (port, class) = self.nic_class(h, prio);
+    pub fn nic_has_room_for(&self, h: HostId, link: HostLink, prio: u8) -> bool {
+        let (port, class) = self.nic_class(h, link, prio);
         port.queues[class].bytes() < self.config.nic_buffer_bytes
     }
 
-    /// Host `h`'s NIC port and the class queue its priority `prio` uses.
+    /// Host `h`'s port on `link` and the class queue its priority `prio` uses.
     #[inline]
-    fn nic_class(&self, h: HostId, prio: u8) -> (&Port, usize) {
-        let port = &self.ports[self.host_ports[h.idx()]];
+    fn nic_class(&self, h: HostId, link: HostLink, prio: u8) -> (&Port, usize) {
+        let port = &self.ports[self.host_link_port(h, link)];
         let class = if port.queues.is_single() {
             0
         } else {
@@ -56,18 +79,19 @@ impl Fabric {
     /// not paused. A NIC that builds its packets at the wire builds one only then (see
     /// `transport::Transport::BUILT_AT_THE_WIRE`).
     #[inline]
-    pub fn nic_wire_free(&self, h: HostId, prio: u8) -> bool {
-        let (port, class) = self.nic_class(h, prio);
+    pub fn nic_wire_free(&self, h: HostId, link: HostLink, prio: u8) -> bool {
+        let (port, class) = self.nic_class(h, link, prio);
         !port.busy && port.queues[class].is_empty() && port.paused_classes & (1u32 << class) == 0
     }
 
-    /// Whether host `h`'s NIC port is serialising a frame.
+    /// Whether host `h`'s port on `link` is serialising a frame.
     #[inline]
-    pub fn nic_busy(&self, h: HostId) -> bool {
-        self.ports[self.host_ports[h.idx()]].busy
+    pub fn nic_busy(&self, h: HostId, link: HostLink) -> bool {
+        self.ports[self.host_link_port(h, link)].busy
     }
 
-    /// Hands a packet to host `h`'s NIC. Hosts never drop their own packets.
+    /// Hands a packet to host `h`'s port towards its destination
+    /// ([`Fabric::link_towards`]). Hosts never drop their own packets.
     #[inline]
     pub fn host_send<S: Scheduler>(&mut self, h: HostId, pkt: Packet, sched: &mut S) -> PacketId {
         self.host_send_int(h, pkt, &IntStack::EMPTY, sched)
@@ -87,6 +111,7 @@ impl Fabric {
         // Set in the arena's slot: a struct update would copy all 128 bytes
         // once more on the way in.
         let carries_int = pkt.carries_int();
+        let link = self.link_towards(h, pkt.dst);
         let id = self.packets.alloc(pkt);
         let slot = self.packets.get_mut(id);
         slot.ingress_port = NO_PORT;
@@ -96,7 +121,7 @@ impl Fabric {
         if carries_int {
             self.int.set(id, int);
         }
-        let port = self.host_ports[h.idx()];
+        let port = self.host_link_port(h, link);
         self.enqueue(port, id, sched);
         id
     }
