@@ -66,6 +66,11 @@ pub trait Shape: Debug + Send + Sync {
     fn hosts_per_rack(&self) -> Option<u32> {
         None
     }
+    /// GPUs per server (hosts `s x it ..` are server s's); 1 for a shape
+    /// whose hosts are no GPUs.
+    fn gpus_per_server(&self) -> u32 {
+        1
+    }
 }
 
 /// `prefix0`, `prefix1`, ... for each (prefix, count), in order.
@@ -316,6 +321,9 @@ impl Shape for LeafSpine {
     fn hosts_per_rack(&self) -> Option<u32> {
         Some(self.hosts_per_leaf)
     }
+    fn gpus_per_server(&self) -> u32 {
+        self.gpus_per_server.unwrap_or(1)
+    }
     fn build(&self) -> TopologyGraph {
         let g = TopologyGraph::leaf_spine(
             self.leaves,
@@ -508,6 +516,9 @@ impl Shape for KAryFatTree {
     }
     fn hosts_per_rack(&self) -> Option<u32> {
         Some(self.k / 2 * self.oversubscription)
+    }
+    fn gpus_per_server(&self) -> u32 {
+        self.gpus_per_server.unwrap_or(1)
     }
     fn build(&self) -> TopologyGraph {
         let (k, h, r) = (self.k, self.k / 2, self.link_rate);

@@ -10,8 +10,8 @@
 //! start for the first), so it holds the compute and the slowest rank's
 //! lag. The bound is what the empty fabric allows: the longer of the
 //! critical path (each transfer taking its ideal delivery time alone,
-//! after the transfers it waits on) and the busiest rank's bytes through
-//! its link after one crossing; for a ring all-reduce of S bytes over N
+//! after the transfers it waits on) and the busiest link's bytes (a
+//! rank's, or a GPU's NIC or NVLink) after one crossing; for a ring all-reduce of S bytes over N
 //! ranks at rate B that is 2(N-1) x (S/N on the wire / B + one step's
 //! latency), each step's latency that of its own path.
 
@@ -146,10 +146,11 @@ fn bound_ps(rec: &CollectiveRecord) -> u64 {
         finish[i] = ready.saturating_add(fixed).saturating_add(stream);
     }
     let critical = finish.iter().copied().max().unwrap_or(0);
-    // The busiest rank: all its bytes through its link after one crossing.
-    let mut busy = vec![(0u64, 0u64); c.plan.ranks.len()];
-    for (t, &(fixed, stream)) in tags.iter().zip(parts) {
-        let b = &mut busy[t.src as usize];
+    // The busiest link: all a rank's bytes through one of its links (a
+    // GPU's NIC, its NVLink) after one crossing.
+    let mut busy = vec![(0u64, 0u64); 2 * c.plan.ranks.len()];
+    for ((t, &(fixed, stream)), link) in tags.iter().zip(parts).zip(&rec.links) {
+        let b = &mut busy[2 * t.src as usize + link.idx()];
         b.0 = b.0.max(fixed);
         b.1 = b.1.saturating_add(stream);
     }

@@ -353,6 +353,7 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
     let mut ctx = LoadCtx {
         hosts: 0,
         hosts_per_rack: None,
+        gpus_per_server: 1,
         classes: 1,
         queue_limit: QueueSize::Packets(0),
         max_host_rate: sim_core::Bandwidth::from_bps(1),
@@ -362,6 +363,7 @@ pub fn load_str(file: &str, text: &str, overrides: &[String]) -> Result<Scenario
     let topology = topology(&src, root.get("topology"), ctx)?;
     ctx.hosts = topology.spec.size.hosts;
     ctx.hosts_per_rack = topology.spec.shape.hosts_per_rack();
+    ctx.gpus_per_server = topology.spec.shape.gpus_per_server();
     ctx.max_host_rate = topology.spec.shape.max_host_rate();
 
     let switch_v = root

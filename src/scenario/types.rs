@@ -657,6 +657,9 @@ pub struct LoadCtx {
     pub hosts: u32,
     /// Hosts under each ToR, numbered ToR by ToR (`None`: no racks).
     pub hosts_per_rack: Option<u32>,
+    /// GPUs per server (hosts `s x it ..` are server s's; 1: hosts are
+    /// no GPUs).
+    pub gpus_per_server: u32,
     /// Class queues per port.
     pub classes: usize,
     /// The most one queue of a port may hold.

@@ -66,6 +66,8 @@ pub struct CollectiveRecord<'w> {
     pub job: &'w JobCollective,
     /// Each transfer's ideal delivery (`paths::ideal_delivery`).
     pub ideal: Vec<(u64, u64)>,
+    /// Each transfer's link at its sender (a GPU's NIC or NVLink).
+    pub links: Vec<net::HostLink>,
 }
 
 /// One execution-trace job as it ran: per iteration and rank, when the
@@ -277,10 +279,15 @@ impl World {
             let addr = *transport::SenderEnd::addr(&flow.sender);
             crate::paths::ideal_delivery(&self.fabric, &addr, flow.size.unwrap_or(0), cfg)
         };
+        let link = |f: u32| {
+            let addr = transport::SenderEnd::addr(&self.flows[f].sender);
+            self.fabric.link_towards(addr.src, addr.dst)
+        };
         (self.collectives.iter())
             .map(|job| CollectiveRecord {
                 job,
                 ideal: job.plan.transfers.iter().map(|t| ideal(t.flow)).collect(),
+                links: job.plan.transfers.iter().map(|t| link(t.flow)).collect(),
             })
             .collect()
     }

@@ -212,6 +212,9 @@ impl Shape for RailOptimised {
     fn host_rate(&self, _host: u32) -> Bandwidth {
         self.nic_rate
     }
+    fn gpus_per_server(&self) -> u32 {
+        self.gpus_per_server
+    }
     fn build(&self) -> TopologyGraph {
         TopologyGraph::rail_optimised(&self.rails())
     }

@@ -689,7 +689,7 @@ pub static FAMILY: Family<Spec> = Family {
             key("compute", "0s", "duration, >= 0", "compute before each iteration: rank r starts iteration i + 1 this long after its part of iteration i is done"),
             key("start", "0s", "duration, >= 0", "when the job starts (its first compute)"),
             PRIORITY,
-        ], parse::<collective::Collective>),
+        ], collective::parse),
         row("chakra", "a training job from MLCommons Chakra execution traces, one per rank: compute nodes for their duration, collectives and sends over the network, each node after its dependencies, compute overlapping communication where they allow", "MLCommons Chakra et_def.proto (21585d8); ASTRA-sim Workload.cc, HardwareResource.cc (518bd51)", &[
             key("trace", "required", "path prefix", "the traces, relative to the scenario: PREFIX.0.et, PREFIX.1.et, ... (ASTRA-sim's naming), one per rank"),
             key("hosts", "required", "hosts", "the job's hosts, one per rank (as many as trace files)"),

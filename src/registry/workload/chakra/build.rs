@@ -274,7 +274,7 @@ impl Job<'_> {
                 self.at(nodes[0].0, nodes[0].1)
             ));
         }
-        let sched = algo::schedule(op, algorithm, g, 0);
+        let sched = algo::schedule(op, algorithm, g, 0, 1);
         let ranks: Vec<u32> = nodes.iter().map(|n| n.0).collect();
         let stage = Stage {
             iteration: it,

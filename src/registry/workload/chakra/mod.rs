@@ -312,7 +312,15 @@ fn algorithms(given: &BTreeMap<String, Algorithm>) -> Result<Vec<(Op, Algorithm)
                 valid.join(", ")
             ));
         };
-        if algo::implementation(op, a).is_none() {
+        let how = algo::implementation(op, a);
+        if how.is_some_and(|i| i.by_server) {
+            return Err(format!(
+                "{} splits a job by GPU server, which a trace's communicator groups do not \
+                 follow: give {name} another algorithm",
+                a.name()
+            ));
+        }
+        if how.is_none() {
             let valid: Vec<&str> = op.algorithms().map(|a| a.name()).collect();
             return Err(format!(
                 "{} cannot run {name}: valid algorithms are {}",

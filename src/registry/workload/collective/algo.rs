@@ -23,9 +23,14 @@
 //!   second tree the first mirrored (N even) or shifted by one rank (N
 //!   odd), so that most ranks that are leaves in one are inner nodes of
 //!   the other. NCCL builds its trees over servers with a chain inside
-//!   each; one rank per host, the trees here span the ranks.
+//!   each; one rank per host, the trees here span the ranks;
+//! - hierarchical all-reduce over GPU servers ([`hierarchical`]): a
+//!   reduce-scatter inside each server, an all-reduce across servers among
+//!   the GPUs of one local index (one rail each), an all-gather inside.
 
 use serde::Deserialize;
+
+mod hierarchical;
 
 /// One way to carry out an operation: a row of [`IMPLEMENTED`].
 pub struct Implementation {
@@ -35,8 +40,11 @@ pub struct Implementation {
     pub algorithm: Algorithm,
     /// Whether it needs a power of two of ranks.
     pub power_of_two: bool,
-    /// Its schedule over `n` ranks from `root` (broadcast's; 0 otherwise).
-    schedule: fn(n: u32, root: u32) -> Vec<Transfer>,
+    /// Whether it splits the ranks by server (needs GPU servers).
+    pub by_server: bool,
+    /// Its schedule over `n` ranks from `root` (broadcast's; 0 otherwise)
+    /// in servers of `local` consecutive ranks (1: hosts are no GPUs).
+    schedule: fn(n: u32, root: u32, local: u32) -> Vec<Transfer>,
 }
 
 /// Every algorithm of every operation, each operation's default first:
@@ -48,49 +56,64 @@ pub static IMPLEMENTED: &[Implementation] = &[
         op: Op::AllReduce,
         algorithm: Algorithm::Ring,
         power_of_two: false,
-        schedule: |n, _| ring(n, 0, 2 * (n - 1)),
+        by_server: false,
+        schedule: |n, _, _| ring(n, 0, 2 * (n - 1)),
     },
     Implementation {
         op: Op::AllReduce,
         algorithm: Algorithm::HalvingDoubling,
         power_of_two: true,
-        schedule: |n, _| halving_doubling(n),
+        by_server: false,
+        schedule: |n, _, _| halving_doubling(n),
     },
     Implementation {
         op: Op::AllReduce,
         algorithm: Algorithm::Tree,
         power_of_two: false,
-        schedule: |n, _| double_binary_tree(n),
+        by_server: false,
+        schedule: |n, _, _| double_binary_tree(n),
+    },
+    Implementation {
+        op: Op::AllReduce,
+        algorithm: Algorithm::Hierarchical,
+        power_of_two: false,
+        by_server: true,
+        schedule: |n, _, local| hierarchical::all_reduce(n, local),
     },
     Implementation {
         op: Op::AllGather,
         algorithm: Algorithm::Ring,
         power_of_two: false,
-        schedule: |n, _| ring(n, n - 1, 2 * (n - 1)),
+        by_server: false,
+        schedule: |n, _, _| ring(n, n - 1, 2 * (n - 1)),
     },
     Implementation {
         op: Op::ReduceScatter,
         algorithm: Algorithm::Ring,
         power_of_two: false,
-        schedule: |n, _| ring(n, 0, n - 1),
+        by_server: false,
+        schedule: |n, _, _| ring(n, 0, n - 1),
     },
     Implementation {
         op: Op::AllToAll,
         algorithm: Algorithm::Direct,
         power_of_two: false,
-        schedule: |n, _| all_to_all(n, false),
+        by_server: false,
+        schedule: |n, _, _| all_to_all(n, false),
     },
     Implementation {
         op: Op::AllToAll,
         algorithm: Algorithm::Serialised,
         power_of_two: false,
-        schedule: |n, _| all_to_all(n, true),
+        by_server: false,
+        schedule: |n, _, _| all_to_all(n, true),
     },
     Implementation {
         op: Op::Broadcast,
         algorithm: Algorithm::Ring,
         power_of_two: false,
-        schedule: chain,
+        by_server: false,
+        schedule: |n, root, _| chain(n, root),
     },
 ];
 
@@ -131,6 +154,9 @@ pub enum Algorithm {
     Serialised,
     /// NCCL's double binary tree (all-reduce).
     Tree,
+    /// Inside each server, then across servers by rail, then inside
+    /// (all-reduce over GPU servers).
+    Hierarchical,
 }
 
 impl Op {
@@ -190,6 +216,7 @@ impl Algorithm {
             Algorithm::Direct => "direct",
             Algorithm::Serialised => "serialised",
             Algorithm::Tree => "tree",
+            Algorithm::Hierarchical => "hierarchical",
         }
     }
 }
@@ -210,15 +237,16 @@ pub struct Transfer {
     pub after: Vec<usize>,
 }
 
-/// The schedule of `op` by `algo` over `n` ranks (`root` for broadcast):
-/// transfers in step order. `n >= 2`; the pair is one the loader accepted
-/// (a row of [`IMPLEMENTED`]), with a power of two of ranks where it
-/// needs one.
-pub fn schedule(op: Op, algo: Algorithm, n: u32, root: u32) -> Vec<Transfer> {
+/// The schedule of `op` by `algo` over `n` ranks (`root` for broadcast)
+/// in servers of `local` consecutive ranks: transfers in step order.
+/// `n >= 2`; the pair is one the loader accepted (a row of
+/// [`IMPLEMENTED`]), with a power of two of ranks where it needs one and
+/// `local` dividing `n`.
+pub fn schedule(op: Op, algo: Algorithm, n: u32, root: u32, local: u32) -> Vec<Transfer> {
     assert!(n >= 2, "a collective needs two ranks");
     let i = implementation(op, algo);
     assert!(i.is_some(), "{op:?} by {algo:?} is refused at load");
-    i.map_or_else(Vec::new, |i| (i.schedule)(n, root))
+    i.map_or_else(Vec::new, |i| (i.schedule)(n, root, local))
 }
 
 /// Steps `from..to` of the ring all-reduce (reduce-scatter: steps `0..n-1`;
@@ -530,7 +558,7 @@ mod tests {
     #[test]
     fn ring_all_reduce_sends_one_part_a_step_and_reduces_everything() {
         let n = 4;
-        let s = schedule(Op::AllReduce, Algorithm::Ring, n, 0);
+        let s = schedule(Op::AllReduce, Algorithm::Ring, n, 0, 1);
         well_formed(&s);
         assert_eq!(s.len(), (2 * (n - 1) * n) as usize);
         // Step 0: rank r sends its own part r to r+1; step 1: part r-1.
@@ -550,7 +578,7 @@ mod tests {
     #[test]
     fn ring_reduce_scatter_and_all_gather_end_where_they_should() {
         let n = 5;
-        let rs = schedule(Op::ReduceScatter, Algorithm::Ring, n, 0);
+        let rs = schedule(Op::ReduceScatter, Algorithm::Ring, n, 0, 1);
         well_formed(&rs);
         assert_eq!(rs.len(), ((n - 1) * n) as usize);
         let out = run(n, &rs, |r, _| 1 << r);
@@ -558,7 +586,7 @@ mod tests {
         for r in 0..n {
             assert_eq!(out[r as usize][((r + 1) % n) as usize], (1 << n) - 1);
         }
-        let ag = schedule(Op::AllGather, Algorithm::Ring, n, 0);
+        let ag = schedule(Op::AllGather, Algorithm::Ring, n, 0, 1);
         well_formed(&ag);
         // Rank r starts with only its own part r; all ranks end with all.
         let out = run(n, &ag, |r, p| u64::from(r == p));
@@ -571,7 +599,7 @@ mod tests {
     #[test]
     fn halving_doubling_exchanges_with_partners_at_halving_distances() {
         let n = 8;
-        let s = schedule(Op::AllReduce, Algorithm::HalvingDoubling, n, 0);
+        let s = schedule(Op::AllReduce, Algorithm::HalvingDoubling, n, 0, 1);
         well_formed(&s);
         assert_eq!(s.len(), (2 * 3 * n) as usize);
         // Step 0: partner r xor 4, half the buffer; step 2: r xor 1, an eighth.
@@ -594,7 +622,7 @@ mod tests {
             } else {
                 Algorithm::Direct
             };
-            let s = schedule(Op::AllToAll, algo, n, 0);
+            let s = schedule(Op::AllToAll, algo, n, 0, 1);
             well_formed(&s);
             assert_eq!(s.len(), (n * (n - 1)) as usize);
             for t in &s {
@@ -617,7 +645,7 @@ mod tests {
 
     #[test]
     fn broadcast_is_a_chain_from_the_root() {
-        let s = schedule(Op::Broadcast, Algorithm::Ring, 4, 2);
+        let s = schedule(Op::Broadcast, Algorithm::Ring, 4, 2, 1);
         well_formed(&s);
         let hops: Vec<(u32, u32)> = s.iter().map(|t| (t.src, t.dst)).collect();
         assert_eq!(hops, vec![(2, 3), (3, 0), (0, 1)]);
@@ -651,7 +679,7 @@ mod tests {
     #[test]
     fn tree_all_reduce_reduces_everything_in_two_halves() {
         for n in [2, 3, 5, 8, 13, 16] {
-            let s = schedule(Op::AllReduce, Algorithm::Tree, n, 0);
+            let s = schedule(Op::AllReduce, Algorithm::Tree, n, 0, 1);
             well_formed(&s);
             // Each tree: n - 1 edges up and n - 1 down.
             assert_eq!(s.len(), 4 * (n - 1) as usize, "{n}");
@@ -661,7 +689,7 @@ mod tests {
         }
         // A leaf's send to its parent waits on nothing; the root's first
         // send down waits on every child's sum.
-        let s = schedule(Op::AllReduce, Algorithm::Tree, 8, 0);
+        let s = schedule(Op::AllReduce, Algorithm::Tree, 8, 0, 1);
         let first = s
             .iter()
             .find(|t| t.src == 7 && t.parts == (0, 4))
@@ -674,6 +702,40 @@ mod tests {
         assert_eq!(
             (root_down.dst, root_down.after.len(), root_down.step),
             (4, 1, 3)
+        );
+    }
+
+    #[test]
+    fn hierarchical_all_reduce_keeps_cross_server_sends_on_one_local_index() {
+        for (n, local) in [(8, 4), (12, 4), (6, 2), (4, 1), (4, 4), (16, 8)] {
+            let s = schedule(Op::AllReduce, Algorithm::Hierarchical, n, 0, local);
+            well_formed(&s);
+            assert_all_reduced(n, &s);
+            let m = n / local;
+            // Inside: 2 (L - 1) steps of L sends per server; across:
+            // 2 (M - 1) steps of M sends per local index.
+            let want = 2 * (local - 1) * n + 2 * (m - 1) * n;
+            assert_eq!(s.len(), want as usize, "n {n}, local {local}");
+            for t in &s {
+                let (a, b) = (t.src / local, t.dst / local);
+                if a != b {
+                    assert_eq!(t.src % local, t.dst % local, "{t:?} changes rail");
+                    assert_eq!(t.parts.1 - t.parts.0, 1, "one part a step across");
+                } else {
+                    assert_eq!(t.parts.1 - t.parts.0, m, "a block a step inside");
+                }
+            }
+        }
+        // 2 servers of 4: steps 0-2 inside, 3-4 across, 5-7 inside; local
+        // rank 0 reduces block 1 (parts 2-3) with rank 4.
+        let s = schedule(Op::AllReduce, Algorithm::Hierarchical, 8, 0, 4);
+        let across: Vec<(u32, u32, u32, u32)> = (s.iter())
+            .filter(|t| t.src / 4 != t.dst / 4 && t.src % 4 == 0)
+            .map(|t| (t.step, t.src, t.dst, t.parts.0))
+            .collect();
+        assert_eq!(
+            across,
+            vec![(3, 0, 4, 2), (3, 4, 0, 3), (4, 0, 4, 3), (4, 4, 0, 2)]
         );
     }
 

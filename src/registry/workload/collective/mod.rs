@@ -66,6 +66,10 @@ pub struct Collective {
     start: SimDuration,
     #[serde(default = "priority_zero")]
     priority: u8,
+    /// Ranks per server, consecutive (set at load from the topology's
+    /// GPU servers; 1 where its hosts are no GPUs).
+    #[serde(skip, default = "one")]
+    local: u32,
 }
 
 /// One collective of an iteration: the workload's own keys for the
@@ -84,6 +88,9 @@ pub struct OpSpec {
     /// all-to-all, from a trace); `size` is then the mean a rank sends.
     #[serde(skip)]
     pair_bytes: Option<std::sync::Arc<Vec<Vec<u64>>>>,
+    /// Ranks per server ([`Collective`]'s).
+    #[serde(skip, default = "one")]
+    local: u32,
 }
 
 fn one() -> u32 {
@@ -150,6 +157,7 @@ impl OpSpec {
             chunk,
             root,
             pair_bytes: None,
+            local: 1,
         }
     }
 
@@ -207,7 +215,7 @@ impl OpSpec {
 
     /// Its transfers, counting channels and pieces (saturating).
     pub(crate) fn transfers(&self, n: u32) -> u64 {
-        let sched = algo::schedule(self.op, self.algorithm(), n, 0);
+        let sched = algo::schedule(self.op, self.algorithm(), n, 0, self.local);
         if self.pair_bytes.is_some() {
             return (0..self.channels)
                 .flat_map(|c| sched.iter().map(move |t| (c, t)))
@@ -289,12 +297,80 @@ impl Collective {
             chunk: self.chunk,
             root: self.root,
             pair_bytes: None,
+            local: self.local,
         };
-        std::iter::once(first)
-            .chain(self.then.iter().cloned())
-            .collect()
+        let then = self.then.iter().map(|o| OpSpec {
+            local: self.local,
+            ..o.clone()
+        });
+        std::iter::once(first).chain(then).collect()
     }
 
+    /// Splits its ranks by server for the algorithms that need it, from
+    /// the topology's `gpus_per_server` (GPU = host; server = host / it):
+    /// they need packed placement and the job's hosts in whole runs of
+    /// one server each, all of one length. The key at fault and why.
+    fn split_by_server(&mut self, gpus_per_server: u32) -> Result<(), (String, String)> {
+        let ops = self.ops();
+        let Some(at) = ops
+            .iter()
+            .position(|o| algo::implementation(o.op, o.algorithm()).is_some_and(|i| i.by_server))
+        else {
+            return Ok(());
+        };
+        let key = match at {
+            0 => "algorithm".to_string(),
+            i => format!("then[{}].algorithm", i - 1),
+        };
+        let name = ops[at].algorithm().name();
+        let fail = |why: String| {
+            Err((
+                key.clone(),
+                format!("{name} splits the job by GPU server: {why}"),
+            ))
+        };
+        if gpus_per_server <= 1 {
+            return fail("the topology has no GPU servers (give it gpus_per_server)".into());
+        }
+        if self.placement != Placement::Packed {
+            return fail(
+                "it needs placement = \"packed\", so that a server's ranks are consecutive".into(),
+            );
+        }
+        let hosts: Vec<u32> = self.hosts.iter().collect();
+        let runs = hosts.chunk_by(|a, b| a / gpus_per_server == b / gpus_per_server);
+        let lens: Vec<usize> = runs.clone().map(<[u32]>::len).collect();
+        let mut servers: Vec<u32> = runs.map(|r| r[0] / gpus_per_server).collect();
+        let count = servers.len();
+        servers.sort_unstable();
+        servers.dedup();
+        if servers.len() != count || lens.iter().any(|&l| l != lens[0]) {
+            return fail(format!(
+                "its hosts must be whole runs of one server each, all of one length (servers of \
+                 {gpus_per_server} GPUs: hosts 0-{}, {}-{}, ...)",
+                gpus_per_server - 1,
+                gpus_per_server,
+                2 * gpus_per_server - 1
+            ));
+        }
+        self.local = lens[0] as u32;
+        Ok(())
+    }
+}
+
+/// Reads a `collective` workload: its own checks, and its split by
+/// server against the topology.
+pub(super) fn parse(
+    t: &crate::scenario::Table<'_>,
+) -> Result<super::Spec, crate::scenario::ScenarioError> {
+    let mut job: Collective = t.read()?;
+    let gpus = t.ctx().gpus_per_server;
+    job.split_by_server(gpus)
+        .map_err(|(k, m)| t.invalid(&k, m))?;
+    super::accept(t, job)
+}
+
+impl Collective {
     /// Transfers per iteration (saturating).
     fn transfers_per_iteration(&self, n: u32) -> u64 {
         (self.ops().iter()).fold(0u64, |sum, o| sum.saturating_add(o.transfers(n)))
@@ -391,7 +467,7 @@ impl<'a> Builder<'a> {
         let n = ranks.len() as u32;
         let ops = (job.ops().into_iter())
             .map(|o| {
-                let sched = algo::schedule(o.op, o.algorithm(), n, o.root.unwrap_or(0));
+                let sched = algo::schedule(o.op, o.algorithm(), n, o.root.unwrap_or(0), o.local);
                 (o, sched)
             })
             .collect();
