@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Draws the reference figures of docs/sweeps.md (one of each kind) into
-# docs/figures/ from shipped scenarios. Needs a release build; takes about
-# a minute on 2 cores.
+# docs/figures/ from shipped scenarios. Needs a release build; takes
+# a few minutes on 2 cores.
 #
 #   scripts/reference-figures.sh [DCNSIM]    (default: target/release/dcnsim)
 set -euo pipefail
@@ -49,6 +49,15 @@ cp "$work/moe/plots/collective_timeline_0.png" "$out/collective_timeline.png"
 "$bin" run scenarios/ai-fabric/perm-k8.toml --out "$work/links" \
     --set output.link_interval=20us > /dev/null 2>&1
 cp "$work/links/plots/link_utilisation.png" "$out/link_utilisation.png"
+
+"$bin" sweep scenarios/ai-training/nccl-busbw-sweep.toml --out "$work/busbw" -j 2 > /dev/null 2>&1
+cp "$work/busbw/plots/busbw-vs-size.png" "$out/nccl_busbw_vs_size.png"
+
+"$bin" run scenarios/ai-training/chakra-dp.toml --out "$work/trace" > /dev/null 2>&1
+cp "$work/trace/plots/trace_timeline_0.png" "$out/trace_timeline.png"
+
+"$bin" sweep scenarios/ai-training/rail-congestion-sweep.toml --out "$work/rails" -j 2 > /dev/null 2>&1
+cp "$work/rails/plots/dp-cct.png" "$out/rail_congestion_dp_cct.png"
 
 echo "reference figures in $out:"
 ls "$out"

@@ -242,6 +242,44 @@ mod tests {
         assert_eq!(p.lookahead, SimDuration::from_us(2));
     }
 
+    /// A rail-optimised cluster of 2 groups of 2 servers of 4 GPUs (4
+    /// rails, 2 spines): each group, its servers and their leaves, is one
+    /// LP; no NVLink cable is cut.
+    #[test]
+    fn a_rail_optimised_cluster_is_cut_by_groups_and_never_inside_a_server() {
+        let us = SimDuration::from_us;
+        let g = TopologyGraph::rail_optimised(&crate::topology::Rails {
+            servers: 4,
+            gpus_per_server: 4,
+            rails: 4,
+            servers_per_group: 2,
+            spines: 2,
+            nvlink_rate: gbps(900),
+            nvlink_delay: SimDuration::from_ns(100),
+            nic_rate: gbps(400),
+            fabric_rate: gbps(400),
+            link_delay: us(1),
+        });
+        let p = Partition::by_pods(&g, 64).expect("cuts");
+        assert_eq!(p.lps, 2);
+        // GPUs 0-7 (servers 0 and 1) in LP 0, 8-15 in LP 1.
+        let gpus: Vec<u32> = p.lp_of_node[..16].to_vec();
+        assert_eq!(gpus, [[0; 8], [1; 8]].concat());
+        for c in &g.cables {
+            let up = [c.a, c.b].iter().any(|n| g.nodes[n.idx()].is_scale_up());
+            if up {
+                assert_eq!(p.lp(c.a), p.lp(c.b), "an NVLink is cut: {c:?}");
+            }
+            if p.lp(c.a) != p.lp(c.b) {
+                let spine = NodeKind::Switch { tier: 2 };
+                assert!(
+                    [g.nodes[c.a.idx()], g.nodes[c.b.idx()]].contains(&spine),
+                    "{c:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn a_zero_delay_cut_is_refused() {
         let g = TopologyGraph::k_ary_fat_tree(4, gbps(100), SimDuration::ZERO);

@@ -471,3 +471,103 @@ impl TopologyGraph {
         Self::three_tier(k, h, h, h * h, h, rate, rate, delay)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rails(rails: u32) -> Rails {
+        Rails {
+            servers: 3,
+            gpus_per_server: 4,
+            rails,
+            servers_per_group: 2,
+            spines: 2,
+            nvlink_rate: Bandwidth::from_gbps(900),
+            nvlink_delay: SimDuration::from_ns(100),
+            nic_rate: Bandwidth::from_gbps(400),
+            fabric_rate: Bandwidth::from_gbps(400),
+            link_delay: SimDuration::from_ns(500),
+        }
+    }
+
+    /// The neighbours of node `n`, in cable order.
+    fn neighbours(g: &TopologyGraph, n: u32) -> Vec<u32> {
+        (g.cables.iter())
+            .filter_map(|c| match (c.a.0, c.b.0) {
+                (a, b) if a == n => Some(b),
+                (a, b) if b == n => Some(a),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_rail_optimised_fabric_cables_rail_r_of_a_group_to_its_leaf_r() {
+        // 3 servers of 4 GPUs in groups of 2 (the last alone): GPUs 0-11,
+        // leaves 12-19 (group 0's rails 0-3, group 1's), spines 20-21,
+        // NVSwitches 22-24.
+        let g = TopologyGraph::rail_optimised(&rails(4));
+        assert_eq!(g.nodes.len(), 12 + 8 + 2 + 3);
+        assert_eq!(
+            neighbours(&g, 1),
+            [13, 22],
+            "GPU 1: rail 1 of group 0, NVSwitch 0"
+        );
+        assert_eq!(
+            neighbours(&g, 5),
+            [13, 23],
+            "GPU 1 of server 1: the same leaf"
+        );
+        assert_eq!(
+            neighbours(&g, 9),
+            [17, 24],
+            "GPU 1 of server 2: group 1's rail 1"
+        );
+        assert_eq!(neighbours(&g, 22), [0, 1, 2, 3]);
+        assert!(g.nodes[22].is_scale_up() && g.nodes[22].has_nic_ports());
+        // Every leaf to every spine, at the fabric's rate.
+        assert_eq!(neighbours(&g, 20), (12..20).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn gpus_that_share_a_nic_reach_it_through_a_nic_node() {
+        // 2 NICs per server: GPUs 0-1 share NIC node 12, 2-3 NIC node 13.
+        let g = TopologyGraph::rail_optimised(&rails(2));
+        assert_eq!(g.nodes[12], NodeKind::Switch { tier: NIC_TIER });
+        assert_eq!(neighbours(&g, 12)[..2], [0, 1]);
+        let leaf = neighbours(&g, 12)[2];
+        assert_eq!(g.nodes[leaf as usize], NodeKind::Switch { tier: 1 });
+        let up = g
+            .cables
+            .iter()
+            .find(|c| c.a.0 == 0 && c.b.0 == 12)
+            .expect("GPU 0 to its NIC");
+        assert_eq!(
+            (up.rate, up.delay),
+            (Bandwidth::from_gbps(400), SimDuration::ZERO)
+        );
+    }
+
+    #[test]
+    fn gpu_servers_join_each_run_of_hosts_by_a_scale_up_switch() {
+        let g = TopologyGraph::leaf_spine(
+            2,
+            1,
+            4,
+            Bandwidth::from_gbps(100),
+            Bandwidth::from_gbps(100),
+            SimDuration::from_us(1),
+        );
+        let nodes = g.nodes.len() as u32;
+        let g = g.gpu_servers(2, Bandwidth::from_gbps(900), SimDuration::from_ns(100));
+        assert_eq!(g.nodes.len() as u32, nodes + 4);
+        assert_eq!(neighbours(&g, nodes), [0, 1]);
+        assert_eq!(neighbours(&g, nodes + 3), [6, 7]);
+        assert_eq!(
+            neighbours(&g, 2),
+            [8, nodes + 1],
+            "host 2: its leaf, then its NVLink"
+        );
+    }
+}

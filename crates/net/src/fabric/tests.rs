@@ -128,6 +128,8 @@ fn acks_take_the_reverse_of_the_data_path_on_every_topology() {
             TopologyGraph::three_tier(5, 4, 4, 16, 2, r, Bandwidth::from_gbps(40), d),
         ),
         ("k-ary", TopologyGraph::k_ary_fat_tree(4, r, d)),
+        ("rail-optimised", rails(4)),
+        ("rail-optimised, shared NICs", rails(2)),
     ];
     for (name, g) in graphs {
         let f = fabric(&g, QueueSize::Packets(10));
@@ -171,6 +173,49 @@ fn acks_take_the_reverse_of_the_data_path_on_every_topology() {
             );
         }
     }
+}
+
+/// 4 servers of 4 GPUs in groups of 2, `nics` NICs each, 2 spines.
+fn rails(nics: u32) -> TopologyGraph {
+    TopologyGraph::rail_optimised(&crate::topology::Rails {
+        servers: 4,
+        gpus_per_server: 4,
+        rails: nics,
+        servers_per_group: 2,
+        spines: 2,
+        nvlink_rate: Bandwidth::from_gbps(900),
+        nvlink_delay: SimDuration::from_ns(100),
+        nic_rate: Bandwidth::from_gbps(100),
+        fabric_rate: Bandwidth::from_gbps(100),
+        link_delay: SimDuration::from_us(1),
+    })
+}
+
+#[test]
+fn a_gpu_reaches_its_server_by_nvlink_and_others_by_its_own_rail() {
+    let f = fabric(&rails(4), QueueSize::Packets(10));
+    // GPU 1 to GPU 3 of its server: its NVLink, the NVSwitch's port down.
+    let inside = f.path(&data(1, 3, 1500));
+    assert_eq!(f.link_towards(HostId(1), HostId(3)), HostLink::ScaleUp);
+    assert_eq!(inside[0], f.host_link_port(HostId(1), HostLink::ScaleUp));
+    assert_eq!(inside.len(), 2);
+    assert_eq!(
+        f.port(inside[1]).peer,
+        f.host_link_port(HostId(3), HostLink::ScaleUp)
+    );
+    // GPU 1 to GPU 1 of server 1 (group 0): its NIC, leaf 1, down.
+    let rail = f.path(&data(1, 5, 1500));
+    assert_eq!(rail[0], f.host_port(HostId(1)));
+    assert_eq!(rail.len(), 2);
+    // GPU 1 to GPU 2 of server 1: its NIC, leaf 1, a spine, leaf 2.
+    assert_eq!(f.path(&data(1, 6, 1500)).len(), 4);
+    // A host that is no GPU has no NVLink.
+    let plain = fabric(
+        &TopologyGraph::star(4, Bandwidth::from_gbps(10), SimDuration::from_us(1)),
+        QueueSize::Packets(10),
+    );
+    assert!(!plain.has_scale_up());
+    assert_eq!(plain.link_towards(HostId(0), HostId(1)), HostLink::Nic);
 }
 
 #[test]
