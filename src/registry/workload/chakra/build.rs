@@ -255,7 +255,8 @@ impl Job<'_> {
         } else {
             size
         };
-        let root = (op == Op::Broadcast).then_some(0);
+        // Chakra's collective nodes name no root: rank 0 of the group.
+        let root = matches!(op, Op::Broadcast | Op::Reduce).then_some(0);
         let spec = match self.pair_rows(nodes)? {
             Some(rows) => OpSpec::all_to_all_v(algorithm, rows, self.channels, self.chunk),
             None => OpSpec::new(op, algorithm, Bytes(total), self.channels, self.chunk, root),

@@ -124,7 +124,7 @@ pub const SUPPORTED_NODES: &str =
 
 /// The collective types dcnsim runs, as Chakra names them.
 pub const SUPPORTED_COLLECTIVES: &str =
-    "ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST";
+    "ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST, REDUCE";
 
 /// Reads the trace of rank `rank` of a job of `ranks` ranks from `bytes`.
 pub fn read(bytes: &[u8], rank: u32, ranks: u32) -> Result<RankTrace, TraceError> {
@@ -314,6 +314,7 @@ fn collective_op(attrs: &Attrs<'_>) -> Result<Op, String> {
         CollectiveCommType::ReduceScatter => Op::ReduceScatter,
         CollectiveCommType::AllToAll => Op::AllToAll,
         CollectiveCommType::Broadcast => Op::Broadcast,
+        CollectiveCommType::Reduce => Op::Reduce,
         other => {
             return Err(format!(
                 "collective {} is not run by dcnsim (valid: {SUPPORTED_COLLECTIVES})",
@@ -522,6 +523,19 @@ mod tests {
         assert_eq!(t.nodes[1].deps, [0]);
         assert_eq!(t.nodes[0].duration_ps, 5_000_000);
         assert_eq!(t.nodes[0].work, Work::Compute { cpu: false });
+    }
+
+    /// REDUCE (which Chakra's generator does not write) is a reduce.
+    #[test]
+    fn a_reduce_node_is_a_reduce() {
+        use super::super::schema::{AttributeProto, Value};
+        let comm_type = AttributeProto {
+            name: "comm_type".into(),
+            doc_string: String::new(),
+            value: Some(Value::Int64Val(CollectiveCommType::Reduce as i64)),
+        };
+        let attrs = [comm_type];
+        assert_eq!(collective_op(&Attrs(&attrs)), Ok(Op::Reduce));
     }
 
     /// What dcnsim cannot run is refused by name, with the node.

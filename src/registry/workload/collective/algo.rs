@@ -17,6 +17,9 @@
 //!   last one's receipt (serialised);
 //! - broadcast: a chain from the root through every rank in ring order,
 //!   each forwarding what it received (NCCL's ring broadcast);
+//! - reduce: the chain the other way, from the rank after the root round
+//!   to the root, each adding its buffer to what it received and
+//!   forwarding the partial sum (NCCL's ring reduce);
 //! - tree all-reduce: NCCL's double binary tree (`src/graph/trees.cc`,
 //!   `ncclGetDtree`): two binary trees over the ranks, each reducing half
 //!   of the buffer up to its root and broadcasting it back down, the
@@ -115,6 +118,13 @@ pub static IMPLEMENTED: &[Implementation] = &[
         by_server: false,
         schedule: |n, root, _| chain(n, root),
     },
+    Implementation {
+        op: Op::Reduce,
+        algorithm: Algorithm::Ring,
+        power_of_two: false,
+        by_server: false,
+        schedule: |n, root, _| chain(n, (root + 1) % n),
+    },
 ];
 
 /// The row of `op` by `algorithm`, if it is implemented.
@@ -138,6 +148,8 @@ pub enum Op {
     AllToAll,
     /// The root's buffer reaches every rank.
     Broadcast,
+    /// The root ends with the sum of every rank's buffer.
+    Reduce,
 }
 
 /// How an operation is carried out.
@@ -161,12 +173,13 @@ pub enum Algorithm {
 
 impl Op {
     /// Every operation, in the order of [`IMPLEMENTED`]'s first rows.
-    pub const ALL: [Op; 5] = [
+    pub const ALL: [Op; 6] = [
         Op::AllReduce,
         Op::AllGather,
         Op::ReduceScatter,
         Op::AllToAll,
         Op::Broadcast,
+        Op::Reduce,
     ];
 
     /// Its name as written.
@@ -177,6 +190,7 @@ impl Op {
             Op::ReduceScatter => "reduce-scatter",
             Op::AllToAll => "all-to-all",
             Op::Broadcast => "broadcast",
+            Op::Reduce => "reduce",
         }
     }
 
@@ -202,7 +216,7 @@ impl Op {
         match self {
             Op::AllReduce => 2.0 * (n - 1.0) / n,
             Op::AllGather | Op::ReduceScatter | Op::AllToAll => (n - 1.0) / n,
-            Op::Broadcast => 1.0,
+            Op::Broadcast | Op::Reduce => 1.0,
         }
     }
 }
@@ -237,7 +251,8 @@ pub struct Transfer {
     pub after: Vec<usize>,
 }
 
-/// The schedule of `op` by `algo` over `n` ranks (`root` for broadcast)
+/// The schedule of `op` by `algo` over `n` ranks (`root` for broadcast
+/// and reduce)
 /// in servers of `local` consecutive ranks: transfers in step order.
 /// `n >= 2`; the pair is one the loader accepted (a row of
 /// [`IMPLEMENTED`]), with a power of two of ranks where it needs one and
@@ -641,6 +656,18 @@ mod tests {
                 assert_eq!((s[t.after[0]].src, s[t.after[0]].dst), (3, 0));
             }
         }
+    }
+
+    #[test]
+    fn reduce_is_a_chain_that_ends_at_the_root() {
+        let s = schedule(Op::Reduce, Algorithm::Ring, 4, 2, 1);
+        well_formed(&s);
+        let hops: Vec<(u32, u32)> = s.iter().map(|t| (t.src, t.dst)).collect();
+        assert_eq!(hops, vec![(3, 0), (0, 1), (1, 2)]);
+        // The root holds every rank's contribution in every part.
+        let out = run(4, &s, |r, _| 1 << r);
+        assert!(out[2].iter().all(|&b| b == 0b1111), "{out:?}");
+        assert_eq!(Op::Reduce.bus_factor(4), 1.0);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! per iteration, each iteration after `compute`: ring, halving-doubling
 //! or NCCL's double-binary-tree all-reduce (data parallelism's gradient), ring
 //! all-gather and reduce-scatter, direct or serialised all-to-all (expert
-//! parallelism), chain broadcast. Every transfer is a flow over the job's
+//! parallelism), chain broadcast and reduce. Every transfer is a flow over the job's
 //! transport; a step's transfer starts when its rank has received what
 //! the step needs ([`super::trigger`]), so a slow path or a timeout on one
 //! rank stretches every later step and the iteration.
@@ -255,13 +255,16 @@ impl OpSpec {
             return Err((key("algorithm"), msg));
         }
         match (self.op, self.root) {
-            (Op::Broadcast, Some(r)) if r >= n => {
+            (Op::Broadcast | Op::Reduce, Some(r)) if r >= n => {
                 let msg = format!("root {r} is not a rank: the job has ranks 0 to {}", n - 1);
                 return Err((key("root"), msg));
             }
-            (Op::Broadcast, _) | (_, None) => {}
+            (Op::Broadcast | Op::Reduce, _) | (_, None) => {}
             (op, Some(_)) => {
-                let msg = format!("root is broadcast's; {} has no root", op.name());
+                let msg = format!(
+                    "root is broadcast's and reduce's; {} has no root",
+                    op.name()
+                );
                 return Err((key("root"), msg));
             }
         }

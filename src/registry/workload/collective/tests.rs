@@ -128,6 +128,18 @@ chunk = "100KB""#);
 }
 
 #[test]
+fn a_reduce_chains_the_partial_sums_to_its_root() {
+    let j = job("hosts = [5, 6, 7, 8]\nop = \"reduce\"\nroot = 1\nsize = \"1MB\"");
+    let p = plan(&j, 9);
+    // Ranks 2, 3, 0 then 1 (hosts 7, 8, 5, 6): three hops of the whole buffer.
+    let hops: Vec<(u32, u32)> = (p.flows.iter()).map(|f| (f.src, f.dst)).collect();
+    assert_eq!(hops, [(7, 8), (8, 5), (5, 6)]);
+    assert!(p.flows.iter().all(|f| f.size == Some(1_000_000)));
+    let far = job("hosts = \"0-3\"\nop = \"reduce\"\nroot = 4\nsize = \"1MB\"");
+    assert_eq!(far.check(4).expect_err("no rank 4").0, "root");
+}
+
+#[test]
 fn placement_striped_and_random_reorder_the_ranks() {
     let j = job(r#"hosts = "0-3"
 placement = "random"
