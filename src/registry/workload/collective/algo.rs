@@ -34,6 +34,7 @@
 use serde::Deserialize;
 
 mod hierarchical;
+use hierarchical::Across;
 
 /// One way to carry out an operation: a row of [`IMPLEMENTED`].
 pub struct Implementation {
@@ -81,7 +82,14 @@ pub static IMPLEMENTED: &[Implementation] = &[
         algorithm: Algorithm::Hierarchical,
         power_of_two: false,
         by_server: true,
-        schedule: |n, _, local| hierarchical::all_reduce(n, local),
+        schedule: |n, _, local| hierarchical::all_reduce(n, local, Across::Ring),
+    },
+    Implementation {
+        op: Op::AllReduce,
+        algorithm: Algorithm::HierarchicalTree,
+        power_of_two: false,
+        by_server: true,
+        schedule: |n, _, local| hierarchical::all_reduce(n, local, Across::Tree),
     },
     Implementation {
         op: Op::AllGather,
@@ -169,6 +177,8 @@ pub enum Algorithm {
     /// Inside each server, then across servers by rail, then inside
     /// (all-reduce over GPU servers).
     Hierarchical,
+    /// As `Hierarchical`, NCCL's double binary tree across the servers.
+    HierarchicalTree,
 }
 
 impl Op {
@@ -231,6 +241,7 @@ impl Algorithm {
             Algorithm::Serialised => "serialised",
             Algorithm::Tree => "tree",
             Algorithm::Hierarchical => "hierarchical",
+            Algorithm::HierarchicalTree => "hierarchical-tree",
         }
     }
 }
@@ -735,6 +746,12 @@ mod tests {
     #[test]
     fn hierarchical_all_reduce_keeps_cross_server_sends_on_one_local_index() {
         for (n, local) in [(8, 4), (12, 4), (6, 2), (4, 1), (4, 4), (16, 8)] {
+            let tree = schedule(Op::AllReduce, Algorithm::HierarchicalTree, n, 0, local);
+            well_formed(&tree);
+            assert_all_reduced(n, &tree);
+            for t in tree.iter().filter(|t| t.src / local != t.dst / local) {
+                assert_eq!(t.src % local, t.dst % local, "{t:?} changes rail");
+            }
             let s = schedule(Op::AllReduce, Algorithm::Hierarchical, n, 0, local);
             well_formed(&s);
             assert_all_reduced(n, &s);

@@ -14,6 +14,12 @@
 //!    fabric, and the L rings run side by side on the L rails;
 //! 3. all-gather inside each server, a block a step (L - 1 steps).
 //!
+//! `hierarchical-tree` runs phase 2 as NCCL's double binary tree over
+//! the M servers' GPUs of one local index, half the block in each tree
+//! (about 2 log2 M steps instead of 2(M - 1)): across many servers the
+//! ring's steps, each with its latency, grow with M, and NCCL crosses
+//! nodes by trees.
+//!
 //! This is the decomposition NCCL documents for its `CollNet` and NVLS
 //! tree algorithms and that Horovod's and ASTRA-sim's hierarchical
 //! all-reduce use (reduce-scatter, all-reduce, all-gather over the
@@ -22,61 +28,111 @@
 
 use super::Transfer;
 
-/// The hierarchical all-reduce over `n` ranks, servers of `local`.
-pub(super) fn all_reduce(n: u32, local: u32) -> Vec<Transfer> {
+/// How phase 2 crosses the servers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Across {
+    /// A ring all-reduce, a part a step.
+    Ring,
+    /// NCCL's double binary tree, half the block per tree.
+    Tree,
+}
+
+/// The hierarchical all-reduce over `n` ranks, servers of `local`,
+/// crossing the servers `across`.
+pub(super) fn all_reduce(n: u32, local: u32, across: Across) -> Vec<Transfer> {
     assert!(
         local >= 1 && n.is_multiple_of(local),
         "{n} ranks are not servers of {local}"
     );
     let (l, m) = (local, n / local);
     let mut out = Vec::new();
-    let mut last: Vec<Option<usize>> = vec![None; n as usize];
-    let mut step = 0;
+    // What each rank's next send waits on: its receipts so far that matter.
+    let mut last: Vec<Vec<usize>> = vec![Vec::new(); n as usize];
     // 1: reduce-scatter in each server; unit u is block u.
+    let block = |u: u32| (u * m, (u + 1) * m);
     for s in 0..m {
         let members: Vec<u32> = (0..l).map(|i| s * l + i).collect();
-        let block = |u: u32| (u * m, (u + 1) * m);
-        ring(
-            &mut out,
-            &mut last,
-            step,
-            &members,
-            Half::ReduceScatter,
-            block,
-        );
+        ring(&mut out, &mut last, 0, &members, Half::ReduceScatter, block);
     }
-    step += l - 1;
-    // 2: all-reduce of block (i + 1) mod L among local rank i's; unit u is
-    // its part u.
+    let mut step = l - 1;
+    // 2: all-reduce of block (i + 1) mod L among local rank i's.
+    let mut steps = 0;
     for i in 0..l {
         let members: Vec<u32> = (0..m).map(|s| s * l + i).collect();
         let b = (i + 1) % l;
+        // Unit u of a ring, parts (a, e) of a tree: parts of block b.
         let part = |u: u32| (b * m + u, b * m + u + 1);
-        ring(
-            &mut out,
-            &mut last,
-            step,
-            &members,
-            Half::ReduceScatter,
-            part,
-        );
-        ring(
-            &mut out,
-            &mut last,
-            step + m - 1,
-            &members,
-            Half::AllGather,
-            part,
-        );
+        steps = match across {
+            Across::Ring => {
+                ring(
+                    &mut out,
+                    &mut last,
+                    step,
+                    &members,
+                    Half::ReduceScatter,
+                    part,
+                );
+                ring(
+                    &mut out,
+                    &mut last,
+                    step + m - 1,
+                    &members,
+                    Half::AllGather,
+                    part,
+                );
+                2 * (m - 1)
+            }
+            Across::Tree => tree(&mut out, &mut last, step, &members, b * m),
+        };
     }
-    step += 2 * (m - 1);
+    step += steps;
     // 3: all-gather in each server.
     for s in 0..m {
         let members: Vec<u32> = (0..l).map(|i| s * l + i).collect();
-        let block = |u: u32| (u * m, (u + 1) * m);
         ring(&mut out, &mut last, step, &members, Half::AllGather, block);
     }
     renumber(out)
+}
+
+/// Appends NCCL's double binary tree all-reduce over `members` on the
+/// parts `first..first + k` (k members), from step `step0`; returns its
+/// steps. Every send also waits on its rank's receipts before (`last`),
+/// and `last` becomes each rank's receipts in the trees: a rank's block
+/// is whole only once both halves are in.
+fn tree(
+    out: &mut Vec<Transfer>,
+    last: &mut [Vec<usize>],
+    step0: u32,
+    members: &[u32],
+    first: u32,
+) -> u32 {
+    let k = members.len() as u32;
+    if k < 2 {
+        return 0;
+    }
+    let base = out.len();
+    let schedule = super::double_binary_tree(k);
+    let steps = schedule.iter().map(|t| t.step + 1).max().unwrap_or(0);
+    let mut got: Vec<Vec<usize>> = vec![Vec::new(); last.len()];
+    for t in schedule {
+        let (src, dst) = (members[t.src as usize], members[t.dst as usize]);
+        let mut after: Vec<usize> = t.after.iter().map(|&a| base + a).collect();
+        after.extend(&last[src as usize]);
+        after.sort_unstable();
+        after.dedup();
+        got[dst as usize].push(out.len());
+        out.push(Transfer {
+            step: step0 + t.step,
+            src,
+            dst,
+            parts: (first + t.parts.0, first + t.parts.1),
+            after,
+        });
+    }
+    for &r in members {
+        last[r as usize] = std::mem::take(&mut got[r as usize]);
+    }
+    steps
 }
 
 /// Which half of a ring all-reduce.
@@ -98,7 +154,7 @@ enum Half {
 /// before [`renumber`] sorts it.
 fn ring(
     out: &mut Vec<Transfer>,
-    last: &mut [Option<usize>],
+    last: &mut [Vec<usize>],
     step0: u32,
     members: &[u32],
     half: Half,
@@ -118,12 +174,12 @@ fn ring(
                 src,
                 dst: members[((i + 1) % k) as usize],
                 parts: unit(u),
-                after: last[src as usize].into_iter().collect(),
+                after: last[src as usize].clone(),
             });
         }
         for i in 0..k {
             let dst = members[((i + 1) % k) as usize];
-            last[dst as usize] = Some(base + i as usize);
+            last[dst as usize] = vec![base + i as usize];
         }
     }
 }
