@@ -352,8 +352,9 @@ fn port_buffer(at_switch: bool, policy: &BufferPolicy) -> QueueSize {
     }
 }
 
-/// Each host's one NIC port, by host; a host with other than one cable is
-/// refused.
+/// Each host's NIC port, and each GPU's NVLink port and server, by host;
+/// a host with other than one cable into the fabric, or with more than
+/// one to a scale-up switch, is refused.
 fn nic_ports(
     graph: &TopologyGraph,
     host_nodes: &[NodeId],
