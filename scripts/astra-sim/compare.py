@@ -46,8 +46,6 @@ DELAY_NS = 1000  # each link
 SYSTEM = {
     "scheduling-policy": "FIFO",
     "endpoint-delay": 1,
-    "active-chunks-per-dimension": 1,
-    "preferred-dataset-splits": 1,
     "all-reduce-implementation": ["ring"],
     "all-gather-implementation": ["ring"],
     "reduce-scatter-implementation": ["ring"],

@@ -412,15 +412,9 @@ impl World {
     fn path_info(&self, cfg: &transport::TransportConfig, addr: &FlowAddr) -> transport::PathInfo {
         let wire = self.fabric.config().wire;
         // A GPU's flow to a GPU of its server runs at NVLink's rate.
-        let link = self.fabric.link_towards(addr.src, addr.dst);
-        let line_rate = self
-            .fabric
-            .link(self.fabric.host_link_port(addr.src, link))
-            .0;
-        let rx_line_rate = self
-            .fabric
-            .link(self.fabric.host_link_port(addr.dst, link))
-            .0;
+        let port = |h: HostId, peer: HostId| self.fabric.host_port_towards(h, peer);
+        let line_rate = self.fabric.link(port(addr.src, addr.dst)).0;
+        let rx_line_rate = self.fabric.link(port(addr.dst, addr.src)).0;
         let base_rtt = if cfg.needs_bdp() {
             crate::paths::base_rtt(&self.fabric, addr, cfg)
         } else {

@@ -51,9 +51,8 @@ impl<'w> CutOff<'w> {
             return None;
         }
         let fabric = &self.world.fabric;
-        let link = fabric.link_towards(src, dst);
-        for h in [src, dst] {
-            let p = fabric.host_link_port(h, link);
+        for (h, peer) in [(src, dst), (dst, src)] {
+            let p = fabric.host_port_towards(h, peer);
             if self.port_down[p.idx()] {
                 let i = self.failure_of(p)?;
                 return Some(format!(
@@ -108,9 +107,12 @@ impl<'w> CutOff<'w> {
         let fabric = &self.world.fabric;
         let (from, to) = (fabric.host_node(src), fabric.host_node(dst));
         // A GPU's NVLink peer stands for its NIC: both ends share it.
-        let link = fabric.link_towards(src, dst);
-        let nic = |h: HostId| fabric.port_facts(fabric.host_link_port(h, link)).peer_node;
-        let (nic_a, nic_b) = (nic(src), nic(dst));
+        let nic = |h: HostId, peer: HostId| {
+            fabric
+                .port_facts(fabric.host_port_towards(h, peer))
+                .peer_node
+        };
+        let (nic_a, nic_b) = (nic(src, dst), nic(dst, src));
         let mut seen = vec![false; self.ports_of.len()];
         let mut stack = vec![from];
         seen[from.idx()] = true;

@@ -11,7 +11,7 @@ use crate::buffer::{BufferPolicy, SharedBuffer};
 use crate::ids::{NodeId, PortId};
 use crate::ingress::Ingress;
 use crate::int::IntTable;
-use crate::packet::PacketArena;
+use crate::packet::{NO_PORT, PacketArena};
 use crate::partition::Partition;
 use crate::path_choice::{PathChoice, SwitchPaths};
 use crate::port::{ClassQueues, ClassStats, Port, PortStats};
@@ -380,7 +380,7 @@ fn nic_ports(
         out.nic.push(nic);
         match ups {
             [] if gpus => {
-                out.scale_up.push(NO_PORT_ID);
+                out.scale_up.push(PortId(NO_PORT));
                 out.domain.push(u32::MAX);
             }
             [] => {}
@@ -404,14 +404,11 @@ fn planes(graph: &TopologyGraph, adjacency: &Adjacency) -> u32 {
     })
 }
 
-/// "No port" in [`HostPorts::scale_up`].
-const NO_PORT_ID: PortId = PortId(u32::MAX);
-
 /// Each host's egress ports: its NIC's, and a GPU's NVLink to its
 /// server's scale-up switch (both empty where no host is a GPU).
 pub(super) struct HostPorts {
     pub nic: Vec<PortId>,
-    /// The port to the scale-up switch, or `NO_PORT_ID`.
+    /// The port to the scale-up switch, or `PortId(NO_PORT)`.
     pub scale_up: Vec<PortId>,
     /// The scale-up switch's node id (the server), or `u32::MAX`.
     pub domain: Vec<u32>,

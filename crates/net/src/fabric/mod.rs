@@ -427,6 +427,13 @@ impl Fabric {
         }
     }
 
+    /// Host `h`'s egress port for packets to `peer` (its link towards it,
+    /// [`Fabric::link_towards`]); both ends of a pair use the same link.
+    #[inline(always)]
+    pub fn host_port_towards(&self, h: HostId, peer: HostId) -> PortId {
+        self.host_link_port(h, self.link_towards(h, peer))
+    }
+
     /// Whether any host is a GPU with a scale-up link.
     pub fn has_scale_up(&self) -> bool {
         !self.scale_up_domain.is_empty()
@@ -753,8 +760,7 @@ impl Fabric {
     /// link failed.
     pub fn path(&self, pkt: &Packet) -> Vec<PortId> {
         let routes = self.routes_before.as_deref().unwrap_or(&self.routes);
-        let link = self.link_towards(pkt.src, pkt.dst);
-        let mut out = vec![self.host_link_port(pkt.src, link)];
+        let mut out = vec![self.host_port_towards(pkt.src, pkt.dst)];
         loop {
             let last = *out.last().expect("non-empty");
             let node = self.ports.facts(last).peer_node;

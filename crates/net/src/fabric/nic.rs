@@ -111,7 +111,7 @@ impl Fabric {
         // Set in the arena's slot: a struct update would copy all 128 bytes
         // once more on the way in.
         let carries_int = pkt.carries_int();
-        let link = self.link_towards(h, pkt.dst);
+        let port = self.host_port_towards(h, pkt.dst);
         let id = self.packets.alloc(pkt);
         let slot = self.packets.get_mut(id);
         slot.ingress_port = NO_PORT;
@@ -121,7 +121,6 @@ impl Fabric {
         if carries_int {
             self.int.set(id, int);
         }
-        let port = self.host_link_port(h, link);
         self.enqueue(port, id, sched);
         id
     }

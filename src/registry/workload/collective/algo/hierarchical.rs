@@ -60,10 +60,10 @@ pub(super) fn all_reduce(n: u32, local: u32, across: Across) -> Vec<Transfer> {
     for i in 0..l {
         let members: Vec<u32> = (0..m).map(|s| s * l + i).collect();
         let b = (i + 1) % l;
-        // Unit u of a ring, parts (a, e) of a tree: parts of block b.
-        let part = |u: u32| (b * m + u, b * m + u + 1);
         steps = match across {
             Across::Ring => {
+                // Unit u: part u of block b.
+                let part = |u: u32| (b * m + u, b * m + u + 1);
                 ring(
                     &mut out,
                     &mut last,
