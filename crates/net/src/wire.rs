@@ -9,7 +9,8 @@
 //! fill one cache line, their ids and the counters the next), enough for
 //! every packet in flight on a 100 Gb/s link of 1 us with 4 KB frames
 //! (about 4) or of 1 us with 1.5 KB frames (about 9: the ninth spills);
-//! more spill to a ring on the heap, in order behind the inline ones.
+//! more spill to a ring on the heap, in order behind the inline ones, and
+//! come back [`INLINE`] at a time when the inline ring empties.
 
 use crate::packet::PacketId;
 use sim_core::SimTime;
@@ -22,8 +23,9 @@ pub const INLINE: usize = 8;
 /// A FIFO of packets in flight with their arrival times at the far end.
 ///
 /// The inline ring holds the oldest packets; `spill` the rest, and is
-/// non-empty only while the ring is full (a pop refills the ring from it),
-/// so the order is the ring's, then the spill's.
+/// non-empty only while the ring holds packets (the pop that empties the
+/// ring refills it with up to [`INLINE`] of them), so the order is the
+/// ring's, then the spill's.
 #[derive(Debug)]
 #[repr(C)]
 pub struct InFlight {
@@ -38,6 +40,9 @@ pub struct InFlight {
     head: u8,
     /// Packets in the inline ring.
     len: u8,
+    /// Packets in `spill`, counted here so that a push or a pop decides
+    /// without reading the spill.
+    spilled: u32,
 }
 
 impl Default for InFlight {
@@ -48,6 +53,7 @@ impl Default for InFlight {
             spill: None,
             head: 0,
             len: 0,
+            spilled: 0,
         }
     }
 }
@@ -56,8 +62,8 @@ impl InFlight {
     /// Appends a packet that arrives at `at` (not before the last one).
     #[inline]
     pub fn push_back(&mut self, at: SimTime, id: PacketId) {
-        // The spill holds packets only while the ring is full.
-        if (self.len as usize) < INLINE {
+        // Behind spilled packets, a packet spills too (order).
+        if self.spilled == 0 && (self.len as usize) < INLINE {
             self.put_inline(at, id);
         } else {
             self.spill_push(at, id);
@@ -77,6 +83,8 @@ impl InFlight {
     #[inline(never)]
     fn spill_push(&mut self, at: SimTime, id: PacketId) {
         self.spill.get_or_insert_default().push_back((at, id));
+        self.spilled = u32::try_from(self.spill.as_ref().map_or(0, |s| s.len()))
+            .expect("fewer than 2^32 packets in flight on a link");
     }
 
     /// Removes the oldest packet.
@@ -89,18 +97,29 @@ impl InFlight {
         let out = (self.at[h], self.ids[h]);
         self.head = ((h + 1) % INLINE) as u8;
         self.len -= 1;
-        if self.spill.is_some() {
+        if self.len == 0 && self.spilled != 0 {
             self.refill();
         }
         Some(out)
     }
 
+    /// Moves the oldest spilled packets into the emptied ring, as many as
+    /// it holds: a link that keeps more than [`INLINE`] packets in flight
+    /// (a 100 ns NVLink at 3.6 Tb/s keeps 11) reads its spill once every
+    /// [`INLINE`] deliveries, where a refill at each delivery took 5-7% of
+    /// an 8,192-GPU run (perf).
     #[cold]
     #[inline(never)]
     fn refill(&mut self) {
-        if let Some((at, id)) = self.spill.as_mut().and_then(|s| s.pop_front()) {
-            self.put_inline(at, id);
+        let spill = self.spill.as_mut().expect("spilled packets");
+        let n = spill.len().min(INLINE);
+        self.head = 0;
+        for (i, (at, id)) in spill.drain(..n).enumerate() {
+            self.at[i] = at;
+            self.ids[i] = id;
         }
+        self.len = n as u8;
+        self.spilled = spill.len() as u32;
     }
 
     /// The arrival time of the oldest packet.
@@ -118,7 +137,7 @@ impl InFlight {
     /// Packets in flight.
     #[inline]
     pub fn len(&self) -> usize {
-        self.len as usize + self.spill.as_ref().map_or(0, |s| s.len())
+        self.len as usize + self.spilled as usize
     }
 
     /// Whether nothing is in flight.
