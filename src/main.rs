@@ -75,6 +75,11 @@ enum Command {
         /// (default: 3/4 of this machine's memory).
         #[arg(long, value_name = "SIZE", value_parser = parse_size)]
         max_memory: Option<u64>,
+        /// Also estimate the memory of each of N processes of a run
+        /// spread over N MPI ranks (`mpirun -np N`): each holds whole LPs
+        /// (docs/architecture.md, "Across machines").
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=65536))]
+        np: Option<u32>,
     },
     /// Run a sweep: a base scenario over named cases x a grid of keys x
     /// seeds (docs/sweeps.md). Rerunning the same command resumes it.
@@ -287,7 +292,8 @@ fn run() -> Result<()> {
             scenario,
             set,
             max_memory,
-        } => validate(&scenario, &set, max_memory),
+            np,
+        } => validate(&scenario, &set, max_memory, np),
         Command::Sweep {
             file,
             jobs,
@@ -343,8 +349,22 @@ fn run() -> Result<()> {
 }
 
 /// `dcnsim validate`: load and check, and say what the run would be.
-fn validate(scenario: &Path, set: &[String], max_memory: Option<u64>) -> Result<()> {
-    let Checked { sc, estimate, .. } = load_checked(scenario, set, None, max_memory)?;
+fn validate(
+    scenario: &Path,
+    set: &[String],
+    max_memory: Option<u64>,
+    np: Option<u32>,
+) -> Result<()> {
+    let Checked {
+        sc,
+        estimate,
+        planned,
+        ..
+    } = load_checked(scenario, set, None, max_memory)?;
+    let per_rank = np
+        .map(|n| Estimate::per_rank(&sc, &planned, n))
+        .transpose()
+        .map_err(|why| anyhow::anyhow!("{}: --np: {why}", scenario.display()))?;
     say!(
         "{}: ok ({} hosts, {} switches, {} workloads, {} flows, about {} of memory)",
         scenario.display(),
@@ -354,6 +374,21 @@ fn validate(scenario: &Path, set: &[String], max_memory: Option<u64>) -> Result<
         estimate.flows,
         human(estimate.total()),
     );
+    for (rank, (lps, e)) in per_rank.iter().flatten().enumerate() {
+        let largest = (e.parts.iter().take(2))
+            .map(|p| format!("{} {}", p.what, human(p.bytes)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let lps = match lps.len() {
+            1 => format!("LP {}", lps.start),
+            _ => format!("LPs {}-{}", lps.start, lps.end - 1),
+        };
+        say!(
+            "  rank {rank} of {}: about {} ({lps}; {largest})",
+            per_rank.as_ref().map_or(0, Vec::len),
+            human(e.total()),
+        );
+    }
     Ok(())
 }
 

@@ -327,6 +327,53 @@ impl Estimate {
         Self::from_counts(sc, Counts::planned(sc, planned), copies)
     }
 
+    /// The estimate of each process of a run across `ranks` MPI
+    /// processes (docs/architecture.md, "Across machines"), by rank: what
+    /// every rank reads whole (the routes, the plans), its LPs' ports by
+    /// their share of the fabric's, a copy of the world's flows, sources
+    /// and metrics per LP it holds, and, on rank 0 alone, the reports;
+    /// each with the LPs the rank holds. An `Err` says why the scenario
+    /// cannot be spread over `ranks`.
+    pub fn per_rank(
+        sc: &Scenario,
+        planned: &[Planned],
+        ranks: u32,
+    ) -> Result<Vec<(std::ops::Range<u32>, Estimate)>, String> {
+        let partition = crate::world::partition_for(sc, planned)?;
+        let graph = sc.topology.spec.shape.build();
+        let ports = partition.ports_per_lp(&graph);
+        let all_ports: u64 = ports.iter().sum::<u64>().max(1);
+        let counts = Counts::planned(sc, planned);
+        (0..ranks.max(1))
+            .map(|rank| {
+                let lps = partition.lps_of_rank(rank, ranks).ok_or_else(|| {
+                    format!(
+                        "{ranks} processes for a run cut into {} LP{}: a process holds whole \
+                         LPs, so at most {} (simulation.lps and simulation.partition set the cut)",
+                        partition.lps,
+                        if partition.lps == 1 { "" } else { "s" },
+                        partition.lps,
+                    )
+                })?;
+                let held: u64 = lps.clone().map(|lp| ports[lp as usize]).sum();
+                let mut e = Self::from_counts(sc, counts, u64::from(lps.end - lps.start));
+                for p in e.parts.iter_mut() {
+                    if p.what == "ports" || p.what == "PFC state" {
+                        p.bytes =
+                            (u128::from(p.bytes) * u128::from(held) / u128::from(all_ports)) as u64;
+                        p.basis = format!("{}, {held} of {all_ports} ports here", p.basis);
+                    } else if p.what == "reports" && rank != 0 {
+                        p.bytes = 0;
+                        p.basis = "rank 0 writes the outputs".into();
+                    }
+                }
+                e.parts
+                    .sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.what.cmp(b.what)));
+                Ok((lps, e))
+            })
+            .collect()
+    }
+
     /// A lower bound of [`Estimate::of`] before anything is planned: the
     /// flows each workload says it will plan, one copy of the world. A
     /// run whose bound is over the limit is refused before planning (a
@@ -530,6 +577,38 @@ mod tests {
             assert_eq!(part(&cut, what), part(&whole, what), "{what}");
         }
         assert_eq!(part(&cut, "flows"), 8 * part(&whole, "flows"));
+    }
+
+    /// A process of a run across MPI ranks holds its LPs' copies and
+    /// ports, the whole routes and plans, and the reports on rank 0 only.
+    #[test]
+    fn each_rank_holds_its_lps_its_ports_and_the_routes() {
+        let ft = "kind = \"k-ary-fat-tree\"\nk = 8\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"";
+        let mut sc = scenario(ft);
+        sc.simulation.partition = crate::scenario::Cut::Pods;
+        sc.simulation.lps = 8;
+        let planned = crate::registry::workload::plan_all(&sc, sc.simulation.seed);
+        let whole = Estimate::of(&sc, &planned);
+        let ranks = Estimate::per_rank(&sc, &planned, 3).expect("8 LPs over 3 ranks");
+        let part = |e: &Estimate, what: &str| {
+            let p = e.parts.iter().find(|p| p.what == what);
+            p.unwrap_or_else(|| panic!("{what} counted")).bytes
+        };
+        let lps: Vec<u32> = ranks.iter().map(|(r, _)| r.end - r.start).collect();
+        assert_eq!(lps, [2, 3, 3]);
+        for (r, e) in &ranks {
+            let n = u64::from(r.end - r.start);
+            assert_eq!(part(e, "flows"), n * part(&whole, "flows") / 8);
+            assert_eq!(part(e, "routing table"), part(&whole, "routing table"));
+            assert_eq!(part(e, "plans"), part(&whole, "plans"));
+        }
+        // The fabric's ports, spread over the ranks (each LP the same share).
+        let ports: Vec<u64> = ranks.iter().map(|(_, e)| part(e, "ports")).collect();
+        assert_eq!(ports, [2, 3, 3].map(|n| n * part(&whole, "ports") / 8));
+        assert_eq!(part(&ranks[0].1, "reports"), part(&whole, "reports"));
+        assert!(ranks[1..].iter().all(|(_, e)| part(e, "reports") == 0));
+        let too_many = Estimate::per_rank(&sc, &planned, 9).expect_err("9 ranks, 8 LPs");
+        assert!(too_many.contains("at most 8"), "{too_many}");
     }
 
     #[test]

@@ -267,3 +267,41 @@ proptest! {
         prop_assert!(cut == whole, "{path}: a cut by {lps:?} moved the bytes");
     }
 }
+
+/// `dcnsim validate --np N` prints each MPI rank's estimate, with the LPs
+/// it holds, and refuses more ranks than LPs by name.
+#[test]
+fn validate_estimates_each_rank_of_a_run_across_processes() {
+    let file = "benches/scenarios/perm-k16-0.5ms.toml";
+    let validate = |np: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_dcnsim"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["validate", file, "--np", np])
+            .output()
+            .expect("dcnsim runs")
+    };
+    let out = validate("3");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for line in [
+        "rank 0 of 3: about",
+        "(LPs 0-1; ",
+        "rank 1 of 3: about",
+        "(LPs 2-4; ",
+        "rank 2 of 3: about",
+        "(LPs 5-7; ",
+    ] {
+        assert!(text.contains(line), "{line} in {text}");
+    }
+    let out = validate("9");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "9 ranks for 8 LPs refused");
+    assert!(
+        err.contains(file) && err.contains("--np") && err.contains("at most 8"),
+        "{err}"
+    );
+}

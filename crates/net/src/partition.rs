@@ -151,6 +151,32 @@ impl Partition {
     pub fn lp(&self, n: NodeId) -> u32 {
         self.lp_of_node[n.idx()]
     }
+
+    /// The LPs that process `rank` of `ranks` holds in a run across
+    /// processes (MPI ranks): consecutive LPs, as evenly as the counts
+    /// allow, so that a rank holds whole pods (an LP is consecutive pods)
+    /// and the ranks' cut is a coarsening of the LPs' cut
+    /// (docs/architecture.md, "Across machines"). `None` if a rank would
+    /// hold no LP.
+    pub fn lps_of_rank(&self, rank: u32, ranks: u32) -> Option<std::ops::Range<u32>> {
+        assert!(rank < ranks, "rank {rank} of {ranks}");
+        if ranks > self.lps {
+            return None;
+        }
+        let first = |r: u32| (u64::from(r) * u64::from(self.lps) / u64::from(ranks)) as u32;
+        Some(first(rank)..first(rank + 1))
+    }
+
+    /// The ports (cable ends) each LP holds, by LP: its share of the
+    /// fabric's ports and of the work.
+    pub fn ports_per_lp(&self, graph: &TopologyGraph) -> Vec<u64> {
+        let mut ports = vec![0u64; self.lps as usize];
+        for c in &graph.cables {
+            ports[self.lp(c.a) as usize] += 1;
+            ports[self.lp(c.b) as usize] += 1;
+        }
+        ports
+    }
 }
 
 /// Each port's index among its LP's ports, in port order (a cable's `a`
@@ -229,6 +255,28 @@ mod tests {
         let per_lp = |lp| p.lp_of_node[..128].iter().filter(|&&l| l == lp).count();
         assert_eq!([per_lp(0), per_lp(1), per_lp(2)], [48, 48, 32]);
         assert_eq!(Partition::by_pods(&g, 1).expect("whole").lps, 1);
+    }
+
+    /// Ranks hold consecutive LPs, every LP once, as evenly as the counts
+    /// allow; more ranks than LPs would leave one empty.
+    #[test]
+    fn ranks_hold_consecutive_lps_evenly() {
+        let g = TopologyGraph::k_ary_fat_tree(8, gbps(100), SimDuration::from_us(1));
+        let p = Partition::by_pods(&g, 8).expect("cuts");
+        let of = |ranks: u32| -> Vec<std::ops::Range<u32>> {
+            (0..ranks)
+                .map(|r| p.lps_of_rank(r, ranks).expect("an LP each"))
+                .collect()
+        };
+        assert_eq!(of(1), vec![(0..8)]);
+        assert_eq!(of(3), [0..2, 2..5, 5..8]);
+        assert_eq!(of(8).iter().map(|r| r.len()).collect::<Vec<_>>(), [1; 8]);
+        assert_eq!(p.lps_of_rank(0, 9), None);
+        // Every cable end is some LP's port.
+        let ports = p.ports_per_lp(&g);
+        assert_eq!(ports.iter().sum::<u64>(), 2 * g.cables.len() as u64);
+        // A pod's 16 hosts, 8 switches' links up and down: the same in each.
+        assert!(ports.iter().all(|&n| n == ports[0]), "{ports:?}");
     }
 
     #[test]
