@@ -5,6 +5,7 @@
 //! `net`, `aqm` and `transport` crates, and writes results ([`report`]).
 //! Only this crate knows every plugin.
 
+pub mod launch;
 pub mod max_min;
 pub mod memory;
 pub mod observe;

@@ -597,6 +597,8 @@ fn run_one(
     no_plots: bool,
     threads: Option<u16>,
 ) -> Result<()> {
+    dcnsim::launch::refuse_several_processes(|v| std::env::var(v).ok())
+        .map_err(anyhow::Error::msg)?;
     let Checked {
         sc,
         seed,

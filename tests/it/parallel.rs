@@ -305,3 +305,35 @@ fn validate_estimates_each_rank_of_a_run_across_processes() {
         "{err}"
     );
 }
+
+/// `dcnsim run` started as one of several MPI processes (the variable an
+/// MPI launcher sets) is refused before anything is written; as the only
+/// one, it runs.
+#[test]
+fn a_run_started_as_one_of_several_mpi_processes_is_refused() {
+    let dir = crate::common::temp_dir("mpi-launch");
+    let out = dir.join("run");
+    let run = |var: &str, n: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_dcnsim"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env(var, n)
+            .args(["run", "scenarios/quickstart.toml", "--no-plots", "--out"])
+            .arg(&out)
+            .output()
+            .expect("dcnsim runs")
+    };
+    for var in dcnsim::launch::SIZE_VARIABLES {
+        let refused = run(var, "4");
+        let err = String::from_utf8_lossy(&refused.stderr);
+        assert!(!refused.status.success(), "{var}=4 refused");
+        assert!(err.contains(&format!("{var}=4")), "{err}");
+        assert!(!out.exists(), "nothing written");
+    }
+    let alone = run("OMPI_COMM_WORLD_SIZE", "1");
+    assert!(
+        alone.status.success(),
+        "{}",
+        String::from_utf8_lossy(&alone.stderr)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
