@@ -245,7 +245,7 @@ pub static COLLECTIVES: CsvFile = CsvFile { name: "collectives.csv", when: "a co
     col("iteration", "id", "the job's iteration, from 0"),
     col("collective", "id", "its place in the iteration, from 0 (the workload's own op, then each of then)"),
     col("op", "text", "all-reduce, all-gather, reduce-scatter, all-to-all, broadcast or reduce"),
-    col("algorithm", "text", "ring, halving-doubling, direct or serialised"),
+    col("algorithm", "text", "ring, halving-doubling, tree, hierarchical, hierarchical-tree, direct or serialised"),
     col("ranks", "count", "the job's ranks"),
     col("size_bytes", "bytes", "the collective's size (nccl-tests': the buffer each rank holds)"),
     col("start_us", "us", "its first transfer's start"),

@@ -679,7 +679,7 @@ pub static FAMILY: Family<Spec> = Family {
             key("hosts", "required", "hosts", "the job's hosts, at least 2: [1, 2, 5] or \"0-15\""),
             key("placement", "packed", "packed, striped or random", "rank order: the hosts as given (hosts are numbered rack by rack), round-robin over their racks, or a shuffle from the seed"),
             key("op", "required", "all-reduce, all-gather, reduce-scatter, all-to-all, broadcast or reduce", "the collective operation"),
-            key("algorithm", "ring (all-to-all: direct)", "ring, halving-doubling or tree (all-reduce), direct or serialised (all-to-all)", "how the operation is carried out"),
+            key("algorithm", "ring (all-to-all: direct)", "ring, halving-doubling, tree, hierarchical or hierarchical-tree (all-reduce), direct or serialised (all-to-all)", "how the operation is carried out"),
             key("size", "required", "size", "the buffer each rank holds (nccl-tests' size): an all-reduce's gradient, an all-to-all's total per rank"),
             key("channels", "1", "1 to 64", "run the algorithm over this many slices of the buffer in parallel, each its own connections"),
             key("chunk", "none", "size", "cut each step's transfer into pieces of this size, each forwarded as it arrives (pipelining)"),

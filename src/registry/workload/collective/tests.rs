@@ -231,3 +231,44 @@ size = "4KB"
 then = [{ op = "all-gather", size = "4KB", algorithm = "direct" }]"#);
     assert_eq!(bad.check(4).unwrap_err().0, "then[0].algorithm");
 }
+
+/// `dcnsim list`'s `collective` keys and collectives.csv's columns name
+/// every operation and every algorithm [`algo::IMPLEMENTED`] runs.
+#[test]
+fn the_listings_name_every_operation_and_algorithm() {
+    let row = crate::registry::workload::FAMILY
+        .find("collective")
+        .expect("the collective row");
+    let valid = |name: &str| {
+        let k = row.doc.keys.iter().find(|k| k.name == name);
+        k.unwrap_or_else(|| panic!("key {name}")).unit
+    };
+    let column = |name: &str| {
+        let c = crate::report::columns::COLLECTIVES
+            .columns
+            .iter()
+            .find(|c| c.name == name);
+        c.unwrap_or_else(|| panic!("column {name}")).meaning
+    };
+    let words = |text: &str| -> Vec<String> {
+        text.split([',', ' ', '(', ')'])
+            .filter(|w| !w.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    for op in Op::ALL {
+        for text in [valid("op"), column("op")] {
+            assert!(
+                words(text).iter().any(|w| w == op.name()),
+                "{} in {text}",
+                op.name()
+            );
+        }
+    }
+    for i in algo::IMPLEMENTED {
+        let a = i.algorithm.name();
+        for text in [valid("algorithm"), column("algorithm")] {
+            assert!(words(text).iter().any(|w| w == a), "{a} in {text}");
+        }
+    }
+}
