@@ -177,18 +177,9 @@ impl<E: Copy> Late<E> {
         if self.ahead_bits == 0 {
             return heap;
         }
-        let ahead = Some({
-            let b = self.ahead_bits.trailing_zeros() as usize;
-            self.ahead[b]
-                .iter()
-                .map(|e| e.key)
-                .min()
-                .expect("a bucket's bit")
-        });
-        match (heap, ahead) {
-            (Some(h), Some(a)) => Some(h.min(a)),
-            (h, a) => h.or(a),
-        }
+        let b = self.ahead_bits.trailing_zeros() as usize;
+        let ahead = (self.ahead[b].iter().map(|e| e.key).min()).expect("a bucket's bit");
+        Some(heap.map_or(ahead, |h| h.min(ahead)))
     }
 
     /// Merges the first bucket ahead into the descending `run` if the
