@@ -56,7 +56,11 @@ const HISTOGRAM_BYTES: u64 = 280_000;
 /// The parts a cut run holds once, not once per LP: each LP holds its own
 /// ports (and their PFC state), and the routes are shared
 /// (`net::fabric::ports`, `net::fabric::Shared`).
-const SHARED_BY_LPS: [&str; 3] = ["routing table", "ports", "PFC state"];
+const SHARED_BY_LPS: [&str; 3] = ["routing table", HELD_BY_PORT[0], HELD_BY_PORT[1]];
+/// The parts of [`SHARED_BY_LPS`] an LP holds for its own ports: in a run
+/// across processes a rank holds its LPs' share ([`Estimate::per_rank`]),
+/// where it reads the routes whole.
+const HELD_BY_PORT: [&str; 2] = ["ports", "PFC state"];
 /// The limit where the machine's memory cannot be read.
 pub(crate) const FALLBACK_LIMIT_BYTES: u64 = 8 << 30;
 
@@ -358,7 +362,7 @@ impl Estimate {
                 let held: u64 = lps.clone().map(|lp| ports[lp as usize]).sum();
                 let mut e = Self::from_counts(sc, counts, u64::from(lps.end - lps.start));
                 for p in e.parts.iter_mut() {
-                    if p.what == "ports" || p.what == "PFC state" {
+                    if HELD_BY_PORT.contains(&p.what) {
                         p.bytes =
                             (u128::from(p.bytes) * u128::from(held) / u128::from(all_ports)) as u64;
                         p.basis = format!("{}, {held} of {all_ports} ports here", p.basis);
