@@ -8,9 +8,8 @@
 //! raise every unfrozen flow's rate together until a link fills, freeze
 //! the flows through it, and repeat.
 
-use crate::world::World;
+use crate::world::{RunRecord, World};
 use serde::Serialize;
-use transport::SenderEnd;
 
 /// The max-min fair rates of flows whose paths are `paths` (link
 /// indices) over links of `capacity` (any unit; the rates come out in
@@ -70,17 +69,18 @@ pub struct MaxMinSummary {
     pub total_gbps: f64,
 }
 
-/// The max-min allocation of `world`'s flows over their ECMP paths
-/// (`None` without flows).
-pub fn of_world(world: &World) -> Option<MaxMinSummary> {
+/// The max-min allocation of the flows of `run` (a run of `world`) over
+/// their ECMP paths, at the ports' rates at its end (`None` without
+/// flows).
+pub fn of_run(world: &World, run: &RunRecord) -> Option<MaxMinSummary> {
     let fabric = world.fabric();
-    let capacity: Vec<f64> = (fabric.ports().values())
-        .map(|p| p.rate.bps() as f64 / 1e9)
+    let capacity: Vec<f64> = (run.ports.iter())
+        .map(|p| p.rate_bps as f64 / 1e9)
         .collect();
-    let paths: Vec<Vec<usize>> = (world.flows().iter())
+    let paths: Vec<Vec<usize>> = (run.flows.iter())
         .map(|f| {
-            let transport = &world.transports()[f.transport as usize].config;
-            let (data, _) = crate::paths::paths(fabric, f.sender.addr(), transport);
+            let transport = &run.transports[f.transport as usize].config;
+            let (data, _) = crate::paths::paths(fabric, &f.addr(), transport);
             data.iter().map(|p| p.idx()).collect()
         })
         .collect();

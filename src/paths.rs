@@ -28,7 +28,12 @@
 //! transport. Paths are the ones routing gives the flow's own 5-tuple.
 
 use net::{Fabric, Origin, Packet, PortId};
-use sim_core::SimDuration;
+use sim_core::{Bandwidth, SimDuration};
+
+/// Each port's link as the ideal reads it, (rate, delay): the fabric's
+/// own ([`Fabric::link`]) while it runs, the rates a run's ports ended at
+/// for its report (a degraded link counts at its degraded rate).
+pub type LinkOf<'a> = &'a dyn Fn(PortId) -> (Bandwidth, SimDuration);
 use transport::{FlowAddr, TransportConfig};
 
 /// The egress ports of a flow's forward path and of its reverse path, as
@@ -58,12 +63,12 @@ pub(crate) fn paths(
 }
 
 /// Store-and-forward time of one packet of `ip_bytes` over `path`, in ps.
-fn one_way(fabric: &Fabric, path: &[PortId], ip_bytes: u32) -> u64 {
+fn one_way(fabric: &Fabric, link: LinkOf, path: &[PortId], ip_bytes: u32) -> u64 {
     let wire = fabric.config().wire;
     // Saturating: delays and sizes are bounded at load, but a report must
     // never panic after a whole run.
     path.iter().fold(0u64, |sum, &p| {
-        let (rate, delay) = fabric.link(p);
+        let (rate, delay) = link(p);
         let hop = rate.tx_time(wire.wire_bytes(ip_bytes)).ps();
         sum.saturating_add(delay.ps()).saturating_add(hop)
     })
@@ -74,25 +79,29 @@ fn one_way(fabric: &Fabric, path: &[PortId], ip_bytes: u32) -> u64 {
 pub fn base_rtt(fabric: &Fabric, addr: &FlowAddr, transport: &TransportConfig) -> SimDuration {
     let (fwd, rev) = paths(fabric, addr, transport);
     let full = transport.data_header_bytes() + transport.mss() as u32;
-    SimDuration::from_ps(one_way(fabric, &fwd, full).saturating_add(one_way(
+    let link = &|p| fabric.link(p);
+    SimDuration::from_ps(one_way(fabric, link, &fwd, full).saturating_add(one_way(
         fabric,
+        link,
         &rev,
         transport.ack_bytes(),
     )))
 }
 
 /// The ideal FCT of a flow of `size` bytes at `addr`, cut into the
-/// transport's segments.
+/// transport's segments, over links `link`.
 pub fn ideal_fct(
     fabric: &Fabric,
+    link: LinkOf,
     addr: &FlowAddr,
     size: u64,
     transport: &TransportConfig,
 ) -> SimDuration {
     let (fwd, rev) = paths(fabric, addr, transport);
-    let (first, rest) = delivery_over(fabric, addr, size, transport, &fwd, &rev);
+    let (first, rest) = delivery_over(fabric, link, addr, size, transport, &fwd, &rev);
     SimDuration::from_ps(first.saturating_add(rest).saturating_add(one_way(
         fabric,
+        link,
         &rev,
         transport.ack_bytes(),
     )))
@@ -104,18 +113,20 @@ pub fn ideal_fct(
 /// bytes through the bottleneck.
 pub fn ideal_delivery(
     fabric: &Fabric,
+    link: LinkOf,
     addr: &FlowAddr,
     size: u64,
     transport: &TransportConfig,
 ) -> (u64, u64) {
     let (fwd, rev) = paths(fabric, addr, transport);
-    delivery_over(fabric, addr, size, transport, &fwd, &rev)
+    delivery_over(fabric, link, addr, size, transport, &fwd, &rev)
 }
 
 /// [`ideal_delivery`] over the flow's forward and reverse paths, found
 /// once by the caller.
 fn delivery_over(
     fabric: &Fabric,
+    link: LinkOf,
     addr: &FlowAddr,
     size: u64,
     transport: &TransportConfig,
@@ -126,7 +137,7 @@ fn delivery_over(
     let mss = transport.mss();
     let header = transport.data_header_bytes();
     let handshake = transport.handshake_header_bytes().map_or(0, |syn| {
-        one_way(fabric, fwd, syn).saturating_add(one_way(fabric, rev, syn))
+        one_way(fabric, link, fwd, syn).saturating_add(one_way(fabric, link, rev, syn))
     });
     let first = size.min(mss);
     let full = size / mss;
@@ -147,10 +158,10 @@ fn delivery_over(
             let own_cable = port.node == fabric.host_node(addr.src)
                 || port.peer_node == fabric.host_node(addr.dst);
             let n = if own_cable { 1 } else { planes };
-            sim_core::Bandwidth::from_bps(fabric.link(p).0.bps().saturating_mul(n))
+            Bandwidth::from_bps(link(p).0.bps().saturating_mul(n))
         })
         .min()
         .expect("a path has at least the host's link");
-    let fixed = handshake.saturating_add(one_way(fabric, fwd, header + first as u32));
+    let fixed = handshake.saturating_add(one_way(fabric, link, fwd, header + first as u32));
     (fixed, bottleneck.tx_time(rest).ps())
 }

@@ -189,7 +189,7 @@ pub fn simulate(
     let run = world.run_record();
     let mut summary = RunSummary::of(&run, &sc.name, seed, stop);
     if sc.output.max_min {
-        summary.max_min = crate::max_min::of_world(&world);
+        summary.max_min = crate::max_min::of_run(&world, &run);
     }
     let perf = Perf {
         threads: threads.0.min(lps as usize) as u32,

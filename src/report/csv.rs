@@ -395,7 +395,7 @@ pub fn ports_csv(run: &RunRecord) -> String {
     };
     for p in run.ports.iter().filter(|p| p.at_switch) {
         let (i, node, peer, name) = (p.id.idx(), p.node, p.peer_node, &p.name);
-        let (st, ing) = (p.stats, p.ingress);
+        let (st, ing) = (&p.stats, &p.ingress);
         let mean_wait = (st.mean_wait_ps()).map_or(String::new(), |w| format!("{:.6}", w / 1e6));
         let queue = QueueCells {
             tx_packets: st.tx_packets,

@@ -650,7 +650,7 @@ impl SwitchTotals {
             by_cause.overflow += p.stats.drops_overflow;
             by_cause.aqm += p.stats.drops_aqm;
             by_cause.aqm_dequeue += p.stats.drops_aqm_dequeue;
-            let i = p.ingress;
+            let i = &p.ingress;
             by_cause.viq_full += i.viq_drops_full;
             by_cause.viq_aged += i.viq_drops_aged;
             by_cause.pfc_headroom += p
@@ -688,7 +688,7 @@ impl DropsByCause {
 fn source_summaries(run: &RunRecord) -> Vec<SourceSummary> {
     (run.sources.iter())
         .map(|s| {
-            let nic = run.nic(s.src).stats;
+            let nic = &run.nic(s.src).stats;
             SourceSummary {
                 workload: s.workload,
                 src: s.src.0,

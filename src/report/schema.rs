@@ -117,8 +117,9 @@ pub fn summary_paths() -> &'static [String] {
             let mut w = crate::world::World::build(&sc, 1)
                 .expect("the built-in schema scenario builds (a dcnsim bug otherwise)");
             let stop = w.run();
-            let mut summary = super::RunSummary::of(&w.run_record(), "schema", 1, stop);
-            summary.max_min = crate::max_min::of_world(&w);
+            let run = w.run_record();
+            let mut summary = super::RunSummary::of(&run, "schema", 1, stop);
+            summary.max_min = crate::max_min::of_run(&w, &run);
             let value = serde_json::to_value(&summary).expect("plain data serialises");
             paths.extend(leaf_paths(&value));
         }

@@ -56,7 +56,6 @@ struct Trigger {
 /// A stream: one trigger holds it at a time; the others wait in order.
 #[derive(Clone, Default)]
 struct Stream {
-    host: u32,
     busy: bool,
     /// (order, trigger) of those waiting.
     waiting: BTreeSet<(u64, u32)>,
@@ -145,10 +144,7 @@ impl World {
         self.deps.sent.resize(n, Vec::new());
         let base = self.deps.triggers.len() as u32;
         let stream_base = self.deps.streams.len() as u32;
-        self.deps.streams.extend(streams.iter().map(|&host| Stream {
-            host,
-            ..Stream::default()
-        }));
+        (self.deps.streams).extend(streams.iter().map(|_| Stream::default()));
         for tr in triggers {
             let id = self.deps.triggers.len() as u32;
             for &(f, done) in &tr.inputs {
@@ -315,20 +311,20 @@ impl Deps {
         by_flow.get(f as usize).map_or(&[], Vec::as_slice)
     }
 
-    /// Takes over the state of the triggers and streams at `hosts` (an LP
-    /// copy's own) from that copy.
-    pub(super) fn absorb(&mut self, other: &Deps, hosts: &[bool]) {
-        for (mine, its) in self.triggers.iter_mut().zip(&other.triggers) {
-            if hosts[its.host.idx()] {
-                mine.remaining = its.remaining;
-                mine.began = its.began;
-                mine.fired = its.fired;
-            }
-        }
-        for (mine, its) in self.streams.iter_mut().zip(&other.streams) {
-            if hosts[its.host as usize] {
-                mine.clone_from(its);
-            }
-        }
+    /// The times of the triggers at the hosts `mine` names: (trigger,
+    /// began, fired).
+    pub(super) fn own_times(
+        &self,
+        mine: impl Fn(HostId) -> bool,
+    ) -> impl Iterator<Item = (u32, Option<SimTime>, Option<SimTime>)> {
+        (self.triggers.iter().enumerate())
+            .filter(move |(_, t)| mine(t.host))
+            .map(|(i, t)| (i as u32, t.began, t.fired))
+    }
+
+    /// Sets trigger `t`'s times as the LP that ran it found them.
+    pub(super) fn set_times(&mut self, t: u32, began: Option<SimTime>, fired: Option<SimTime>) {
+        let tr = &mut self.triggers[t as usize];
+        (tr.began, tr.fired) = (began, fired);
     }
 }

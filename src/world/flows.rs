@@ -78,8 +78,7 @@ impl Flows {
         }
     }
 
-    /// Whether this copy holds every flow (an undivided run, or a cut
-    /// run's copies merged).
+    /// Whether this copy holds every flow (an undivided run's).
     pub(crate) fn is_whole(&self) -> bool {
         self.own.len() == self.len()
     }
@@ -97,69 +96,12 @@ impl Flows {
 
     /// The held flows, in id order (every flow of a whole world).
     pub(crate) fn as_slice(&self) -> &[Flow] {
-        debug_assert!(self.in_order(), "flows in id order");
         &self.own
     }
 
-    /// The held flows with their ids, in id order (a copy as built, or
-    /// whole).
+    /// The held flows with their ids, in id order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (u32, &Flow)> {
-        debug_assert!(self.in_order(), "flows in id order");
         self.own.iter().map(|f| (f.sender.addr().flow.0, f))
-    }
-
-    /// Whether the held flows are in id order (a merge in progress
-    /// appends).
-    fn in_order(&self) -> bool {
-        (self.own.windows(2)).all(|w| w[0].sender.addr().flow.0 < w[1].sender.addr().flow.0)
-    }
-
-    /// Takes over the flows `other` (another LP's copy) holds: a flow
-    /// only it holds moves here; for a flow both hold, `combine(mine,
-    /// its)` takes the halves `other` ran. Every end of a flow runs in
-    /// exactly one LP, which holds the flow, so once every copy is
-    /// absorbed each flow is whole. Room for every flow is made at the
-    /// first merge and the flows are put in id order in place once all
-    /// are here: merging the LPs one by one never holds two copies.
-    pub(super) fn absorb(
-        &mut self,
-        other: &mut Flows,
-        mut combine: impl FnMut(&mut Flow, &mut Flow),
-    ) {
-        assert_eq!(self.len(), other.len(), "copies of one run");
-        let n = self.len();
-        if !self.by_slot {
-            self.by_slot = true;
-            self.slot.extend(0..self.own.len() as u32);
-        }
-        self.own.reserve_exact(n - self.own.len());
-        for mut its in std::mem::take(&mut other.own) {
-            let id = its.sender.addr().flow.0 as usize;
-            match self.slot[id] {
-                NOT_HELD => {
-                    self.slot[id] = self.own.len() as u32;
-                    self.own.push(its);
-                }
-                i => combine(&mut self.own[i as usize], &mut its),
-            }
-        }
-        if self.own.len() == n {
-            self.in_id_order();
-        }
-    }
-
-    /// Puts a whole copy's flows in id order, in place (each swap puts one
-    /// flow at its place).
-    fn in_id_order(&mut self) {
-        let id = |f: &Flow| f.sender.addr().flow.0 as usize;
-        for i in 0..self.own.len() {
-            while id(&self.own[i]) != i {
-                let j = id(&self.own[i]);
-                self.own.swap(i, j);
-            }
-        }
-        self.slot = Vec::new();
-        self.by_slot = false;
     }
 }
 

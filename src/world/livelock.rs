@@ -33,7 +33,7 @@
 //! (`Counters::timeouts`): an expiry of its timer, or, for the families
 //! that time each packet out, one packet given up.
 
-use super::World;
+use super::{FlowRow, PortRow, World};
 use sim_core::{SimDuration, SimTime};
 use std::fmt::Write as _;
 use transport::{ReceiverEnd, SenderEnd};
@@ -250,11 +250,13 @@ impl World {
     /// failure that cut them off where one does, and where their packets
     /// sit.
     pub(super) fn livelock_report(&self, now: SimTime) -> String {
+        // Read off the report's rows: a merged run's flows and ports ran
+        // in other copies.
+        let tables = self.tables();
         // Flows that started first: those never started wait on them.
-        let (started, waiting): (Vec<u32>, Vec<u32>) = (self.flows.iter())
-            .filter(|(_, f)| !f.done)
-            .map(|(i, _)| i)
-            .partition(|&i| self.flows[i].start <= now);
+        let (started, waiting): (Vec<&FlowRow>, Vec<&FlowRow>) = (tables.flows.iter())
+            .filter(|f| f.completed_at.is_none())
+            .partition(|f| f.start <= now);
         let mut s = format!(
             "nothing was delivered between {} and {} of simulated time while flows waited \
              (their timers resending, or nothing left that could move them); {} flows are \
@@ -273,62 +275,25 @@ impl World {
         );
         let stuck = started;
         let cut = super::cut_off::CutOff::new(self, now);
-        for &i in stuck.iter().take(5) {
-            let f = &self.flows[i];
-            let a = f.sender.addr();
+        for f in stuck.iter().take(5) {
             let _ = write!(
                 s,
-                " flow {i} ({} -> {}, {} of {} bytes acknowledged, {} timeouts{});",
-                self.host_name(a.src),
-                self.host_name(a.dst),
-                f.sender.bytes_acked(),
+                " flow {} ({} -> {}, {} of {} bytes acknowledged, {} timeouts{});",
+                f.id,
+                self.host_name(f.src),
+                self.host_name(f.dst),
+                f.bytes_acked,
                 f.size.map_or("unbounded".into(), |b| b.to_string()),
-                f.sender.record().counters.timeouts,
-                cut.why(a.src, a.dst)
+                f.record.counters.timeouts,
+                cut.why(f.src, f.dst)
                     .map_or(String::new(), |why| format!(": {why}"))
             );
         }
         if stuck.len() > 5 {
             let _ = write!(s, " and {} more;", stuck.len() - 5);
         }
-        self.where_packets_sit(&mut s);
+        where_packets_sit(&tables, &mut s);
         s
-    }
-
-    /// Appends where packets are queued, or that none are.
-    fn where_packets_sit(&self, s: &mut String) {
-        let mut held: Vec<(u64, u64, net::PortId)> = Vec::new();
-        for (p, port) in self.fabric.ports().iter() {
-            let queued: u64 = port.queues.iter().map(|q| q.packets()).sum();
-            let viq = port.ingress.viq.packets();
-            if queued + viq > 0 {
-                held.push((queued, viq, p));
-            }
-        }
-        if held.is_empty() {
-            let _ = write!(
-                s,
-                " no packet of theirs is queued anywhere ({} drops at switches, {} packets lost \
-                 on failed links)",
-                self.fabric
-                    .ports()
-                    .values()
-                    .map(|p| p.stats.drops())
-                    .sum::<u64>(),
-                self.fabric.lost_on_links()
-            );
-        } else {
-            held.sort_by_key(|h| std::cmp::Reverse(h.0 + h.1));
-            s.push_str(" packets sit at");
-            for (q, v, p) in held.iter().take(5) {
-                let _ = write!(
-                    s,
-                    " {} ({q} queued, {v} held in the VIQ{});",
-                    self.port_name(*p),
-                    slow_link(self.fabric.port(*p).rate)
-                );
-            }
-        }
     }
 
     /// A host's name (`host17`).
@@ -341,6 +306,35 @@ impl World {
     /// Why the run stalled, when the progress watch stopped it.
     pub fn stall_detail(&self) -> Option<&str> {
         self.livelock.as_deref()
+    }
+}
+
+/// Appends where packets are queued, or that none are.
+fn where_packets_sit(tables: &super::finished::Tables, s: &mut String) {
+    let mut held: Vec<(u64, u64, &PortRow)> = (tables.ports.iter())
+        .filter(|p| p.queued_packets + p.viq_packets > 0)
+        .map(|p| (p.queued_packets, p.viq_packets, p))
+        .collect();
+    if held.is_empty() {
+        let _ = write!(
+            s,
+            " no packet of theirs is queued anywhere ({} drops at switches, {} packets lost \
+             on failed links)",
+            tables.ports.iter().map(|p| p.stats.drops()).sum::<u64>(),
+            tables.counts.lost_on_links
+        );
+    } else {
+        held.sort_by_key(|h| std::cmp::Reverse(h.0 + h.1));
+        s.push_str(" packets sit at");
+        for (q, v, p) in held.iter().take(5) {
+            let rate = sim_core::Bandwidth::from_bps(p.rate_bps);
+            let _ = write!(
+                s,
+                " {} ({q} queued, {v} held in the VIQ{});",
+                p.name,
+                slow_link(rate)
+            );
+        }
     }
 }
 

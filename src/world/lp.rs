@@ -11,7 +11,7 @@
 //! reaches another LP only across a cut link (`net::fabric::cut_stage`).
 
 use super::{Flow, StopReason, World};
-use net::{Crossing, HostId, NodeId, Partition};
+use net::{Crossing, HostId, Partition};
 use sim_core::queue::Stop;
 use sim_core::{RunLimit, SimTime};
 use std::sync::Arc;
@@ -31,17 +31,6 @@ pub struct Role {
     pub fabric: Arc<net::fabric::Shared>,
 }
 
-/// What a merged world reports for the run as a whole (its own queue saw
-/// one LP's events).
-#[derive(Clone, Debug, Default)]
-pub(super) struct Whole {
-    pub(super) now: SimTime,
-    pub(super) events: u64,
-    /// The flows with a packet live in a merged copy's arena when the
-    /// run ended (LP 0's own arena is read where it is).
-    pub(super) in_network: Vec<u32>,
-}
-
 impl World {
     /// Whether this copy runs host `h` (every host, in an unpartitioned run).
     #[inline]
@@ -54,13 +43,6 @@ impl World {
     #[inline]
     pub(super) fn holds_flow(&self, src: HostId, dst: HostId) -> bool {
         self.owns_host(src) || self.owns_host(dst)
-    }
-
-    /// Which hosts this copy runs, by host id.
-    fn own_hosts(&self) -> Vec<bool> {
-        (0..self.hosts.len() as u32)
-            .map(|h| self.owns_host(HostId(h)))
-            .collect()
     }
 
     /// Marks every cable that joins two LPs as cut, in this copy.
@@ -133,77 +115,26 @@ impl World {
         self.q.advance_to(t);
     }
 
-    /// Takes over what LP copy `other` ran: its nodes' ports, its hosts,
-    /// the flow halves and source ends at them, and adds its counts and
-    /// histograms (integer counts: the sum is the same in any order).
-    pub(super) fn absorb(&mut self, mut other: World) {
-        let r = other.role.clone().expect("a partitioned copy");
-        let theirs = |n: NodeId| r.partition.lp(n) == r.me;
-        let hosts = other.own_hosts();
-        self.flows.absorb(&mut other.flows, |mine, its| {
-            if hosts[its.sender.addr().src.idx()] {
-                take_sender(mine, its);
-            }
-            if hosts[its.receiver_host().idx()] {
-                take_receiver(mine, its);
-            }
-        });
-        for (h, (mine, its)) in self
-            .hosts
-            .iter_mut()
-            .zip(other.hosts.iter_mut())
-            .enumerate()
-        {
-            if hosts[h] {
-                std::mem::swap(mine, its);
-            }
-        }
-        for (mine, its) in self.sources.iter_mut().zip(other.sources.iter_mut()) {
-            if hosts[its.src.idx()] {
-                its.take_sender_end(mine);
-            }
-            if hosts[its.dst.idx()] {
-                its.take_receiver_end(mine);
-            }
-        }
-        self.deps.absorb(&other.deps, &hosts);
-        self.fabric.absorb(&mut other.fabric, theirs);
-        self.metrics.absorb(&other.metrics);
-        self.open_flows += other.open_flows;
-        self.active_sources += other.active_sources;
-        self.last_activity = self.last_activity.max(other.last_activity);
-        let whole = self.whole.get_or_insert_with(Whole::default);
-        whole.now = whole.now.max(other.q.now());
-        whole.events += other.q.events_processed();
-        (whole.in_network).extend(super::record::flows_in_flight(&other.fabric));
-    }
-
-    /// Ends a merged world's run: its stop reason, and its clock and event
-    /// count (with the `samples` taken between windows) made the whole
-    /// run's.
-    pub(super) fn close_merged(&mut self, reason: StopReason, samples: u64) {
-        let whole = self.whole.get_or_insert_with(Whole::default);
-        whole.now = whole.now.max(self.q.now());
-        whole.events += self.q.events_processed() + samples;
+    /// Ends a merged world's run: the tables of every LP's rows
+    /// (`merge`, LP 0's own included) become the run's, with its stop
+    /// reason, and the `samples` taken between windows counted as the
+    /// events they are in an undivided run.
+    pub(super) fn close_merged(
+        &mut self,
+        mut merge: super::finished::Merge,
+        reason: StopReason,
+        samples: u64,
+    ) {
+        self.metrics.set_delays(merge.take_delays());
+        let mut tables = merge.tables();
+        self.ideal_fcts(&mut tables);
+        tables.counts.events += samples;
+        self.open_flows = tables.counts.open_flows as usize;
+        self.active_sources = tables.counts.active_sources as usize;
+        self.last_activity = tables.counts.last_activity;
+        self.whole = Some(tables);
         self.stop = Some(reason);
     }
-}
-
-/// Moves the sender half of a flow (and what its sender side counts).
-fn take_sender(mine: &mut Flow, its: &mut Flow) {
-    std::mem::swap(&mut mine.sender, &mut its.sender);
-    // A triggered flow's start is known where it was started.
-    mine.start = its.start;
-    mine.done = its.done;
-    mine.ready = its.ready;
-    mine.timers[0] = its.timers[0];
-}
-
-/// Moves the receiver half of a flow (and what its receiver side counts).
-fn take_receiver(mine: &mut Flow, its: &mut Flow) {
-    std::mem::swap(&mut mine.receiver, &mut its.receiver);
-    mine.received_at = its.received_at;
-    mine.timers[1] = its.timers[1];
 }
 
 impl World {

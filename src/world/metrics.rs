@@ -17,7 +17,7 @@ const MAX_NS: u64 = 3_600_000_000_000;
 /// Three significant digits: a percentile is within 0.1% of the true value.
 const SIGFIG: u8 = 3;
 
-fn histogram() -> Histogram<u64> {
+pub(super) fn histogram() -> Histogram<u64> {
     Histogram::new_with_max(MAX_NS, SIGFIG).expect("the bounds are valid")
 }
 
@@ -102,24 +102,17 @@ impl Metrics {
     pub fn one_way(&mut self, w: u32, d: SimDuration) {
         record(&mut self.per_workload[w as usize].one_way_ns, d);
     }
-
-    /// Adds another LP's histograms to these (a partitioned run's merge).
-    pub(super) fn absorb(&mut self, other: &Metrics) {
-        let add = |mine: &mut Option<Histogram<u64>>, its: &Option<Histogram<u64>>| {
-            if let Some(its) = its {
-                mine.get_or_insert_with(histogram)
-                    .add(its)
-                    .expect("histograms of one shape add");
-            }
-        };
-        for (mine, its) in self.per_workload.iter_mut().zip(&other.per_workload) {
-            add(&mut mine.rtt_ns, &its.rtt_ns);
-            add(&mut mine.one_way_ns, &its.one_way_ns);
-        }
-    }
 }
 
 impl Metrics {
+    /// Takes the histograms of every LP, merged (`finished.rs`), as this
+    /// copy's.
+    pub(super) fn set_delays(&mut self, merged: Vec<[Option<Histogram<u64>>; 2]>) {
+        for (mine, [rtt_ns, one_way_ns]) in self.per_workload.iter_mut().zip(merged) {
+            *mine = DelayHistograms { rtt_ns, one_way_ns };
+        }
+    }
+
     /// Moves another LP's RTT samples of the current interval into these
     /// (a partitioned run closes each interval in one copy).
     pub(super) fn gather_current(&mut self, other: &mut Metrics) {

@@ -23,6 +23,7 @@ mod build;
 mod cc_trace;
 mod cut_off;
 mod deps;
+mod finished;
 mod flows;
 mod goodput;
 mod inspect;
@@ -228,8 +229,8 @@ pub struct World {
     failures: Vec<net::LinkFault>,
     /// The LP this copy runs, in a partitioned run.
     role: Option<lp::Role>,
-    /// The whole run's clock and event count, once LP copies are merged.
-    whole: Option<lp::Whole>,
+    /// The report's tables of the whole run, once LP copies are merged.
+    whole: Option<finished::Tables>,
 }
 
 /// What the report needs to know of a workload.
@@ -252,7 +253,7 @@ impl World {
 
     /// The current simulated time.
     pub fn now(&self) -> SimTime {
-        self.whole.as_ref().map_or(self.q.now(), |w| w.now)
+        self.whole.as_ref().map_or(self.q.now(), |w| w.counts.now)
     }
 
     /// A port's name: its node's and the far end's, `tor3->host17`.
@@ -273,10 +274,7 @@ impl World {
     /// there, else the last event that did work (a completed run may leave
     /// superseded timer events behind; they do not extend it).
     pub fn end_time(&self) -> SimTime {
-        match self.stop {
-            Some(StopReason::Completed | StopReason::Stalled) => self.last_activity,
-            _ => self.now(),
-        }
+        finished::end_of(self.stop, Some(self.last_activity), Some(self.now()))
     }
 
     /// Flows whose data is not all acknowledged.
@@ -288,7 +286,7 @@ impl World {
     pub fn events_processed(&self) -> u64 {
         self.whole
             .as_ref()
-            .map_or(self.q.events_processed(), |w| w.events)
+            .map_or(self.q.events_processed(), |w| w.counts.events)
     }
 
     /// Runs to the scenario's end (stop time, completion, or the event cap).

@@ -5,11 +5,11 @@
 use super::{Flow, World};
 use net::HostId;
 use sim_core::SimTime;
+use transport::SenderEnd;
 use transport::{FlowRecord, ReceiverRecord};
-use transport::{ReceiverEnd, SenderEnd};
 
 /// One flow's report.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct FlowRow {
     /// The flow's id.
     pub id: u32,
@@ -23,6 +23,10 @@ pub struct FlowRow {
     pub src: HostId,
     /// The data receiver's host.
     pub dst: HostId,
+    /// Its sender's and receiver's transport ports.
+    pub ports: (u16, u16),
+    /// The service class of its packets.
+    pub priority: u8,
     /// Bytes the flow sends; `None`: unbounded.
     pub size: Option<u64>,
     /// When it started ([`SimTime::MAX`]: never).
@@ -47,6 +51,18 @@ pub struct FlowRow {
 }
 
 impl FlowRow {
+    /// Its addresses, as its sender had them.
+    pub fn addr(&self) -> transport::FlowAddr {
+        transport::FlowAddr {
+            flow: net::FlowId(self.id),
+            src: self.src,
+            dst: self.dst,
+            sport: self.ports.0,
+            dport: self.ports.1,
+            priority: self.priority,
+        }
+    }
+
     /// Its FCT, picoseconds, if it completed.
     pub fn fct_ps(&self) -> Option<u64> {
         self.completed_at.map(|c| c.since(self.start).ps())
@@ -65,24 +81,15 @@ pub(super) fn flows_in_flight(fabric: &net::Fabric) -> impl Iterator<Item = u32>
 impl World {
     /// Every flow's report, by flow id.
     pub fn flow_rows(&self) -> Vec<FlowRow> {
-        let mut in_network = vec![false; self.flows.len()];
-        // A merged run's other copies' packets live in their arenas.
-        let merged = self.whole.iter().flat_map(|w| w.in_network.iter().copied());
-        for f in flows_in_flight(&self.fabric).chain(merged) {
-            in_network[f as usize] = true;
-        }
-        assert!(self.flows.is_whole(), "a whole or merged world");
-        (self.flows.iter())
-            .map(|(id, f)| self.flow_row(id, f, in_network[id as usize]))
-            .collect()
+        self.tables().flows
     }
 
-    fn flow_row(&self, id: u32, f: &Flow, in_network: bool) -> FlowRow {
+    /// The row of flow `id`, whose sender half this copy ran, with its
+    /// receiver's fields unset (`finished.rs` fills them in) and
+    /// `waiting_on_timer` its sender's part: unfinished with a resending
+    /// timer armed.
+    pub(super) fn sender_row(&self, id: u32, f: &Flow) -> FlowRow {
         let addr = f.sender.addr();
-        let ideal_fct_ps = f.size.map(|s| {
-            let t = &self.transports[f.transport as usize].config;
-            crate::paths::ideal_fct(&self.fabric, addr, s, t).ps()
-        });
         FlowRow {
             id,
             workload: f.workload,
@@ -90,17 +97,19 @@ impl World {
             round: f.round,
             src: addr.src,
             dst: addr.dst,
+            ports: (addr.sport, addr.dport),
+            priority: addr.priority,
             size: f.size,
             start: f.start,
-            received_at: f.received_at,
+            received_at: None,
             completed_at: f.sender.completed_at(),
             bytes_acked: f.sender.bytes_acked(),
             record: f.sender.record(),
-            rx: f.receiver.record(),
-            ideal_fct_ps,
+            rx: ReceiverRecord::default(),
+            // Over the links as the whole run left them (`finished.rs`).
+            ideal_fct_ps: None,
             waiting_on_timer: f.sender.completed_at().is_none()
-                && f.sender.retransmission_pending()
-                && !in_network,
+                && f.sender.retransmission_pending(),
         }
     }
 }

@@ -10,6 +10,7 @@ use super::{
 };
 use crate::registry::workload::chakra::{NodeInfo, NodeKind, RankPart};
 use crate::scenario::NamedTransport;
+use crate::world::finished::Tables;
 use crate::world::sampling::QueueAfter;
 use net::ingress::IngressStats;
 use net::port::ClassStats;
@@ -17,8 +18,8 @@ use net::{HostId, PortId, PortStats};
 use sim_core::{SimDuration, SimTime};
 
 /// A port at the run's end, as the report reads it.
-#[derive(Clone, Debug)]
-pub struct PortRow<'w> {
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct PortRow {
     /// The port's id (its index among the fabric's ports).
     pub id: PortId,
     /// Its name in the outputs (`sw3:p2->h5`).
@@ -30,11 +31,11 @@ pub struct PortRow<'w> {
     /// Whether it is a switch's port (else a host's NIC).
     pub at_switch: bool,
     /// Its counters and occupancy integrals.
-    pub stats: &'w PortStats,
+    pub stats: PortStats,
     /// Per class queue, when it has several.
-    pub class_stats: &'w [ClassStats],
+    pub class_stats: Vec<ClassStats>,
     /// Its ingress stage's counters (the VIQ).
-    pub ingress: &'w IngressStats,
+    pub ingress: IngressStats,
     /// What PFC did at it, under PFC (boxed: most runs have none).
     pub pfc: Option<Box<PfcRow>>,
     /// Its credit queue's credits sent and dropped, if it has one.
@@ -43,10 +44,19 @@ pub struct PortRow<'w> {
     pub trimmed: u64,
     /// Packets lost on its link while the link was down.
     pub lost_on_link: u64,
+    /// Packets queued at it at the end (its class queues).
+    pub queued_packets: u64,
+    /// Packets held in its VIQ at the end.
+    pub viq_packets: u64,
+    /// Its link's rate at the end (a degradation lowers it), bits per
+    /// second.
+    pub rate_bps: u64,
+    /// Its link's propagation delay, picoseconds.
+    pub delay_ps: u64,
 }
 
 /// PFC at one port over the run.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct PfcRow {
     /// Its per-priority counters.
     pub stats: net::pfc::PfcStats,
@@ -118,7 +128,7 @@ pub struct RunRecord<'w> {
     /// Every flow's row, by flow id.
     pub flows: Vec<FlowRow>,
     /// Every port's row, by port id.
-    pub ports: Vec<PortRow<'w>>,
+    pub ports: Vec<PortRow>,
     /// Each host's NIC port, by host id.
     pub host_ports: Vec<PortId>,
     /// Every collective of the run's jobs, in order.
@@ -165,7 +175,7 @@ pub struct RunRecord<'w> {
 
 impl RunRecord<'_> {
     /// The NIC port of host `h`.
-    pub fn nic(&self, h: HostId) -> &PortRow<'_> {
+    pub fn nic(&self, h: HostId) -> &PortRow {
         &self.ports[self.host_ports[h.idx()].idx()]
     }
 }
@@ -175,39 +185,16 @@ impl World {
     pub fn run_record(&self) -> RunRecord<'_> {
         let end = self.end_time();
         let fabric = &self.fabric;
-        assert!(fabric.ports().is_whole(), "a merged world holds every port");
-        let ports = (fabric.ports().iter())
-            .map(|(id, p)| PortRow {
-                id,
-                name: self.port_name(id),
-                node: p.node.0,
-                peer_node: p.peer_node.0,
-                at_switch: p.at_switch,
-                stats: &p.stats,
-                class_stats: &p.class_stats,
-                ingress: &p.ingress.stats,
-                pfc: p.pfc.as_deref().map(|st| {
-                    Box::new(PfcRow {
-                        stats: st.stats.clone(),
-                        headroom_bytes: st.headroom_bytes,
-                        paused_at_end: st.paused,
-                        paused_ps: std::array::from_fn(|q| fabric.paused_ps(id, q, end)),
-                    })
-                }),
-                credits: p.credit.as_deref().map(|q| (q.sent, q.dropped)),
-                trimmed: fabric.trimmed(id),
-                lost_on_link: fabric.lost_on_link(id),
-            })
-            .collect();
+        let tables = self.tables();
         let hosts = fabric.host_count() as u32;
         RunRecord {
             end,
             events: self.events_processed(),
-            packet_hops: fabric.hops,
-            flows: self.flow_rows(),
-            ports,
+            packet_hops: tables.counts.hops,
+            collectives: self.collective_records(&tables),
+            flows: tables.flows,
+            ports: tables.ports,
             host_ports: (0..hosts).map(|h| fabric.host_port(HostId(h))).collect(),
-            collectives: self.collective_records(),
             traces: self.trace_records(end),
             sources: &self.sources,
             workloads: &self.workloads,
@@ -215,8 +202,8 @@ impl World {
             size_buckets: &self.size_buckets,
             delays: &self.metrics.per_workload,
             jain_flows: self.jain_flows.as_deref(),
-            lost_on_links: fabric.lost_on_links(),
-            unroutable_drops: fabric.unroutable_drops(),
+            lost_on_links: tables.counts.lost_on_links,
+            unroutable_drops: tables.counts.unroutable_drops,
             pfc: fabric.pfc(),
             credit_queues: fabric.config().credits.is_some(),
             goodput_interval: self.goodput_interval(),
@@ -227,6 +214,36 @@ impl World {
             rtt: self.rtt_rows(),
             queues: self.queue_samples(),
             queue_after: self.queue_after(),
+        }
+    }
+
+    /// The row of port `id` (`p`, held here) at the run's end `end`.
+    pub(super) fn port_row(&self, id: PortId, p: &net::port::Port, end: SimTime) -> PortRow {
+        let fabric = &self.fabric;
+        PortRow {
+            id,
+            name: self.port_name(id),
+            node: p.node.0,
+            peer_node: p.peer_node.0,
+            at_switch: p.at_switch,
+            stats: p.stats.clone(),
+            class_stats: p.class_stats.clone(),
+            ingress: p.ingress.stats.clone(),
+            pfc: p.pfc.as_deref().map(|st| {
+                Box::new(PfcRow {
+                    stats: st.stats.clone(),
+                    headroom_bytes: st.headroom_bytes,
+                    paused_at_end: st.paused,
+                    paused_ps: std::array::from_fn(|q| fabric.paused_ps(id, q, end)),
+                })
+            }),
+            credits: p.credit.as_deref().map(|q| (q.sent, q.dropped)),
+            trimmed: fabric.trimmed(id),
+            lost_on_link: fabric.lost_on_link(id),
+            queued_packets: p.queues.iter().map(|q| q.packets()).sum(),
+            viq_packets: p.ingress.viq.packets(),
+            rate_bps: fabric.link(id).0.bps(),
+            delay_ps: fabric.link(id).1.ps(),
         }
     }
 
@@ -271,17 +288,20 @@ impl World {
         }
     }
 
-    /// Each collective with its transfers' ideal deliveries.
-    fn collective_records(&self) -> Vec<CollectiveRecord<'_>> {
+    /// Each collective with its transfers' ideal deliveries, read off
+    /// the flows' rows.
+    fn collective_records(&self, tables: &Tables) -> Vec<CollectiveRecord<'_>> {
+        let flows = &tables.flows;
         let ideal = |f: u32| {
-            let flow = &self.flows[f];
-            let cfg = &self.transports[flow.transport as usize].config;
-            let addr = *transport::SenderEnd::addr(&flow.sender);
-            crate::paths::ideal_delivery(&self.fabric, &addr, flow.size.unwrap_or(0), cfg)
+            let row = &flows[f as usize];
+            let cfg = &self.transports[row.transport as usize].config;
+            let size = row.size.unwrap_or(0);
+            let link = &|p| tables.link(p);
+            crate::paths::ideal_delivery(&self.fabric, link, &row.addr(), size, cfg)
         };
         let link = |f: u32| {
-            let addr = transport::SenderEnd::addr(&self.flows[f].sender);
-            self.fabric.link_towards(addr.src, addr.dst)
+            let row = &flows[f as usize];
+            self.fabric.link_towards(row.src, row.dst)
         };
         (self.collectives.iter())
             .map(|job| CollectiveRecord {

@@ -167,22 +167,3 @@ impl World {
         }
     }
 }
-
-impl Source {
-    /// Gives `into` (the merged world's copy of this source) what the
-    /// sending host's LP counted: packets sent and due, the echo probes.
-    pub(super) fn take_sender_end(&mut self, into: &mut Source) {
-        into.remaining = self.remaining;
-        into.rng = self.rng.clone();
-        into.sent = self.sent;
-        std::mem::swap(&mut into.sent_ps, &mut self.sent_ps);
-        std::mem::swap(&mut into.rtt_ps, &mut self.rtt_ps);
-    }
-
-    /// Gives `into` what the receiving host's LP counted: packets received
-    /// and their delays.
-    pub(super) fn take_receiver_end(&mut self, into: &mut Source) {
-        into.received = self.received;
-        into.delay_sum_ps = self.delay_sum_ps;
-    }
-}

@@ -119,7 +119,7 @@ fn ecmp_delivers_its_max_min_allocation_over_the_hashed_paths() {
     let sc = scenario_file(file, &over);
     let mut w = dcnsim::world::World::build(&sc, 1).expect("builds");
     w.run();
-    let mm = dcnsim::max_min::of_world(&w).expect("flows");
+    let mm = dcnsim::max_min::of_run(&w, &w.run_record()).expect("flows");
     assert_eq!(mm.flows, 16);
     // The hash collides somewhere: below line rate on average.
     assert!(mm.mean_gbps < 95.0, "{mm:?}");
@@ -423,7 +423,7 @@ fn an_oversubscribed_fat_tree_allows_each_flow_less() {
         ));
         let sc = scenario_file("scenarios/ai-fabric/perm-k8.toml", &s);
         let w = dcnsim::world::World::build(&sc, 1).expect("builds");
-        dcnsim::max_min::of_world(&w).expect("flows")
+        dcnsim::max_min::of_run(&w, &w.run_record()).expect("flows")
     };
     let (full, half) = (over("1"), over("2"));
     assert_eq!((full.flows, half.flows), (16, 32));

@@ -108,7 +108,7 @@ pub trait IngressHook: Send {
 }
 
 /// Counters of one port's ingress stage (beyond [`Ingress::arrived`]).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct IngressStats {
     /// Packets the hook held in the VIQ.
     pub held: u64,

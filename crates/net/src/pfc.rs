@@ -206,7 +206,7 @@ pub struct PfcFrame {
 }
 
 /// Counters of one port's PFC, per priority.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PfcStats {
     /// PAUSE frames sent upstream (this port's ingress was congested).
     pub pauses_sent: [u64; 8],

@@ -34,7 +34,7 @@ pub enum DropCause {
 /// `repr(C)`: the counters every transmission updates come first and the
 /// integrals right after them, so that a hop writes two adjacent cache lines
 /// of them; drop counters, written rarely, come last.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 #[repr(C)]
 pub struct PortStats {
     /// Packets that started transmission.
@@ -79,7 +79,7 @@ impl PortStats {
 }
 
 /// Counters of one class queue of a port.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClassStats {
     /// Packets that started transmission.
     pub tx_packets: u64,

@@ -73,7 +73,7 @@ pub fn jain_index(values: &[f64]) -> Option<f64> {
 /// Integrates a piecewise-constant value over time, exactly, in integer units
 /// (value x picoseconds). Updated on every change; read as a mean over any window
 /// by differencing two snapshots.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TimeIntegral {
     /// Sum of value x duration so far.
     pub area: u128,

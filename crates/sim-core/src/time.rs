@@ -18,7 +18,19 @@ pub const PS_PER_MS: u64 = 1_000_000_000;
 pub const PS_PER_S: u64 = 1_000_000_000_000;
 
 /// An instant of simulated time, in picoseconds since the start of the run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct SimTime(pub u64);
 
 /// A span of simulated time, in picoseconds.

@@ -7,7 +7,7 @@ use sim_core::SimTime;
 
 /// What a sender did, in counters every family can fill (those it has no
 /// notion of stay zero).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Counters {
     /// Data packets sent again.
     pub retransmits: u64,
@@ -57,7 +57,7 @@ impl std::ops::AddAssign for Counters {
 
 /// What a flow's receiving end counted, for the reports (`None`: its
 /// family has no such packet).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReceiverRecord {
     /// NAKs sent.
     pub naks_sent: Option<u64>,
@@ -66,7 +66,7 @@ pub struct ReceiverRecord {
 }
 
 /// A flow as the reports see it, whatever its family.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct FlowRecord {
     /// The family (`tcp`).
     pub family: &'static str,
@@ -80,4 +80,50 @@ pub struct FlowRecord {
     pub bytes_acked: u64,
     /// The counters.
     pub counters: Counters,
+}
+
+/// A [`FlowRecord`] as read back from another process's bytes (the merge
+/// of a run across MPI ranks): its family's name is owned there, and
+/// becomes the one `&'static str` of that name here.
+#[derive(serde::Deserialize)]
+struct Read {
+    family: FamilyName,
+    started_at: Option<SimTime>,
+    completed_at: Option<SimTime>,
+    closed_at: Option<SimTime>,
+    bytes_acked: u64,
+    counters: Counters,
+}
+
+impl<'de> serde::Deserialize<'de> for FlowRecord {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let r = Read::deserialize(d)?;
+        Ok(FlowRecord {
+            family: r.family.0,
+            started_at: r.started_at,
+            completed_at: r.completed_at,
+            closed_at: r.closed_at,
+            bytes_acked: r.bytes_acked,
+            counters: r.counters,
+        })
+    }
+}
+
+/// A family's name, kept once per distinct name for the process's life
+/// (a run has a handful).
+struct FamilyName(&'static str);
+
+impl<'de> serde::Deserialize<'de> for FamilyName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use std::sync::Mutex;
+        static NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+        let name = String::deserialize(d)?;
+        let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&known) = names.iter().find(|&&n| n == name) {
+            return Ok(FamilyName(known));
+        }
+        let leaked: &'static str = Box::leak(name.into_boxed_str());
+        names.push(leaked);
+        Ok(FamilyName(leaked))
+    }
 }

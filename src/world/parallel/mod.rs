@@ -353,8 +353,10 @@ impl Lps {
         dealt
     }
 
-    /// Lands what is still in the mail, then merges every LP into LP 0's
-    /// copy, in LP order.
+    /// Lands what is still in the mail, then merges every LP's rows
+    /// (`finished.rs`), in LP order, into LP 0's copy, which the report
+    /// reads. Each other copy is dropped once its rows are taken, so the
+    /// merge's peak is LP 0's copy and the rows.
     fn merge(self, end: Ending) -> (World, StopReason) {
         let Ending {
             reason,
@@ -373,12 +375,18 @@ impl Lps {
                 slot.world
             })
             .collect();
+        let last_activity = copies.iter().map(|w| w.last_activity).max();
+        let now = copies.iter().map(|w| w.q.now()).max();
+        let run_end = super::finished::end_of(Some(reason), last_activity, now);
         let mut copies = copies.into_iter();
         let mut world = copies.next().expect("several LPs");
+        let mut merge = super::finished::Merge::new(&world);
+        let own = world.finished(run_end);
+        merge.add(own, &mut world);
         for other in copies {
-            world.absorb(other);
+            merge.add(other.finished(run_end), &mut world);
         }
-        world.close_merged(reason, samples);
+        world.close_merged(merge, reason, samples);
         if let Some((watch, at)) = watch {
             world.watch = watch;
             world.livelock = Some(world.livelock_report(at));

@@ -159,27 +159,3 @@ impl Fabric {
         self.reach(in_port, node, id, sched)
     }
 }
-
-impl Fabric {
-    /// Takes over from `other`, another LP's copy of this fabric after a
-    /// partitioned run, the state of the nodes `theirs` names: their
-    /// ports, shared buffers and service pools; adds its hop count. What
-    /// the merged copy holds is for reading counters: a queued packet's
-    /// id still names a slot of `other`'s arena.
-    pub fn absorb(&mut self, other: &mut Fabric, theirs: impl Fn(NodeId) -> bool) {
-        assert_eq!(self.ports.len(), other.ports.len(), "copies of one fabric");
-        debug_assert!(other.ports.iter().all(|(_, p)| theirs(p.node)));
-        self.ports.absorb(&mut other.ports);
-        for n in 0..self.nodes.len() {
-            if theirs(NodeId(n as u32)) {
-                std::mem::swap(&mut self.shared[n], &mut other.shared[n]);
-                self.pool[n] = other.pool[n];
-            }
-        }
-        self.hops += other.hops;
-        self.absorb_faults(other, &theirs);
-        let ports = &self.ports;
-        let owner = |i: usize| theirs(ports.facts(PortId(i as u32)).node);
-        self.headers.absorb(&mut other.headers, owner);
-    }
-}

@@ -318,19 +318,20 @@ impl Fabric {
         self.packets.free(id);
     }
 
-    /// Takes over the failure counters of the nodes `theirs` names from
-    /// `other`, another LP's copy of this fabric (see `Fabric::absorb`).
-    pub(super) fn absorb_faults(&mut self, other: &Fabric, theirs: impl Fn(NodeId) -> bool) {
-        for (i, &(p, _)) in self.faults.down.iter().enumerate() {
-            if theirs(self.ports.facts(p).node) {
-                self.faults.lost[i] = other.faults.lost[i];
-            }
-        }
-        for (n, count) in self.faults.unroutable.iter_mut().enumerate() {
-            if theirs(NodeId(n as u32)) {
-                *count = other.faults.unroutable[n];
-            }
-        }
+    /// The packets lost on the failed links of the nodes `mine` names'
+    /// ports, and those their switches dropped for want of a route: one
+    /// LP copy's part of [`Fabric::lost_on_links`] and
+    /// [`Fabric::unroutable_drops`].
+    pub fn fault_counts_of(&self, mine: impl Fn(NodeId) -> bool) -> (u64, u64) {
+        let lost = (self.faults.down.iter().zip(&self.faults.lost))
+            .filter(|((p, _), _)| mine(self.ports.facts(*p).node))
+            .map(|(_, n)| n)
+            .sum();
+        let unroutable = (self.faults.unroutable.iter().enumerate())
+            .filter(|&(n, _)| mine(NodeId(n as u32)))
+            .map(|(_, c)| c)
+            .sum();
+        (lost, unroutable)
     }
 
     /// Whether some switch takes new routes around a failure after `now`

@@ -39,15 +39,12 @@ pub struct PortFacts {
 
 /// The ports a copy of the fabric holds, found by their global ids.
 pub struct Ports {
-    /// The held ports (as built: in id order).
+    /// The held ports, in id order.
     own: Vec<Port>,
-    /// Other copies' ports a merge took over, each copy's vector as it
-    /// was (moved, not copied): places past `own`'s end.
-    merged_in: Vec<Vec<Port>>,
-    /// The id of each held port (`own`'s, then `merged_in`'s order).
+    /// The id of each held port.
     ids: Vec<PortId>,
     /// Each port's index in its holder's `own`, by id (shared by the LPs
-    /// of one cut; `u32::MAX` for a port a merged copy does not hold).
+    /// of one cut).
     /// Empty for a whole fabric as built, whose ports sit at their ids: an
     /// undivided run's hop pays a compare, not a dependent load.
     slot: Arc<[u32]>,
@@ -76,7 +73,6 @@ impl Ports {
         );
         Ports {
             own,
-            merged_in: Vec::new(),
             ids,
             slot,
             facts,
@@ -112,8 +108,7 @@ impl Ports {
         self.ids.len()
     }
 
-    /// Whether this copy holds every port (an uncut run, or a cut run's
-    /// copies merged).
+    /// Whether this copy holds every port (an uncut run's).
     pub fn is_whole(&self) -> bool {
         self.ids.len() == self.facts.len()
     }
@@ -127,48 +122,7 @@ impl Ports {
     /// port gives some held port or none, never a fault).
     #[inline(always)]
     pub fn get(&self, p: PortId) -> Option<&Port> {
-        self.at_index(self.slot_of(p))
-    }
-
-    /// Whether other copies' ports were merged in (read them by id,
-    /// through `slot`: `own` alone is no longer every held port in id
-    /// order).
-    fn merged(&self) -> bool {
-        !self.merged_in.is_empty()
-    }
-
-    /// The port at place `i`: in `own`, or past its end among the merged
-    /// copies'.
-    #[inline(always)]
-    fn at_index(&self, i: usize) -> Option<&Port> {
-        self.own.get(i).or_else(|| self.merged_at(i))
-    }
-
-    /// The port at place `i` past `own`'s end, among the merged copies'
-    /// (never on a hot path: a merged copy runs no events).
-    #[cold]
-    fn merged_at(&self, i: usize) -> Option<&Port> {
-        let mut i = i.checked_sub(self.own.len())?;
-        for v in &self.merged_in {
-            match v.get(i) {
-                Some(port) => return Some(port),
-                None => i -= v.len(),
-            }
-        }
-        None
-    }
-
-    /// [`Ports::merged_at`], to change.
-    #[cold]
-    fn merged_at_mut(&mut self, i: usize) -> Option<&mut Port> {
-        let mut i = i.checked_sub(self.own.len())?;
-        for v in &mut self.merged_in {
-            if i < v.len() {
-                return v.get_mut(i);
-            }
-            i -= v.len();
-        }
-        None
+        self.own.get(self.slot_of(p))
     }
 
     /// Where held port `p` sits in this copy, for a stage that touches it
@@ -219,36 +173,13 @@ impl Ports {
         self.iter().map(|(_, p)| p)
     }
 
-    /// The held ports with their ids, in id order, to change (a copy as
-    /// built, before any merge).
+    /// The held ports with their ids, in id order, to change.
     pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (PortId, &mut Port)> {
-        assert!(!self.merged(), "ports in id order");
         self.ids.iter().copied().zip(&mut self.own)
-    }
-
-    /// Takes over the ports `other` (another LP's copy of this fabric)
-    /// holds: its vector of them moves here whole, so a merge copies no
-    /// port (copied into one vector, the merge of a k = 48 fabric's 8 LPs
-    /// peaked at 338 MB for 180 MB of ports).
-    pub fn absorb(&mut self, other: &mut Ports) {
-        assert!(Arc::ptr_eq(&self.facts, &other.facts) || self.facts == other.facts);
-        assert!(other.merged_in.is_empty(), "a copy as built");
-        let n = self.facts.len();
-        for &p in &other.ids {
-            assert!(!self.holds(p), "{p} held by two LPs");
-        }
-        self.ids.append(&mut other.ids);
-        self.merged_in.push(std::mem::take(&mut other.own));
-        let mut slot = vec![u32::MAX; n];
-        for (i, p) in self.ids.iter().enumerate() {
-            slot[p.idx()] = i as u32;
-        }
-        self.slot = slot.into();
     }
 }
 
-/// Where a held port sits in its copy ([`Ports::place`]); valid until
-/// the copy merges another's ports.
+/// Where a held port sits in its copy ([`Ports::place`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Place(u32);
 
@@ -256,7 +187,7 @@ pub(crate) struct Place(u32);
 #[derive(Clone)]
 pub struct Iter<'a> {
     ports: &'a Ports,
-    /// The next position in `own` (ports in id order) or the next id.
+    /// The next position in `own`.
     k: usize,
 }
 
@@ -265,20 +196,9 @@ impl<'a> Iterator for Iter<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let ports = self.ports;
-        if !ports.merged() {
-            let p = *ports.ids.get(self.k)?;
-            self.k += 1;
-            return Some((p, &ports.own[self.k - 1]));
-        }
-        // Merged: by id, through the slot map.
-        while self.k < ports.slot.len() {
-            let (p, i) = (PortId(self.k as u32), ports.slot[self.k]);
-            self.k += 1;
-            if let Some(port) = ports.at_index(i as usize) {
-                return Some((p, port));
-            }
-        }
-        None
+        let p = *ports.ids.get(self.k)?;
+        self.k += 1;
+        Some((p, &ports.own[self.k - 1]))
     }
 }
 
@@ -291,7 +211,7 @@ impl Index<PortId> for Ports {
     fn index(&self, p: PortId) -> &Port {
         let i = self.slot_of(p);
         debug_assert_eq!(self.ids.get(i), Some(&p), "{p} is not held here");
-        self.at_index(i).expect("a held port")
+        &self.own[i]
     }
 }
 
@@ -300,9 +220,6 @@ impl IndexMut<PortId> for Ports {
     fn index_mut(&mut self, p: PortId) -> &mut Port {
         let i = self.slot_of(p);
         debug_assert_eq!(self.ids.get(i), Some(&p), "{p} is not held here");
-        if i < self.own.len() {
-            return &mut self.own[i];
-        }
-        self.merged_at_mut(i).expect("a held port")
+        &mut self.own[i]
     }
 }

@@ -115,18 +115,6 @@ impl Headers {
     pub(super) fn packets(&self) -> usize {
         self.queues.iter().map(VecDeque::len).sum()
     }
-
-    /// Takes over the counts and queues of the ports `theirs` names from
-    /// another LP's copy (see `Fabric::absorb`).
-    pub(super) fn absorb(&mut self, other: &mut Headers, theirs: impl Fn(usize) -> bool) {
-        for i in 0..self.trimmed.len() {
-            if theirs(i) {
-                self.trimmed[i] = other.trimmed[i];
-                self.bytes[i] = other.bytes[i];
-                std::mem::swap(&mut self.queues[i], &mut other.queues[i]);
-            }
-        }
-    }
 }
 
 impl Fabric {
