@@ -49,6 +49,7 @@ pub use goodput::{GoodputOf, GoodputSample};
 pub use links::{LinkSample, Tier};
 pub use lp::Role;
 pub use metrics::{DelayHistograms, Metrics, RttRow, summary_us};
+pub use parallel::peers::{Loopback, Peers, agree};
 pub use parallel::{Lps, Threads, WindowStats, partition_for};
 pub use record::FlowRow;
 pub use rows::{RowSink, SeriesSinks};

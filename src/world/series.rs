@@ -33,9 +33,27 @@ impl Series {
         Series::Queues,
         Series::Links,
     ];
+
+    /// The `[output]` key that asks for it.
+    pub fn key(self) -> &'static str {
+        match self {
+            Series::Cc => "output.cc_trace",
+            Series::Goodput => "output.goodput_interval",
+            Series::Rtt => "output.rtt_interval",
+            Series::Queues => "output.queue_interval",
+            Series::Links => "output.link_interval",
+        }
+    }
 }
 
 impl World {
+    /// The first series this world samples, if any.
+    pub(super) fn first_series(&self) -> Option<Series> {
+        Series::ALL
+            .into_iter()
+            .find(|&s| self.interval_of(s).is_some())
+    }
+
     /// How often `s` is sampled, if the run takes it.
     pub(super) fn interval_of(&self, s: Series) -> Option<SimDuration> {
         match s {

@@ -40,4 +40,7 @@ pub enum BuildError {
     /// The topology is not a network.
     #[error(transparent)]
     Topology(#[from] net::TopologyError),
+    /// The run cannot be spread over the MPI ranks it was started on.
+    #[error("{0}")]
+    Ranks(String),
 }

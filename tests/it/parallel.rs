@@ -337,3 +337,97 @@ fn a_run_started_as_one_of_several_mpi_processes_is_refused() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The bytes of `sc` (cut into its LPs at seed 1) run across `ranks`
+/// processes, each on `threads` threads: ranks as threads of this
+/// process ([`dcnsim::world::Loopback`]), the protocol MPI carries
+/// (window mail as bytes, reduced next times and flags, each rank's rows
+/// gathered to rank 0) without MPI.
+fn ranked_outputs(sc: &Scenario, ranks: usize, threads: usize) -> (String, String, String) {
+    use dcnsim::world::{Loopback, Peers};
+    use std::sync::Arc;
+    let planned = plan_all(sc, 1);
+    let handles = Loopback::ranks(ranks);
+    let results: Vec<_> = std::thread::scope(|s| {
+        let runs: Vec<_> = (handles.into_iter())
+            .map(|peer| {
+                let planned = &planned;
+                s.spawn(move || {
+                    let peer: Arc<dyn Peers> = Arc::new(peer);
+                    let cut = partition_for(sc, planned).expect("cuts");
+                    let lps = Lps::build_ranked(sc, 1, planned, cut, Threads(threads), Some(peer))
+                        .expect("builds");
+                    lps.run_ranked(Threads(threads), u64::MAX, &mut |_| true)
+                })
+            })
+            .collect();
+        runs.into_iter()
+            .map(|r| r.join().expect("a rank"))
+            .collect()
+    });
+    let mut results = results.into_iter();
+    let (world, stop, stats) = results.next().flatten().expect("rank 0 merges");
+    assert!(results.all(|r| r.is_none()), "the other ranks hand over");
+    assert_eq!(stats.ranks, ranks as u32);
+    let run = world.run_record();
+    let summary = RunSummary::of(&run, "fabric", 1, stop);
+    let json = serde_json::to_string(&summary).expect("serialises");
+    (json, flows_csv(&run), ports_csv(&run))
+}
+
+/// Across 2 and 4 ranks (one and two LPs a rank, on 1 or 2 threads) the
+/// cut fabric writes the one-process bytes: flows and sources crossing
+/// ranks both ways, then under PFC, then with a link failing mid-run.
+#[test]
+fn ranks_write_the_one_process_bytes() {
+    let plain = common::scenario(FABRIC);
+    let pfc = common::scenario(
+        &FABRIC
+            .replace("buffer = \"100pkt\"", "shared_buffer = \"1MiB\"")
+            .replace("[transport]", "[switch.pfc]\nlossless = [0]\n\n[transport]"),
+    );
+    let failure = common::scenario(&FABRIC.replace(
+        "[transport]",
+        "[[failure]]\nbetween = [\"agg0\", \"core0\"]\nat = \"40us\"\n\
+         reroute_after = \"30us\"\n\n[transport]",
+    ));
+    for sc in [&plain, &pfc, &failure] {
+        let reference = outputs(sc, None);
+        for (ranks, threads) in [(2, 1), (4, 1), (2, 2)] {
+            let got = ranked_outputs(sc, ranks, threads);
+            assert!(
+                got == reference,
+                "{ranks} ranks x {threads} threads moved the bytes"
+            );
+        }
+    }
+}
+
+/// A scenario that samples a series is refused across ranks by the key
+/// (the samples read every LP between windows), and more ranks than LPs
+/// by the count.
+#[test]
+fn ranks_refuse_a_sampled_series_and_more_ranks_than_lps() {
+    use dcnsim::world::{Loopback, Peers};
+    use std::sync::Arc;
+    let sampled = common::scenario(&FABRIC.replace(
+        "[transport]",
+        "[output]\ngoodput_interval = \"50us\"\n\n[transport]",
+    ));
+    for (sc, ranks, want) in [
+        (&sampled, 2, "output.goodput_interval"),
+        (
+            &common::scenario(FABRIC),
+            5,
+            "5 MPI ranks for a run cut into 4 LPs",
+        ),
+    ] {
+        let planned = plan_all(sc, 1);
+        let peer: Arc<dyn Peers> = Arc::new(Loopback::ranks(ranks).swap_remove(0));
+        let cut = partition_for(sc, &planned).expect("cuts");
+        let err = Lps::build_ranked(sc, 1, &planned, cut, Threads(1), Some(peer))
+            .err()
+            .expect("refused");
+        assert!(err.to_string().contains(want), "{err}");
+    }
+}

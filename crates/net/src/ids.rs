@@ -48,7 +48,9 @@ id_type!(
 /// What a packet belongs to: a transport flow or a packet source. The two
 /// id spaces never mix, so a host hands a packet to the right owner
 /// without asking which protocol it carries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Origin {
     /// A transport flow (its sender or its receiver).
     Flow(FlowId),

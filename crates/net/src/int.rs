@@ -27,7 +27,7 @@ pub const INT_MAX_HOPS: usize = 5;
 pub const INT_HEADER_BYTES: u32 = 8 * INT_MAX_HOPS as u32 + 2;
 
 /// What one switch egress stamps (HPCC Fig. 4: `ts`, `txBytes`, `qLen`, `B`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct IntHop {
     /// When the packet started onto the link.
     pub ts: SimTime,
@@ -40,7 +40,7 @@ pub struct IntHop {
 }
 
 /// The records of one packet, in path order.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct IntStack {
     /// Records in use.
     pub nhop: u8,

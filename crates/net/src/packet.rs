@@ -81,7 +81,7 @@ impl WireFormat {
 pub const MTU_BYTES: u32 = 1500;
 
 /// The two-bit ECN field of the IP header (RFC 3168 section 5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[repr(u8)]
 pub enum Ecn {
     /// Not ECN-capable transport.
@@ -94,7 +94,7 @@ pub enum Ecn {
 }
 
 /// TCP header flags (RFC 9293 section 3.1; ECE and CWR from RFC 3168).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct TcpFlags(pub u8);
 
 impl TcpFlags {
@@ -142,7 +142,7 @@ impl std::ops::BitOr for TcpFlags {
 /// What a packet is to its transport, in words every family shares: what
 /// switches need to know of a packet without parsing its protocol (R-AQM
 /// and ABQ hold [`Kind::Ack`]s of any family).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[repr(u8)]
 pub enum Kind {
     /// Carries payload of a flow (a data segment, a RoCE data packet).
@@ -170,7 +170,7 @@ pub enum Kind {
 /// offsets above the packet's cumulative ACK so that they take 24 bytes of
 /// the packet, not 48. The first block holds the most recently received
 /// segment (RFC 2018 section 4).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SackBlocks {
     /// `(start, end)` offsets above the ACK; `end == 0` marks an unused slot.
     blocks: [(u32, u32); MAX_SACK_BLOCKS],
@@ -223,7 +223,7 @@ impl SackBlocks {
 }
 
 /// The transport protocol carried by a packet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[repr(u8)]
 pub enum Protocol {
     /// TCP: the header fields below are meaningful.
@@ -253,7 +253,9 @@ pub enum Protocol {
 
 /// The RoCE header bits the model uses (the BTH opcode's place in its
 /// message, the AETH syndrome, the CNP opcode), in one byte.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct RoceBits(pub u8);
 
 impl RoceBits {
@@ -294,7 +296,7 @@ impl std::ops::BitOr for RoceBits {
 /// receiver-driven controller's assigned window; a count such as the
 /// receiver's active messages; a flag such as a saturated last hop). Eight
 /// bytes, in what was the packet's tail padding.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Feedback {
     /// A window the receiver assigns, bytes; 0: none.
     pub window_bytes: u32,
@@ -316,7 +318,7 @@ pub struct Feedback {
 /// (forwarding, queueing, ECN, ingress accounting, window rewrites) lies in
 /// the first 64 bytes, so a hop finds it in one line; the transport's
 /// fields fill the second.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[repr(C, align(64))]
 pub struct Packet {
     /// When the packet entered the queue it is in now (waiting-time statistics).

@@ -197,7 +197,7 @@ pub fn switch_pools(
 /// A PAUSE/RESUME frame: for each priority in `mask`, pause (bit set in
 /// `pause`) or resume (bit clear), as one 802.1Qbb frame's class-enable
 /// vector and timers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PfcFrame {
     /// The priorities the frame addresses.
     pub mask: u8,

@@ -23,11 +23,17 @@
 //! "One order for every cut").
 
 mod due;
+mod leader;
+mod mail;
+mod merge;
+pub mod peers;
 
-use super::{BuildError, StopReason, World, livelock};
+use super::{BuildError, StopReason, World};
 use crate::registry::workload::Planned;
 use crate::scenario::Scenario;
+use leader::{Ending, Leader};
 use net::{Crossing, Partition};
+use peers::Peers;
 use sim_core::{RunLimit, SimDuration, SimTime};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier, Mutex, MutexGuard};
@@ -153,10 +159,16 @@ pub struct WindowStats {
     /// Seconds of the serial part between windows (thread 0 routes the
     /// mail and checks the run's bounds).
     pub serial_seconds: f64,
-    /// Per LP, seconds of its window steps.
+    /// Per LP of this process, seconds of its window steps.
     pub lp_seconds: Vec<f64>,
-    /// Per LP, events run.
+    /// Per LP of this process, events run.
     pub lp_events: Vec<u64>,
+    /// MPI ranks the run spread over (1: one process).
+    pub ranks: u32,
+    /// Seconds this process spent in the ranks' exchanges at window ends
+    /// (the mail and the reduced words), waiting for the slowest rank
+    /// included.
+    pub exchange_seconds: f64,
 }
 
 impl WindowStats {
@@ -170,17 +182,27 @@ impl WindowStats {
             serial_seconds: lead.serial.as_secs_f64(),
             lp_seconds: slots().map(|s| s.busy.as_secs_f64()).collect(),
             lp_events: slots().map(|s| s.world.q.events_processed()).collect(),
+            ranks: lps.peers.as_ref().map_or(1, |p| p.size() as u32),
+            exchange_seconds: lead.exchange.as_secs_f64(),
         }
     }
 }
 
-/// A partitioned run: one copy of the world per LP.
+/// A partitioned run: one copy of the world per LP, of the LPs this
+/// process runs (all of them, but in a run across MPI ranks).
 pub struct Lps {
+    /// This process's LPs, from LP `first` on.
     slots: Vec<Mutex<Slot>>,
+    /// The run's LP of `slots[0]`.
+    first: usize,
+    /// Each LP's rank, by LP (every LP's, not only this process's).
+    rank_of: Vec<usize>,
     /// Each LP's ports: its share of the work, for dealing LPs to threads.
     weights: Vec<usize>,
     lookahead: SimDuration,
     limit: RunLimit,
+    /// The other ranks, in a run across processes.
+    peers: Option<Arc<dyn Peers>>,
 }
 
 fn lock(slot: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
@@ -198,8 +220,40 @@ impl Lps {
         partition: Partition,
         threads: Threads,
     ) -> Result<Lps, BuildError> {
+        Lps::build_ranked(sc, seed, planned, partition, threads, None)
+    }
+
+    /// Builds the copies of the LPs this process runs: all of them alone,
+    /// its rank's (`Partition::lps_of_rank`) with `peers`. Fails where
+    /// the ranks outnumber the LPs, and, across ranks, for a scenario
+    /// that samples a series (which reads every LP between windows: not
+    /// yet gathered across processes).
+    pub fn build_ranked(
+        sc: &Scenario,
+        seed: u64,
+        planned: &[Planned],
+        partition: Partition,
+        threads: Threads,
+        peers: Option<Arc<dyn Peers>>,
+    ) -> Result<Lps, BuildError> {
         let n = partition.lps as usize;
         assert!(n > 1, "a partitioned run has several LPs");
+        let (rank, ranks) = peers.as_ref().map_or((0, 1), |p| (p.rank(), p.size()));
+        let range_of = |r: usize| partition.lps_of_rank(r as u32, ranks as u32);
+        let Some(mine) = range_of(rank) else {
+            return Err(BuildError::Ranks(format!(
+                "{ranks} MPI ranks for a run cut into {n} LPs: a rank holds at least one LP \
+                 (whole pods), so start at most {n} (simulation.lps sets how many LPs a \
+                 fabric is cut into)"
+            )));
+        };
+        let mut rank_of = vec![0; n];
+        for r in 0..ranks {
+            for lp in range_of(r).expect("every rank holds LPs") {
+                rank_of[lp as usize] = r;
+            }
+        }
+
         let lookahead = partition.lookahead;
         let partition = Arc::new(partition);
         let wire = sc.topology.framing.wire();
@@ -215,20 +269,22 @@ impl Lps {
             };
             World::build_copy(sc, seed, planned.to_vec(), Some(role))
         };
-        let mut built: Vec<Option<Result<World, BuildError>>> = (0..n).map(|_| None).collect();
-        let workers = threads.0.clamp(1, n);
-        let size = n.div_ceil(workers);
+        let first = mine.start as usize;
+        let own = mine.len();
+        let mut built: Vec<Option<Result<World, BuildError>>> = (0..own).map(|_| None).collect();
+        let workers = threads.0.clamp(1, own);
+        let size = own.div_ceil(workers);
         std::thread::scope(|s| {
             for (k, chunk) in built.chunks_mut(size).enumerate() {
                 let build = &build;
                 s.spawn(move || {
                     for (i, out) in chunk.iter_mut().enumerate() {
-                        *out = Some(build(k * size + i));
+                        *out = Some(build(first + k * size + i));
                     }
                 });
             }
         });
-        let mut slots = Vec::with_capacity(n);
+        let mut slots = Vec::with_capacity(own);
         for b in built {
             let world = b.expect("every LP was built")?;
             slots.push(Mutex::new(Slot {
@@ -240,22 +296,95 @@ impl Lps {
             }));
         }
         let limit = lock(&slots[0]).world.limit;
+        if ranks > 1
+            && let Some(series) = lock(&slots[0]).world.first_series()
+        {
+            return Err(BuildError::Ranks(format!(
+                "{} samples a series, which reads every LP between windows; across MPI \
+                 ranks that is not gathered yet: run it in one process (--threads spreads it \
+                 over the cores of one machine)",
+                series.key()
+            )));
+        }
         let weights = slots
             .iter()
             .map(|s| lock(s).world.fabric.ports().held())
             .collect();
         Ok(Lps {
             slots,
+            first,
+            rank_of,
             weights,
             lookahead,
             limit,
+            peers,
         })
     }
 
-    /// LP 0's copy, which keeps the sampled series' rows.
+    /// LP 0's copy, which keeps the sampled series' rows (this process's
+    /// first LP: LP 0 where this is rank 0).
     pub fn first_mut(&mut self) -> &mut World {
         let slot = self.slots[0].get_mut().unwrap_or_else(|e| e.into_inner());
         &mut slot.world
+    }
+
+    /// Whether this process runs LP `lp`.
+    fn runs(&self, lp: usize) -> bool {
+        (self.first..self.first + self.slots.len()).contains(&lp)
+    }
+
+    /// The earliest of every rank's `t`.
+    fn min_over_ranks(&self, t: Option<SimTime>) -> Option<SimTime> {
+        let Some(p) = &self.peers else {
+            return t;
+        };
+        let all = p.all_words(&[t.map_or(u64::MAX, |t| t.ps())]);
+        (all.into_iter().min())
+            .filter(|&ps| ps != u64::MAX)
+            .map(SimTime)
+    }
+
+    /// Flows not finished, over every LP.
+    fn open_flows(&self) -> usize {
+        let open = self
+            .slots
+            .iter()
+            .map(|s| lock(s).world.open_flows)
+            .sum::<usize>();
+        self.sum_over_ranks([open as u64])[0] as usize
+    }
+
+    /// A window's end over the ranks: the earliest next event, the events
+    /// run and the stop flags (or-ed) of every rank, from this rank's.
+    fn reduce_window(
+        &self,
+        next: Option<SimTime>,
+        events: u64,
+        flags: u64,
+    ) -> (Option<SimTime>, u64, u64) {
+        let Some(p) = &self.peers else {
+            return (next, events, flags);
+        };
+        let all = p.all_words(&[next.map_or(u64::MAX, |t| t.ps()), events, flags]);
+        let ranks = all.chunks_exact(3);
+        let next = ranks
+            .clone()
+            .map(|w| w[0])
+            .min()
+            .filter(|&ps| ps != u64::MAX);
+        let events = ranks.clone().map(|w| w[1]).sum();
+        let flags = ranks.fold(0, |f, w| f | w[2]);
+        (next.map(SimTime), events, flags)
+    }
+
+    /// The sum over the ranks of each of this rank's `words` (the words
+    /// themselves alone).
+    fn sum_over_ranks<const N: usize>(&self, words: [u64; N]) -> [u64; N] {
+        let Some(p) = &self.peers else {
+            return words;
+        };
+        let all = p.all_words(&words);
+        std::array::from_fn(|i| all.iter().skip(i).step_by(N).sum())
     }
 
     /// Runs to the scenario's end on `threads` threads and merges the LPs
@@ -270,8 +399,22 @@ impl Lps {
         every: u64,
         progress: &mut dyn FnMut(SimTime) -> bool,
     ) -> (World, StopReason, WindowStats) {
+        self.run_ranked(threads, every, progress)
+            .expect("one process runs LP 0")
+    }
+
+    /// [`Lps::run`] on each rank of a run across processes: the merged
+    /// world at rank 0, `None` at the others (which hand their rows to
+    /// rank 0). `progress` runs on every rank; a rank whose call returns
+    /// false stops every rank, at the next window's end.
+    pub fn run_ranked(
+        self,
+        threads: Threads,
+        every: u64,
+        progress: &mut dyn FnMut(SimTime) -> bool,
+    ) -> Option<(World, StopReason, WindowStats)> {
         let dealt = self.deal(threads.0.clamp(1, self.slots.len()));
-        self.run_dealt(dealt, every, progress)
+        self.run_inner(dealt, every, progress)
     }
 
     /// [`Lps::run`] with the LPs dealt as given: thread `k` steps the LPs
@@ -284,6 +427,16 @@ impl Lps {
         every: u64,
         progress: &mut dyn FnMut(SimTime) -> bool,
     ) -> (World, StopReason, WindowStats) {
+        self.run_inner(dealt, every, progress)
+            .expect("one process runs LP 0")
+    }
+
+    fn run_inner(
+        self,
+        dealt: Vec<Vec<usize>>,
+        every: u64,
+        progress: &mut dyn FnMut(SimTime) -> bool,
+    ) -> Option<(World, StopReason, WindowStats)> {
         let mut all: Vec<usize> = dealt.concat();
         all.sort_unstable();
         assert!(
@@ -333,8 +486,8 @@ impl Lps {
             (ending, clocks, lead)
         });
         let stats = WindowStats::new(&self, &clocks, &lead);
-        let (world, reason) = self.merge(reason);
-        (world, reason, stats)
+        let (world, reason) = self.merge(reason)?;
+        Some((world, reason, stats))
     }
 
     /// Deals the LPs to `threads` threads, heaviest first to the least
@@ -352,47 +505,6 @@ impl Lps {
         }
         dealt
     }
-
-    /// Lands what is still in the mail, then merges every LP's rows
-    /// (`finished.rs`), in LP order, into LP 0's copy, which the report
-    /// reads. Each other copy is dropped once its rows are taken, so the
-    /// merge's peak is LP 0's copy and the rows.
-    fn merge(self, end: Ending) -> (World, StopReason) {
-        let Ending {
-            reason,
-            watch,
-            samples,
-        } = end;
-        // Every LP lands its mail and gives back its buffers before any
-        // merges: the merge's peak is then the copies' results alone.
-        let copies: Vec<World> = (self.slots.into_iter())
-            .map(|m| {
-                let mut slot = m.into_inner().unwrap_or_else(|e| e.into_inner());
-                for from in &mut slot.inbox {
-                    slot.world.land(from);
-                }
-                slot.world.shed_run_buffers();
-                slot.world
-            })
-            .collect();
-        let last_activity = copies.iter().map(|w| w.last_activity).max();
-        let now = copies.iter().map(|w| w.q.now()).max();
-        let run_end = super::finished::end_of(Some(reason), last_activity, now);
-        let mut copies = copies.into_iter();
-        let mut world = copies.next().expect("several LPs");
-        let mut merge = super::finished::Merge::new(&world);
-        let own = world.finished(run_end);
-        merge.add(own, &mut world);
-        for other in copies {
-            merge.add(other.finished(run_end), &mut world);
-        }
-        world.close_merged(merge, reason, samples);
-        if let Some((watch, at)) = watch {
-            world.watch = watch;
-            world.livelock = Some(world.livelock_report(at));
-        }
-        (world, reason)
-    }
 }
 
 /// A window after one of fewer events than this runs on one thread. Two
@@ -401,212 +513,6 @@ impl Lps {
 /// spent 16 s in the kernel on two threads, against 6.9 s of work), about the
 /// work of 200 events; 2,048 leaves the waits under a tenth of a window.
 pub(crate) const SOLO_BELOW: u64 = 2048;
-
-/// How a partitioned run ended.
-struct Ending {
-    reason: StopReason,
-    /// The progress watch and the time of its check, if it stopped the run.
-    watch: Option<(livelock::Watch, SimTime)>,
-    /// Samples taken between windows (events of an undivided run).
-    samples: u64,
-}
-
-/// The serial part of a window: choosing the next, routing the mail,
-/// checking the run's bounds.
-struct Leader {
-    /// The earliest pending event of all LPs (`None`: nothing pending).
-    next: Option<SimTime>,
-    events: u64,
-    next_progress: u64,
-    every: u64,
-    next_check: u64,
-    /// The progress watch's next point of simulated time.
-    next_time: SimTime,
-    watch: livelock::Watch,
-    /// When the progress watch stopped the run, if it did.
-    watch_fired: Option<SimTime>,
-    /// Windows run so far.
-    windows: u64,
-    /// Time in the serial part between windows.
-    serial: Duration,
-    /// The sampled series' next samples.
-    due: due::Due,
-    /// Events in the last window.
-    last_window_events: u64,
-}
-
-impl Leader {
-    fn new(lps: &Lps, every: u64) -> Leader {
-        let next = lps
-            .slots
-            .iter()
-            .filter_map(|s| lock(s).world.next_event())
-            .min();
-        let every = every.clamp(1, livelock::CHECK_EVENTS);
-        Leader {
-            next,
-            events: 0,
-            next_progress: every,
-            every,
-            next_check: livelock::CHECK_EVENTS,
-            next_time: livelock::next_time_check(SimTime::ZERO),
-            watch: livelock::Watch::default(),
-            watch_fired: None,
-            windows: 0,
-            serial: Duration::ZERO,
-            due: due::Due::new(&lock(&lps.slots[0]).world),
-            last_window_events: 0,
-        }
-    }
-
-    /// Whether the next window runs on this thread alone: the last one
-    /// held fewer than [`SOLO_BELOW`] events, too little work to pay for
-    /// waking the others and meeting them at the barriers. Which thread
-    /// runs an LP changes no result, so this changes none either.
-    fn solo(&self) -> bool {
-        self.last_window_events < SOLO_BELOW
-    }
-
-    /// The end of the next window (inclusive), or why the run is over.
-    fn next_window(&mut self, lps: &Lps) -> Result<SimTime, StopReason> {
-        // Samples due before the next event, or with nothing else left,
-        // are taken first, between windows.
-        while let Some(t) =
-            (self.due.next()).filter(|&t| t <= lps.limit.end && self.next.is_none_or(|n| t <= n))
-        {
-            self.due.take(lps, t);
-        }
-        let open = || {
-            lps.slots
-                .iter()
-                .map(|s| lock(s).world.open_flows)
-                .sum::<usize>()
-        };
-        let sample = self.due.next();
-        let first = [self.next, sample].into_iter().flatten().min();
-        match first {
-            None if open() > 0 => Err(StopReason::Stalled),
-            None => Err(StopReason::Completed),
-            Some(SimTime::MAX) => Err(StopReason::TimeOverflow),
-            Some(t) if t > lps.limit.end => Err(StopReason::StopTime),
-            Some(t) => {
-                let last = t.ps().saturating_add(lps.lookahead.ps() - 1);
-                // A window ends before the next sample's time.
-                let last = sample.map_or(last, |s| last.min(s.ps() - 1));
-                Ok((SimTime::ZERO + SimDuration::from_ps(last)).min(lps.limit.end))
-            }
-        }
-    }
-
-    /// Routes the window's mail and checks the bounds.
-    fn after_window(
-        &mut self,
-        lps: &Lps,
-        end: SimTime,
-        progress: &mut dyn FnMut(SimTime) -> bool,
-    ) -> Option<StopReason> {
-        self.windows += 1;
-        let n = lps.slots.len();
-        let mut next: Option<SimTime> = None;
-        let mut events = 0;
-        let mut overflowed = false;
-        for a in 0..n {
-            let mut from = lock(&lps.slots[a]);
-            next = [next, from.next].into_iter().flatten().min();
-            events += from.world.q.events_processed();
-            if a == 0 {
-                events += self.due.taken;
-            }
-            overflowed |= from.overflowed;
-            for b in 0..n {
-                if b == a {
-                    continue;
-                }
-                let mut to = lock(&lps.slots[b]);
-                std::mem::swap(from.world.outbox(b), &mut to.inbox[a]);
-            }
-        }
-        self.next = next;
-        self.last_window_events = events - self.events;
-        self.events = events;
-        if overflowed {
-            return Some(StopReason::TimeOverflow);
-        }
-        if events >= lps.limit.max_events {
-            return Some(StopReason::EventLimit);
-        }
-        if events >= self.next_progress {
-            self.next_progress = events.saturating_add(self.every);
-            if !progress(end) {
-                return Some(StopReason::Interrupted);
-            }
-        }
-        // The progress watch checks at window ends: the first after each
-        // CHECK_EVENTS events, and the first at or after each of its
-        // points of simulated time.
-        let mut checks = Vec::new();
-        if events >= self.next_check {
-            self.next_check = events.saturating_add(livelock::CHECK_EVENTS);
-            checks.push(livelock::CheckKind::Events);
-        }
-        if end >= self.next_time {
-            while self.next_time <= end {
-                self.next_time = livelock::next_time_check(self.next_time);
-            }
-            checks.push(livelock::CheckKind::Time);
-        }
-        for kind in checks {
-            if self.livelocked(lps, end, kind) {
-                self.watch_fired = Some(end);
-                return Some(StopReason::Stalled);
-            }
-        }
-        None
-    }
-
-    /// The progress watch over all LPs (`livelock.rs`).
-    fn livelocked(&mut self, lps: &Lps, now: SimTime, kind: livelock::CheckKind) -> bool {
-        let slots = || lps.slots.iter().map(lock);
-        let mut seen = livelock::Seen::default();
-        for s in slots() {
-            seen.add(s.world.seen(now));
-        }
-        match self.watch.check(seen, now, kind) {
-            livelock::Verdict::Going => false,
-            livelock::Verdict::QuietBegins => {
-                let mut then = std::mem::take(self.watch.timeouts_then());
-                for s in slots() {
-                    s.world.timeouts(&mut then);
-                }
-                *self.watch.timeouts_then() = then;
-                false
-            }
-            livelock::Verdict::Quiet => {
-                let mut waits = livelock::Waits::default();
-                let then = std::mem::take(self.watch.timeouts_then());
-                for s in slots() {
-                    waits.add(s.world.waits(&then));
-                }
-                *self.watch.timeouts_then() = then;
-                self.watch.stalled(waits)
-            }
-        }
-    }
-
-    /// The run's end: at its stop time every LP's clock moves there.
-    fn finish(&mut self, lps: &Lps, reason: StopReason) -> Ending {
-        if reason == StopReason::StopTime {
-            for s in &lps.slots {
-                lock(s).world.advance_to(lps.limit.end);
-            }
-        }
-        Ending {
-            reason,
-            watch: (self.watch_fired).map(|at| (std::mem::take(&mut self.watch), at)),
-            samples: self.due.taken,
-        }
-    }
-}
 
 /// What keeps a scenario in one LP even where its fabric can be cut: a
 /// part of it that reads the whole run at once.

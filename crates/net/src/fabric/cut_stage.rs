@@ -45,7 +45,7 @@ impl Outboxes {
 }
 
 /// What crosses a cut link.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Cargo {
     /// A packet (by value: crossings travel in reused vectors, so a
     /// crossing allocates nothing), the port it arrives at, and its INT
@@ -56,7 +56,7 @@ pub enum Cargo {
 }
 
 /// A frame on a cut link, on its way to the LP of the link's far end.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Crossing {
     /// When it reaches the far end.
     pub arrival: SimTime,
