@@ -1,9 +1,9 @@
 //! How this process was launched: alone, or as one of several processes
 //! of an MPI launcher (`mpirun -np N`, `srun` with PMI). A run across
 //! processes needs each to hold its share of the LPs and rank 0 alone to
-//! write (docs/architecture.md, "Across machines"); a build without that
-//! refuses to be one of several, rather than let N copies of one run
-//! race on one output folder.
+//! write (docs/architecture.md, "Across machines"): the `mpi` feature
+//! (`crate::ranks`). A build without it refuses to be one of several,
+//! rather than let N copies of one run race on one output folder.
 
 /// The environment variables MPI launchers set to the number of
 /// processes started: Open MPI's `mpirun`, and the PMI of MPICH's Hydra,
@@ -20,17 +20,24 @@ pub fn several_processes(get: impl Fn(&str) -> Option<String>) -> Option<(&'stat
     })
 }
 
-/// Refuses a `dcnsim run` started as one of several MPI processes: this
-/// build runs a scenario in one process (on its threads), so each of
-/// them would run all of it into the same folder.
+/// Refuses a `dcnsim run` started as one of several MPI processes by a
+/// build without the `mpi` feature: it runs a scenario in one process
+/// (on its threads), so each of them would run all of it into the same
+/// folder.
 pub fn refuse_several_processes(get: impl Fn(&str) -> Option<String>) -> Result<(), String> {
-    match several_processes(get) {
+    refuse(several_processes(get))
+}
+
+/// [`refuse_several_processes`] of what [`several_processes`] found.
+pub fn refuse(several: Option<(&'static str, u64)>) -> Result<(), String> {
+    match several {
         None => Ok(()),
         Some((var, n)) => Err(format!(
-            "dcnsim run was started as one of {n} MPI processes ({var}={n}), but it runs a \
-             scenario in one process: the {n} copies would each run all of it into the same \
-             folder. Start it once, without mpirun or srun; `--threads N` spreads a cut \
-             fabric over N cores"
+            "dcnsim run was started as one of {n} MPI processes ({var}={n}), but this build \
+             runs a scenario in one process: the {n} copies would each run all of it into the \
+             same folder. Build it with MPI (cargo build --release --features mpi, over an \
+             installed MPI), or start it once, without mpirun or srun: `--threads N` spreads \
+             a cut fabric over N cores"
         )),
     }
 }

@@ -12,6 +12,8 @@ pub mod observe;
 pub mod paths;
 pub mod plot;
 pub mod progress;
+#[cfg(feature = "mpi")]
+pub mod ranks;
 pub mod registry;
 pub mod report;
 pub mod reproduce;

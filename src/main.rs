@@ -240,9 +240,24 @@ fn load_checked(
     seed: Option<u64>,
     max_memory: Option<u64>,
 ) -> Result<Checked> {
+    load_checked_as(path, set, seed, max_memory, None)
+}
+
+/// [`load_checked`] as rank `rank` of `ranks` MPI processes, where
+/// `rank` is given: only rank 0 prints the warnings, and the memory limit
+/// holds each rank's own share (`Estimate::per_rank`).
+fn load_checked_as(
+    path: &Path,
+    set: &[String],
+    seed: Option<u64>,
+    max_memory: Option<u64>,
+    rank: Option<(usize, usize)>,
+) -> Result<Checked> {
     let sc = load(path, set)?;
-    for w in &sc.warnings {
-        eprintln!("warning: {w}");
+    if rank.is_none_or(|(r, _)| r == 0) {
+        for w in &sc.warnings {
+            eprintln!("warning: {w}");
+        }
     }
     let seed = seed.unwrap_or(sc.simulation.seed);
     let limit = Limit::new(max_memory);
@@ -252,7 +267,15 @@ fn load_checked(
         .check(limit)
         .with_context(|| format!("{}", path.display()))?;
     let planned = plan_all(&sc, seed);
-    let estimate = Estimate::of(&sc, &planned)
+    let estimate = match rank {
+        None => Estimate::of(&sc, &planned),
+        Some((r, ranks)) => {
+            let mut all = Estimate::per_rank(&sc, &planned, ranks as u32)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            all.swap_remove(r).1
+        }
+    };
+    let estimate = estimate
         .check(limit)
         .with_context(|| format!("{}", path.display()))?;
     // The cut is checked here, so that `validate` refuses what `run` would.
@@ -270,10 +293,112 @@ fn load_checked(
     })
 }
 
+/// The error of a rank other than 0 where the ranks stop together: rank
+/// 0 reports it, this rank ends quietly, with MPI finalised (a rank that
+/// exits without finalising makes the launcher abort the job, rank 0's
+/// report with it).
+#[derive(Debug)]
+struct QuietRank;
+
+impl std::fmt::Display for QuietRank {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("stopped with rank 0, which says why")
+    }
+}
+
+impl std::error::Error for QuietRank {}
+
+/// This process's (rank, ranks) in a run across MPI ranks.
+fn ranked_as(ranked: &Ranked) -> Option<(usize, usize)> {
+    #[cfg(feature = "mpi")]
+    {
+        ranked.as_ref().map(|p| (p.rank(), p.size()))
+    }
+    #[cfg(not(feature = "mpi"))]
+    {
+        ranked.map(|never| match never {})
+    }
+}
+
+/// The other ranks, as the runner takes them.
+fn ranks_of(ranked: &Ranked) -> Option<std::rc::Rc<dyn dcnsim::world::Peers>> {
+    #[cfg(feature = "mpi")]
+    {
+        ranked.clone()
+    }
+    #[cfg(not(feature = "mpi"))]
+    {
+        ranked.map(|never| match never {})
+    }
+}
+
+/// Across MPI ranks, whether every rank got here: an error of any rank
+/// stops them all, reported once, by rank 0 (naming the rank); a rank
+/// other than 0 leaves quietly. Alone, `mine` as it is.
+fn agree_or_bail<T>(ranked: &Ranked, mine: Result<T, &anyhow::Error>) -> Result<()> {
+    let Some(peers) = ranks_of(ranked) else {
+        return mine.map(|_| ()).map_err(|e| anyhow::anyhow!("{e:#}"));
+    };
+    let mine = mine.map(|_| ()).map_err(|e| format!("{e:#}"));
+    match dcnsim::world::agree(&*peers, mine) {
+        Ok(()) => Ok(()),
+        Err(_) if peers.rank() != 0 => Err(anyhow::Error::new(QuietRank)),
+        Err(all) => Err(anyhow::Error::msg(all)),
+    }
+}
+
+/// The threads a run uses: `--threads`, else `simulation.threads`, else
+/// every core.
+fn threads_for(threads: Option<u16>, sc: &dcnsim::scenario::Scenario) -> dcnsim::world::Threads {
+    let threads = threads.map(usize::from).or(sc.simulation.threads);
+    let cores = || std::thread::available_parallelism().map_or(1, |n| n.get());
+    dcnsim::world::Threads(threads.unwrap_or_else(cores))
+}
+
+/// A rank other than 0 of a run across MPI ranks: it loads the scenario
+/// as rank 0 does, runs its share of the LPs, hands its rows to rank 0
+/// and writes nothing.
+#[cfg(feature = "mpi")]
+fn serve_rank(
+    path: &Path,
+    seed: Option<u64>,
+    set: &[String],
+    max_memory: Option<u64>,
+    threads: Option<u16>,
+    peers: &std::rc::Rc<dyn dcnsim::world::Peers>,
+) -> Result<()> {
+    let ranked: Ranked = Some(std::rc::Rc::clone(peers));
+    let rank = Some((peers.rank(), peers.size()));
+    let checked = load_checked_as(path, set, seed, max_memory, rank);
+    agree_or_bail(&ranked, checked.as_ref().map(|_| ()))?;
+    let Checked {
+        sc, seed, planned, ..
+    } = checked?;
+    let stop = on_stop_signal("")?;
+    let threads = threads_for(threads, &sc);
+    let served = runner::serve(
+        &sc,
+        seed,
+        planned,
+        threads,
+        std::rc::Rc::clone(peers),
+        &mut |_| !stop.load(std::sync::atomic::Ordering::Relaxed),
+    );
+    match served {
+        Ok(()) | Err(runner::RunError::Interrupted) => Ok(()),
+        // Rank 0 reports the run's error, once.
+        Err(_) => Err(anyhow::Error::new(QuietRank)),
+    }
+}
+
 fn main() {
-    if let Err(e) = run() {
-        eprintln!("error: {e:#}");
-        std::process::exit(1);
+    match run() {
+        Ok(()) => {}
+        Err(e) if e.is::<QuietRank>() => {}
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::exit(1);
+        }
     }
 }
 
@@ -582,10 +707,41 @@ fn on_stop_signal(message: &'static str) -> Result<&'static std::sync::atomic::A
         if STOP.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
         }
-        eprintln!("\n{message}");
+        // A rank other than 0 of a run across MPI ranks says nothing:
+        // rank 0 says it, once.
+        if !message.is_empty() {
+            eprintln!("\n{message}");
+        }
     })
     .context("cannot install the signal handler")?;
     Ok(&STOP)
+}
+
+/// The other ranks of this run, when it is one of several MPI processes
+/// (built with the `mpi` feature; without it such a run is refused).
+#[cfg(feature = "mpi")]
+type Ranked = Option<std::rc::Rc<dyn dcnsim::world::Peers>>;
+#[cfg(not(feature = "mpi"))]
+type Ranked = Option<std::convert::Infallible>;
+
+/// Joins the MPI job this process was started in, if it was started as
+/// one of several processes.
+fn join_ranks() -> Result<Ranked> {
+    let several = dcnsim::launch::several_processes(|v| std::env::var(v).ok());
+    #[cfg(feature = "mpi")]
+    {
+        if several.is_none() {
+            return Ok(None);
+        }
+        let ranks = dcnsim::ranks::MpiRanks::join()
+            .context("cannot join the MPI job: MPI was started already")?;
+        Ok(Some(std::rc::Rc::new(ranks)))
+    }
+    #[cfg(not(feature = "mpi"))]
+    {
+        dcnsim::launch::refuse(several).map_err(anyhow::Error::msg)?;
+        Ok(None)
+    }
 }
 
 fn run_one(
@@ -597,32 +753,56 @@ fn run_one(
     no_plots: bool,
     threads: Option<u16>,
 ) -> Result<()> {
-    dcnsim::launch::refuse_several_processes(|v| std::env::var(v).ok())
-        .map_err(anyhow::Error::msg)?;
-    let Checked {
-        sc,
-        seed,
-        planned,
-        volume,
-        ..
-    } = load_checked(&path, set, seed, max_memory)?;
-    let dir = out
-        .or_else(|| sc.output.dir.as_ref().map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("results").join(&sc.name));
-    use dcnsim::report::claim;
-    claim::check_target(&dir, claim::FolderKind::Run)?;
-    claim::check_not_inside(&dir, claim::FolderKind::Run)?;
-    let inputs: Vec<PathBuf> = sc.inputs.iter().map(|f| PathBuf::from(&f.path)).collect();
-    claim::check_holds_no_input(&dir, &inputs)?;
+    let ranked = join_ranks()?;
+    #[cfg(feature = "mpi")]
+    if let Some(peers) = &ranked
+        && peers.rank() != 0
+    {
+        return serve_rank(&path, seed, set, max_memory, threads, peers);
+    }
+    let rank = ranked_as(&ranked);
+    let prepared = (|| {
+        let checked = load_checked_as(&path, set, seed, max_memory, rank)?;
+        let dir = (out.clone())
+            .or_else(|| checked.sc.output.dir.as_ref().map(PathBuf::from))
+            .unwrap_or_else(|| PathBuf::from("results").join(&checked.sc.name));
+        use dcnsim::report::claim;
+        claim::check_target(&dir, claim::FolderKind::Run)?;
+        claim::check_not_inside(&dir, claim::FolderKind::Run)?;
+        let inputs: Vec<PathBuf> = (checked.sc.inputs.iter())
+            .map(|f| PathBuf::from(&f.path))
+            .collect();
+        claim::check_holds_no_input(&dir, &inputs)?;
+        Ok::<_, anyhow::Error>((checked, dir))
+    })();
+    agree_or_bail(&ranked, prepared.as_ref().map(|_| ()))?;
+    let (
+        Checked {
+            sc,
+            seed,
+            planned,
+            volume,
+            ..
+        },
+        dir,
+    ) = prepared?;
     let stop = on_stop_signal("stopping: the run is dropped and nothing of it is kept")?;
     let mut progress = dcnsim::progress::SimProgress::new(sc.simulation.stop_time);
-    let threads = threads.map(usize::from).or(sc.simulation.threads);
-    let cores = || std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = dcnsim::world::Threads(threads.unwrap_or_else(cores));
-    let simulated = runner::simulate(&sc, seed, planned, volume.bytes, &dir, threads, &mut |t| {
-        progress.update(t);
-        !stop.load(std::sync::atomic::Ordering::Relaxed)
-    });
+    let threads = threads_for(threads, &sc);
+    let peers = ranks_of(&ranked);
+    let simulated = runner::simulate(
+        &sc,
+        seed,
+        planned,
+        volume.bytes,
+        &dir,
+        threads,
+        peers,
+        &mut |t| {
+            progress.update(t);
+            !stop.load(std::sync::atomic::Ordering::Relaxed)
+        },
+    );
     let (outcome, staged) = match simulated {
         Err(runner::RunError::Interrupted) => {
             progress.finish();

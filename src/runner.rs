@@ -9,9 +9,10 @@
 use crate::registry::workload::Planned;
 use crate::report::{CsvRows, Perf, RunFolder, RunSummary, flows_csv, peak_rss_bytes, ports_csv};
 use crate::scenario::Scenario;
-use crate::world::{BuildError, Lps, RunRecord, StopReason, Threads, World};
+use crate::world::{BuildError, Lps, Peers, RunRecord, StopReason, Threads, World, agree};
 use sim_core::SimTime;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::Instant;
 
 /// What a run produced, beside its files.
@@ -63,6 +64,10 @@ pub enum RunError {
     /// `simulation.partition` asked for a cut the scenario does not allow.
     #[error("{0}")]
     Cut(String),
+    /// Across MPI ranks: a rank could not take its part (rank 0 has every
+    /// rank's error, naming the rank; another rank an empty one).
+    #[error("{0}")]
+    Ranks(String),
 }
 
 fn io(what: impl Into<String>, dir: &Path) -> impl FnOnce(std::io::Error) -> RunError {
@@ -152,6 +157,7 @@ fn result_files(
 /// nothing of it is kept. `output_bytes` is the run's output estimate
 /// (`report::volume::Volume::bytes`), checked against the free space of
 /// the staging folder's disk before anything is built.
+#[allow(clippy::too_many_arguments)]
 pub fn simulate(
     sc: &Scenario,
     seed: u64,
@@ -159,29 +165,45 @@ pub fn simulate(
     output_bytes: u64,
     dir: &Path,
     threads: Threads,
+    peers: Option<Rc<dyn Peers>>,
     progress: &mut dyn FnMut(SimTime) -> bool,
 ) -> Result<(Outcome, Staged), RunError> {
     let partition = crate::world::partition_for(sc, &planned).map_err(RunError::Cut)?;
-    let folder = RunFolder::create(dir).map_err(io("cannot write results", dir))?;
-    check_free_space(folder.staging(), output_bytes).map_err(io("before the run", dir))?;
+    if let Some(p) = &peers {
+        cut_for_ranks(&partition, &**p)?;
+    }
+    let folder = (RunFolder::create(dir).map_err(io("cannot write results", dir))).and_then(|f| {
+        check_free_space(f.staging(), output_bytes).map_err(io("before the run", dir))?;
+        Ok(f)
+    });
     let lps = partition.lps;
-    let (world, stop, wall, windows) = if lps > 1 {
-        let mut lps = Lps::build(sc, seed, &planned, partition, threads)?;
+    let (world, stop, wall, windows, folder) = if lps > 1 {
+        let built = folder.and_then(|f| {
+            let lps = Lps::build_ranked(sc, seed, &planned, partition, threads, peers.clone())?;
+            Ok((f, lps))
+        });
+        if let Some(p) = &peers {
+            let mine = built.as_ref().map(|_| ()).map_err(|e| e.to_string());
+            agree(&**p, mine).map_err(RunError::Ranks)?;
+        }
+        let (folder, mut lps) = built?;
         // LP 0's copy keeps the sampled series' rows (parallel/due.rs).
         let sinks = series_sinks(sc, lps.first_mut(), &folder, dir)?;
         lps.first_mut().stream_series_to(sinks);
         let t0 = Instant::now();
-        let (mut world, stop, windows) = lps.run(threads, PROGRESS_EVENTS, progress);
+        let (mut world, stop, windows) = (lps.run_ranked(threads, PROGRESS_EVENTS, progress))
+            .expect("rank 0 merges every rank's LPs");
         let wall = t0.elapsed().as_secs_f64();
         if stop != StopReason::Interrupted {
             world
                 .finish_series()
                 .map_err(io("writing a sampled series", dir))?;
         }
-        (world, stop, wall, Some(windows))
+        (world, stop, wall, Some(windows), folder)
     } else {
+        let folder = folder?;
         let (world, stop, wall) = run_whole(sc, seed, planned, &folder, dir, progress)?;
-        (world, stop, wall, None)
+        (world, stop, wall, None, folder)
     };
     if stop == StopReason::Interrupted {
         return Err(RunError::Interrupted);
@@ -218,6 +240,42 @@ pub fn simulate(
         files,
     };
     Ok((outcome, staged))
+}
+
+/// A rank other than 0 of a run across MPI ranks: builds and runs its
+/// share of `sc`'s LPs, and hands their rows to rank 0, which writes
+/// everything ([`simulate`] there). An error this rank meets is rank 0's
+/// to report.
+pub fn serve(
+    sc: &Scenario,
+    seed: u64,
+    planned: Vec<Planned>,
+    threads: Threads,
+    peers: Rc<dyn Peers>,
+    progress: &mut dyn FnMut(SimTime) -> bool,
+) -> Result<(), RunError> {
+    let partition = crate::world::partition_for(sc, &planned).map_err(RunError::Cut)?;
+    cut_for_ranks(&partition, &*peers)?;
+    let built = Lps::build_ranked(sc, seed, &planned, partition, threads, Some(peers.clone()));
+    let mine = built.as_ref().map(|_| ()).map_err(|e| e.to_string());
+    agree(&*peers, mine).map_err(RunError::Ranks)?;
+    let ran = built?.run_ranked(threads, PROGRESS_EVENTS, progress);
+    debug_assert!(ran.is_none(), "rank 0 alone merges");
+    Ok(())
+}
+
+/// Refuses a run across MPI ranks that would not be cut: its ranks hold
+/// whole LPs.
+fn cut_for_ranks(partition: &net::Partition, peers: &dyn Peers) -> Result<(), RunError> {
+    if partition.lps > 1 {
+        return Ok(());
+    }
+    Err(RunError::Ranks(format!(
+        "a run across {} MPI ranks spreads the LPs a fabric is cut into, but this scenario \
+         runs as one LP: cut it (simulation.partition = \"pods\", simulation.lps of at least \
+         the ranks)",
+        peers.size()
+    )))
 }
 
 /// Runs `sc` as one LP, with its sampled series streamed into `folder`

@@ -12,12 +12,18 @@
 # has room), submits the merge job after it (--dependency=afterok), waits,
 # and checks
 # that sweep.csv equals the one a local (unsharded) sweep writes and that
-# the figures were drawn. The daemons it started are stopped by
-# their pids, whatever happens. DCNSIM defaults to target/release/dcnsim.
+# the figures were drawn. With DCNSIM_MPI (a build with the `mpi`
+# feature), it then submits scripts/slurm/run-mpi.sbatch as a 4-task job
+# (one run across 4 MPI ranks) and checks that it writes one process's
+# bytes. The daemons it started are stopped by their pids, whatever
+# happens. DCNSIM defaults to target/release/dcnsim.
+#
+#   bash scripts/slurm/test-single-node.sh [DCNSIM [DCNSIM_MPI]]
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dcnsim=$(realpath "${1:-$root/target/release/dcnsim}")
+dcnsim_mpi=${2:+$(realpath "$2")}
 [ -x "$dcnsim" ] || { echo "no dcnsim binary at $dcnsim (cargo build --release)" >&2; exit 1; }
 
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null \
@@ -155,3 +161,24 @@ else
     exit 1
 fi
 ls "$work"/cluster/plots/*.png >/dev/null || { echo "slurm: the merge job drew no figures" >&2; exit 1; }
+
+[ -n "$dcnsim_mpi" ] || exit 0
+# One run across 4 MPI ranks, as docs/sweeps.md submits it: the cut PFC
+# fabric of the MPI test, against one process.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
+cut=(--set simulation.partition=pods --set simulation.lps=4 --set simulation.order=model --no-plots)
+sc="$root/tests/mpi/pfc-permutation-k4.toml"
+"$dcnsim" run "$sc" "${cut[@]}" --out "$work/mpi-one" >/dev/null
+DCNSIM="$dcnsim_mpi" sbatch --parsable --wait --ntasks=4 --cpus-per-task=1 \
+    --output="$work/mpi-job.out" "$root/scripts/slurm/run-mpi.sbatch" "$sc" "$work/mpi-job" \
+    "${cut[@]}" >/dev/null || {
+    echo "slurm: the MPI job failed" >&2
+    cat "$work/mpi-job.out" >&2 || true
+    exit 1
+}
+grep -q '"ranks": 4' "$work/mpi-job/perf.json" || { echo "slurm: the MPI job did not run 4 ranks" >&2; exit 1; }
+for f in $(cd "$work/mpi-one" && find . -type f ! -name perf.json ! -name .dcnsim | sort); do
+    cmp -s "$work/mpi-one/$f" "$work/mpi-job/$f" || { echo "slurm: the MPI job's $f differs" >&2; exit 1; }
+done
+echo "slurm: ok: run-mpi.sbatch ran one run across 4 MPI ranks and wrote one process's bytes"

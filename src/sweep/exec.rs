@@ -375,6 +375,7 @@ fn simulate(
         volume.bytes,
         &dir,
         threads,
+        None,
         &mut |_| !stop.load(Ordering::Relaxed),
     );
     let (outcome, mut staged) = match result {

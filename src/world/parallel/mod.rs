@@ -35,6 +35,7 @@ use leader::{Ending, Leader};
 use net::{Crossing, Partition};
 use peers::Peers;
 use sim_core::{RunLimit, SimDuration, SimTime};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -202,7 +203,7 @@ pub struct Lps {
     lookahead: SimDuration,
     limit: RunLimit,
     /// The other ranks, in a run across processes.
-    peers: Option<Arc<dyn Peers>>,
+    peers: Option<Rc<dyn Peers>>,
 }
 
 fn lock(slot: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
@@ -234,7 +235,7 @@ impl Lps {
         planned: &[Planned],
         partition: Partition,
         threads: Threads,
-        peers: Option<Arc<dyn Peers>>,
+        peers: Option<Rc<dyn Peers>>,
     ) -> Result<Lps, BuildError> {
         let n = partition.lps as usize;
         assert!(n > 1, "a partitioned run has several LPs");

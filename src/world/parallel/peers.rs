@@ -8,8 +8,9 @@ use std::sync::{Arc, Barrier, Mutex};
 
 /// What a run across processes exchanges with its other ranks. Each
 /// method is a collective: every rank calls it, at the same point of the
-/// run.
-pub trait Peers: Send + Sync {
+/// run. Only the thread that leads the windows calls them (an MPI
+/// communicator need not be shared between threads).
+pub trait Peers {
     /// This process's rank, from 0.
     fn rank(&self) -> usize;
     /// How many ranks run.
@@ -23,9 +24,10 @@ pub trait Peers: Send + Sync {
     fn gather(&self, bytes: Vec<u8>) -> Option<Vec<Vec<u8>>>;
 }
 
-/// Whether every rank got here without an error. Rank 0 gets each failed
-/// rank's error, naming the rank (its own as it is); another rank gets
-/// an empty error when any failed: rank 0 reports it, once.
+/// Whether every rank got here without an error. Rank 0 gets each
+/// failed rank's error, naming the rank, and an error every failed rank
+/// shares with rank 0 once, as it is; another rank gets an empty error
+/// when any failed: rank 0 reports it.
 pub fn agree(peers: &dyn Peers, mine: Result<(), String>) -> Result<(), String> {
     let failed = peers.all_words(&[u64::from(mine.is_err())]);
     if failed.iter().all(|&f| f == 0) {
@@ -35,18 +37,28 @@ pub fn agree(peers: &dyn Peers, mine: Result<(), String>) -> Result<(), String> 
     match peers.gather(text.into_bytes()) {
         None => Err(String::new()),
         Some(all) => {
-            let said: Vec<String> = (all.iter().enumerate())
-                .filter(|(_, t)| !t.is_empty())
-                .map(|(r, t)| {
-                    let t = String::from_utf8_lossy(t);
-                    if r == 0 {
-                        t.into_owned()
-                    } else {
-                        format!("rank {r}: {t}")
+            // Ranks that failed alike (every rank reads one scenario) are
+            // reported once.
+            let mut said: Vec<(String, Vec<usize>)> = Vec::new();
+            for (r, t) in all.iter().enumerate().filter(|(_, t)| !t.is_empty()) {
+                let t = String::from_utf8_lossy(t).into_owned();
+                match said.iter_mut().find(|(s, _)| *s == t) {
+                    Some((_, ranks)) => ranks.push(r),
+                    None => said.push((t, vec![r])),
+                }
+            }
+            let alone = said.len() == 1 && said[0].1.contains(&0);
+            let lines: Vec<String> = (said.into_iter())
+                .map(|(t, ranks)| match ranks.as_slice() {
+                    _ if alone => t,
+                    [r] => format!("rank {r}: {t}"),
+                    _ => {
+                        let list: Vec<String> = ranks.iter().map(usize::to_string).collect();
+                        format!("ranks {}: {t}", list.join(", "))
                     }
                 })
                 .collect();
-            Err(said.join("\n"))
+            Err(lines.join("\n"))
         }
     }
 }
@@ -161,7 +173,12 @@ mod tests {
                         } else {
                             Ok(())
                         };
-                        (words, mail, gathered, agree(p, mine))
+                        let alike = if p.rank() == 1 {
+                            Ok(())
+                        } else {
+                            Err("same".into())
+                        };
+                        (words, mail, gathered, agree(p, mine), agree(p, alike))
                     })
                 })
                 .collect();
@@ -170,7 +187,7 @@ mod tests {
                 .map(|h| h.join().expect("a rank"))
                 .collect()
         });
-        for (r, (words, mail, gathered, agreed)) in got.into_iter().enumerate() {
+        for (r, (words, mail, gathered, agreed, alike)) in got.into_iter().enumerate() {
             assert_eq!(words, vec![0, 0, 1, 10, 2, 20]);
             for (from, m) in mail.iter().enumerate() {
                 let want = if from == r {
@@ -183,9 +200,11 @@ mod tests {
             if r == 0 {
                 assert_eq!(gathered, Some(vec![vec![0], vec![1, 1], vec![2, 2, 2]]));
                 assert_eq!(agreed, Err("rank 2: no".to_string()));
+                assert_eq!(alike, Err("same".to_string()));
             } else {
                 assert_eq!(gathered, None);
                 assert_eq!(agreed, Err(String::new()));
+                assert_eq!(alike, Err(String::new()));
             }
         }
     }
