@@ -178,27 +178,13 @@ pub fn simulate(
     });
     let lps = partition.lps;
     let (world, stop, wall, windows, folder) = if lps > 1 {
-        let built = folder.and_then(|f| {
-            let lps = Lps::build_ranked(sc, seed, &planned, partition, threads, peers.clone())?;
-            Ok((f, lps))
-        });
-        if let Some(p) = &peers {
-            let mine = built.as_ref().map(|_| ()).map_err(|e| e.to_string());
-            agree(&**p, mine).map_err(RunError::Ranks)?;
-        }
-        let (folder, mut lps) = built?;
-        // LP 0's copy keeps the sampled series' rows (parallel/due.rs).
-        let sinks = series_sinks(sc, lps.first_mut(), &folder, dir)?;
-        lps.first_mut().stream_series_to(sinks);
-        let t0 = Instant::now();
-        let (mut world, stop, windows) = (lps.run_ranked(threads, PROGRESS_EVENTS, progress))
-            .expect("rank 0 merges every rank's LPs");
-        let wall = t0.elapsed().as_secs_f64();
-        if stop != StopReason::Interrupted {
-            world
-                .finish_series()
-                .map_err(io("writing a sampled series", dir))?;
-        }
+        let cut = Cut {
+            partition,
+            threads,
+            peers,
+        };
+        let (world, stop, wall, windows, folder) =
+            run_cut(sc, seed, &planned, cut, folder, dir, progress)?;
         (world, stop, wall, Some(windows), folder)
     } else {
         let folder = folder?;
@@ -240,6 +226,56 @@ pub fn simulate(
         files,
     };
     Ok((outcome, staged))
+}
+
+/// How a run is cut: its LPs, the threads that run them, and the other
+/// MPI ranks, in a run across processes.
+struct Cut {
+    partition: net::Partition,
+    threads: Threads,
+    peers: Option<Rc<dyn Peers>>,
+}
+
+/// Runs `sc` cut into LPs (this process's share, across ranks) with its
+/// sampled series streamed into `folder` (LP 0's copy keeps them,
+/// parallel/due.rs): the merged world, why it stopped, the event loop's
+/// wall time, how the windows went, and the folder. Across ranks, the
+/// folder's and every rank's build are agreed on first.
+fn run_cut(
+    sc: &Scenario,
+    seed: u64,
+    planned: &[Planned],
+    cut: Cut,
+    folder: Result<RunFolder, RunError>,
+    dir: &Path,
+    progress: &mut dyn FnMut(SimTime) -> bool,
+) -> Result<(World, StopReason, f64, crate::world::WindowStats, RunFolder), RunError> {
+    let Cut {
+        partition,
+        threads,
+        peers,
+    } = cut;
+    let built = folder.and_then(|f| {
+        let lps = Lps::build_ranked(sc, seed, planned, partition, threads, peers.clone())?;
+        Ok((f, lps))
+    });
+    if let Some(p) = &peers {
+        let mine = built.as_ref().map(|_| ()).map_err(|e| e.to_string());
+        agree(&**p, mine).map_err(RunError::Ranks)?;
+    }
+    let (folder, mut lps) = built?;
+    let sinks = series_sinks(sc, lps.first_mut(), &folder, dir)?;
+    lps.first_mut().stream_series_to(sinks);
+    let t0 = Instant::now();
+    let (mut world, stop, windows) = (lps.run_ranked(threads, PROGRESS_EVENTS, progress))
+        .expect("rank 0 merges every rank's LPs");
+    let wall = t0.elapsed().as_secs_f64();
+    if stop != StopReason::Interrupted {
+        world
+            .finish_series()
+            .map_err(io("writing a sampled series", dir))?;
+    }
+    Ok((world, stop, wall, windows, folder))
 }
 
 /// A rank other than 0 of a run across MPI ranks: builds and runs its

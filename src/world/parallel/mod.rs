@@ -239,22 +239,8 @@ impl Lps {
     ) -> Result<Lps, BuildError> {
         let n = partition.lps as usize;
         assert!(n > 1, "a partitioned run has several LPs");
-        let (rank, ranks) = peers.as_ref().map_or((0, 1), |p| (p.rank(), p.size()));
-        let range_of = |r: usize| partition.lps_of_rank(r as u32, ranks as u32);
-        let Some(mine) = range_of(rank) else {
-            return Err(BuildError::Ranks(format!(
-                "{ranks} MPI ranks for a run cut into {n} LPs: a rank holds at least one LP \
-                 (whole pods), so start at most {n} (simulation.lps sets how many LPs a \
-                 fabric is cut into)"
-            )));
-        };
-        let mut rank_of = vec![0; n];
-        for r in 0..ranks {
-            for lp in range_of(r).expect("every rank holds LPs") {
-                rank_of[lp as usize] = r;
-            }
-        }
-
+        let ranks = peers.as_ref().map_or(1, |p| p.size());
+        let (mine, rank_of) = ranks_of_lps(&partition, peers.as_deref())?;
         let lookahead = partition.lookahead;
         let partition = Arc::new(partition);
         let wire = sc.topology.framing.wire();
@@ -272,19 +258,7 @@ impl Lps {
         };
         let first = mine.start as usize;
         let own = mine.len();
-        let mut built: Vec<Option<Result<World, BuildError>>> = (0..own).map(|_| None).collect();
-        let workers = threads.0.clamp(1, own);
-        let size = own.div_ceil(workers);
-        std::thread::scope(|s| {
-            for (k, chunk) in built.chunks_mut(size).enumerate() {
-                let build = &build;
-                s.spawn(move || {
-                    for (i, out) in chunk.iter_mut().enumerate() {
-                        *out = Some(build(first + k * size + i));
-                    }
-                });
-            }
-        });
+        let built = build_in_threads(mine, threads, &build);
         let mut slots = Vec::with_capacity(own);
         for b in built {
             let world = b.expect("every LP was built")?;
@@ -297,15 +271,8 @@ impl Lps {
             }));
         }
         let limit = lock(&slots[0]).world.limit;
-        if ranks > 1
-            && let Some(series) = lock(&slots[0]).world.first_series()
-        {
-            return Err(BuildError::Ranks(format!(
-                "{} samples a series, which reads every LP between windows; across MPI \
-                 ranks that is not gathered yet: run it in one process (--threads spreads it \
-                 over the cores of one machine)",
-                series.key()
-            )));
+        if ranks > 1 {
+            no_series_across_ranks(&lock(&slots[0]).world)?;
         }
         let weights = slots
             .iter()
@@ -514,6 +481,69 @@ impl Lps {
 /// spent 16 s in the kernel on two threads, against 6.9 s of work), about the
 /// work of 200 events; 2,048 leaves the waits under a tenth of a window.
 pub(crate) const SOLO_BELOW: u64 = 2048;
+
+/// The copies of the LPs `lps`, built `threads` at a time by `build`, in
+/// LP order.
+fn build_in_threads(
+    lps: std::ops::Range<u32>,
+    threads: Threads,
+    build: &(dyn Fn(usize) -> Result<World, BuildError> + Sync),
+) -> Vec<Option<Result<World, BuildError>>> {
+    let (first, own) = (lps.start as usize, lps.len());
+    let mut built: Vec<Option<Result<World, BuildError>>> = (0..own).map(|_| None).collect();
+    let workers = threads.0.clamp(1, own);
+    let size = own.div_ceil(workers);
+    std::thread::scope(|s| {
+        for (k, chunk) in built.chunks_mut(size).enumerate() {
+            s.spawn(move || {
+                for (i, out) in chunk.iter_mut().enumerate() {
+                    *out = Some(build(first + k * size + i));
+                }
+            });
+        }
+    });
+    built
+}
+
+/// The LPs this rank runs, and each LP's rank: consecutive LPs a rank
+/// (`Partition::lps_of_rank`); every LP alone.
+fn ranks_of_lps(
+    partition: &Partition,
+    peers: Option<&dyn Peers>,
+) -> Result<(std::ops::Range<u32>, Vec<usize>), BuildError> {
+    let n = partition.lps;
+    let (rank, ranks) = peers.map_or((0, 1), |p| (p.rank(), p.size()));
+    let range_of = |r: usize| partition.lps_of_rank(r as u32, ranks as u32);
+    let Some(mine) = range_of(rank) else {
+        return Err(BuildError::Ranks(format!(
+            "{ranks} MPI ranks for a run cut into {n} LPs: a rank holds at least one LP \
+             (whole pods), so start at most {n} (simulation.lps sets how many LPs a fabric \
+             is cut into)"
+        )));
+    };
+    let mut rank_of = vec![0; n as usize];
+    for r in 0..ranks {
+        for lp in range_of(r).expect("every rank holds LPs") {
+            rank_of[lp as usize] = r;
+        }
+    }
+    Ok((mine, rank_of))
+}
+
+/// Refuses a scenario that samples a series across MPI ranks, by its key:
+/// a sample reads every LP between windows (`due.rs`), which is not
+/// gathered across processes yet.
+fn no_series_across_ranks(world: &World) -> Result<(), BuildError> {
+    match world.first_series() {
+        None => Ok(()),
+        Some(series) => Err(BuildError::Ranks(format!(
+            "{} samples a series, which reads every LP between windows; across MPI ranks \
+             that is not gathered yet: run it in one process (--threads spreads it over the \
+             cores of one machine)",
+            series.key()
+        ))),
+    }
+}
 
 /// What keeps a scenario in one LP even where its fabric can be cut: a
 /// part of it that reads the whole run at once.
