@@ -24,39 +24,15 @@ impl std::fmt::Display for QuietRank {
 
 impl std::error::Error for QuietRank {}
 
-/// This process's (rank, ranks) in a run across MPI ranks.
-fn ranked_as(ranked: &Ranked) -> Option<(usize, usize)> {
-    #[cfg(feature = "mpi")]
-    {
-        ranked.as_ref().map(|p| (p.rank(), p.size()))
-    }
-    #[cfg(not(feature = "mpi"))]
-    {
-        ranked.map(|never| match never {})
-    }
-}
-
-/// The other ranks, as the runner takes them.
-fn ranks_of(ranked: &Ranked) -> Option<std::rc::Rc<dyn dcnsim::world::Peers>> {
-    #[cfg(feature = "mpi")]
-    {
-        ranked.clone()
-    }
-    #[cfg(not(feature = "mpi"))]
-    {
-        ranked.map(|never| match never {})
-    }
-}
-
 /// Across MPI ranks, whether every rank got here: an error of any rank
 /// stops them all, reported once, by rank 0 (naming the rank); a rank
 /// other than 0 leaves quietly. Alone, `mine` as it is.
 fn agree_or_bail<T>(ranked: &Ranked, mine: Result<T, &anyhow::Error>) -> Result<()> {
-    let Some(peers) = ranks_of(ranked) else {
+    let Some(peers) = ranked else {
         return mine.map(|_| ()).map_err(|e| anyhow::anyhow!("{e:#}"));
     };
     let mine = mine.map(|_| ()).map_err(|e| format!("{e:#}"));
-    match dcnsim::world::agree(&*peers, mine) {
+    match dcnsim::world::agree(&**peers, mine) {
         Ok(()) => Ok(()),
         Err(_) if peers.rank() != 0 => Err(anyhow::Error::new(QuietRank)),
         Err(all) => Err(anyhow::Error::msg(all)),
@@ -109,10 +85,7 @@ fn serve_rank(
 
 /// The other ranks of this run, when it is one of several MPI processes
 /// (built with the `mpi` feature; without it such a run is refused).
-#[cfg(feature = "mpi")]
 type Ranked = Option<std::rc::Rc<dyn dcnsim::world::Peers>>;
-#[cfg(not(feature = "mpi"))]
-type Ranked = Option<std::convert::Infallible>;
 
 /// Joins the MPI job this process was started in, if it was started as
 /// one of several processes.
@@ -176,7 +149,7 @@ pub(crate) fn run_one(
     {
         return serve_rank(&path, seed, set, max_memory, threads, peers);
     }
-    let rank = ranked_as(&ranked);
+    let rank = ranked.as_ref().map(|p| (p.rank(), p.size()));
     let prepared = prepare(&path, out, set, seed, max_memory, rank);
     agree_or_bail(&ranked, prepared.as_ref().map(|_| ()))?;
     let (
@@ -192,7 +165,7 @@ pub(crate) fn run_one(
     let stop = on_stop_signal("stopping: the run is dropped and nothing of it is kept")?;
     let mut progress = dcnsim::progress::SimProgress::new(sc.simulation.stop_time);
     let threads = threads_for(threads, &sc);
-    let peers = ranks_of(&ranked);
+    let peers = ranked.clone();
     let simulated = runner::simulate(
         &sc,
         seed,

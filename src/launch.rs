@@ -20,15 +20,10 @@ pub fn several_processes(get: impl Fn(&str) -> Option<String>) -> Option<(&'stat
     })
 }
 
-/// Refuses a `dcnsim run` started as one of several MPI processes by a
-/// build without the `mpi` feature: it runs a scenario in one process
-/// (on its threads), so each of them would run all of it into the same
-/// folder.
-pub fn refuse_several_processes(get: impl Fn(&str) -> Option<String>) -> Result<(), String> {
-    refuse(several_processes(get))
-}
-
-/// [`refuse_several_processes`] of what [`several_processes`] found.
+/// Refuses a `dcnsim run` that [`several_processes`] found to be one of
+/// several MPI processes, in a build without the `mpi` feature: it runs
+/// a scenario in one process (on its threads), so each of them would run
+/// all of it into the same folder.
 pub fn refuse(several: Option<(&'static str, u64)>) -> Result<(), String> {
     match several {
         None => Ok(()),
@@ -66,7 +61,7 @@ mod tests {
             several_processes(env(&[("PMI_SIZE", "4")])),
             Some(("PMI_SIZE", 4))
         );
-        let err = refuse_several_processes(env(&[("OMPI_COMM_WORLD_SIZE", "2")]))
+        let err = refuse(several_processes(env(&[("OMPI_COMM_WORLD_SIZE", "2")])))
             .expect_err("two processes");
         assert!(err.contains("OMPI_COMM_WORLD_SIZE=2"), "{err}");
     }

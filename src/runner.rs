@@ -250,20 +250,8 @@ fn run_cut(
     dir: &Path,
     progress: &mut dyn FnMut(SimTime) -> bool,
 ) -> Result<(World, StopReason, f64, crate::world::WindowStats, RunFolder), RunError> {
-    let Cut {
-        partition,
-        threads,
-        peers,
-    } = cut;
-    let built = folder.and_then(|f| {
-        let lps = Lps::build_ranked(sc, seed, planned, partition, threads, peers.clone())?;
-        Ok((f, lps))
-    });
-    if let Some(p) = &peers {
-        let mine = built.as_ref().map(|_| ()).map_err(|e| e.to_string());
-        agree(&**p, mine).map_err(RunError::Ranks)?;
-    }
-    let (folder, mut lps) = built?;
+    let threads = cut.threads;
+    let (folder, mut lps) = build_agreed(folder, sc, seed, planned, cut)?;
     let sinks = series_sinks(sc, lps.first_mut(), &folder, dir)?;
     lps.first_mut().stream_series_to(sinks);
     let t0 = Instant::now();
@@ -292,12 +280,42 @@ pub fn serve(
 ) -> Result<(), RunError> {
     let partition = crate::world::partition_for(sc, &planned).map_err(RunError::Cut)?;
     cut_for_ranks(&partition, &*peers)?;
-    let built = Lps::build_ranked(sc, seed, &planned, partition, threads, Some(peers.clone()));
-    let mine = built.as_ref().map(|_| ()).map_err(|e| e.to_string());
-    agree(&*peers, mine).map_err(RunError::Ranks)?;
-    let ran = built?.run_ranked(threads, PROGRESS_EVENTS, progress);
+    let cut = Cut {
+        partition,
+        threads,
+        peers: Some(peers),
+    };
+    let ((), lps) = build_agreed(Ok(()), sc, seed, &planned, cut)?;
+    let ran = lps.run_ranked(threads, PROGRESS_EVENTS, progress);
     debug_assert!(ran.is_none(), "rank 0 alone merges");
     Ok(())
+}
+
+/// Builds this process's LPs of `cut` once what came before, `ready`,
+/// went well here; across ranks, every rank's `ready` and build are
+/// agreed on, so that an error on any rank stops them all (rank 0 says
+/// it, naming the rank).
+fn build_agreed<T>(
+    ready: Result<T, RunError>,
+    sc: &Scenario,
+    seed: u64,
+    planned: &[Planned],
+    cut: Cut,
+) -> Result<(T, Lps), RunError> {
+    let Cut {
+        partition,
+        threads,
+        peers,
+    } = cut;
+    let built = ready.and_then(|r| {
+        let lps = Lps::build_ranked(sc, seed, planned, partition, threads, peers.clone())?;
+        Ok((r, lps))
+    });
+    if let Some(p) = &peers {
+        let mine = built.as_ref().map(|_| ()).map_err(|e| e.to_string());
+        agree(&**p, mine).map_err(RunError::Ranks)?;
+    }
+    built
 }
 
 /// Refuses a run across MPI ranks that would not be cut: its ranks hold

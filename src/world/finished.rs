@@ -17,9 +17,25 @@ use sim_core::SimTime;
 use transport::ReceiverRecord;
 use transport::{ReceiverEnd, SenderEnd};
 
-/// What one LP copy ran, as owned rows.
+/// What one LP copy ran, as owned rows: the report's rows, and what it
+/// counted of the sources, triggers and delays, which the merge writes
+/// into LP 0's copy.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Finished {
+    /// The rows of its flows and ports, and its counts.
+    rows: Rows,
+    /// Per packet source, the end(s) that ran here.
+    sources: Vec<SourcePart>,
+    /// Per trigger at a host of this copy: its times.
+    triggers: Vec<TriggerPart>,
+    /// Per workload, its delay histograms as (value, count) pairs, ns.
+    delays: Vec<[Vec<(u64, u64)>; 2]>,
+}
+
+/// The report's rows of one copy: what [`World::tables`] reads of an
+/// undivided run, and a cut run's merge puts together.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct Rows {
     /// A row per flow whose sender half ran here, its receiver's fields
     /// unset and `waiting_on_timer` the sender's part of it (a resending
     /// timer armed, not completed), before the network is read.
@@ -28,12 +44,6 @@ pub struct Finished {
     receivers: Vec<ReceiverPart>,
     /// A row per port this copy held.
     ports: Vec<PortRow>,
-    /// Per packet source, the end(s) that ran here.
-    sources: Vec<SourcePart>,
-    /// Per trigger at a host of this copy: its times.
-    triggers: Vec<TriggerPart>,
-    /// Per workload, its delay histograms as (value, count) pairs, ns.
-    delays: Vec<[Vec<(u64, u64)>; 2]>,
     /// The flow of each packet still in the network, once a packet.
     in_network: Vec<u32>,
     /// Its counts.
@@ -111,14 +121,9 @@ impl World {
     /// This copy's rows at the run's end `end` (the time PFC's pause
     /// totals run to).
     pub(super) fn finished(&self, end: SimTime) -> Finished {
-        let (senders, receivers) = self.flow_parts();
         let hosts = |h: net::HostId| self.owns_host(h);
         Finished {
-            senders,
-            receivers,
-            ports: (self.fabric.ports().iter())
-                .map(|(id, p)| self.port_row(id, p, end))
-                .collect(),
+            rows: self.rows(end),
             sources: (self.sources.iter().enumerate())
                 .filter(|(_, s)| hosts(s.src) || hosts(s.dst))
                 .map(|(i, s)| SourcePart {
@@ -141,6 +146,18 @@ impl World {
                         counts_of(d.one_way_ns.as_ref()),
                     ]
                 })
+                .collect(),
+        }
+    }
+
+    /// This copy's report rows at the run's end `end`.
+    fn rows(&self, end: SimTime) -> Rows {
+        let (senders, receivers) = self.flow_parts();
+        Rows {
+            senders,
+            receivers,
+            ports: (self.fabric.ports().iter())
+                .map(|(id, p)| self.port_row(id, p, end))
                 .collect(),
             in_network: super::record::flows_in_flight(&self.fabric).collect(),
             counts: self.own_counts(),
@@ -191,7 +208,7 @@ impl World {
             Some(t) => t.clone(),
             None => {
                 let mut merge = Merge::new(self);
-                merge.add_rows(self.finished(self.end_time()));
+                merge.add_rows(self.rows(self.end_time()));
                 let mut tables = merge.tables();
                 self.ideal_fcts(&mut tables);
                 tables
@@ -270,7 +287,7 @@ impl Merge {
     }
 
     /// Adds one copy's flow and port rows and counts.
-    fn add_rows(&mut self, part: Finished) {
+    fn add_rows(&mut self, part: Rows) {
         for row in part.senders {
             let id = row.id as usize;
             assert!(self.flows[id].is_none(), "flow {id}'s sender ran in one LP");
@@ -306,8 +323,8 @@ impl Merge {
     /// Adds one LP copy's rows, and writes what it counted of the sources,
     /// triggers and delays into `into` (LP 0's copy, which keeps them for
     /// the report).
-    pub(super) fn add(&mut self, mut part: Finished, into: &mut World) {
-        for s in std::mem::take(&mut part.sources) {
+    pub(super) fn add(&mut self, part: Finished, into: &mut World) {
+        for s in part.sources {
             let to = &mut into.sources[s.source as usize];
             if let Some((sent, sent_ps, rtt_ps)) = s.sender {
                 (to.sent, to.sent_ps, to.rtt_ps) = (sent, sent_ps, rtt_ps);
@@ -316,10 +333,10 @@ impl Merge {
                 (to.received, to.delay_sum_ps) = (received, delay_sum_ps);
             }
         }
-        for t in std::mem::take(&mut part.triggers) {
+        for t in part.triggers {
             into.deps.set_times(t.trigger, t.began, t.fired);
         }
-        for (mine, its) in self.delays.iter_mut().zip(std::mem::take(&mut part.delays)) {
+        for (mine, its) in self.delays.iter_mut().zip(part.delays) {
             for (h, pairs) in mine.iter_mut().zip(its) {
                 for (value, count) in pairs {
                     (h.get_or_insert_with(super::metrics::histogram))
@@ -328,7 +345,7 @@ impl Merge {
                 }
             }
         }
-        self.add_rows(part);
+        self.add_rows(part.rows);
     }
 
     /// The merged histograms, for LP 0's copy to keep.

@@ -220,6 +220,7 @@ impl World {
     /// The row of port `id` (`p`, held here) at the run's end `end`.
     pub(super) fn port_row(&self, id: PortId, p: &net::port::Port, end: SimTime) -> PortRow {
         let fabric = &self.fabric;
+        let (rate, delay) = fabric.link(id);
         PortRow {
             id,
             name: self.port_name(id),
@@ -242,8 +243,8 @@ impl World {
             lost_on_link: fabric.lost_on_link(id),
             queued_packets: p.queues.iter().map(|q| q.packets()).sum(),
             viq_packets: p.ingress.viq.packets(),
-            rate_bps: fabric.link(id).0.bps(),
-            delay_ps: fabric.link(id).1.ps(),
+            rate_bps: rate.bps(),
+            delay_ps: delay.ps(),
         }
     }
 

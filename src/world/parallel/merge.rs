@@ -31,14 +31,21 @@ impl Lps {
                 slot.world
             })
             .collect();
-        let latest = |t: Option<sim_core::SimTime>| match &self.peers {
-            None => t,
-            Some(p) => {
-                (p.all_words(&[t.map_or(0, |t| t.ps())]).into_iter().max()).map(sim_core::SimTime)
+        // The latest of every rank's (last activity, clock), in one exchange.
+        let mut latest = [
+            copies
+                .iter()
+                .map(|w| w.last_activity.ps())
+                .max()
+                .unwrap_or(0),
+            copies.iter().map(|w| w.q.now().ps()).max().unwrap_or(0),
+        ];
+        if let Some(p) = &self.peers {
+            for pair in p.all_words(&latest).chunks_exact(2) {
+                latest = [latest[0].max(pair[0]), latest[1].max(pair[1])];
             }
-        };
-        let last_activity = latest(copies.iter().map(|w| w.last_activity).max());
-        let now = latest(copies.iter().map(|w| w.q.now()).max());
+        }
+        let [last_activity, now] = latest.map(|ps| Some(sim_core::SimTime(ps)));
         let run_end = finished::end_of(Some(reason), last_activity, now);
         let mut copies = copies.into_iter();
         let Some(peers) = self.peers.as_ref().filter(|p| p.rank() != 0) else {
